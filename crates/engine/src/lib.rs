@@ -1,0 +1,2 @@
+//! rein's agent loop.
+#![deny(missing_docs)]

@@ -1,0 +1,109 @@
+//! The seam between the engine and the providers.
+
+use std::pin::Pin;
+
+use futures::Stream;
+use rein_protocol::{ContentBlock, Message, StopReason, ToolSpec, Usage};
+use serde::{Deserialize, Serialize};
+
+use crate::LlmError;
+
+/// Which wire protocol a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProviderKind {
+    /// Anthropic Messages (`POST {base}/v1/messages`).
+    Anthropic,
+    /// OpenAI Responses (`POST {base}/responses`).
+    Openai,
+    /// OpenAI Chat Completions and compatible servers (`POST {base}/chat/completions`).
+    OpenaiChat,
+}
+
+impl ProviderKind {
+    /// The name used on the command line and in events.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::Openai => "openai",
+            Self::OpenaiChat => "openai-chat",
+        }
+    }
+}
+
+/// One model request: everything the provider needs to produce the next assistant message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// Model name as the provider knows it.
+    pub model: String,
+    /// System prompt.
+    pub system: String,
+    /// The transcript so far, oldest first; the last message is from the user.
+    pub messages: Vec<Message>,
+    /// Tools the model may call.
+    pub tools: Vec<ToolSpec>,
+    /// Output token limit.
+    pub max_tokens: u32,
+}
+
+/// One step of a streamed model response.
+///
+/// A well-formed stream is: any number of deltas and [`ModelEvent::BlockComplete`]s (one per
+/// content block, in order) and [`ModelEvent::Retry`] notices, then exactly one
+/// [`ModelEvent::Completed`]. A stream that ends without `Completed` yields an error instead.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelEvent {
+    /// A failed attempt will be retried after a delay (only before any output streamed).
+    Retry {
+        /// 1-based number of the attempt that failed.
+        attempt: u32,
+        /// Wait before the next attempt, in milliseconds.
+        delay_ms: u64,
+        /// The error of the failed attempt.
+        error: LlmError,
+    },
+    /// Answer text.
+    TextDelta(String),
+    /// Reasoning text.
+    ThinkingDelta(String),
+    /// A tool call started streaming.
+    ToolCallStart {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A fragment of a tool call's JSON arguments.
+    ToolCallDelta {
+        /// Call id.
+        id: String,
+        /// Raw JSON fragment.
+        fragment: String,
+    },
+    /// A content block is complete (tool calls with their parsed arguments, thinking with its
+    /// signature). The sequence of these is the assistant message.
+    BlockComplete(ContentBlock),
+    /// The response finished.
+    Completed {
+        /// Why the model stopped.
+        stop_reason: StopReason,
+        /// Usage of the request.
+        usage: Usage,
+    },
+}
+
+/// The stream a client returns.
+pub type ModelEventStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, LlmError>> + Send>>;
+
+/// A model provider.
+///
+/// Contract: `stream` is lazy; the request is sent when the stream is first polled. Connection
+/// errors, 429/5xx/529 answers are retried inside the stream with backoff (announced by
+/// [`ModelEvent::Retry`]) as long as nothing has been streamed yet. Every error carries the
+/// provider's request id when one was sent. Dropping the stream cancels the request.
+pub trait ModelClient: Send + Sync {
+    /// The wire protocol of this client.
+    fn kind(&self) -> ProviderKind;
+    /// Starts a streamed request.
+    fn stream(&self, request: ModelRequest) -> ModelEventStream;
+}

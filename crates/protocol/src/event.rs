@@ -1,0 +1,182 @@
+//! The engine's one event stream. The terminal UI, the headless printer and `stream-json` are
+//! all consumers of these events; `stream-json` prints each as an [`EventEnvelope`] line.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{Message, StopReason, Usage};
+
+/// Version of the event schema. Bump it when an event changes incompatibly.
+pub const EVENT_SCHEMA_VERSION: u32 = 1;
+
+/// An event with its schema version, as written by `--output-format stream-json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventEnvelope {
+    /// Schema version ([`EVENT_SCHEMA_VERSION`]).
+    pub v: u32,
+    /// The event.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl From<Event> for EventEnvelope {
+    fn from(event: Event) -> Self {
+        Self {
+            v: EVENT_SCHEMA_VERSION,
+            event,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// The model answered without calling more tools.
+    Completed,
+    /// The turn limit was reached.
+    MaxTurns,
+    /// The user cancelled.
+    Cancelled,
+    /// The model API failed.
+    Failed,
+}
+
+/// Something that happened in a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A run started.
+    SessionStart {
+        /// Session identifier.
+        session_id: String,
+        /// Provider name (`anthropic`, `openai`, `openai-chat`).
+        provider: String,
+        /// Model name.
+        model: String,
+        /// Workspace root.
+        cwd: String,
+        /// Names of the tools offered to the model.
+        tools: Vec<String>,
+    },
+    /// A model request is about to be sent.
+    TurnStart {
+        /// 1-based turn number.
+        turn: u32,
+    },
+    /// Streamed answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// Streamed reasoning text.
+    ThinkingDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The provider asked to retry the request.
+    Retry {
+        /// 1-based number of the attempt that failed.
+        attempt: u32,
+        /// Wait before the next attempt, in milliseconds.
+        delay_ms: u64,
+        /// Why the attempt failed.
+        reason: String,
+    },
+    /// The complete assistant message of a turn.
+    AssistantMessage {
+        /// The message as it enters the transcript.
+        message: Message,
+    },
+    /// A tool call is about to run.
+    ToolCallStart {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments.
+        input: Value,
+    },
+    /// A tool call finished.
+    ToolCallEnd {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Result text given to the model.
+        output: String,
+        /// Whether the result is an error.
+        is_error: bool,
+        /// Wall time of the call in milliseconds.
+        duration_ms: u64,
+    },
+    /// Token usage of the last request.
+    Usage {
+        /// Usage reported by the provider.
+        usage: Usage,
+        /// Cost of this request in US dollars; absent when the model's price is unknown.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
+    /// A model turn ended.
+    TurnEnd {
+        /// 1-based turn number.
+        turn: u32,
+        /// Why the model stopped.
+        stop_reason: StopReason,
+    },
+    /// An error the user should see.
+    Error {
+        /// What went wrong and what to do about it.
+        message: String,
+    },
+    /// The run ended. Always the last event.
+    Result {
+        /// How it ended.
+        outcome: RunOutcome,
+        /// The final answer text (the last assistant message's text).
+        text: String,
+        /// Model turns taken.
+        turns: u32,
+        /// Usage summed over all requests.
+        usage: Usage,
+        /// Total cost in US dollars, absent when unknown.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+        /// Wall time of the run in milliseconds.
+        duration_ms: u64,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_carries_the_schema_version_next_to_the_event_tag() {
+        let line = serde_json::to_value(EventEnvelope::from(Event::TurnStart { turn: 3 })).unwrap();
+        assert_eq!(
+            line,
+            json!({"v": EVENT_SCHEMA_VERSION, "type": "turn_start", "turn": 3})
+        );
+    }
+
+    #[test]
+    fn result_without_cost_omits_the_field_and_round_trips() {
+        let event = Event::Result {
+            outcome: RunOutcome::MaxTurns,
+            text: String::new(),
+            turns: 2,
+            usage: Usage::default(),
+            cost_usd: None,
+            duration_ms: 5,
+        };
+        let value = serde_json::to_value(EventEnvelope::from(event.clone())).unwrap();
+        assert!(value.get("cost_usd").is_none());
+        assert_eq!(value["outcome"], "max_turns");
+        let back: EventEnvelope = serde_json::from_value(value).unwrap();
+        assert_eq!(back.event, event);
+    }
+}

@@ -1,0 +1,20 @@
+//! rein's plain data: the canonical transcript model, tool specs, token usage and the engine's
+//! event stream. Everything here is serde data with no I/O, so every other crate can depend on
+//! it and front ends can consume events without knowing how they were produced.
+//!
+//! ```
+//! use rein_protocol::{ContentBlock, Message};
+//! let msg = Message::user_text("hello");
+//! assert!(matches!(&msg.content[0], ContentBlock::Text { text } if text == "hello"));
+//! ```
+#![deny(missing_docs)]
+
+mod event;
+mod message;
+mod tool;
+mod usage;
+
+pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, RunOutcome};
+pub use message::{ContentBlock, ImageSource, Message, Role};
+pub use tool::ToolSpec;
+pub use usage::{StopReason, Usage};

@@ -1,0 +1,53 @@
+//! Token usage and why a model turn stopped.
+
+use serde::{Deserialize, Serialize};
+
+/// Tokens used by one request (or a sum of requests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input tokens billed at the normal rate (excludes cache reads and writes).
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// All input tokens of the request, cached or not: the size of the context sent.
+    pub fn total_input(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+
+    /// Adds another usage to this one.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+    }
+}
+
+/// Why the model stopped producing output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model finished its answer.
+    EndTurn,
+    /// The model wants tool results.
+    ToolUse,
+    /// The output token limit was reached.
+    MaxTokens,
+    /// A stop sequence was produced.
+    StopSequence,
+    /// The model refused (safety).
+    Refusal,
+    /// The provider paused a long turn; continue by sending the transcript back.
+    PauseTurn,
+    /// A reason this version does not know, kept verbatim.
+    Other(String),
+}

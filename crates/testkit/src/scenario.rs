@@ -1,0 +1,141 @@
+//! The scenario file format: an ordered list of model turns, one per HTTP request.
+//!
+//! ```json
+//! {"turns": [
+//!   {"fault": {"status": 429, "body": {"error": {"type": "rate_limit_error", "message": "slow down"}}, "retry_after": 1}},
+//!   {"thinking": "Let me look.", "text": "Reading it.",
+//!    "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}],
+//!    "usage": {"input_tokens": 120, "output_tokens": 30}},
+//!   {"text": "Done.", "delay_ms": 50}
+//! ]}
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A scripted conversation: the n-th request to the server gets the n-th turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Turns in the order requests will receive them.
+    pub turns: Vec<ScenarioTurn>,
+}
+
+/// What the model "says" for one request, or how the request fails.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioTurn {
+    /// Reasoning text, streamed first.
+    #[serde(default)]
+    pub thinking: Option<String>,
+    /// Signature of the thinking block (Anthropic) / encrypted content (OpenAI Responses).
+    #[serde(default)]
+    pub signature: Option<String>,
+    /// Answer text.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Tool calls, streamed after the text.
+    #[serde(default)]
+    pub tool_calls: Vec<ScenarioToolCall>,
+    /// Reported usage (defaults to small non-zero numbers).
+    #[serde(default)]
+    pub usage: Option<ScenarioUsage>,
+    /// Stop reason in the protocol's own words; derived from the content when absent.
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+    /// Wait this long before answering at all.
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    /// Split the SSE byte stream into chunks of this many bytes (exercises decoders).
+    #[serde(default)]
+    pub chunk_size: Option<usize>,
+    /// A failure instead of (or in the middle of) the normal answer.
+    #[serde(default)]
+    pub fault: Option<Fault>,
+}
+
+/// A scripted tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioToolCall {
+    /// Call id; generated (`call_<turn>_<n>`) when absent.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Tool name.
+    pub name: String,
+    /// Arguments.
+    pub arguments: Value,
+}
+
+/// Scripted token usage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioUsage {
+    /// Uncached input tokens.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Output tokens.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Input tokens written to cache.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from cache.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+/// How a turn fails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Fault {
+    /// Answer with this HTTP status and JSON body instead of a stream.
+    Http {
+        /// HTTP status code.
+        status: u16,
+        /// Response body (JSON); a protocol-appropriate error body when absent.
+        #[serde(default)]
+        body: Option<Value>,
+        /// `retry-after` header value in seconds.
+        #[serde(default)]
+        retry_after: Option<u64>,
+    },
+    /// Send this many SSE events of the normal answer, then drop the connection.
+    CutAfter {
+        /// Events sent before the cut.
+        events: usize,
+    },
+    /// Send this many SSE events, then keep the connection open without sending anything.
+    HangAfter {
+        /// Events sent before going silent.
+        events: usize,
+    },
+}
+
+/// Why a scenario could not be loaded.
+#[derive(Debug)]
+pub struct ScenarioError(pub String);
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Parses a scenario from JSON text.
+    pub fn from_json(text: &str) -> Result<Self, ScenarioError> {
+        serde_json::from_str(text).map_err(|e| ScenarioError(format!("invalid scenario: {e}")))
+    }
+
+    /// Reads and parses a scenario file.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ScenarioError(format!("cannot read {}: {e}", path.display())))?;
+        Self::from_json(&text).map_err(|e| ScenarioError(format!("{}: {}", path.display(), e.0)))
+    }
+}

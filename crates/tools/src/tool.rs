@@ -1,0 +1,69 @@
+//! The seam between the engine and a tool.
+
+use std::path::PathBuf;
+
+use async_trait::async_trait;
+use rein_protocol::ToolSpec;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What a call does to the world; drives concurrency and permissions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Only observes; may run concurrently with other read-only calls.
+    ReadOnly,
+    /// Changes files or runs arbitrary commands; runs alone.
+    Mutating,
+}
+
+/// What a tool call gives back to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// Text shown to the model.
+    pub text: String,
+    /// Whether the call failed (bad arguments, timeout, non-zero exit…).
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    /// A failed result, with a message the model can act on.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// What a running call may use.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// Workspace root (canonical).
+    pub workspace: PathBuf,
+    /// Cancelled when the user interrupts the turn; tools stop and clean up promptly.
+    pub cancel: CancellationToken,
+}
+
+/// A tool the model can call.
+///
+/// Contract: `call` never returns a Rust error for a failure the model caused or can fix
+/// (bad arguments, missing file, timeout, non-zero exit): those are [`ToolOutput::error`]
+/// results. Arguments reach `call` only after the registry validated them against the spec's
+/// schema.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    /// Name, description and argument schema.
+    fn spec(&self) -> ToolSpec;
+    /// The effect of a call with these arguments.
+    fn effect(&self, args: &Value) -> Effect;
+    /// Runs the call.
+    async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput;
+}
