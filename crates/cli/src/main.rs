@@ -1,1 +1,86 @@
-fn main() {}
+//! The `rein` binary: parses arguments, dispatches to a subcommand, and maps failures to exit
+//! codes (0 success, 1 the run failed, 2 usage or config error). All real work lives in the
+//! library crates.
+
+mod args;
+mod exec;
+mod output;
+mod resolve;
+mod tool_cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+/// A failure that ends the process: one line on stderr and an exit code.
+#[derive(Debug)]
+pub struct Exit {
+    code: u8,
+    message: String,
+}
+
+impl Exit {
+    /// Usage or configuration error (exit code 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            code: 2,
+            message: message.into(),
+        }
+    }
+
+    /// The run failed (exit code 1).
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self {
+            code: 1,
+            message: message.into(),
+        }
+    }
+
+    /// Exit code 1 with nothing more to print (the failure was already reported).
+    pub fn silent_failure() -> Self {
+        Self::failed(String::new())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    let result = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(run(cli)),
+        Err(err) => Err(Exit::failed(format!(
+            "cannot start the async runtime: {err}"
+        ))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(exit) => {
+            if !exit.message.is_empty() {
+                eprintln!("rein: {}", exit.message);
+            }
+            ExitCode::from(exit.code)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Exit> {
+    match cli.command {
+        Some(Command::Exec(args)) => exec::run(args).await,
+        Some(Command::Tool(args)) => tool_cmd::run(args).await,
+        None => Err(Exit::usage(
+            "the interactive terminal UI is not built yet; use `rein exec \"PROMPT\"` \
+             (see `rein --help`)",
+        )),
+    }
+}

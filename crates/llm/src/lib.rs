@@ -1,10 +1,59 @@
 //! Streaming model clients. One small trait, [`ModelClient`], turns a [`ModelRequest`] into a
 //! stream of [`ModelEvent`]s; three implementations speak the Anthropic Messages, OpenAI
 //! Responses and OpenAI Chat Completions wire protocols over HTTP with server-sent events.
+//!
+//! Shared by all three: one SSE decoder, one retry policy (exponential backoff with jitter on
+//! 429/5xx/529/connection errors, honouring `retry-after`, never after output has streamed), an
+//! idle-stream timeout, errors a user can act on ([`LlmError`]), and a pricing table
+//! ([`cost_usd`]).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), rein_llm::LlmError> {
+//! use futures::StreamExt;
+//! use rein_llm::{ModelRequest, ProviderConfig, ProviderKind, ResponseAssembler, connect};
+//! use rein_protocol::Message;
+//!
+//! let config = ProviderConfig::new(
+//!     ProviderKind::Anthropic,
+//!     rein_llm::default_base_url(ProviderKind::Anthropic),
+//!     std::env::var("ANTHROPIC_API_KEY").ok(),
+//!     "ANTHROPIC_API_KEY",
+//! );
+//! let client = connect(config);
+//! let mut stream = client.stream(ModelRequest {
+//!     model: "claude-sonnet-4-5".into(),
+//!     system: "Be brief.".into(),
+//!     messages: vec![Message::user_text("Hello")],
+//!     tools: vec![],
+//!     max_tokens: 1024,
+//! });
+//! let mut assembler = ResponseAssembler::new();
+//! while let Some(event) = stream.next().await {
+//!     assembler.push(&event?);
+//! }
+//! println!("{}", assembler.finish()?.message.text());
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 
+mod anthropic;
+mod assemble;
 mod client;
 mod error;
+mod http;
+mod openai_chat;
+mod openai_responses;
+mod pricing;
+mod provider;
+mod retry;
+mod sse;
 
+pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
 pub use error::{LlmError, LlmErrorKind};
+pub use pricing::{ModelPrice, cost_usd, price};
+pub use provider::{
+    DEFAULT_IDLE_TIMEOUT, ProviderConfig, connect, connect_with, default_base_url, default_key_env,
+    infer_provider,
+};
+pub use retry::RetryPolicy;

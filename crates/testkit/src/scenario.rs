@@ -2,13 +2,21 @@
 //!
 //! ```json
 //! {"turns": [
-//!   {"fault": {"status": 429, "body": {"error": {"type": "rate_limit_error", "message": "slow down"}}, "retry_after": 1}},
+//!   {"fault": {"http": {"status": 429, "retry_after": 1}}},
 //!   {"thinking": "Let me look.", "text": "Reading it.",
 //!    "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}],
 //!    "usage": {"input_tokens": 120, "output_tokens": 30}},
-//!   {"text": "Done.", "delay_ms": 50}
+//!   {"text": "Done.", "delay_ms": 50, "chunk_size": 7}
 //! ]}
 //! ```
+//!
+//! Faults are externally tagged: `{"http": {"status": 529, "body": {...}, "retry_after": 2}}`,
+//! `{"cut_after": {"events": 3}}`, `{"hang_after": {"events": 3}}`. Event counts include every
+//! SSE frame the protocol sends (`ping`, `[DONE]`, ...).
+//!
+//! `stop_reason` accepts the words of any protocol (`end_turn`/`stop`, `tool_use`/`tool_calls`,
+//! `max_tokens`/`length`/`max_output_tokens`) and is translated per protocol; other words are
+//! passed through verbatim where the protocol has a stop-reason field.
 
 use std::path::Path;
 
@@ -21,6 +29,10 @@ use serde_json::Value;
 pub struct Scenario {
     /// Turns in the order requests will receive them.
     pub turns: Vec<ScenarioTurn>,
+    /// Answer any request carrying `stream_options` with HTTP 400 (without consuming a turn),
+    /// like OpenAI-compatible servers that do not know the field.
+    #[serde(default)]
+    pub reject_stream_options: bool,
 }
 
 /// What the model "says" for one request, or how the request fails.
@@ -39,7 +51,7 @@ pub struct ScenarioTurn {
     /// Tool calls, streamed after the text.
     #[serde(default)]
     pub tool_calls: Vec<ScenarioToolCall>,
-    /// Reported usage (defaults to small non-zero numbers).
+    /// Reported usage (defaults to 10 input and 5 output tokens).
     #[serde(default)]
     pub usage: Option<ScenarioUsage>,
     /// Stop reason in the protocol's own words; derived from the content when absent.
@@ -60,7 +72,7 @@ pub struct ScenarioTurn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioToolCall {
-    /// Call id; generated (`call_<turn>_<n>`) when absent.
+    /// Call id; generated (`call_<turn>_<n>`, both 1-based) when absent.
     #[serde(default)]
     pub id: Option<String>,
     /// Tool name.
@@ -85,6 +97,9 @@ pub struct ScenarioUsage {
     /// Input tokens read from cache.
     #[serde(default)]
     pub cache_read_input_tokens: u64,
+    /// Output tokens spent on reasoning (reported by the OpenAI protocols only).
+    #[serde(default)]
+    pub reasoning_tokens: u64,
 }
 
 /// How a turn fails.

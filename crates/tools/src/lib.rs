@@ -1,7 +1,44 @@
 //! rein's tools: the [`Tool`] trait, the [`ToolRegistry`] that validates arguments and
-//! dispatches calls, the [`WorkspaceGuard`] every file path goes through, and the built-in tools.
+//! dispatches calls, the [`WorkspaceGuard`] every file path goes through, and the built-in tools
+//! (`bash`, `read_file`).
+//!
+//! A tool is usually written as a [`TypedTool`] — an argument struct deriving `Deserialize` and
+//! `JsonSchema`, whose doc comments become the schema's descriptions — and wrapped with
+//! [`typed`]. The registry compiles each tool's schema once and checks every call's arguments
+//! against it before the tool runs, so a tool only ever sees well-formed arguments; what the
+//! model got wrong comes back as an error result it can act on.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let dir = std::env::temp_dir().join(format!("rein-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! std::fs::write(dir.join("hello.txt"), "hello\nworld\n")?;
+//! let registry = ToolRegistry::builtin();
+//! let ctx = ToolContext { guard: WorkspaceGuard::new(&dir)?, cancel: CancellationToken::new() };
+//! let args = serde_json::json!({"path": "hello.txt"});
+//! let out = registry.call("read_file", args, &ctx).await;
+//! assert_eq!(out.text, "     1\thello\n     2\tworld\n");
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 
+mod bash;
+mod guard;
+mod output;
+mod read_file;
+mod registry;
 mod tool;
+mod typed;
 
+pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use guard::{GuardError, WorkspaceGuard};
+pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
+pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
+pub use registry::ToolRegistry;
 pub use tool::{Effect, Tool, ToolContext, ToolOutput};
+pub use typed::{Typed, TypedTool, schema_for, typed};

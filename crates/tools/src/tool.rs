@@ -1,11 +1,11 @@
 //! The seam between the engine and a tool.
 
-use std::path::PathBuf;
-
 use async_trait::async_trait;
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use crate::WorkspaceGuard;
 
 /// What a call does to the world; drives concurrency and permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +46,9 @@ impl ToolOutput {
 /// What a running call may use.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
-    /// Workspace root (canonical).
-    pub workspace: PathBuf,
+    /// The workspace: its canonical root ([`WorkspaceGuard::root`]) and the resolver every
+    /// file path goes through.
+    pub guard: WorkspaceGuard,
     /// Cancelled when the user interrupts the turn; tools stop and clean up promptly.
     pub cancel: CancellationToken,
 }

@@ -1,0 +1,81 @@
+//! Raw command-line flags, as clap parses them. `resolve` turns them into a ready configuration.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// rein: a coding agent harness.
+#[derive(Debug, Parser)]
+#[command(name = "rein", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a prompt to completion without interaction and print the answer.
+    Exec(ExecArgs),
+    /// Run one tool directly, as the model would.
+    Tool(ToolArgs),
+}
+
+/// Wire protocol names accepted by `--provider`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    Anthropic,
+    Openai,
+    OpenaiChat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Progress on stderr, the final answer on stdout.
+    Text,
+    /// One JSON object with the result at the end.
+    Json,
+    /// One JSON event per line, as it happens.
+    StreamJson,
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// The prompt; `-` or nothing reads it from standard input.
+    pub prompt: Option<String>,
+    /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Wire protocol; inferred from the model name when absent.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key (default: ANTHROPIC_API_KEY or OPENAI_API_KEY).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Maximum model requests for this run.
+    #[arg(long, default_value_t = 50)]
+    pub max_turns: u32,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// How to print the run.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// Tool name (e.g. bash, read_file).
+    pub name: String,
+    /// Arguments as a JSON object; read from standard input when absent.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// Print `{"output": …, "is_error": …}` instead of the bare result.
+    #[arg(long)]
+    pub json: bool,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}

@@ -1,0 +1,88 @@
+//! `rein exec`: run one prompt to completion, headless.
+
+use std::io::{IsTerminal, Read};
+
+use rein_engine::{Agent, AgentConfig};
+use rein_llm::ProviderConfig;
+use rein_protocol::RunOutcome;
+use rein_tools::ToolRegistry;
+use tokio_util::sync::CancellationToken;
+
+use crate::Exit;
+use crate::args::ExecArgs;
+use crate::output::Printer;
+use crate::resolve;
+
+pub async fn run(args: ExecArgs) -> Result<(), Exit> {
+    let workspace = resolve::workspace(args.cwd.as_deref())?;
+    let settings = resolve::provider(&args, &|key| std::env::var(key).ok())?;
+    let prompt = read_prompt(args.prompt.as_deref())?;
+    let client = rein_llm::connect(ProviderConfig::new(
+        settings.kind,
+        settings.base_url,
+        settings.api_key,
+        settings.key_env,
+    ));
+    let mut config = AgentConfig::new(settings.model, workspace);
+    config.max_turns = args.max_turns;
+    let mut agent = Agent::new(client, ToolRegistry::builtin(), config)
+        .map_err(|e| Exit::usage(e.to_string()))?;
+
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let format = args.output_format;
+    let printer = tokio::spawn(async move {
+        let mut printer = Printer::new(format, std::io::stdout(), std::io::stderr());
+        while let Some(event) = rx.recv().await {
+            printer.handle(event);
+        }
+    });
+    let cancel = CancellationToken::new();
+    let interrupts = tokio::spawn(watch_interrupts(cancel.clone()));
+    let summary = agent.run(&prompt, &tx, cancel).await;
+    interrupts.abort();
+    drop(tx);
+    let _ = printer.await;
+    match summary.outcome {
+        RunOutcome::Completed => Ok(()),
+        RunOutcome::Cancelled => Err(Exit::failed("cancelled")),
+        RunOutcome::MaxTurns | RunOutcome::Failed => Err(Exit::silent_failure()),
+    }
+}
+
+/// First Ctrl-C cancels the run (tools are killed, the transcript stays valid); a second one
+/// quits at once.
+async fn watch_interrupts(cancel: CancellationToken) {
+    if tokio::signal::ctrl_c().await.is_err() {
+        return;
+    }
+    eprintln!("rein: cancelling the turn (Ctrl-C again to quit)");
+    cancel.cancel();
+    if tokio::signal::ctrl_c().await.is_ok() {
+        std::process::exit(130);
+    }
+}
+
+/// The prompt argument, or standard input when it is absent or `-`.
+fn read_prompt(arg: Option<&str>) -> Result<String, Exit> {
+    let prompt = match arg {
+        Some(text) if text != "-" => text.to_string(),
+        _ => {
+            let stdin = std::io::stdin();
+            if stdin.is_terminal() {
+                return Err(Exit::usage(
+                    "no prompt: pass it as an argument or pipe it on standard input",
+                ));
+            }
+            let mut text = String::new();
+            stdin
+                .lock()
+                .read_to_string(&mut text)
+                .map_err(|e| Exit::usage(format!("cannot read the prompt from stdin: {e}")))?;
+            text
+        }
+    };
+    if prompt.trim().is_empty() {
+        return Err(Exit::usage("the prompt is empty"));
+    }
+    Ok(prompt)
+}

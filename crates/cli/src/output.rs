@@ -1,0 +1,230 @@
+//! Headless printers: turn the engine's events into text, one JSON result, or JSON lines.
+
+use std::io::Write;
+
+use rein_protocol::{Event, EventEnvelope};
+use serde_json::Value;
+
+use crate::args::OutputFormat;
+
+/// Longest one-line summary of a tool call's arguments in text mode.
+const SUMMARY_CHARS: usize = 120;
+
+/// Prints events to `out` (the answer or JSON) and `err` (progress) in one output format.
+pub struct Printer<O: Write, E: Write> {
+    format: OutputFormat,
+    out: O,
+    err: E,
+    session_id: String,
+}
+
+impl<O: Write, E: Write> Printer<O, E> {
+    pub fn new(format: OutputFormat, out: O, err: E) -> Self {
+        Self {
+            format,
+            out,
+            err,
+            session_id: String::new(),
+        }
+    }
+
+    /// Handles one event. Write errors (a closed pipe) are ignored: printing must never stop
+    /// the run.
+    pub fn handle(&mut self, event: Event) {
+        if let Event::SessionStart { session_id, .. } = &event {
+            self.session_id.clone_from(session_id);
+        }
+        match self.format {
+            OutputFormat::StreamJson => {
+                // Errors also go to stderr, so a person running a script sees why it failed.
+                if matches!(event, Event::Error { .. }) {
+                    self.progress(&event);
+                }
+                self.json_line(&EventEnvelope::from(event));
+            }
+            OutputFormat::Json => {
+                if matches!(event, Event::Result { .. }) {
+                    let mut value =
+                        serde_json::to_value(EventEnvelope::from(event)).unwrap_or(Value::Null);
+                    if let Value::Object(map) = &mut value {
+                        map.insert("session_id".into(), Value::String(self.session_id.clone()));
+                    }
+                    self.json_line(&value);
+                } else {
+                    self.progress(&event);
+                }
+            }
+            OutputFormat::Text => match event {
+                Event::Result { text, .. } => {
+                    if !text.is_empty() {
+                        let _ = writeln!(self.out, "{}", text.trim_end());
+                    }
+                    let _ = self.out.flush();
+                }
+                other => self.progress(&other),
+            },
+        }
+    }
+
+    fn json_line(&mut self, value: &impl serde::Serialize) {
+        if let Ok(line) = serde_json::to_string(value) {
+            let _ = writeln!(self.out, "{line}");
+            let _ = self.out.flush();
+        }
+    }
+
+    /// One-line progress on stderr for the events a person watching wants to see.
+    fn progress(&mut self, event: &Event) {
+        let line = match event {
+            Event::ToolCallStart { name, input, .. } => {
+                format!("> {name} {}", summarize_input(name, input))
+            }
+            Event::ToolCallEnd {
+                is_error: true,
+                output,
+                ..
+            } => format!("  error: {}", first_line(output)),
+            Event::Retry {
+                attempt,
+                delay_ms,
+                reason,
+            } => format!(
+                "rein: attempt {attempt} failed, retrying in {:.1}s: {reason}",
+                *delay_ms as f64 / 1000.0
+            ),
+            Event::Error { message } => format!("rein: {message}"),
+            _ => return,
+        };
+        let _ = writeln!(self.err, "{line}");
+    }
+}
+
+/// The argument a person recognises a call by: the command for bash, the path for file tools.
+fn summarize_input(name: &str, input: &Value) -> String {
+    let key = match name {
+        "bash" => "command",
+        "read_file" | "write_file" | "edit_file" => "path",
+        "glob" | "grep" => "pattern",
+        _ => "",
+    };
+    let text = match input.get(key).and_then(Value::as_str) {
+        Some(s) => s.to_string(),
+        None => input.to_string(),
+    };
+    clip(first_line(&text), SUMMARY_CHARS)
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use rein_protocol::{RunOutcome, Usage};
+    use serde_json::json;
+
+    fn result(text: &str) -> Event {
+        Event::Result {
+            outcome: RunOutcome::Completed,
+            text: text.into(),
+            turns: 1,
+            usage: Usage::default(),
+            cost_usd: None,
+            duration_ms: 1,
+        }
+    }
+
+    fn printed(format: OutputFormat, events: Vec<Event>) -> (String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut printer = Printer::new(format, &mut out, &mut err);
+        for event in events {
+            printer.handle(event);
+        }
+        (
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn text_mode_prints_progress_to_stderr_and_the_answer_to_stdout() {
+        let (out, err) = printed(
+            OutputFormat::Text,
+            vec![
+                Event::TextDelta {
+                    text: "Done".into(),
+                },
+                Event::ToolCallStart {
+                    id: "1".into(),
+                    name: "bash".into(),
+                    input: json!({"command": "cargo test\nsecond line"}),
+                },
+                Event::ToolCallEnd {
+                    id: "1".into(),
+                    name: "bash".into(),
+                    output: "exit code 101\nmore".into(),
+                    is_error: true,
+                    duration_ms: 3,
+                },
+                result("Done.\n"),
+            ],
+        );
+        assert_eq!(out, "Done.\n");
+        assert_eq!(err, "> bash cargo test\n  error: exit code 101\n");
+    }
+
+    #[test]
+    fn stream_json_prints_one_versioned_event_per_line() {
+        let (out, err) = printed(
+            OutputFormat::StreamJson,
+            vec![Event::TurnStart { turn: 1 }, result("hi")],
+        );
+        let lines: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], json!({"v": 1, "type": "turn_start", "turn": 1}));
+        assert_eq!(lines[1]["type"], "result");
+        assert_eq!(err, "");
+    }
+
+    #[test]
+    fn json_mode_prints_only_the_result_with_the_session_id() {
+        let (out, _) = printed(
+            OutputFormat::Json,
+            vec![
+                Event::SessionStart {
+                    session_id: "s1".into(),
+                    provider: "anthropic".into(),
+                    model: "m".into(),
+                    cwd: "/w".into(),
+                    tools: vec![],
+                },
+                Event::TextDelta { text: "hi".into() },
+                result("hi"),
+            ],
+        );
+        let value: Value = serde_json::from_str(out.trim()).unwrap();
+        assert_eq!(value["session_id"], "s1");
+        assert_eq!(value["text"], "hi");
+        assert_eq!(out.lines().count(), 1);
+    }
+
+    #[test]
+    fn long_arguments_are_clipped_on_a_char_boundary() {
+        let input = json!({"path": "é".repeat(300)});
+        let summary = summarize_input("read_file", &input);
+        assert_eq!(summary.chars().count(), SUMMARY_CHARS + 1);
+        assert!(summary.ends_with('…'));
+    }
+}

@@ -1,0 +1,109 @@
+//! Second stage of argument handling: flags plus environment become ready-to-use settings.
+//! Pure functions of their inputs (the environment is passed in), so they are unit-tested.
+
+use std::path::{Path, PathBuf};
+
+use rein_llm::ProviderKind;
+
+use crate::Exit;
+use crate::args::{ExecArgs, ProviderArg};
+
+/// Model used when neither `--model` nor `REIN_MODEL` names one.
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+
+/// Where and how to reach the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderSettings {
+    pub kind: ProviderKind,
+    pub model: String,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub key_env: String,
+}
+
+/// Resolves provider, model, base URL and key from flags and the environment.
+pub fn provider(
+    args: &ExecArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ProviderSettings, Exit> {
+    let explicit_kind = args.provider.map(|p| match p {
+        ProviderArg::Anthropic => ProviderKind::Anthropic,
+        ProviderArg::Openai => ProviderKind::Openai,
+        ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
+    });
+    let model = match args.model.clone().or_else(|| non_empty(env("REIN_MODEL"))) {
+        Some(model) => model,
+        None => match explicit_kind {
+            None | Some(ProviderKind::Anthropic) => DEFAULT_MODEL.to_string(),
+            Some(ProviderKind::Openai) => "gpt-5".to_string(),
+            Some(ProviderKind::OpenaiChat) => {
+                return Err(Exit::usage(
+                    "--provider openai-chat needs a model name: pass --model NAME",
+                ));
+            }
+        },
+    };
+    let kind = explicit_kind.unwrap_or_else(|| rein_llm::infer_provider(&model));
+    let base_env = match kind {
+        ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
+        ProviderKind::Openai | ProviderKind::OpenaiChat => "OPENAI_BASE_URL",
+    };
+    let default_base = rein_llm::default_base_url(kind);
+    let base_url = args
+        .base_url
+        .clone()
+        .or_else(|| non_empty(env(base_env)))
+        .unwrap_or_else(|| default_base.to_string());
+    let base_url = base_url.trim_end_matches('/').to_string();
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(Exit::usage(format!(
+            "base URL {base_url:?} must start with http:// or https://"
+        )));
+    }
+    let key_env = args
+        .api_key_env
+        .clone()
+        .unwrap_or_else(|| rein_llm::default_key_env(kind).to_string());
+    let api_key = non_empty(env(&key_env));
+    if api_key.is_none() && base_url == default_base {
+        return Err(Exit::usage(format!(
+            "{key_env} is not set: export your {} API key in it (or use --base-url for a \
+             server that needs no key)",
+            kind.name()
+        )));
+    }
+    Ok(ProviderSettings {
+        kind,
+        model,
+        base_url,
+        api_key,
+        key_env,
+    })
+}
+
+/// The workspace directory: `--cwd` or the current directory, canonicalized.
+pub fn workspace(cwd: Option<&Path>) -> Result<PathBuf, Exit> {
+    let dir = match cwd {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| Exit::usage(format!("cannot read the current directory: {e}")))?,
+    };
+    let dir = dir
+        .canonicalize()
+        .map_err(|e| Exit::usage(format!("workspace {}: {e}", dir.display())))?;
+    if !dir.is_dir() {
+        return Err(Exit::usage(format!(
+            "workspace {} is not a directory",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+fn non_empty(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
+}
+
+#[cfg(test)]
+#[path = "resolve_tests.rs"]
+mod tests;

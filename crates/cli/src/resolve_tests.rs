@@ -1,0 +1,105 @@
+use std::collections::HashMap;
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+use crate::args::OutputFormat;
+
+fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> ExecArgs {
+    ExecArgs {
+        prompt: None,
+        model: model.map(String::from),
+        provider,
+        base_url: base.map(String::from),
+        api_key_env: None,
+        max_turns: 50,
+        cwd: None,
+        output_format: OutputFormat::Text,
+    }
+}
+
+fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |key| map.get(key).cloned()
+}
+
+#[test]
+fn provider_is_inferred_from_the_model_name() {
+    let env = env_of(&[("ANTHROPIC_API_KEY", "a"), ("OPENAI_API_KEY", "o")]);
+    let cases = [
+        (
+            "claude-opus-4-1",
+            ProviderKind::Anthropic,
+            "https://api.anthropic.com",
+        ),
+        ("gpt-5", ProviderKind::Openai, "https://api.openai.com/v1"),
+        ("o3", ProviderKind::Openai, "https://api.openai.com/v1"),
+        (
+            "deepseek-chat",
+            ProviderKind::OpenaiChat,
+            "https://api.openai.com/v1",
+        ),
+    ];
+    for (model, kind, base) in cases {
+        let got = provider(&args(Some(model), None, None), &env).unwrap();
+        assert_eq!((got.kind, got.base_url.as_str()), (kind, base), "{model}");
+    }
+}
+
+#[test]
+fn base_url_comes_from_flag_then_env_then_default_without_trailing_slash() {
+    let env = env_of(&[
+        ("OPENAI_BASE_URL", "http://localhost:11434/v1/"),
+        ("OPENAI_API_KEY", "o"),
+    ]);
+    let got = provider(&args(Some("qwen3"), None, None), &env).unwrap();
+    assert_eq!(got.base_url, "http://localhost:11434/v1");
+    let got = provider(&args(Some("qwen3"), None, Some("http://h:1/v1")), &env).unwrap();
+    assert_eq!(got.base_url, "http://h:1/v1");
+}
+
+#[test]
+fn missing_key_for_the_official_endpoint_names_the_variable() {
+    let err = provider(&args(None, None, None), &env_of(&[])).unwrap_err();
+    assert_eq!(err.code, 2);
+    assert!(
+        err.message.contains("ANTHROPIC_API_KEY is not set"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn keyless_local_server_is_allowed() {
+    let got = provider(
+        &args(
+            Some("llama3"),
+            Some(ProviderArg::OpenaiChat),
+            Some("http://127.0.0.1:8080/v1"),
+        ),
+        &env_of(&[]),
+    )
+    .unwrap();
+    assert_eq!(got.api_key, None);
+    assert_eq!(got.key_env, "OPENAI_API_KEY");
+}
+
+#[test]
+fn openai_chat_without_a_model_is_a_usage_error() {
+    let err = provider(
+        &args(None, Some(ProviderArg::OpenaiChat), None),
+        &env_of(&[]),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, 2);
+    assert!(err.message.contains("--model"));
+}
+
+#[test]
+fn bad_base_url_is_a_usage_error() {
+    let err = provider(&args(None, None, Some("localhost:1")), &env_of(&[])).unwrap_err();
+    assert!(err.message.contains("http://"), "{}", err.message);
+}

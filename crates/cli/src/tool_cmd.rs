@@ -1,0 +1,63 @@
+//! `rein tool NAME`: run one tool directly with the same guards the agent has.
+
+use std::io::Read;
+
+use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Exit;
+use crate::args::ToolArgs;
+use crate::resolve;
+
+pub async fn run(args: ToolArgs) -> Result<(), Exit> {
+    let workspace = resolve::workspace(args.cwd.as_deref())?;
+    let registry = ToolRegistry::builtin();
+    let names = registry.names();
+    if !names.contains(&args.name) {
+        return Err(Exit::usage(format!(
+            "unknown tool {:?}; available: {}",
+            args.name,
+            names.join(", ")
+        )));
+    }
+    let raw = match args.args {
+        Some(raw) => raw,
+        None => {
+            let mut raw = String::new();
+            std::io::stdin()
+                .read_to_string(&mut raw)
+                .map_err(|e| Exit::usage(format!("cannot read arguments from stdin: {e}")))?;
+            raw
+        }
+    };
+    let input: Value = serde_json::from_str(&raw)
+        .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))?;
+    let guard = WorkspaceGuard::new(&workspace).map_err(|e| Exit::usage(e.to_string()))?;
+    let cancel = CancellationToken::new();
+    let ctx = ToolContext {
+        guard,
+        cancel: cancel.clone(),
+    };
+    let interrupt = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let output = registry.call(&args.name, input, &ctx).await;
+    interrupt.abort();
+    if args.json {
+        println!(
+            "{}",
+            json!({"output": output.text, "is_error": output.is_error})
+        );
+    } else if output.text.ends_with('\n') {
+        print!("{}", output.text);
+    } else {
+        println!("{}", output.text);
+    }
+    if output.is_error {
+        return Err(Exit::silent_failure());
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+use crate::support::*;
+
+#[tokio::test]
+async fn missing_key_is_one_line_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "hello"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+}
+
+#[tokio::test]
+async fn unreachable_server_fails_with_exit_code_1_naming_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    // Bind then drop a listener to get a port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--base-url", &url, "hello"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[tokio::test]
+async fn api_error_shows_the_provider_message_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 401,
+            "body": {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}}}}]}"#,
+    )
+    .await;
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--base-url", &server.url(), "hello"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(stderr.contains("invalid x-api-key"), "{stderr}");
+}
+
+#[tokio::test]
+async fn bad_flags_and_workspaces_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["exec", "--output-format", "yaml", "x"],
+        vec!["exec", "--cwd", "/definitely/not/here", "x"],
+        vec!["exec", "--provider", "openai-chat", "x"],
+        vec!["tool", "no_such_tool", "--args", "{}"],
+        vec!["tool", "bash", "--args", "{not json"],
+    ] {
+        let out = output({
+            let mut cmd = rein(dir.path());
+            cmd.args(&args);
+            cmd
+        })
+        .await;
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(!text(&out.stderr).contains("panicked"));
+    }
+}
+
+#[tokio::test]
+async fn version_prints_the_crate_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.arg("--version");
+        cmd
+    })
+    .await;
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        format!("rein {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}

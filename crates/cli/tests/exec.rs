@@ -1,0 +1,161 @@
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::support::*;
+
+fn demo_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn exec_runs_the_demo_on_every_protocol() {
+    for (provider, model) in [
+        ("anthropic", "claude-sonnet-4-5"),
+        ("openai", "gpt-5"),
+        ("openai-chat", "qwen3-coder-plus"),
+    ] {
+        let dir = demo_workspace();
+        let server = mock(DEMO).await;
+        let base = if provider == "anthropic" {
+            server.url()
+        } else {
+            server.openai_url()
+        };
+        let mut cmd = rein(dir.path());
+        cmd.args([
+            "exec",
+            "--provider",
+            provider,
+            "--model",
+            model,
+            "--base-url",
+            &base,
+        ])
+        .arg("make hello.sh greet rein");
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{provider}: {}", text(&out.stderr));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("hello.sh")).unwrap(),
+            "echo hello rein\n"
+        );
+        assert_eq!(server.requests().len(), 4, "{provider}");
+        let stdout = text(&out.stdout);
+        assert!(
+            !stdout.trim().is_empty(),
+            "{provider}: the answer is printed"
+        );
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("> read_file hello.sh"), "{stderr}");
+        assert!(stderr.contains("> bash bash hello.sh"), "{stderr}");
+    }
+}
+
+#[tokio::test]
+async fn stream_json_prints_versioned_events_from_session_start_to_result() {
+    let dir = demo_workspace();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--output-format",
+        "stream-json",
+        "--base-url",
+        &server.url(),
+    ])
+    .env("ANTHROPIC_API_KEY", "test")
+    .arg("go");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert!(events.iter().all(|e| e["v"] == 1));
+    assert_eq!(events.first().unwrap()["type"], "session_start");
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "result");
+    assert_eq!(last["outcome"], "completed");
+    assert_eq!(last["turns"], 4);
+    let tool_ends = events
+        .iter()
+        .filter(|e| e["type"] == "tool_call_end")
+        .count();
+    assert_eq!(tool_ends, 3);
+}
+
+#[tokio::test]
+async fn json_output_is_one_result_object() {
+    let dir = demo_workspace();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--output-format",
+        "json",
+        "--base-url",
+        &server.url(),
+        "go",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["type"], "result");
+    assert!(result["session_id"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(result["usage"]["input_tokens"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn prompt_is_read_from_stdin_when_absent() {
+    let dir = demo_workspace();
+    let server = mock(r#"{"turns": [{"text": "pong"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url()])
+        .stdin(std::process::Stdio::piped());
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd.stdout(std::process::Stdio::piped()).spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"ping from stdin")
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), "pong\n");
+    assert!(
+        server.requests()[0]
+            .body
+            .to_string()
+            .contains("ping from stdin")
+    );
+}
+
+#[tokio::test]
+async fn max_turns_exits_with_code_1() {
+    let dir = demo_workspace();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--max-turns",
+        "1",
+        "--base-url",
+        &server.url(),
+        "go",
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("max-turns"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -1,0 +1,42 @@
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rein_testkit::{MockServer, Scenario};
+
+/// Env vars that would leak the developer's real configuration into a test.
+const SCRUBBED: [&str; 6] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "REIN_MODEL",
+    "RUST_BACKTRACE",
+];
+
+pub fn rein(workspace: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rein"));
+    for key in SCRUBBED {
+        cmd.env_remove(key);
+    }
+    cmd.current_dir(workspace);
+    cmd
+}
+
+pub async fn mock(scenario: &str) -> MockServer {
+    MockServer::start(Scenario::from_json(scenario).unwrap())
+        .await
+        .unwrap()
+}
+
+/// Runs a command to completion off the async runtime so the mock server keeps serving.
+pub async fn output(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap()
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub const DEMO: &str = include_str!("../../testkit/scenarios/demo.json");

@@ -1,0 +1,284 @@
+//! The agent: a transcript plus the loop that extends it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rein_llm::{LlmError, ModelClient, ModelRequest};
+use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
+use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+use tokio_util::sync::CancellationToken;
+
+use crate::dispatch::{self, ToolCall};
+use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
+use crate::turn::{self, TurnOutcome};
+use crate::{EngineError, EventSender};
+
+/// Settings of an agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentConfig {
+    /// Model name.
+    pub model: String,
+    /// Workspace root; tools are confined to it.
+    pub workspace: PathBuf,
+    /// Model requests allowed per run.
+    pub max_turns: u32,
+    /// Output token limit per request.
+    pub max_tokens: u32,
+}
+
+impl AgentConfig {
+    /// Defaults: 50 turns, 8192 output tokens.
+    pub fn new(model: impl Into<String>, workspace: PathBuf) -> Self {
+        Self {
+            model: model.into(),
+            workspace,
+            max_turns: 50,
+            max_tokens: 8192,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// How the run ended.
+    pub outcome: RunOutcome,
+    /// The last assistant text.
+    pub text: String,
+    /// Model requests made.
+    pub turns: u32,
+    /// Usage summed over the run's requests.
+    pub usage: Usage,
+    /// Cost of the run in US dollars; `None` when any request's price is unknown.
+    pub cost_usd: Option<f64>,
+    /// The provider error that ended the run, if any.
+    pub error: Option<LlmError>,
+}
+
+/// A model, tools and a transcript; [`Agent::run`] adds one user prompt and works on it.
+pub struct Agent {
+    client: Arc<dyn ModelClient>,
+    tools: ToolRegistry,
+    config: AgentConfig,
+    system: SystemPrompt,
+    transcript: Vec<Message>,
+    session_id: String,
+    guard: WorkspaceGuard,
+}
+
+impl Agent {
+    /// Sets up an agent in `config.workspace`, which must be an existing directory.
+    pub fn new(
+        client: Arc<dyn ModelClient>,
+        tools: ToolRegistry,
+        config: AgentConfig,
+    ) -> Result<Self, EngineError> {
+        let guard = WorkspaceGuard::new(&config.workspace).map_err(|e| EngineError::Workspace {
+            path: config.workspace.clone(),
+            message: e.to_string(),
+        })?;
+        let system = SystemPromptBuilder::new(Environment::detect(guard.root()))
+            .tools(tools.names())
+            .build();
+        Ok(Self {
+            client,
+            tools,
+            config,
+            system,
+            transcript: Vec::new(),
+            session_id: new_session_id(),
+            guard,
+        })
+    }
+
+    /// The transcript so far.
+    pub fn transcript(&self) -> &[Message] {
+        &self.transcript
+    }
+
+    /// The system prompt sent with every request.
+    pub fn system_prompt(&self) -> &SystemPrompt {
+        &self.system
+    }
+
+    /// This session's identifier.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Adds `prompt` as a user message and drives turns until the model answers without tool
+    /// calls, `max_turns` requests have been made, the provider fails, or `cancel` fires.
+    /// Emits `SessionStart` first and `Result` last; the transcript is valid afterwards (every
+    /// tool call has a result) whatever the outcome.
+    pub async fn run(
+        &mut self,
+        prompt: &str,
+        events: &EventSender,
+        cancel: CancellationToken,
+    ) -> RunSummary {
+        let started = Instant::now();
+        let _ = events.send(Event::SessionStart {
+            session_id: self.session_id.clone(),
+            provider: self.client.kind().name().to_string(),
+            model: self.config.model.clone(),
+            cwd: self.guard.root().display().to_string(),
+            tools: self.tools.names(),
+        });
+        self.push_user_text(prompt);
+        let mut summary = RunSummary {
+            outcome: RunOutcome::Completed,
+            text: String::new(),
+            turns: 0,
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+            error: None,
+        };
+        summary.outcome = self.drive(&mut summary, events, &cancel).await;
+        let _ = events.send(Event::Result {
+            outcome: summary.outcome,
+            text: summary.text.clone(),
+            turns: summary.turns,
+            usage: summary.usage,
+            cost_usd: summary.cost_usd,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        });
+        summary
+    }
+
+    async fn drive(
+        &mut self,
+        summary: &mut RunSummary,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> RunOutcome {
+        let ctx = ToolContext {
+            guard: self.guard.clone(),
+            cancel: cancel.clone(),
+        };
+        loop {
+            if summary.turns >= self.config.max_turns {
+                let _ = events.send(Event::Error {
+                    message: format!(
+                        "stopped after {} turns (the --max-turns limit)",
+                        self.config.max_turns
+                    ),
+                });
+                return RunOutcome::MaxTurns;
+            }
+            summary.turns += 1;
+            let turn = summary.turns;
+            let _ = events.send(Event::TurnStart { turn });
+            let request = ModelRequest {
+                model: self.config.model.clone(),
+                system: self.system.as_str().to_string(),
+                messages: self.transcript.clone(),
+                tools: self.tools.specs(),
+                max_tokens: self.config.max_tokens,
+            };
+            let response =
+                match turn::stream_turn(self.client.as_ref(), request, events, cancel).await {
+                    TurnOutcome::Completed(response) => response,
+                    TurnOutcome::Cancelled { blocks } => {
+                        self.record_cut_reply(blocks);
+                        return RunOutcome::Cancelled;
+                    }
+                    TurnOutcome::Failed(error) => {
+                        let _ = events.send(Event::Error {
+                            message: error.to_string(),
+                        });
+                        summary.error = Some(error);
+                        return RunOutcome::Failed;
+                    }
+                };
+            let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+            summary.usage.add(&response.usage);
+            summary.cost_usd = summary.cost_usd.zip(cost).map(|(a, b)| a + b);
+            let _ = events.send(Event::Usage {
+                usage: response.usage,
+                cost_usd: cost,
+            });
+            let message = response.message;
+            let _ = events.send(Event::AssistantMessage {
+                message: message.clone(),
+            });
+            let _ = events.send(Event::TurnEnd {
+                turn,
+                stop_reason: response.stop_reason.clone(),
+            });
+            let text = message.text();
+            if !text.is_empty() {
+                summary.text = text;
+            }
+            let calls = tool_calls(&message);
+            self.transcript.push(message);
+            if calls.is_empty() {
+                if response.stop_reason == StopReason::PauseTurn {
+                    continue;
+                }
+                return RunOutcome::Completed;
+            }
+            let results = dispatch::dispatch(&self.tools, calls, &ctx, events, cancel).await;
+            self.push_user_blocks(results);
+            if cancel.is_cancelled() {
+                return RunOutcome::Cancelled;
+            }
+        }
+    }
+
+    /// Keeps what a cancelled reply completed; its tool calls get "interrupted" results.
+    fn record_cut_reply(&mut self, blocks: Vec<ContentBlock>) {
+        if blocks.is_empty() {
+            return;
+        }
+        let message = Message {
+            role: Role::Assistant,
+            content: blocks,
+        };
+        let calls = tool_calls(&message);
+        self.transcript.push(message);
+        if !calls.is_empty() {
+            self.push_user_blocks(dispatch::interrupted(calls));
+        }
+    }
+
+    fn push_user_text(&mut self, text: &str) {
+        self.push_user_blocks(vec![ContentBlock::Text {
+            text: text.to_string(),
+        }]);
+    }
+
+    /// Appends user content, merging into a trailing user message (e.g. tool results of a
+    /// cancelled turn) so roles keep alternating.
+    fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        match self.transcript.last_mut() {
+            Some(last) if last.role == Role::User => last.content.extend(blocks),
+            _ => self.transcript.push(Message {
+                role: Role::User,
+                content: blocks,
+            }),
+        }
+    }
+}
+
+fn tool_calls(message: &Message) -> Vec<ToolCall> {
+    message
+        .tool_uses()
+        .map(|(id, name, input)| ToolCall {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+        })
+        .collect()
+}
+
+fn new_session_id() -> String {
+    let now = chrono::Local::now();
+    let nanos = now.timestamp_subsec_nanos();
+    format!(
+        "{}-{:04x}{:04x}",
+        now.format("%Y%m%dT%H%M%S"),
+        nanos & 0xffff,
+        std::process::id() & 0xffff
+    )
+}

@@ -1,0 +1,207 @@
+//! The system prompt, assembled from parts: identity and rules, the environment, guidance for
+//! the tools on offer, and the workspace's memory file (`AGENTS.md`, else `CLAUDE.md`).
+//!
+//! The prompt is sent on every request, so every part is kept short; `SystemPrompt::len` lets
+//! benchmarks and tests watch its size.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Memory files larger than this are cut, with a note, so one file cannot eat the window.
+const MEMORY_FILE_CAP: usize = 40_000;
+
+const IDENTITY: &str = "\
+You are rein, a coding agent working in the user's workspace through tools. \
+Do what the user asks: read the code before changing it, make focused changes, \
+and check your work (build, tests) when you can.
+
+Rules:
+- Work inside the workspace. Paths are relative to its root.
+- Prefer reading files with read_file over printing them with bash.
+- Tool errors are information: read them and correct the call.
+- Never guess file contents; read them first.
+- When done, answer briefly: what you changed and how you verified it.";
+
+/// The environment facts the model needs to orient itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    /// Workspace root.
+    pub cwd: PathBuf,
+    /// Operating system name (`linux`, `macos`…).
+    pub os: String,
+    /// Today's date, `YYYY-MM-DD`.
+    pub date: String,
+    /// Current git branch (or short commit when detached), if the workspace is in a repository.
+    pub git_branch: Option<String>,
+}
+
+impl Environment {
+    /// Reads the environment of `cwd` from the machine: OS, local date, git branch.
+    pub fn detect(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            os: std::env::consts::OS.to_string(),
+            date: chrono::Local::now().format("%Y-%m-%d").to_string(),
+            git_branch: git_branch(cwd),
+        }
+    }
+}
+
+/// The assembled system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemPrompt(String);
+
+impl SystemPrompt {
+    /// The prompt text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the prompt is empty (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Builds a [`SystemPrompt`] from its parts.
+#[derive(Debug, Clone)]
+pub struct SystemPromptBuilder {
+    environment: Environment,
+    tool_names: Vec<String>,
+    memory: Option<(String, String)>,
+}
+
+impl SystemPromptBuilder {
+    /// Starts from the environment; memory files are read from its `cwd`.
+    pub fn new(environment: Environment) -> Self {
+        let memory = read_memory_file(&environment.cwd);
+        Self {
+            environment,
+            tool_names: Vec::new(),
+            memory,
+        }
+    }
+
+    /// Names of the tools offered, so guidance is given only for those.
+    pub fn tools(mut self, names: Vec<String>) -> Self {
+        self.tool_names = names;
+        self
+    }
+
+    /// Assembles the prompt.
+    pub fn build(self) -> SystemPrompt {
+        let env = &self.environment;
+        let mut out = String::with_capacity(2048);
+        out.push_str(IDENTITY);
+        out.push_str("\n\n# Environment\n");
+        out.push_str(&format!("- Working directory: {}\n", env.cwd.display()));
+        out.push_str(&format!("- OS: {}\n", env.os));
+        out.push_str(&format!("- Date: {}\n", env.date));
+        match &env.git_branch {
+            Some(branch) => out.push_str(&format!("- Git branch: {branch}\n")),
+            None => out.push_str("- Not a git repository\n"),
+        }
+        let guidance: Vec<&str> = self
+            .tool_names
+            .iter()
+            .filter_map(|name| tool_guidance(name))
+            .collect();
+        if !guidance.is_empty() {
+            out.push_str("\n# Tools\n");
+            for line in guidance {
+                out.push_str("- ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        if let Some((name, text)) = &self.memory {
+            out.push_str(&format!(
+                "\n# Project instructions ({name})\nFollow these instructions from the workspace.\n\n"
+            ));
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+        SystemPrompt(out)
+    }
+}
+
+fn tool_guidance(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "bash" => {
+            "bash: runs a command with `bash -c` in the workspace; `cd` persists between calls. \
+             Avoid interactive commands; long output is cut to its head and tail."
+        }
+        "read_file" => {
+            "read_file: numbered lines; page large files with offset/limit instead of reading \
+             them whole."
+        }
+        _ => return None,
+    })
+}
+
+/// The workspace's memory file: `AGENTS.md`, falling back to `CLAUDE.md`.
+fn read_memory_file(cwd: &Path) -> Option<(String, String)> {
+    ["AGENTS.md", "CLAUDE.md"].iter().find_map(|name| {
+        let text = fs::read_to_string(cwd.join(name)).ok()?;
+        if text.trim().is_empty() {
+            return None;
+        }
+        Some((name.to_string(), cap_text(text)))
+    })
+}
+
+fn cap_text(mut text: String) -> String {
+    if text.len() <= MEMORY_FILE_CAP {
+        return text;
+    }
+    let mut cut = MEMORY_FILE_CAP;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let total = text.len();
+    text.truncate(cut);
+    text.push_str(&format!("\n[... cut: the file has {total} bytes ...]"));
+    text
+}
+
+/// The branch checked out in the repository containing `dir`, read from `.git/HEAD` without
+/// spawning git. Detached heads give the short commit id.
+fn git_branch(dir: &Path) -> Option<String> {
+    let git_dir = find_git_dir(dir)?;
+    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    match head.strip_prefix("ref: ") {
+        Some(reference) => Some(
+            reference
+                .strip_prefix("refs/heads/")
+                .unwrap_or(reference)
+                .to_string(),
+        ),
+        None => Some(format!("(detached at {})", head.get(..8).unwrap_or(head))),
+    }
+}
+
+fn find_git_dir(start: &Path) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        let dot_git = dir.join(".git");
+        if dot_git.is_dir() {
+            return Some(dot_git);
+        }
+        if dot_git.is_file() {
+            // A worktree or submodule: `.git` is a file saying `gitdir: <path>`.
+            let text = fs::read_to_string(&dot_git).ok()?;
+            let target = text.trim().strip_prefix("gitdir: ")?;
+            return Some(dir.join(target));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "prompt_tests.rs"]
+mod tests;

@@ -1,0 +1,89 @@
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn env_for(dir: &Path) -> Environment {
+    Environment {
+        cwd: dir.to_path_buf(),
+        os: "linux".into(),
+        date: "2026-11-22".into(),
+        git_branch: git_branch(dir),
+    }
+}
+
+#[test]
+fn prompt_names_the_environment_and_guides_only_offered_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+        .tools(vec!["read_file".into(), "mystery".into()])
+        .build();
+    let text = prompt.as_str();
+    assert!(text.contains(&format!("- Working directory: {}", dir.path().display())));
+    assert!(text.contains("- Date: 2026-11-22"));
+    assert!(text.contains("- Not a git repository"));
+    assert!(text.contains("read_file: numbered lines"));
+    assert!(!text.contains("bash: runs"));
+    assert!(!text.contains("Project instructions"));
+}
+
+#[test]
+fn agents_md_wins_over_claude_md() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
+    fs::write(dir.path().join("CLAUDE.md"), "Use spaces.\n").unwrap();
+    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    assert!(text.contains("# Project instructions (AGENTS.md)"));
+    assert!(text.contains("Use tabs."));
+    assert!(!text.contains("Use spaces."));
+}
+
+#[test]
+fn claude_md_is_the_fallback_memory_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("CLAUDE.md"), "Use spaces.\n").unwrap();
+    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    assert!(text.contains("# Project instructions (CLAUDE.md)\n"));
+    assert!(text.contains("Use spaces."));
+}
+
+#[test]
+fn huge_memory_file_is_cut_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("AGENTS.md"), "é".repeat(30_000)).unwrap();
+    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    assert!(text.len() < MEMORY_FILE_CAP + 2_000);
+    assert!(text.contains("[... cut: the file has 60000 bytes ...]"));
+}
+
+#[test]
+fn git_branch_is_read_from_head_including_worktrees_and_detached_heads() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join("src/deep")).unwrap();
+    fs::write(repo.join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
+    assert_eq!(git_branch(&repo.join("src/deep")), Some("feature/x".into()));
+
+    fs::write(repo.join(".git/HEAD"), "0123456789abcdef\n").unwrap();
+    assert_eq!(git_branch(&repo), Some("(detached at 01234567)".into()));
+
+    let worktree = dir.path().join("wt");
+    fs::create_dir_all(dir.path().join("gitdata")).unwrap();
+    fs::create_dir_all(&worktree).unwrap();
+    fs::write(worktree.join(".git"), "gitdir: ../gitdata\n").unwrap();
+    fs::write(dir.path().join("gitdata/HEAD"), "ref: refs/heads/main\n").unwrap();
+    assert_eq!(git_branch(&worktree), Some("main".into()));
+}
+
+#[test]
+fn base_prompt_stays_lean() {
+    let dir = tempfile::tempdir().unwrap();
+    let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+        .tools(vec!["bash".into(), "read_file".into()])
+        .build();
+    // Sent on every request: keep identity + environment + guidance under 2 KB.
+    assert!(
+        prompt.len() < 2_048,
+        "system prompt is {} bytes",
+        prompt.len()
+    );
+}

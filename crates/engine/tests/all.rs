@@ -1,0 +1,7 @@
+//! The agent loop end to end: real providers against the mock LLM server, real tools in temp
+//! workspaces.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod cancel;
+mod loop_;
+mod support;

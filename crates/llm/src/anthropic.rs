@@ -1,0 +1,127 @@
+//! Anthropic Messages: `POST {base}/v1/messages` with `stream: true`.
+//!
+//! The canonical transcript is modelled on this protocol, so translation is nearly one to one:
+//! thinking blocks travel back with their signatures, tool results sit in user messages.
+
+mod stream;
+
+use rein_protocol::{ContentBlock, Message, Role, ToolSpec};
+use reqwest::RequestBuilder;
+use serde_json::{Value, json};
+
+use crate::http::{StreamParser, WireProtocol};
+use crate::{ModelRequest, ProviderKind};
+
+pub(crate) use stream::AnthropicParser;
+
+/// The `anthropic-version` header value.
+const API_VERSION: &str = "2023-06-01";
+
+/// The Anthropic Messages protocol.
+pub(crate) struct AnthropicProtocol;
+
+impl WireProtocol for AnthropicProtocol {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Anthropic
+    }
+
+    fn endpoint(&self, base_url: &str) -> String {
+        format!("{base_url}/v1/messages")
+    }
+
+    fn authorize(&self, builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder {
+        let builder = builder.header("anthropic-version", API_VERSION);
+        match api_key {
+            Some(key) => builder.header("x-api-key", key),
+            None => builder,
+        }
+    }
+
+    fn body(&self, request: &ModelRequest) -> Value {
+        request_body(request)
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(AnthropicParser::default())
+    }
+}
+
+/// The JSON body of a Messages request.
+pub(crate) fn request_body(request: &ModelRequest) -> Value {
+    let mut body = json!({
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": request.messages.iter().filter_map(message).collect::<Vec<_>>(),
+        "stream": true,
+    });
+    if !request.system.is_empty() {
+        body["system"] = json!(request.system);
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request.tools.iter().map(tool).collect();
+    }
+    body
+}
+
+fn tool(spec: &ToolSpec) -> Value {
+    json!({
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": spec.input_schema,
+    })
+}
+
+/// A message on the wire; `None` when nothing in it can be sent.
+fn message(message: &Message) -> Option<Value> {
+    let content: Vec<Value> = message.content.iter().filter_map(block).collect();
+    if content.is_empty() {
+        return None;
+    }
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    Some(json!({"role": role, "content": content}))
+}
+
+/// A content block on the wire. Empty text is dropped (the API refuses it), and so is
+/// thinking without a signature (it came from another provider and cannot be verified).
+fn block(block: &ContentBlock) -> Option<Value> {
+    Some(match block {
+        ContentBlock::Text { text } if text.is_empty() => return None,
+        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+        ContentBlock::Thinking {
+            thinking,
+            signature: Some(signature),
+        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+        ContentBlock::Thinking {
+            signature: None, ..
+        } => return None,
+        ContentBlock::RedactedThinking { data } => {
+            json!({"type": "redacted_thinking", "data": data})
+        }
+        ContentBlock::ToolUse { id, name, input } => {
+            json!({"type": "tool_use", "id": id, "name": name, "input": input})
+        }
+        ContentBlock::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => {
+            let mut result =
+                json!({"type": "tool_result", "tool_use_id": tool_use_id, "content": content});
+            if *is_error {
+                result["is_error"] = json!(true);
+            }
+            result
+        }
+        ContentBlock::Image { source } => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": source.media_type, "data": source.data},
+        }),
+    })
+}
+
+#[cfg(test)]
+#[path = "anthropic/tests.rs"]
+mod tests;

@@ -1,0 +1,287 @@
+use super::*;
+use crate::http::parse_recorded;
+use crate::{LlmErrorKind, ModelEvent};
+use pretty_assertions::assert_eq;
+use rein_protocol::{ImageSource, StopReason, Usage};
+
+const RECORDED: &str = r#"event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":100,"cache_read_input_tokens":50,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}
+
+event: ping
+data: {"type": "ping"}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me "}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"check."}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAh"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: content_block_start
+data: {"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Reading."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":1}
+
+event: content_block_start
+data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a"}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":".txt\"}"}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":2}
+
+event: content_block_start
+data: {"type":"content_block_start","index":3,"content_block":{"type":"tool_use","id":"toolu_2","name":"glob","input":{}}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":3}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+"#;
+
+#[test]
+fn recorded_stream_yields_deltas_blocks_usage_and_stop_reason() {
+    let events = parse_recorded(&mut AnthropicParser::default(), RECORDED).unwrap();
+    assert_eq!(
+        events,
+        vec![
+            ModelEvent::ThinkingDelta("Let me ".into()),
+            ModelEvent::ThinkingDelta("check.".into()),
+            ModelEvent::BlockComplete(ContentBlock::Thinking {
+                thinking: "Let me check.".into(),
+                signature: Some("EqQBCgIYAh".into()),
+            }),
+            ModelEvent::TextDelta("Reading.".into()),
+            ModelEvent::BlockComplete(ContentBlock::Text {
+                text: "Reading.".into()
+            }),
+            ModelEvent::ToolCallStart {
+                id: "toolu_1".into(),
+                name: "read_file".into()
+            },
+            ModelEvent::ToolCallDelta {
+                id: "toolu_1".into(),
+                fragment: "".into()
+            },
+            ModelEvent::ToolCallDelta {
+                id: "toolu_1".into(),
+                fragment: "{\"path\": \"a".into()
+            },
+            ModelEvent::ToolCallDelta {
+                id: "toolu_1".into(),
+                fragment: ".txt\"}".into()
+            },
+            ModelEvent::BlockComplete(ContentBlock::ToolUse {
+                id: "toolu_1".into(),
+                name: "read_file".into(),
+                input: json!({"path": "a.txt"}),
+            }),
+            ModelEvent::ToolCallStart {
+                id: "toolu_2".into(),
+                name: "glob".into()
+            },
+            ModelEvent::BlockComplete(ContentBlock::ToolUse {
+                id: "toolu_2".into(),
+                name: "glob".into(),
+                input: json!({}),
+            }),
+            ModelEvent::Completed {
+                stop_reason: StopReason::ToolUse,
+                usage: Usage {
+                    input_tokens: 25,
+                    output_tokens: 89,
+                    cache_creation_input_tokens: 100,
+                    cache_read_input_tokens: 50,
+                },
+            },
+        ]
+    );
+}
+
+#[test]
+fn redacted_thinking_is_kept_for_sending_back() {
+    let stream = r#"data: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}
+
+data: {"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"opaque"}}
+
+data: {"type":"content_block_stop","index":0}
+
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}
+
+data: {"type":"message_stop"}
+
+"#;
+    let events = parse_recorded(&mut AnthropicParser::default(), stream).unwrap();
+    assert_eq!(
+        events[0],
+        ModelEvent::BlockComplete(ContentBlock::RedactedThinking {
+            data: "opaque".into()
+        })
+    );
+}
+
+#[test]
+fn error_event_mid_stream_becomes_an_error_with_the_provider_type() {
+    let stream = r#"event: message_start
+data: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}
+
+event: error
+data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
+
+"#;
+    let err = parse_recorded(&mut AnthropicParser::default(), stream).unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Overloaded);
+    assert_eq!(err.message, "Overloaded (overloaded_error)");
+}
+
+#[test]
+fn invalid_tool_json_is_a_protocol_error_naming_the_tool() {
+    let stream = r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"bash","input":{}}}
+
+data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\":"}}
+
+data: {"type":"content_block_stop","index":0}
+
+"#;
+    let err = parse_recorded(&mut AnthropicParser::default(), stream).unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Protocol);
+    assert!(err.message.contains("`bash`"), "{}", err.message);
+}
+
+#[test]
+fn a_stream_without_message_stop_is_a_protocol_error() {
+    let stream = r#"data: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}
+
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}
+
+"#;
+    let err = parse_recorded(&mut AnthropicParser::default(), stream).unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Protocol);
+}
+
+#[test]
+fn stop_reasons_map_to_the_canonical_ones() {
+    for (wire, canonical) in [
+        ("end_turn", StopReason::EndTurn),
+        ("max_tokens", StopReason::MaxTokens),
+        ("stop_sequence", StopReason::StopSequence),
+        ("refusal", StopReason::Refusal),
+        ("pause_turn", StopReason::PauseTurn),
+        (
+            "model_context_window_exceeded",
+            StopReason::Other("model_context_window_exceeded".into()),
+        ),
+    ] {
+        assert_eq!(stream::stop_reason(wire), canonical);
+    }
+}
+
+#[test]
+fn request_body_translates_the_canonical_transcript() {
+    let request = ModelRequest {
+        model: "claude-sonnet-4-5".into(),
+        system: "Be brief.".into(),
+        messages: vec![
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::Text {
+                        text: "Look at this".into(),
+                    },
+                    ContentBlock::Image {
+                        source: ImageSource {
+                            media_type: "image/png".into(),
+                            data: "iVBO".into(),
+                        },
+                    },
+                ],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::Thinking {
+                        thinking: "hm".into(),
+                        signature: Some("sig".into()),
+                    },
+                    ContentBlock::Thinking {
+                        thinking: "from elsewhere".into(),
+                        signature: None,
+                    },
+                    ContentBlock::RedactedThinking { data: "red".into() },
+                    ContentBlock::Text {
+                        text: String::new(),
+                    },
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "bash".into(),
+                        input: json!({"command": "ls"}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: "boom".into(),
+                    is_error: true,
+                }],
+            },
+        ],
+        tools: vec![ToolSpec {
+            name: "bash".into(),
+            description: "Run a command".into(),
+            input_schema: json!({"type": "object"}),
+        }],
+        max_tokens: 1024,
+    };
+    assert_eq!(
+        request_body(&request),
+        json!({
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 1024,
+            "stream": true,
+            "system": "Be brief.",
+            "tools": [{"name": "bash", "description": "Run a command", "input_schema": {"type": "object"}}],
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "Look at this"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "hm", "signature": "sig"},
+                    {"type": "redacted_thinking", "data": "red"},
+                    {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true},
+                ]},
+            ],
+        })
+    );
+}

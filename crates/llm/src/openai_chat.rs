@@ -1,0 +1,157 @@
+//! OpenAI Chat Completions and the many servers compatible with it (Ollama, vLLM, llama.cpp,
+//! DeepSeek, Qwen, Kimi, OpenRouter): `POST {base}/chat/completions` with `stream: true`.
+//!
+//! Chat has no place for reasoning in the request, so thinking blocks are not sent back; tool
+//! results become `tool` messages placed right after the assistant message that called them.
+
+mod stream;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rein_protocol::{ContentBlock, Message, Role, ToolSpec};
+use reqwest::RequestBuilder;
+use serde_json::{Value, json};
+
+use crate::http::{StreamParser, WireProtocol};
+use crate::{LlmError, ModelRequest, ProviderKind};
+
+pub(crate) use stream::ChatParser;
+
+/// The Chat Completions protocol. Remembers when the server refused `stream_options`.
+#[derive(Debug, Default)]
+pub(crate) struct ChatProtocol {
+    omit_stream_options: AtomicBool,
+}
+
+impl WireProtocol for ChatProtocol {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::OpenaiChat
+    }
+
+    fn endpoint(&self, base_url: &str) -> String {
+        format!("{base_url}/chat/completions")
+    }
+
+    fn authorize(&self, builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder {
+        match api_key {
+            Some(key) if !key.is_empty() => builder.bearer_auth(key),
+            _ => builder,
+        }
+    }
+
+    fn body(&self, request: &ModelRequest) -> Value {
+        let usage_in_stream = !self.omit_stream_options.load(Ordering::Relaxed);
+        request_body(request, usage_in_stream)
+    }
+
+    fn parser(&self) -> Box<dyn StreamParser> {
+        Box::new(ChatParser::default())
+    }
+
+    /// Servers that predate `stream_options` answer 400 naming it: resend without it, and
+    /// leave it out from now on.
+    fn adapt(&self, error: &LlmError) -> bool {
+        let message = error.message.to_lowercase();
+        let about_stream_options =
+            message.contains("stream_options") || message.contains("include_usage");
+        if matches!(error.status, Some(400 | 422)) && about_stream_options {
+            return !self.omit_stream_options.swap(true, Ordering::Relaxed);
+        }
+        false
+    }
+}
+
+/// The JSON body of a Chat Completions request; `usage_in_stream` asks for the usage chunk.
+pub(crate) fn request_body(request: &ModelRequest, usage_in_stream: bool) -> Value {
+    let mut messages = Vec::new();
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        push_message(message, &mut messages);
+    }
+    let mut body = json!({
+        "model": request.model,
+        "messages": messages,
+        "stream": true,
+        "max_tokens": request.max_tokens,
+    });
+    if usage_in_stream {
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    if !request.tools.is_empty() {
+        body["tools"] = request.tools.iter().map(tool).collect();
+    }
+    body
+}
+
+fn tool(spec: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.input_schema,
+        },
+    })
+}
+
+/// Appends the wire messages for one canonical message.
+fn push_message(message: &Message, out: &mut Vec<Value>) {
+    let mut texts: Vec<&str> = Vec::new();
+    let mut images: Vec<Value> = Vec::new();
+    let mut tool_calls: Vec<Value> = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::Text { text } if !text.is_empty() => texts.push(text),
+            ContentBlock::Image { source } => images.push(json!({
+                "type": "image_url",
+                "image_url": {"url": format!("data:{};base64,{}", source.media_type, source.data)},
+            })),
+            ContentBlock::ToolUse { id, name, input } => tool_calls.push(json!({
+                "id": id,
+                "type": "function",
+                "function": {"name": name, "arguments": input.to_string()},
+            })),
+            // Tool results must directly follow the assistant message that made the calls.
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } => out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content})),
+            ContentBlock::Text { .. }
+            | ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. } => {}
+        }
+    }
+    let text = texts.join("\n\n");
+    match message.role {
+        Role::User if images.is_empty() => {
+            if !text.is_empty() {
+                out.push(json!({"role": "user", "content": text}));
+            }
+        }
+        Role::User => {
+            let mut parts = Vec::new();
+            if !text.is_empty() {
+                parts.push(json!({"type": "text", "text": text}));
+            }
+            parts.extend(images);
+            out.push(json!({"role": "user", "content": parts}));
+        }
+        Role::Assistant => {
+            if text.is_empty() && tool_calls.is_empty() {
+                return;
+            }
+            let mut wire = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+            if !tool_calls.is_empty() {
+                wire["tool_calls"] = json!(tool_calls);
+            }
+            out.push(wire);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "openai_chat/tests.rs"]
+mod tests;

@@ -1,0 +1,8 @@
+//! Integration tests: every provider against the mock LLM server over real HTTP.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod anthropic;
+mod chat;
+mod faults;
+mod responses;
+mod support;

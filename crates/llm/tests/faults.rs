@@ -1,0 +1,212 @@
+//! Retries, errors a user can act on, timeouts and refused connections.
+
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use rein_llm::{LlmErrorKind, ModelEvent, ProviderKind, connect};
+
+use crate::support::{KEY_ENV, base_url, client, config, hello, mock, run};
+
+#[tokio::test]
+async fn rate_limit_with_retry_after_waits_the_requested_time_then_succeeds() {
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 429, "retry_after": 1}}}, {"text": "ok"}]}"#,
+    )
+    .await;
+    let client = client(&server, ProviderKind::Anthropic);
+    let started = Instant::now();
+    let outcome = run(client.as_ref(), hello()).await;
+
+    let retries = outcome.retries();
+    assert_eq!(retries.len(), 1);
+    let (attempt, delay_ms, error) = &retries[0];
+    assert_eq!((*attempt, *delay_ms), (1, 1000));
+    assert_eq!(error.kind, LlmErrorKind::RateLimited);
+    assert_eq!(error.status, Some(429));
+    assert!(
+        matches!(outcome.events[0], ModelEvent::Retry { .. }),
+        "retry is announced first"
+    );
+    assert_eq!(outcome.result.unwrap().message.text(), "ok");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1000),
+        "it waited"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_with_backoff() {
+    for kind in [
+        ProviderKind::Anthropic,
+        ProviderKind::Openai,
+        ProviderKind::OpenaiChat,
+    ] {
+        let server =
+            mock(r#"{"turns": [{"fault": {"http": {"status": 503}}}, {"text": "back"}]}"#).await;
+        let client = client(&server, kind);
+        let outcome = run(client.as_ref(), hello()).await;
+        let retries = outcome.retries();
+        assert_eq!(retries.len(), 1, "{kind:?}");
+        assert_eq!(retries[0].2.kind, LlmErrorKind::Server, "{kind:?}");
+        assert!(
+            retries[0].1 <= 10,
+            "base delay 10 ms with jitter: {}",
+            retries[0].1
+        );
+        assert_eq!(outcome.result.unwrap().message.text(), "back", "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn retries_are_bounded_and_the_last_error_is_returned() {
+    let server = mock(
+        r#"{"turns": [
+        {"fault": {"http": {"status": 529}}},
+        {"fault": {"http": {"status": 529}}},
+        {"fault": {"http": {"status": 529}}},
+        {"text": "never"}
+    ]}"#,
+    )
+    .await;
+    let client = client(&server, ProviderKind::Anthropic);
+    let outcome = run(client.as_ref(), hello()).await;
+    let attempts: Vec<u32> = outcome.retries().iter().map(|r| r.0).collect();
+    assert_eq!(attempts, vec![1, 2]);
+    assert_eq!(outcome.error().kind, LlmErrorKind::Overloaded);
+    assert_eq!(server.requests().len(), 3, "max_attempts is 3");
+}
+
+#[tokio::test]
+async fn a_retry_after_longer_than_max_delay_gives_up_at_once() {
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 429, "retry_after": 600}}}, {"text": "x"}]}"#,
+    )
+    .await;
+    let client = client(&server, ProviderKind::OpenaiChat);
+    let outcome = run(client.as_ref(), hello()).await;
+    assert!(outcome.retries().is_empty());
+    let err = outcome.error();
+    assert_eq!(err.kind, LlmErrorKind::RateLimited);
+    assert_eq!(err.retry_after_ms, Some(600_000));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_output_is_an_error_and_never_retried() {
+    // message_start, ping, content_block_start, first text delta, then the connection drops.
+    let server = mock(r#"{"turns": [{"text": "Hello there", "fault": {"cut_after": {"events": 4}}}, {"text": "again"}]}"#).await;
+    let client = client(&server, ProviderKind::Anthropic);
+    let outcome = run(client.as_ref(), hello()).await;
+    assert_eq!(outcome.text(), "Hello ");
+    assert!(outcome.retries().is_empty());
+    let err = outcome.error();
+    assert!(
+        matches!(err.kind, LlmErrorKind::Connection | LlmErrorKind::Protocol),
+        "{err:?}"
+    );
+    assert!(
+        err.request_id.is_some(),
+        "mid-stream errors carry the request id"
+    );
+    assert_eq!(server.requests().len(), 1, "exactly one request: no retry");
+}
+
+#[tokio::test]
+async fn authentication_failures_name_the_key_variable_and_carry_the_request_id() {
+    let cases = [
+        (ProviderKind::Anthropic, "req_mock_"),
+        (ProviderKind::Openai, "req_mock_"),
+        (ProviderKind::OpenaiChat, "req_mock_"),
+    ];
+    for (kind, id_prefix) in cases {
+        let server = mock(r#"{"turns": [{"fault": {"http": {"status": 401}}}]}"#).await;
+        let client = client(&server, kind);
+        let err = run(client.as_ref(), hello()).await.error();
+        assert_eq!(err.kind, LlmErrorKind::Auth, "{kind:?}");
+        assert!(
+            err.message
+                .starts_with(&format!("authentication failed: check {KEY_ENV} (")),
+            "{kind:?}: {}",
+            err.message
+        );
+        let request_id = err.request_id.clone().unwrap_or_default();
+        assert!(request_id.starts_with(id_prefix), "{kind:?}: {err:?}");
+        assert!(err.to_string().contains(&request_id));
+        assert_eq!(server.requests().len(), 1, "auth errors are not retried");
+    }
+}
+
+#[tokio::test]
+async fn context_length_answers_are_classified_for_compaction() {
+    let cases = [
+        (
+            ProviderKind::Anthropic,
+            r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+        ),
+        (
+            ProviderKind::Openai,
+            r#"{"error": {"message": "Your input exceeds the context window of this model.", "type": "invalid_request_error", "param": "input", "code": "context_length_exceeded"}}"#,
+        ),
+        (
+            ProviderKind::OpenaiChat,
+            r#"{"object": "error", "message": "This model's maximum context length is 32768 tokens. However, you requested 40000 tokens.", "type": "BadRequestError", "code": 400}"#,
+        ),
+    ];
+    for (kind, body) in cases {
+        let scenario =
+            format!(r#"{{"turns": [{{"fault": {{"http": {{"status": 400, "body": {body}}}}}}}]}}"#);
+        let server = mock(&scenario).await;
+        let client = client(&server, kind);
+        let err = run(client.as_ref(), hello()).await.error();
+        assert_eq!(err.kind, LlmErrorKind::ContextLength, "{kind:?}: {err:?}");
+        assert!(err.request_id.is_some(), "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn other_client_errors_carry_the_provider_message() {
+    let server = mock(r#"{"turns": [{"fault": {"http": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "max_tokens: Field required"}}}}}]}"#).await;
+    let client = client(&server, ProviderKind::Anthropic);
+    let err = run(client.as_ref(), hello()).await.error();
+    assert_eq!(err.kind, LlmErrorKind::BadRequest);
+    assert_eq!(err.message, "max_tokens: Field required");
+    assert_eq!(err.status, Some(400));
+}
+
+#[tokio::test]
+async fn a_silent_stream_fails_with_an_idle_timeout() {
+    let server = mock(r#"{"turns": [{"text": "Hello there", "fault": {"hang_after": {"events": 4}}}, {"text": "x"}]}"#).await;
+    let mut config = config(
+        ProviderKind::Anthropic,
+        base_url(&server, ProviderKind::Anthropic),
+    );
+    config.idle_timeout = Duration::from_millis(300);
+    let client = connect(config);
+    let started = Instant::now();
+    let outcome = run(client.as_ref(), hello()).await;
+    assert_eq!(outcome.text(), "Hello ");
+    let err = outcome.error();
+    assert_eq!(err.kind, LlmErrorKind::IdleTimeout);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn connection_refused_is_a_connection_error_naming_the_url() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let client = connect(config(ProviderKind::OpenaiChat, base.clone()));
+    let outcome = run(client.as_ref(), hello()).await;
+    assert_eq!(outcome.retries().len(), 2, "connection errors are retried");
+    let err = outcome.error();
+    assert_eq!(err.kind, LlmErrorKind::Connection);
+    assert!(
+        err.message.contains(&format!("{base}/chat/completions")),
+        "{}",
+        err.message
+    );
+}

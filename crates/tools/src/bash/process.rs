@@ -1,0 +1,154 @@
+//! Running a child in its own process group with a deadline and a cancellation token, its
+//! stdout and stderr merged in order into one bounded buffer.
+//!
+//! Both output streams are the write end of one pipe, so the order of writes is kept exactly as
+//! the child made them. On timeout or cancellation the whole group gets `SIGKILL` and the
+//! leader is reaped; if the call's future is dropped mid-run, the group is killed too.
+//! Descendants that outlive a normally exiting shell (`server &`) are left running, but the
+//! call does not wait for them to close the pipe for longer than [`DRAIN_GRACE`].
+
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
+use tokio::process::Command;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::output::HeadTailBuffer;
+
+/// How long to keep reading output after the shell ended, for what is still in the pipe.
+const DRAIN_GRACE: Duration = Duration::from_millis(300);
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The shell exited with this code.
+    Exited(i32),
+    /// The shell was killed by this signal (not by us).
+    Signalled(i32),
+    /// The deadline passed; the group was killed.
+    TimedOut,
+    /// The cancellation token fired; the group was killed.
+    Cancelled,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// Merged stdout and stderr, head and tail kept within the limit.
+    pub output: String,
+}
+
+/// Spawns `command` (stdin null, stdout and stderr merged, own process group) and waits for it
+/// within `timeout`, honouring `cancel`. Only spawn failures are errors.
+pub(crate) async fn run_in_group(
+    mut command: Command,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    output_limit: usize,
+) -> io::Result<Finished> {
+    let (sender, mut reader) = pipe::pipe()?;
+    let write_end = sender.into_blocking_fd()?;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write_end.try_clone()?))
+        .stderr(Stdio::from(write_end))
+        .process_group(0);
+    let mut child = command.spawn()?;
+    // The command holds our copies of the write end; EOF comes only once they are closed.
+    drop(command);
+    let mut group = GroupKiller::new(child.id());
+
+    let mut output = HeadTailBuffer::new(output_limit);
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut open = true;
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let ending = loop {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => break Ending::Cancelled,
+            () = &mut deadline => break Ending::TimedOut,
+            read = reader.read(&mut chunk), if open => match read {
+                Ok(0) | Err(_) => open = false,
+                Ok(n) => output.push(&chunk[..n]),
+            },
+            status = child.wait() => break ending_of(status?),
+        }
+    };
+    match ending {
+        Ending::TimedOut | Ending::Cancelled => {
+            group.kill();
+            child.wait().await?;
+        }
+        // The shell is gone; what it left running in the background is not ours to kill.
+        Ending::Exited(_) | Ending::Signalled(_) => group.disarm(),
+    }
+    if open {
+        drain(&mut reader, &mut output, &mut chunk).await;
+    }
+    Ok(Finished {
+        ending,
+        output: output.finish(),
+    })
+}
+
+/// Reads what is left in the pipe until EOF or [`DRAIN_GRACE`] passes.
+async fn drain(reader: &mut pipe::Receiver, output: &mut HeadTailBuffer, chunk: &mut [u8]) {
+    let until = Instant::now() + DRAIN_GRACE;
+    while let Ok(Ok(n)) = tokio::time::timeout_at(until, reader.read(chunk)).await {
+        if n == 0 {
+            break;
+        }
+        output.push(&chunk[..n]);
+    }
+}
+
+fn ending_of(status: ExitStatus) -> Ending {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Ending::Exited(code),
+        (None, Some(signal)) => Ending::Signalled(signal),
+        (None, None) => Ending::Exited(-1),
+    }
+}
+
+/// Sends `SIGKILL` to a process group when told to or when dropped armed, so a call abandoned
+/// mid-run leaves no processes behind.
+struct GroupKiller {
+    pgid: Option<Pid>,
+}
+
+impl GroupKiller {
+    fn new(leader: Option<u32>) -> Self {
+        let pgid = leader
+            .and_then(|id| i32::try_from(id).ok())
+            .map(Pid::from_raw);
+        Self { pgid }
+    }
+
+    fn kill(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            // ESRCH (the group is already gone) is fine.
+            let _ = killpg(pgid, Signal::SIGKILL);
+        }
+    }
+
+    /// Called once the leader is reaped normally: its pid (and so the group id) may be reused.
+    fn disarm(&mut self) {
+        self.pgid = None;
+    }
+}
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,0 +1,141 @@
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+/// A workspace `w` with `src/lib.rs`, a `notes.txt` file and symlinks, next to an `outside`
+/// directory holding `secret.txt`.
+struct Fixture {
+    _dir: tempfile::TempDir,
+    ws: PathBuf,
+    outside: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    let ws = base.join("w");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(ws.join("src")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(ws.join("src/lib.rs"), "").unwrap();
+    std::fs::write(ws.join("notes.txt"), "").unwrap();
+    std::fs::write(outside.join("secret.txt"), "").unwrap();
+    symlink(&outside, ws.join("escape")).unwrap();
+    symlink(ws.join("src"), ws.join("inner")).unwrap();
+    symlink(outside.join("new.txt"), ws.join("dangling_out")).unwrap();
+    symlink(ws.join("src/made.rs"), ws.join("dangling_in")).unwrap();
+    symlink("loop_b", ws.join("loop_a")).unwrap();
+    symlink("loop_a", ws.join("loop_b")).unwrap();
+    Fixture {
+        _dir: dir,
+        ws,
+        outside,
+    }
+}
+
+#[test]
+fn resolves_paths_inside_the_workspace() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let cases: &[(&str, PathBuf)] = &[
+        ("src/lib.rs", f.ws.join("src/lib.rs")),
+        ("./src/../notes.txt", f.ws.join("notes.txt")),
+        (".", f.ws.clone()),
+        (
+            "src/new/deeper/file.rs",
+            f.ws.join("src/new/deeper/file.rs"),
+        ),
+        ("src/new/../other.rs", f.ws.join("src/other.rs")),
+        ("inner/lib.rs", f.ws.join("src/lib.rs")),
+        ("inner/../notes.txt", f.ws.join("notes.txt")),
+        ("dangling_in", f.ws.join("src/made.rs")),
+        ("notes.txt/..", f.ws.clone()),
+    ];
+    for (input, expected) in cases {
+        assert_eq!(&guard.resolve(input).unwrap(), expected, "input {input:?}");
+    }
+    let absolute = f.ws.join("src/lib.rs");
+    assert_eq!(guard.resolve(absolute.to_str().unwrap()).unwrap(), absolute);
+}
+
+#[test]
+fn refuses_paths_outside_the_workspace() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let secret = f.outside.join("secret.txt");
+    let cases = [
+        "..",
+        "../outside/secret.txt",
+        "src/../../outside",
+        "missing/../../outside/x",
+        "escape",
+        "escape/secret.txt",
+        "escape/new/file.txt",
+        "dangling_out",
+        "/etc/passwd",
+        secret.to_str().unwrap(),
+    ];
+    for input in cases {
+        let err = guard.resolve(input).unwrap_err();
+        assert!(
+            matches!(err, GuardError::Outside { .. }),
+            "input {input:?} gave {err:?}"
+        );
+    }
+}
+
+#[test]
+fn outside_error_names_the_path_and_the_workspace() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let err = guard.resolve("../x").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "path ../x is outside the workspace {}; only paths inside the workspace are allowed",
+            f.ws.display()
+        )
+    );
+}
+
+#[test]
+fn symlink_loop_and_empty_path_are_errors() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    assert!(matches!(
+        guard.resolve("loop_a/x"),
+        Err(GuardError::Resolve { .. })
+    ));
+    assert!(matches!(
+        guard.resolve(""),
+        Err(GuardError::EmptyPath { .. })
+    ));
+}
+
+#[test]
+fn root_is_canonicalized_and_must_be_a_directory() {
+    let f = fixture();
+    let via_symlink = f.ws.join("inner");
+    let guard = WorkspaceGuard::new(&via_symlink).unwrap();
+    assert_eq!(guard.root(), f.ws.join("src").as_path());
+    assert!(matches!(
+        WorkspaceGuard::new(&f.ws.join("notes.txt")),
+        Err(GuardError::RootNotADirectory { .. })
+    ));
+    assert!(matches!(
+        WorkspaceGuard::new(Path::new("/definitely/not/here")),
+        Err(GuardError::Root { .. })
+    ));
+}
+
+#[test]
+fn display_is_relative_to_the_root() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    assert_eq!(guard.display(&f.ws.join("src/lib.rs")), "src/lib.rs");
+    assert_eq!(guard.display(&f.ws), ".");
+    assert_eq!(guard.display(Path::new("/etc")), "/etc");
+}

@@ -1,0 +1,307 @@
+//! The `read_file` tool: a page of a text file's lines, numbered like `cat -n`.
+//!
+//! The file is streamed, not loaded: only the requested page is kept, the rest is counted so
+//! the result can state the total and the offset to continue from.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+
+/// Lines returned when the call gives no `limit`.
+pub const DEFAULT_LINE_LIMIT: u64 = 2000;
+/// Characters kept of one line; the rest is cut with a marker.
+pub const MAX_LINE_CHARS: usize = 2000;
+/// Bytes of numbered lines in one result; a page stops early rather than exceed it.
+const MAX_PAGE_BYTES: usize = 100_000;
+/// Bytes inspected to tell text from binary.
+const SNIFF_BYTES: usize = 8 * 1024;
+
+/// Arguments of `read_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// Path of the file, relative to the workspace root.
+    pub path: String,
+    /// 1-based line number to start at (default 1).
+    pub offset: Option<u64>,
+    /// Most lines to return (default 2000).
+    pub limit: Option<u64>,
+}
+
+/// The `read_file` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadFile;
+
+#[async_trait]
+impl TypedTool for ReadFile {
+    type Args = ReadFileArgs;
+    const NAME: &'static str = "read_file";
+
+    fn description(&self) -> String {
+        format!(
+            "Reads a text file in the workspace. Returns its lines numbered like `cat -n` \
+             (line number, tab, line): up to {DEFAULT_LINE_LIMIT} lines starting at `offset` \
+             (1-based). When the file has more, the result states the total and the offset to \
+             continue from. Lines over {MAX_LINE_CHARS} characters are cut. Binary files and \
+             images are refused; to list a directory use glob or bash `ls`."
+        )
+    }
+
+    fn effect(&self, _args: &ReadFileArgs) -> Effect {
+        Effect::ReadOnly
+    }
+
+    async fn run(&self, args: ReadFileArgs, ctx: &ToolContext) -> ToolOutput {
+        let path = match ctx.guard.resolve(&args.path) {
+            Ok(path) => path,
+            Err(e) => return ToolOutput::error(e.to_string()),
+        };
+        let request = Page {
+            shown_as: ctx.guard.display(&path),
+            path,
+            offset: args.offset.unwrap_or(1).max(1),
+            limit: args.limit.unwrap_or(DEFAULT_LINE_LIMIT).max(1),
+        };
+        match tokio::task::spawn_blocking(move || request.read()).await {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("read_file failed: {e}")),
+        }
+    }
+}
+
+/// One read request, resolved.
+struct Page {
+    path: PathBuf,
+    /// The path as the model should see it (relative to the workspace).
+    shown_as: String,
+    offset: u64,
+    limit: u64,
+}
+
+impl Page {
+    fn read(&self) -> ToolOutput {
+        let name = &self.shown_as;
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return ToolOutput::error(format!("file not found: {name}"));
+            }
+            Err(e) => return ToolOutput::error(format!("cannot read {name}: {e}")),
+        };
+        if meta.is_dir() {
+            return ToolOutput::error(format!(
+                "{name} is a directory, not a file; to list it use glob or bash `ls {name}`"
+            ));
+        }
+        if !meta.is_file() {
+            return ToolOutput::error(format!("{name} is not a regular file"));
+        }
+        if meta.len() == 0 {
+            return ToolOutput::ok(format!("(the file {name} is empty)"));
+        }
+        match self.read_text(meta.len()) {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("cannot read {name}: {e}")),
+        }
+    }
+
+    fn read_text(&self, size: u64) -> io::Result<ToolOutput> {
+        let name = &self.shown_as;
+        let mut file = File::open(&self.path)?;
+        let mut sniff = Vec::with_capacity(SNIFF_BYTES);
+        (&mut file)
+            .take(SNIFF_BYTES as u64)
+            .read_to_end(&mut sniff)?;
+        if let Some(kind) = image_kind(&self.path, &sniff) {
+            return Ok(ToolOutput::error(format!(
+                "{name} is an image ({kind}, {size} bytes); read_file cannot show images yet"
+            )));
+        }
+        if looks_binary(&sniff) {
+            return Ok(ToolOutput::error(format!(
+                "{name} looks like a binary file ({size} bytes); read_file shows text files only \
+                 (bash `file {name}` or `xxd {name} | head` can inspect it)"
+            )));
+        }
+        let mut reader = BufReader::new(io::Cursor::new(sniff).chain(file));
+        let page = self.collect_page(&mut reader)?;
+        let total = page.lines_read + count_lines(&mut reader)?;
+        Ok(self.render(page, total))
+    }
+
+    /// Reads lines up to the end of the page.
+    fn collect_page(&self, reader: &mut impl BufRead) -> io::Result<Collected> {
+        let mut page = Collected {
+            body: String::new(),
+            shown: Shown {
+                first: self.offset,
+                count: 0,
+            },
+            lines_read: 0,
+            stopped_early: false,
+        };
+        let mut line = Vec::new();
+        while page.shown.count < self.limit {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            page.lines_read += 1;
+            if page.lines_read < self.offset {
+                continue;
+            }
+            let numbered = format!("{:>6}\t{}\n", page.lines_read, display_line(&line));
+            if !page.body.is_empty() && page.body.len() + numbered.len() > MAX_PAGE_BYTES {
+                page.stopped_early = true;
+                break;
+            }
+            page.body.push_str(&numbered);
+            page.shown.count += 1;
+        }
+        Ok(page)
+    }
+
+    fn render(&self, page: Collected, total: u64) -> ToolOutput {
+        let name = &self.shown_as;
+        let Collected {
+            body,
+            shown,
+            stopped_early,
+            ..
+        } = page;
+        if shown.count == 0 {
+            return ToolOutput::error(format!(
+                "offset {} is past the end of {name}, which has {total} lines",
+                self.offset
+            ));
+        }
+        let last = shown.first + shown.count - 1;
+        let mut text = body;
+        if last < total {
+            let why = if stopped_early {
+                format!(" (the page stopped at {MAX_PAGE_BYTES} bytes)")
+            } else {
+                String::new()
+            };
+            text.push_str(&format!(
+                "\n[showing lines {}-{last} of {total}{why}; call read_file with offset={} to \
+                 read more]",
+                shown.first,
+                last + 1
+            ));
+        } else if shown.first > 1 {
+            text.push_str(&format!(
+                "\n[showing lines {}-{last} of {total}; end of file]",
+                shown.first
+            ));
+        }
+        ToolOutput::ok(text)
+    }
+}
+
+/// What [`Page::collect_page`] gathered.
+struct Collected {
+    /// The numbered lines.
+    body: String,
+    shown: Shown,
+    /// Lines consumed from the file, shown or not.
+    lines_read: u64,
+    /// Whether the byte budget ended the page before `limit`.
+    stopped_early: bool,
+}
+
+/// The lines a page shows: `count` lines from line `first`.
+#[derive(Debug, Clone, Copy)]
+struct Shown {
+    first: u64,
+    count: u64,
+}
+
+/// A line without its line ending, invalid UTF-8 replaced, cut at [`MAX_LINE_CHARS`].
+fn display_line(raw: &[u8]) -> String {
+    let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let text = String::from_utf8_lossy(raw);
+    match text.char_indices().nth(MAX_LINE_CHARS) {
+        None => text.into_owned(),
+        Some((cut, _)) => format!(
+            "{} [... line cut: {} characters in all]",
+            &text[..cut],
+            text.chars().count()
+        ),
+    }
+}
+
+/// Counts the remaining lines (a last line without a newline counts).
+fn count_lines(reader: &mut impl BufRead) -> io::Result<u64> {
+    let mut lines = 0u64;
+    let mut ends_open = false;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        lines += buf.iter().filter(|b| **b == b'\n').count() as u64;
+        ends_open = buf.last() != Some(&b'\n');
+        let len = buf.len();
+        reader.consume(len);
+    }
+    Ok(lines + u64::from(ends_open))
+}
+
+/// Binary when the sample has a NUL byte or more than a tenth of it is invalid UTF-8.
+fn looks_binary(sample: &[u8]) -> bool {
+    if sample.contains(&0) {
+        return true;
+    }
+    let mut invalid = 0usize;
+    let mut rest = sample;
+    while let Err(e) = std::str::from_utf8(rest) {
+        match e.error_len() {
+            Some(len) => {
+                invalid += len;
+                rest = &rest[e.valid_up_to() + len..];
+            }
+            None => break, // cut mid-character at the end of the sample
+        }
+    }
+    invalid * 10 > sample.len()
+}
+
+/// The image format of a file, from its extension or its first bytes.
+fn image_kind(path: &Path, head: &[u8]) -> Option<&'static str> {
+    let magic: [(&[u8], &str); 5] = [
+        (b"\x89PNG\r\n\x1a\n", "PNG"),
+        (b"\xff\xd8\xff", "JPEG"),
+        (b"GIF87a", "GIF"),
+        (b"GIF89a", "GIF"),
+        (b"\x00\x00\x01\x00", "ICO"),
+    ];
+    if let Some((_, kind)) = magic.iter().find(|(m, _)| head.starts_with(m)) {
+        return Some(kind);
+    }
+    if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WEBP") {
+        return Some("WebP");
+    }
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "png" => Some("PNG"),
+        "jpg" | "jpeg" => Some("JPEG"),
+        "gif" => Some("GIF"),
+        "webp" => Some("WebP"),
+        "bmp" => Some("BMP"),
+        "ico" => Some("ICO"),
+        "tif" | "tiff" => Some("TIFF"),
+        "heic" | "avif" => Some("HEIC/AVIF"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[path = "read_file_tests.rs"]
+mod tests;

@@ -1,0 +1,156 @@
+//! The tool registry: the tools a session offers, argument validation and dispatch.
+
+use std::sync::Arc;
+
+use jsonschema::Validator;
+use rein_protocol::ToolSpec;
+use serde_json::Value;
+
+use crate::{Effect, Tool, ToolContext, ToolOutput};
+
+/// Most validation problems listed in one error result; the model fixes a few at a time.
+const MAX_REPORTED_PROBLEMS: usize = 5;
+
+/// One registered tool with its spec and its compiled argument validator.
+struct Entry {
+    tool: Arc<dyn Tool>,
+    spec: ToolSpec,
+    /// `Err` holds why the tool's own schema does not compile (a bug in the tool).
+    validator: Result<Validator, String>,
+}
+
+/// The tools offered to the model, in registration order.
+///
+/// [`ToolRegistry::call`] validates the arguments against the tool's schema before the tool
+/// runs; unknown tools and invalid arguments come back as error results the model can act on.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+/// let registry = ToolRegistry::builtin();
+/// assert_eq!(registry.names(), ["bash", "read_file"]);
+/// let ctx = ToolContext {
+///     guard: WorkspaceGuard::new(&std::env::temp_dir())?,
+///     cancel: Default::default(),
+/// };
+/// let out = registry.call("bash", serde_json::json!({}), &ctx).await;
+/// assert!(out.is_error);
+/// assert_eq!(out.text, "invalid arguments for bash: \"command\" is a required property");
+/// # Ok(()) }
+/// ```
+#[derive(Default)]
+pub struct ToolRegistry {
+    entries: Vec<Entry>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .finish()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The built-in tools: `bash` and `read_file`.
+    pub fn builtin() -> Self {
+        let mut registry = Self::new();
+        registry.register(crate::typed(crate::Bash::new()));
+        registry.register(crate::typed(crate::ReadFile));
+        registry
+    }
+
+    /// Adds a tool; a tool with the same name is replaced in place.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        let spec = tool.spec();
+        let validator = jsonschema::validator_for(&spec.input_schema).map_err(|e| e.to_string());
+        let entry = Entry {
+            tool,
+            spec,
+            validator,
+        };
+        match self
+            .entries
+            .iter_mut()
+            .find(|e| e.spec.name == entry.spec.name)
+        {
+            Some(existing) => *existing = entry,
+            None => self.entries.push(entry),
+        }
+    }
+
+    /// The specs of all tools, in registration order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.entries.iter().map(|e| e.spec.clone()).collect()
+    }
+
+    /// The names of all tools, in registration order.
+    pub fn names(&self) -> Vec<String> {
+        self.entries.iter().map(|e| e.spec.name.clone()).collect()
+    }
+
+    /// The effect of calling `name` with `args`; [`Effect::Mutating`] for unknown tools.
+    pub fn effect(&self, name: &str, args: &Value) -> Effect {
+        self.entry(name)
+            .map_or(Effect::Mutating, |e| e.tool.effect(args))
+    }
+
+    /// Validates `args` against the tool's schema, then runs the tool. Unknown tools and
+    /// invalid arguments give error results naming what to fix.
+    pub async fn call(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolOutput {
+        let Some(entry) = self.entry(name) else {
+            return ToolOutput::error(format!(
+                "unknown tool {name:?}; available tools: {}",
+                self.names().join(", ")
+            ));
+        };
+        match &entry.validator {
+            Ok(validator) => {
+                if let Some(problems) = validation_problems(validator, &args) {
+                    return ToolOutput::error(format!("invalid arguments for {name}: {problems}"));
+                }
+            }
+            Err(e) => {
+                return ToolOutput::error(format!(
+                    "tool {name} cannot be called: its argument schema is invalid ({e})"
+                ));
+            }
+        }
+        entry.tool.call(args, ctx).await
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.spec.name == name)
+    }
+}
+
+/// The validation errors of `args`, joined with `; `, each prefixed with where it is when
+/// that is not the top level; `None` when valid.
+fn validation_problems(validator: &Validator, args: &Value) -> Option<String> {
+    let mut problems: Vec<String> = Vec::new();
+    let mut total = 0;
+    for error in validator.iter_errors(args) {
+        total += 1;
+        if problems.len() < MAX_REPORTED_PROBLEMS {
+            let at = error.instance_path().to_string();
+            problems.push(if at.is_empty() {
+                error.to_string()
+            } else {
+                format!("at {at}: {error}")
+            });
+        }
+    }
+    if total == 0 {
+        return None;
+    }
+    if total > problems.len() {
+        problems.push(format!("and {} more", total - problems.len()));
+    }
+    Some(problems.join("; "))
+}

@@ -1,0 +1,225 @@
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use rein_tools::{Bash, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::support::{Workspace, assert_all_die, pids};
+
+#[tokio::test]
+async fn echo_returns_its_output() {
+    let ws = Workspace::new();
+    let out = ws.call("bash", json!({"command": "echo hello"})).await;
+    assert_eq!(out, ToolOutput::ok("hello\n"));
+}
+
+#[tokio::test]
+async fn silent_success_says_there_was_no_output() {
+    let ws = Workspace::new();
+    let out = ws.call("bash", json!({"command": "true"})).await;
+    assert_eq!(out, ToolOutput::ok("(no output)"));
+}
+
+#[tokio::test]
+async fn non_zero_exit_is_an_error_with_the_code_and_the_output() {
+    let ws = Workspace::new();
+    let out = ws
+        .call("bash", json!({"command": "echo before; exit 3"}))
+        .await;
+    assert_eq!(out, ToolOutput::error("before\n[exit code 3]"));
+}
+
+#[tokio::test]
+async fn exit_code_is_the_last_commands_even_after_cd() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.root.join("sub")).unwrap();
+    let out = ws.call("bash", json!({"command": "cd sub && false"})).await;
+    assert_eq!(out, ToolOutput::error("[exit code 1]"));
+}
+
+#[tokio::test]
+async fn stderr_is_captured_in_order_with_stdout() {
+    let ws = Workspace::new();
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": "echo one; echo two >&2; echo three; echo four >&2"}),
+        )
+        .await;
+    assert_eq!(out, ToolOutput::ok("one\ntwo\nthree\nfour\n"));
+}
+
+#[tokio::test]
+async fn stdin_is_closed() {
+    let ws = Workspace::new();
+    let out = ws.call("bash", json!({"command": "cat; echo done"})).await;
+    assert_eq!(out, ToolOutput::ok("done\n"));
+}
+
+#[tokio::test]
+async fn timeout_kills_the_whole_process_group() {
+    let ws = Workspace::new();
+    let started = Instant::now();
+    let out = ws
+        .call(
+            "bash",
+            json!({
+                "command": "sleep 100 & echo bg=$!; sh -c 'echo fg=$$; exec sleep 100'",
+                "timeout_ms": 500
+            }),
+        )
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5), "{out:?}");
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .ends_with("[timed out after 0.5 s; the command and its child processes were killed]"),
+        "{}",
+        out.text
+    );
+    let (bg, fg) = (pids(&out.text, "bg"), pids(&out.text, "fg"));
+    assert_eq!((bg.len(), fg.len()), (1, 1), "{}", out.text);
+    assert_all_die(&[bg[0], fg[0]]).await;
+}
+
+#[tokio::test]
+async fn cancellation_kills_the_process_group_and_says_interrupted() {
+    let ws = Workspace::new();
+    let cancel = ws.ctx.cancel.clone();
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": "sleep 100 & echo bg=$!; echo started; sleep 100"}),
+        )
+        .await;
+    canceller.await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(out.is_error);
+    assert!(out.text.contains("started\n"), "{}", out.text);
+    assert!(
+        out.text.ends_with(
+            "[interrupted by the user; the command and its child processes were killed]"
+        ),
+        "{}",
+        out.text
+    );
+    assert_all_die(&pids(&out.text, "bg")).await;
+}
+
+#[tokio::test]
+async fn background_child_holding_the_pipe_does_not_hang_the_call() {
+    let ws = Workspace::new();
+    let started = Instant::now();
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": "sleep 30 & echo bg=$!; echo done", "timeout_ms": 20000}),
+        )
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5), "{out:?}");
+    assert!(!out.is_error, "{out:?}");
+    assert!(out.text.ends_with("done\n"), "{}", out.text);
+    // Left running by design (a server started with `&`); clean up after the test.
+    for pid in pids(&out.text, "bg") {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+}
+
+#[tokio::test]
+async fn working_directory_persists_across_calls() {
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.root.join("sub/deeper")).unwrap();
+    let first = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(first, ToolOutput::ok(format!("{}\n", ws.root.display())));
+    let cd = ws.call("bash", json!({"command": "cd sub"})).await;
+    assert_eq!(cd, ToolOutput::ok("(no output)"));
+    let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(
+        pwd,
+        ToolOutput::ok(format!("{}\n", ws.root.join("sub").display()))
+    );
+    let failed = ws
+        .call("bash", json!({"command": "cd deeper; exit 4"}))
+        .await;
+    assert!(failed.is_error);
+    let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(
+        pwd,
+        ToolOutput::ok(format!("{}\n", ws.root.join("sub/deeper").display()))
+    );
+}
+
+#[tokio::test]
+async fn cd_outside_the_workspace_is_not_carried_over() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.root.join("sub")).unwrap();
+    ws.call("bash", json!({"command": "cd sub"})).await;
+    let outside = ws.outside.display().to_string();
+    let out = ws
+        .call("bash", json!({"command": format!("cd {outside} && pwd")}))
+        .await;
+    assert_eq!(
+        out,
+        ToolOutput::ok(format!(
+            "{outside}\n[note: the command ended in {outside}, outside the workspace; \
+             the working directory stays sub]"
+        ))
+    );
+    let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(
+        pwd,
+        ToolOutput::ok(format!("{}\n", ws.root.join("sub").display()))
+    );
+}
+
+#[tokio::test]
+async fn removed_working_directory_falls_back_to_the_root_with_a_note() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.root.join("gone")).unwrap();
+    ws.call("bash", json!({"command": "cd gone"})).await;
+    std::fs::remove_dir(ws.root.join("gone")).unwrap();
+    let out = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(
+        out,
+        ToolOutput::ok(format!(
+            "{}\n[note: the working directory gone no longer exists; ran in the workspace root]",
+            ws.root.display()
+        ))
+    );
+}
+
+#[tokio::test]
+async fn long_output_keeps_head_and_tail() {
+    let ws = Workspace::new();
+    let out = ws.call("bash", json!({"command": "seq 1 100000"})).await;
+    assert!(!out.is_error);
+    assert!(out.text.starts_with("1\n2\n3\n"), "{}", &out.text[..50]);
+    assert!(out.text.ends_with("99999\n100000\n"));
+    // seq 1 100000 prints 588895 bytes; 30000 are kept.
+    assert!(out.text.contains("\n[... 558895 bytes omitted ...]\n"));
+    assert!(out.text.len() < 30_100);
+}
+
+#[tokio::test]
+async fn output_limit_is_configurable() {
+    let ws = Workspace::new();
+    let bash = Bash::with_output_limit(10);
+    let ctx = ToolContext {
+        guard: WorkspaceGuard::new(&ws.root).unwrap(),
+        cancel: CancellationToken::new(),
+    };
+    let args = serde_json::from_value(json!({"command": "printf 0123456789abcdefghij"})).unwrap();
+    let out = bash.run(args, &ctx).await;
+    assert_eq!(
+        out,
+        ToolOutput::ok("01234\n[... 10 bytes omitted ...]\nfghij")
+    );
+}

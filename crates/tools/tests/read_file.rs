@@ -1,0 +1,179 @@
+use pretty_assertions::assert_eq;
+use rein_tools::ToolOutput;
+use serde_json::json;
+
+use crate::support::Workspace;
+
+fn numbered(range: std::ops::RangeInclusive<u32>) -> String {
+    range.map(|i| format!("{i:>6}\tline {i}\n")).collect()
+}
+
+fn file_of_lines(n: u32) -> String {
+    (1..=n).map(|i| format!("line {i}\n")).collect()
+}
+
+#[tokio::test]
+async fn lines_are_numbered_like_cat_n() {
+    let ws = Workspace::new();
+    ws.write("src/a.rs", "fn main() {\r\n    println!();\n}");
+    let out = ws.call("read_file", json!({"path": "src/a.rs"})).await;
+    assert_eq!(
+        out,
+        ToolOutput::ok("     1\tfn main() {\n     2\t    println!();\n     3\t}\n")
+    );
+}
+
+#[tokio::test]
+async fn absolute_paths_inside_the_workspace_are_read() {
+    let ws = Workspace::new();
+    let path = ws.write("a.txt", "x\n");
+    let out = ws
+        .call("read_file", json!({"path": path.display().to_string()}))
+        .await;
+    assert_eq!(out, ToolOutput::ok("     1\tx\n"));
+}
+
+#[tokio::test]
+async fn offset_and_limit_page_and_state_the_total() {
+    let ws = Workspace::new();
+    ws.write("big.txt", file_of_lines(10));
+    let out = ws
+        .call(
+            "read_file",
+            json!({"path": "big.txt", "offset": 3, "limit": 4}),
+        )
+        .await;
+    assert_eq!(
+        out,
+        ToolOutput::ok(format!(
+            "{}\n[showing lines 3-6 of 10; call read_file with offset=7 to read more]",
+            numbered(3..=6)
+        ))
+    );
+    let last = ws
+        .call("read_file", json!({"path": "big.txt", "offset": 7}))
+        .await;
+    assert_eq!(
+        last,
+        ToolOutput::ok(format!(
+            "{}\n[showing lines 7-10 of 10; end of file]",
+            numbered(7..=10)
+        ))
+    );
+}
+
+#[tokio::test]
+async fn default_limit_is_2000_lines() {
+    let ws = Workspace::new();
+    ws.write("big.txt", file_of_lines(2500));
+    let out = ws.call("read_file", json!({"path": "big.txt"})).await;
+    assert!(!out.is_error);
+    assert!(out.text.starts_with(&numbered(1..=3)));
+    assert!(out.text.ends_with(&format!(
+        "{}\n[showing lines 1-2000 of 2500; call read_file with offset=2001 to read more]",
+        numbered(2000..=2000)
+    )));
+}
+
+#[tokio::test]
+async fn offset_past_the_end_is_an_error_stating_the_length() {
+    let ws = Workspace::new();
+    ws.write("a.txt", file_of_lines(3));
+    let out = ws
+        .call("read_file", json!({"path": "a.txt", "offset": 10}))
+        .await;
+    assert_eq!(
+        out,
+        ToolOutput::error("offset 10 is past the end of a.txt, which has 3 lines")
+    );
+}
+
+#[tokio::test]
+async fn long_lines_are_cut_with_a_marker() {
+    let ws = Workspace::new();
+    ws.write("wide.txt", format!("short\n{}\n", "é".repeat(3000)));
+    let out = ws.call("read_file", json!({"path": "wide.txt"})).await;
+    assert_eq!(
+        out,
+        ToolOutput::ok(format!(
+            "     1\tshort\n     2\t{} [... line cut: 3000 characters in all]\n",
+            "é".repeat(2000)
+        ))
+    );
+}
+
+#[tokio::test]
+async fn huge_pages_stop_at_the_byte_budget_and_say_where_to_continue() {
+    let ws = Workspace::new();
+    let line = "y".repeat(1000);
+    ws.write("wide.txt", format!("{line}\n").repeat(300));
+    let out = ws.call("read_file", json!({"path": "wide.txt"})).await;
+    assert!(!out.is_error);
+    assert!(out.text.len() <= 100_200, "{}", out.text.len());
+    assert!(
+        out.text.ends_with(
+            "\n[showing lines 1-99 of 300 (the page stopped at 100000 bytes); \
+             call read_file with offset=100 to read more]"
+        ),
+        "{}",
+        &out.text[out.text.len() - 200..]
+    );
+}
+
+#[tokio::test]
+async fn empty_file_says_it_is_empty() {
+    let ws = Workspace::new();
+    ws.write("empty.txt", "");
+    let out = ws.call("read_file", json!({"path": "empty.txt"})).await;
+    assert_eq!(out, ToolOutput::ok("(the file empty.txt is empty)"));
+}
+
+#[tokio::test]
+async fn binary_files_and_images_are_refused() {
+    let ws = Workspace::new();
+    ws.write("blob.bin", b"\x7fELF\x02\x01\x01\x00\x00\x00");
+    ws.write("logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    let bin = ws.call("read_file", json!({"path": "blob.bin"})).await;
+    assert_eq!(
+        bin,
+        ToolOutput::error(
+            "blob.bin looks like a binary file (10 bytes); read_file shows text files only \
+             (bash `file blob.bin` or `xxd blob.bin | head` can inspect it)"
+        )
+    );
+    let png = ws.call("read_file", json!({"path": "logo.png"})).await;
+    assert_eq!(
+        png,
+        ToolOutput::error("logo.png is an image (PNG, 16 bytes); read_file cannot show images yet")
+    );
+}
+
+#[tokio::test]
+async fn missing_file_and_directory_are_errors_naming_the_path() {
+    let ws = Workspace::new();
+    ws.write("src/lib.rs", "");
+    let missing = ws.call("read_file", json!({"path": "src/nope.rs"})).await;
+    assert_eq!(missing, ToolOutput::error("file not found: src/nope.rs"));
+    let dir = ws.call("read_file", json!({"path": "src"})).await;
+    assert_eq!(
+        dir,
+        ToolOutput::error("src is a directory, not a file; to list it use glob or bash `ls src`")
+    );
+}
+
+#[tokio::test]
+async fn paths_escaping_the_workspace_are_refused() {
+    let ws = Workspace::new();
+    std::fs::write(ws.outside.join("secret.txt"), "s3cret\n").unwrap();
+    std::os::unix::fs::symlink(&ws.outside, ws.root.join("link")).unwrap();
+    for path in ["../outside/secret.txt", "link/secret.txt"] {
+        let out = ws.call("read_file", json!({"path": path})).await;
+        assert_eq!(
+            out,
+            ToolOutput::error(format!(
+                "path {path} is outside the workspace {}; only paths inside the workspace are allowed",
+                ws.root.display()
+            ))
+        );
+    }
+}

@@ -1,0 +1,122 @@
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pretty_assertions::assert_eq;
+use rein_protocol::ToolSpec;
+use rein_tools::{Effect, Tool, ToolContext, ToolOutput, ToolRegistry};
+use serde_json::{Value, json};
+
+use crate::support::Workspace;
+
+#[test]
+fn builtin_registers_bash_and_read_file_in_order() {
+    let registry = ToolRegistry::builtin();
+    assert_eq!(registry.names(), ["bash", "read_file"]);
+    let specs = registry.specs();
+    assert_eq!(specs.len(), 2);
+    for spec in &specs {
+        assert_eq!(spec.input_schema["type"], "object", "{}", spec.name);
+        assert!(!spec.description.is_empty());
+    }
+    assert_eq!(specs[0].input_schema["required"], json!(["command"]));
+    assert_eq!(specs[1].input_schema["required"], json!(["path"]));
+}
+
+#[test]
+fn effects_come_from_the_tool_and_unknown_tools_are_mutating() {
+    let registry = ToolRegistry::builtin();
+    let read = json!({"path": "a"});
+    assert_eq!(registry.effect("read_file", &read), Effect::ReadOnly);
+    assert_eq!(
+        registry.effect("bash", &json!({"command": "ls"})),
+        Effect::Mutating
+    );
+    assert_eq!(registry.effect("nope", &read), Effect::Mutating);
+}
+
+#[tokio::test]
+async fn unknown_tool_is_an_error_naming_the_available_tools() {
+    let ws = Workspace::new();
+    let out = ws.call("edit", json!({})).await;
+    assert_eq!(
+        out,
+        ToolOutput::error("unknown tool \"edit\"; available tools: bash, read_file")
+    );
+}
+
+#[tokio::test]
+async fn schema_violations_name_the_field_and_the_problem() {
+    let ws = Workspace::new();
+    let cases = [
+        (
+            "bash",
+            json!({}),
+            "invalid arguments for bash: \"command\" is a required property",
+        ),
+        (
+            "bash",
+            json!({"command": 42}),
+            "invalid arguments for bash: at /command: 42 is not of type \"string\"",
+        ),
+        (
+            "read_file",
+            json!({"path": "a", "offset": "ten"}),
+            "invalid arguments for read_file: at /offset: \"ten\" is not of types \"null\", \"integer\"",
+        ),
+        (
+            "read_file",
+            json!(null),
+            "invalid arguments for read_file: null is not of type \"object\"",
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        let out = ws.call(tool, args.clone()).await;
+        assert_eq!(out, ToolOutput::error(expected), "{tool} {args}");
+    }
+}
+
+/// Records the arguments it was called with.
+struct Probe;
+
+#[async_trait]
+impl Tool for Probe {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "probe".into(),
+            description: "test".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer", "maximum": 3}},
+                "required": ["n"]
+            }),
+        }
+    }
+    fn effect(&self, _args: &Value) -> Effect {
+        Effect::ReadOnly
+    }
+    async fn call(&self, args: Value, _ctx: &ToolContext) -> ToolOutput {
+        ToolOutput::ok(format!("called with {args}"))
+    }
+}
+
+#[tokio::test]
+async fn valid_arguments_reach_the_tool_and_invalid_ones_do_not() {
+    let ws = Workspace::new();
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Probe));
+    let ok = registry.call("probe", json!({"n": 2}), &ws.ctx).await;
+    assert_eq!(ok, ToolOutput::ok("called with {\"n\":2}"));
+    let bad = registry.call("probe", json!({"n": 9}), &ws.ctx).await;
+    assert_eq!(
+        bad,
+        ToolOutput::error("invalid arguments for probe: at /n: 9 is greater than the maximum of 3")
+    );
+}
+
+#[test]
+fn registering_a_tool_twice_replaces_it_in_place() {
+    let mut registry = ToolRegistry::builtin();
+    registry.register(Arc::new(Probe));
+    registry.register(rein_tools::typed(rein_tools::Bash::new()));
+    assert_eq!(registry.names(), ["bash", "read_file", "probe"]);
+}

@@ -1,0 +1,83 @@
+//! A temp workspace with a registry of the built-in tools.
+
+use std::path::{Path, PathBuf};
+
+use rein_tools::{ToolContext, ToolOutput, ToolRegistry, WorkspaceGuard};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// A temp directory holding the workspace `ws` (and room for things outside it).
+pub struct Workspace {
+    _dir: tempfile::TempDir,
+    /// The canonical workspace root.
+    pub root: PathBuf,
+    /// A canonical directory next to the workspace, outside it.
+    pub outside: PathBuf,
+    pub registry: ToolRegistry,
+    pub ctx: ToolContext,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("ws");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let ctx = ToolContext {
+            guard: WorkspaceGuard::new(&root).unwrap(),
+            cancel: CancellationToken::new(),
+        };
+        Self {
+            _dir: dir,
+            root,
+            outside,
+            registry: ToolRegistry::builtin(),
+            ctx,
+        }
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    pub async fn call(&self, tool: &str, args: Value) -> ToolOutput {
+        self.registry.call(tool, args, &self.ctx).await
+    }
+}
+
+/// Whether a process is gone (or a zombie nobody reaps yet, which is dead all the same).
+pub fn process_is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")) {
+        Err(_) => true,
+        // "pid (comm) S ..." — the state follows the last ')'.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+    }
+}
+
+/// Waits (up to 5 s) for every pid to die.
+pub async fn assert_all_die(pids: &[u32]) {
+    for _ in 0..100 {
+        if pids.iter().all(|pid| process_is_dead(*pid)) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let alive: Vec<_> = pids.iter().filter(|p| !process_is_dead(**p)).collect();
+    panic!("processes still alive: {alive:?}");
+}
+
+/// The numbers after `key=` in the text, e.g. `pids(out, "pid")` for lines `pid=123`.
+pub fn pids(text: &str, key: &str) -> Vec<u32> {
+    let prefix = format!("{key}=");
+    text.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .map(|n| n.trim().parse().unwrap())
+        .collect()
+}
