@@ -35,7 +35,8 @@ async fn unreachable_server_fails_with_exit_code_1_naming_the_url() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("connection refused"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 #[tokio::test]

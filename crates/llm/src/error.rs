@@ -17,8 +17,12 @@ pub enum LlmErrorKind {
     Server,
     /// Other 4xx: the provider's message says why.
     BadRequest,
-    /// Could not connect, or the connection broke.
+    /// The connection timed out, was reset, or broke before any output (retried).
     Connection,
+    /// Nothing listens at the address (connection refused) or the host name does not resolve:
+    /// retrying would not help, so the failure is reported at once (a local server that is not
+    /// running, a wrong port, a typo in the base URL).
+    Unreachable,
     /// No data arrived on the stream for the idle timeout.
     IdleTimeout,
     /// The provider sent something that does not follow its protocol, or the stream ended

@@ -312,18 +312,37 @@ impl<P: WireProtocol> Attempts<P> {
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> LlmError {
-        let what = if error.is_connect() {
-            "cannot connect to"
+        let url = &self.inner.url;
+        // reqwest's own top line repeats the URL; the causes say what went wrong.
+        let causes =
+            std::error::Error::source(error).map_or_else(|| error.to_string(), error_chain);
+        let (kind, message) = if is_refused(error) {
+            (
+                LlmErrorKind::Unreachable,
+                format!("cannot connect to {url}: connection refused (is the server running?)"),
+            )
+        } else if error.is_connect() && causes.contains("dns error") {
+            (
+                LlmErrorKind::Unreachable,
+                format!("cannot connect to {url}: the host name does not resolve ({causes})"),
+            )
+        } else if error.is_connect() {
+            (
+                LlmErrorKind::Connection,
+                format!("cannot connect to {url}: {causes}"),
+            )
         } else if error.is_body() || error.is_decode() {
-            "connection broke while streaming from"
+            (
+                LlmErrorKind::Connection,
+                format!("connection broke while streaming from {url}: {causes}"),
+            )
         } else {
-            "request failed:"
+            (
+                LlmErrorKind::Connection,
+                format!("request to {url} failed: {causes}"),
+            )
         };
-        LlmError::new(
-            LlmErrorKind::Connection,
-            self.provider(),
-            format!("{what} {}: {}", self.inner.url, error_chain(error)),
-        )
+        LlmError::new(kind, self.provider(), message)
     }
 }
 
@@ -333,6 +352,20 @@ fn request_id(headers: &HeaderMap) -> Option<String> {
         .iter()
         .find_map(|name| headers.get(*name)?.to_str().ok())
         .map(str::to_string)
+}
+
+/// Whether the connection was refused: nothing listens at the address.
+fn is_refused(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// An error and its causes, innermost last ("connection refused" is usually at the bottom).

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use crate::LlmError;
 
-/// Exponential backoff with jitter for retryable failures (429, 5xx, 529, connection errors).
+/// Exponential backoff with jitter for retryable failures (429, 5xx, 529, connection errors
+/// other than a refused connection).
 ///
 /// The wait before retry `n` (1-based) is `base_delay * 2^(n-1)`, capped at `max_delay`, then
 /// scaled by a random factor in `[0.5, 1.0)` so that many clients do not retry in lockstep. A
@@ -135,6 +136,7 @@ mod tests {
             LlmErrorKind::ContextLength,
             LlmErrorKind::Protocol,
             LlmErrorKind::IdleTimeout,
+            LlmErrorKind::Unreachable,
         ] {
             assert_eq!(policy.delay_for(1, &error(kind, None), &mut rng), None);
         }

@@ -193,7 +193,7 @@ async fn a_silent_stream_fails_with_an_idle_timeout() {
 }
 
 #[tokio::test]
-async fn connection_refused_is_a_connection_error_naming_the_url() {
+async fn connection_refused_fails_at_once_naming_the_url() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
@@ -201,12 +201,42 @@ async fn connection_refused_is_a_connection_error_naming_the_url() {
     let base = format!("http://127.0.0.1:{port}/v1");
     let client = connect(config(ProviderKind::OpenaiChat, base.clone()));
     let outcome = run(client.as_ref(), hello()).await;
-    assert_eq!(outcome.retries().len(), 2, "connection errors are retried");
+    assert_eq!(
+        outcome.retries().len(),
+        0,
+        "nothing listens: retrying cannot help"
+    );
     let err = outcome.error();
-    assert_eq!(err.kind, LlmErrorKind::Connection);
+    assert_eq!(err.kind, LlmErrorKind::Unreachable);
+    assert!(
+        err.message.contains("connection refused"),
+        "{}",
+        err.message
+    );
     assert!(
         err.message.contains(&format!("{base}/chat/completions")),
         "{}",
         err.message
     );
+}
+
+#[tokio::test]
+async fn a_connection_dropped_before_the_answer_is_retried() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = std::sync::Arc::clone(&accepted);
+    tokio::spawn(async move {
+        // Accepts each connection and closes it without answering.
+        while let Ok((socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(socket);
+        }
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let client = connect(config(ProviderKind::Anthropic, base));
+    let outcome = run(client.as_ref(), hello()).await;
+    assert_eq!(outcome.retries().len(), 2, "a broken connection is retried");
+    assert_eq!(outcome.error().kind, LlmErrorKind::Connection);
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
