@@ -193,7 +193,10 @@ impl Agent {
                 };
             let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
             summary.usage.add(&response.usage);
-            summary.cost_usd = summary.cost_usd.zip(cost).map(|(a, b)| a + b);
+            summary.cost_usd = summary
+                .cost_usd
+                .zip(cost)
+                .map(|(a, b)| rein_llm::round_cost(a + b));
             let _ = events.send(Event::Usage {
                 usage: response.usage,
                 cost_usd: cost,

@@ -51,7 +51,7 @@ mod sse;
 pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
 pub use error::{LlmError, LlmErrorKind};
-pub use pricing::{ModelPrice, cost_usd, price};
+pub use pricing::{ModelPrice, cost_usd, price, round_cost};
 pub use provider::{
     DEFAULT_IDLE_TIMEOUT, ProviderConfig, connect, connect_with, default_base_url, default_key_env,
     infer_provider,

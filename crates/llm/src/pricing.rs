@@ -87,18 +87,36 @@ pub fn price(model: &str) -> Option<ModelPrice> {
 pub fn cost_usd(model: &str, usage: &Usage) -> Option<f64> {
     let price = price(model)?;
     let part = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1_000_000.0;
-    Some(
+    Some(round_cost(
         part(usage.input_tokens, price.input)
             + part(usage.output_tokens, price.output)
             + part(usage.cache_creation_input_tokens, price.cache_write)
             + part(usage.cache_read_input_tokens, price.cache_read),
-    )
+    ))
+}
+
+/// Rounds dollars to a billionth, so sums print as `0.009165`, not `0.009165000000000001`.
+pub fn round_cost(usd: f64) -> f64 {
+    (usd * 1e9).round() / 1e9
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn costs_are_rounded_to_a_billionth_of_a_dollar() {
+        let usage = Usage {
+            input_tokens: 1200,
+            output_tokens: 48,
+            cache_creation_input_tokens: 900,
+            cache_read_input_tokens: 0,
+        };
+        let cost = cost_usd("claude-sonnet-4-5", &usage).unwrap();
+        assert_eq!(serde_json::to_string(&cost).unwrap(), "0.007695");
+        assert_eq!(round_cost(0.007695 + 0.00147).to_string(), "0.009165");
+    }
 
     #[test]
     fn names_match_exactly_or_by_documented_prefix_longest_first() {
