@@ -36,8 +36,8 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let guard = WorkspaceGuard::new(&workspace).map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();
     let ctx = ToolContext {
-        guard,
         cancel: cancel.clone(),
+        ..ToolContext::new(guard)
     };
     let interrupt = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient, ModelRequest};
 use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
-use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+use rein_tools::{OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{self, ToolCall};
@@ -25,6 +25,11 @@ pub struct AgentConfig {
     pub max_turns: u32,
     /// Output token limit per request.
     pub max_tokens: u32,
+    /// Bytes one tool result may put in the transcript.
+    pub output_limit: usize,
+    /// Where over-long tool outputs are saved in full (readable by `read_file`); `None` keeps
+    /// only their head and tail.
+    pub output_dir: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -35,6 +40,8 @@ impl AgentConfig {
             workspace,
             max_turns: 50,
             max_tokens: 8192,
+            output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
+            output_dir: None,
         }
     }
 }
@@ -64,7 +71,8 @@ pub struct Agent {
     system: SystemPrompt,
     transcript: Vec<Message>,
     session_id: String,
-    guard: WorkspaceGuard,
+    /// Guard, locks and output budget shared by every tool call of the session.
+    tool_ctx: ToolContext,
 }
 
 impl Agent {
@@ -78,17 +86,29 @@ impl Agent {
             path: config.workspace.clone(),
             message: e.to_string(),
         })?;
+        let guard = match &config.output_dir {
+            None => guard,
+            Some(dir) => guard
+                .with_read_root(dir)
+                .map_err(|e| EngineError::Workspace {
+                    path: dir.clone(),
+                    message: format!("cannot create the output folder: {e}"),
+                })?,
+        };
         let system = SystemPromptBuilder::new(Environment::detect(guard.root()))
             .tools(tools.names())
             .build();
         Ok(Self {
             client,
             tools,
-            config,
             system,
             transcript: Vec::new(),
             session_id: new_session_id(),
-            guard,
+            tool_ctx: ToolContext {
+                budget: OutputBudget::new(config.output_limit, config.output_dir.clone()),
+                ..ToolContext::new(guard)
+            },
+            config,
         })
     }
 
@@ -122,7 +142,7 @@ impl Agent {
             session_id: self.session_id.clone(),
             provider: self.client.kind().name().to_string(),
             model: self.config.model.clone(),
-            cwd: self.guard.root().display().to_string(),
+            cwd: self.tool_ctx.guard.root().display().to_string(),
             tools: self.tools.names(),
         });
         self.push_user_text(prompt);
@@ -153,8 +173,8 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> RunOutcome {
         let ctx = ToolContext {
-            guard: self.guard.clone(),
             cancel: cancel.clone(),
+            ..self.tool_ctx.clone()
         };
         loop {
             if summary.turns >= self.config.max_turns {

@@ -70,6 +70,8 @@ pub enum GuardError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkspaceGuard {
     root: PathBuf,
+    /// Folders outside the workspace that may be read (e.g. the session's saved outputs).
+    read_roots: Vec<PathBuf>,
 }
 
 impl WorkspaceGuard {
@@ -83,7 +85,44 @@ impl WorkspaceGuard {
         if !canonical.is_dir() {
             return Err(GuardError::RootNotADirectory { root: canonical });
         }
-        Ok(Self { root: canonical })
+        Ok(Self {
+            root: canonical,
+            read_roots: Vec::new(),
+        })
+    }
+
+    /// Also allows reading (not writing) under `dir`, which is created if missing.
+    pub fn with_read_root(mut self, dir: &Path) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        self.read_roots.push(std::fs::canonicalize(dir)?);
+        Ok(self)
+    }
+
+    /// Resolves a path a tool is about to read (see [`WorkspaceGuard::resolve`]); the extra
+    /// read roots are allowed too.
+    pub fn resolve_read(&self, path: &str) -> Result<PathBuf, GuardError> {
+        match self.resolve(path) {
+            Err(GuardError::Outside { path, root }) => {
+                let resolved = resolve_physical(&self.root.join(&path)).map_err(|source| {
+                    GuardError::Resolve {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+                if self.read_roots.iter().any(|r| resolved.starts_with(r)) {
+                    Ok(resolved)
+                } else {
+                    Err(GuardError::Outside { path, root })
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Resolves a path a tool is about to create, change or delete (see
+    /// [`WorkspaceGuard::resolve`]).
+    pub fn resolve_write(&self, path: &str) -> Result<PathBuf, GuardError> {
+        self.resolve(path)
     }
 
     /// The canonical workspace root.

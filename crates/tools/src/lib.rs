@@ -12,13 +12,12 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
-//! use tokio_util::sync::CancellationToken;
 //!
 //! let dir = std::env::temp_dir().join(format!("rein-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
 //! std::fs::write(dir.join("hello.txt"), "hello\nworld\n")?;
 //! let registry = ToolRegistry::builtin();
-//! let ctx = ToolContext { guard: WorkspaceGuard::new(&dir)?, cancel: CancellationToken::new() };
+//! let ctx = ToolContext::new(WorkspaceGuard::new(&dir)?);
 //! let args = serde_json::json!({"path": "hello.txt"});
 //! let out = registry.call("read_file", args, &ctx).await;
 //! assert_eq!(out.text, "     1\thello\n     2\tworld\n");
@@ -27,16 +26,22 @@
 //! ```
 #![deny(missing_docs)]
 
+mod atomic;
 mod bash;
+mod budget;
 mod guard;
+mod locks;
 mod output;
 mod read_file;
 mod registry;
 mod tool;
 mod typed;
 
+pub use atomic::write_atomic;
 pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
+pub use budget::OutputBudget;
 pub use guard::{GuardError, WorkspaceGuard};
+pub use locks::FileLocks;
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;

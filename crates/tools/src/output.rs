@@ -18,18 +18,28 @@ fn omission_marker(omitted: usize) -> String {
 /// `limit / 2` bytes (cut at character boundaries, preferring line boundaries) around a
 /// `[... N bytes omitted ...]` marker.
 pub fn truncate_head_tail(text: &str, limit: usize) -> String {
+    match head_tail_cut(text, limit) {
+        None => text.to_string(),
+        Some((head_end, tail_start)) => {
+            let mut out = String::with_capacity(limit + 40);
+            out.push_str(&text[..head_end]);
+            out.push_str(&omission_marker(tail_start - head_end));
+            out.push_str(&text[tail_start..]);
+            out
+        }
+    }
+}
+
+/// Where to cut `text` to keep at most `limit` bytes of head and tail: `(head_end, tail_start)`,
+/// at character boundaries and preferably at line boundaries; `None` when it fits.
+pub(crate) fn head_tail_cut(text: &str, limit: usize) -> Option<(usize, usize)> {
     if text.len() <= limit {
-        return text.to_string();
+        return None;
     }
     let half = limit / 2;
     let head_end = prefer_line_end(text, floor_char_boundary(text, half));
     let tail_start = prefer_line_start(text, ceil_char_boundary(text, text.len() - half));
-    let tail_start = tail_start.max(head_end);
-    let mut out = String::with_capacity(limit + 40);
-    out.push_str(&text[..head_end]);
-    out.push_str(&omission_marker(tail_start - head_end));
-    out.push_str(&text[tail_start..]);
-    out
+    Some((head_end, tail_start.max(head_end)))
 }
 
 /// Collects a byte stream of unknown length in bounded memory: the first `limit / 2` bytes

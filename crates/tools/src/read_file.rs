@@ -57,7 +57,7 @@ impl TypedTool for ReadFile {
     }
 
     async fn run(&self, args: ReadFileArgs, ctx: &ToolContext) -> ToolOutput {
-        let path = match ctx.guard.resolve(&args.path) {
+        let path = match ctx.guard.resolve_read(&args.path) {
             Ok(path) => path,
             Err(e) => return ToolOutput::error(e.to_string()),
         };

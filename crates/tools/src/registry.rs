@@ -30,10 +30,7 @@ struct Entry {
 /// use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
 /// let registry = ToolRegistry::builtin();
 /// assert_eq!(registry.names(), ["bash", "read_file"]);
-/// let ctx = ToolContext {
-///     guard: WorkspaceGuard::new(&std::env::temp_dir())?,
-///     cancel: Default::default(),
-/// };
+/// let ctx = ToolContext::new(WorkspaceGuard::new(&std::env::temp_dir())?);
 /// let out = registry.call("bash", serde_json::json!({}), &ctx).await;
 /// assert!(out.is_error);
 /// assert_eq!(out.text, "invalid arguments for bash: \"command\" is a required property");
@@ -122,7 +119,8 @@ impl ToolRegistry {
                 ));
             }
         }
-        entry.tool.call(args, ctx).await
+        let output = entry.tool.call(args, ctx).await;
+        ctx.budget.apply(name, output)
     }
 
     fn entry(&self, name: &str) -> Option<&Entry> {

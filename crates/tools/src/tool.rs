@@ -5,7 +5,7 @@ use rein_protocol::ToolSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::WorkspaceGuard;
+use crate::{FileLocks, OutputBudget, WorkspaceGuard};
 
 /// What a call does to the world; drives concurrency and permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +51,24 @@ pub struct ToolContext {
     pub guard: WorkspaceGuard,
     /// Cancelled when the user interrupts the turn; tools stop and clean up promptly.
     pub cancel: CancellationToken,
+    /// Path-level locks shared by every call of the session: take the write lock of a file
+    /// before reading it for a change and keep it until the new contents are in place.
+    pub locks: FileLocks,
+    /// The size limit every result passes, and where over-long output is saved.
+    pub budget: OutputBudget,
+}
+
+impl ToolContext {
+    /// A context for `guard`'s workspace with a fresh cancellation token, its own lock table
+    /// and the default output budget (nothing saved to disk).
+    pub fn new(guard: WorkspaceGuard) -> Self {
+        Self {
+            guard,
+            cancel: CancellationToken::new(),
+            locks: FileLocks::new(),
+            budget: OutputBudget::default(),
+        }
+    }
 }
 
 /// A tool the model can call.

@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use rein_tools::{ToolContext, ToolOutput, ToolRegistry, WorkspaceGuard};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 /// A temp directory holding the workspace `ws` (and room for things outside it).
 pub struct Workspace {
@@ -25,10 +24,7 @@ impl Workspace {
         let outside = base.join("outside");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
-        let ctx = ToolContext {
-            guard: WorkspaceGuard::new(&root).unwrap(),
-            cancel: CancellationToken::new(),
-        };
+        let ctx = ToolContext::new(WorkspaceGuard::new(&root).unwrap());
         Self {
             _dir: dir,
             root,

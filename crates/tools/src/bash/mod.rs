@@ -152,11 +152,11 @@ impl TypedTool for Bash {
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
         let timeout = Duration::from_millis(timeout_ms);
-        let finished =
-            match process::run_in_group(command, timeout, &ctx.cancel, self.output_limit).await {
-                Ok(finished) => finished,
-                Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
-            };
+        let limit = self.output_limit.min(ctx.budget.content_room());
+        let finished = match process::run_in_group(command, timeout, &ctx.cancel, limit).await {
+            Ok(finished) => finished,
+            Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
+        };
         if let Some(note) = self.follow_cwd(&cwd_file.0, &start, &ctx.guard) {
             notes.push(note);
         }
