@@ -9,6 +9,9 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::sensitive::{SensitivePaths, home_dir};
 
 /// How many dangling symlinks one resolution may follow before giving up (like `ELOOP`).
 const MAX_LINK_HOPS: usize = 40;
@@ -47,6 +50,25 @@ pub enum GuardError {
         /// The workspace root.
         root: PathBuf,
     },
+    /// The path is a credential or secret file.
+    #[error(
+        "path {path} is sensitive (it matches {pattern}); rein does not read or write \
+         credentials and secrets"
+    )]
+    Sensitive {
+        /// The path as the tool was given it.
+        path: String,
+        /// The sensitive-path pattern it matches.
+        pattern: String,
+    },
+    /// The path text itself is unusable.
+    #[error("invalid path {path:?}: {reason}")]
+    Invalid {
+        /// The path as given (cut to 200 characters).
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The path could not be resolved (permission denied, symlink loop…).
     #[error("cannot resolve path {path}: {source}")]
     Resolve {
@@ -57,26 +79,38 @@ pub enum GuardError {
     },
 }
 
-/// Resolves tool paths against the workspace root and refuses anything outside it.
+/// Longest path a tool may pass, in bytes (Linux `PATH_MAX`).
+const MAX_PATH_BYTES: usize = 4096;
+/// Longest single path component, in bytes (`NAME_MAX`).
+const MAX_NAME_BYTES: usize = 255;
+
+/// Resolves tool paths against the workspace root and refuses anything outside it or
+/// sensitive.
+///
+/// Every file tool calls [`WorkspaceGuard::resolve_read`] or
+/// [`WorkspaceGuard::resolve_write`] before touching a path; walkers (`glob`, `grep`) check
+/// each entry with [`WorkspaceGuard::sensitive`].
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = std::env::temp_dir();
 /// let guard = rein_tools::WorkspaceGuard::new(&dir)?;
-/// assert!(guard.resolve("src/main.rs")?.starts_with(guard.root()));
-/// assert!(guard.resolve("../../../../etc/passwd").is_err());
+/// assert!(guard.resolve_write("src/main.rs")?.starts_with(guard.root()));
+/// assert!(guard.resolve_read("../../../../etc/passwd").is_err());
+/// assert!(guard.resolve_read(".env").is_err());
 /// # Ok(()) }
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct WorkspaceGuard {
     root: PathBuf,
     /// Folders outside the workspace that may be read (e.g. the session's saved outputs).
     read_roots: Vec<PathBuf>,
+    sensitive: Arc<SensitivePaths>,
 }
 
 impl WorkspaceGuard {
     /// A guard for the workspace at `root`, which must be an existing directory; the root is
-    /// canonicalized.
+    /// canonicalized. Sensitive paths are the default list ([`crate::DEFAULT_SENSITIVE`]).
     pub fn new(root: &Path) -> Result<Self, GuardError> {
         let canonical = std::fs::canonicalize(root).map_err(|source| GuardError::Root {
             root: root.to_path_buf(),
@@ -88,6 +122,7 @@ impl WorkspaceGuard {
         Ok(Self {
             root: canonical,
             read_roots: Vec::new(),
+            sensitive: Arc::new(SensitivePaths::default()),
         })
     }
 
@@ -98,31 +133,10 @@ impl WorkspaceGuard {
         Ok(self)
     }
 
-    /// Resolves a path a tool is about to read (see [`WorkspaceGuard::resolve`]); the extra
-    /// read roots are allowed too.
-    pub fn resolve_read(&self, path: &str) -> Result<PathBuf, GuardError> {
-        match self.resolve(path) {
-            Err(GuardError::Outside { path, root }) => {
-                let resolved = resolve_physical(&self.root.join(&path)).map_err(|source| {
-                    GuardError::Resolve {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-                if self.read_roots.iter().any(|r| resolved.starts_with(r)) {
-                    Ok(resolved)
-                } else {
-                    Err(GuardError::Outside { path, root })
-                }
-            }
-            other => other,
-        }
-    }
-
-    /// Resolves a path a tool is about to create, change or delete (see
-    /// [`WorkspaceGuard::resolve`]).
-    pub fn resolve_write(&self, path: &str) -> Result<PathBuf, GuardError> {
-        self.resolve(path)
+    /// Replaces the sensitive-path list.
+    pub fn with_sensitive(mut self, sensitive: SensitivePaths) -> Self {
+        self.sensitive = Arc::new(sensitive);
+        self
     }
 
     /// The canonical workspace root.
@@ -130,32 +144,39 @@ impl WorkspaceGuard {
         &self.root
     }
 
-    /// Resolves `path` (relative to the root; absolute paths are allowed when they lie inside)
-    /// to a canonical absolute path inside the workspace. The path need not exist.
-    pub fn resolve(&self, path: &str) -> Result<PathBuf, GuardError> {
-        if path.is_empty() {
-            return Err(GuardError::EmptyPath {
-                root: self.root.clone(),
-            });
+    /// Resolves a path a tool is about to read: relative to the root (absolute paths and `~`
+    /// are allowed when they lead inside), `..` and symlinks resolved by the kernel, then
+    /// refused unless it lies in the workspace or an extra read root and is not sensitive.
+    /// The path need not exist.
+    pub fn resolve_read(&self, path: &str) -> Result<PathBuf, GuardError> {
+        let resolved = self.locate(path)?;
+        let readable =
+            self.contains(&resolved) || self.read_roots.iter().any(|r| resolved.starts_with(r));
+        if !readable {
+            return Err(self.outside(path));
         }
-        let resolved =
-            resolve_physical(&self.root.join(path)).map_err(|source| GuardError::Resolve {
-                path: path.to_string(),
-                source,
-            })?;
-        if self.contains(&resolved) {
-            Ok(resolved)
-        } else {
-            Err(GuardError::Outside {
-                path: path.to_string(),
-                root: self.root.clone(),
-            })
+        self.refuse_sensitive(path, resolved)
+    }
+
+    /// Resolves a path a tool is about to create, change or delete, like
+    /// [`WorkspaceGuard::resolve_read`] but only the workspace itself is allowed. A symlink is
+    /// followed, so writing through one that points outside is refused.
+    pub fn resolve_write(&self, path: &str) -> Result<PathBuf, GuardError> {
+        let resolved = self.locate(path)?;
+        if !self.contains(&resolved) {
+            return Err(self.outside(path));
         }
+        self.refuse_sensitive(path, resolved)
     }
 
     /// Whether an already canonical absolute path lies inside the workspace.
     pub fn contains(&self, canonical: &Path) -> bool {
         canonical.starts_with(&self.root)
+    }
+
+    /// The sensitive-path pattern a canonical path matches, if any.
+    pub fn sensitive(&self, canonical: &Path) -> Option<&str> {
+        self.sensitive.matching(canonical, &self.root)
     }
 
     /// `path` as the model should see it: relative to the root when inside (`.` for the root
@@ -165,6 +186,59 @@ impl WorkspaceGuard {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
             Ok(rel) => rel.display().to_string(),
             Err(_) => path.display().to_string(),
+        }
+    }
+
+    /// Checks the text of `path`, expands `~` and resolves it physically.
+    fn locate(&self, path: &str) -> Result<PathBuf, GuardError> {
+        let invalid = |reason: &str| GuardError::Invalid {
+            path: path
+                .chars()
+                .take(200)
+                .collect::<String>()
+                .replace('\0', "\\0"),
+            reason: reason.to_string(),
+        };
+        if path.is_empty() {
+            return Err(GuardError::EmptyPath {
+                root: self.root.clone(),
+            });
+        }
+        if path.contains('\0') {
+            return Err(invalid("it contains a NUL byte"));
+        }
+        if path.len() > MAX_PATH_BYTES {
+            return Err(invalid("it is longer than 4096 bytes"));
+        }
+        if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
+            return Err(invalid("a component is longer than 255 bytes"));
+        }
+        let joined = match (path, path.strip_prefix("~/")) {
+            ("~", _) => home_dir(),
+            (_, Some(rest)) => home_dir().map(|home| home.join(rest)),
+            _ => Some(self.root.join(path)),
+        }
+        .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
+        resolve_physical(&joined).map_err(|source| GuardError::Resolve {
+            path: path.to_string(),
+            source,
+        })
+    }
+
+    fn refuse_sensitive(&self, path: &str, resolved: PathBuf) -> Result<PathBuf, GuardError> {
+        match self.sensitive(&resolved) {
+            Some(pattern) => Err(GuardError::Sensitive {
+                path: path.to_string(),
+                pattern: pattern.to_string(),
+            }),
+            None => Ok(resolved),
+        }
+    }
+
+    fn outside(&self, path: &str) -> GuardError {
+        GuardError::Outside {
+            path: path.to_string(),
+            root: self.root.clone(),
         }
     }
 }

@@ -55,10 +55,17 @@ fn resolves_paths_inside_the_workspace() {
         ("notes.txt/..", f.ws.clone()),
     ];
     for (input, expected) in cases {
-        assert_eq!(&guard.resolve(input).unwrap(), expected, "input {input:?}");
+        assert_eq!(
+            &guard.resolve_read(input).unwrap(),
+            expected,
+            "input {input:?}"
+        );
     }
     let absolute = f.ws.join("src/lib.rs");
-    assert_eq!(guard.resolve(absolute.to_str().unwrap()).unwrap(), absolute);
+    assert_eq!(
+        guard.resolve_read(absolute.to_str().unwrap()).unwrap(),
+        absolute
+    );
 }
 
 #[test]
@@ -79,7 +86,7 @@ fn refuses_paths_outside_the_workspace() {
         secret.to_str().unwrap(),
     ];
     for input in cases {
-        let err = guard.resolve(input).unwrap_err();
+        let err = guard.resolve_read(input).unwrap_err();
         assert!(
             matches!(err, GuardError::Outside { .. }),
             "input {input:?} gave {err:?}"
@@ -91,7 +98,7 @@ fn refuses_paths_outside_the_workspace() {
 fn outside_error_names_the_path_and_the_workspace() {
     let f = fixture();
     let guard = WorkspaceGuard::new(&f.ws).unwrap();
-    let err = guard.resolve("../x").unwrap_err();
+    let err = guard.resolve_read("../x").unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -106,11 +113,11 @@ fn symlink_loop_and_empty_path_are_errors() {
     let f = fixture();
     let guard = WorkspaceGuard::new(&f.ws).unwrap();
     assert!(matches!(
-        guard.resolve("loop_a/x"),
+        guard.resolve_read("loop_a/x"),
         Err(GuardError::Resolve { .. })
     ));
     assert!(matches!(
-        guard.resolve(""),
+        guard.resolve_read(""),
         Err(GuardError::EmptyPath { .. })
     ));
 }

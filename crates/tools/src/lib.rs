@@ -34,6 +34,7 @@ mod locks;
 mod output;
 mod read_file;
 mod registry;
+mod sensitive;
 mod tool;
 mod typed;
 
@@ -45,5 +46,6 @@ pub use locks::FileLocks;
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;
+pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
 pub use tool::{Effect, Tool, ToolContext, ToolOutput};
 pub use typed::{Typed, TypedTool, schema_for, typed};

@@ -1,0 +1,162 @@
+//! Paths no tool may read or write even inside the workspace: credentials and secrets.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+/// The default list (DESIGN.md §3): credential folders in the home directory and `.env` files.
+pub const DEFAULT_SENSITIVE: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.kube",
+    "~/.netrc",
+    "~/.config/gcloud",
+    "~/.docker/config.json",
+    ".env*",
+];
+
+/// A compiled sensitive-path list. A pattern starting with `~/` or `/` names a file or folder
+/// (everything under a folder is sensitive); any other pattern is a glob matched against every
+/// component of a path (`.env*` matches `app/.env.local`).
+#[derive(Debug, Clone)]
+pub struct SensitivePaths {
+    prefixes: Vec<(PathBuf, String)>,
+    names: GlobSet,
+    name_patterns: Vec<String>,
+}
+
+impl Default for SensitivePaths {
+    fn default() -> Self {
+        // The built-in patterns are valid globs.
+        Self::new(DEFAULT_SENSITIVE.iter().copied(), home_dir().as_deref())
+            .unwrap_or_else(|_| Self::empty())
+    }
+}
+
+impl SensitivePaths {
+    /// Compiles `patterns`, expanding `~` to `home` (patterns under `~` are dropped without a
+    /// home directory). An invalid glob is an error naming it.
+    pub fn new<'a>(
+        patterns: impl IntoIterator<Item = &'a str>,
+        home: Option<&Path>,
+    ) -> Result<Self, String> {
+        let mut prefixes = Vec::new();
+        let mut names = GlobSetBuilder::new();
+        let mut name_patterns = Vec::new();
+        for pattern in patterns {
+            let pattern = pattern.trim();
+            if pattern.is_empty() {
+                continue;
+            }
+            if let Some(rest) = pattern.strip_prefix("~/") {
+                if let Some(home) = home {
+                    push_prefix(&mut prefixes, home.join(rest), pattern);
+                }
+            } else if pattern.starts_with('/') {
+                push_prefix(&mut prefixes, PathBuf::from(pattern), pattern);
+            } else {
+                let glob = Glob::new(pattern)
+                    .map_err(|e| format!("invalid sensitive-path pattern {pattern:?}: {e}"))?;
+                names.add(glob);
+                name_patterns.push(pattern.to_string());
+            }
+        }
+        let names = names
+            .build()
+            .map_err(|e| format!("invalid sensitive-path patterns: {e}"))?;
+        Ok(Self {
+            prefixes,
+            names,
+            name_patterns,
+        })
+    }
+
+    /// A list that refuses nothing.
+    pub fn empty() -> Self {
+        Self {
+            prefixes: Vec::new(),
+            names: GlobSet::empty(),
+            name_patterns: Vec::new(),
+        }
+    }
+
+    /// The pattern that makes the canonical `path` sensitive, if any. Name patterns are
+    /// matched against the components below `root` only when `path` lies under it, so a
+    /// workspace that itself sits in a folder called `.envs` is not refused wholesale.
+    pub fn matching(&self, path: &Path, root: &Path) -> Option<&str> {
+        if let Some((_, pattern)) = self.prefixes.iter().find(|(p, _)| path.starts_with(p)) {
+            return Some(pattern);
+        }
+        let relative = path.strip_prefix(root).unwrap_or(path);
+        relative.components().find_map(|component| {
+            let hits = self.names.matches(component.as_os_str());
+            hits.first().map(|i| self.name_patterns[*i].as_str())
+        })
+    }
+}
+
+/// Adds `path` and, when it differs, its canonical form (a home reached through a symlink).
+fn push_prefix(prefixes: &mut Vec<(PathBuf, String)>, path: PathBuf, pattern: &str) {
+    if let Ok(canonical) = std::fs::canonicalize(&path)
+        && canonical != path
+    {
+        prefixes.push((canonical, pattern.to_string()));
+    }
+    prefixes.push((path, pattern.to_string()));
+}
+
+/// The user's home directory from `$HOME`.
+pub(crate) fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_folders_and_env_files_are_sensitive() {
+        let home = Path::new("/home/u");
+        let list = SensitivePaths::new(DEFAULT_SENSITIVE.iter().copied(), Some(home)).unwrap();
+        let root = Path::new("/home/u/proj");
+        let cases = [
+            ("/home/u/.ssh/id_ed25519", Some("~/.ssh")),
+            ("/home/u/.ssh", Some("~/.ssh")),
+            ("/home/u/.aws/credentials", Some("~/.aws")),
+            ("/home/u/.netrc", Some("~/.netrc")),
+            ("/home/u/.config/gcloud/x.json", Some("~/.config/gcloud")),
+            ("/home/u/proj/.env", Some(".env*")),
+            ("/home/u/proj/app/.env.local", Some(".env*")),
+            ("/home/u/proj/.envrc", Some(".env*")),
+            ("/home/u/proj/src/env.rs", None),
+            ("/home/u/.sshd_config_notes", None),
+            ("/home/u/proj/.ssh-notes.md", None),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(list.matching(Path::new(path), root), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn name_patterns_only_apply_below_the_root() {
+        let list = SensitivePaths::new([".env*"], None).unwrap();
+        let root = Path::new("/srv/.envs/proj");
+        assert_eq!(
+            list.matching(Path::new("/srv/.envs/proj/main.rs"), root),
+            None
+        );
+        assert_eq!(
+            list.matching(Path::new("/srv/.envs/proj/.env"), root),
+            Some(".env*")
+        );
+    }
+
+    #[test]
+    fn bad_globs_are_errors_naming_them() {
+        let err = SensitivePaths::new(["a[b"], None).unwrap_err();
+        assert!(err.contains("a[b"), "{err}");
+    }
+}
