@@ -37,6 +37,7 @@ mod registry;
 mod sensitive;
 mod tool;
 mod typed;
+mod write_file;
 
 pub use atomic::write_atomic;
 pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
@@ -49,3 +50,4 @@ pub use registry::ToolRegistry;
 pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
 pub use tool::{Effect, Tool, ToolContext, ToolOutput};
 pub use typed::{Typed, TypedTool, schema_for, typed};
+pub use write_file::{WriteFile, WriteFileArgs};

@@ -17,8 +17,6 @@ use crate::{Effect, ToolContext, ToolOutput, TypedTool};
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;
 /// Characters kept of one line; the rest is cut with a marker.
 pub const MAX_LINE_CHARS: usize = 2000;
-/// Bytes of numbered lines in one result; a page stops early rather than exceed it.
-const MAX_PAGE_BYTES: usize = 100_000;
 /// Bytes inspected to tell text from binary.
 const SNIFF_BYTES: usize = 8 * 1024;
 
@@ -66,6 +64,7 @@ impl TypedTool for ReadFile {
             path,
             offset: args.offset.unwrap_or(1).max(1),
             limit: args.limit.unwrap_or(DEFAULT_LINE_LIMIT).max(1),
+            max_bytes: ctx.budget.content_room(),
         };
         match tokio::task::spawn_blocking(move || request.read()).await {
             Ok(output) => output,
@@ -81,6 +80,9 @@ struct Page {
     shown_as: String,
     offset: u64,
     limit: u64,
+    /// Bytes of numbered lines in one result (the output budget's room): a page stops early
+    /// rather than exceed it, so a read is never cut in the middle.
+    max_bytes: usize,
 }
 
 impl Page {
@@ -156,7 +158,7 @@ impl Page {
                 continue;
             }
             let numbered = format!("{:>6}\t{}\n", page.lines_read, display_line(&line));
-            if !page.body.is_empty() && page.body.len() + numbered.len() > MAX_PAGE_BYTES {
+            if !page.body.is_empty() && page.body.len() + numbered.len() > self.max_bytes {
                 page.stopped_early = true;
                 break;
             }
@@ -184,7 +186,7 @@ impl Page {
         let mut text = body;
         if last < total {
             let why = if stopped_early {
-                format!(" (the page stopped at {MAX_PAGE_BYTES} bytes)")
+                format!(" (the page stopped at {} bytes)", self.max_bytes)
             } else {
                 String::new()
             };

@@ -1,8 +1,10 @@
-//! rein-tools end to end: the registry, `bash` and `read_file` against real temp workspaces
+//! rein-tools end to end: the registry and every built-in tool against real temp workspaces
 //! and real processes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod attacks;
 mod bash;
 mod read_file;
 mod registry;
 mod support;
+mod write_file;

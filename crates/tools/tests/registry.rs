@@ -9,17 +9,28 @@ use serde_json::{Value, json};
 use crate::support::Workspace;
 
 #[test]
-fn builtin_registers_bash_and_read_file_in_order() {
+fn builtin_tools_have_object_schemas_and_descriptions() {
     let registry = ToolRegistry::builtin();
-    assert_eq!(registry.names(), ["bash", "read_file"]);
+    let names = registry.names();
+    for expected in ["bash", "read_file", "write_file"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
     let specs = registry.specs();
-    assert_eq!(specs.len(), 2);
+    assert_eq!(specs.len(), names.len());
     for spec in &specs {
         assert_eq!(spec.input_schema["type"], "object", "{}", spec.name);
         assert!(!spec.description.is_empty());
     }
-    assert_eq!(specs[0].input_schema["required"], json!(["command"]));
-    assert_eq!(specs[1].input_schema["required"], json!(["path"]));
+    let required = |name: &str| {
+        let spec = specs.iter().find(|s| s.name == name).unwrap();
+        spec.input_schema["required"].clone()
+    };
+    assert_eq!(required("bash"), json!(["command"]));
+    assert_eq!(required("read_file"), json!(["path"]));
+    assert_eq!(required("write_file"), json!(["path", "content"]));
 }
 
 #[test]
@@ -38,10 +49,14 @@ fn effects_come_from_the_tool_and_unknown_tools_are_mutating() {
 async fn unknown_tool_is_an_error_naming_the_available_tools() {
     let ws = Workspace::new();
     let out = ws.call("edit", json!({})).await;
+    let available = ws.registry.names().join(", ");
     assert_eq!(
         out,
-        ToolOutput::error("unknown tool \"edit\"; available tools: bash, read_file")
+        ToolOutput::error(format!(
+            "unknown tool \"edit\"; available tools: {available}"
+        ))
     );
+    assert!(available.starts_with("bash, read_file"), "{available}");
 }
 
 #[tokio::test]
@@ -117,6 +132,12 @@ async fn valid_arguments_reach_the_tool_and_invalid_ones_do_not() {
 fn registering_a_tool_twice_replaces_it_in_place() {
     let mut registry = ToolRegistry::builtin();
     registry.register(Arc::new(Probe));
+    let before = registry.names();
     registry.register(rein_tools::typed(rein_tools::Bash::new()));
-    assert_eq!(registry.names(), ["bash", "read_file", "probe"]);
+    assert_eq!(
+        registry.names(),
+        before,
+        "bash keeps its place, probe stays last"
+    );
+    assert_eq!(registry.names().last().map(String::as_str), Some("probe"));
 }

@@ -1,0 +1,126 @@
+//! Workspace-escape attacks against every file tool, on a real temp tree: nothing outside the
+//! workspace or in a sensitive file is read, listed or written.
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::Workspace;
+
+const SECRET: &str = "TOPSECRET-7f3a";
+
+/// The tree: `ws/` (the workspace) next to `outside/` and `ws-evil/` (a sibling whose name
+/// has the workspace's as a prefix), each holding a secret; symlinks from the workspace out.
+fn attack_tree() -> Workspace {
+    let ws = Workspace::new();
+    let base = ws.outside.parent().unwrap().to_path_buf();
+    std::fs::write(ws.outside.join("secret.txt"), SECRET).unwrap();
+    std::fs::create_dir_all(base.join("ws-evil")).unwrap();
+    std::fs::write(base.join("ws-evil/secret.txt"), SECRET).unwrap();
+    symlink(ws.outside.join("secret.txt"), ws.root.join("link_file")).unwrap();
+    symlink(&ws.outside, ws.root.join("link_dir")).unwrap();
+    symlink(ws.outside.join("planted.txt"), ws.root.join("dangling")).unwrap();
+    ws.write(".env", format!("API_KEY={SECRET}\n"));
+    ws.write("app/.env.local", format!("API_KEY={SECRET}\n"));
+    ws.write("ok.txt", "fine\n");
+    ws
+}
+
+/// Paths an attacker (or a confused model) might pass, by name.
+fn attack_paths(ws: &Workspace) -> Vec<(&'static str, String)> {
+    let outside = ws.outside.display().to_string();
+    let evil = ws.outside.parent().unwrap().join("ws-evil");
+    vec![
+        ("traversal", "../outside/secret.txt".into()),
+        ("deep traversal", "a/../../outside/secret.txt".into()),
+        ("absolute outside", format!("{outside}/secret.txt")),
+        ("absolute system", "/etc/passwd".into()),
+        ("symlink file", "link_file".into()),
+        ("symlink dir", "link_dir/secret.txt".into()),
+        ("dangling symlink out", "dangling".into()),
+        ("sibling prefix", "../ws-evil/secret.txt".into()),
+        (
+            "sibling prefix absolute",
+            format!("{}/secret.txt", evil.display()),
+        ),
+        ("home", "~/.bashrc".into()),
+        ("home ssh", "~/.ssh/id_ed25519".into()),
+        ("sensitive env", ".env".into()),
+        ("sensitive nested env", "app/.env.local".into()),
+        ("nul byte", "ok.txt\0../../outside/secret.txt".into()),
+        (
+            "proc root alias",
+            format!("/proc/self/root{outside}/secret.txt"),
+        ),
+        ("over-long", "a/".repeat(3000)),
+    ]
+}
+
+/// The outside world is exactly as the tree set it up.
+fn assert_untouched(ws: &Workspace, case: &str) {
+    let base = ws.outside.parent().unwrap();
+    for file in ["outside/secret.txt", "ws-evil/secret.txt"] {
+        let text = std::fs::read_to_string(base.join(file)).unwrap();
+        assert_eq!(text, SECRET, "{case}: {file} changed");
+    }
+    assert!(
+        !ws.outside.join("planted.txt").exists(),
+        "{case}: wrote outside"
+    );
+    let env = std::fs::read_to_string(ws.root.join(".env")).unwrap();
+    assert_eq!(env, format!("API_KEY={SECRET}\n"), "{case}: .env changed");
+    assert_eq!(names(&ws.outside), ["secret.txt"], "{case}");
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `tool` with the arguments `make(path)` for every attack path.
+async fn refuses_every_attack(tool: &str, make: impl Fn(&str) -> Value) {
+    let ws = attack_tree();
+    for (case, path) in attack_paths(&ws) {
+        let out = ws.call(tool, make(&path)).await;
+        assert!(out.is_error, "{tool} / {case}: not refused: {}", out.text);
+        assert!(
+            !out.text.contains(SECRET),
+            "{tool} / {case}: leaked: {}",
+            out.text
+        );
+        assert_untouched(&ws, case);
+    }
+}
+
+#[tokio::test]
+async fn read_file_refuses_every_attack() {
+    refuses_every_attack("read_file", |path| json!({"path": path})).await;
+}
+
+#[tokio::test]
+async fn write_file_refuses_every_attack() {
+    refuses_every_attack(
+        "write_file",
+        |path| json!({"path": path, "content": "planted"}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn refusals_say_why() {
+    let ws = attack_tree();
+    let cases = [
+        ("../outside/secret.txt", "is outside the workspace"),
+        (".env", "is sensitive (it matches .env*)"),
+        ("ok.txt\0x", "contains a NUL byte"),
+    ];
+    for (path, why) in cases {
+        let out = ws.call("read_file", json!({"path": path})).await;
+        assert!(out.text.contains(why), "{path:?}: {}", out.text);
+    }
+}
