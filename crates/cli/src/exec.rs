@@ -25,6 +25,8 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     ));
     let mut config = AgentConfig::new(settings.model, workspace);
     config.max_turns = args.max_turns;
+    config.outputs_root =
+        resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| dir.join("outputs"));
     let mut agent = Agent::new(client, ToolRegistry::builtin(), config)
         .map_err(|e| Exit::usage(e.to_string()))?;
 

@@ -107,3 +107,12 @@ fn non_empty(value: Option<String>) -> Option<String> {
 #[cfg(test)]
 #[path = "resolve_tests.rs"]
 mod tests;
+
+/// rein's data folder: `$XDG_DATA_HOME/rein`, else `~/.local/share/rein`; `None` when neither
+/// variable gives an absolute path.
+pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(env("XDG_DATA_HOME"))
+        .or_else(|| absolute(env("HOME")).map(|home| home.join(".local/share")))
+        .map(|base| base.join("rein"))
+}

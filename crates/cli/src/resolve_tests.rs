@@ -103,3 +103,23 @@ fn bad_base_url_is_a_usage_error() {
     let err = provider(&args(None, None, Some("localhost:1")), &env_of(&[])).unwrap_err();
     assert!(err.message.contains("http://"), "{}", err.message);
 }
+
+#[test]
+fn data_dir_follows_xdg_then_home() {
+    let cases = [
+        (
+            vec![("XDG_DATA_HOME", "/x/data"), ("HOME", "/h")],
+            Some("/x/data/rein"),
+        ),
+        (
+            vec![("XDG_DATA_HOME", "relative"), ("HOME", "/h")],
+            Some("/h/.local/share/rein"),
+        ),
+        (vec![("HOME", "/h")], Some("/h/.local/share/rein")),
+        (vec![], None),
+    ];
+    for (pairs, expected) in cases {
+        let dir = data_dir(&env_of(&pairs));
+        assert_eq!(dir, expected.map(PathBuf::from), "{pairs:?}");
+    }
+}

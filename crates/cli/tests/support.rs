@@ -18,6 +18,8 @@ pub fn rein(workspace: &Path) -> Command {
     for key in SCRUBBED {
         cmd.env_remove(key);
     }
+    // Saved outputs (and later sessions) go to a folder of the test, not the user's.
+    cmd.env("XDG_DATA_HOME", workspace.join(".rein-test-data"));
     cmd.current_dir(workspace);
     cmd
 }

@@ -27,9 +27,10 @@ pub struct AgentConfig {
     pub max_tokens: u32,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
-    /// Where over-long tool outputs are saved in full (readable by `read_file`); `None` keeps
-    /// only their head and tail.
-    pub output_dir: Option<PathBuf>,
+    /// Folder under which each session saves its over-long tool outputs in full, in a
+    /// subfolder named by the session id (readable by `read_file`); `None` keeps only their
+    /// head and tail.
+    pub outputs_root: Option<PathBuf>,
 }
 
 impl AgentConfig {
@@ -41,7 +42,7 @@ impl AgentConfig {
             max_turns: 50,
             max_tokens: 8192,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
-            output_dir: None,
+            outputs_root: None,
         }
     }
 }
@@ -86,13 +87,18 @@ impl Agent {
             path: config.workspace.clone(),
             message: e.to_string(),
         })?;
-        let guard = match &config.output_dir {
+        let session_id = new_session_id();
+        let output_dir = config
+            .outputs_root
+            .as_ref()
+            .map(|root| root.join(&session_id));
+        let guard = match &output_dir {
             None => guard,
             Some(dir) => guard
                 .with_read_root(dir)
                 .map_err(|e| EngineError::Workspace {
                     path: dir.clone(),
-                    message: format!("cannot create the output folder: {e}"),
+                    message: format!("cannot use the output folder: {e}"),
                 })?,
         };
         let system = SystemPromptBuilder::new(Environment::detect(guard.root()))
@@ -103,9 +109,9 @@ impl Agent {
             tools,
             system,
             transcript: Vec::new(),
-            session_id: new_session_id(),
+            session_id,
             tool_ctx: ToolContext {
-                budget: OutputBudget::new(config.output_limit, config.output_dir.clone()),
+                budget: OutputBudget::new(config.output_limit, output_dir),
                 ..ToolContext::new(guard)
             },
             config,

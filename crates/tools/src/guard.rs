@@ -126,10 +126,9 @@ impl WorkspaceGuard {
         })
     }
 
-    /// Also allows reading (not writing) under `dir`, which is created if missing.
+    /// Also allows reading (not writing) under the absolute `dir`, which need not exist yet.
     pub fn with_read_root(mut self, dir: &Path) -> std::io::Result<Self> {
-        std::fs::create_dir_all(dir)?;
-        self.read_roots.push(std::fs::canonicalize(dir)?);
+        self.read_roots.push(resolve_physical(dir)?);
         Ok(self)
     }
 

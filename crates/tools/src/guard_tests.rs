@@ -146,3 +146,22 @@ fn display_is_relative_to_the_root() {
     assert_eq!(guard.display(&f.ws), ".");
     assert_eq!(guard.display(Path::new("/etc")), "/etc");
 }
+
+#[test]
+fn read_roots_allow_reading_but_not_writing() {
+    let f = fixture();
+    let saved = f.outside.join("outputs/session-1");
+    let guard = WorkspaceGuard::new(&f.ws)
+        .unwrap()
+        .with_read_root(&saved)
+        .unwrap();
+    let file = saved.join("0001-bash.txt");
+    let path = file.display().to_string();
+    assert_eq!(guard.resolve_read(&path).unwrap(), file);
+    assert!(matches!(
+        guard.resolve_write(&path),
+        Err(GuardError::Outside { .. })
+    ));
+    let sibling = f.outside.join("outputs/session-2/0001-bash.txt");
+    assert!(guard.resolve_read(&sibling.display().to_string()).is_err());
+}

@@ -89,6 +89,12 @@ impl HeadTailBuffer {
     /// The collected text (invalid UTF-8 replaced), with a `[... N bytes omitted ...]` marker
     /// when bytes were dropped.
     pub fn finish(self) -> String {
+        self.finish_with(omission_marker)
+    }
+
+    /// Like [`HeadTailBuffer::finish`], with `marker(omitted_bytes)` put where bytes were
+    /// dropped.
+    pub fn finish_with(self, marker: impl FnOnce(usize) -> String) -> String {
         let kept = self.head.len() + self.tail.len();
         let omitted = self.total - kept;
         let mut head = self.head;
@@ -102,7 +108,7 @@ impl HeadTailBuffer {
         let tail_skip = utf8_continuation_prefix(&tail);
         let omitted = omitted + (head.len() - head_len) + tail_skip;
         let mut out = String::from_utf8_lossy(&head[..head_len]).into_owned();
-        out.push_str(&omission_marker(omitted));
+        out.push_str(&marker(omitted));
         out.push_str(&String::from_utf8_lossy(&tail[tail_skip..]));
         out
     }

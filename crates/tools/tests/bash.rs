@@ -221,3 +221,39 @@ async fn output_limit_is_configurable() {
         ToolOutput::ok("01234\n[... 10 bytes omitted ...]\nfghij")
     );
 }
+
+#[tokio::test]
+async fn cut_output_is_saved_in_full_and_the_result_names_the_file() {
+    let ws = Workspace::new();
+    let saved_dir = ws.outside.join("outputs");
+    let ctx = ToolContext {
+        budget: rein_tools::OutputBudget::new(2_000, Some(saved_dir.clone())),
+        ..ws.ctx.clone()
+    };
+    let small = ws
+        .registry
+        .call("bash", json!({"command": "echo small"}), &ctx)
+        .await;
+    assert_eq!(small.text, "small\n");
+    let big = ws
+        .registry
+        .call("bash", json!({"command": "seq 1 100000"}), &ctx)
+        .await;
+    assert!(big.text.len() <= 2_000, "{}", big.text.len());
+    let files: Vec<_> = std::fs::read_dir(&saved_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "only the cut output is kept: {files:?}");
+    assert!(
+        big.text.contains(&format!(
+            "the full output is saved in {}",
+            files[0].display()
+        )),
+        "{}",
+        big.text
+    );
+    let full = std::fs::read_to_string(&files[0]).unwrap();
+    assert_eq!(full.len(), 588_895);
+    assert!(full.starts_with("1\n2\n") && full.ends_with("99999\n100000\n"));
+}

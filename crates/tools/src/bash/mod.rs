@@ -6,6 +6,8 @@
 
 mod process;
 
+use process::OutputFile;
+
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -153,7 +155,12 @@ impl TypedTool for Bash {
             .env("GIT_TERMINAL_PROMPT", "0");
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());
-        let finished = match process::run_in_group(command, timeout, &ctx.cancel, limit).await {
+        let save = match ctx.budget.new_save_path(Self::NAME) {
+            Some(Ok(path)) => OutputFile::create(path).ok(),
+            _ => None,
+        };
+        let finished = match process::run_in_group(command, timeout, &ctx.cancel, limit, save).await
+        {
             Ok(finished) => finished,
             Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
         };

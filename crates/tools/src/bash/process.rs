@@ -7,8 +7,9 @@
 //! Descendants that outlive a normally exiting shell (`server &`) are left running, but the
 //! call does not wait for them to close the pipe for longer than [`DRAIN_GRACE`].
 
-use std::io;
+use std::io::{self, Write};
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
@@ -47,6 +48,102 @@ pub(crate) struct Finished {
     pub output: String,
 }
 
+/// Most bytes of one run's output saved to disk.
+pub(crate) const MAX_SAVED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The whole output as it streams, teed to a file (up to [`MAX_SAVED_BYTES`]) so a run whose
+/// output the buffer had to cut can point the model at the full text.
+#[derive(Debug)]
+pub(crate) struct OutputFile {
+    /// Where the output is saved.
+    pub path: PathBuf,
+    file: Option<std::fs::File>,
+    written: u64,
+    /// Why saving stopped early, if it did.
+    pub problem: Option<String>,
+}
+
+impl OutputFile {
+    /// Creates the file at `path`.
+    pub(crate) fn create(path: PathBuf) -> io::Result<Self> {
+        let file = std::fs::File::create(&path)?;
+        Ok(Self {
+            path,
+            file: Some(file),
+            written: 0,
+            problem: None,
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        let room = usize::try_from(MAX_SAVED_BYTES - self.written).unwrap_or(usize::MAX);
+        let part = &bytes[..bytes.len().min(room)];
+        // A page-cache write of at most one pipe chunk: short enough to do inline.
+        match file.write_all(part) {
+            Ok(()) => self.written += part.len() as u64,
+            Err(e) => self.problem = Some(e.to_string()),
+        }
+        if part.len() < bytes.len() {
+            self.problem = Some(format!("only the first {MAX_SAVED_BYTES} bytes are saved"));
+        }
+        if self.problem.is_some() {
+            self.file = None;
+        }
+    }
+
+    /// The omission marker pointing at the saved file.
+    fn marker(&self, omitted: usize) -> String {
+        let problem = self
+            .problem
+            .as_deref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        format!(
+            "\n[... {omitted} bytes omitted; the full output is saved in {}{problem}: read it \
+             with read_file (offset/limit) or grep ...]\n",
+            self.path.display()
+        )
+    }
+
+    /// Deletes the file (its output fitted in the result).
+    fn discard(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The sinks output goes to while a run streams.
+struct Sinks {
+    limit: usize,
+    buffer: HeadTailBuffer,
+    file: Option<OutputFile>,
+}
+
+impl Sinks {
+    fn push(&mut self, bytes: &[u8]) {
+        self.buffer.push(bytes);
+        if let Some(file) = self.file.as_mut() {
+            file.write(bytes);
+        }
+    }
+
+    /// The kept text; the saved file is named in the marker when the buffer had to cut, and
+    /// deleted when it did not.
+    fn finish(self) -> String {
+        let cut = self.buffer.total() > self.limit;
+        match self.file {
+            Some(file) if cut => self.buffer.finish_with(|omitted| file.marker(omitted)),
+            Some(file) => {
+                file.discard();
+                self.buffer.finish()
+            }
+            None => self.buffer.finish(),
+        }
+    }
+}
+
 /// Spawns `command` (stdin null, stdout and stderr merged, own process group) and waits for it
 /// within `timeout`, honouring `cancel`. Only spawn failures are errors.
 pub(crate) async fn run_in_group(
@@ -54,6 +151,7 @@ pub(crate) async fn run_in_group(
     timeout: Duration,
     cancel: &CancellationToken,
     output_limit: usize,
+    save: Option<OutputFile>,
 ) -> io::Result<Finished> {
     let (sender, mut reader) = pipe::pipe()?;
     let write_end = sender.into_blocking_fd()?;
@@ -67,7 +165,11 @@ pub(crate) async fn run_in_group(
     drop(command);
     let mut group = GroupKiller::new(child.id());
 
-    let mut output = HeadTailBuffer::new(output_limit);
+    let mut output = Sinks {
+        limit: output_limit,
+        buffer: HeadTailBuffer::new(output_limit),
+        file: save,
+    };
     let mut chunk = vec![0u8; 16 * 1024];
     let mut open = true;
     let deadline = tokio::time::sleep(timeout);
@@ -102,7 +204,7 @@ pub(crate) async fn run_in_group(
 }
 
 /// Reads what is left in the pipe until EOF or [`DRAIN_GRACE`] passes.
-async fn drain(reader: &mut pipe::Receiver, output: &mut HeadTailBuffer, chunk: &mut [u8]) {
+async fn drain(reader: &mut pipe::Receiver, output: &mut Sinks, chunk: &mut [u8]) {
     let until = Instant::now() + DRAIN_GRACE;
     while let Ok(Ok(n)) = tokio::time::timeout_at(until, reader.read(chunk)).await {
         if n == 0 {
