@@ -35,6 +35,7 @@ mod output;
 mod read_file;
 mod registry;
 mod sensitive;
+pub mod shell;
 mod tool;
 mod typed;
 mod write_file;

@@ -40,6 +40,14 @@ fn effects_come_from_the_tool_and_unknown_tools_are_mutating() {
     assert_eq!(registry.effect("read_file", &read), Effect::ReadOnly);
     assert_eq!(
         registry.effect("bash", &json!({"command": "ls"})),
+        Effect::ReadOnly
+    );
+    assert_eq!(
+        registry.effect("bash", &json!({"command": "ls > listing.txt"})),
+        Effect::Mutating
+    );
+    assert_eq!(
+        registry.effect("bash", &json!({"nope": 1})),
         Effect::Mutating
     );
     assert_eq!(registry.effect("nope", &read), Effect::Mutating);

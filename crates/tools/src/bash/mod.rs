@@ -126,8 +126,14 @@ impl TypedTool for Bash {
         )
     }
 
-    fn effect(&self, _args: &BashArgs) -> Effect {
-        Effect::Mutating
+    /// Read-only only when the conservative classifier proves every command in the line
+    /// only observes ([`crate::shell::is_read_only`]).
+    fn effect(&self, args: &BashArgs) -> Effect {
+        if crate::shell::is_read_only(&args.command) {
+            Effect::ReadOnly
+        } else {
+            Effect::Mutating
+        }
     }
 
     async fn run(&self, args: BashArgs, ctx: &ToolContext) -> ToolOutput {
