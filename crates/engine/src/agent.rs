@@ -9,7 +9,7 @@ use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, 
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
-use crate::dispatch::{self, ToolCall};
+use crate::dispatch::{self, DispatchLimits, ToolCall};
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
@@ -25,6 +25,8 @@ pub struct AgentConfig {
     pub max_turns: u32,
     /// Output token limit per request.
     pub max_tokens: u32,
+    /// Concurrency and timeout of tool calls.
+    pub dispatch: DispatchLimits,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in a
@@ -41,6 +43,7 @@ impl AgentConfig {
             workspace,
             max_turns: 50,
             max_tokens: 8192,
+            dispatch: DispatchLimits::default(),
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
         }
@@ -247,7 +250,8 @@ impl Agent {
                 }
                 return RunOutcome::Completed;
             }
-            let results = dispatch::dispatch(&self.tools, calls, &ctx, events, cancel).await;
+            let results =
+                dispatch::dispatch(&self.tools, calls, &ctx, self.config.dispatch, events).await;
             self.push_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;

@@ -1,13 +1,18 @@
-//! Running the tool calls of one assistant message. Calls run one after another in call order
-//! (concurrent batches come with the permissions work); every call gets exactly one result, so
-//! the transcript stays valid even when the user cancels half-way.
+//! Running the tool calls of one assistant message.
+//!
+//! The calls are split, in order, into batches: consecutive read-only calls form one batch that
+//! runs concurrently (at most [`DispatchLimits::max_parallel`] at a time), a mutating call runs
+//! alone. Batches run one after another, so a mutating call never overlaps anything. Each call
+//! has its own timeout and its own cancellation token (a child of the turn's); every call gets
+//! exactly one result, returned in call order, so the transcript stays valid even when the user
+//! cancels half-way.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{Effect, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use crate::EventSender;
 
@@ -16,48 +21,124 @@ pub(crate) const NOT_RUN: &str =
     "Interrupted: the user cancelled the turn before this tool call ran.";
 
 /// A tool call taken from an assistant message.
+#[derive(Debug, Clone)]
 pub(crate) struct ToolCall {
     pub id: String,
     pub name: String,
     pub input: Value,
 }
 
-/// Runs `calls` in order and returns one `tool_result` block per call, in the same order.
+/// How calls are run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DispatchLimits {
+    /// Most read-only calls of one batch running at once.
+    pub max_parallel: usize,
+    /// Longest one call may run before it is stopped with an error result.
+    pub call_timeout: Duration,
+}
+
+impl Default for DispatchLimits {
+    fn default() -> Self {
+        Self {
+            max_parallel: 8,
+            call_timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Runs `calls` in batches and returns one `tool_result` block per call, in call order.
 pub(crate) async fn dispatch(
     tools: &ToolRegistry,
     calls: Vec<ToolCall>,
     ctx: &ToolContext,
+    limits: DispatchLimits,
     events: &EventSender,
-    cancel: &CancellationToken,
 ) -> Vec<ContentBlock> {
     let mut results = Vec::with_capacity(calls.len());
-    for call in calls {
-        let _ = events.send(Event::ToolCallStart {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            input: call.input.clone(),
-        });
-        let started = Instant::now();
-        let output = if cancel.is_cancelled() {
-            ToolOutput::error(NOT_RUN)
+    for batch in batches(tools, calls) {
+        let parallel = if batch.len() > 1 {
+            limits.max_parallel.max(1)
         } else {
-            // Tools watch `ctx.cancel` themselves and kill what they started.
-            tools.call(&call.name, call.input, ctx).await
+            1
         };
-        let _ = events.send(Event::ToolCallEnd {
-            id: call.id.clone(),
-            name: call.name,
-            output: output.text.clone(),
-            is_error: output.is_error,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        });
-        results.push(ContentBlock::ToolResult {
-            tool_use_id: call.id,
-            content: output.text,
-            is_error: output.is_error,
-        });
+        let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
+            .map(|call| run_one(tools, call, ctx, limits.call_timeout, events))
+            .buffered(parallel)
+            .collect()
+            .await;
+        results.extend(outputs);
     }
     results
+}
+
+/// Splits calls, in order, into runs of read-only calls and single mutating calls.
+fn batches(tools: &ToolRegistry, calls: Vec<ToolCall>) -> Vec<Vec<ToolCall>> {
+    let mut batches: Vec<Vec<ToolCall>> = Vec::new();
+    let mut reading: Vec<ToolCall> = Vec::new();
+    for call in calls {
+        if tools.effect(&call.name, &call.input) == Effect::ReadOnly {
+            reading.push(call);
+            continue;
+        }
+        if !reading.is_empty() {
+            batches.push(std::mem::take(&mut reading));
+        }
+        batches.push(vec![call]);
+    }
+    if !reading.is_empty() {
+        batches.push(reading);
+    }
+    batches
+}
+
+/// Runs one call with its own timeout and cancellation, reporting its start and end.
+async fn run_one(
+    tools: &ToolRegistry,
+    call: ToolCall,
+    ctx: &ToolContext,
+    timeout: Duration,
+    events: &EventSender,
+) -> ContentBlock {
+    let _ = events.send(Event::ToolCallStart {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        input: call.input.clone(),
+    });
+    let started = Instant::now();
+    let output = if ctx.cancel.is_cancelled() {
+        ToolOutput::error(NOT_RUN)
+    } else {
+        let own = ToolContext {
+            cancel: ctx.cancel.child_token(),
+            ..ctx.clone()
+        };
+        // Tools watch their token and kill what they started; on timeout the call's future is
+        // dropped as well, which kills anything it still runs.
+        let run = tools.call(&call.name, call.input, &own);
+        match tokio::time::timeout(timeout, run).await {
+            Ok(output) => output,
+            Err(_) => {
+                own.cancel.cancel();
+                ToolOutput::error(format!(
+                    "the {} call timed out after {} s and was stopped",
+                    call.name,
+                    timeout.as_secs_f64()
+                ))
+            }
+        }
+    };
+    let _ = events.send(Event::ToolCallEnd {
+        id: call.id.clone(),
+        name: call.name,
+        output: output.text.clone(),
+        is_error: output.is_error,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    });
+    ContentBlock::ToolResult {
+        tool_use_id: call.id,
+        content: output.text,
+        is_error: output.is_error,
+    }
 }
 
 /// Results for calls issued by a reply that was cut off by cancellation.

@@ -24,6 +24,7 @@ mod prompt;
 mod turn;
 
 pub use agent::{Agent, AgentConfig, RunSummary};
+pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
 
