@@ -20,6 +20,7 @@
 mod agent;
 mod dispatch;
 mod error;
+pub mod permissions;
 mod prompt;
 mod turn;
 

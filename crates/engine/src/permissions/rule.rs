@@ -1,0 +1,270 @@
+//! Permission rules: `Tool` or `Tool(specifier)`, in Claude Code's notation.
+//!
+//! Claude Code's tool names map onto ours (`Bash` → `bash`, `Read` → every reading file tool,
+//! `Edit` → every file-changing tool, `Write` → `write_file`…), so a team's existing rules
+//! apply. Specifiers: for `bash`, a command pattern where `*` matches anything (`cargo test *`,
+//! legacy `npm run test:*` is a prefix); for file tools, a gitignore-style path glob
+//! (`./.env`, `src/**`, `*.lock`, `~/secrets/**`, `//etc/**` for an absolute path).
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+/// Tools that read files by path.
+pub(crate) const READ_TOOLS: &[&str] = &["read_file", "glob", "grep"];
+/// Tools that create, change or delete files by path.
+pub(crate) const EDIT_TOOLS: &[&str] = &["edit_file", "write_file", "apply_patch"];
+
+/// One parsed rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// The rule as written, for explanations.
+    pub text: String,
+    tools: Vec<String>,
+    matcher: Matcher,
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    /// Every call of the tools.
+    Any,
+    /// A `bash` command pattern.
+    Command(CommandPattern),
+    /// A path glob for file tools.
+    Path(PathPattern),
+}
+
+/// What a rule is checked against: the tool, and what the call touches.
+#[derive(Debug, Clone, Default)]
+pub struct CallFacts {
+    /// Our tool name.
+    pub tool: String,
+    /// For `bash`: the simple commands of the line (or the whole line when it cannot be
+    /// split), each with its match candidates.
+    pub commands: Vec<Vec<String>>,
+    /// For file tools: the paths touched, absolute and lexically normalised.
+    pub paths: Vec<PathBuf>,
+    /// For `bash`: the line could not be analysed (substitutions, subshells…). Deny and ask
+    /// rules are then matched against the whole line and a naive split of it; only a rule for
+    /// the whole tool can allow it.
+    pub opaque: bool,
+}
+
+impl Rule {
+    /// Parses `Tool` or `Tool(specifier)`; `home` and `root` anchor `~/` and relative globs.
+    pub fn parse(text: &str, root: &Path, home: Option<&Path>) -> Result<Self, String> {
+        let text = text.trim();
+        let (name, spec) = match text.split_once('(') {
+            Some((name, rest)) => {
+                let spec = rest.strip_suffix(')').ok_or_else(|| {
+                    format!("permission rule {text:?}: missing the closing parenthesis")
+                })?;
+                (name.trim(), Some(spec.trim()))
+            }
+            None => (text, None),
+        };
+        if name.is_empty() {
+            return Err(format!("permission rule {text:?}: no tool name"));
+        }
+        let tools = tool_names(name);
+        let matcher = match spec {
+            None | Some("" | "*" | "**") => Matcher::Any,
+            Some(spec) if tools.iter().any(|t| t == "bash") => {
+                Matcher::Command(CommandPattern::new(spec))
+            }
+            Some(spec) if tools.iter().all(|t| takes_paths(t)) => Matcher::Path(
+                PathPattern::new(spec, root, home)
+                    .map_err(|e| format!("permission rule {text:?}: invalid path pattern: {e}"))?,
+            ),
+            Some(_) => {
+                return Err(format!(
+                    "permission rule {text:?}: {name} takes no specifier (only Bash and file \
+                     tools do)"
+                ));
+            }
+        };
+        Ok(Self {
+            text: text.to_string(),
+            tools,
+            matcher,
+        })
+    }
+
+    /// Whether the rule names this tool at all.
+    pub fn covers(&self, tool: &str) -> bool {
+        self.tools.iter().any(|t| {
+            t == tool
+                || (t.ends_with("__*") && tool.starts_with(&t[..t.len() - 1]))
+                || (t.starts_with("mcp__")
+                    && !t[5..].contains("__")
+                    && tool.starts_with(&format!("{t}__")))
+        })
+    }
+
+    /// Whether the rule matches one part of the call: a simple command (its candidates) or
+    /// a path. `None` when the rule does not apply to the tool.
+    pub(crate) fn matches_command(&self, candidates: &[String]) -> bool {
+        match &self.matcher {
+            Matcher::Any => true,
+            Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c)),
+            Matcher::Path(_) => false,
+        }
+    }
+
+    pub(crate) fn matches_path(&self, path: &Path) -> bool {
+        match &self.matcher {
+            Matcher::Any => true,
+            Matcher::Path(pattern) => pattern.matches(path),
+            Matcher::Command(_) => false,
+        }
+    }
+
+    /// Whether the rule has no specifier (matches every call of its tools).
+    pub(crate) fn is_whole_tool(&self) -> bool {
+        matches!(self.matcher, Matcher::Any)
+    }
+
+    /// For a path rule: its anchored globs (the path itself, and everything under it).
+    pub fn path_globs(&self) -> Option<[String; 2]> {
+        match &self.matcher {
+            Matcher::Path(p) => Some([
+                p.exact.glob().glob().to_string(),
+                p.within.glob().glob().to_string(),
+            ]),
+            _ => None,
+        }
+    }
+}
+
+/// Our tool names for a rule's tool name (Claude Code's or ours).
+fn tool_names(name: &str) -> Vec<String> {
+    let mapped: &[&str] = match name {
+        "Bash" => &["bash"],
+        "Read" => READ_TOOLS,
+        "Edit" | "MultiEdit" => EDIT_TOOLS,
+        "Write" => &["write_file"],
+        "Glob" => &["glob"],
+        "Grep" => &["grep"],
+        "Task" | "Agent" => &["task"],
+        "TodoWrite" => &["todo_write"],
+        _ => return vec![name.to_string()],
+    };
+    mapped.iter().map(|s| s.to_string()).collect()
+}
+
+fn takes_paths(tool: &str) -> bool {
+    READ_TOOLS.contains(&tool) || EDIT_TOOLS.contains(&tool)
+}
+
+/// A command pattern: `*` matches any run of characters; a trailing ` *` also matches the bare
+/// command; a trailing `:*` (Claude Code's older form) is a word prefix.
+#[derive(Debug, Clone)]
+struct CommandPattern {
+    parts: Vec<String>,
+    prefix: Option<String>,
+}
+
+impl CommandPattern {
+    fn new(spec: &str) -> Self {
+        if let Some(prefix) = spec.strip_suffix(":*") {
+            return Self {
+                parts: Vec::new(),
+                prefix: Some(prefix.trim().to_string()),
+            };
+        }
+        Self {
+            parts: spec.split('*').map(str::to_string).collect(),
+            prefix: None,
+        }
+    }
+
+    fn matches(&self, command: &str) -> bool {
+        let command = command.trim();
+        if let Some(prefix) = &self.prefix {
+            return command == prefix
+                || command
+                    .strip_prefix(prefix.as_str())
+                    .is_some_and(|rest| rest.starts_with(char::is_whitespace));
+        }
+        if wildcard_match(&self.parts, command) {
+            return true;
+        }
+        // `cargo test *` also matches plain `cargo test`.
+        match self.parts.as_slice() {
+            [head, tail] if tail.is_empty() && head.ends_with(' ') => command == head.trim_end(),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `text` is `parts` joined by arbitrary runs of characters.
+fn wildcard_match(parts: &[String], text: &str) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return text.is_empty();
+    };
+    let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    if rest.is_empty() {
+        return remaining.is_empty();
+    }
+    for (i, part) in rest.iter().enumerate() {
+        let last = i == rest.len() - 1;
+        if last {
+            return remaining.ends_with(part.as_str());
+        }
+        match remaining.find(part.as_str()) {
+            Some(at) => remaining = &remaining[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// A gitignore-style path glob, anchored like Claude Code's: `//abs`, `~/home`, `./rel` or
+/// `/rel` (relative to the workspace root), and a name without `/` at any depth.
+#[derive(Debug, Clone)]
+struct PathPattern {
+    exact: GlobMatcher,
+    within: GlobMatcher,
+}
+
+impl PathPattern {
+    fn new(spec: &str, root: &Path, home: Option<&Path>) -> Result<Self, globset::Error> {
+        let root = root.display().to_string();
+        let anchored = if let Some(abs) = spec.strip_prefix("//") {
+            format!("/{abs}")
+        } else if let Some(rest) = spec.strip_prefix("~/") {
+            match home {
+                Some(home) => format!("{}/{rest}", home.display()),
+                None => format!("/nonexistent-home/{rest}"),
+            }
+        } else if let Some(rest) = spec.strip_prefix("./").or_else(|| spec.strip_prefix('/')) {
+            format!("{root}/{rest}")
+        } else if spec.contains('/') {
+            format!("{root}/{spec}")
+        } else {
+            format!("{root}/**/{spec}")
+        };
+        let anchored = anchored.trim_end_matches('/').to_string();
+        let build = |pattern: &str| {
+            GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher())
+        };
+        Ok(Self {
+            exact: build(&anchored)?,
+            within: build(&format!("{anchored}/**"))?,
+        })
+    }
+
+    /// Matches the path itself or anything under a matching folder.
+    fn matches(&self, path: &Path) -> bool {
+        self.exact.is_match(path) || self.within.is_match(path)
+    }
+}
+
+#[cfg(test)]
+#[path = "rule_tests.rs"]
+mod tests;

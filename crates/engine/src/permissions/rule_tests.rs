@@ -1,0 +1,107 @@
+use std::path::Path;
+
+use super::*;
+
+fn rule(text: &str) -> Rule {
+    Rule::parse(text, Path::new("/ws"), Some(Path::new("/home/u"))).unwrap()
+}
+
+fn cmd(text: &str) -> Vec<String> {
+    vec![text.to_string()]
+}
+
+#[test]
+fn command_patterns_use_wildcards_and_prefixes() {
+    let cases = [
+        ("Bash(cargo test *)", "cargo test", true),
+        ("Bash(cargo test *)", "cargo test --lib -q", true),
+        ("Bash(cargo test *)", "cargo testify", false),
+        ("Bash(cargo test *)", "cargo build", false),
+        ("Bash(npm run test:*)", "npm run test", true),
+        ("Bash(npm run test:*)", "npm run test --watch", true),
+        ("Bash(npm run test:*)", "npm run testing", false),
+        ("Bash(git * main)", "git push origin main", true),
+        ("Bash(git * main)", "git push origin main2", false),
+        ("Bash(ls)", "ls", true),
+        ("Bash(ls)", "ls -la", false),
+        ("Bash(rm *)", "rm -rf build", true),
+        ("Bash(*)", "anything at all", true),
+        ("Bash", "anything at all", true),
+    ];
+    for (text, command, expected) in cases {
+        let r = rule(text);
+        assert!(r.covers("bash"));
+        assert_eq!(
+            r.matches_command(&cmd(command)),
+            expected,
+            "{text} vs {command}"
+        );
+    }
+}
+
+#[test]
+fn path_patterns_are_gitignore_style_and_anchored() {
+    let cases = [
+        ("Read(./.env)", "/ws/.env", true),
+        ("Read(./.env)", "/ws/app/.env", false),
+        ("Read(.env)", "/ws/app/.env", true),
+        ("Edit(src/**)", "/ws/src/a/b.rs", true),
+        ("Edit(src/**)", "/ws/tests/a.rs", false),
+        ("Edit(src)", "/ws/src/lib.rs", true),
+        ("Edit(*.lock)", "/ws/Cargo.lock", true),
+        ("Edit(*.lock)", "/ws/sub/yarn.lock", true),
+        ("Edit(/docs/*.md)", "/ws/docs/a.md", true),
+        ("Edit(/docs/*.md)", "/ws/docs/x/a.md", false),
+        ("Read(~/.aws/**)", "/home/u/.aws/credentials", true),
+        ("Read(//etc/**)", "/etc/passwd", true),
+        ("Read(//etc/**)", "/ws/etc/passwd", false),
+    ];
+    for (text, path, expected) in cases {
+        assert_eq!(
+            rule(text).matches_path(Path::new(path)),
+            expected,
+            "{text} vs {path}"
+        );
+    }
+}
+
+#[test]
+fn claude_code_names_map_onto_ours() {
+    let cases = [
+        ("Bash", "bash", true),
+        ("Read", "read_file", true),
+        ("Read", "grep", true),
+        ("Read", "glob", true),
+        ("Read", "edit_file", false),
+        ("Edit", "edit_file", true),
+        ("Edit", "write_file", true),
+        ("Edit", "apply_patch", true),
+        ("Write", "write_file", true),
+        ("Write", "edit_file", false),
+        ("read_file", "read_file", true),
+        ("mcp__github", "mcp__github__create_issue", true),
+        ("mcp__github__*", "mcp__github__create_issue", true),
+        (
+            "mcp__github__create_issue",
+            "mcp__github__create_issue",
+            true,
+        ),
+        (
+            "mcp__github__create_issue",
+            "mcp__github__close_issue",
+            false,
+        ),
+        ("mcp__git", "mcp__github__create_issue", false),
+    ];
+    for (text, tool, expected) in cases {
+        assert_eq!(rule(text).covers(tool), expected, "{text} covers {tool}");
+    }
+}
+
+#[test]
+fn malformed_rules_are_errors_naming_them() {
+    for text in ["Bash(ls", "(ls)", "TodoWrite(x)", "Edit([)"] {
+        let err = Rule::parse(text, Path::new("/ws"), None).unwrap_err();
+        assert!(err.contains(text.trim()), "{err}");
+    }
+}

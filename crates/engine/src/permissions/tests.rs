@@ -1,0 +1,327 @@
+use serde_json::json;
+
+use super::*;
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    guard: WorkspaceGuard,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let guard = WorkspaceGuard::new(dir.path()).unwrap();
+    Setup { _dir: dir, guard }
+}
+
+fn rules(guard: &WorkspaceGuard, allow: &[&str], ask: &[&str], deny: &[&str]) -> Rules {
+    let make = |list: &[&str]| {
+        list.iter()
+            .map(|t| SourcedRule {
+                rule: Rule::parse(t, guard.root(), None).unwrap(),
+                source: "test".into(),
+            })
+            .collect()
+    };
+    Rules {
+        allow: make(allow),
+        ask: make(ask),
+        deny: make(deny),
+    }
+}
+
+fn bash(command: &str) -> (String, Value) {
+    ("bash".into(), json!({"command": command}))
+}
+
+fn effect_of(tool: &str, input: &Value) -> Effect {
+    rein_tools::ToolRegistry::builtin().effect(tool, input)
+}
+
+fn decide(policy: &Policy, guard: &WorkspaceGuard, call: &(String, Value)) -> Decision {
+    let effect = match call.0.as_str() {
+        "edit_file" | "apply_patch" => Effect::Mutating,
+        "glob" | "grep" => Effect::ReadOnly,
+        _ => effect_of(&call.0, &call.1),
+    };
+    policy.decide(&call.0, &call.1, effect, guard)
+}
+
+#[test]
+fn modes_decide_when_no_rule_does() {
+    let s = setup();
+    let edit = (
+        "write_file".to_string(),
+        json!({"path": "src/a.rs", "content": ""}),
+    );
+    let outside = (
+        "write_file".to_string(),
+        json!({"path": "/tmp/x", "content": ""}),
+    );
+    let cases = [
+        (
+            PermissionMode::Default,
+            bash("ls -la"),
+            Verdict::Allow,
+            "read-only call",
+        ),
+        (
+            PermissionMode::Default,
+            bash("cargo build"),
+            Verdict::Ask,
+            "mode default",
+        ),
+        (
+            PermissionMode::Default,
+            edit.clone(),
+            Verdict::Ask,
+            "mode default",
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            edit.clone(),
+            Verdict::Allow,
+            "mode accept-edits",
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            outside,
+            Verdict::Ask,
+            "mode accept-edits",
+        ),
+        (
+            PermissionMode::AcceptEdits,
+            bash("cargo build"),
+            Verdict::Ask,
+            "mode accept-edits",
+        ),
+        (
+            PermissionMode::Plan,
+            bash("git status"),
+            Verdict::Allow,
+            "read-only call",
+        ),
+        (
+            PermissionMode::Plan,
+            edit.clone(),
+            Verdict::Deny,
+            "mode plan",
+        ),
+        (
+            PermissionMode::Plan,
+            bash("touch x"),
+            Verdict::Deny,
+            "mode plan",
+        ),
+        (
+            PermissionMode::Bypass,
+            bash("cargo build"),
+            Verdict::Allow,
+            "mode bypass",
+        ),
+        (PermissionMode::Bypass, edit, Verdict::Allow, "mode bypass"),
+    ];
+    for (mode, call, verdict, reason) in cases {
+        let policy = Policy {
+            mode,
+            ..Policy::default()
+        };
+        let decision = decide(&policy, &s.guard, &call);
+        assert_eq!(
+            (decision.verdict, decision.reason.as_str()),
+            (verdict, reason),
+            "{mode:?} {call:?}"
+        );
+    }
+}
+
+#[test]
+fn rules_take_precedence_deny_then_ask_then_allow() {
+    let s = setup();
+    let policy = Policy {
+        mode: PermissionMode::Default,
+        rules: rules(
+            &s.guard,
+            &[
+                "Bash(cargo *)",
+                "Bash(git *)",
+                "Edit(src/**)",
+                "Bash(rm -rf build)",
+            ],
+            &["Bash(git push *)"],
+            &["Bash(rm *)", "Read(./secrets/**)"],
+        ),
+        ..Policy::default()
+    };
+    let cases = [
+        (
+            bash("cargo test"),
+            Verdict::Allow,
+            "allow rule Bash(cargo *) (test)",
+        ),
+        (
+            bash("cargo fmt && cargo test"),
+            Verdict::Allow,
+            "allow rule Bash(cargo *) (test)",
+        ),
+        (bash("cargo test && make"), Verdict::Ask, "mode default"),
+        (
+            bash("git push origin x"),
+            Verdict::Ask,
+            "ask rule Bash(git push *) (test)",
+        ),
+        (
+            bash("rm -rf build"),
+            Verdict::Deny,
+            "deny rule Bash(rm *) (test)",
+        ),
+        (
+            bash("cargo test; rm x"),
+            Verdict::Deny,
+            "deny rule Bash(rm *) (test)",
+        ),
+        (
+            bash("FOO=1 /bin/rm x"),
+            Verdict::Deny,
+            "deny rule Bash(rm *) (test)",
+        ),
+        (
+            ("read_file".into(), json!({"path": "secrets/k.pem"})),
+            Verdict::Deny,
+            "deny rule Read(./secrets/**) (test)",
+        ),
+        (
+            ("grep".into(), json!({"pattern": "x", "path": "secrets/a"})),
+            Verdict::Deny,
+            "deny rule Read(./secrets/**) (test)",
+        ),
+        (
+            ("edit_file".into(), json!({"path": "src/lib.rs"})),
+            Verdict::Allow,
+            "allow rule Edit(src/**) (test)",
+        ),
+        (
+            ("edit_file".into(), json!({"path": "README.md"})),
+            Verdict::Ask,
+            "mode default",
+        ),
+    ];
+    for (call, verdict, reason) in cases {
+        let decision = decide(&policy, &s.guard, &call);
+        assert_eq!(
+            (decision.verdict, decision.reason.as_str()),
+            (verdict, reason),
+            "{call:?}"
+        );
+    }
+}
+
+#[test]
+fn deny_rules_hold_in_bypass_and_plan_refuses_even_allowed_edits() {
+    let s = setup();
+    let mut policy = Policy {
+        mode: PermissionMode::Bypass,
+        rules: rules(&s.guard, &["Edit"], &["Bash(git *)"], &["Bash(rm *)"]),
+        ..Policy::default()
+    };
+    assert_eq!(
+        decide(&policy, &s.guard, &bash("rm -rf x")).verdict,
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide(&policy, &s.guard, &bash("git push")).verdict,
+        Verdict::Allow
+    );
+    policy.mode = PermissionMode::Plan;
+    let edit = ("edit_file".to_string(), json!({"path": "src/a.rs"}));
+    assert_eq!(decide(&policy, &s.guard, &edit).verdict, Verdict::Deny);
+}
+
+#[test]
+fn dangerous_commands_ask_unless_bypass_or_an_explicit_allow_rule() {
+    let s = setup();
+    let line = bash("rm -rf ~");
+    for mode in [PermissionMode::Default, PermissionMode::AcceptEdits] {
+        let policy = Policy {
+            mode,
+            ..Policy::default()
+        };
+        let decision = decide(&policy, &s.guard, &line);
+        assert_eq!(decision.verdict, Verdict::Ask);
+        assert_eq!(
+            decision.reason,
+            "dangerous command: a recursive delete of ~"
+        );
+    }
+    let bypass = Policy {
+        mode: PermissionMode::Bypass,
+        ..Policy::default()
+    };
+    assert_eq!(decide(&bypass, &s.guard, &line).verdict, Verdict::Allow);
+    let allowed = Policy {
+        rules: rules(&s.guard, &["Bash(rm -rf ~)"], &[], &[]),
+        ..Policy::default()
+    };
+    assert_eq!(decide(&allowed, &s.guard, &line).verdict, Verdict::Allow);
+    // A read-only-looking dangerous line still asks: sudo is never read-only anyway.
+    let sudo = decide(&Policy::default(), &s.guard, &bash("sudo ls"));
+    assert_eq!(sudo.verdict, Verdict::Ask);
+}
+
+#[test]
+fn unsplittable_lines_need_a_whole_line_rule() {
+    let s = setup();
+    let policy = Policy {
+        rules: rules(&s.guard, &["Bash(echo *)"], &[], &["Bash(rm *)"]),
+        ..Policy::default()
+    };
+    // `$(…)` cannot be analysed: the allow rule does not cover the hidden command, and the
+    // deny rule still sees it.
+    let hidden = decide(&policy, &s.guard, &bash("echo $(ls)"));
+    assert_eq!(hidden.verdict, Verdict::Ask, "{hidden}");
+    let denied = decide(&policy, &s.guard, &bash("echo $(rm -rf x)"));
+    assert_eq!(denied.verdict, Verdict::Deny, "{denied}");
+    let bash_allowed = Policy {
+        rules: rules(&s.guard, &["Bash"], &[], &[]),
+        ..Policy::default()
+    };
+    assert_eq!(
+        decide(&bash_allowed, &s.guard, &bash("echo $(ls)")).verdict,
+        Verdict::Allow
+    );
+}
+
+#[test]
+fn session_allows_are_used_after_configured_rules() {
+    let s = setup();
+    let mut policy = Policy::default();
+    policy.session_allow.push(SourcedRule {
+        rule: Rule::parse("Bash(make *)", s.guard.root(), None).unwrap(),
+        source: "allowed for this session".into(),
+    });
+    let decision = decide(&policy, &s.guard, &bash("make all"));
+    assert_eq!(decision.verdict, Verdict::Allow);
+    assert_eq!(
+        decision.reason,
+        "allow rule Bash(make *) (allowed for this session)"
+    );
+}
+
+#[test]
+fn apply_patch_paths_are_all_checked() {
+    let s = setup();
+    let policy = Policy {
+        rules: rules(&s.guard, &["Edit(src/**)"], &[], &["Edit(./Cargo.toml)"]),
+        ..Policy::default()
+    };
+    let patch = |body: &str| ("apply_patch".to_string(), json!({"patch": body}));
+    let inside = patch("*** Begin Patch\n*** Add File: src/new.rs\n+x\n*** End Patch");
+    assert_eq!(decide(&policy, &s.guard, &inside).verdict, Verdict::Allow);
+    let mixed = patch(
+        "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch",
+    );
+    assert_eq!(decide(&policy, &s.guard, &mixed).verdict, Verdict::Ask);
+    let denied =
+        patch("*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: Cargo.toml\n*** End Patch");
+    assert_eq!(decide(&policy, &s.guard, &denied).verdict, Verdict::Deny);
+}
