@@ -63,6 +63,17 @@ pub struct ExecArgs {
     /// How to print the run.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
+    /// Permission mode: default (read-only tools run; edits and shell commands need approval,
+    /// which a headless run cannot give), accept-edits, plan (read-only), bypass.
+    #[arg(long, value_parser = ["default", "accept-edits", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
+    pub permission_mode: Option<String>,
+    /// Rules for calls that run without approval, e.g. 'Bash(cargo test *)' 'Read' 'Edit(src/**)'
+    /// (repeatable; several per value separated by commas or spaces).
+    #[arg(long, alias = "allowedTools", value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// Rules for calls that never run, e.g. 'Bash(rm *)' (repeatable, like --allowed-tools).
+    #[arg(long, alias = "disallowedTools", value_name = "RULES")]
+    pub disallowed_tools: Vec<String>,
 }
 
 #[derive(Debug, Args)]

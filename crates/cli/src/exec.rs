@@ -23,7 +23,9 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         settings.api_key,
         settings.key_env,
     ));
+    let policy = resolve::policy(&args, &workspace)?;
     let mut config = AgentConfig::new(settings.model, workspace);
+    config.policy = policy;
     config.max_turns = args.max_turns;
     config.outputs_root =
         resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| dir.join("outputs"));

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rein_engine::permissions::{PermissionMode, Policy, Rule, SourcedRule};
 use rein_llm::ProviderKind;
 
 use crate::Exit;
@@ -115,4 +116,58 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     absolute(env("XDG_DATA_HOME"))
         .or_else(|| absolute(env("HOME")).map(|home| home.join(".local/share")))
         .map(|base| base.join("rein"))
+}
+
+/// The permission policy from `--permission-mode`, `--allowed-tools` and `--disallowed-tools`.
+pub fn policy(args: &ExecArgs, root: &Path) -> Result<Policy, Exit> {
+    let mut policy = Policy::default();
+    if let Some(name) = &args.permission_mode {
+        policy.mode = PermissionMode::parse(name)
+            .ok_or_else(|| Exit::usage(format!("unknown permission mode {name:?}")))?;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let parse = |values: &[String], flag: &str| -> Result<Vec<SourcedRule>, Exit> {
+        split_rules(values)
+            .into_iter()
+            .map(|text| {
+                Rule::parse(&text, root, home.as_deref())
+                    .map(|rule| SourcedRule {
+                        rule,
+                        source: flag.to_string(),
+                    })
+                    .map_err(|e| Exit::usage(format!("{flag}: {e}")))
+            })
+            .collect()
+    };
+    policy.rules.allow = parse(&args.allowed_tools, "--allowed-tools")?;
+    policy.rules.deny = parse(&args.disallowed_tools, "--disallowed-tools")?;
+    Ok(policy)
+}
+
+/// Rules from flag values: split on commas and blanks outside parentheses.
+pub fn split_rules(values: &[String]) -> Vec<String> {
+    let mut rules = Vec::new();
+    for value in values {
+        let mut depth = 0usize;
+        let mut current = String::new();
+        for c in value.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 && (c == ',' || c.is_whitespace()) {
+                if !current.trim().is_empty() {
+                    rules.push(current.trim().to_string());
+                }
+                current.clear();
+            } else {
+                current.push(c);
+            }
+        }
+        if !current.trim().is_empty() {
+            rules.push(current.trim().to_string());
+        }
+    }
+    rules
 }

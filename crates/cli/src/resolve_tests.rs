@@ -15,6 +15,9 @@ fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) 
         max_turns: 50,
         cwd: None,
         output_format: OutputFormat::Text,
+        permission_mode: None,
+        allowed_tools: Vec::new(),
+        disallowed_tools: Vec::new(),
     }
 }
 
@@ -121,5 +124,55 @@ fn data_dir_follows_xdg_then_home() {
     for (pairs, expected) in cases {
         let dir = data_dir(&env_of(&pairs));
         assert_eq!(dir, expected.map(PathBuf::from), "{pairs:?}");
+    }
+}
+
+#[test]
+fn rule_lists_split_on_commas_and_blanks_outside_parentheses() {
+    let values = vec![
+        "Read,Grep".to_string(),
+        "Bash(cargo test *) Bash(git log:*)".to_string(),
+        "  Edit(src/**) , mcp__github ".to_string(),
+    ];
+    assert_eq!(
+        split_rules(&values),
+        [
+            "Read",
+            "Grep",
+            "Bash(cargo test *)",
+            "Bash(git log:*)",
+            "Edit(src/**)",
+            "mcp__github"
+        ]
+    );
+}
+
+#[test]
+fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
+    let root = std::path::Path::new("/ws");
+    let mut a = args(None, None, None);
+    a.permission_mode = Some("acceptEdits".into());
+    a.allowed_tools = vec!["Bash(cargo *)".into()];
+    a.disallowed_tools = vec!["Bash(rm *)".into()];
+    let policy = policy(&a, root).unwrap();
+    assert_eq!(
+        policy.mode,
+        rein_engine::permissions::PermissionMode::AcceptEdits
+    );
+    assert_eq!(policy.rules.allow[0].rule.text, "Bash(cargo *)");
+    assert_eq!(policy.rules.allow[0].source, "--allowed-tools");
+    assert_eq!(policy.rules.deny[0].source, "--disallowed-tools");
+    a.allowed_tools = vec!["Bash(oops".into()];
+    let err = policy_err(&a, root);
+    assert!(
+        err.contains("--allowed-tools") && err.contains("Bash(oops"),
+        "{err}"
+    );
+}
+
+fn policy_err(a: &ExecArgs, root: &std::path::Path) -> String {
+    match policy(a, root) {
+        Err(exit) => exit.message,
+        Ok(_) => panic!("expected an error"),
     }
 }

@@ -32,6 +32,8 @@ async fn exec_runs_the_demo_on_every_protocol() {
             model,
             "--base-url",
             &base,
+            "--allowed-tools",
+            "Bash(sed *) Bash(bash hello.sh)",
         ])
         .arg("make hello.sh greet rein");
         let out = output(cmd).await;
@@ -157,5 +159,66 @@ async fn max_turns_exits_with_code_1() {
         text(&out.stderr).contains("max-turns"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn without_permission_edits_are_refused_and_the_file_is_kept() {
+    let dir = demo_workspace();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "make hello.sh greet rein",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hello.sh")).unwrap(),
+        "echo hello world\n"
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("> read_file hello.sh"), "{stderr}");
+    assert!(
+        stderr.contains("  error: Not run: this call needs the user's approval (mode default)"),
+        "{stderr}"
+    );
+    let sent = server.requests()[2].body.to_string();
+    assert!(
+        sent.contains("--allowed-tools 'Bash(sed *)'"),
+        "the model learns how: {sent}"
+    );
+}
+
+#[tokio::test]
+async fn a_deny_rule_beats_bypass_end_to_end() {
+    let dir = demo_workspace();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm hello.sh"}}]},
+            {"text": "could not delete it"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "--disallowed-tools",
+        "Bash(rm *)",
+        "delete hello.sh",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.path().join("hello.sh").exists());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("Permission denied (deny rule Bash(rm *) (--disallowed-tools))"),
+        "{stderr}"
     );
 }

@@ -1,7 +1,7 @@
 //! The agent: a transcript plus the loop that extends it.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient, ModelRequest};
@@ -10,12 +10,14 @@ use rein_tools::{OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{self, DispatchLimits, ToolCall};
+use crate::gate::{Approver, Gate};
+use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
 
 /// Settings of an agent.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct AgentConfig {
     /// Model name.
     pub model: String,
@@ -27,6 +29,8 @@ pub struct AgentConfig {
     pub max_tokens: u32,
     /// Concurrency and timeout of tool calls.
     pub dispatch: DispatchLimits,
+    /// Permission mode and rules.
+    pub policy: Policy,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in a
@@ -44,6 +48,7 @@ impl AgentConfig {
             max_turns: 50,
             max_tokens: 8192,
             dispatch: DispatchLimits::default(),
+            policy: Policy::default(),
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
         }
@@ -77,6 +82,8 @@ pub struct Agent {
     session_id: String,
     /// Guard, locks and output budget shared by every tool call of the session.
     tool_ctx: ToolContext,
+    /// Permission policy and who answers its questions.
+    gate: Gate,
 }
 
 impl Agent {
@@ -113,12 +120,27 @@ impl Agent {
             system,
             transcript: Vec::new(),
             session_id,
+            gate: Gate {
+                policy: Arc::new(Mutex::new(config.policy.clone())),
+                approver: None,
+            },
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 ..ToolContext::new(guard)
             },
             config,
         })
+    }
+
+    /// Lets `approver` answer the calls the policy asks about; without one, such calls are
+    /// refused with a message saying how to allow them.
+    pub fn set_approver(&mut self, approver: Arc<dyn Approver>) {
+        self.gate.approver = Some(approver);
+    }
+
+    /// The live permission policy (a front end may switch the mode mid-session).
+    pub fn policy(&self) -> Arc<Mutex<Policy>> {
+        Arc::clone(&self.gate.policy)
     }
 
     /// The transcript so far.
@@ -250,8 +272,15 @@ impl Agent {
                 }
                 return RunOutcome::Completed;
             }
-            let results =
-                dispatch::dispatch(&self.tools, calls, &ctx, self.config.dispatch, events).await;
+            let results = dispatch::dispatch(
+                &self.tools,
+                calls,
+                &ctx,
+                self.config.dispatch,
+                &self.gate,
+                events,
+            )
+            .await;
             self.push_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;

@@ -15,6 +15,7 @@ use rein_tools::{Effect, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
+use crate::gate::Gate;
 
 /// Result text for a call that never ran because the user cancelled first.
 pub(crate) const NOT_RUN: &str =
@@ -52,6 +53,7 @@ pub(crate) async fn dispatch(
     calls: Vec<ToolCall>,
     ctx: &ToolContext,
     limits: DispatchLimits,
+    gate: &Gate,
     events: &EventSender,
 ) -> Vec<ContentBlock> {
     let mut results = Vec::with_capacity(calls.len());
@@ -62,7 +64,7 @@ pub(crate) async fn dispatch(
             1
         };
         let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
-            .map(|call| run_one(tools, call, ctx, limits.call_timeout, events))
+            .map(|call| run_one(tools, call, ctx, limits.call_timeout, gate, events))
             .buffered(parallel)
             .collect()
             .await;
@@ -97,6 +99,7 @@ async fn run_one(
     call: ToolCall,
     ctx: &ToolContext,
     timeout: Duration,
+    gate: &Gate,
     events: &EventSender,
 ) -> ContentBlock {
     let _ = events.send(Event::ToolCallStart {
@@ -105,7 +108,24 @@ async fn run_one(
         input: call.input.clone(),
     });
     let started = Instant::now();
-    let output = if ctx.cancel.is_cancelled() {
+    let effect = tools.effect(&call.name, &call.input);
+    let refusal = if ctx.cancel.is_cancelled() {
+        Some(ToolOutput::error(NOT_RUN))
+    } else {
+        gate.check(
+            &call.id,
+            &call.name,
+            &call.input,
+            effect,
+            &ctx.guard,
+            events,
+        )
+        .await
+        .err()
+    };
+    let output = if let Some(refusal) = refusal {
+        refusal
+    } else if ctx.cancel.is_cancelled() {
         ToolOutput::error(NOT_RUN)
     } else {
         let own = ToolContext {

@@ -20,6 +20,7 @@
 mod agent;
 mod dispatch;
 mod error;
+mod gate;
 pub mod permissions;
 mod prompt;
 mod turn;
@@ -27,6 +28,7 @@ mod turn;
 pub use agent::{Agent, AgentConfig, RunSummary};
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;
+pub use gate::{Approval, ApprovalRequest, Approver};
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
 
 /// Where the engine sends its events. A closed receiver is fine: events are then dropped.

@@ -5,4 +5,5 @@
 mod cancel;
 mod dispatch;
 mod loop_;
+mod permissions;
 mod support;

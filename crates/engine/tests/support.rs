@@ -35,7 +35,9 @@ pub fn agent(kind: ProviderKind, server: &MockServer, workspace: &Path) -> Agent
         ProviderKind::Openai => "gpt-5",
         ProviderKind::OpenaiChat => "qwen3-coder",
     };
-    let config = AgentConfig::new(model, workspace.to_path_buf());
+    let mut config = AgentConfig::new(model, workspace.to_path_buf());
+    // These tests are about the loop, not permissions: let every call run.
+    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
     Agent::new(
         client(kind, server),
         rein_tools::ToolRegistry::builtin(),

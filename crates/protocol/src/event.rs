@@ -42,6 +42,18 @@ pub enum RunOutcome {
     Failed,
 }
 
+/// The outcome of a permission check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionVerdict {
+    /// The call runs.
+    Allow,
+    /// The call needs the user's approval.
+    Ask,
+    /// The call is refused.
+    Deny,
+}
+
 /// Something that happened in a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -96,6 +108,29 @@ pub enum Event {
         name: String,
         /// Arguments.
         input: Value,
+    },
+    /// The permission check of a tool call decided (every call gets one, before it runs).
+    Permission {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// The outcome.
+        decision: PermissionVerdict,
+        /// What decided: a rule and its source, the mode, `read-only call`, a dangerous
+        /// command, a hook, or the user's answer.
+        reason: String,
+    },
+    /// The engine waits for the user to approve a call (interactive front ends answer).
+    PermissionRequest {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments.
+        input: Value,
+        /// Why approval is needed.
+        reason: String,
     },
     /// A tool call finished.
     ToolCallEnd {

@@ -14,7 +14,7 @@ mod message;
 mod tool;
 mod usage;
 
-pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, RunOutcome};
+pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome};
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use tool::ToolSpec;
 pub use usage::{StopReason, Usage};

@@ -65,16 +65,8 @@ impl PermissionMode {
     }
 }
 
-/// The outcome of a check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Run the call.
-    Allow,
-    /// A human must agree first (refused when nobody can be asked).
-    Ask,
-    /// Refuse the call.
-    Deny,
-}
+/// The outcome of a check: allow, ask (refused when nobody can be asked) or deny.
+pub use rein_protocol::PermissionVerdict as Verdict;
 
 /// A verdict and what decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]

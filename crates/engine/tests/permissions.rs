@@ -1,0 +1,223 @@
+//! Permissions in the loop: refusals reach the model as results, asks go to the approver,
+//! "allow for the session" is remembered, every decision is reported.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use pretty_assertions::assert_eq;
+use rein_engine::permissions::{PermissionMode, Policy, Rule, Rules, SourcedRule};
+use rein_engine::{Agent, AgentConfig, Approval, ApprovalRequest, Approver};
+use rein_llm::ProviderKind;
+use rein_protocol::{ContentBlock, Event, PermissionVerdict};
+use tokio_util::sync::CancellationToken;
+
+use crate::support::*;
+
+/// Answers asks from a script and records them.
+struct Scripted {
+    answers: Mutex<Vec<Approval>>,
+    asked: Mutex<Vec<ApprovalRequest>>,
+}
+
+#[async_trait]
+impl Approver for Scripted {
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        self.asked.lock().unwrap().push(request);
+        self.answers.lock().unwrap().remove(0)
+    }
+}
+
+fn scripted(answers: Vec<Approval>) -> Arc<Scripted> {
+    Arc::new(Scripted {
+        answers: Mutex::new(answers),
+        asked: Mutex::new(Vec::new()),
+    })
+}
+
+fn bash_turn(command: &str) -> String {
+    format!(
+        r#"{{"tool_calls": [{{"name": "bash", "arguments": {{"command": {}}}}}]}}"#,
+        serde_json::to_string(command).unwrap()
+    )
+}
+
+async fn run(turns: &[String], policy: Policy, approver: Option<Arc<Scripted>>) -> Run {
+    let scenario = format!(r#"{{"turns": [{}, {{"text": "ok"}}]}}"#, turns.join(","));
+    let server = mock(&scenario).await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keep.txt"), "precious").unwrap();
+    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.policy = policy;
+    let mut agent = Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    if let Some(approver) = approver {
+        agent.set_approver(approver);
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("go", &tx, CancellationToken::new()).await;
+    assert_transcript_valid(agent.transcript());
+    let results = agent
+        .transcript()
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter_map(|b| match b {
+            ContentBlock::ToolResult {
+                content, is_error, ..
+            } => Some((content.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    Run {
+        results,
+        events: drain(&mut rx),
+        kept: std::fs::read_to_string(dir.path().join("keep.txt")).ok(),
+        last_request: server.requests().last().unwrap().body.to_string(),
+        _dir: dir,
+    }
+}
+
+struct Run {
+    results: Vec<(String, bool)>,
+    events: Vec<Event>,
+    kept: Option<String>,
+    last_request: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Run {
+    fn decisions(&self) -> Vec<(PermissionVerdict, String)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Permission {
+                    decision, reason, ..
+                } => Some((*decision, reason.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn rules(deny: &[&str]) -> Rules {
+    let root = std::path::Path::new("/");
+    Rules {
+        deny: deny
+            .iter()
+            .map(|t| SourcedRule {
+                rule: Rule::parse(t, root, None).unwrap(),
+                source: "test config".into(),
+            })
+            .collect(),
+        ..Rules::default()
+    }
+}
+
+#[tokio::test]
+async fn headless_asks_are_refused_with_the_way_to_allow_them() {
+    let run = run(&[bash_turn("rm keep.txt")], Policy::default(), None).await;
+    assert_eq!(run.kept.as_deref(), Some("precious"));
+    let (text, is_error) = &run.results[0];
+    assert!(is_error);
+    assert!(
+        text.contains("needs the user's approval (mode default)"),
+        "{text}"
+    );
+    assert!(text.contains("--allowed-tools 'Bash(rm *)'"), "{text}");
+    assert_eq!(
+        run.decisions(),
+        [(PermissionVerdict::Ask, "mode default".to_string())]
+    );
+    assert!(
+        run.last_request.contains("needs the user's approval"),
+        "the model is told"
+    );
+}
+
+#[tokio::test]
+async fn read_only_calls_run_in_default_mode() {
+    let run = run(&[bash_turn("cat keep.txt")], Policy::default(), None).await;
+    assert_eq!(run.results[0], ("precious".to_string(), false));
+    assert_eq!(
+        run.decisions(),
+        [(PermissionVerdict::Allow, "read-only call".to_string())]
+    );
+}
+
+#[tokio::test]
+async fn deny_rules_hold_even_in_bypass() {
+    let policy = Policy {
+        mode: PermissionMode::Bypass,
+        rules: rules(&["Bash(rm *)"]),
+        ..Policy::default()
+    };
+    let run = run(&[bash_turn("rm -f keep.txt")], policy, None).await;
+    assert_eq!(run.kept.as_deref(), Some("precious"));
+    assert!(
+        run.results[0]
+            .0
+            .contains("deny rule Bash(rm *) (test config)"),
+        "{:?}",
+        run.results
+    );
+}
+
+#[tokio::test]
+async fn plan_mode_refuses_edits_and_says_why() {
+    let policy = Policy {
+        mode: PermissionMode::Plan,
+        ..Policy::default()
+    };
+    let write = r#"{"tool_calls": [{"name": "write_file", "arguments": {"path": "keep.txt", "content": "x"}}]}"#;
+    let run = run(&[write.to_string()], policy, None).await;
+    assert_eq!(run.kept.as_deref(), Some("precious"));
+    assert!(run.results[0].0.contains("plan mode"), "{:?}", run.results);
+}
+
+#[tokio::test]
+async fn the_approver_decides_and_allow_for_the_session_is_remembered() {
+    let approver = scripted(vec![Approval::AllowForSession]);
+    let turns = [bash_turn("touch a.txt"), bash_turn("touch a.txt")];
+    let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
+    assert_eq!(approver.asked.lock().unwrap().len(), 1, "asked once only");
+    assert!(run.results.iter().all(|(_, e)| !e), "{:?}", run.results);
+    let reasons: Vec<String> = run.decisions().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(
+        reasons,
+        [
+            "mode default",
+            "the user (for this session)",
+            "allow rule Bash(touch a.txt) (allowed for this session)",
+        ]
+    );
+    assert!(
+        run.events
+            .iter()
+            .any(|e| matches!(e, Event::PermissionRequest { .. }))
+    );
+}
+
+#[tokio::test]
+async fn a_denial_with_a_note_reaches_the_model() {
+    let approver = scripted(vec![Approval::Deny {
+        note: Some("use git rm instead".into()),
+    }]);
+    let run = run(
+        &[bash_turn("rm keep.txt")],
+        Policy::default(),
+        Some(approver),
+    )
+    .await;
+    assert_eq!(run.kept.as_deref(), Some("precious"));
+    assert_eq!(
+        run.results[0],
+        (
+            "The user denied this call; it was not run. They said: use git rm instead".into(),
+            true
+        )
+    );
+    assert!(run.last_request.contains("use git rm instead"));
+}
