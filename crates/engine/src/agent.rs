@@ -97,6 +97,14 @@ impl Agent {
             path: config.workspace.clone(),
             message: e.to_string(),
         })?;
+        let sensitive = config
+            .policy
+            .guard_list(guard.sensitive_paths().clone())
+            .map_err(|message| EngineError::Workspace {
+                path: config.workspace.clone(),
+                message,
+            })?;
+        let guard = guard.with_sensitive(sensitive);
         let session_id = new_session_id();
         let output_dir = config
             .outputs_root

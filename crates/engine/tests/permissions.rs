@@ -221,3 +221,38 @@ async fn a_denial_with_a_note_reaches_the_model() {
     );
     assert!(run.last_request.contains("use git rm instead"));
 }
+
+#[tokio::test]
+async fn read_deny_rules_reach_the_guard() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("secrets")).unwrap();
+    std::fs::write(dir.path().join("secrets/key.pem"), "KEY").unwrap();
+    let server = mock(
+        r#"{"turns": [{"tool_calls": [{"name": "read_file", "arguments": {"path": "secrets/key.pem"}},
+                                      {"name": "bash", "arguments": {"command": "cat secrets/key.pem"}}]},
+                      {"text": "ok"}]}"#,
+    )
+    .await;
+    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.policy.rules = {
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        Rules {
+            deny: vec![SourcedRule {
+                rule: Rule::parse("Read(./secrets/**)", &root, None).unwrap(),
+                source: "test".into(),
+            }],
+            ..Rules::default()
+        }
+    };
+    let mut agent = Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("go", &tx, CancellationToken::new()).await;
+    let body = server.requests()[1].body.to_string();
+    assert!(!body.contains("KEY\""), "{body}");
+    assert!(body.contains("deny rule Read(./secrets/**)"), "{body}");
+}

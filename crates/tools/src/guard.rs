@@ -52,8 +52,8 @@ pub enum GuardError {
     },
     /// The path is a credential or secret file.
     #[error(
-        "path {path} is sensitive (it matches {pattern}); rein does not read or write \
-         credentials and secrets"
+        "path {path} is off limits (it matches {pattern}): rein does not read or write \
+         credentials, secrets or paths the user has denied"
     )]
     Sensitive {
         /// The path as the tool was given it.
@@ -130,6 +130,11 @@ impl WorkspaceGuard {
     pub fn with_read_root(mut self, dir: &Path) -> std::io::Result<Self> {
         self.read_roots.push(resolve_physical(dir)?);
         Ok(self)
+    }
+
+    /// The sensitive-path list in force.
+    pub fn sensitive_paths(&self) -> &SensitivePaths {
+        &self.sensitive
     }
 
     /// Replaces the sensitive-path list.

@@ -24,6 +24,8 @@ pub struct SensitivePaths {
     prefixes: Vec<(PathBuf, String)>,
     names: GlobSet,
     name_patterns: Vec<String>,
+    /// Absolute path globs with what to call them (e.g. the user's `Read` deny rules).
+    globs: Vec<(globset::GlobMatcher, String)>,
 }
 
 impl Default for SensitivePaths {
@@ -69,7 +71,19 @@ impl SensitivePaths {
             prefixes,
             names,
             name_patterns,
+            globs: Vec::new(),
         })
+    }
+
+    /// Adds an absolute path glob (`/ws/secrets/**`), reported as `label` when it matches.
+    pub fn with_glob(mut self, glob: &str, label: &str) -> Result<Self, String> {
+        let matcher = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("invalid path pattern {glob:?}: {e}"))?
+            .compile_matcher();
+        self.globs.push((matcher, label.to_string()));
+        Ok(self)
     }
 
     /// A list that refuses nothing.
@@ -78,6 +92,7 @@ impl SensitivePaths {
             prefixes: Vec::new(),
             names: GlobSet::empty(),
             name_patterns: Vec::new(),
+            globs: Vec::new(),
         }
     }
 
@@ -87,6 +102,9 @@ impl SensitivePaths {
     pub fn matching(&self, path: &Path, root: &Path) -> Option<&str> {
         if let Some((_, pattern)) = self.prefixes.iter().find(|(p, _)| path.starts_with(p)) {
             return Some(pattern);
+        }
+        if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
+            return Some(label);
         }
         let relative = path.strip_prefix(root).unwrap_or(path);
         relative.components().find_map(|component| {
@@ -152,6 +170,19 @@ mod tests {
             list.matching(Path::new("/srv/.envs/proj/.env"), root),
             Some(".env*")
         );
+    }
+
+    #[test]
+    fn extra_globs_are_reported_by_their_label() {
+        let list = SensitivePaths::empty()
+            .with_glob("/ws/secrets/**", "deny rule Read(./secrets/**)")
+            .unwrap();
+        let root = Path::new("/ws");
+        assert_eq!(
+            list.matching(Path::new("/ws/secrets/a/key.pem"), root),
+            Some("deny rule Read(./secrets/**)")
+        );
+        assert_eq!(list.matching(Path::new("/ws/src/main.rs"), root), None);
     }
 
     #[test]

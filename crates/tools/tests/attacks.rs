@@ -116,7 +116,7 @@ async fn refusals_say_why() {
     let ws = attack_tree();
     let cases = [
         ("../outside/secret.txt", "is outside the workspace"),
-        (".env", "is sensitive (it matches .env*)"),
+        (".env", "is off limits (it matches .env*)"),
         ("ok.txt\0x", "contains a NUL byte"),
     ];
     for (path, why) in cases {

@@ -130,6 +130,27 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// The guard's sensitive-path list extended with the path globs of deny rules that cover
+    /// reading, so file tools refuse those paths and searches skip them, whatever the mode.
+    pub fn guard_list(
+        &self,
+        base: rein_tools::SensitivePaths,
+    ) -> Result<rein_tools::SensitivePaths, String> {
+        let mut list = base;
+        for sourced in &self.rules.deny {
+            if !sourced.rule.covers("read_file") {
+                continue;
+            }
+            if let Some(globs) = sourced.rule.path_globs() {
+                let label = describe("deny", sourced);
+                for glob in globs {
+                    list = list.with_glob(&glob, &label)?;
+                }
+            }
+        }
+        Ok(list)
+    }
+
     /// Decides whether the call of `tool` with `input` (whose effect is `effect`) may run.
     pub fn decide(
         &self,
@@ -146,6 +167,13 @@ impl Policy {
             .find(|r| matches_any(&r.rule, &facts))
         {
             return Decision::new(Verdict::Deny, describe("deny", rule));
+        }
+        if let Some(pattern) = facts
+            .words
+            .iter()
+            .find_map(|w| guard.sensitive(&absolute(w, guard)).map(str::to_string))
+        {
+            return Decision::new(Verdict::Deny, format!("off-limits path ({pattern})"));
         }
         if self.mode == PermissionMode::Plan && effect == Effect::Mutating {
             return Decision::new(Verdict::Deny, "mode plan");
@@ -243,6 +271,7 @@ fn facts(tool: &str, input: &Value, guard: &WorkspaceGuard) -> CallFacts {
             Ok(commands) => commands
                 .into_iter()
                 .map(|c| {
+                    facts.words.extend(file_words(&c));
                     let mut candidates = vec![c.text.clone(), c.argv.join(" ")];
                     if let Some(first) = c.argv.first()
                         && let Some(base) = first.rsplit('/').next()
@@ -269,6 +298,29 @@ fn facts(tool: &str, input: &Value, guard: &WorkspaceGuard) -> CallFacts {
         .map(|p| absolute(&p, guard))
         .collect();
     facts
+}
+
+/// The words of a command that may name files: redirection targets, and the arguments that
+/// are not options (the program itself and `echo`/`printf` text excluded).
+fn file_words(command: &rein_tools::shell::SimpleCommand) -> Vec<String> {
+    let mut words: Vec<String> = command
+        .redirects
+        .iter()
+        .filter(|r| !r.op.contains('&') || r.op.starts_with('&'))
+        .map(|r| r.target.clone())
+        .collect();
+    let program = command.argv.first().map(String::as_str).unwrap_or("");
+    if !matches!(program, "echo" | "printf") {
+        words.extend(
+            command
+                .argv
+                .iter()
+                .skip(1)
+                .filter(|a| !a.starts_with('-') && !a.is_empty())
+                .cloned(),
+        );
+    }
+    words
 }
 
 /// The pieces of a line rein cannot parse, split on every separator-like character, so a

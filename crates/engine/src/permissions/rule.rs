@@ -48,6 +48,9 @@ pub struct CallFacts {
     /// rules are then matched against the whole line and a naive split of it; only a rule for
     /// the whole tool can allow it.
     pub opaque: bool,
+    /// For `bash`: the words that may name files (arguments that are not options, redirection
+    /// targets), to keep secrets out of `cat .env`.
+    pub words: Vec<String>,
 }
 
 impl Rule {

@@ -325,3 +325,26 @@ fn apply_patch_paths_are_all_checked() {
         patch("*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: Cargo.toml\n*** End Patch");
     assert_eq!(decide(&policy, &s.guard, &denied).verdict, Verdict::Deny);
 }
+
+#[test]
+fn shell_words_naming_secrets_are_denied_in_every_mode() {
+    let s = setup();
+    for mode in [PermissionMode::Default, PermissionMode::Bypass] {
+        let policy = Policy {
+            mode,
+            ..Policy::default()
+        };
+        for line in [
+            "cat .env",
+            "grep KEY app/.env.local",
+            "cp .env /tmp/x",
+            "tail < .env",
+        ] {
+            let decision = decide(&policy, &s.guard, &bash(line));
+            assert_eq!(decision.verdict, Verdict::Deny, "{line}: {decision}");
+            assert_eq!(decision.reason, "off-limits path (.env*)");
+        }
+        let ok = decide(&policy, &s.guard, &bash("cat src/main.rs && echo .env"));
+        assert_eq!(ok.verdict, Verdict::Allow, "{ok}");
+    }
+}
