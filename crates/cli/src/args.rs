@@ -18,6 +18,19 @@ pub enum Command {
     Exec(ExecArgs),
     /// Run one tool directly, as the model would.
     Tool(ToolArgs),
+    /// Inspect the configuration.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the merged configuration, each value with where it was set.
+    Show {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
 }
 
 /// Wire protocol names accepted by `--provider`.
@@ -28,9 +41,10 @@ pub enum ProviderArg {
     OpenaiChat,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum OutputFormat {
     /// Progress on stderr, the final answer on stdout.
+    #[default]
     Text,
     /// One JSON object with the result at the end.
     Json,
@@ -38,7 +52,7 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ExecArgs {
     /// The prompt; `-` or nothing reads it from standard input.
     pub prompt: Option<String>,
@@ -54,9 +68,9 @@ pub struct ExecArgs {
     /// Environment variable holding the API key (default: ANTHROPIC_API_KEY or OPENAI_API_KEY).
     #[arg(long)]
     pub api_key_env: Option<String>,
-    /// Maximum model requests for this run.
-    #[arg(long, default_value_t = 50)]
-    pub max_turns: u32,
+    /// Maximum model requests for this run (default 50).
+    #[arg(long)]
+    pub max_turns: Option<u32>,
     /// Workspace directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,

@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Read};
 
-use rein_engine::{Agent, AgentConfig};
+use rein_engine::Agent;
 use rein_llm::ProviderConfig;
 use rein_protocol::RunOutcome;
 use rein_tools::ToolRegistry;
@@ -15,7 +15,9 @@ use crate::resolve;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let workspace = resolve::workspace(args.cwd.as_deref())?;
-    let settings = resolve::provider(&args, &|key| std::env::var(key).ok())?;
+    let env = |key: &str| std::env::var(key).ok();
+    let config = resolve::config(&workspace, &env)?;
+    let settings = resolve::provider(&args, &env, &config)?;
     let prompt = read_prompt(args.prompt.as_deref())?;
     let client = rein_llm::connect(ProviderConfig::new(
         settings.kind,
@@ -23,12 +25,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         settings.api_key,
         settings.key_env,
     ));
-    let policy = resolve::policy(&args, &workspace)?;
-    let mut config = AgentConfig::new(settings.model, workspace);
-    config.policy = policy;
-    config.max_turns = args.max_turns;
-    config.outputs_root =
-        resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| dir.join("outputs"));
+    let config = resolve::agent_config(&args, settings.model, workspace, &env, &config)?;
     let mut agent = Agent::new(client, ToolRegistry::builtin(), config)
         .map_err(|e| Exit::usage(e.to_string()))?;
 

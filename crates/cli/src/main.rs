@@ -3,6 +3,7 @@
 //! library crates.
 
 mod args;
+mod config;
 mod exec;
 mod output;
 mod resolve;
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, Command, ConfigCommand};
 
 /// A failure that ends the process: one line on stderr and an exit code.
 #[derive(Debug)]
@@ -78,6 +79,12 @@ async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
+        Some(Command::Config(ConfigCommand::Show { cwd })) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            let config = resolve::config(&workspace, &|key| std::env::var(key).ok())?;
+            print!("{}", config::render(&config));
+            Ok(())
+        }
         None => Err(Exit::usage(
             "the interactive terminal UI is not built yet; use `rein exec \"PROMPT\"` \
              (see `rein --help`)",

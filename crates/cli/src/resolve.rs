@@ -3,11 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
+use rein_engine::AgentConfig;
 use rein_engine::permissions::{PermissionMode, Policy, Rule, SourcedRule};
 use rein_llm::ProviderKind;
 
 use crate::Exit;
 use crate::args::{ExecArgs, ProviderArg};
+use crate::config::{Config, Sourced};
 
 /// Model used when neither `--model` nor `REIN_MODEL` names one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -22,17 +24,33 @@ pub struct ProviderSettings {
     pub key_env: String,
 }
 
-/// Resolves provider, model, base URL and key from flags and the environment.
+/// Resolves provider, model, base URL and key from flags, the environment and the config
+/// files, in that order of precedence.
 pub fn provider(
     args: &ExecArgs,
     env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
 ) -> Result<ProviderSettings, Exit> {
-    let explicit_kind = args.provider.map(|p| match p {
-        ProviderArg::Anthropic => ProviderKind::Anthropic,
-        ProviderArg::Openai => ProviderKind::Openai,
-        ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
+    let configured_kind = config.provider.as_ref().map(|p| match p.value.as_str() {
+        "anthropic" => ProviderKind::Anthropic,
+        "openai" => ProviderKind::Openai,
+        _ => ProviderKind::OpenaiChat,
     });
-    let model = match args.model.clone().or_else(|| non_empty(env("REIN_MODEL"))) {
+    let explicit_kind = args
+        .provider
+        .map(|p| match p {
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Openai => ProviderKind::Openai,
+            ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
+        })
+        .or(configured_kind);
+    let configured = |slot: &Option<Sourced<String>>| slot.as_ref().map(|s| s.value.clone());
+    let model = args
+        .model
+        .clone()
+        .or_else(|| non_empty(env("REIN_MODEL")))
+        .or_else(|| configured(&config.model));
+    let model = match model {
         Some(model) => model,
         None => match explicit_kind {
             None | Some(ProviderKind::Anthropic) => DEFAULT_MODEL.to_string(),
@@ -54,6 +72,7 @@ pub fn provider(
         .base_url
         .clone()
         .or_else(|| non_empty(env(base_env)))
+        .or_else(|| configured(&config.base_url))
         .unwrap_or_else(|| default_base.to_string());
     let base_url = base_url.trim_end_matches('/').to_string();
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -64,6 +83,7 @@ pub fn provider(
     let key_env = args
         .api_key_env
         .clone()
+        .or_else(|| configured(&config.api_key_env))
         .unwrap_or_else(|| rein_llm::default_key_env(kind).to_string());
     let api_key = non_empty(env(&key_env));
     if api_key.is_none() && base_url == default_base {
@@ -118,30 +138,95 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|base| base.join("rein"))
 }
 
-/// The permission policy from `--permission-mode`, `--allowed-tools` and `--disallowed-tools`.
-pub fn policy(args: &ExecArgs, root: &Path) -> Result<Policy, Exit> {
+/// The policy the config files alone give (no flags, no environment).
+pub fn config_policy(root: &Path, config: &Config) -> Result<Policy, Exit> {
+    policy(&ExecArgs::default(), root, &|_| None, config)
+}
+
+/// The permission policy: the mode from `--permission-mode`, `$REIN_PERMISSION_MODE` or the
+/// config; rules from the config files followed by `--allowed-tools` and `--disallowed-tools`.
+pub fn policy(
+    args: &ExecArgs,
+    root: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<Policy, Exit> {
     let mut policy = Policy::default();
-    if let Some(name) = &args.permission_mode {
-        policy.mode = PermissionMode::parse(name)
-            .ok_or_else(|| Exit::usage(format!("unknown permission mode {name:?}")))?;
+    let flag_mode = args
+        .permission_mode
+        .clone()
+        .map(|m| (m, "--permission-mode"))
+        .or_else(|| non_empty(env("REIN_PERMISSION_MODE")).map(|m| (m, "REIN_PERMISSION_MODE")));
+    if let Some((name, from)) = flag_mode {
+        policy.mode = PermissionMode::parse(&name)
+            .ok_or_else(|| Exit::usage(format!("{from}: unknown permission mode {name:?}")))?;
+    } else if let Some(mode) = &config.permission_mode {
+        policy.mode = mode.value;
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let parse = |values: &[String], flag: &str| -> Result<Vec<SourcedRule>, Exit> {
-        split_rules(values)
-            .into_iter()
-            .map(|text| {
-                Rule::parse(&text, root, home.as_deref())
-                    .map(|rule| SourcedRule {
-                        rule,
-                        source: flag.to_string(),
-                    })
-                    .map_err(|e| Exit::usage(format!("{flag}: {e}")))
+    let parse = |text: &str, source: &str| -> Result<SourcedRule, Exit> {
+        Rule::parse(text, root, home.as_deref())
+            .map(|rule| SourcedRule {
+                rule,
+                source: source.to_string(),
             })
-            .collect()
+            .map_err(|e| Exit::usage(format!("{source}: {e}")))
     };
-    policy.rules.allow = parse(&args.allowed_tools, "--allowed-tools")?;
-    policy.rules.deny = parse(&args.disallowed_tools, "--disallowed-tools")?;
+    let from_config = |list: &[Sourced<String>]| -> Result<Vec<SourcedRule>, Exit> {
+        list.iter().map(|s| parse(&s.value, &s.source)).collect()
+    };
+    let from_flag = |values: &[String], flag: &str| -> Result<Vec<SourcedRule>, Exit> {
+        split_rules(values).iter().map(|t| parse(t, flag)).collect()
+    };
+    policy.rules.allow = from_config(&config.allow)?;
+    policy
+        .rules
+        .allow
+        .extend(from_flag(&args.allowed_tools, "--allowed-tools")?);
+    policy.rules.ask = from_config(&config.ask)?;
+    policy.rules.deny = from_config(&config.deny)?;
+    policy
+        .rules
+        .deny
+        .extend(from_flag(&args.disallowed_tools, "--disallowed-tools")?);
     Ok(policy)
+}
+
+/// The agent's settings from the flags and the config.
+pub fn agent_config(
+    args: &ExecArgs,
+    model: String,
+    workspace: PathBuf,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<AgentConfig, Exit> {
+    let policy = policy(args, &workspace, env, config)?;
+    let mut agent = AgentConfig::new(model, workspace);
+    agent.policy = policy;
+    agent.max_turns = args
+        .max_turns
+        .or(config.max_turns.as_ref().map(|s| s.value))
+        .unwrap_or(agent.max_turns);
+    if let Some(limit) = &config.output_limit {
+        agent.output_limit = limit.value;
+    }
+    if let Some(secs) = &config.call_timeout_secs {
+        agent.dispatch.call_timeout = std::time::Duration::from_secs(secs.value.max(1));
+    }
+    if let Some(parallel) = &config.max_parallel {
+        agent.dispatch.max_parallel = parallel.value.max(1);
+    }
+    agent.sensitive_paths = config.sensitive_paths.as_ref().map(|s| s.value.clone());
+    agent.hooks = config.hooks.clone();
+    agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
+    Ok(agent)
+}
+
+/// The merged configuration for `workspace`; problems are usage errors naming file and line.
+pub fn config(workspace: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, Exit> {
+    let sources = crate::config::discover::sources(workspace, env)
+        .map_err(|e| Exit::usage(format!("config: {e}")))?;
+    crate::config::load(&sources).map_err(|e| Exit::usage(format!("config: {e}")))
 }
 
 /// Rules from flag values: split on commas and blanks outside parentheses.

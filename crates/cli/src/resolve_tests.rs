@@ -3,21 +3,13 @@ use std::collections::HashMap;
 use pretty_assertions::assert_eq;
 
 use super::*;
-use crate::args::OutputFormat;
 
 fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> ExecArgs {
     ExecArgs {
-        prompt: None,
         model: model.map(String::from),
         provider,
         base_url: base.map(String::from),
-        api_key_env: None,
-        max_turns: 50,
-        cwd: None,
-        output_format: OutputFormat::Text,
-        permission_mode: None,
-        allowed_tools: Vec::new(),
-        disallowed_tools: Vec::new(),
+        ..ExecArgs::default()
     }
 }
 
@@ -47,7 +39,7 @@ fn provider_is_inferred_from_the_model_name() {
         ),
     ];
     for (model, kind, base) in cases {
-        let got = provider(&args(Some(model), None, None), &env).unwrap();
+        let got = provider(&args(Some(model), None, None), &env, &Config::default()).unwrap();
         assert_eq!((got.kind, got.base_url.as_str()), (kind, base), "{model}");
     }
 }
@@ -58,15 +50,20 @@ fn base_url_comes_from_flag_then_env_then_default_without_trailing_slash() {
         ("OPENAI_BASE_URL", "http://localhost:11434/v1/"),
         ("OPENAI_API_KEY", "o"),
     ]);
-    let got = provider(&args(Some("qwen3"), None, None), &env).unwrap();
+    let got = provider(&args(Some("qwen3"), None, None), &env, &Config::default()).unwrap();
     assert_eq!(got.base_url, "http://localhost:11434/v1");
-    let got = provider(&args(Some("qwen3"), None, Some("http://h:1/v1")), &env).unwrap();
+    let got = provider(
+        &args(Some("qwen3"), None, Some("http://h:1/v1")),
+        &env,
+        &Config::default(),
+    )
+    .unwrap();
     assert_eq!(got.base_url, "http://h:1/v1");
 }
 
 #[test]
 fn missing_key_for_the_official_endpoint_names_the_variable() {
-    let err = provider(&args(None, None, None), &env_of(&[])).unwrap_err();
+    let err = provider(&args(None, None, None), &env_of(&[]), &Config::default()).unwrap_err();
     assert_eq!(err.code, 2);
     assert!(
         err.message.contains("ANTHROPIC_API_KEY is not set"),
@@ -84,6 +81,7 @@ fn keyless_local_server_is_allowed() {
             Some("http://127.0.0.1:8080/v1"),
         ),
         &env_of(&[]),
+        &Config::default(),
     )
     .unwrap();
     assert_eq!(got.api_key, None);
@@ -95,6 +93,7 @@ fn openai_chat_without_a_model_is_a_usage_error() {
     let err = provider(
         &args(None, Some(ProviderArg::OpenaiChat), None),
         &env_of(&[]),
+        &Config::default(),
     )
     .unwrap_err();
     assert_eq!(err.code, 2);
@@ -103,7 +102,12 @@ fn openai_chat_without_a_model_is_a_usage_error() {
 
 #[test]
 fn bad_base_url_is_a_usage_error() {
-    let err = provider(&args(None, None, Some("localhost:1")), &env_of(&[])).unwrap_err();
+    let err = provider(
+        &args(None, None, Some("localhost:1")),
+        &env_of(&[]),
+        &Config::default(),
+    )
+    .unwrap_err();
     assert!(err.message.contains("http://"), "{}", err.message);
 }
 
@@ -154,7 +158,7 @@ fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
     a.permission_mode = Some("acceptEdits".into());
     a.allowed_tools = vec!["Bash(cargo *)".into()];
     a.disallowed_tools = vec!["Bash(rm *)".into()];
-    let policy = policy(&a, root).unwrap();
+    let policy = policy(&a, root, &|_| None, &Config::default()).unwrap();
     assert_eq!(
         policy.mode,
         rein_engine::permissions::PermissionMode::AcceptEdits
@@ -171,8 +175,62 @@ fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
 }
 
 fn policy_err(a: &ExecArgs, root: &std::path::Path) -> String {
-    match policy(a, root) {
+    match policy(a, root, &|_| None, &Config::default()) {
         Err(exit) => exit.message,
         Ok(_) => panic!("expected an error"),
     }
+}
+
+#[test]
+fn flags_beat_the_environment_which_beats_the_config() {
+    let config = crate::config::load(&[crate::config::Source {
+        path: "c.toml".into(),
+        text: "model = \"gpt-5\"\nbase_url = \"http://cfg:1/v1\"\npermission_mode = \"plan\"\n"
+            .into(),
+        format: crate::config::Format::Toml,
+    }])
+    .unwrap();
+    let from_config = provider(&args(None, None, None), &env_of(&[]), &config).unwrap();
+    assert_eq!(
+        (from_config.model.as_str(), from_config.base_url.as_str()),
+        ("gpt-5", "http://cfg:1/v1")
+    );
+    let env = env_of(&[
+        ("REIN_MODEL", "gpt-4.1"),
+        ("OPENAI_BASE_URL", "http://env:2/v1"),
+    ]);
+    let from_env = provider(&args(None, None, None), &env, &config).unwrap();
+    assert_eq!(
+        (from_env.model.as_str(), from_env.base_url.as_str()),
+        ("gpt-4.1", "http://env:2/v1")
+    );
+    let from_flags = provider(
+        &args(Some("o3"), None, Some("http://flag:3/v1")),
+        &env,
+        &config,
+    )
+    .unwrap();
+    assert_eq!(
+        (from_flags.model.as_str(), from_flags.base_url.as_str()),
+        ("o3", "http://flag:3/v1")
+    );
+    let root = std::path::Path::new("/ws");
+    let mode = |a: &ExecArgs, env: &dyn Fn(&str) -> Option<String>| {
+        policy(a, root, env, &config).unwrap().mode
+    };
+    assert_eq!(
+        mode(&args(None, None, None), &env_of(&[])),
+        rein_engine::permissions::PermissionMode::Plan
+    );
+    let env = env_of(&[("REIN_PERMISSION_MODE", "bypass")]);
+    assert_eq!(
+        mode(&args(None, None, None), &env),
+        rein_engine::permissions::PermissionMode::Bypass
+    );
+    let mut flagged = args(None, None, None);
+    flagged.permission_mode = Some("accept-edits".into());
+    assert_eq!(
+        mode(&flagged, &env),
+        rein_engine::permissions::PermissionMode::AcceptEdits
+    );
 }

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use rein_tools::{ToolContext, ToolRegistry, WorkspaceGuard};
+use rein_tools::{ToolContext, ToolRegistry};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -33,7 +33,13 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     };
     let input: Value = serde_json::from_str(&raw)
         .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))?;
-    let guard = WorkspaceGuard::new(&workspace).map_err(|e| Exit::usage(e.to_string()))?;
+    // The same guard the agent gets: configured sensitive paths and Read deny rules apply.
+    let env = |key: &str| std::env::var(key).ok();
+    let config = resolve::config(&workspace, &env)?;
+    let policy = resolve::config_policy(&workspace, &config)?;
+    let sensitive = config.sensitive_paths.as_ref().map(|s| s.value.clone());
+    let guard = rein_engine::workspace_guard(&workspace, sensitive.as_deref(), &policy)
+        .map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();
     let ctx = ToolContext {
         cancel: cancel.clone(),

@@ -4,12 +4,13 @@ use std::process::{Command, Output};
 use rein_testkit::{MockServer, Scenario};
 
 /// Env vars that would leak the developer's real configuration into a test.
-const SCRUBBED: [&str; 6] = [
+const SCRUBBED: [&str; 7] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "REIN_MODEL",
+    "REIN_PERMISSION_MODE",
     "RUST_BACKTRACE",
 ];
 
@@ -20,6 +21,7 @@ pub fn rein(workspace: &Path) -> Command {
     }
     // Saved outputs (and later sessions) go to a folder of the test, not the user's.
     cmd.env("XDG_DATA_HOME", workspace.join(".rein-test-data"));
+    cmd.env("XDG_CONFIG_HOME", workspace.join(".rein-test-config"));
     cmd.current_dir(workspace);
     cmd
 }

@@ -1,16 +1,17 @@
 //! The agent: a transcript plus the loop that extends it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient, ModelRequest};
 use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
-use rein_tools::{OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
+use rein_tools::{OutputBudget, SensitivePaths, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{self, DispatchLimits, ToolCall};
 use crate::gate::{Approver, Gate};
+use crate::hooks::HookSpec;
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::turn::{self, TurnOutcome};
@@ -31,6 +32,10 @@ pub struct AgentConfig {
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
     pub policy: Policy,
+    /// Paths no tool may touch, replacing the default list (`None`: the default list).
+    pub sensitive_paths: Option<Vec<String>>,
+    /// Hook commands.
+    pub hooks: Vec<HookSpec>,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in a
@@ -49,6 +54,8 @@ impl AgentConfig {
             max_tokens: 8192,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
+            sensitive_paths: None,
+            hooks: Vec::new(),
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
         }
@@ -93,18 +100,11 @@ impl Agent {
         tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
-        let guard = WorkspaceGuard::new(&config.workspace).map_err(|e| EngineError::Workspace {
-            path: config.workspace.clone(),
-            message: e.to_string(),
-        })?;
-        let sensitive = config
-            .policy
-            .guard_list(guard.sensitive_paths().clone())
-            .map_err(|message| EngineError::Workspace {
-                path: config.workspace.clone(),
-                message,
-            })?;
-        let guard = guard.with_sensitive(sensitive);
+        let guard = workspace_guard(
+            &config.workspace,
+            config.sensitive_paths.as_deref(),
+            &config.policy,
+        )?;
         let session_id = new_session_id();
         let output_dir = config
             .outputs_root
@@ -329,6 +329,30 @@ impl Agent {
             }),
         }
     }
+}
+
+/// The guard for `workspace`: the sensitive list (`sensitive_paths` or the default) extended
+/// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
+pub fn workspace_guard(
+    workspace: &Path,
+    sensitive_paths: Option<&[String]>,
+    policy: &Policy,
+) -> Result<WorkspaceGuard, EngineError> {
+    let problem = |message: String| EngineError::Workspace {
+        path: workspace.to_path_buf(),
+        message,
+    };
+    let guard = WorkspaceGuard::new(workspace).map_err(|e| problem(e.to_string()))?;
+    let base = match sensitive_paths {
+        None => guard.sensitive_paths().clone(),
+        Some(list) => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            SensitivePaths::new(list.iter().map(String::as_str), home.as_deref())
+                .map_err(problem)?
+        }
+    };
+    let sensitive = policy.guard_list(base).map_err(problem)?;
+    Ok(guard.with_sensitive(sensitive))
 }
 
 fn tool_calls(message: &Message) -> Vec<ToolCall> {

@@ -21,11 +21,12 @@ mod agent;
 mod dispatch;
 mod error;
 mod gate;
+pub mod hooks;
 pub mod permissions;
 mod prompt;
 mod turn;
 
-pub use agent::{Agent, AgentConfig, RunSummary};
+pub use agent::{Agent, AgentConfig, RunSummary, workspace_guard};
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};

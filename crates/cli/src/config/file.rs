@@ -1,0 +1,115 @@
+//! The shapes of configuration files, as serde reads them: rein's TOML, and the parts of a
+//! Claude Code `settings.json` that rein honours (`permissions`, `hooks`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+/// One rein TOML file. Every key is optional; unknown keys are errors (typos must not pass
+/// silently).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TomlFile {
+    pub model: Option<Spanned<String>>,
+    pub provider: Option<Spanned<String>>,
+    pub base_url: Option<Spanned<String>>,
+    pub api_key_env: Option<Spanned<String>>,
+    pub max_turns: Option<Spanned<u32>>,
+    pub permission_mode: Option<Spanned<String>>,
+    #[serde(default)]
+    pub permissions: Permissions,
+    #[serde(default)]
+    pub tools: Tools,
+    #[serde(default)]
+    pub hooks: BTreeMap<Spanned<String>, Vec<HookGroup>>,
+}
+
+/// `[permissions]`: rule lists.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permissions {
+    #[serde(default)]
+    pub allow: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub ask: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub deny: Vec<Spanned<String>>,
+}
+
+/// `[tools]`: limits.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tools {
+    /// Bytes one tool result may put in the transcript.
+    pub output_limit: Option<Spanned<usize>>,
+    /// Seconds one tool call may run.
+    pub call_timeout_secs: Option<Spanned<u64>>,
+    /// Read-only calls running at once.
+    pub max_parallel: Option<Spanned<usize>>,
+    /// Paths no tool may touch (replaces the default list).
+    pub sensitive_paths: Option<Vec<Spanned<String>>>,
+}
+
+/// A hook group: Claude Code's `{matcher, hooks: [{type, command, timeout}]}`, or the
+/// shorthand `{matcher, command, timeout}`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookGroup {
+    pub matcher: Option<Spanned<String>>,
+    #[serde(default)]
+    pub hooks: Vec<HookCommand>,
+    pub command: Option<Spanned<String>>,
+    pub timeout: Option<Spanned<u64>>,
+}
+
+/// One hook command.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookCommand {
+    #[serde(rename = "type")]
+    pub kind: Option<Spanned<String>>,
+    pub command: Spanned<String>,
+    /// Seconds.
+    pub timeout: Option<Spanned<u64>>,
+}
+
+/// The parts of a Claude Code `settings.json` rein reads; everything else is ignored.
+#[derive(Debug, Default, Deserialize)]
+pub struct ClaudeSettings {
+    #[serde(default)]
+    pub permissions: ClaudePermissions,
+    #[serde(default)]
+    pub hooks: BTreeMap<String, Vec<ClaudeHookGroup>>,
+}
+
+/// Claude Code's `permissions` block.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaudePermissions {
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub ask: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+    pub default_mode: Option<String>,
+}
+
+/// Claude Code's hook group.
+#[derive(Debug, Default, Deserialize)]
+pub struct ClaudeHookGroup {
+    pub matcher: Option<String>,
+    #[serde(default)]
+    pub hooks: Vec<ClaudeHookCommand>,
+}
+
+/// Claude Code's hook command.
+#[derive(Debug, Default, Deserialize)]
+pub struct ClaudeHookCommand {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub command: String,
+    pub timeout: Option<u64>,
+}

@@ -1,0 +1,108 @@
+//! `rein config show`: the merged configuration, one setting per line with where it was set.
+
+use super::{Config, Sourced};
+
+/// The merged configuration as TOML-like lines, each followed by `# source`.
+pub fn render(config: &Config) -> String {
+    let mut out = String::new();
+    let mut line = |key: &str, value: String, source: &str| {
+        out.push_str(&format!("{key} = {value}  # {source}\n"));
+    };
+    let quoted = |s: &str| format!("{s:?}");
+    let scalar = |slot: &Option<Sourced<String>>| {
+        slot.as_ref().map(|s| (quoted(&s.value), s.source.clone()))
+    };
+    let defaults = "default";
+    for (key, value) in [
+        ("model", scalar(&config.model)),
+        ("provider", scalar(&config.provider)),
+        ("base_url", scalar(&config.base_url)),
+        ("api_key_env", scalar(&config.api_key_env)),
+    ] {
+        match value {
+            Some((value, source)) => line(key, value, &source),
+            None => line(key, "(not set)".into(), defaults),
+        }
+    }
+    match &config.max_turns {
+        Some(s) => line("max_turns", s.value.to_string(), &s.source),
+        None => line("max_turns", "50".into(), defaults),
+    }
+    match &config.permission_mode {
+        Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
+        None => line("permission_mode", quoted("default"), defaults),
+    }
+    for (key, rules) in [
+        ("permissions.allow", &config.allow),
+        ("permissions.ask", &config.ask),
+        ("permissions.deny", &config.deny),
+    ] {
+        if rules.is_empty() {
+            line(key, "[]".into(), defaults);
+        }
+        for rule in rules {
+            line(key, format!("[{}, …]", quoted(&rule.value)), &rule.source);
+        }
+    }
+    let number = |slot: Option<(String, String)>,
+                  key: &str,
+                  default: &str,
+                  line: &mut dyn FnMut(&str, String, &str)| {
+        match slot {
+            Some((value, source)) => line(key, value, &source),
+            None => line(key, default.to_string(), defaults),
+        }
+    };
+    number(
+        config
+            .output_limit
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "tools.output_limit",
+        "30000",
+        &mut line,
+    );
+    number(
+        config
+            .call_timeout_secs
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "tools.call_timeout_secs",
+        "600",
+        &mut line,
+    );
+    number(
+        config
+            .max_parallel
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "tools.max_parallel",
+        "8",
+        &mut line,
+    );
+    match &config.sensitive_paths {
+        Some(s) => line("tools.sensitive_paths", format!("{:?}", s.value), &s.source),
+        None => line(
+            "tools.sensitive_paths",
+            format!("{:?}", rein_tools::DEFAULT_SENSITIVE),
+            defaults,
+        ),
+    }
+    for hook in &config.hooks {
+        let matcher = hook
+            .matcher
+            .as_deref()
+            .map(|m| format!(" matcher={m:?}"))
+            .unwrap_or_default();
+        line(
+            &format!("hooks.{}", hook.event.name()),
+            format!(
+                "{:?}{matcher} timeout={}s",
+                hook.command,
+                hook.timeout.as_secs()
+            ),
+            &hook.source,
+        );
+    }
+    out
+}

@@ -1,0 +1,183 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn toml(path: &str, text: &str) -> Source {
+    Source {
+        path: path.into(),
+        text: text.into(),
+        format: Format::Toml,
+    }
+}
+
+fn claude(path: &str, text: &str) -> Source {
+    Source {
+        path: path.into(),
+        text: text.into(),
+        format: Format::ClaudeSettings,
+    }
+}
+
+#[test]
+fn scalars_take_the_most_specific_value_and_lists_merge() {
+    let user = toml(
+        "user.toml",
+        "model = \"claude-opus-4-1\"\nmax_turns = 10\n[permissions]\nallow = [\"Read\"]\n",
+    );
+    let project = toml(
+        "project.toml",
+        "\nmodel = \"claude-sonnet-4-5\"\npermission_mode = \"accept-edits\"\n\n[permissions]\nallow = [\"Bash(cargo test *)\"]\ndeny = [\"Bash(rm *)\"]\n",
+    );
+    let config = load(&[user, project]).unwrap();
+    assert_eq!(
+        config.model,
+        Some(Sourced {
+            value: "claude-sonnet-4-5".into(),
+            source: "project.toml:2".into()
+        })
+    );
+    assert_eq!(
+        config.max_turns.map(|s| (s.value, s.source)),
+        Some((10, "user.toml:2".into()))
+    );
+    assert_eq!(
+        config.permission_mode.map(|s| s.value),
+        Some(PermissionMode::AcceptEdits)
+    );
+    let allow: Vec<(String, String)> = config
+        .allow
+        .into_iter()
+        .map(|s| (s.value, s.source))
+        .collect();
+    assert_eq!(
+        allow,
+        [
+            ("Read".to_string(), "user.toml:4".to_string()),
+            (
+                "Bash(cargo test *)".to_string(),
+                "project.toml:6".to_string()
+            ),
+        ]
+    );
+    assert_eq!(config.deny[0].source, "project.toml:7");
+}
+
+#[test]
+fn errors_name_the_file_line_and_key() {
+    let cases = [
+        ("model = 3\n", "x.toml:1", "invalid type"),
+        (
+            "\n\npermision_mode = \"plan\"\n",
+            "x.toml:3",
+            "unknown field `permision_mode`",
+        ),
+        (
+            "permission_mode = \"yolo\"\n",
+            "x.toml:1: permission_mode",
+            "unknown permission mode \"yolo\"",
+        ),
+        (
+            "[permissions]\n\ndeny = [\"Bash(rm *\"]\n",
+            "x.toml:3: permissions.deny",
+            "missing the closing parenthesis",
+        ),
+        (
+            "provider = \"gemini\"\n",
+            "x.toml:1: provider",
+            "unknown provider",
+        ),
+        (
+            "[[hooks.PreToolUze]]\ncommand = \"x\"\n",
+            "x.toml:1: hooks",
+            "unknown hook event \"PreToolUze\"",
+        ),
+        (
+            "[[hooks.Stop]]\ncommand = \"  \"\n",
+            "x.toml:2: hooks",
+            "the hook command is empty",
+        ),
+        ("model = \"unterminated\n", "x.toml:1", ""),
+    ];
+    for (text, at, message) in cases {
+        let err = load(&[toml("x.toml", text)]).unwrap_err().to_string();
+        assert!(err.starts_with(at), "{text:?}: {err}");
+        assert!(err.contains(message), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn hooks_accept_claude_codes_shape_and_a_shorthand() {
+    let text = r#"
+[[hooks.PreToolUse]]
+matcher = "Bash"
+hooks = [{ type = "command", command = "./check.sh", timeout = 5 }]
+
+[[hooks.Stop]]
+command = "notify-send done"
+"#;
+    let config = load(&[toml("h.toml", text)]).unwrap();
+    assert_eq!(
+        config.hooks,
+        [
+            HookSpec {
+                event: HookEvent::PreToolUse,
+                matcher: Some("Bash".into()),
+                command: "./check.sh".into(),
+                timeout: Duration::from_secs(5),
+                source: "h.toml:4".into(),
+            },
+            HookSpec {
+                event: HookEvent::Stop,
+                matcher: None,
+                command: "notify-send done".into(),
+                timeout: DEFAULT_HOOK_TIMEOUT,
+                source: "h.toml:7".into(),
+            },
+        ]
+    );
+}
+
+#[test]
+fn claude_code_settings_contribute_permissions_and_hooks() {
+    let settings = r#"{
+      "permissions": {"allow": ["Bash(npm run test:*)", "WebFetch"], "deny": ["Read(./.env.production)"], "defaultMode": "acceptEdits"},
+      "hooks": {
+        "PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "prettier --check"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "say hi"}]}]
+      },
+      "model": "ignored", "env": {"X": "1"}
+    }"#;
+    let project = toml("p.toml", "permission_mode = \"plan\"\n");
+    let config = load(&[claude(".claude/settings.json", settings), project]).unwrap();
+    assert_eq!(config.allow.len(), 2);
+    assert_eq!(
+        config.allow[0].source,
+        ".claude/settings.json (Claude Code settings)"
+    );
+    assert_eq!(config.deny[0].value, "Read(./.env.production)");
+    assert_eq!(
+        config.permission_mode.map(|m| m.value),
+        Some(PermissionMode::Plan)
+    );
+    assert_eq!(config.hooks.len(), 1, "Notification is not a rein event");
+    assert_eq!(config.hooks[0].matcher.as_deref(), Some("Edit|Write"));
+}
+
+#[test]
+fn show_says_where_each_value_came_from() {
+    let config = load(&[toml(
+        "p.toml",
+        "model = \"gpt-5\"\n[tools]\noutput_limit = 5000\n",
+    )])
+    .unwrap();
+    let shown = render(&config);
+    assert!(shown.contains("model = \"gpt-5\"  # p.toml:1\n"), "{shown}");
+    assert!(
+        shown.contains("tools.output_limit = 5000  # p.toml:3\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("permission_mode = \"default\"  # default\n"),
+        "{shown}"
+    );
+}

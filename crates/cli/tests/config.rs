@@ -1,0 +1,115 @@
+//! Layered configuration end to end: project files, Claude Code settings, errors, `config show`.
+
+use crate::support::*;
+
+fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+const RM: &str = r#"{"turns": [
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "rm hello.sh"}}]},
+    {"text": "done"}
+]}"#;
+
+#[tokio::test]
+async fn project_config_rules_and_mode_apply() {
+    let dir = workspace_with(&[(
+        ".rein/config.toml",
+        "permission_mode = \"bypass\"\n\n[permissions]\ndeny = [\"Bash(rm *)\"]\n",
+    )]);
+    let server = mock(RM).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url(), "delete hello.sh"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.path().join("hello.sh").exists());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("deny rule Bash(rm *) ("), "{stderr}");
+    assert!(stderr.contains(".rein/config.toml:4)"), "{stderr}");
+}
+
+#[tokio::test]
+async fn claude_code_settings_allow_what_they_allow() {
+    let dir = workspace_with(&[(
+        ".claude/settings.json",
+        r#"{"permissions": {"allow": ["Bash(rm:*)"]}}"#,
+    )]);
+    let server = mock(RM).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url(), "delete hello.sh"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        !dir.path().join("hello.sh").exists(),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn a_bad_config_is_one_line_naming_file_line_and_key_with_exit_2() {
+    let dir = workspace_with(&[(".rein/config.toml", "\n\npermission_mode = \"yolo\"\n")]);
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", "http://127.0.0.1:9", "hi"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(".rein/config.toml:3: permission_mode: unknown permission mode \"yolo\""),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn config_show_prints_each_value_with_its_origin() {
+    let dir = workspace_with(&[
+        (".rein/config.toml", "model = \"gpt-5\"\n"),
+        (
+            ".rein/config.local.toml",
+            "model = \"o3\"\n[tools]\nmax_parallel = 4\n",
+        ),
+    ]);
+    let mut cmd = rein(dir.path());
+    cmd.args(["config", "show"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("model = \"o3\"  # "), "{stdout}");
+    assert!(stdout.contains(".rein/config.local.toml:1\n"), "{stdout}");
+    assert!(stdout.contains("tools.max_parallel = 4  # "), "{stdout}");
+    assert!(
+        stdout.contains("permission_mode = \"default\"  # default"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn rein_tool_honours_configured_read_denials() {
+    let dir = workspace_with(&[
+        (
+            ".rein/config.toml",
+            "[permissions]\ndeny = [\"Read(./private/**)\"]\n",
+        ),
+        ("private/notes.txt", "SECRET-NOTE"),
+    ]);
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "tool",
+        "read_file",
+        "--args",
+        r#"{"path": "private/notes.txt"}"#,
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("SECRET-NOTE"), "{stdout}");
+    assert!(stdout.contains("deny rule Read(./private/**)"), "{stdout}");
+}
