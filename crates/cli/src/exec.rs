@@ -40,6 +40,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let cancel = CancellationToken::new();
     let interrupts = tokio::spawn(watch_interrupts(cancel.clone()));
     let summary = agent.run(&prompt, &tx, cancel).await;
+    agent.end_session("other", &tx).await;
     interrupts.abort();
     drop(tx);
     let _ = printer.await;

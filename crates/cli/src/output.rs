@@ -93,6 +93,15 @@ impl<O: Write, E: Write> Printer<O, E> {
                 *delay_ms as f64 / 1000.0
             ),
             Event::Error { message } => format!("rein: {message}"),
+            Event::HookRun {
+                event,
+                message: Some(message),
+                blocked,
+                ..
+            } => {
+                let verb = if *blocked { "blocked" } else { "said" };
+                format!("  {event} hook {verb}: {}", first_line(message))
+            }
             _ => return,
         };
         let _ = writeln!(self.err, "{line}");

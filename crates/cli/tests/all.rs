@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod config;
+mod control;
 mod errors;
 mod exec;
 mod support;

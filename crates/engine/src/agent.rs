@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::dispatch::{self, DispatchLimits, ToolCall};
 use crate::gate::{Approver, Gate};
-use crate::hooks::HookSpec;
+use crate::hooks::{HookEvent, HookSpec, Hooks};
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::turn::{self, TurnOutcome};
@@ -89,8 +89,23 @@ pub struct Agent {
     session_id: String,
     /// Guard, locks and output budget shared by every tool call of the session.
     tool_ctx: ToolContext,
-    /// Permission policy and who answers its questions.
+    /// Permission policy, who answers its questions, and the hooks.
     gate: Gate,
+    /// Whether a run has started (the `SessionStart` hooks ran).
+    started: bool,
+}
+
+/// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
+const MAX_STOP_CONTINUATIONS: u32 = 3;
+
+/// Hook context as text blocks of the user message.
+fn context_blocks(event: HookEvent, context: &[String]) -> Vec<ContentBlock> {
+    context
+        .iter()
+        .map(|text| ContentBlock::Text {
+            text: format!("[{} hook context]\n{text}", event.name()),
+        })
+        .collect()
 }
 
 impl Agent {
@@ -127,10 +142,16 @@ impl Agent {
             tools,
             system,
             transcript: Vec::new(),
-            session_id,
+            session_id: session_id.clone(),
+            started: false,
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
+                hooks: Arc::new(Hooks::new(
+                    config.hooks.clone(),
+                    guard.root().to_path_buf(),
+                    session_id,
+                )),
             },
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
@@ -184,7 +205,6 @@ impl Agent {
             cwd: self.tool_ctx.guard.root().display().to_string(),
             tools: self.tools.names(),
         });
-        self.push_user_text(prompt);
         let mut summary = RunSummary {
             outcome: RunOutcome::Completed,
             text: String::new(),
@@ -193,7 +213,13 @@ impl Agent {
             cost_usd: Some(0.0),
             error: None,
         };
-        summary.outcome = self.drive(&mut summary, events, &cancel).await;
+        match self.submit(prompt, events).await {
+            Ok(()) => summary.outcome = self.drive(&mut summary, events, &cancel).await,
+            Err(message) => {
+                let _ = events.send(Event::Error { message });
+                summary.outcome = RunOutcome::Failed;
+            }
+        }
         let _ = events.send(Event::Result {
             outcome: summary.outcome,
             text: summary.text.clone(),
@@ -203,6 +229,78 @@ impl Agent {
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         });
         summary
+    }
+
+    /// Adds the prompt to the transcript after the `SessionStart` (first run only) and
+    /// `UserPromptSubmit` hooks, with the context they add. `Err` when a hook blocked it.
+    async fn submit(&mut self, prompt: &str, events: &EventSender) -> Result<(), String> {
+        let hooks = Arc::clone(&self.gate.hooks);
+        let mode = self.gate.hook_mode();
+        let mut blocks = vec![ContentBlock::Text {
+            text: prompt.to_string(),
+        }];
+        if !self.started {
+            self.started = true;
+            let mut fields = serde_json::Map::new();
+            fields.insert("source".into(), "startup".into());
+            let said = hooks
+                .run(HookEvent::SessionStart, None, mode, fields, events)
+                .await;
+            blocks.extend(context_blocks(HookEvent::SessionStart, &said.context));
+        }
+        let mut fields = serde_json::Map::new();
+        fields.insert("prompt".into(), prompt.into());
+        let said = hooks
+            .run(HookEvent::UserPromptSubmit, None, mode, fields, events)
+            .await;
+        if let Some(reason) = said.block.or(said.stop) {
+            return Err(format!(
+                "the prompt was blocked by a UserPromptSubmit hook: {reason}"
+            ));
+        }
+        blocks.extend(context_blocks(HookEvent::UserPromptSubmit, &said.context));
+        self.push_user_blocks(blocks);
+        Ok(())
+    }
+
+    /// Runs the `SessionEnd` hooks; front ends call it once when the session is over.
+    pub async fn end_session(&self, reason: &str, events: &EventSender) {
+        let mut fields = serde_json::Map::new();
+        fields.insert("reason".into(), reason.into());
+        let mode = self.gate.hook_mode();
+        self.gate
+            .hooks
+            .run(HookEvent::SessionEnd, None, mode, fields, events)
+            .await;
+    }
+
+    /// Whether a `Stop` hook wants the agent to go on; if so, tells the model why.
+    async fn stop_blocked(&mut self, continued: &mut u32, events: &EventSender) -> bool {
+        let mut fields = serde_json::Map::new();
+        fields.insert("stop_hook_active".into(), (*continued > 0).into());
+        let mode = self.gate.hook_mode();
+        let said = self
+            .gate
+            .hooks
+            .run(HookEvent::Stop, None, mode, fields, events)
+            .await;
+        let Some(reason) = said.block else {
+            return false;
+        };
+        if *continued >= MAX_STOP_CONTINUATIONS {
+            let _ = events.send(Event::Error {
+                message: format!(
+                    "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
+                     continuations ({reason})"
+                ),
+            });
+            return false;
+        }
+        *continued += 1;
+        self.push_user_text(&format!(
+            "A Stop hook says the work is not finished yet; continue: {reason}"
+        ));
+        true
     }
 
     async fn drive(
@@ -215,6 +313,7 @@ impl Agent {
             cancel: cancel.clone(),
             ..self.tool_ctx.clone()
         };
+        let mut stop_continuations = 0;
         loop {
             if summary.turns >= self.config.max_turns {
                 let _ = events.send(Event::Error {
@@ -276,6 +375,9 @@ impl Agent {
             self.transcript.push(message);
             if calls.is_empty() {
                 if response.stop_reason == StopReason::PauseTurn {
+                    continue;
+                }
+                if self.stop_blocked(&mut stop_continuations, events).await {
                     continue;
                 }
                 return RunOutcome::Completed;

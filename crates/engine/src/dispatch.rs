@@ -108,43 +108,49 @@ async fn run_one(
         input: call.input.clone(),
     });
     let started = Instant::now();
-    let effect = tools.effect(&call.name, &call.input);
-    let refusal = if ctx.cancel.is_cancelled() {
-        Some(ToolOutput::error(NOT_RUN))
+    let effect_of = |input: &Value| tools.effect(&call.name, input);
+    let cleared = if ctx.cancel.is_cancelled() {
+        Err(ToolOutput::error(NOT_RUN))
     } else {
         gate.check(
             &call.id,
             &call.name,
             &call.input,
-            effect,
+            &effect_of,
             &ctx.guard,
             events,
         )
         .await
-        .err()
     };
-    let output = if let Some(refusal) = refusal {
-        refusal
-    } else if ctx.cancel.is_cancelled() {
-        ToolOutput::error(NOT_RUN)
-    } else {
-        let own = ToolContext {
-            cancel: ctx.cancel.child_token(),
-            ..ctx.clone()
-        };
-        // Tools watch their token and kill what they started; on timeout the call's future is
-        // dropped as well, which kills anything it still runs.
-        let run = tools.call(&call.name, call.input, &own);
-        match tokio::time::timeout(timeout, run).await {
-            Ok(output) => output,
-            Err(_) => {
-                own.cancel.cancel();
-                ToolOutput::error(format!(
-                    "the {} call timed out after {} s and was stopped",
-                    call.name,
-                    timeout.as_secs_f64()
-                ))
+    let output = match cleared {
+        Err(refusal) => refusal,
+        Ok(_) if ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),
+        Ok(cleared) => {
+            let own = ToolContext {
+                cancel: ctx.cancel.child_token(),
+                ..ctx.clone()
+            };
+            // Tools watch their token and kill what they started; on timeout the call's
+            // future is dropped as well, which kills anything it still runs.
+            let run = tools.call(&call.name, cleared.input.clone(), &own);
+            let mut output = match tokio::time::timeout(timeout, run).await {
+                Ok(output) => output,
+                Err(_) => {
+                    own.cancel.cancel();
+                    ToolOutput::error(format!(
+                        "the {} call timed out after {} s and was stopped",
+                        call.name,
+                        timeout.as_secs_f64()
+                    ))
+                }
+            };
+            for note in &cleared.notes {
+                output
+                    .text
+                    .push_str(&format!("\n\n[PreToolUse hook: {note}]"));
             }
+            gate.after(&call.id, &call.name, &cleared.input, output, events)
+                .await
         }
     };
     let _ = events.send(Event::ToolCallEnd {

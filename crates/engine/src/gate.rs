@@ -10,7 +10,8 @@ use rein_tools::{Effect, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::permissions::{Decision, Policy, Rule, SourcedRule, Verdict};
+use crate::hooks::{HookEvent, Hooks, claude_tool_name, hook_tool_input};
+use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 
 /// A call waiting for the user's approval.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,25 +47,36 @@ pub trait Approver: Send + Sync {
     async fn approve(&self, request: ApprovalRequest) -> Approval;
 }
 
-/// The policy (shared, since "allow for the session" changes it) and who can answer asks.
+/// The policy (shared, since "allow for the session" changes it), who can answer asks, and
+/// the hooks around each call.
 #[derive(Clone)]
 pub(crate) struct Gate {
     pub policy: Arc<Mutex<Policy>>,
     pub approver: Option<Arc<dyn Approver>>,
+    pub hooks: Arc<Hooks>,
+}
+
+/// A call that passed the gate: the input to run it with (a hook may have rewritten it) and
+/// notes for the model from the hooks.
+#[derive(Debug, Clone)]
+pub(crate) struct Cleared {
+    pub input: Value,
+    pub notes: Vec<String>,
 }
 
 impl Gate {
-    /// Checks one call: `Ok` to run it, `Err(result)` with the refusal for the model.
+    /// Checks one call: permission rules, then `PreToolUse` hooks, then the user when asked.
+    /// `Ok` to run it, `Err(result)` with the refusal for the model.
+    #[allow(clippy::too_many_arguments)]
     pub async fn check(
         &self,
         id: &str,
         tool: &str,
         input: &Value,
-        effect: Effect,
+        effect_of: &(dyn Fn(&Value) -> Effect + Sync),
         guard: &WorkspaceGuard,
         events: &EventSender,
-    ) -> Result<(), ToolOutput> {
-        let decision = self.policy().decide(tool, input, effect, guard);
+    ) -> Result<Cleared, ToolOutput> {
         let report = |verdict: Verdict, reason: &str| {
             let _ = events.send(Event::Permission {
                 id: id.to_string(),
@@ -73,38 +85,79 @@ impl Gate {
                 reason: reason.to_string(),
             });
         };
+        let mut input = input.clone();
+        let mut decision = self.policy().decide(tool, &input, effect_of(&input), guard);
+        let mut notes = Vec::new();
+        if decision.verdict != Verdict::Deny && self.hooks.has(HookEvent::PreToolUse) {
+            let fields = tool_fields(id, tool, &input);
+            let mode = self.hook_mode();
+            let said = self
+                .hooks
+                .run(HookEvent::PreToolUse, Some(tool), mode, fields, events)
+                .await;
+            if let Some(reason) = said.block {
+                report(Verdict::Deny, "a PreToolUse hook");
+                return Err(ToolOutput::error(format!(
+                    "Blocked by a PreToolUse hook; the call was not run: {reason}"
+                )));
+            }
+            if let Some(updated) = said.updated_input {
+                // The rewritten call must pass the rules on its own.
+                input = updated;
+                decision = self.policy().decide(tool, &input, effect_of(&input), guard);
+            }
+            notes = said.context;
+            match said.permission {
+                _ if decision.verdict == Verdict::Deny => {}
+                Some((Verdict::Deny, why)) => {
+                    decision = Decision::new(Verdict::Deny, hook_reason(&why));
+                }
+                Some((Verdict::Ask, why)) => {
+                    decision = Decision::new(Verdict::Ask, hook_reason(&why));
+                }
+                Some((Verdict::Allow, why)) => {
+                    decision = Decision::new(Verdict::Allow, hook_reason(&why));
+                }
+                None => {}
+            }
+        }
         report(decision.verdict, &decision.reason);
+        let cleared = Cleared { input, notes };
         match decision.verdict {
-            Verdict::Allow => Ok(()),
+            Verdict::Allow => Ok(cleared),
             Verdict::Deny => Err(ToolOutput::error(denied_message(
                 &decision,
                 self.mode_is_plan(),
             ))),
             Verdict::Ask => {
                 let Some(approver) = &self.approver else {
-                    return Err(ToolOutput::error(headless_message(tool, input, &decision)));
+                    return Err(ToolOutput::error(headless_message(
+                        tool,
+                        &cleared.input,
+                        &decision,
+                    )));
                 };
                 let _ = events.send(Event::PermissionRequest {
                     id: id.to_string(),
                     name: tool.to_string(),
-                    input: input.clone(),
+                    input: cleared.input.clone(),
                     reason: decision.reason.clone(),
                 });
                 let request = ApprovalRequest {
                     id: id.to_string(),
                     tool: tool.to_string(),
-                    input: input.clone(),
+                    input: cleared.input.clone(),
                     reason: decision.reason.clone(),
                 };
                 match approver.approve(request).await {
                     Approval::AllowOnce => {
                         report(Verdict::Allow, "the user (once)");
-                        Ok(())
+                        Ok(cleared)
                     }
                     Approval::AllowForSession => {
-                        self.remember(tool, input, guard);
+                        self.remember(tool, &cleared.input, guard);
                         report(Verdict::Allow, "the user (for this session)");
-                        Ok(())
+                        Ok(cleared)
                     }
                     Approval::Deny { note } => {
                         report(Verdict::Deny, "the user");
@@ -121,6 +174,57 @@ impl Gate {
         }
     }
 
+    /// Runs the `PostToolUse` (or, for an error result, `PostToolUseFailure`) hooks and adds
+    /// what they say for the model to the result.
+    pub async fn after(
+        &self,
+        id: &str,
+        tool: &str,
+        input: &Value,
+        output: ToolOutput,
+        events: &EventSender,
+    ) -> ToolOutput {
+        let event = if output.is_error {
+            HookEvent::PostToolUseFailure
+        } else {
+            HookEvent::PostToolUse
+        };
+        if !self.hooks.has(event) {
+            return output;
+        }
+        let mut fields = tool_fields(id, tool, input);
+        if output.is_error {
+            fields.insert("error".into(), Value::String(output.text.clone()));
+        } else {
+            fields.insert(
+                "tool_response".into(),
+                serde_json::json!({"output": output.text, "is_error": false}),
+            );
+        }
+        let said = self
+            .hooks
+            .run(event, Some(tool), self.hook_mode(), fields, events)
+            .await;
+        let mut text = output.text;
+        for note in said.block.iter().chain(&said.context) {
+            text.push_str(&format!("\n\n[{} hook: {note}]", event.name()));
+        }
+        ToolOutput {
+            text,
+            is_error: output.is_error,
+        }
+    }
+
+    /// The permission mode under Claude Code's names, as hook scripts expect.
+    pub fn hook_mode(&self) -> &'static str {
+        match self.policy().mode {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::Bypass => "bypassPermissions",
+        }
+    }
+
     fn policy(&self) -> std::sync::MutexGuard<'_, Policy> {
         self.policy
             .lock()
@@ -128,7 +232,7 @@ impl Gate {
     }
 
     fn mode_is_plan(&self) -> bool {
-        self.policy().mode == crate::permissions::PermissionMode::Plan
+        self.policy().mode == PermissionMode::Plan
     }
 
     /// "Allow for this session": rules for these exact commands (each part of a bash line),
@@ -152,6 +256,27 @@ impl Gate {
                 });
             }
         }
+    }
+}
+
+/// The fields of a tool event's hook input.
+fn tool_fields(id: &str, tool: &str, input: &Value) -> serde_json::Map<String, Value> {
+    let mut fields = serde_json::Map::new();
+    fields.insert(
+        "tool_name".into(),
+        Value::String(claude_tool_name(tool).to_string()),
+    );
+    fields.insert("tool_input".into(), hook_tool_input(input));
+    fields.insert("tool_use_id".into(), Value::String(id.to_string()));
+    fields.insert("rein_tool_name".into(), Value::String(tool.to_string()));
+    fields
+}
+
+fn hook_reason(why: &str) -> String {
+    if why.trim().is_empty() {
+        "a PreToolUse hook".to_string()
+    } else {
+        format!("a PreToolUse hook: {}", why.trim())
     }
 }
 

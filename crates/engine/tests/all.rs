@@ -4,6 +4,7 @@
 
 mod cancel;
 mod dispatch;
+mod hooks;
 mod loop_;
 mod permissions;
 mod support;

@@ -132,6 +132,21 @@ pub enum Event {
         /// Why approval is needed.
         reason: String,
     },
+    /// A hook command ran.
+    HookRun {
+        /// The hook event (`PreToolUse`…).
+        event: String,
+        /// The command.
+        command: String,
+        /// Its exit code; absent when it was killed or could not start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// Whether it blocked what it hooks.
+        blocked: bool,
+        /// What it said to the user (a reason, a system message, an error), if anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     /// A tool call finished.
     ToolCallEnd {
         /// Call id.

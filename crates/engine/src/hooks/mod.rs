@@ -86,3 +86,300 @@ pub struct HookSpec {
     /// Where it was configured, for messages.
     pub source: String,
 }
+
+mod run;
+
+use std::path::PathBuf;
+
+use futures::future::join_all;
+use regex::Regex;
+use rein_protocol::{Event, PermissionVerdict};
+use serde_json::{Map, Value, json};
+
+use crate::EventSender;
+
+/// What the hooks of one event said, combined.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookOutcome {
+    /// A hook blocked (exit code 2, or `decision: "block"`): the reason.
+    pub block: Option<String>,
+    /// A `PreToolUse` permission decision (`deny` beats `ask` beats `allow`) and its reason.
+    pub permission: Option<(PermissionVerdict, String)>,
+    /// A `PreToolUse` rewrite of the tool input (the last hook's wins).
+    pub updated_input: Option<Value>,
+    /// Text for the model (`additionalContext`; plain stdout of `SessionStart` and
+    /// `UserPromptSubmit` hooks).
+    pub context: Vec<String>,
+    /// A hook asked to end the session (`continue: false`): its `stopReason`.
+    pub stop: Option<String>,
+}
+
+/// The session's hooks and what every hook input carries.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    specs: Vec<HookSpec>,
+    workspace: PathBuf,
+    session_id: String,
+    transcript_path: String,
+}
+
+impl Hooks {
+    /// Hooks for a session in `workspace`.
+    pub fn new(specs: Vec<HookSpec>, workspace: PathBuf, session_id: String) -> Self {
+        Self {
+            specs,
+            workspace,
+            session_id,
+            transcript_path: String::new(),
+        }
+    }
+
+    /// Whether any hook is configured for `event`.
+    pub fn has(&self, event: HookEvent) -> bool {
+        self.specs.iter().any(|s| s.event == event)
+    }
+
+    /// Runs the hooks of `event` (for tool events, those whose matcher matches `tool`) in
+    /// parallel with `fields` plus the common fields on stdin, reports each run, and combines
+    /// what they said. Hooks never fail the session: a crash or timeout is reported and
+    /// ignored.
+    pub async fn run(
+        &self,
+        event: HookEvent,
+        tool: Option<&str>,
+        permission_mode: &str,
+        fields: Map<String, Value>,
+        events: &EventSender,
+    ) -> HookOutcome {
+        let specs: Vec<&HookSpec> = self
+            .specs
+            .iter()
+            .filter(|s| s.event == event)
+            .filter(|s| {
+                !event.has_tool() || tool.is_some_and(|t| matcher_matches(s.matcher.as_deref(), t))
+            })
+            .collect();
+        if specs.is_empty() {
+            return HookOutcome::default();
+        }
+        let mut input = Map::new();
+        input.insert("session_id".into(), json!(self.session_id));
+        input.insert("transcript_path".into(), json!(self.transcript_path));
+        input.insert("cwd".into(), json!(self.workspace.display().to_string()));
+        input.insert("permission_mode".into(), json!(permission_mode));
+        input.insert("hook_event_name".into(), json!(event.name()));
+        input.extend(fields);
+        let input = Value::Object(input).to_string();
+        let project = self.workspace.display().to_string();
+        let env = [
+            ("CLAUDE_PROJECT_DIR", project.clone()),
+            ("REIN_PROJECT_DIR", project),
+        ];
+        let runs = specs.iter().map(|spec| async {
+            let finished =
+                run::run(&spec.command, &self.workspace, &env, &input, spec.timeout).await;
+            (*spec, finished)
+        });
+        let mut outcome = HookOutcome::default();
+        for (spec, finished) in join_all(runs).await {
+            let message = interpret(event, &finished, &mut outcome);
+            let _ = events.send(Event::HookRun {
+                event: event.name().to_string(),
+                command: spec.command.clone(),
+                exit_code: finished.code,
+                blocked: finished.code == Some(2) || message.as_ref().is_some_and(|m| m.blocked),
+                message: message.map(|m| m.text),
+            });
+        }
+        outcome
+    }
+}
+
+/// A message about one hook run for the user.
+struct Said {
+    text: String,
+    blocked: bool,
+}
+
+/// Folds one hook's result into `outcome`; returns what to tell the user, if anything.
+fn interpret(
+    event: HookEvent,
+    finished: &run::Finished,
+    outcome: &mut HookOutcome,
+) -> Option<Said> {
+    match finished.code {
+        Some(0) => {}
+        Some(2) => {
+            let reason = finished.stderr.trim().to_string();
+            let reason = if reason.is_empty() {
+                format!("blocked by a {} hook", event.name())
+            } else {
+                reason
+            };
+            add_block(outcome, &reason);
+            return Some(Said {
+                text: reason,
+                blocked: true,
+            });
+        }
+        _ => {
+            // Non-blocking error (or a timeout): the user sees it, the session goes on.
+            let text = match finished.code {
+                Some(code) => format!(
+                    "hook failed with exit code {code}: {}",
+                    finished.stderr.trim()
+                ),
+                None => finished.stderr.trim().to_string(),
+            };
+            return Some(Said {
+                text,
+                blocked: false,
+            });
+        }
+    }
+    let stdout = finished.stdout.trim();
+    let Some(Value::Object(out)) = serde_json::from_str::<Value>(stdout).ok() else {
+        // Plain text on success is context for the prompt-shaped events.
+        if !stdout.is_empty()
+            && matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart)
+        {
+            outcome.context.push(stdout.to_string());
+        }
+        return None;
+    };
+    let mut said: Option<Said> = out
+        .get("systemMessage")
+        .and_then(Value::as_str)
+        .map(|m| Said {
+            text: m.to_string(),
+            blocked: false,
+        });
+    if out.get("continue").and_then(Value::as_bool) == Some(false) {
+        let reason = out
+            .get("stopReason")
+            .and_then(Value::as_str)
+            .unwrap_or("a hook ended the session")
+            .to_string();
+        outcome.stop = Some(reason);
+    }
+    let reason = out
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    match out.get("decision").and_then(Value::as_str) {
+        Some("block") if event == HookEvent::PreToolUse => {
+            merge_permission(outcome, PermissionVerdict::Deny, &reason);
+        }
+        Some("block") => {
+            let reason = if reason.is_empty() {
+                format!("blocked by a {} hook", event.name())
+            } else {
+                reason.clone()
+            };
+            add_block(outcome, &reason);
+            said = Some(Said {
+                text: reason,
+                blocked: true,
+            });
+        }
+        // The legacy PreToolUse spelling of "allow".
+        Some("approve") if event == HookEvent::PreToolUse => {
+            merge_permission(outcome, PermissionVerdict::Allow, &reason);
+        }
+        _ => {}
+    }
+    if let Some(Value::Object(specific)) = out.get("hookSpecificOutput") {
+        let why = specific
+            .get("permissionDecisionReason")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let verdict = match specific.get("permissionDecision").and_then(Value::as_str) {
+            Some("allow") => Some(PermissionVerdict::Allow),
+            Some("ask") => Some(PermissionVerdict::Ask),
+            Some("deny") => Some(PermissionVerdict::Deny),
+            _ => None,
+        };
+        if let Some(verdict) = verdict.filter(|_| event == HookEvent::PreToolUse) {
+            merge_permission(outcome, verdict, &why);
+        }
+        if let Some(input) = specific.get("updatedInput").filter(|v| v.is_object()) {
+            outcome.updated_input = Some(input.clone());
+        }
+        if let Some(context) = specific.get("additionalContext").and_then(Value::as_str) {
+            outcome.context.push(context.to_string());
+        }
+    }
+    said
+}
+
+fn add_block(outcome: &mut HookOutcome, reason: &str) {
+    outcome.block = Some(match outcome.block.take() {
+        Some(earlier) => format!("{earlier}\n{reason}"),
+        None => reason.to_string(),
+    });
+}
+
+/// Keeps the strictest decision: deny over ask over allow.
+fn merge_permission(outcome: &mut HookOutcome, verdict: PermissionVerdict, reason: &str) {
+    let rank = |v: PermissionVerdict| match v {
+        PermissionVerdict::Allow => 0,
+        PermissionVerdict::Ask => 1,
+        PermissionVerdict::Deny => 2,
+    };
+    let stricter = outcome
+        .permission
+        .as_ref()
+        .is_none_or(|(current, _)| rank(verdict) > rank(*current));
+    if stricter {
+        outcome.permission = Some((verdict, reason.to_string()));
+    }
+}
+
+/// Claude Code's name for one of our tools (hook scripts test `tool_name == "Bash"`).
+pub fn claude_tool_name(tool: &str) -> &str {
+    match tool {
+        "bash" => "Bash",
+        "read_file" => "Read",
+        "write_file" => "Write",
+        "edit_file" => "Edit",
+        "glob" => "Glob",
+        "grep" => "Grep",
+        "todo_write" => "TodoWrite",
+        "task" => "Task",
+        other => other,
+    }
+}
+
+/// The tool input as hooks see it: ours, plus Claude Code's `file_path` for file tools.
+pub fn hook_tool_input(input: &Value) -> Value {
+    let mut input = input.clone();
+    if let Value::Object(map) = &mut input
+        && let Some(path) = map.get("path").cloned()
+        && !map.contains_key("file_path")
+    {
+        map.insert("file_path".into(), path);
+    }
+    input
+}
+
+/// Whether a hook's matcher selects `tool`: empty or `*` selects all; otherwise a regex
+/// matched in full against Claude Code's name or ours (`Bash`, `Edit|Write`, `mcp__.*`).
+fn matcher_matches(matcher: Option<&str>, tool: &str) -> bool {
+    let Some(matcher) = matcher
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "*")
+    else {
+        return true;
+    };
+    let names = [claude_tool_name(tool), tool];
+    match Regex::new(&format!("^(?:{matcher})$")) {
+        Ok(re) => names.iter().any(|n| re.is_match(n)),
+        Err(_) => names.contains(&matcher),
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -79,7 +79,7 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
+    pub(crate) fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
         Self {
             verdict,
             reason: reason.into(),
