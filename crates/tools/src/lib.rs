@@ -29,6 +29,7 @@
 mod atomic;
 mod bash;
 mod budget;
+mod edit;
 mod guard;
 mod locks;
 mod output;
@@ -43,6 +44,7 @@ mod write_file;
 pub use atomic::write_atomic;
 pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use budget::OutputBudget;
+pub use edit::{EditFile, EditFileArgs};
 pub use guard::{GuardError, WorkspaceGuard};
 pub use locks::FileLocks;
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};

@@ -61,6 +61,7 @@ impl ToolRegistry {
         registry.register(crate::typed(crate::Bash::new()));
         registry.register(crate::typed(crate::ReadFile));
         registry.register(crate::typed(crate::WriteFile));
+        registry.register(crate::typed(crate::EditFile));
         registry
     }
 

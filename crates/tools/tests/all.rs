@@ -4,6 +4,7 @@
 
 mod attacks;
 mod bash;
+mod edit_file;
 mod read_file;
 mod registry;
 mod support;

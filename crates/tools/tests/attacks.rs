@@ -124,3 +124,12 @@ async fn refusals_say_why() {
         assert!(out.text.contains(why), "{path:?}: {}", out.text);
     }
 }
+
+#[tokio::test]
+async fn edit_file_refuses_every_attack() {
+    refuses_every_attack(
+        "edit_file",
+        |path| json!({"path": path, "old_string": SECRET, "new_string": "planted"}),
+    )
+    .await;
+}

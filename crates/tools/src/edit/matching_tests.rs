@@ -1,0 +1,190 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+/// Runs the pipeline and applies the result: (tier, new text) or the failure.
+fn edit(text: &str, old: &str, new: &str) -> Result<(Tier, String), Found> {
+    edit_all(text, old, new, false)
+}
+
+fn edit_all(text: &str, old: &str, new: &str, all: bool) -> Result<(Tier, String), Found> {
+    match find(text, old, new, all, text.contains(old)) {
+        Found::Matches(tier, replacements) => {
+            let mut out = String::new();
+            let mut at = 0;
+            for r in &replacements {
+                out.push_str(&text[at..r.range.start]);
+                out.push_str(&r.text);
+                at = r.range.end;
+            }
+            out.push_str(&text[at..]);
+            Ok((tier, out))
+        }
+        other => Err(other),
+    }
+}
+
+#[test]
+fn each_tier_finds_what_the_looser_quote_means() {
+    let cases: &[(&str, &str, &str, &str, Tier, &str)] = &[
+        (
+            "exact",
+            "fn a() {\n    one();\n}\n",
+            "one();",
+            "two();",
+            Tier::Exact,
+            "fn a() {\n    two();\n}\n",
+        ),
+        (
+            "trailing whitespace in the file",
+            "fn a() {   \n    one();  \n}\n",
+            "fn a() {\n    one();\n",
+            "fn a() {\n    two();\n",
+            Tier::TrailingWhitespace,
+            "fn a() {\n    two();\n}\n",
+        ),
+        (
+            "blank lines around the quote",
+            "a\nb\nc\n",
+            "\n\nb\n\n",
+            "B",
+            Tier::BlankLinesAround,
+            "a\nB\nc\n",
+        ),
+        (
+            "indentation differs: new_string re-indented",
+            "impl X {\n        fn f() {\n            go();\n        }\n}\n",
+            "fn f() {\n    go();\n}",
+            "fn f() {\n    stop();\n    go();\n}",
+            Tier::Indentation,
+            "impl X {\n        fn f() {\n            stop();\n            go();\n        }\n}\n",
+        ),
+        (
+            "whitespace collapsed",
+            "let  x  =  1;\nlet y = 2;\n",
+            "let x = 1;\nlet y = 2;",
+            "let x = 3;\nlet y = 2;",
+            Tier::Whitespace,
+            "let x = 3;\nlet y = 2;\n",
+        ),
+        (
+            "escapes typed literally",
+            "a\n\tb \"q\"\nc\n",
+            "a\\n\\tb \\\"q\\\"",
+            "a\\n\\tB",
+            Tier::Unescaped,
+            "a\n\tB\nc\n",
+        ),
+        (
+            "line numbers copied from read_file",
+            "x\nfoo()\nbar()\ny\n",
+            "     2\tfoo()\n     3\tbar()",
+            "     2\tbaz()",
+            Tier::LineNumbers,
+            "x\nbaz()\ny\n",
+        ),
+        (
+            "typographic quotes and dashes",
+            "say(\u{201C}hi\u{201D}) \u{2014} done\n",
+            "say(\"hi\") - done",
+            "say(\"bye\") - done",
+            Tier::Typography,
+            "say(\"bye\") - done\n",
+        ),
+    ];
+    for (name, text, old, new, tier, expected) in cases {
+        let got = edit(text, old, new);
+        assert_eq!(got, Ok((*tier, expected.to_string())), "{name}");
+    }
+}
+
+#[test]
+fn ambiguity_lists_candidates_and_stops_the_search() {
+    let text = "x = 1\ny = 2\nx = 1\n";
+    assert_eq!(
+        edit(text, "x = 1", "x = 9"),
+        Err(Found::Ambiguous(Tier::Exact, vec![1, 3]))
+    );
+    // Two lines match ignoring indentation and an exact-but-partial match does not exist: the
+    // indentation tier reports both instead of a looser tier picking one.
+    let text = "  go()\n    go()\n";
+    assert_eq!(
+        edit(text, "go() ", "stop()"),
+        Err(Found::Ambiguous(Tier::Indentation, vec![1, 2]))
+    );
+}
+
+#[test]
+fn replace_all_replaces_every_match_of_the_first_tier_that_matches() {
+    let got = edit_all("a1\nb\na1\n", "a1", "a2", true);
+    assert_eq!(got, Ok((Tier::Exact, "a2\nb\na2\n".to_string())));
+}
+
+#[test]
+fn not_found_is_reported() {
+    assert_eq!(edit("abc\n", "xyz", "q"), Err(Found::Nothing));
+}
+
+#[test]
+fn tolerant_edits_keep_a_missing_final_newline() {
+    let got = edit("a\n  b  ", "b", "c");
+    assert_eq!(got, Ok((Tier::Exact, "a\n  c  ".to_string())));
+    let got = edit("a\n  b  ", "  b", "  c");
+    assert_eq!(got, Ok((Tier::Exact, "a\n  c  ".to_string())));
+    let got = edit("a\n    b  ", "  b\n", "  c\n");
+    assert_eq!(got, Ok((Tier::Indentation, "a\n    c".to_string())));
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn file() -> impl Strategy<Value = Vec<String>> {
+        prop::collection::vec("[ a-z(){};=]{0,12}", 3..30)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// An exact edit of a unique substring changes only that span.
+        #[test]
+        fn exact_edits_change_only_the_span(lines in file(), start in 0usize..400, len in 1usize..30, new in "[A-Z]{0,10}") {
+            let text = lines.join("\n");
+            prop_assume!(!text.is_empty());
+            let start = start % text.len();
+            let end = (start + len).min(text.len());
+            let old = &text[start..end];
+            prop_assume!(text.matches(old).count() == 1 && old != new);
+            let (tier, out) = edit(&text, old, &new).unwrap();
+            prop_assert_eq!(tier, Tier::Exact);
+            prop_assert_eq!(&out[..start], &text[..start]);
+            prop_assert_eq!(&out[start + new.len()..], &text[end..]);
+        }
+
+        /// A tolerant edit never changes bytes outside the matched lines.
+        #[test]
+        fn tolerant_edits_stay_inside_the_matched_lines(lines in file(), at in 0usize..30, height in 1usize..4, indent in "[ \t]{1,4}") {
+            let at = at % lines.len();
+            let height = height.min(lines.len() - at);
+            // Quote the lines with different indentation so only tolerant tiers can match.
+            let quote: Vec<String> = lines[at..at + height].iter().map(|l| format!("{indent}{}", l.trim())).collect();
+            let quote = quote.join("\n");
+            prop_assume!(!quote.trim().is_empty());
+            let text = lines.join("\n") + "\n";
+            match edit(&text, &quote, "REPLACED") {
+                Ok((_, out)) => {
+                    let before: Vec<&str> = text.split('\n').collect();
+                    let after: Vec<&str> = out.split('\n').collect();
+                    // Exactly the matched lines became the one replacement line; every other
+                    // line is byte-identical.
+                    prop_assert_eq!(after.len() + height, before.len() + 1);
+                    let p = before.iter().zip(&after).take_while(|(a, b)| a == b).count();
+                    prop_assert_eq!(after[p].trim(), "REPLACED");
+                    prop_assert_eq!(&after[p + 1..], &before[p + height..]);
+                }
+                Err(Found::Ambiguous(..) | Found::Nothing) => {}
+                Err(other) => prop_assert!(false, "{other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The `edit_file` tool: replaces text in a file and never corrupts it.
+//!
+//! The file is read whole under the path's write lock; `old_string` is located by the tier
+//! pipeline of [`matching`]; the replacement keeps the file's line endings, BOM, final newline
+//! and permissions, and the new contents are written atomically. The result names the tier
+//! that matched and shows a compact diff; a failure leaves the file untouched and says what to
+//! fix (the closest region when nothing matched, the candidates when several did).
+
+mod closest;
+mod diff;
+pub(crate) mod matching;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{Effect, ToolContext, ToolOutput, TypedTool, write_atomic};
+use matching::{Found, Replacement, Tier};
+
+/// Bytes of a file inspected for NUL to call it binary.
+const SNIFF_BYTES: usize = 8 * 1024;
+const BOM: &str = "\u{feff}";
+
+/// Arguments of `edit_file`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EditFileArgs {
+    /// Path of the file, relative to the workspace root.
+    pub path: String,
+    /// The text to replace, copied from the file (without read_file's line-number prefixes).
+    /// Include enough surrounding lines to make it unique. Empty to create a new file.
+    pub old_string: String,
+    /// The text to put in its place.
+    pub new_string: String,
+    /// Replace every occurrence instead of requiring exactly one (default false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// The `edit_file` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EditFile;
+
+#[async_trait]
+impl TypedTool for EditFile {
+    type Args = EditFileArgs;
+    const NAME: &'static str = "edit_file";
+
+    fn description(&self) -> String {
+        "Replaces old_string with new_string in a file. old_string must match exactly one place \
+         (or set replace_all); copy it from read_file output without the line-number prefixes \
+         and include enough context to be unique. Small differences in whitespace, indentation \
+         or line endings are tolerated and reported. An empty old_string creates a new file. \
+         The result shows a diff of the change."
+            .to_string()
+    }
+
+    fn effect(&self, _args: &EditFileArgs) -> Effect {
+        Effect::Mutating
+    }
+
+    async fn run(&self, args: EditFileArgs, ctx: &ToolContext) -> ToolOutput {
+        let path = match ctx.guard.resolve_write(&args.path) {
+            Ok(path) => path,
+            Err(e) => return ToolOutput::error(e.to_string()),
+        };
+        let shown = ctx.guard.display(&path);
+        let _lock = ctx.locks.write(&path).await;
+        match tokio::task::spawn_blocking(move || edit(&path, &shown, &args)).await {
+            Ok(output) => output,
+            Err(e) => ToolOutput::error(format!("edit_file failed: {e}")),
+        }
+    }
+}
+
+/// The whole edit, under the lock.
+fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
+    if args.old_string == args.new_string {
+        return ToolOutput::error(
+            "old_string and new_string are the same; there is nothing to change",
+        );
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return if args.old_string.is_empty() {
+                create(path, shown, &args.new_string)
+            } else {
+                ToolOutput::error(format!(
+                    "file not found: {shown}. To create it, use write_file (or edit_file with an \
+                     empty old_string)."
+                ))
+            };
+        }
+        Err(e) if path.is_dir() => {
+            let _ = e;
+            return ToolOutput::error(format!("{shown} is a directory, not a file"));
+        }
+        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+    };
+    if bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) {
+        return ToolOutput::error(format!(
+            "{shown} is a binary file; edit_file only edits text"
+        ));
+    }
+    let Ok(original) = String::from_utf8(bytes) else {
+        return ToolOutput::error(format!(
+            "{shown} is not valid UTF-8; edit_file only edits UTF-8 text"
+        ));
+    };
+    if args.old_string.is_empty() {
+        if !original.is_empty() {
+            return ToolOutput::error(format!(
+                "old_string is empty but {shown} already has content; quote the text to replace, \
+                 or use write_file to replace the whole file"
+            ));
+        }
+        return create(path, shown, &args.new_string);
+    }
+    let (bom, body) = match original.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", original.as_str()),
+    };
+    let crlf = uses_crlf(body);
+    let fold = |s: &str| {
+        if crlf {
+            s.replace("\r\n", "\n")
+        } else {
+            s.to_string()
+        }
+    };
+    let text = fold(body);
+    let old = fold(&args.old_string);
+    let new = fold(&args.new_string);
+    let exact = body.contains(&args.old_string);
+    let (tier, replacements) = match matching::find(&text, &old, &new, args.replace_all, exact) {
+        Found::Matches(tier, replacements) => (tier, replacements),
+        Found::Ambiguous(tier, lines) => return ambiguous(shown, tier, &lines),
+        Found::Nothing => return not_found(shown, &text, &old),
+    };
+    let edited = apply(&text, &replacements);
+    let restored = if crlf {
+        edited.replace('\n', "\r\n")
+    } else {
+        edited
+    };
+    let contents = format!("{bom}{restored}");
+    if let Err(e) = write_atomic(path, contents.as_bytes()) {
+        return ToolOutput::error(format!("cannot write {shown}: {e}"));
+    }
+    let count = replacements.len();
+    ToolOutput::ok(format!(
+        "Edited {shown}: {count} {} ({})\n{}",
+        if count == 1 {
+            "replacement"
+        } else {
+            "replacements"
+        },
+        tier.describe(),
+        diff::unified(shown, &text, &replacements)
+    ))
+}
+
+fn create(path: &std::path::Path, shown: &str, content: &str) -> ToolOutput {
+    if let Some(parent) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        return ToolOutput::error(format!("cannot create the folder for {shown}: {e}"));
+    }
+    match write_atomic(path, content.as_bytes()) {
+        Ok(()) => ToolOutput::ok(format!(
+            "Created {shown} ({} lines)",
+            content.lines().count()
+        )),
+        Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
+    }
+}
+
+/// Whether every line ending of the text is CRLF (mixed files are left as they are).
+fn uses_crlf(text: &str) -> bool {
+    let lf = text.matches('\n').count();
+    lf > 0 && text.matches("\r\n").count() == lf
+}
+
+/// The text with the (sorted, non-overlapping) replacements made.
+fn apply(text: &str, replacements: &[Replacement]) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut at = 0;
+    for r in replacements {
+        out.push_str(&text[at..r.range.start]);
+        out.push_str(&r.text);
+        at = r.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn ambiguous(shown: &str, tier: Tier, lines: &[usize]) -> ToolOutput {
+    let listed: Vec<String> = lines.iter().take(20).map(ToString::to_string).collect();
+    let more = if lines.len() > 20 { ", …" } else { "" };
+    let how = if tier == Tier::Exact {
+        String::new()
+    } else {
+        format!(" ({})", tier.describe())
+    };
+    ToolOutput::error(format!(
+        "old_string matches {} places in {shown}{how}, starting at lines {}{more}. Include more \
+         surrounding lines to make it unique, or set replace_all to change every one. The file \
+         was not changed.",
+        lines.len(),
+        listed.join(", ")
+    ))
+}
+
+fn not_found(shown: &str, text: &str, old: &str) -> ToolOutput {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut message = format!("old_string was not found in {shown}; the file was not changed.");
+    if let Some((start, height, ratio)) = closest::closest_region(&lines, old) {
+        let from = start.saturating_sub(1);
+        let to = (start + height + 1).min(lines.len());
+        message.push_str(&format!(
+            "\nThe most similar region (lines {}-{}, {:.0}% similar), as read_file shows it:\n",
+            start + 1,
+            start + height,
+            ratio * 100.0
+        ));
+        for (i, line) in lines[from..to].iter().enumerate() {
+            let line: String = line.chars().take(500).collect();
+            message.push_str(&format!("{:>6}\t{line}\n", from + i + 1));
+        }
+        message.push_str(
+            "Copy the exact text from the file (without the line-number prefixes) and try again.",
+        );
+    } else {
+        message.push_str(" Read the file first and copy the text to replace exactly.");
+    }
+    ToolOutput::error(message)
+}
