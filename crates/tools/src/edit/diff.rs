@@ -10,68 +10,48 @@ const MAX_LINES: usize = 40;
 
 /// The unified diff of applying `replacements` (sorted, non-overlapping) to `old`.
 pub fn unified(path: &str, old: &str, replacements: &[Replacement]) -> String {
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let starts: Vec<usize> = old_lines
-        .iter()
-        .scan(0, |at, line| {
-            let start = *at;
-            *at += line.len();
-            Some(start)
-        })
-        .collect();
-    let line_at = |offset: usize| match starts.binary_search(&offset) {
-        Ok(i) => i,
-        Err(i) => i.saturating_sub(1),
-    };
     let mut out = vec![format!("--- a/{path}"), format!("+++ b/{path}")];
+    // Line numbers are counted incrementally from one replacement to the next.
+    let mut counted_to = 0;
+    let mut line_no = 0; // 0-based line of `counted_to`
     let mut shift: isize = 0;
     for r in replacements {
-        let first = line_at(r.range.start);
-        let last = if r.range.end > r.range.start {
-            line_at(r.range.end - 1)
-        } else {
-            first
-        };
-        let last = last.min(old_lines.len().saturating_sub(1));
-        // The new text of the touched lines: their unchanged prefix and suffix around the
-        // replacement.
-        let span_start = starts.get(first).copied().unwrap_or(old.len());
-        let span_end = starts.get(last + 1).copied().unwrap_or(old.len());
+        if out.len() > MAX_LINES {
+            break;
+        }
+        line_no += newlines(&old[counted_to..r.range.start]);
+        counted_to = r.range.start;
+        // The touched lines: from the start of the first to the end of the last.
+        let span_start = old[..r.range.start].rfind('\n').map_or(0, |i| i + 1);
+        let last_byte = r.range.end.max(r.range.start + 1).min(old.len());
+        let span_end = old[last_byte.saturating_sub(1)..]
+            .find('\n')
+            .map_or(old.len(), |i| last_byte - 1 + i + 1)
+            .max(span_start);
+        let old_span = &old[span_start..span_end];
         let new_span = format!(
             "{}{}{}",
-            &old[span_start..r.range.start.max(span_start)],
+            &old[span_start..r.range.start],
             r.text,
             &old[r.range.end.min(span_end)..span_end]
         );
-        let new_lines: Vec<&str> = new_span.split_inclusive('\n').collect();
-        let before = first.saturating_sub(CONTEXT);
-        let after = (last + 1 + CONTEXT).min(old_lines.len());
-        let old_count = after - before;
-        let new_count = (first - before) + new_lines.len() + (after - last - 1).min(after);
-        let new_start = (before as isize + shift + 1).max(1);
+        let before = context_before(old, span_start, CONTEXT);
+        let after = context_after(old, span_end, CONTEXT);
+        let old_lines: Vec<&str> = lines(old_span);
+        let new_lines: Vec<&str> = lines(&new_span);
+        let first = line_no - before.len();
+        let old_count = before.len() + old_lines.len() + after.len();
+        let new_count = before.len() + new_lines.len() + after.len();
+        let new_start = (first as isize + shift + 1).max(1);
         out.push(format!(
-            "@@ -{},{} +{},{} @@",
-            before + 1,
-            old_count,
-            new_start,
-            new_count
+            "@@ -{},{old_count} +{new_start},{new_count} @@",
+            first + 1
         ));
-        let clean = |l: &str| l.strip_suffix('\n').unwrap_or(l).to_string();
-        for line in &old_lines[before..first] {
-            out.push(format!(" {}", clean(line)));
-        }
-        if first < old_lines.len() {
-            for line in &old_lines[first..=last] {
-                out.push(format!("-{}", clean(line)));
-            }
-        }
-        for line in &new_lines {
-            out.push(format!("+{}", clean(line)));
-        }
-        for line in &old_lines[(last + 1).min(old_lines.len())..after] {
-            out.push(format!(" {}", clean(line)));
-        }
-        shift += new_lines.len() as isize - (last + 1 - first) as isize;
+        out.extend(before.iter().map(|l| format!(" {l}")));
+        out.extend(old_lines.iter().map(|l| format!("-{l}")));
+        out.extend(new_lines.iter().map(|l| format!("+{l}")));
+        out.extend(after.iter().map(|l| format!(" {l}")));
+        shift += new_lines.len() as isize - old_lines.len() as isize;
     }
     if out.len() > MAX_LINES {
         let hidden = out.len() - MAX_LINES;
@@ -79,4 +59,37 @@ pub fn unified(path: &str, old: &str, replacements: &[Replacement]) -> String {
         out.push(format!("[... {hidden} more diff lines]"));
     }
     out.join("\n")
+}
+
+fn newlines(text: &str) -> usize {
+    text.bytes().filter(|b| *b == b'\n').count()
+}
+
+/// The lines of a span, without their newlines (an empty span has none).
+fn lines(span: &str) -> Vec<&str> {
+    span.split_inclusive('\n')
+        .map(|l| l.strip_suffix('\n').unwrap_or(l))
+        .collect()
+}
+
+/// Up to `n` whole lines ending right before `at` (a line start).
+fn context_before(text: &str, at: usize, n: usize) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut end = at;
+    while lines.len() < n && end > 0 {
+        let start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        lines.push(&text[start..end - 1]);
+        end = start;
+    }
+    lines.reverse();
+    lines
+}
+
+/// Up to `n` whole lines starting at `at` (a line start).
+fn context_after(text: &str, at: usize, n: usize) -> Vec<&str> {
+    text[at..]
+        .split_inclusive('\n')
+        .take(n)
+        .map(|l| l.strip_suffix('\n').unwrap_or(l))
+        .collect()
 }

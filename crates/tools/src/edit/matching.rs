@@ -324,7 +324,11 @@ fn reindent(new: &str, quote: &[&str], matched: &[&str]) -> String {
 }
 
 fn collapse_whitespace(line: &str) -> Cow<'_, str> {
-    Cow::Owned(line.split_whitespace().collect::<Vec<_>>().join(" "))
+    let trimmed = line.trim();
+    if !trimmed.contains("  ") && !trimmed.contains(['\t', '\u{a0}']) {
+        return Cow::Borrowed(trimmed);
+    }
+    Cow::Owned(trimmed.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// Typographic quotes, dashes, ellipsis and special spaces as ASCII, trailing space trimmed.

@@ -10,6 +10,8 @@ mod closest;
 mod diff;
 pub(crate) mod matching;
 
+use std::borrow::Cow;
+
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -121,29 +123,37 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
         None => ("", original.as_str()),
     };
     let crlf = uses_crlf(body);
-    let fold = |s: &str| {
-        if crlf {
-            s.replace("\r\n", "\n")
-        } else {
-            s.to_string()
-        }
+    let fold = |s: &str| -> String { s.replace("\r\n", "\n") };
+    let text: Cow<'_, str> = if crlf {
+        Cow::Owned(fold(body))
+    } else {
+        Cow::Borrowed(body)
     };
-    let text = fold(body);
-    let old = fold(&args.old_string);
-    let new = fold(&args.new_string);
-    let exact = body.contains(&args.old_string);
+    let (old, new): (Cow<'_, str>, Cow<'_, str>) = if crlf {
+        (
+            Cow::Owned(fold(&args.old_string)),
+            Cow::Owned(fold(&args.new_string)),
+        )
+    } else {
+        (
+            Cow::Borrowed(&args.old_string),
+            Cow::Borrowed(&args.new_string),
+        )
+    };
+    // In an LF file the folded text is the file itself, so "found in the text" is "exact".
+    let exact = !crlf || body.contains(&args.old_string);
     let (tier, replacements) = match matching::find(&text, &old, &new, args.replace_all, exact) {
         Found::Matches(tier, replacements) => (tier, replacements),
         Found::Ambiguous(tier, lines) => return ambiguous(shown, tier, &lines),
         Found::Nothing => return not_found(shown, &text, &old),
     };
-    let edited = apply(&text, &replacements);
-    let restored = if crlf {
-        edited.replace('\n', "\r\n")
+    let mut contents = String::with_capacity(original.len() + 256);
+    contents.push_str(bom);
+    if crlf {
+        contents.push_str(&apply(&text, &replacements).replace('\n', "\r\n"));
     } else {
-        edited
-    };
-    let contents = format!("{bom}{restored}");
+        apply_into(&mut contents, &text, &replacements);
+    }
     if let Err(e) = write_atomic(path, contents.as_bytes()) {
         return ToolOutput::error(format!("cannot write {shown}: {e}"));
     }
@@ -177,6 +187,9 @@ fn create(path: &std::path::Path, shown: &str, content: &str) -> ToolOutput {
 
 /// Whether every line ending of the text is CRLF (mixed files are left as they are).
 fn uses_crlf(text: &str) -> bool {
+    if !text.contains('\r') {
+        return false;
+    }
     let lf = text.matches('\n').count();
     lf > 0 && text.matches("\r\n").count() == lf
 }
@@ -184,6 +197,11 @@ fn uses_crlf(text: &str) -> bool {
 /// The text with the (sorted, non-overlapping) replacements made.
 fn apply(text: &str, replacements: &[Replacement]) -> String {
     let mut out = String::with_capacity(text.len() + 64);
+    apply_into(&mut out, text, replacements);
+    out
+}
+
+fn apply_into(out: &mut String, text: &str, replacements: &[Replacement]) {
     let mut at = 0;
     for r in replacements {
         out.push_str(&text[at..r.range.start]);
@@ -191,7 +209,6 @@ fn apply(text: &str, replacements: &[Replacement]) -> String {
         at = r.range.end;
     }
     out.push_str(&text[at..]);
-    out
 }
 
 fn ambiguous(shown: &str, tier: Tier, lines: &[usize]) -> ToolOutput {
