@@ -7,5 +7,6 @@ mod bash;
 mod edit_file;
 mod read_file;
 mod registry;
+mod search;
 mod support;
 mod write_file;

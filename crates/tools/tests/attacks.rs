@@ -133,3 +133,9 @@ async fn edit_file_refuses_every_attack() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn grep_and_glob_refuse_every_attack_path() {
+    refuses_every_attack("grep", |path| json!({"pattern": "TOPSECRET", "path": path})).await;
+    refuses_every_attack("glob", |path| json!({"pattern": "**/*", "path": path})).await;
+}
