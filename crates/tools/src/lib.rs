@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod apply_patch;
 mod atomic;
 mod bash;
 mod budget;
@@ -42,6 +43,7 @@ mod tool;
 mod typed;
 mod write_file;
 
+pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use atomic::write_atomic;
 pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
 pub use budget::OutputBudget;

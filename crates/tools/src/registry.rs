@@ -62,6 +62,7 @@ impl ToolRegistry {
         registry.register(crate::typed(crate::ReadFile));
         registry.register(crate::typed(crate::WriteFile));
         registry.register(crate::typed(crate::EditFile));
+        registry.register(crate::typed(crate::ApplyPatch));
         registry.register(crate::typed(crate::Glob));
         registry.register(crate::typed(crate::Grep));
         registry

@@ -2,6 +2,7 @@
 //! and real processes.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod apply_patch;
 mod attacks;
 mod bash;
 mod edit_file;

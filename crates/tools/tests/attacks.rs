@@ -139,3 +139,17 @@ async fn grep_and_glob_refuse_every_attack_path() {
     refuses_every_attack("grep", |path| json!({"pattern": "TOPSECRET", "path": path})).await;
     refuses_every_attack("glob", |path| json!({"pattern": "**/*", "path": path})).await;
 }
+
+#[tokio::test]
+async fn apply_patch_refuses_every_attack() {
+    refuses_every_attack("apply_patch", |path| {
+        json!({"patch": format!("*** Begin Patch\n*** Add File: {path}\n+planted\n*** End Patch\n")})
+    })
+    .await;
+    refuses_every_attack("apply_patch", |path| {
+        json!({"patch": format!(
+            "*** Begin Patch\n*** Update File: {path}\n@@\n-{SECRET}\n+planted\n*** End Patch\n"
+        )})
+    })
+    .await;
+}

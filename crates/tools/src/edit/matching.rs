@@ -99,12 +99,7 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
         }
     }
     let lines = Lines::new(text);
-    let line_tiers: [(Tier, Normalise); 3] = [
-        (Tier::TrailingWhitespace, |l| Cow::Borrowed(l.trim_end())),
-        (Tier::Indentation, |l| Cow::Borrowed(l.trim())),
-        (Tier::Whitespace, collapse_whitespace),
-    ];
-    for (index, (tier, normalise)) in line_tiers.iter().enumerate() {
+    for (index, (tier, normalise)) in LINE_TIERS[1..4].iter().enumerate() {
         if let Some(found) = lines.search(old, new, *tier, *normalise, replace_all) {
             return found;
         }
@@ -112,13 +107,8 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
         if index == 0 {
             let trimmed = trim_blank_lines(old);
             if trimmed != old
-                && let Some(found) = lines.search(
-                    trimmed,
-                    new,
-                    Tier::BlankLinesAround,
-                    |l| Cow::Borrowed(l.trim_end()),
-                    replace_all,
-                )
+                && let Some(found) =
+                    lines.search(trimmed, new, Tier::BlankLinesAround, trim_end, replace_all)
             {
                 return found;
             }
@@ -129,13 +119,8 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
         if let Some(found) = substring(&unescaped, &new, Tier::Unescaped) {
             return found;
         }
-        if let Some(found) = lines.search(
-            &unescaped,
-            &new,
-            Tier::Unescaped,
-            |l| Cow::Borrowed(l.trim_end()),
-            replace_all,
-        ) {
+        if let Some(found) = lines.search(&unescaped, &new, Tier::Unescaped, trim_end, replace_all)
+        {
             return found;
         }
     }
@@ -144,13 +129,8 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
         if let Some(found) = substring(&stripped, &new, Tier::LineNumbers) {
             return found;
         }
-        if let Some(found) = lines.search(
-            &stripped,
-            &new,
-            Tier::LineNumbers,
-            |l| Cow::Borrowed(l.trim_end()),
-            replace_all,
-        ) {
+        if let Some(found) = lines.search(&stripped, &new, Tier::LineNumbers, trim_end, replace_all)
+        {
             return found;
         }
     }
@@ -161,7 +141,29 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
 }
 
 /// A line comparison of a tolerant tier.
-type Normalise = fn(&str) -> Cow<'_, str>;
+pub(crate) type Normalise = fn(&str) -> Cow<'_, str>;
+
+/// Line comparisons from strict to tolerant. `edit_file` uses the middle ones after its exact
+/// substring search; `apply_patch` seeks context lines with all of them, in order.
+pub(crate) const LINE_TIERS: [(Tier, Normalise); 5] = [
+    (Tier::Exact, as_is),
+    (Tier::TrailingWhitespace, trim_end),
+    (Tier::Indentation, trim),
+    (Tier::Whitespace, collapse_whitespace),
+    (Tier::Typography, typographic),
+];
+
+fn as_is(line: &str) -> Cow<'_, str> {
+    Cow::Borrowed(line)
+}
+
+fn trim_end(line: &str) -> Cow<'_, str> {
+    Cow::Borrowed(line.trim_end())
+}
+
+fn trim(line: &str) -> Cow<'_, str> {
+    Cow::Borrowed(line.trim())
+}
 
 /// Applies the tier's uniqueness rule to candidate ranges.
 fn decide(

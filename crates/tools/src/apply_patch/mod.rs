@@ -1,0 +1,119 @@
+//! The `apply_patch` tool: Codex's `*** Begin Patch` format, for models trained on it.
+
+mod apply;
+mod parse;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use apply::Resolved;
+use parse::Operation;
+
+/// Arguments of `apply_patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ApplyPatchArgs {
+    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    pub patch: String,
+}
+
+/// The `apply_patch` tool.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ApplyPatch;
+
+#[async_trait]
+impl TypedTool for ApplyPatch {
+    type Args = ApplyPatchArgs;
+    const NAME: &'static str = "apply_patch";
+
+    fn description(&self) -> String {
+        "Applies a patch in this format:\n*** Begin Patch\n*** Add File: path\n+line\n*** Delete \
+         File: path\n*** Update File: path\n*** Move to: new/path (optional)\n@@ optional line to \
+         find first\n context line\n-removed line\n+added line\n*** End of File (optional: hunk \
+         at the end)\n*** End Patch\nPaths are relative to the workspace. Context lines must match \
+         the file (small whitespace differences are tolerated). Operations apply in order; a \
+         failure stops the patch."
+            .to_string()
+    }
+
+    fn effect(&self, _args: &ApplyPatchArgs) -> Effect {
+        Effect::Mutating
+    }
+
+    async fn run(&self, args: ApplyPatchArgs, ctx: &ToolContext) -> ToolOutput {
+        let ops = match parse::parse(&args.patch) {
+            Ok(ops) => ops,
+            Err(e) => return ToolOutput::error(format!("{e}. No files were changed.")),
+        };
+        // Every path passes the guard before anything changes.
+        let mut resolved = Vec::with_capacity(ops.len());
+        for op in ops {
+            let (path, move_to) = match &op {
+                Operation::Add { path, .. } | Operation::Delete { path } => (path, None),
+                Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
+            };
+            let resolve = |p: &str| {
+                ctx.guard
+                    .resolve_write(p)
+                    .map(|canonical| {
+                        let shown = ctx.guard.display(&canonical);
+                        (canonical, shown)
+                    })
+                    .map_err(|e| ToolOutput::error(format!("{e}. No files were changed.")))
+            };
+            let (canonical, shown) = match resolve(path) {
+                Ok(found) => found,
+                Err(refusal) => return refusal,
+            };
+            let move_to = match move_to.map(|m| resolve(m)).transpose() {
+                Ok(m) => m,
+                Err(refusal) => return refusal,
+            };
+            resolved.push(Resolved {
+                op,
+                path: canonical,
+                shown,
+                move_to,
+            });
+        }
+        // Lock every file the patch touches, in a fixed order so two patches cannot deadlock.
+        let mut paths: Vec<_> = resolved
+            .iter()
+            .flat_map(|r| {
+                std::iter::once(r.path.clone()).chain(r.move_to.iter().map(|m| m.0.clone()))
+            })
+            .collect();
+        paths.sort();
+        paths.dedup();
+        let mut guards = Vec::with_capacity(paths.len());
+        for path in &paths {
+            guards.push(ctx.locks.write(path).await);
+        }
+        let outcome = tokio::task::spawn_blocking(move || apply::apply_all(&resolved)).await;
+        drop(guards);
+        match outcome {
+            Ok(Ok(changes)) => ToolOutput::ok(format!(
+                "Success. Updated the following files:\n{}",
+                listing(&changes)
+            )),
+            Ok(Err((changes, message))) => {
+                let applied = if changes.is_empty() {
+                    "No files were changed.".to_string()
+                } else {
+                    format!("Applied before the failure:\n{}", listing(&changes))
+                };
+                ToolOutput::error(format!("apply_patch failed: {message}\n{applied}"))
+            }
+            Err(e) => ToolOutput::error(format!("apply_patch failed: {e}")),
+        }
+    }
+}
+
+fn listing(changes: &[apply::Change]) -> String {
+    changes
+        .iter()
+        .map(|(kind, path)| format!("{kind} {path}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
