@@ -26,7 +26,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         settings.key_env,
     ));
     let config = resolve::agent_config(&args, settings.model, workspace, &env, &config)?;
-    let mut agent = Agent::new(client, ToolRegistry::builtin(), config)
+    let mut agent = Agent::new(client, ToolRegistry::for_model(&config.model), config)
         .map_err(|e| Exit::usage(e.to_string()))?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

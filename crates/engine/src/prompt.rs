@@ -140,6 +140,17 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
             "read_file: numbered lines; page large files with offset/limit instead of reading \
              them whole."
         }
+        "edit_file" => {
+            "edit_file: read the file first; quote old_string exactly (no line-number prefixes) \
+             with enough context to be unique. Prefer it to rewriting whole files."
+        }
+        "write_file" => "write_file: for new files or complete rewrites only.",
+        "apply_patch" => {
+            "apply_patch: edit files with *** Begin Patch hunks; read the file first so context \
+             lines match."
+        }
+        "grep" => "grep: search contents (regex); prefer it to bash grep/rg.",
+        "glob" => "glob: find files by name pattern; prefer it to bash find/ls -R.",
         _ => return None,
     })
 }

@@ -87,3 +87,23 @@ fn base_prompt_stays_lean() {
         prompt.len()
     );
 }
+
+#[test]
+fn prompt_and_tool_specs_stay_lean() {
+    let dir = tempfile::tempdir().unwrap();
+    for model in ["claude-sonnet-4-5", "gpt-5"] {
+        let tools = rein_tools::ToolRegistry::for_model(model);
+        let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+            .tools(tools.names())
+            .build();
+        let specs = serde_json::to_string(&tools.specs()).unwrap();
+        let total = prompt.len() + specs.len();
+        println!(
+            "{model}: system prompt {} bytes + tool specs {} bytes = {total}",
+            prompt.len(),
+            specs.len()
+        );
+        // What every request carries before the conversation: keep it near 2k tokens.
+        assert!(total < 9_000, "{model}: {total} bytes");
+    }
+}

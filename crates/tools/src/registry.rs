@@ -68,6 +68,32 @@ impl ToolRegistry {
         registry
     }
 
+    /// The built-in tools suited to `model`: models trained on Codex's patch format (OpenAI's
+    /// GPT and o-series, Codex) get `apply_patch` instead of `edit_file` and `write_file`;
+    /// every other model gets the latter.
+    pub fn for_model(model: &str) -> Self {
+        let mut registry = Self::builtin();
+        let name = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
+        let patch_trained = name.starts_with("gpt-")
+            || name.contains("codex")
+            || ["o1", "o3", "o4"]
+                .iter()
+                .any(|p| name == *p || name.starts_with(&format!("{p}-")));
+        let drop: &[&str] = if patch_trained {
+            &["edit_file", "write_file"]
+        } else {
+            &["apply_patch"]
+        };
+        registry
+            .entries
+            .retain(|e| !drop.contains(&e.spec.name.as_str()));
+        registry
+    }
+
     /// Adds a tool; a tool with the same name is replaced in place.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
         let spec = tool.spec();

@@ -149,3 +149,43 @@ fn registering_a_tool_twice_replaces_it_in_place() {
     );
     assert_eq!(registry.names().last().map(String::as_str), Some("probe"));
 }
+
+#[test]
+fn models_get_the_edit_tools_they_were_trained_on() {
+    let names = |model: &str| ToolRegistry::for_model(model).names();
+    for model in [
+        "gpt-5",
+        "gpt-4.1-mini",
+        "o3",
+        "o4-mini",
+        "codex-mini-latest",
+        "openai/gpt-5",
+    ] {
+        let tools = names(model);
+        assert!(
+            tools.contains(&"apply_patch".to_string()),
+            "{model}: {tools:?}"
+        );
+        assert!(
+            !tools.contains(&"edit_file".to_string()),
+            "{model}: {tools:?}"
+        );
+    }
+    for model in [
+        "claude-sonnet-4-5",
+        "qwen3-coder-plus",
+        "deepseek-chat",
+        "kimi-k2",
+        "olmo",
+    ] {
+        let tools = names(model);
+        assert!(
+            tools.contains(&"edit_file".to_string()) && tools.contains(&"write_file".to_string()),
+            "{model}"
+        );
+        assert!(
+            !tools.contains(&"apply_patch".to_string()),
+            "{model}: {tools:?}"
+        );
+    }
+}
