@@ -212,7 +212,7 @@ fn grep(args: &GrepArgs, guard: &WorkspaceGuard) -> ToolOutput {
             guard.display(&root)
         ));
     }
-    render(mode, &mut hits, limit, guard)
+    render(mode, &mut hits, limit, context > 0, guard)
 }
 
 /// Collects one file's matches for the chosen mode.
@@ -284,6 +284,7 @@ fn render(
     mode: OutputMode,
     hits: &mut [FileHits],
     limit: usize,
+    separate: bool,
     guard: &WorkspaceGuard,
 ) -> ToolOutput {
     let files = hits.len();
@@ -317,7 +318,8 @@ fn render(
             let mut printed = 0;
             'files: for (index, hit) in hits.iter().enumerate() {
                 let shown = guard.display(&hit.path);
-                if index > 0 && !hit.lines.is_empty() {
+                // Like rg: `--` between groups only when context lines are shown.
+                if separate && index > 0 && !hit.lines.is_empty() {
                     out.push("--".to_string());
                 }
                 for line in &hit.lines {
