@@ -152,6 +152,7 @@ impl Agent {
                     guard.root().to_path_buf(),
                     session_id,
                 )),
+                stop: Arc::default(),
             },
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
@@ -394,6 +395,12 @@ impl Agent {
             self.push_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
+            }
+            if let Some(reason) = self.gate.take_stop() {
+                let _ = events.send(Event::Error {
+                    message: format!("a hook ended the session: {reason}"),
+                });
+                return RunOutcome::Failed;
             }
         }
     }

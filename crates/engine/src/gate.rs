@@ -54,6 +54,9 @@ pub(crate) struct Gate {
     pub policy: Arc<Mutex<Policy>>,
     pub approver: Option<Arc<dyn Approver>>,
     pub hooks: Arc<Hooks>,
+    /// Set when a tool hook answered `continue: false`: the run ends after this batch, with
+    /// the hook's `stopReason`.
+    pub stop: Arc<Mutex<Option<String>>>,
 }
 
 /// A call that passed the gate: the input to run it with (a hook may have rewritten it) and
@@ -95,6 +98,13 @@ impl Gate {
                 .hooks
                 .run(HookEvent::PreToolUse, Some(tool), mode, fields, events)
                 .await;
+            if let Some(reason) = said.stop {
+                self.request_stop(reason.clone());
+                report(Verdict::Deny, "a PreToolUse hook");
+                return Err(ToolOutput::error(format!(
+                    "Not run: a PreToolUse hook ended the session: {reason}"
+                )));
+            }
             if let Some(reason) = said.block {
                 report(Verdict::Deny, "a PreToolUse hook");
                 return Err(ToolOutput::error(format!(
@@ -205,6 +215,9 @@ impl Gate {
             .hooks
             .run(event, Some(tool), self.hook_mode(), fields, events)
             .await;
+        if let Some(reason) = said.stop {
+            self.request_stop(reason);
+        }
         let mut text = output.text;
         for note in said.block.iter().chain(&said.context) {
             text.push_str(&format!("\n\n[{} hook: {note}]", event.name()));
@@ -213,6 +226,16 @@ impl Gate {
             text,
             is_error: output.is_error,
         }
+    }
+
+    fn request_stop(&self, reason: String) {
+        let mut stop = self.stop.lock().unwrap_or_else(|p| p.into_inner());
+        stop.get_or_insert(reason);
+    }
+
+    /// The reason a hook asked to end the session, taken (asked once).
+    pub fn take_stop(&self) -> Option<String> {
+        self.stop.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 
     /// The permission mode under Claude Code's names, as hook scripts expect.

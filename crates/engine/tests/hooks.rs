@@ -266,3 +266,25 @@ async fn session_start_runs_once_and_its_output_is_context() {
         .count();
     assert_eq!(ran, 1);
 }
+
+#[tokio::test]
+async fn continue_false_from_a_tool_hook_ends_the_run() {
+    let hooks = vec![hook(
+        HookEvent::PostToolUse,
+        None,
+        r#"echo '{"continue": false, "stopReason": "budget exhausted"}'"#,
+    )];
+    let turns = [bash("echo one"), r#"{"text": "never asked"}"#.to_string()];
+    let run = run(&turns, hooks, |_| {}).await;
+    assert_eq!(run.outcome, RunOutcome::Failed);
+    assert_eq!(
+        run.requests.len(),
+        1,
+        "no request after the hook stopped the session"
+    );
+    assert!(
+        run.events
+            .iter()
+            .any(|e| matches!(e, Event::Error { message } if message.contains("budget exhausted")))
+    );
+}
