@@ -346,6 +346,15 @@ impl<P: WireProtocol> Attempts<P> {
     }
 }
 
+/// `Authorization: Bearer KEY` for OpenAI-style servers; no header without a (non-empty) key,
+/// for local servers that need none.
+pub(crate) fn bearer(builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder {
+    match api_key {
+        Some(key) if !key.is_empty() => builder.bearer_auth(key),
+        _ => builder,
+    }
+}
+
 /// The request id header, under the name either provider family uses.
 fn request_id(headers: &HeaderMap) -> Option<String> {
     ["request-id", "x-request-id"]

@@ -33,10 +33,7 @@ impl WireProtocol for ChatProtocol {
     }
 
     fn authorize(&self, builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder {
-        match api_key {
-            Some(key) if !key.is_empty() => builder.bearer_auth(key),
-            _ => builder,
-        }
+        crate::http::bearer(builder, api_key)
     }
 
     fn body(&self, request: &ModelRequest) -> Value {

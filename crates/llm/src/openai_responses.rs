@@ -28,10 +28,7 @@ impl WireProtocol for ResponsesProtocol {
     }
 
     fn authorize(&self, builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder {
-        match api_key {
-            Some(key) => builder.bearer_auth(key),
-            None => builder,
-        }
+        crate::http::bearer(builder, api_key)
     }
 
     fn body(&self, request: &ModelRequest) -> Value {
