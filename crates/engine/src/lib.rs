@@ -24,6 +24,7 @@ mod gate;
 pub mod hooks;
 pub mod permissions;
 mod prompt;
+pub mod session;
 mod turn;
 
 pub use agent::{Agent, AgentConfig, RunSummary, workspace_guard};

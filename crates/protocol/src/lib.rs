@@ -11,10 +11,12 @@
 
 mod event;
 mod message;
+mod record;
 mod tool;
 mod usage;
 
 pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome};
 pub use message::{ContentBlock, ImageSource, Message, Role};
+pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};
 pub use tool::ToolSpec;
 pub use usage::{StopReason, Usage};

@@ -1,0 +1,149 @@
+use std::io::Cursor;
+
+use pretty_assertions::assert_eq;
+use rein_protocol::{ContentBlock, Role};
+
+use super::*;
+
+fn meta(id: &str) -> SessionRecord {
+    SessionRecord::Meta {
+        session_id: id.into(),
+        created_at: "2026-11-23T05:00:00Z".into(),
+        cwd: "/ws".into(),
+        model: "claude-sonnet-4-5".into(),
+        provider: "anthropic".into(),
+        forked_from: None,
+    }
+}
+
+fn message(record: SessionRecord) -> SessionRecord {
+    record
+}
+
+#[test]
+fn records_round_trip_and_parts_of_a_message_are_joined() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/work/project"));
+    let mut writer = store.create(meta("s1")).unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::user_text("fix the bug"),
+        })
+        .unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::assistant_text("done"),
+        })
+        .unwrap();
+    writer
+        .append(&SessionRecord::Usage {
+            model: "claude-sonnet-4-5".into(),
+            usage: Usage {
+                input_tokens: 10,
+                output_tokens: 5,
+                ..Usage::default()
+            },
+            cost_usd: Some(0.25),
+        })
+        .unwrap();
+    writer
+        .append(&message(SessionRecord::Message {
+            message: Message {
+                role: Role::User,
+                content: vec![ContentBlock::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: "interrupted".into(),
+                    is_error: true,
+                }],
+            },
+        }))
+        .unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::user_text("next"),
+        })
+        .unwrap();
+    let loaded = store.load("s1").unwrap();
+    assert_eq!(loaded.transcript.len(), 3);
+    assert_eq!(
+        loaded.transcript[2].content.len(),
+        2,
+        "the two user parts are one message"
+    );
+    assert_eq!(loaded.usage.input_tokens, 10);
+    assert_eq!(loaded.cost_usd, Some(0.25));
+    assert_eq!(loaded.requests, 1);
+    assert_eq!(store.latest().as_deref(), Some("s1"));
+    let listed = store.list();
+    assert_eq!(listed[0].first_prompt, "fix the bug");
+}
+
+#[test]
+fn a_torn_last_line_is_skipped_with_a_warning_and_appending_resumes_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let mut writer = store.create(meta("s2")).unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::user_text("one"),
+        })
+        .unwrap();
+    let path = writer.path().to_path_buf();
+    drop(writer);
+    // Killed in the middle of writing a record.
+    let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(br#"{"v":1,"type":"message","message":{"role":"assist"#)
+        .unwrap();
+    let loaded = store.load("s2").unwrap();
+    assert_eq!(loaded.transcript, [Message::user_text("one")]);
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    let mut writer = store.append_to("s2").unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::assistant_text("two"),
+        })
+        .unwrap();
+    let loaded = store.load("s2").unwrap();
+    assert_eq!(loaded.transcript.len(), 2, "{:?}", loaded.warnings);
+}
+
+#[test]
+fn version_1_records_written_by_older_rein_still_load() {
+    // Frozen sample of the v1 format; new fields must stay optional so this keeps loading.
+    let v1 = r#"{"v":1,"type":"meta","session_id":"20261122T210000-abcd1234","created_at":"2026-11-22T21:00:00+00:00","cwd":"/ws","model":"gpt-5","provider":"openai"}
+{"v":1,"type":"message","message":{"role":"user","content":[{"type":"text","text":"hello"}]}}
+{"v":1,"type":"message","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"c1","name":"bash","input":{"command":"ls"}}]}}
+{"v":1,"type":"message","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"a.txt\n","is_error":false}]}}
+{"v":1,"type":"usage","model":"gpt-5","usage":{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":0,"cache_read_input_tokens":50},"cost_usd":0.001}
+{"v":1,"type":"error","message":"cancelled"}
+{"v":2,"type":"compaction_from_the_future","summary":"x"}
+"#;
+    let loaded = load_from(Cursor::new(v1), "sample").unwrap();
+    assert_eq!(loaded.transcript.len(), 3);
+    assert_eq!(loaded.usage.cache_read_input_tokens, 50);
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+}
+
+#[test]
+fn bad_ids_and_missing_sessions_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    assert!(matches!(
+        store.load("../../etc/passwd"),
+        Err(SessionError::InvalidId { .. })
+    ));
+    assert!(matches!(
+        store.load("nope"),
+        Err(SessionError::NotFound { .. })
+    ));
+    let garbage = load_from(Cursor::new("not json\n{}\n"), "g").unwrap_err();
+    assert!(matches!(garbage, SessionError::Corrupt { .. }), "{garbage}");
+}
+
+#[test]
+fn workspace_keys_are_readable_and_distinct() {
+    let a = workspace_key(Path::new("/home/u/my project"));
+    let b = workspace_key(Path::new("/home/u/my-project"));
+    assert!(a.starts_with("-home-u-my-project-"), "{a}");
+    assert_ne!(a, b);
+}

@@ -1,0 +1,76 @@
+//! Session records: one JSON object per line of a session file (`docs/sessions.md`).
+//!
+//! Records only ever get new optional fields within a schema version; a reader skips record
+//! types it does not know, so newer files still load in older readers as far as they can.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Message, Usage};
+
+/// Version of the session record schema.
+pub const SESSION_SCHEMA_VERSION: u32 = 1;
+
+/// One line of a session file: a record with its schema version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionLine {
+    /// Schema version ([`SESSION_SCHEMA_VERSION`]).
+    pub v: u32,
+    /// The record.
+    #[serde(flatten)]
+    pub record: SessionRecord,
+}
+
+impl From<SessionRecord> for SessionLine {
+    fn from(record: SessionRecord) -> Self {
+        Self {
+            v: SESSION_SCHEMA_VERSION,
+            record,
+        }
+    }
+}
+
+/// What a session file records.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SessionRecord {
+    /// First line of a file: the session's identity.
+    Meta {
+        /// Session identifier (also the file name).
+        session_id: String,
+        /// When the session was created (RFC 3339).
+        created_at: String,
+        /// Workspace root.
+        cwd: String,
+        /// Model at creation.
+        model: String,
+        /// Provider name at creation.
+        provider: String,
+        /// The session this one was forked from, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<String>,
+    },
+    /// A message appended to the transcript. Consecutive records of the same role belong to
+    /// one message (a user message may be written in parts: tool results, then a prompt).
+    Message {
+        /// The message (or part of it).
+        message: Message,
+    },
+    /// Usage of one model request.
+    Usage {
+        /// Model that served the request.
+        model: String,
+        /// Reported usage.
+        usage: Usage,
+        /// Cost in US dollars when the model is priced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost_usd: Option<f64>,
+    },
+    /// An error that ended a run.
+    Error {
+        /// What went wrong.
+        message: String,
+    },
+    /// A record type this reader does not know (written by a newer rein); skipped.
+    #[serde(other)]
+    Unknown,
+}
