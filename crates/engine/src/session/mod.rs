@@ -152,7 +152,7 @@ impl SessionStore {
     /// Summaries of this workspace's sessions, newest first. Unreadable files are skipped.
     pub fn list(&self) -> Vec<SessionSummary> {
         let mut files = self.files();
-        files.sort_by(|a, b| b.1.cmp(&a.1));
+        files.sort_by_key(|f| std::cmp::Reverse(f.1));
         files
             .into_iter()
             .filter_map(|(id, _)| self.load(&id).ok())
