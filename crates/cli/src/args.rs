@@ -21,6 +21,12 @@ pub enum Command {
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// List this workspace's stored sessions, newest first.
+    Sessions {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,6 +94,15 @@ pub struct ExecArgs {
     /// Rules for calls that never run, e.g. 'Bash(rm *)' (repeatable, like --allowed-tools).
     #[arg(long, alias = "disallowedTools", value_name = "RULES")]
     pub disallowed_tools: Vec<String>,
+    /// Continue the stored session with this id (see `rein sessions`).
+    #[arg(long, value_name = "ID", conflicts_with = "continue_latest")]
+    pub resume: Option<String>,
+    /// Continue the latest session of this workspace.
+    #[arg(long = "continue", short = 'c')]
+    pub continue_latest: bool,
+    /// With --resume/--continue: start a new session from a copy of that one.
+    #[arg(long)]
+    pub fork_session: bool,
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Read};
 
 use rein_engine::Agent;
+use rein_engine::session::SessionStore;
 use rein_llm::ProviderConfig;
 use rein_protocol::RunOutcome;
 use rein_tools::ToolRegistry;
@@ -12,6 +13,7 @@ use crate::Exit;
 use crate::args::ExecArgs;
 use crate::output::Printer;
 use crate::resolve;
+use crate::sessions;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let workspace = resolve::workspace(args.cwd.as_deref())?;
@@ -25,9 +27,24 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         settings.api_key,
         settings.key_env,
     ));
-    let config = resolve::agent_config(&args, settings.model, workspace, &env, &config)?;
+    let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
+    let resumed = sessions::to_resume(&args, store.as_ref())?;
+    let provider = settings.kind.name();
+    let mut config =
+        resolve::agent_config(&args, settings.model, workspace.clone(), &env, &config)?;
+    if !args.fork_session {
+        config.session_id = resumed.as_ref().map(|l| l.id().to_string());
+    }
     let mut agent = Agent::new(client, ToolRegistry::for_model(&config.model), config)
         .map_err(|e| Exit::usage(e.to_string()))?;
+    sessions::record(
+        &mut agent,
+        store.as_ref(),
+        resumed,
+        args.fork_session,
+        provider,
+        &workspace,
+    )?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let format = args.output_format;

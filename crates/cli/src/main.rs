@@ -7,6 +7,7 @@ mod config;
 mod exec;
 mod output;
 mod resolve;
+mod sessions;
 mod tool_cmd;
 
 use std::process::ExitCode;
@@ -79,6 +80,13 @@ async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
+        Some(Command::Sessions { cwd }) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            sessions::list(
+                &workspace,
+                resolve::data_dir(&|key| std::env::var(key).ok()),
+            )
+        }
         Some(Command::Config(ConfigCommand::Show { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let config = resolve::config(&workspace, &|key| std::env::var(key).ok())?;

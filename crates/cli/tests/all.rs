@@ -5,5 +5,6 @@ mod config;
 mod control;
 mod errors;
 mod exec;
+mod sessions;
 mod support;
 mod tool;

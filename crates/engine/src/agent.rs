@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient, ModelRequest};
-use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
+use rein_protocol::{
+    ContentBlock, Event, Message, Role, RunOutcome, SessionRecord, StopReason, Usage,
+};
 use rein_tools::{OutputBudget, SensitivePaths, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
@@ -14,6 +16,7 @@ use crate::gate::{Approver, Gate};
 use crate::hooks::{HookEvent, HookSpec, Hooks};
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
+use crate::session::SessionWriter;
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
 
@@ -36,6 +39,8 @@ pub struct AgentConfig {
     pub sensitive_paths: Option<Vec<String>>,
     /// Hook commands.
     pub hooks: Vec<HookSpec>,
+    /// The session id to use (resuming); `None` makes a new one.
+    pub session_id: Option<String>,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in a
@@ -56,6 +61,7 @@ impl AgentConfig {
             policy: Policy::default(),
             sensitive_paths: None,
             hooks: Vec::new(),
+            session_id: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
         }
@@ -93,6 +99,12 @@ pub struct Agent {
     gate: Gate,
     /// Whether a run has started (the `SessionStart` hooks ran).
     started: bool,
+    /// Where the session is recorded, if anywhere.
+    recorder: Option<SessionWriter>,
+    /// The first failure to record, reported once at the end of the run.
+    record_problem: Option<String>,
+    /// Whether the transcript was restored from a stored session.
+    resumed: bool,
 }
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -120,7 +132,7 @@ impl Agent {
             config.sensitive_paths.as_deref(),
             &config.policy,
         )?;
-        let session_id = new_session_id();
+        let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let output_dir = config
             .outputs_root
             .as_ref()
@@ -144,6 +156,9 @@ impl Agent {
             transcript: Vec::new(),
             session_id: session_id.clone(),
             started: false,
+            recorder: None,
+            record_problem: None,
+            resumed: false,
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
@@ -173,6 +188,30 @@ impl Agent {
         Arc::clone(&self.gate.policy)
     }
 
+    /// Records the session from now on: every message, usage and error is appended to
+    /// `writer` as it happens.
+    pub fn record_to(&mut self, writer: SessionWriter) {
+        self.recorder = Some(writer);
+    }
+
+    /// Continues an earlier conversation: its transcript becomes this agent's (before the
+    /// first run; call [`Agent::record_to`] first so repairs are recorded too). The
+    /// `SessionStart` hooks see it as a resume.
+    /// A session killed during a tool call ends with calls that have no results: they are
+    /// answered as interrupted, so the transcript is valid for the provider again.
+    pub fn restore(&mut self, transcript: Vec<Message>) {
+        self.transcript = transcript;
+        self.resumed = true;
+        if let Some(last) = self.transcript.last()
+            && last.role == Role::Assistant
+        {
+            let calls = tool_calls(last);
+            if !calls.is_empty() {
+                self.push_user_blocks(dispatch::interrupted(calls));
+            }
+        }
+    }
+
     /// The transcript so far.
     pub fn transcript(&self) -> &[Message] {
         &self.transcript
@@ -181,6 +220,11 @@ impl Agent {
     /// The system prompt sent with every request.
     pub fn system_prompt(&self) -> &SystemPrompt {
         &self.system
+    }
+
+    /// The model this agent asks.
+    pub fn model(&self) -> &str {
+        &self.config.model
     }
 
     /// This session's identifier.
@@ -221,6 +265,9 @@ impl Agent {
                 summary.outcome = RunOutcome::Failed;
             }
         }
+        if let Some(problem) = self.record_problem.take() {
+            let _ = events.send(Event::Error { message: problem });
+        }
         let _ = events.send(Event::Result {
             outcome: summary.outcome,
             text: summary.text.clone(),
@@ -243,7 +290,8 @@ impl Agent {
         if !self.started {
             self.started = true;
             let mut fields = serde_json::Map::new();
-            fields.insert("source".into(), "startup".into());
+            let source = if self.resumed { "resume" } else { "startup" };
+            fields.insert("source".into(), source.into());
             let said = hooks
                 .run(HookEvent::SessionStart, None, mode, fields, events)
                 .await;
@@ -343,6 +391,9 @@ impl Agent {
                         return RunOutcome::Cancelled;
                     }
                     TurnOutcome::Failed(error) => {
+                        self.record(SessionRecord::Error {
+                            message: error.to_string(),
+                        });
                         let _ = events.send(Event::Error {
                             message: error.to_string(),
                         });
@@ -351,6 +402,11 @@ impl Agent {
                     }
                 };
             let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+            self.record(SessionRecord::Usage {
+                model: self.config.model.clone(),
+                usage: response.usage,
+                cost_usd: cost,
+            });
             summary.usage.add(&response.usage);
             summary.cost_usd = summary
                 .cost_usd
@@ -373,6 +429,9 @@ impl Agent {
                 summary.text = text;
             }
             let calls = tool_calls(&message);
+            self.record(SessionRecord::Message {
+                message: message.clone(),
+            });
             self.transcript.push(message);
             if calls.is_empty() {
                 if response.stop_reason == StopReason::PauseTurn {
@@ -415,9 +474,22 @@ impl Agent {
             content: blocks,
         };
         let calls = tool_calls(&message);
+        self.record(SessionRecord::Message {
+            message: message.clone(),
+        });
         self.transcript.push(message);
         if !calls.is_empty() {
             self.push_user_blocks(dispatch::interrupted(calls));
+        }
+    }
+
+    /// Appends a record to the session file; a failure is kept and reported once.
+    fn record(&mut self, record: SessionRecord) {
+        if let Some(writer) = self.recorder.as_mut()
+            && let Err(e) = writer.append(&record)
+            && self.record_problem.is_none()
+        {
+            self.record_problem = Some(format!("the session could not be saved: {e}"));
         }
     }
 
@@ -430,6 +502,12 @@ impl Agent {
     /// Appends user content, merging into a trailing user message (e.g. tool results of a
     /// cancelled turn) so roles keep alternating.
     fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        self.record(SessionRecord::Message {
+            message: Message {
+                role: Role::User,
+                content: blocks.clone(),
+            },
+        });
         match self.transcript.last_mut() {
             Some(last) if last.role == Role::User => last.content.extend(blocks),
             _ => self.transcript.push(Message {

@@ -1,0 +1,120 @@
+//! Stored sessions from the command line: choosing the one to resume, starting the file,
+//! and `rein sessions`.
+
+use std::path::{Path, PathBuf};
+
+use rein_engine::Agent;
+use rein_engine::session::{LoadedSession, SessionStore};
+use rein_protocol::SessionRecord;
+
+use crate::Exit;
+use crate::args::ExecArgs;
+
+/// The session a run continues, if any, loaded; warnings (a torn last line) go to stderr.
+pub fn to_resume(
+    args: &ExecArgs,
+    store: Option<&SessionStore>,
+) -> Result<Option<LoadedSession>, Exit> {
+    if args.resume.is_none() && !args.continue_latest {
+        if args.fork_session {
+            return Err(Exit::usage(
+                "--fork-session needs --resume ID or --continue",
+            ));
+        }
+        return Ok(None);
+    }
+    let store = store
+        .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
+    let id = match &args.resume {
+        Some(id) => id.clone(),
+        None => store
+            .latest()
+            .ok_or_else(|| Exit::usage("no stored session for this workspace to continue"))?,
+    };
+    let loaded = store.load(&id).map_err(|e| Exit::usage(e.to_string()))?;
+    for warning in &loaded.warnings {
+        eprintln!("rein: session {id}: {warning}");
+    }
+    Ok(Some(loaded))
+}
+
+/// Starts recording: appends to the resumed session, or creates a new file (copying the
+/// resumed transcript into it when forking). Then restores the transcript.
+pub fn record(
+    agent: &mut Agent,
+    store: Option<&SessionStore>,
+    resumed: Option<LoadedSession>,
+    fork: bool,
+    provider: &str,
+    workspace: &Path,
+) -> Result<(), Exit> {
+    let Some(store) = store else {
+        if let Some(loaded) = resumed {
+            agent.restore(loaded.transcript);
+        }
+        return Ok(());
+    };
+    let failed = |e: rein_engine::session::SessionError| Exit::failed(e.to_string());
+    match resumed {
+        Some(loaded) if !fork => {
+            agent.record_to(store.append_to(loaded.id()).map_err(failed)?);
+            agent.restore(loaded.transcript);
+        }
+        resumed => {
+            let meta = SessionRecord::Meta {
+                session_id: agent.session_id().to_string(),
+                created_at: chrono::Utc::now().to_rfc3339(),
+                cwd: workspace.display().to_string(),
+                model: agent.model().to_string(),
+                provider: provider.to_string(),
+                forked_from: resumed.as_ref().map(|l| l.id().to_string()),
+            };
+            let mut writer = store.create(meta).map_err(failed)?;
+            if let Some(loaded) = &resumed {
+                for message in &loaded.transcript {
+                    writer
+                        .append(&SessionRecord::Message {
+                            message: message.clone(),
+                        })
+                        .map_err(failed)?;
+                }
+            }
+            agent.record_to(writer);
+            if let Some(loaded) = resumed {
+                agent.restore(loaded.transcript);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `rein sessions`: one line per session.
+pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
+    let data_dir = data_dir
+        .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
+    let store = SessionStore::new(&data_dir, workspace);
+    let sessions = store.list();
+    if sessions.is_empty() {
+        println!("No sessions for {} yet.", workspace.display());
+        return Ok(());
+    }
+    println!(
+        "{:<26} {:<20} {:>5} {:>9}  first prompt",
+        "id", "date", "turns", "cost"
+    );
+    for s in sessions {
+        let date: String = s
+            .created_at
+            .chars()
+            .take(19)
+            .collect::<String>()
+            .replace('T', " ");
+        let cost = s.cost_usd.map_or("?".to_string(), |c| format!("${c:.4}"));
+        let prompt: String = s.first_prompt.chars().take(60).collect();
+        println!(
+            "{:<26} {:<20} {:>5} {:>9}  {prompt}",
+            s.id, date, s.requests, cost
+        );
+    }
+    Ok(())
+}
