@@ -149,6 +149,8 @@ mod tests {
             usage: Usage::default(),
             cost_usd: None,
             duration_ms: 1,
+            session_usage: Usage::default(),
+            session_cost_usd: None,
         }
     }
 

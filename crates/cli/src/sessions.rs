@@ -50,7 +50,7 @@ pub fn record(
 ) -> Result<(), Exit> {
     let Some(store) = store else {
         if let Some(loaded) = resumed {
-            agent.restore(loaded.transcript);
+            agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
         }
         return Ok(());
     };
@@ -58,7 +58,7 @@ pub fn record(
     match resumed {
         Some(loaded) if !fork => {
             agent.record_to(store.append_to(loaded.id()).map_err(failed)?);
-            agent.restore(loaded.transcript);
+            agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
         }
         resumed => {
             let meta = SessionRecord::Meta {
@@ -81,7 +81,7 @@ pub fn record(
             }
             agent.record_to(writer);
             if let Some(loaded) = resumed {
-                agent.restore(loaded.transcript);
+                agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
             }
         }
     }

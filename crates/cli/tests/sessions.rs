@@ -174,3 +174,30 @@ async fn a_run_killed_mid_tool_resumes_with_every_completed_message() {
     );
     assert!(body.contains("did it finish?"));
 }
+
+#[tokio::test]
+async fn the_result_carries_totals_for_the_whole_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let priced =
+        r#"{"turns": [{"text": "ok", "usage": {"input_tokens": 1000, "output_tokens": 100}}]}"#;
+    let (out, _) = exec(dir.path(), priced, &[], "first").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (out, _) = exec(
+        dir.path(),
+        priced,
+        &["--continue", "--output-format", "json"],
+        "second",
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_eq!(result["usage"]["input_tokens"], 1000, "{result}");
+    assert_eq!(result["session_usage"]["input_tokens"], 2000, "{result}");
+    assert_eq!(result["session_usage"]["output_tokens"], 200, "{result}");
+    // claude-sonnet-4-5: $3/M input, $15/M output → 2 × (0.003 + 0.0015).
+    assert_eq!(result["session_cost_usd"], 0.009, "{result}");
+    let mut cmd = rein(dir.path());
+    cmd.arg("sessions");
+    let listing = text(&output(cmd).await.stdout);
+    assert!(listing.contains("$0.0090"), "{listing}");
+}

@@ -105,6 +105,9 @@ pub struct Agent {
     record_problem: Option<String>,
     /// Whether the transcript was restored from a stored session.
     resumed: bool,
+    /// Usage and cost of the whole session (earlier runs included).
+    session_usage: Usage,
+    session_cost: Option<f64>,
 }
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -159,6 +162,8 @@ impl Agent {
             recorder: None,
             record_problem: None,
             resumed: false,
+            session_usage: Usage::default(),
+            session_cost: Some(0.0),
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
@@ -199,8 +204,10 @@ impl Agent {
     /// `SessionStart` hooks see it as a resume.
     /// A session killed during a tool call ends with calls that have no results: they are
     /// answered as interrupted, so the transcript is valid for the provider again.
-    pub fn restore(&mut self, transcript: Vec<Message>) {
+    pub fn restore(&mut self, transcript: Vec<Message>, usage: Usage, cost_usd: Option<f64>) {
         self.transcript = transcript;
+        self.session_usage = usage;
+        self.session_cost = cost_usd;
         self.resumed = true;
         if let Some(last) = self.transcript.last()
             && last.role == Role::Assistant
@@ -268,6 +275,11 @@ impl Agent {
         if let Some(problem) = self.record_problem.take() {
             let _ = events.send(Event::Error { message: problem });
         }
+        self.session_usage.add(&summary.usage);
+        self.session_cost = self
+            .session_cost
+            .zip(summary.cost_usd)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
         let _ = events.send(Event::Result {
             outcome: summary.outcome,
             text: summary.text.clone(),
@@ -275,6 +287,8 @@ impl Agent {
             usage: summary.usage,
             cost_usd: summary.cost_usd,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            session_usage: self.session_usage,
+            session_cost_usd: self.session_cost,
         });
         summary
     }

@@ -195,6 +195,12 @@ pub enum Event {
         cost_usd: Option<f64>,
         /// Wall time of the run in milliseconds.
         duration_ms: u64,
+        /// Usage summed over the whole session (earlier runs of a resumed session included).
+        #[serde(default)]
+        session_usage: Usage,
+        /// Cost of the whole session in US dollars, absent when unknown.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_cost_usd: Option<f64>,
     },
 }
 
@@ -222,6 +228,8 @@ mod tests {
             usage: Usage::default(),
             cost_usd: None,
             duration_ms: 5,
+            session_usage: Usage::default(),
+            session_cost_usd: None,
         };
         let value = serde_json::to_value(EventEnvelope::from(event.clone())).unwrap();
         assert!(value.get("cost_usd").is_none());
