@@ -103,6 +103,15 @@ pub struct ExecArgs {
     /// With --resume/--continue: start a new session from a copy of that one.
     #[arg(long)]
     pub fork_session: bool,
+    /// The model's context window in tokens (default: from the model's name).
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<u64>,
+    /// Compact the (resumed) transcript now, before the prompt if one is given.
+    #[arg(long)]
+    pub compact: bool,
+    /// With --compact: what the summary should focus on.
+    #[arg(long, value_name = "TEXT", requires = "compact")]
+    pub focus: Option<String>,
 }
 
 #[derive(Debug, Args)]

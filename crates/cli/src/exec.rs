@@ -20,7 +20,12 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let env = |key: &str| std::env::var(key).ok();
     let config = resolve::config(&workspace, &env)?;
     let settings = resolve::provider(&args, &env, &config)?;
-    let prompt = read_prompt(args.prompt.as_deref())?;
+    // `--compact` alone compacts and stops; with a prompt it compacts first.
+    let prompt = if args.compact && args.prompt.is_none() {
+        None
+    } else {
+        Some(read_prompt(args.prompt.as_deref())?)
+    };
     let client = rein_llm::connect(ProviderConfig::new(
         settings.kind,
         settings.base_url,
@@ -56,6 +61,20 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     });
     let cancel = CancellationToken::new();
     let interrupts = tokio::spawn(watch_interrupts(cancel.clone()));
+    if args.compact
+        && let Err(message) = agent
+            .compact("manual", args.focus.as_deref(), &tx, &cancel)
+            .await
+    {
+        drop(tx);
+        let _ = printer.await;
+        return Err(Exit::failed(format!("compaction failed: {message}")));
+    }
+    let Some(prompt) = prompt else {
+        drop(tx);
+        let _ = printer.await;
+        return Ok(());
+    };
     let summary = agent.run(&prompt, &tx, cancel).await;
     agent.end_session("other", &tx).await;
     interrupts.abort();

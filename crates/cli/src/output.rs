@@ -93,6 +93,15 @@ impl<O: Write, E: Write> Printer<O, E> {
                 *delay_ms as f64 / 1000.0
             ),
             Event::Error { message } => format!("rein: {message}"),
+            Event::Compaction {
+                trigger,
+                tokens_before,
+                tokens_after,
+                kept_messages,
+            } => format!(
+                "  compacted the transcript ({trigger}): ~{tokens_before} → ~{tokens_after} tokens, \
+                 {kept_messages} recent messages kept"
+            ),
             Event::HookRun {
                 event,
                 message: Some(message),

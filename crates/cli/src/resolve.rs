@@ -207,6 +207,10 @@ pub fn agent_config(
         .max_turns
         .or(config.max_turns.as_ref().map(|s| s.value))
         .unwrap_or(agent.max_turns);
+    agent.context_window = args
+        .context_window
+        .or(config.context_window.as_ref().map(|s| s.value))
+        .filter(|w| *w > 0);
     if let Some(limit) = &config.output_limit {
         agent.output_limit = limit.value;
     }

@@ -23,7 +23,9 @@ fn main() {
             forked_from: None,
         })
         .unwrap();
-    let output: String = (0..80).map(|n| format!("line {n} of a long tool output\n")).collect();
+    let output: String = (0..80)
+        .map(|n| format!("line {n} of a long tool output\n"))
+        .collect();
     let mut turn = 0;
     while std::fs::metadata(writer.path()).unwrap().len() < TARGET_BYTES {
         turn += 1;
@@ -33,7 +35,9 @@ fn main() {
                 message: Message {
                     role: Role::Assistant,
                     content: vec![
-                        ContentBlock::Text { text: format!("Step {turn}: reading the next file.") },
+                        ContentBlock::Text {
+                            text: format!("Step {turn}: reading the next file."),
+                        },
                         ContentBlock::ToolUse {
                             id: id.clone(),
                             name: "read_file".into(),
@@ -58,7 +62,11 @@ fn main() {
         writer
             .append(&SessionRecord::Usage {
                 model: "claude-sonnet-4-5".into(),
-                usage: Usage { input_tokens: 1000, output_tokens: 50, ..Usage::default() },
+                usage: Usage {
+                    input_tokens: 1000,
+                    output_tokens: 50,
+                    ..Usage::default()
+                },
                 cost_usd: Some(0.00375),
             })
             .unwrap();

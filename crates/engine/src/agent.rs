@@ -4,13 +4,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rein_llm::{LlmError, ModelClient, ModelRequest};
+use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest};
 use rein_protocol::{
     ContentBlock, Event, Message, Role, RunOutcome, SessionRecord, StopReason, Usage,
 };
 use rein_tools::{OutputBudget, SensitivePaths, ToolContext, ToolRegistry, WorkspaceGuard};
 use tokio_util::sync::CancellationToken;
 
+use crate::context::{self, Anchor};
 use crate::dispatch::{self, DispatchLimits, ToolCall};
 use crate::gate::{Approver, Gate};
 use crate::hooks::{HookEvent, HookSpec, Hooks};
@@ -29,6 +30,8 @@ pub struct AgentConfig {
     pub workspace: PathBuf,
     /// Model requests allowed per run.
     pub max_turns: u32,
+    /// The model's context window in tokens; `None` uses the built-in table.
+    pub context_window: Option<u64>,
     /// Output token limit per request.
     pub max_tokens: u32,
     /// Concurrency and timeout of tool calls.
@@ -56,6 +59,7 @@ impl AgentConfig {
             model: model.into(),
             workspace,
             max_turns: 50,
+            context_window: None,
             max_tokens: 8192,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
@@ -108,6 +112,8 @@ pub struct Agent {
     /// Usage and cost of the whole session (earlier runs included).
     session_usage: Usage,
     session_cost: Option<f64>,
+    /// The last reported prompt size, for the context estimate.
+    anchor: Option<Anchor>,
 }
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -164,6 +170,7 @@ impl Agent {
             resumed: false,
             session_usage: Usage::default(),
             session_cost: Some(0.0),
+            anchor: None,
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
@@ -377,6 +384,7 @@ impl Agent {
             ..self.tool_ctx.clone()
         };
         let mut stop_continuations = 0;
+        let mut reactive_tried = false;
         loop {
             if summary.turns >= self.config.max_turns {
                 let _ = events.send(Event::Error {
@@ -386,6 +394,13 @@ impl Agent {
                     ),
                 });
                 return RunOutcome::MaxTurns;
+            }
+            if self.over_threshold()
+                && let Err(message) = self.compact("auto", None, events, cancel).await
+            {
+                let _ = events.send(Event::Error {
+                    message: format!("compaction failed, continuing without it: {message}"),
+                });
             }
             summary.turns += 1;
             let turn = summary.turns;
@@ -397,24 +412,45 @@ impl Agent {
                 tools: self.tools.specs(),
                 max_tokens: self.config.max_tokens,
             };
-            let response =
-                match turn::stream_turn(self.client.as_ref(), request, events, cancel).await {
-                    TurnOutcome::Completed(response) => response,
-                    TurnOutcome::Cancelled { blocks } => {
-                        self.record_cut_reply(blocks);
-                        return RunOutcome::Cancelled;
+            let response = match turn::stream_turn(self.client.as_ref(), request, events, cancel)
+                .await
+            {
+                TurnOutcome::Completed(response) => response,
+                TurnOutcome::Cancelled { blocks } => {
+                    self.record_cut_reply(blocks);
+                    return RunOutcome::Cancelled;
+                }
+                TurnOutcome::Failed(error)
+                    if error.kind == LlmErrorKind::ContextLength && !reactive_tried =>
+                {
+                    // The prompt no longer fits: compact once and try again.
+                    reactive_tried = true;
+                    match self.compact("reactive", None, events, cancel).await {
+                        Ok(()) => continue,
+                        Err(message) => {
+                            let message = format!(
+                                "{error}; compacting the transcript to make it fit failed: {message}"
+                            );
+                            self.record(SessionRecord::Error {
+                                message: message.clone(),
+                            });
+                            let _ = events.send(Event::Error { message });
+                            summary.error = Some(error);
+                            return RunOutcome::Failed;
+                        }
                     }
-                    TurnOutcome::Failed(error) => {
-                        self.record(SessionRecord::Error {
-                            message: error.to_string(),
-                        });
-                        let _ = events.send(Event::Error {
-                            message: error.to_string(),
-                        });
-                        summary.error = Some(error);
-                        return RunOutcome::Failed;
-                    }
-                };
+                }
+                TurnOutcome::Failed(error) => {
+                    self.record(SessionRecord::Error {
+                        message: error.to_string(),
+                    });
+                    let _ = events.send(Event::Error {
+                        message: error.to_string(),
+                    });
+                    summary.error = Some(error);
+                    return RunOutcome::Failed;
+                }
+            };
             let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
             self.record(SessionRecord::Usage {
                 model: self.config.model.clone(),
@@ -447,6 +483,10 @@ impl Agent {
                 message: message.clone(),
             });
             self.transcript.push(message);
+            self.anchor = Some(Anchor {
+                messages: self.transcript.len(),
+                tokens: response.usage.total_input() + response.usage.output_tokens,
+            });
             if calls.is_empty() {
                 if response.stop_reason == StopReason::PauseTurn {
                     continue;
@@ -495,6 +535,106 @@ impl Agent {
         if !calls.is_empty() {
             self.push_user_blocks(dispatch::interrupted(calls));
         }
+    }
+
+    fn window(&self) -> u64 {
+        self.config
+            .context_window
+            .unwrap_or_else(|| context::context_window(&self.config.model))
+    }
+
+    /// The estimated size of the next request, tool specs and system prompt included.
+    fn next_request_tokens(&self) -> u64 {
+        let fixed = self.system.as_str().len()
+            + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
+        context::estimate_next(&self.transcript, fixed, self.anchor)
+    }
+
+    fn over_threshold(&self) -> bool {
+        self.transcript.len() > 2
+            && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
+    }
+
+    /// Replaces the older part of the transcript with a model-written summary, keeping recent
+    /// turns verbatim. On failure the transcript is left as it was.
+    pub async fn compact(
+        &mut self,
+        trigger: &str,
+        focus: Option<&str>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let mut fields = serde_json::Map::new();
+        fields.insert("trigger".into(), trigger.into());
+        fields.insert("custom_instructions".into(), focus.unwrap_or("").into());
+        let mode = self.gate.hook_mode();
+        let hooks = Arc::clone(&self.gate.hooks);
+        hooks
+            .run(HookEvent::PreCompact, None, mode, fields, events)
+            .await;
+        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
+        let older = self.transcript.len() - keep;
+        if older == 0 {
+            return Err("there is nothing older than the latest prompt to summarise".into());
+        }
+        let mut messages = self.transcript[..older].to_vec();
+        let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
+        if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
+            ask.push_str(&format!(" Focus especially on: {}", focus.trim()));
+        }
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => {
+                last.content.push(ContentBlock::Text { text: ask });
+            }
+            _ => messages.push(Message::user_text(ask)),
+        }
+        let request = ModelRequest {
+            model: self.config.model.clone(),
+            system: "You summarise coding sessions for the agent that will continue them."
+                .to_string(),
+            messages,
+            tools: Vec::new(),
+            max_tokens: self.config.max_tokens,
+        };
+        // The summary is not part of the conversation: its deltas are not shown.
+        let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
+        let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
+        {
+            TurnOutcome::Completed(response) => response,
+            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
+            TurnOutcome::Failed(error) => return Err(error.to_string()),
+        };
+        let summary = response.message.text();
+        if summary.trim().is_empty() {
+            return Err("the model returned an empty summary".into());
+        }
+        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+        self.record(SessionRecord::Usage {
+            model: self.config.model.clone(),
+            usage: response.usage,
+            cost_usd: cost,
+        });
+        self.session_usage.add(&response.usage);
+        self.session_cost = self
+            .session_cost
+            .zip(cost)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
+        let tokens_before = self.next_request_tokens();
+        let transcript = std::mem::take(&mut self.transcript);
+        self.transcript = context::compacted(transcript, &summary, keep);
+        self.anchor = None;
+        self.record(SessionRecord::Compaction {
+            trigger: trigger.to_string(),
+            summary,
+            kept_messages: keep,
+        });
+        let _ = events.send(Event::Compaction {
+            trigger: trigger.to_string(),
+            tokens_before,
+            tokens_after: self.next_request_tokens(),
+            kept_messages: keep,
+        });
+        Ok(())
     }
 
     /// Appends a record to the session file; a failure is kept and reported once.

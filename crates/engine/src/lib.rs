@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod context;
 mod dispatch;
 mod error;
 mod gate;

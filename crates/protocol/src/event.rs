@@ -132,6 +132,18 @@ pub enum Event {
         /// Why approval is needed.
         reason: String,
     },
+    /// The transcript was compacted to fit the context window.
+    Compaction {
+        /// `auto` (the estimate crossed the threshold), `reactive` (the provider said the
+        /// prompt is too long) or `manual`.
+        trigger: String,
+        /// Estimated tokens before.
+        tokens_before: u64,
+        /// Estimated tokens after.
+        tokens_after: u64,
+        /// Messages kept verbatim after the summary.
+        kept_messages: usize,
+    },
     /// A hook command ran.
     HookRun {
         /// The hook event (`PreToolUse`…).

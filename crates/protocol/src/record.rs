@@ -65,6 +65,16 @@ pub enum SessionRecord {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost_usd: Option<f64>,
     },
+    /// The transcript was compacted: everything before the last `kept_messages` messages
+    /// became `summary`.
+    Compaction {
+        /// What started it: `auto`, `reactive` or `manual`.
+        trigger: String,
+        /// The summary that replaces the earlier messages.
+        summary: String,
+        /// Messages kept verbatim at the end of the transcript.
+        kept_messages: usize,
+    },
     /// An error that ended a run.
     Error {
         /// What went wrong.

@@ -16,6 +16,7 @@ pub struct TomlFile {
     pub base_url: Option<Spanned<String>>,
     pub api_key_env: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
+    pub context_window: Option<Spanned<u64>>,
     pub permission_mode: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,

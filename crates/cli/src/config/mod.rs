@@ -53,6 +53,7 @@ pub struct Config {
     pub base_url: Option<Sourced<String>>,
     pub api_key_env: Option<Sourced<String>>,
     pub max_turns: Option<Sourced<u32>>,
+    pub context_window: Option<Sourced<u64>>,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
@@ -163,6 +164,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     }
     set(&mut config.api_key_env, file.api_key_env.as_ref(), &reader);
     set(&mut config.max_turns, file.max_turns.as_ref(), &reader);
+    set(
+        &mut config.context_window,
+        file.context_window.as_ref(),
+        &reader,
+    );
     if let Some(mode) = &file.permission_mode {
         config.permission_mode = Some(
             parse_mode(mode.get_ref(), || reader.at(mode))

@@ -28,6 +28,10 @@ pub fn render(config: &Config) -> String {
         Some(s) => line("max_turns", s.value.to_string(), &s.source),
         None => line("max_turns", "50".into(), defaults),
     }
+    match &config.context_window {
+        Some(s) => line("context_window", s.value.to_string(), &s.source),
+        None => line("context_window", "(from the model)".into(), defaults),
+    }
     match &config.permission_mode {
         Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
         None => line("permission_mode", quoted("default"), defaults),

@@ -345,6 +345,11 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
                 requests += 1;
                 cost = cost.zip(cost_usd).map(|(a, b)| rein_llm::round_cost(a + b));
             }
+            SessionRecord::Compaction {
+                summary,
+                kept_messages,
+                ..
+            } => transcript = crate::context::compacted(transcript, &summary, kept_messages),
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
     }

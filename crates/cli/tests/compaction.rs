@@ -1,0 +1,204 @@
+//! Context management end to end: a long task in a small window is compacted with a summary
+//! request and completes; a "prompt too long" answer triggers one reactive compaction.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::*;
+
+fn session_text(workspace: &Path) -> String {
+    let root = workspace.join(".rein-test-data/rein/sessions");
+    let dir = std::fs::read_dir(root)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::read_to_string(file).unwrap()
+}
+
+fn seq_call(n: u32) -> String {
+    format!(
+        r#"{{"text": "step {n}", "tool_calls": [{{"name": "bash", "arguments": {{"command": "seq 1 1200"}}}}],
+            "usage": {{"input_tokens": {}, "output_tokens": 20}}}}"#,
+        800 + n * 1500
+    )
+}
+
+#[tokio::test]
+async fn a_long_task_in_a_small_window_is_compacted_and_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = format!(
+        r#"{{"turns": [{}, {}, {{"text": "SUMMARY: counted to 1200 twice; next: report"}}, {{"text": "all done"}}]}}"#,
+        seq_call(1),
+        seq_call(2)
+    );
+    let server = mock(&scenario).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "--context-window",
+        "6000",
+        "--output-format",
+        "stream-json",
+        "count to 1200 three times",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events: Vec<Value> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let compaction = events
+        .iter()
+        .find(|e| e["type"] == "compaction")
+        .expect("a compaction event");
+    assert_eq!(compaction["trigger"], "auto");
+    assert!(compaction["tokens_after"].as_u64() < compaction["tokens_before"].as_u64());
+    assert_eq!(events.last().unwrap()["text"], "all done");
+
+    // Two turns of ~1,400-token outputs on top of the reported usage cross 85% of 6,000.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let summary_request = requests[2].body.to_string();
+    assert!(
+        summary_request.contains("Your context window is nearly full"),
+        "{summary_request}"
+    );
+    assert!(
+        requests[2].body["tools"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "no tools for the summary"
+    );
+    let after = requests[3].body.to_string();
+    assert!(after.contains("SUMMARY: counted to 1200"), "{after}");
+    assert!(
+        after.contains("count to 1200 three times"),
+        "the request is quoted: {after}"
+    );
+    let outputs = |body: &str| body.matches("1199").count();
+    assert_eq!(
+        outputs(&after),
+        1,
+        "only the latest tool output is kept verbatim"
+    );
+    assert!(
+        !after.contains("step 1"),
+        "the first turn is summarised away: {after}"
+    );
+    assert!(session_text(dir.path()).contains(r#""type":"compaction""#));
+
+    // Resuming rebuilds the compacted transcript.
+    let server = mock(r#"{"turns": [{"text": "resumed"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--continue",
+        "and now?",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let resumed = server.requests()[0].body.to_string();
+    assert!(resumed.contains("SUMMARY: counted to 1200"), "{resumed}");
+}
+
+#[tokio::test]
+async fn prompt_too_long_triggers_one_reactive_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let too_long = r#"{"fault": {"http": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}}}}"#;
+    let scenario = format!(
+        r#"{{"turns": [{{"text": "looking", "tool_calls": [{{"name": "bash", "arguments": {{"command": "echo hi"}}}}]}},
+            {too_long}, {{"text": "SUMMARY: said hi"}}, {{"text": "finished"}}]}}"#
+    );
+    let server = mock(&scenario).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "say hi",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "finished\n");
+    assert!(
+        text(&out.stderr).contains("compacted the transcript (reactive)"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.requests().len(), 4);
+
+    // A second refusal after compacting is reported clearly.
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = format!(
+        r#"{{"turns": [{{"text": "looking", "tool_calls": [{{"name": "bash", "arguments": {{"command": "echo hi"}}}}]}},
+            {too_long}, {{"text": "SUMMARY"}}, {too_long}]}}"#
+    );
+    let server = mock(&scenario).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "say hi",
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("prompt too long"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test]
+async fn compact_on_demand_with_a_focus() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
+    for prompt in ["first question", "second question"] {
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--base-url", &server.url()]);
+        if prompt.starts_with("second") {
+            cmd.arg("--continue");
+        }
+        cmd.arg(prompt);
+        assert!(output(cmd).await.status.success());
+    }
+    let server = mock(r#"{"turns": [{"text": "FOCUSED SUMMARY"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--continue",
+        "--compact",
+        "--focus",
+        "the API design",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = server.requests()[0].body.to_string();
+    assert!(
+        body.contains("Focus especially on: the API design"),
+        "{body}"
+    );
+    assert!(session_text(dir.path()).contains(r#""trigger":"manual""#));
+}
