@@ -202,3 +202,46 @@ async fn compact_on_demand_with_a_focus() {
     );
     assert!(session_text(dir.path()).contains(r#""trigger":"manual""#));
 }
+
+#[tokio::test]
+async fn old_tool_results_are_cleared_before_anything_is_summarised() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns: Vec<String> = (1..=9)
+        .map(seq_call)
+        .chain([r#"{"text": "done"}"#.to_string()])
+        .collect();
+    let server = mock(&format!(r#"{{"turns": [{}]}}"#, turns.join(","))).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "--context-window",
+        "20000",
+        "--output-format",
+        "stream-json",
+        "count a lot",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events: Vec<Value> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let triggers: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "compaction")
+        .filter_map(|e| e["trigger"].as_str())
+        .collect();
+    assert!(triggers.contains(&"micro"), "{triggers:?}");
+    assert!(
+        !triggers.contains(&"auto"),
+        "clearing was enough: {triggers:?}"
+    );
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("[Cleared: the result of bash"), "{last}");
+    assert!(last.contains("the full output is saved in"), "{last}");
+    assert_eq!(events.last().unwrap()["text"], "done");
+}

@@ -395,6 +395,7 @@ impl Agent {
                 });
                 return RunOutcome::MaxTurns;
             }
+            self.clear_old_results(events);
             if self.over_threshold()
                 && let Err(message) = self.compact("auto", None, events, cancel).await
             {
@@ -548,6 +549,35 @@ impl Agent {
         let fixed = self.system.as_str().len()
             + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
         context::estimate_next(&self.transcript, fixed, self.anchor)
+    }
+
+    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
+    fn clear_old_results(&mut self, events: &EventSender) {
+        let before = self.next_request_tokens();
+        if (before as f64) < context::CLEAR_AT * self.window() as f64 {
+            return;
+        }
+        let budget = self.tool_ctx.budget.clone();
+        let cleared = context::clear_old_tool_results(
+            &mut self.transcript,
+            context::KEEP_RECENT_RESULTS,
+            context::CLEAR_MIN_BYTES,
+            |tool, content| {
+                let path = budget.new_save_path(tool)?.ok()?;
+                std::fs::write(&path, content).ok()?;
+                Some(path.display().to_string())
+            },
+        );
+        if cleared > 0 {
+            // The reported size counted the cleared outputs: estimate afresh.
+            self.anchor = None;
+            let _ = events.send(Event::Compaction {
+                trigger: "micro".to_string(),
+                tokens_before: before,
+                tokens_after: self.next_request_tokens(),
+                kept_messages: self.transcript.len(),
+            });
+        }
     }
 
     fn over_threshold(&self) -> bool {

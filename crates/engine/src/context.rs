@@ -7,6 +7,12 @@ use rein_protocol::{ContentBlock, Message, Role};
 
 /// Fraction of the window at which the transcript is compacted.
 pub const COMPACT_AT: f64 = 0.85;
+/// Fraction of the window at which old tool results are cleared (micro-compaction).
+pub const CLEAR_AT: f64 = 0.6;
+/// Most recent tool results always kept verbatim.
+pub const KEEP_RECENT_RESULTS: usize = 5;
+/// Tool results shorter than this are never cleared (the placeholder would not be smaller).
+pub const CLEAR_MIN_BYTES: usize = 1_000;
 /// Calibrated bytes per token for mixed code and prose (JSON framing included).
 const BYTES_PER_TOKEN: f64 = 3.5;
 
@@ -109,6 +115,75 @@ fn is_prompt(message: &Message) -> bool {
         .iter()
         .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }
+
+/// Micro-compaction: replaces tool results older than the `keep_recent` latest (and at least
+/// `min_bytes` long) by a placeholder naming the tool, its arguments and where the full output
+/// was saved (`save` stores it and returns the path, when it can). Returns how many were
+/// cleared. Already cleared results are left alone.
+pub fn clear_old_tool_results(
+    transcript: &mut [Message],
+    keep_recent: usize,
+    min_bytes: usize,
+    mut save: impl FnMut(&str, &str) -> Option<String>,
+) -> usize {
+    let calls: std::collections::HashMap<String, (String, String)> = transcript
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter_map(|b| match b {
+            ContentBlock::ToolUse { id, name, input } => {
+                let args: String = input.to_string().chars().take(200).collect();
+                Some((id.clone(), (name.clone(), args)))
+            }
+            _ => None,
+        })
+        .collect();
+    let total = transcript
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter(|b| matches!(b, ContentBlock::ToolResult { .. }))
+        .count();
+    let mut seen = 0;
+    let mut cleared = 0;
+    for message in transcript.iter_mut() {
+        for block in &mut message.content {
+            let ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } = block
+            else {
+                continue;
+            };
+            seen += 1;
+            if seen + keep_recent > total
+                || content.len() < min_bytes
+                || content.starts_with(CLEARED)
+            {
+                continue;
+            }
+            let (name, args) = calls
+                .get(tool_use_id.as_str())
+                .cloned()
+                .unwrap_or_else(|| ("a tool".to_string(), String::new()));
+            let saved = save(&name, content);
+            let whereabouts = match saved {
+                Some(path) => format!(
+                    "the full output is saved in {path}; read it with read_file if you need it again"
+                ),
+                None => "call the tool again if you need it".to_string(),
+            };
+            *content = format!(
+                "{CLEARED} the result of {name} {args} ({} bytes) was removed to save context; {whereabouts}.]",
+                content.len()
+            );
+            cleared += 1;
+        }
+    }
+    cleared
+}
+
+/// How a cleared tool result starts.
+const CLEARED: &str = "[Cleared:";
 
 /// The transcript after a compaction: the summary as the first user message (with the latest
 /// user prompt quoted when it was summarised away), then the last `kept` messages; a kept part
@@ -231,6 +306,41 @@ mod tests {
         for pair in out.windows(2) {
             assert_ne!(pair[0].role, pair[1].role);
         }
+    }
+
+    #[test]
+    fn old_large_tool_results_are_cleared_recent_ones_kept() {
+        let mut t = vec![Message::user_text("task")];
+        for n in 0..8 {
+            t.extend(tool_turn(n));
+        }
+        let mut saved = Vec::new();
+        let cleared = clear_old_tool_results(&mut t, 5, 500, |tool, content| {
+            saved.push((tool.to_string(), content.len()));
+            Some(format!("/out/{}.txt", saved.len()))
+        });
+        assert_eq!(cleared, 3);
+        assert_eq!(saved, vec![("bash".to_string(), 700); 3]);
+        let texts: Vec<String> = t
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|b| match b {
+                ContentBlock::ToolResult { content, .. } => Some(content.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            texts[0].starts_with("[Cleared: the result of bash {\"command\":\"ls\"} (700 bytes)"),
+            "{}",
+            texts[0]
+        );
+        assert!(texts[0].contains("/out/1.txt"));
+        assert_eq!(texts[3].len(), 700, "the five latest stay");
+        assert_eq!(
+            clear_old_tool_results(&mut t, 5, 500, |_, _| None),
+            0,
+            "nothing twice"
+        );
     }
 
     #[test]
