@@ -76,12 +76,14 @@ pub struct Anchor {
     pub tokens: u64,
 }
 
-/// Tokens the next request will take: the last report plus an estimate of what came since
-/// (or an estimate of everything when nothing was reported yet).
+/// Tokens the next request will take: the last report plus an estimate of what came since,
+/// or the estimate of everything when that is larger (a compatible server that reports no
+/// usage must not make the transcript look empty).
 pub fn estimate_next(transcript: &[Message], system_bytes: usize, anchor: Option<Anchor>) -> u64 {
+    let whole = estimate(transcript) + (system_bytes as f64 / BYTES_PER_TOKEN) as u64;
     match anchor.filter(|a| a.messages <= transcript.len()) {
-        Some(anchor) => anchor.tokens + estimate(&transcript[anchor.messages..]),
-        None => estimate(transcript) + (system_bytes as f64 / BYTES_PER_TOKEN) as u64,
+        Some(anchor) => whole.max(anchor.tokens + estimate(&transcript[anchor.messages..])),
+        None => whole,
     }
 }
 

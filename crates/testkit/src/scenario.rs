@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// A scripted conversation: the n-th request to the server gets the n-th turn.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// Turns in the order requests will receive them.
@@ -33,6 +33,29 @@ pub struct Scenario {
     /// like OpenAI-compatible servers that do not know the field.
     #[serde(default)]
     pub reject_stream_options: bool,
+    /// The answer to every request that offers no tools (rein's compaction summary request),
+    /// given without consuming a turn; such requests take turns like any other when absent.
+    #[serde(default)]
+    pub summary: Option<ScenarioTurn>,
+    /// Keep request bodies for [`crate::MockServer::requests`] (default). Long benchmark
+    /// sessions turn this off so the mock's memory does not grow with every request.
+    #[serde(default = "yes")]
+    pub record_bodies: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            turns: Vec::new(),
+            reject_stream_options: false,
+            summary: None,
+            record_bodies: true,
+        }
+    }
 }
 
 /// What the model "says" for one request, or how the request fails.

@@ -54,6 +54,7 @@ enum Admission {
     NoRoute,
     RejectStreamOptions(Wire),
     Exhausted(Wire, usize),
+    Summary(Wire),
     Turn(Wire, usize),
 }
 
@@ -139,6 +140,13 @@ impl Shared {
     fn admit(&self, request: RecordedRequest) -> (usize, Admission) {
         let wire = Wire::from_path(&request.path).filter(|_| request.method == "POST");
         let has_stream_options = request.body.get("stream_options").is_some();
+        let offers_tools = request.body["tools"]
+            .as_array()
+            .is_some_and(|tools| !tools.is_empty());
+        let mut request = request;
+        if !self.scenario.record_bodies {
+            request.body = Value::Null;
+        }
         let arrived = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -160,6 +168,9 @@ impl Shared {
             None => Admission::NoRoute,
             Some(wire) if self.scenario.reject_stream_options && has_stream_options => {
                 Admission::RejectStreamOptions(wire)
+            }
+            Some(wire) if !offers_tools && self.scenario.summary.is_some() => {
+                Admission::Summary(wire)
             }
             Some(wire) => {
                 let turn = log.turns_used;
@@ -214,6 +225,22 @@ async fn handle(
             );
             let body = wire.error_body(500, &message, &request_id);
             let response = json_response(StatusCode::INTERNAL_SERVER_ERROR, &body);
+            with_request_id(response, wire, &request_id)
+        }
+        Admission::Summary(wire) => {
+            let Some(turn) = shared.scenario.summary.as_ref() else {
+                return json_response(StatusCode::INTERNAL_SERVER_ERROR, &Value::Null);
+            };
+            let reply = Reply {
+                turn,
+                number: 0,
+                model: request_body["model"]
+                    .as_str()
+                    .unwrap_or("mock-model")
+                    .to_string(),
+                include_usage: request_body["stream_options"]["include_usage"] == json!(true),
+            };
+            let response = play(&shared, wire, &reply, &request_id).await;
             with_request_id(response, wire, &request_id)
         }
         Admission::Turn(wire, index) => {

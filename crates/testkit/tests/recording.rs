@@ -179,3 +179,27 @@ async fn demo_scenario_plays_through_on_every_protocol() {
         assert_eq!(exhausted.status(), 500, "{route}");
     }
 }
+
+#[tokio::test]
+async fn tool_less_requests_get_the_summary_without_using_a_turn_and_bodies_can_be_dropped() {
+    let server = mock(
+        r#"{"turns": [{"text": "turn one"}], "summary": {"text": "SUMMARY"}, "record_bodies": false}"#,
+    )
+    .await;
+    let url = format!("{}/v1/messages", server.url());
+    let text = |frames: Vec<(Option<String>, Value)>| -> String {
+        frames
+            .iter()
+            .filter_map(|(_, d)| d["delta"]["text"].as_str())
+            .collect()
+    };
+    let summary = frames(post(&url, &json!({"model": "m", "messages": []})).await).await;
+    assert_eq!(text(summary), "SUMMARY");
+    let with_tools = json!({"model": "m", "messages": [], "tools": [{"name": "t"}]});
+    let turn = frames(post(&url, &with_tools).await).await;
+    assert_eq!(text(turn), "turn one");
+    let recorded = server.requests();
+    assert_eq!(recorded.len(), 2);
+    assert_eq!(recorded[0].body, Value::Null, "bodies are not kept");
+    assert_eq!(recorded[1].path, "/v1/messages");
+}
