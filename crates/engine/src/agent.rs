@@ -558,11 +558,18 @@ impl Agent {
             return;
         }
         let budget = self.tool_ctx.budget.clone();
+        // Worth clearing once it frees a tenth of the window.
+        let min_total = (self.window() as f64 / 10.0 * 3.5) as usize;
         let cleared = context::clear_old_tool_results(
             &mut self.transcript,
             context::KEEP_RECENT_RESULTS,
             context::CLEAR_MIN_BYTES,
+            min_total,
             |tool, content| {
+                // Read-only lookups are cheap to repeat; only other outputs are saved.
+                if matches!(tool, "read_file" | "glob" | "grep") {
+                    return None;
+                }
                 let path = budget.new_save_path(tool)?.ok()?;
                 std::fs::write(&path, content).ok()?;
                 Some(path.display().to_string())

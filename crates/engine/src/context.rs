@@ -126,6 +126,7 @@ pub fn clear_old_tool_results(
     transcript: &mut [Message],
     keep_recent: usize,
     min_bytes: usize,
+    min_total_bytes: usize,
     mut save: impl FnMut(&str, &str) -> Option<String>,
 ) -> usize {
     let calls: std::collections::HashMap<String, (String, String)> = transcript
@@ -144,6 +145,23 @@ pub fn clear_old_tool_results(
         .flat_map(|m| m.content.iter())
         .filter(|b| matches!(b, ContentBlock::ToolResult { .. }))
         .count();
+    let eligible = |seen: usize, content: &str| {
+        seen + keep_recent <= total && content.len() >= min_bytes && !content.starts_with(CLEARED)
+    };
+    // Clear in batches worth the trouble, not one result per turn.
+    let mut seen = 0;
+    let mut freed = 0;
+    for block in transcript.iter().flat_map(|m| m.content.iter()) {
+        if let ContentBlock::ToolResult { content, .. } = block {
+            seen += 1;
+            if eligible(seen, content) {
+                freed += content.len();
+            }
+        }
+    }
+    if freed < min_total_bytes {
+        return 0;
+    }
     let mut seen = 0;
     let mut cleared = 0;
     for message in transcript.iter_mut() {
@@ -317,7 +335,12 @@ mod tests {
             t.extend(tool_turn(n));
         }
         let mut saved = Vec::new();
-        let cleared = clear_old_tool_results(&mut t, 5, 500, |tool, content| {
+        assert_eq!(
+            clear_old_tool_results(&mut t, 5, 500, 10_000, |_, _| None),
+            0,
+            "too little to free"
+        );
+        let cleared = clear_old_tool_results(&mut t, 5, 500, 1_000, |tool, content| {
             saved.push((tool.to_string(), content.len()));
             Some(format!("/out/{}.txt", saved.len()))
         });
@@ -339,7 +362,7 @@ mod tests {
         assert!(texts[0].contains("/out/1.txt"));
         assert_eq!(texts[3].len(), 700, "the five latest stay");
         assert_eq!(
-            clear_old_tool_results(&mut t, 5, 500, |_, _| None),
+            clear_old_tool_results(&mut t, 5, 500, 0, |_, _| None),
             0,
             "nothing twice"
         );
