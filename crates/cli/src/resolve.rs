@@ -223,6 +223,8 @@ pub fn agent_config(
     agent.sensitive_paths = config.sensitive_paths.as_ref().map(|s| s.value.clone());
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
+    agent.user_memory_dir =
+        crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein"));
     Ok(agent)
 }
 

@@ -15,6 +15,7 @@ use crate::context::{self, Anchor};
 use crate::dispatch::{self, DispatchLimits, ToolCall};
 use crate::gate::{Approver, Gate};
 use crate::hooks::{HookEvent, HookSpec, Hooks};
+use crate::memory::FolderMemory;
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::session::SessionWriter;
@@ -44,6 +45,8 @@ pub struct AgentConfig {
     pub hooks: Vec<HookSpec>,
     /// The session id to use (resuming); `None` makes a new one.
     pub session_id: Option<String>,
+    /// Folder of the user's own memory file (`AGENTS.md`, else `CLAUDE.md`), if any.
+    pub user_memory_dir: Option<PathBuf>,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in a
@@ -66,6 +69,7 @@ impl AgentConfig {
             sensitive_paths: None,
             hooks: Vec::new(),
             session_id: None,
+            user_memory_dir: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
         }
@@ -114,6 +118,8 @@ pub struct Agent {
     session_cost: Option<f64>,
     /// The last reported prompt size, for the context estimate.
     anchor: Option<Anchor>,
+    /// Sub-folder memory files shown so far.
+    folder_memory: FolderMemory,
 }
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -155,9 +161,12 @@ impl Agent {
                     message: format!("cannot use the output folder: {e}"),
                 })?,
         };
-        let system = SystemPromptBuilder::new(Environment::detect(guard.root()))
-            .tools(tools.names())
-            .build();
+        let mut builder =
+            SystemPromptBuilder::new(Environment::detect(guard.root())).tools(tools.names());
+        if let Some(dir) = &config.user_memory_dir {
+            builder = builder.user_memory(dir);
+        }
+        let system = builder.build();
         Ok(Self {
             client,
             tools,
@@ -171,6 +180,7 @@ impl Agent {
             session_usage: Usage::default(),
             session_cost: Some(0.0),
             anchor: None,
+            folder_memory: FolderMemory::default(),
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
@@ -497,7 +507,11 @@ impl Agent {
                 }
                 return RunOutcome::Completed;
             }
-            let results = dispatch::dispatch(
+            let inputs: Vec<(String, String, serde_json::Value)> = calls
+                .iter()
+                .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
+                .collect();
+            let mut results = dispatch::dispatch(
                 &self.tools,
                 calls,
                 &ctx,
@@ -506,6 +520,7 @@ impl Agent {
                 events,
             )
             .await;
+            self.add_folder_memory(&inputs, &mut results);
             self.push_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
@@ -549,6 +564,32 @@ impl Agent {
         let fixed = self.system.as_str().len()
             + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
         context::estimate_next(&self.transcript, fixed, self.anchor)
+    }
+
+    /// Adds the memory files of folders the calls touched for the first time to their results.
+    fn add_folder_memory(
+        &mut self,
+        calls: &[(String, String, serde_json::Value)],
+        results: &mut [ContentBlock],
+    ) {
+        let root = self.tool_ctx.guard.root().to_path_buf();
+        for (id, name, input) in calls {
+            let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) else {
+                continue;
+            };
+            for block in results.iter_mut() {
+                if let ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error: false,
+                } = block
+                    && tool_use_id == id
+                {
+                    content.push_str("\n\n");
+                    content.push_str(&memory);
+                }
+            }
+        }
     }
 
     /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
@@ -658,6 +699,10 @@ impl Agent {
             .map(|(a, b)| rein_llm::round_cost(a + b));
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);
+        let summary = match self.folder_memory.all() {
+            Some(memory) => format!("{summary}\n\n{memory}"),
+            None => summary,
+        };
         self.transcript = context::compacted(transcript, &summary, keep);
         self.anchor = None;
         self.record(SessionRecord::Compaction {

@@ -23,6 +23,7 @@ mod dispatch;
 mod error;
 mod gate;
 pub mod hooks;
+mod memory;
 pub mod permissions;
 mod prompt;
 pub mod session;

@@ -74,6 +74,7 @@ pub struct SystemPromptBuilder {
     environment: Environment,
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
+    user_memory: Option<(String, String)>,
 }
 
 impl SystemPromptBuilder {
@@ -84,7 +85,16 @@ impl SystemPromptBuilder {
             environment,
             tool_names: Vec::new(),
             memory,
+            user_memory: None,
         }
+    }
+
+    /// Also follows the user's own memory file in `dir` (e.g. `~/.config/rein/AGENTS.md`),
+    /// which applies to every workspace.
+    pub fn user_memory(mut self, dir: &Path) -> Self {
+        self.user_memory =
+            read_memory_file(dir).map(|(name, text)| (format!("{}/{name}", dir.display()), text));
+        self
     }
 
     /// Names of the tools offered, so guidance is given only for those.
@@ -118,6 +128,13 @@ impl SystemPromptBuilder {
                 out.push_str(line);
                 out.push('\n');
             }
+        }
+        if let Some((name, text)) = &self.user_memory {
+            out.push_str(&format!(
+                "\n# The user's instructions ({name})\nFollow these in every workspace.\n\n"
+            ));
+            out.push_str(text.trim_end());
+            out.push('\n');
         }
         if let Some((name, text)) = &self.memory {
             out.push_str(&format!(
@@ -155,8 +172,9 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The workspace's memory file: `AGENTS.md`, falling back to `CLAUDE.md`.
-fn read_memory_file(cwd: &Path) -> Option<(String, String)> {
+/// The memory file of a folder: `AGENTS.md`, falling back to `CLAUDE.md`, as (file name,
+/// text cut to a cap).
+pub(crate) fn read_memory_file(cwd: &Path) -> Option<(String, String)> {
     ["AGENTS.md", "CLAUDE.md"].iter().find_map(|name| {
         let text = fs::read_to_string(cwd.join(name)).ok()?;
         if text.trim().is_empty() {

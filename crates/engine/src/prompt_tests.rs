@@ -107,3 +107,19 @@ fn prompt_and_tool_specs_stay_lean() {
         assert!(total < 9_000, "{model}: {total} bytes");
     }
 }
+
+#[test]
+fn the_users_own_memory_file_is_included_before_the_projects() {
+    let user = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(user.path().join("AGENTS.md"), "Always answer in English.").unwrap();
+    std::fs::write(ws.path().join("CLAUDE.md"), "Use tabs.").unwrap();
+    let prompt = SystemPromptBuilder::new(env_for(ws.path()))
+        .user_memory(user.path())
+        .build();
+    let text = prompt.as_str();
+    let user_at = text.find("Always answer in English.").unwrap();
+    let project_at = text.find("Use tabs.").unwrap();
+    assert!(user_at < project_at);
+    assert!(text.contains("# The user's instructions ("));
+}

@@ -173,3 +173,37 @@ async fn provider_failure_ends_the_run_with_the_error() {
         })
     ));
 }
+
+#[tokio::test]
+async fn memory_files_of_folders_come_with_the_first_read_there() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("api/v2")).unwrap();
+    std::fs::write(
+        dir.path().join("api/AGENTS.md"),
+        "API rule: never break the wire format\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("api/v2/handler.rs"), "fn handle() {}\n").unwrap();
+    std::fs::write(dir.path().join("api/v2/other.rs"), "fn other() {}\n").unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "api/v2/handler.rs"}}]},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "api/v2/other.rs"}}]},
+            {"text": "ok"}
+        ]}"#,
+    )
+    .await;
+    let mut agent = agent(rein_llm::ProviderKind::Anthropic, &server, dir.path());
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("look", &tx, CancellationToken::new()).await;
+    let first = tool_results(&agent.transcript()[2]);
+    assert!(
+        first[0]
+            .0
+            .contains("[Instructions from api/AGENTS.md, for files in its folder]"),
+        "{first:?}"
+    );
+    assert!(first[0].0.contains("never break the wire format"));
+    let second = tool_results(&agent.transcript()[4]);
+    assert!(!second[0].0.contains("API rule"), "shown once: {second:?}");
+}

@@ -52,7 +52,7 @@ pub fn sources(
 }
 
 /// `$XDG_CONFIG_HOME`, else `~/.config`.
-fn user_config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+pub fn user_config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
     absolute(env("XDG_CONFIG_HOME")).or_else(|| absolute(env("HOME")).map(|h| h.join(".config")))
 }
