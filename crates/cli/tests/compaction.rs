@@ -245,3 +245,36 @@ async fn old_tool_results_are_cleared_before_anything_is_summarised() {
     assert!(last.contains("the full output is saved in"), "{last}");
     assert_eq!(events.last().unwrap()["text"], "done");
 }
+
+#[tokio::test]
+async fn openai_models_are_measured_with_their_tokenizer_and_compacted_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = format!(
+        r#"{{"turns": [{}, {}, {{"text": "all done"}}], "summary": {{"text": "SUMMARY: counted twice"}}}}"#,
+        seq_call(1),
+        seq_call(2)
+    );
+    let server = mock(&scenario).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.openai_url(),
+        "--model",
+        "gpt-5",
+        "--permission-mode",
+        "bypass",
+        "--context-window",
+        "6000",
+        "--output-format",
+        "stream-json",
+        "count to 1200 twice",
+    ]);
+    cmd.env("OPENAI_API_KEY", "test-key");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(r#""type":"compaction""#), "{stdout}");
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("SUMMARY: counted twice"), "{last}");
+}

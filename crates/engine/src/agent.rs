@@ -559,11 +559,24 @@ impl Agent {
             .unwrap_or_else(|| context::context_window(&self.config.model))
     }
 
-    /// The estimated size of the next request, tool specs and system prompt included.
+    /// The estimated size of the next request, tool specs and system prompt included. For
+    /// OpenAI models, once the cheap estimate passes half the window, the part since the last
+    /// reported usage is counted with the model's own tokenizer.
     fn next_request_tokens(&self) -> u64 {
         let fixed = self.system.as_str().len()
             + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
-        context::estimate_next(&self.transcript, fixed, self.anchor)
+        let cheap = context::estimate_next(&self.transcript, fixed, self.anchor);
+        let tokenizer = context::Tokenizer::for_model(&self.config.model);
+        match (tokenizer, self.anchor) {
+            (Some(tokenizer), Some(anchor))
+                if cheap * 2 > self.window()
+                    && anchor.tokens > 0
+                    && anchor.messages <= self.transcript.len() =>
+            {
+                anchor.tokens + tokenizer.count(&self.transcript[anchor.messages..])
+            }
+            _ => cheap,
+        }
     }
 
     /// Adds the memory files of folders the calls touched for the first time to their results.

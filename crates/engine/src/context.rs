@@ -50,6 +50,66 @@ pub fn context_window(model: &str) -> u64 {
         .map_or(128_000, |(_, window)| *window)
 }
 
+/// Which tokenizer counts a model's tokens exactly, when rein has it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tokenizer {
+    /// OpenAI's `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series, Codex).
+    O200k,
+    /// OpenAI's `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100k,
+}
+
+impl Tokenizer {
+    /// The tokenizer of an OpenAI model; `None` for other providers' models, whose tokens are
+    /// estimated from bytes.
+    pub fn for_model(model: &str) -> Option<Self> {
+        let name = model
+            .rsplit('/')
+            .next()
+            .unwrap_or(model)
+            .to_ascii_lowercase();
+        if name.starts_with("gpt-4o")
+            || name.starts_with("gpt-4.1")
+            || name.starts_with("gpt-5")
+            || name.contains("codex")
+            || ["o1", "o3", "o4"]
+                .iter()
+                .any(|p| name == *p || name.starts_with(&format!("{p}-")))
+        {
+            Some(Self::O200k)
+        } else if name.starts_with("gpt-4") || name.starts_with("gpt-3.5") {
+            Some(Self::Cl100k)
+        } else {
+            None
+        }
+    }
+
+    /// Exact token count of some messages' text (their JSON framing estimated). Loading the
+    /// tokenizer takes ~0.2 s the first time, so callers use it only when the count matters.
+    pub fn count(self, messages: &[Message]) -> u64 {
+        let bpe = match self {
+            Self::O200k => tiktoken_rs::o200k_base_singleton(),
+            Self::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        };
+        let tokens: usize = messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .map(|block| {
+                let text: std::borrow::Cow<'_, str> = match block {
+                    ContentBlock::Text { text } => text.into(),
+                    ContentBlock::Thinking { thinking, .. } => thinking.into(),
+                    ContentBlock::RedactedThinking { data } => data.into(),
+                    ContentBlock::ToolUse { name, input, .. } => format!("{name}{input}").into(),
+                    ContentBlock::ToolResult { content, .. } => content.into(),
+                    ContentBlock::Image { .. } => return 1_500,
+                };
+                bpe.encode_ordinary(&text).len() + 4
+            })
+            .sum();
+        tokens as u64
+    }
+}
+
 /// Estimated tokens of some messages.
 pub fn estimate(messages: &[Message]) -> u64 {
     let bytes: usize = messages
@@ -366,6 +426,19 @@ mod tests {
             0,
             "nothing twice"
         );
+    }
+
+    #[test]
+    fn openai_models_are_counted_with_their_tokenizer() {
+        assert_eq!(Tokenizer::for_model("gpt-5"), Some(Tokenizer::O200k));
+        assert_eq!(Tokenizer::for_model("o4-mini"), Some(Tokenizer::O200k));
+        assert_eq!(Tokenizer::for_model("gpt-4-turbo"), Some(Tokenizer::Cl100k));
+        assert_eq!(Tokenizer::for_model("claude-sonnet-4-5"), None);
+        let text = vec![Message::user_text(
+            "fn main() { println!(\"hello world\"); }",
+        )];
+        let exact = Tokenizer::O200k.count(&text);
+        assert!((10..=20).contains(&exact), "{exact}");
     }
 
     #[test]
