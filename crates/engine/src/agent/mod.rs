@@ -1,6 +1,14 @@
 //! The agent: a transcript plus the loop that extends it.
 
-use std::path::{Path, PathBuf};
+mod compaction;
+mod config;
+mod hook_points;
+mod setup;
+
+pub use config::AgentConfig;
+use setup::new_session_id;
+pub use setup::workspace_guard;
+
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -8,73 +16,19 @@ use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest};
 use rein_protocol::{
     ContentBlock, Event, Message, Role, RunOutcome, SessionRecord, StopReason, Usage,
 };
-use rein_tools::{OutputBudget, SensitivePaths, ToolContext, ToolRegistry, WorkspaceGuard};
+use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{self, Anchor};
-use crate::dispatch::{self, DispatchLimits, ToolCall};
+use crate::context::Anchor;
+use crate::dispatch::{self, ToolCall};
 use crate::gate::{Approver, Gate};
-use crate::hooks::{HookEvent, HookSpec, Hooks};
+use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 use crate::session::SessionWriter;
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
-
-/// Settings of an agent.
-#[derive(Debug, Clone)]
-pub struct AgentConfig {
-    /// Model name.
-    pub model: String,
-    /// Workspace root; tools are confined to it.
-    pub workspace: PathBuf,
-    /// Model requests allowed per run.
-    pub max_turns: u32,
-    /// The model's context window in tokens; `None` uses the built-in table.
-    pub context_window: Option<u64>,
-    /// Output token limit per request.
-    pub max_tokens: u32,
-    /// Concurrency and timeout of tool calls.
-    pub dispatch: DispatchLimits,
-    /// Permission mode and rules.
-    pub policy: Policy,
-    /// Paths no tool may touch, replacing the default list (`None`: the default list).
-    pub sensitive_paths: Option<Vec<String>>,
-    /// Hook commands.
-    pub hooks: Vec<HookSpec>,
-    /// The session id to use (resuming); `None` makes a new one.
-    pub session_id: Option<String>,
-    /// Folder of the user's own memory file (`AGENTS.md`, else `CLAUDE.md`), if any.
-    pub user_memory_dir: Option<PathBuf>,
-    /// Bytes one tool result may put in the transcript.
-    pub output_limit: usize,
-    /// Folder under which each session saves its over-long tool outputs in full, in a
-    /// subfolder named by the session id (readable by `read_file`); `None` keeps only their
-    /// head and tail.
-    pub outputs_root: Option<PathBuf>,
-}
-
-impl AgentConfig {
-    /// Defaults: 50 turns, 8192 output tokens.
-    pub fn new(model: impl Into<String>, workspace: PathBuf) -> Self {
-        Self {
-            model: model.into(),
-            workspace,
-            max_turns: 50,
-            context_window: None,
-            max_tokens: 8192,
-            dispatch: DispatchLimits::default(),
-            policy: Policy::default(),
-            sensitive_paths: None,
-            hooks: Vec::new(),
-            session_id: None,
-            user_memory_dir: None,
-            output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
-            outputs_root: None,
-        }
-    }
-}
 
 /// What a run produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,19 +74,6 @@ pub struct Agent {
     anchor: Option<Anchor>,
     /// Sub-folder memory files shown so far.
     folder_memory: FolderMemory,
-}
-
-/// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
-const MAX_STOP_CONTINUATIONS: u32 = 3;
-
-/// Hook context as text blocks of the user message.
-fn context_blocks(event: HookEvent, context: &[String]) -> Vec<ContentBlock> {
-    context
-        .iter()
-        .map(|text| ContentBlock::Text {
-            text: format!("[{} hook context]\n{text}", event.name()),
-        })
-        .collect()
 }
 
 impl Agent {
@@ -310,79 +251,6 @@ impl Agent {
         summary
     }
 
-    /// Adds the prompt to the transcript after the `SessionStart` (first run only) and
-    /// `UserPromptSubmit` hooks, with the context they add. `Err` when a hook blocked it.
-    async fn submit(&mut self, prompt: &str, events: &EventSender) -> Result<(), String> {
-        let hooks = Arc::clone(&self.gate.hooks);
-        let mode = self.gate.hook_mode();
-        let mut blocks = vec![ContentBlock::Text {
-            text: prompt.to_string(),
-        }];
-        if !self.started {
-            self.started = true;
-            let mut fields = serde_json::Map::new();
-            let source = if self.resumed { "resume" } else { "startup" };
-            fields.insert("source".into(), source.into());
-            let said = hooks
-                .run(HookEvent::SessionStart, None, mode, fields, events)
-                .await;
-            blocks.extend(context_blocks(HookEvent::SessionStart, &said.context));
-        }
-        let mut fields = serde_json::Map::new();
-        fields.insert("prompt".into(), prompt.into());
-        let said = hooks
-            .run(HookEvent::UserPromptSubmit, None, mode, fields, events)
-            .await;
-        if let Some(reason) = said.block.or(said.stop) {
-            return Err(format!(
-                "the prompt was blocked by a UserPromptSubmit hook: {reason}"
-            ));
-        }
-        blocks.extend(context_blocks(HookEvent::UserPromptSubmit, &said.context));
-        self.push_user_blocks(blocks);
-        Ok(())
-    }
-
-    /// Runs the `SessionEnd` hooks; front ends call it once when the session is over.
-    pub async fn end_session(&self, reason: &str, events: &EventSender) {
-        let mut fields = serde_json::Map::new();
-        fields.insert("reason".into(), reason.into());
-        let mode = self.gate.hook_mode();
-        self.gate
-            .hooks
-            .run(HookEvent::SessionEnd, None, mode, fields, events)
-            .await;
-    }
-
-    /// Whether a `Stop` hook wants the agent to go on; if so, tells the model why.
-    async fn stop_blocked(&mut self, continued: &mut u32, events: &EventSender) -> bool {
-        let mut fields = serde_json::Map::new();
-        fields.insert("stop_hook_active".into(), (*continued > 0).into());
-        let mode = self.gate.hook_mode();
-        let said = self
-            .gate
-            .hooks
-            .run(HookEvent::Stop, None, mode, fields, events)
-            .await;
-        let Some(reason) = said.block else {
-            return false;
-        };
-        if *continued >= MAX_STOP_CONTINUATIONS {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
-                     continuations ({reason})"
-                ),
-            });
-            return false;
-        }
-        *continued += 1;
-        self.push_user_text(&format!(
-            "A Stop hook says the work is not finished yet; continue: {reason}"
-        ));
-        true
-    }
-
     async fn drive(
         &mut self,
         summary: &mut RunSummary,
@@ -553,185 +421,6 @@ impl Agent {
         }
     }
 
-    fn window(&self) -> u64 {
-        self.config
-            .context_window
-            .unwrap_or_else(|| context::context_window(&self.config.model))
-    }
-
-    /// The estimated size of the next request, tool specs and system prompt included. For
-    /// OpenAI models, once the cheap estimate passes half the window, the part since the last
-    /// reported usage is counted with the model's own tokenizer.
-    fn next_request_tokens(&self) -> u64 {
-        let fixed = self.system.as_str().len()
-            + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
-        let cheap = context::estimate_next(&self.transcript, fixed, self.anchor);
-        let tokenizer = context::Tokenizer::for_model(&self.config.model);
-        match (tokenizer, self.anchor) {
-            (Some(tokenizer), Some(anchor))
-                if cheap * 2 > self.window()
-                    && anchor.tokens > 0
-                    && anchor.messages <= self.transcript.len() =>
-            {
-                anchor.tokens + tokenizer.count(&self.transcript[anchor.messages..])
-            }
-            _ => cheap,
-        }
-    }
-
-    /// Adds the memory files of folders the calls touched for the first time to their results.
-    fn add_folder_memory(
-        &mut self,
-        calls: &[(String, String, serde_json::Value)],
-        results: &mut [ContentBlock],
-    ) {
-        let root = self.tool_ctx.guard.root().to_path_buf();
-        for (id, name, input) in calls {
-            let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) else {
-                continue;
-            };
-            for block in results.iter_mut() {
-                if let ContentBlock::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error: false,
-                } = block
-                    && tool_use_id == id
-                {
-                    content.push_str("\n\n");
-                    content.push_str(&memory);
-                }
-            }
-        }
-    }
-
-    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
-    fn clear_old_results(&mut self, events: &EventSender) {
-        let before = self.next_request_tokens();
-        if (before as f64) < context::CLEAR_AT * self.window() as f64 {
-            return;
-        }
-        let budget = self.tool_ctx.budget.clone();
-        // Worth clearing once it frees a tenth of the window.
-        let min_total = (self.window() as f64 / 10.0 * 3.5) as usize;
-        let cleared = context::clear_old_tool_results(
-            &mut self.transcript,
-            context::KEEP_RECENT_RESULTS,
-            context::CLEAR_MIN_BYTES,
-            min_total,
-            |tool, content| {
-                // Read-only lookups are cheap to repeat; only other outputs are saved.
-                if matches!(tool, "read_file" | "glob" | "grep") {
-                    return None;
-                }
-                let path = budget.new_save_path(tool)?.ok()?;
-                std::fs::write(&path, content).ok()?;
-                Some(path.display().to_string())
-            },
-        );
-        if cleared > 0 {
-            // The reported size counted the cleared outputs: estimate afresh.
-            self.anchor = None;
-            let _ = events.send(Event::Compaction {
-                trigger: "micro".to_string(),
-                tokens_before: before,
-                tokens_after: self.next_request_tokens(),
-                kept_messages: self.transcript.len(),
-            });
-        }
-    }
-
-    fn over_threshold(&self) -> bool {
-        self.transcript.len() > 2
-            && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
-    }
-
-    /// Replaces the older part of the transcript with a model-written summary, keeping recent
-    /// turns verbatim. On failure the transcript is left as it was.
-    pub async fn compact(
-        &mut self,
-        trigger: &str,
-        focus: Option<&str>,
-        events: &EventSender,
-        cancel: &CancellationToken,
-    ) -> Result<(), String> {
-        let mut fields = serde_json::Map::new();
-        fields.insert("trigger".into(), trigger.into());
-        fields.insert("custom_instructions".into(), focus.unwrap_or("").into());
-        let mode = self.gate.hook_mode();
-        let hooks = Arc::clone(&self.gate.hooks);
-        hooks
-            .run(HookEvent::PreCompact, None, mode, fields, events)
-            .await;
-        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
-        let older = self.transcript.len() - keep;
-        if older == 0 {
-            return Err("there is nothing older than the latest prompt to summarise".into());
-        }
-        let mut messages = self.transcript[..older].to_vec();
-        let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
-        if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
-            ask.push_str(&format!(" Focus especially on: {}", focus.trim()));
-        }
-        match messages.last_mut() {
-            Some(last) if last.role == Role::User => {
-                last.content.push(ContentBlock::Text { text: ask });
-            }
-            _ => messages.push(Message::user_text(ask)),
-        }
-        let request = ModelRequest {
-            model: self.config.model.clone(),
-            system: "You summarise coding sessions for the agent that will continue them."
-                .to_string(),
-            messages,
-            tools: Vec::new(),
-            max_tokens: self.config.max_tokens,
-        };
-        // The summary is not part of the conversation: its deltas are not shown.
-        let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
-        let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
-        {
-            TurnOutcome::Completed(response) => response,
-            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
-            TurnOutcome::Failed(error) => return Err(error.to_string()),
-        };
-        let summary = response.message.text();
-        if summary.trim().is_empty() {
-            return Err("the model returned an empty summary".into());
-        }
-        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
-        self.record(SessionRecord::Usage {
-            model: self.config.model.clone(),
-            usage: response.usage,
-            cost_usd: cost,
-        });
-        self.session_usage.add(&response.usage);
-        self.session_cost = self
-            .session_cost
-            .zip(cost)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
-        let tokens_before = self.next_request_tokens();
-        let transcript = std::mem::take(&mut self.transcript);
-        let summary = match self.folder_memory.all() {
-            Some(memory) => format!("{summary}\n\n{memory}"),
-            None => summary,
-        };
-        self.transcript = context::compacted(transcript, &summary, keep);
-        self.anchor = None;
-        self.record(SessionRecord::Compaction {
-            trigger: trigger.to_string(),
-            summary,
-            kept_messages: keep,
-        });
-        let _ = events.send(Event::Compaction {
-            trigger: trigger.to_string(),
-            tokens_before,
-            tokens_after: self.next_request_tokens(),
-            kept_messages: keep,
-        });
-        Ok(())
-    }
-
     /// Appends a record to the session file; a failure is kept and reported once.
     fn record(&mut self, record: SessionRecord) {
         if let Some(writer) = self.recorder.as_mut()
@@ -767,30 +456,6 @@ impl Agent {
     }
 }
 
-/// The guard for `workspace`: the sensitive list (`sensitive_paths` or the default) extended
-/// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
-pub fn workspace_guard(
-    workspace: &Path,
-    sensitive_paths: Option<&[String]>,
-    policy: &Policy,
-) -> Result<WorkspaceGuard, EngineError> {
-    let problem = |message: String| EngineError::Workspace {
-        path: workspace.to_path_buf(),
-        message,
-    };
-    let guard = WorkspaceGuard::new(workspace).map_err(|e| problem(e.to_string()))?;
-    let base = match sensitive_paths {
-        None => guard.sensitive_paths().clone(),
-        Some(list) => {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            SensitivePaths::new(list.iter().map(String::as_str), home.as_deref())
-                .map_err(problem)?
-        }
-    };
-    let sensitive = policy.guard_list(base).map_err(problem)?;
-    Ok(guard.with_sensitive(sensitive))
-}
-
 fn tool_calls(message: &Message) -> Vec<ToolCall> {
     message
         .tool_uses()
@@ -800,15 +465,4 @@ fn tool_calls(message: &Message) -> Vec<ToolCall> {
             input: input.clone(),
         })
         .collect()
-}
-
-fn new_session_id() -> String {
-    let now = chrono::Local::now();
-    let nanos = now.timestamp_subsec_nanos();
-    format!(
-        "{}-{:04x}{:04x}",
-        now.format("%Y%m%dT%H%M%S"),
-        nanos & 0xffff,
-        std::process::id() & 0xffff
-    )
 }

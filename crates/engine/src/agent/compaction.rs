@@ -1,0 +1,195 @@
+//! The agent's side of context management: estimating the next request, clearing old tool
+//! results, summary compaction, and the memory files of touched folders.
+
+use std::sync::Arc;
+
+use rein_llm::ModelRequest;
+use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
+use tokio_util::sync::CancellationToken;
+
+use super::Agent;
+use crate::EventSender;
+use crate::context;
+use crate::hooks::HookEvent;
+use crate::turn::{self, TurnOutcome};
+
+impl Agent {
+    pub(super) fn window(&self) -> u64 {
+        self.config
+            .context_window
+            .unwrap_or_else(|| context::context_window(&self.config.model))
+    }
+
+    /// The estimated size of the next request, tool specs and system prompt included. For
+    /// OpenAI models, once the cheap estimate passes half the window, the part since the last
+    /// reported usage is counted with the model's own tokenizer.
+    pub(super) fn next_request_tokens(&self) -> u64 {
+        let fixed = self.system.as_str().len()
+            + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
+        let cheap = context::estimate_next(&self.transcript, fixed, self.anchor);
+        let tokenizer = context::Tokenizer::for_model(&self.config.model);
+        match (tokenizer, self.anchor) {
+            (Some(tokenizer), Some(anchor))
+                if cheap * 2 > self.window()
+                    && anchor.tokens > 0
+                    && anchor.messages <= self.transcript.len() =>
+            {
+                anchor.tokens + tokenizer.count(&self.transcript[anchor.messages..])
+            }
+            _ => cheap,
+        }
+    }
+
+    /// Adds the memory files of folders the calls touched for the first time to their results.
+    pub(super) fn add_folder_memory(
+        &mut self,
+        calls: &[(String, String, serde_json::Value)],
+        results: &mut [ContentBlock],
+    ) {
+        let root = self.tool_ctx.guard.root().to_path_buf();
+        for (id, name, input) in calls {
+            let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) else {
+                continue;
+            };
+            for block in results.iter_mut() {
+                if let ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error: false,
+                } = block
+                    && tool_use_id == id
+                {
+                    content.push_str("\n\n");
+                    content.push_str(&memory);
+                }
+            }
+        }
+    }
+
+    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
+    pub(super) fn clear_old_results(&mut self, events: &EventSender) {
+        let before = self.next_request_tokens();
+        if (before as f64) < context::CLEAR_AT * self.window() as f64 {
+            return;
+        }
+        let budget = self.tool_ctx.budget.clone();
+        // Worth clearing once it frees a tenth of the window.
+        let min_total = (self.window() as f64 / 10.0 * 3.5) as usize;
+        let cleared = context::clear_old_tool_results(
+            &mut self.transcript,
+            context::KEEP_RECENT_RESULTS,
+            context::CLEAR_MIN_BYTES,
+            min_total,
+            |tool, content| {
+                // Read-only lookups are cheap to repeat; only other outputs are saved.
+                if matches!(tool, "read_file" | "glob" | "grep") {
+                    return None;
+                }
+                let path = budget.new_save_path(tool)?.ok()?;
+                std::fs::write(&path, content).ok()?;
+                Some(path.display().to_string())
+            },
+        );
+        if cleared > 0 {
+            // The reported size counted the cleared outputs: estimate afresh.
+            self.anchor = None;
+            let _ = events.send(Event::Compaction {
+                trigger: "micro".to_string(),
+                tokens_before: before,
+                tokens_after: self.next_request_tokens(),
+                kept_messages: self.transcript.len(),
+            });
+        }
+    }
+
+    pub(super) fn over_threshold(&self) -> bool {
+        self.transcript.len() > 2
+            && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
+    }
+
+    /// Replaces the older part of the transcript with a model-written summary, keeping recent
+    /// turns verbatim. On failure the transcript is left as it was.
+    pub async fn compact(
+        &mut self,
+        trigger: &str,
+        focus: Option<&str>,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let mut fields = serde_json::Map::new();
+        fields.insert("trigger".into(), trigger.into());
+        fields.insert("custom_instructions".into(), focus.unwrap_or("").into());
+        let mode = self.gate.hook_mode();
+        let hooks = Arc::clone(&self.gate.hooks);
+        hooks
+            .run(HookEvent::PreCompact, None, mode, fields, events)
+            .await;
+        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
+        let older = self.transcript.len() - keep;
+        if older == 0 {
+            return Err("there is nothing older than the latest prompt to summarise".into());
+        }
+        let mut messages = self.transcript[..older].to_vec();
+        let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
+        if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
+            ask.push_str(&format!(" Focus especially on: {}", focus.trim()));
+        }
+        match messages.last_mut() {
+            Some(last) if last.role == Role::User => {
+                last.content.push(ContentBlock::Text { text: ask });
+            }
+            _ => messages.push(Message::user_text(ask)),
+        }
+        let request = ModelRequest {
+            model: self.config.model.clone(),
+            system: "You summarise coding sessions for the agent that will continue them."
+                .to_string(),
+            messages,
+            tools: Vec::new(),
+            max_tokens: self.config.max_tokens,
+        };
+        // The summary is not part of the conversation: its deltas are not shown.
+        let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
+        let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
+        {
+            TurnOutcome::Completed(response) => response,
+            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
+            TurnOutcome::Failed(error) => return Err(error.to_string()),
+        };
+        let summary = response.message.text();
+        if summary.trim().is_empty() {
+            return Err("the model returned an empty summary".into());
+        }
+        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+        self.record(SessionRecord::Usage {
+            model: self.config.model.clone(),
+            usage: response.usage,
+            cost_usd: cost,
+        });
+        self.session_usage.add(&response.usage);
+        self.session_cost = self
+            .session_cost
+            .zip(cost)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
+        let tokens_before = self.next_request_tokens();
+        let transcript = std::mem::take(&mut self.transcript);
+        let summary = match self.folder_memory.all() {
+            Some(memory) => format!("{summary}\n\n{memory}"),
+            None => summary,
+        };
+        self.transcript = context::compacted(transcript, &summary, keep);
+        self.anchor = None;
+        self.record(SessionRecord::Compaction {
+            trigger: trigger.to_string(),
+            summary,
+            kept_messages: keep,
+        });
+        let _ = events.send(Event::Compaction {
+            trigger: trigger.to_string(),
+            tokens_before,
+            tokens_after: self.next_request_tokens(),
+            kept_messages: keep,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,61 @@
+//! The settings an agent is built with.
+
+use std::path::PathBuf;
+
+use crate::dispatch::DispatchLimits;
+use crate::hooks::HookSpec;
+use crate::permissions::Policy;
+
+/// Settings of an agent.
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Model name.
+    pub model: String,
+    /// Workspace root; tools are confined to it.
+    pub workspace: PathBuf,
+    /// Model requests allowed per run.
+    pub max_turns: u32,
+    /// The model's context window in tokens; `None` uses the built-in table.
+    pub context_window: Option<u64>,
+    /// Output token limit per request.
+    pub max_tokens: u32,
+    /// Concurrency and timeout of tool calls.
+    pub dispatch: DispatchLimits,
+    /// Permission mode and rules.
+    pub policy: Policy,
+    /// Paths no tool may touch, replacing the default list (`None`: the default list).
+    pub sensitive_paths: Option<Vec<String>>,
+    /// Hook commands.
+    pub hooks: Vec<HookSpec>,
+    /// The session id to use (resuming); `None` makes a new one.
+    pub session_id: Option<String>,
+    /// Folder of the user's own memory file (`AGENTS.md`, else `CLAUDE.md`), if any.
+    pub user_memory_dir: Option<PathBuf>,
+    /// Bytes one tool result may put in the transcript.
+    pub output_limit: usize,
+    /// Folder under which each session saves its over-long tool outputs in full, in a
+    /// subfolder named by the session id (readable by `read_file`); `None` keeps only their
+    /// head and tail.
+    pub outputs_root: Option<PathBuf>,
+}
+
+impl AgentConfig {
+    /// Defaults: 50 turns, 8192 output tokens.
+    pub fn new(model: impl Into<String>, workspace: PathBuf) -> Self {
+        Self {
+            model: model.into(),
+            workspace,
+            max_turns: 50,
+            context_window: None,
+            max_tokens: 8192,
+            dispatch: DispatchLimits::default(),
+            policy: Policy::default(),
+            sensitive_paths: None,
+            hooks: Vec::new(),
+            session_id: None,
+            user_memory_dir: None,
+            output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
+            outputs_root: None,
+        }
+    }
+}

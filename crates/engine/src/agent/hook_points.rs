@@ -1,0 +1,102 @@
+//! The hook points of a run: the prompt's way in (`SessionStart`, `UserPromptSubmit`), the
+//! `Stop` check before the agent finishes, and `SessionEnd`.
+
+use std::sync::Arc;
+
+use rein_protocol::{ContentBlock, Event};
+
+use super::Agent;
+use crate::EventSender;
+use crate::hooks::HookEvent;
+
+/// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
+const MAX_STOP_CONTINUATIONS: u32 = 3;
+
+/// Hook context as text blocks of the user message.
+fn context_blocks(event: HookEvent, context: &[String]) -> Vec<ContentBlock> {
+    context
+        .iter()
+        .map(|text| ContentBlock::Text {
+            text: format!("[{} hook context]\n{text}", event.name()),
+        })
+        .collect()
+}
+
+impl Agent {
+    /// Adds the prompt to the transcript after the `SessionStart` (first run only) and
+    /// `UserPromptSubmit` hooks, with the context they add. `Err` when a hook blocked it.
+    pub(super) async fn submit(
+        &mut self,
+        prompt: &str,
+        events: &EventSender,
+    ) -> Result<(), String> {
+        let hooks = Arc::clone(&self.gate.hooks);
+        let mode = self.gate.hook_mode();
+        let mut blocks = vec![ContentBlock::Text {
+            text: prompt.to_string(),
+        }];
+        if !self.started {
+            self.started = true;
+            let mut fields = serde_json::Map::new();
+            let source = if self.resumed { "resume" } else { "startup" };
+            fields.insert("source".into(), source.into());
+            let said = hooks
+                .run(HookEvent::SessionStart, None, mode, fields, events)
+                .await;
+            blocks.extend(context_blocks(HookEvent::SessionStart, &said.context));
+        }
+        let mut fields = serde_json::Map::new();
+        fields.insert("prompt".into(), prompt.into());
+        let said = hooks
+            .run(HookEvent::UserPromptSubmit, None, mode, fields, events)
+            .await;
+        if let Some(reason) = said.block.or(said.stop) {
+            return Err(format!(
+                "the prompt was blocked by a UserPromptSubmit hook: {reason}"
+            ));
+        }
+        blocks.extend(context_blocks(HookEvent::UserPromptSubmit, &said.context));
+        self.push_user_blocks(blocks);
+        Ok(())
+    }
+
+    /// Runs the `SessionEnd` hooks; front ends call it once when the session is over.
+    pub async fn end_session(&self, reason: &str, events: &EventSender) {
+        let mut fields = serde_json::Map::new();
+        fields.insert("reason".into(), reason.into());
+        let mode = self.gate.hook_mode();
+        self.gate
+            .hooks
+            .run(HookEvent::SessionEnd, None, mode, fields, events)
+            .await;
+    }
+
+    /// Whether a `Stop` hook wants the agent to go on; if so, tells the model why.
+    pub(super) async fn stop_blocked(&mut self, continued: &mut u32, events: &EventSender) -> bool {
+        let mut fields = serde_json::Map::new();
+        fields.insert("stop_hook_active".into(), (*continued > 0).into());
+        let mode = self.gate.hook_mode();
+        let said = self
+            .gate
+            .hooks
+            .run(HookEvent::Stop, None, mode, fields, events)
+            .await;
+        let Some(reason) = said.block else {
+            return false;
+        };
+        if *continued >= MAX_STOP_CONTINUATIONS {
+            let _ = events.send(Event::Error {
+                message: format!(
+                    "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
+                     continuations ({reason})"
+                ),
+            });
+            return false;
+        }
+        *continued += 1;
+        self.push_user_text(&format!(
+            "A Stop hook says the work is not finished yet; continue: {reason}"
+        ));
+        true
+    }
+}
