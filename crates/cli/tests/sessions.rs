@@ -201,3 +201,54 @@ async fn the_result_carries_totals_for_the_whole_session() {
     let listing = text(&output(cmd).await.stdout);
     assert!(listing.contains("$0.0090"), "{listing}");
 }
+
+#[tokio::test]
+async fn a_run_killed_mid_stream_resumes_with_every_completed_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"text": "First a look.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo looked"}}]},
+            {"text": "This answer never finishes streaming", "fault": {"hang_after": {"events": 3}}}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "look around",
+    ]);
+    let mut child = tokio::task::spawn_blocking(move || cmd.spawn().unwrap())
+        .await
+        .unwrap();
+    // Wait for the second request (the hanging stream) to arrive, then kill.
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if server.requests().len() >= 2 {
+            break;
+        }
+    }
+    assert_eq!(server.requests().len(), 2, "the stream never started");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    child.kill().unwrap();
+    let _ = child.wait();
+
+    let (out, bodies) = exec(dir.path(), ANSWER, &["--continue"], "go on").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = &bodies[0];
+    assert!(
+        body.contains("look around") && body.contains("First a look."),
+        "{body}"
+    );
+    assert!(
+        body.contains("looked\\n"),
+        "the tool result survived: {body}"
+    );
+    assert!(
+        !body.contains("never finishes"),
+        "the cut reply is not kept: {body}"
+    );
+}
