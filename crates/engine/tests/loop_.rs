@@ -207,3 +207,33 @@ async fn memory_files_of_folders_come_with_the_first_read_there() {
     let second = tool_results(&agent.transcript()[4]);
     assert!(!second[0].0.contains("API rule"), "shown once: {second:?}");
 }
+
+#[tokio::test]
+async fn a_failed_call_does_not_use_up_a_folders_memory_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("lib")).unwrap();
+    std::fs::write(
+        dir.path().join("lib/AGENTS.md"),
+        "lib rule: keep it small\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("lib/a.rs"), "fn a() {}\n").unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "lib/missing.rs"}}]},
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "lib/a.rs"}}]},
+            {"text": "ok"}
+        ]}"#,
+    )
+    .await;
+    let mut agent = agent(rein_llm::ProviderKind::Anthropic, &server, dir.path());
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("look", &tx, CancellationToken::new()).await;
+    let failed = tool_results(&agent.transcript()[2]);
+    assert!(
+        failed[0].1 && !failed[0].0.contains("lib rule"),
+        "{failed:?}"
+    );
+    let read = tool_results(&agent.transcript()[4]);
+    assert!(read[0].0.contains("lib rule: keep it small"), "{read:?}");
+}

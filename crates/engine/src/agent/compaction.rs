@@ -48,20 +48,21 @@ impl Agent {
     ) {
         let root = self.tool_ctx.guard.root().to_path_buf();
         for (id, name, input) in calls {
-            let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) else {
-                continue;
-            };
-            for block in results.iter_mut() {
-                if let ContentBlock::ToolResult {
+            // Only a call that succeeded has shown the model that folder.
+            let succeeded = results.iter_mut().find_map(|block| match block {
+                ContentBlock::ToolResult {
                     tool_use_id,
                     content,
                     is_error: false,
-                } = block
-                    && tool_use_id == id
-                {
-                    content.push_str("\n\n");
-                    content.push_str(&memory);
-                }
+                } if tool_use_id == id => Some(content),
+                _ => None,
+            });
+            let Some(content) = succeeded else {
+                continue;
+            };
+            if let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) {
+                content.push_str("\n\n");
+                content.push_str(&memory);
             }
         }
     }
