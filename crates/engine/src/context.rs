@@ -63,17 +63,8 @@ impl Tokenizer {
     /// The tokenizer of an OpenAI model; `None` for other providers' models, whose tokens are
     /// estimated from bytes.
     pub fn for_model(model: &str) -> Option<Self> {
-        let name = model
-            .rsplit('/')
-            .next()
-            .unwrap_or(model)
-            .to_ascii_lowercase();
-        let openai = name.starts_with("gpt-")
-            || name.contains("codex")
-            || ["o1", "o3", "o4"]
-                .iter()
-                .any(|p| name == *p || name.starts_with(&format!("{p}-")));
-        openai.then_some(Self::O200k)
+        let name = model.rsplit('/').next().unwrap_or(model);
+        (rein_llm::infer_provider(name) == rein_llm::ProviderKind::Openai).then_some(Self::O200k)
     }
 
     /// Exact token count of some messages' text (their JSON framing estimated). Loading the

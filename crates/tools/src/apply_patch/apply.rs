@@ -5,9 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::parse::{Chunk, Operation};
 use crate::edit::matching::LINE_TIERS;
+use crate::edit::{split_bom, uses_crlf};
 use crate::write_atomic;
-
-const BOM: &str = "\u{feff}";
 
 /// An operation with its paths resolved by the guard and shown relative to the workspace.
 #[derive(Debug, Clone)]
@@ -94,11 +93,8 @@ fn write_creating(path: &Path, content: &str) -> std::io::Result<()> {
 
 /// The file after the hunks: BOM and CRLF line endings kept, always ending with a newline.
 fn updated_contents(original: &str, chunks: &[Chunk], shown: &str) -> Result<String, String> {
-    let (bom, body) = match original.strip_prefix(BOM) {
-        Some(rest) => (BOM, rest),
-        None => ("", original),
-    };
-    let crlf = body.contains("\r\n") && body.matches('\n').count() == body.matches("\r\n").count();
+    let (bom, body) = split_bom(original);
+    let crlf = uses_crlf(body);
     let text = if crlf {
         body.replace("\r\n", "\n")
     } else {

@@ -23,6 +23,14 @@ use matching::{Found, Replacement, Tier};
 const SNIFF_BYTES: usize = 8 * 1024;
 const BOM: &str = "\u{feff}";
 
+/// A text's UTF-8 byte-order mark (or "") and the rest, so edits keep the mark.
+pub(crate) fn split_bom(text: &str) -> (&'static str, &str) {
+    match text.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", text),
+    }
+}
+
 /// Arguments of `edit_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EditFileArgs {
@@ -118,10 +126,7 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
         }
         return create(path, shown, &args.new_string);
     }
-    let (bom, body) = match original.strip_prefix(BOM) {
-        Some(rest) => (BOM, rest),
-        None => ("", original.as_str()),
-    };
+    let (bom, body) = split_bom(&original);
     let crlf = uses_crlf(body);
     let fold = |s: &str| -> String { s.replace("\r\n", "\n") };
     let text: Cow<'_, str> = if crlf {
@@ -186,7 +191,7 @@ fn create(path: &std::path::Path, shown: &str, content: &str) -> ToolOutput {
 }
 
 /// Whether every line ending of the text is CRLF (mixed files are left as they are).
-fn uses_crlf(text: &str) -> bool {
+pub(crate) fn uses_crlf(text: &str) -> bool {
     if !text.contains('\r') {
         return false;
     }
