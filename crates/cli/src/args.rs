@@ -4,12 +4,22 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// rein: a coding agent harness.
+/// rein: a coding agent harness. Without a subcommand, starts the interactive terminal UI
+/// (with PROMPT as the first message); the flags of `rein exec` apply to it too.
 #[derive(Debug, Parser)]
-#[command(name = "rein", version, about, propagate_version = true)]
+#[command(
+    name = "rein",
+    version,
+    about,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Flags of the interactive session (those of `rein exec`).
+    #[command(flatten)]
+    pub interactive: ExecArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -58,7 +68,7 @@ pub enum OutputFormat {
     StreamJson,
 }
 
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub struct ExecArgs {
     /// The prompt; `-` or nothing reads it from standard input.
     pub prompt: Option<String>,

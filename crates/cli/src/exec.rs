@@ -2,54 +2,25 @@
 
 use std::io::{IsTerminal, Read};
 
-use rein_engine::Agent;
-use rein_engine::session::SessionStore;
-use rein_llm::ProviderConfig;
 use rein_protocol::RunOutcome;
-use rein_tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
 use crate::args::ExecArgs;
 use crate::output::Printer;
-use crate::resolve;
-use crate::sessions;
+use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    let workspace = resolve::workspace(args.cwd.as_deref())?;
-    let env = |key: &str| std::env::var(key).ok();
-    let config = resolve::config(&workspace, &env)?;
-    let settings = resolve::provider(&args, &env, &config)?;
+    let setup = Setup::new(args)?;
+    let args = &setup.args;
     // `--compact` alone compacts and stops; with a prompt it compacts first.
     let prompt = if args.compact && args.prompt.is_none() {
         None
     } else {
         Some(read_prompt(args.prompt.as_deref())?)
     };
-    let client = rein_llm::connect(ProviderConfig::new(
-        settings.kind,
-        settings.base_url,
-        settings.api_key,
-        settings.key_env,
-    ));
-    let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
-    let resumed = sessions::to_resume(&args, store.as_ref())?;
-    let provider = settings.kind.name();
-    let mut config =
-        resolve::agent_config(&args, settings.model, workspace.clone(), &env, &config)?;
-    if !args.fork_session {
-        config.session_id = resumed.as_ref().map(|l| l.id().to_string());
-    }
-    let mut agent = Agent::new(client, ToolRegistry::for_model(&config.model), config)
-        .map_err(|e| Exit::usage(e.to_string()))?;
-    sessions::record(
-        &mut agent,
-        store.as_ref(),
-        resumed,
-        args.fork_session,
-        provider,
-        &workspace,
-    )?;
+    let resumed = setup.to_resume()?;
+    let mut agent = setup.agent(resumed, args.fork_session)?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let format = args.output_format;

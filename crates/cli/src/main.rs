@@ -5,9 +5,11 @@
 mod args;
 mod config;
 mod exec;
+mod interactive;
 mod output;
 mod resolve;
 mod sessions;
+mod setup;
 mod tool_cmd;
 
 use std::process::ExitCode;
@@ -20,7 +22,8 @@ use crate::args::{Cli, Command, ConfigCommand};
 #[derive(Debug)]
 pub struct Exit {
     code: u8,
-    message: String,
+    /// The one line printed on stderr.
+    pub message: String,
 }
 
 impl Exit {
@@ -93,9 +96,6 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             print!("{}", config::render(&config));
             Ok(())
         }
-        None => Err(Exit::usage(
-            "the interactive terminal UI is not built yet; use `rein exec \"PROMPT\"` \
-             (see `rein --help`)",
-        )),
+        None => interactive::run(cli.interactive).await,
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{Effect, ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
@@ -126,8 +126,16 @@ async fn run_one(
         Err(refusal) => refusal,
         Ok(_) if ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),
         Ok(cleared) => {
+            let live = events.clone();
+            let id = call.id.clone();
             let own = ToolContext {
                 cancel: ctx.cancel.child_token(),
+                progress: Some(Progress::new(move |text| {
+                    let _ = live.send(Event::ToolOutputDelta {
+                        id: id.clone(),
+                        text: text.to_string(),
+                    });
+                })),
                 ..ctx.clone()
             };
             // Tools watch their token and kill what they started; on timeout the call's

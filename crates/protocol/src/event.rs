@@ -159,6 +159,14 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
     },
+    /// Output of a running tool call as it comes (a shell's stdout and stderr), for live
+    /// display; the result in [`Event::ToolCallEnd`] is what the model sees.
+    ToolOutputDelta {
+        /// Call id.
+        id: String,
+        /// The new output (at most the last 4 KiB of a chunk).
+        text: String,
+    },
     /// A tool call finished.
     ToolCallEnd {
         /// Call id.

@@ -55,6 +55,6 @@ pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
 pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
-pub use tool::{Effect, Tool, ToolContext, ToolOutput};
+pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput};
 pub use typed::{Typed, TypedTool, schema_for, typed};
 pub use write_file::{WriteFile, WriteFileArgs};

@@ -43,6 +43,30 @@ impl ToolOutput {
     }
 }
 
+/// Where a running call reports output as it comes (a shell's stdout and stderr), so a front
+/// end can show the last lines live. Called with each chunk, lossily decoded.
+#[derive(Clone)]
+pub struct Progress(std::sync::Arc<dyn Fn(&str) + Send + Sync>);
+
+impl Progress {
+    /// A sink calling `report` with each chunk.
+    pub fn new(report: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(report))
+    }
+
+    /// Reports `bytes` (at most the last 4 KiB of them: a live view needs only the tail).
+    pub fn report(&self, bytes: &[u8]) {
+        let tail = &bytes[bytes.len().saturating_sub(4096)..];
+        (self.0)(&String::from_utf8_lossy(tail));
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
+}
+
 /// What a running call may use.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -56,6 +80,8 @@ pub struct ToolContext {
     pub locks: FileLocks,
     /// The size limit every result passes, and where over-long output is saved.
     pub budget: OutputBudget,
+    /// Where live output goes while the call runs, if anyone watches.
+    pub progress: Option<Progress>,
 }
 
 impl ToolContext {
@@ -67,6 +93,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             locks: FileLocks::new(),
             budget: OutputBudget::default(),
+            progress: None,
         }
     }
 }

@@ -197,6 +197,25 @@ impl Agent {
         &self.session_id
     }
 
+    /// The context window the transcript is kept within, in tokens.
+    pub fn context_window(&self) -> u64 {
+        self.window()
+    }
+
+    /// Usage and cost (when known) of the whole session so far.
+    pub fn session_totals(&self) -> (Usage, Option<f64>) {
+        (self.session_usage, self.session_cost)
+    }
+
+    /// Switches to another model from the next request on, served by `client` (the same
+    /// client when the provider does not change). The tool set stays as it is.
+    pub fn set_model(&mut self, model: impl Into<String>, client: Arc<dyn ModelClient>) {
+        self.config.model = model.into();
+        self.client = client;
+        // The last reported usage was counted by the old model's tokenizer.
+        self.anchor = None;
+    }
+
     /// Adds `prompt` as a user message and drives turns until the model answers without tool
     /// calls, `max_turns` requests have been made, the provider fails, or `cancel` fires.
     /// Emits `SessionStart` first and `Result` last; the transcript is valid afterwards (every

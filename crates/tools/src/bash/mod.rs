@@ -165,7 +165,15 @@ impl TypedTool for Bash {
             Some(Ok(path)) => OutputFile::create(path).ok(),
             _ => None,
         };
-        let finished = match process::run_in_group(command, timeout, &ctx.cancel, limit, save).await
+        let finished = match process::run_in_group(
+            command,
+            timeout,
+            &ctx.cancel,
+            limit,
+            save,
+            ctx.progress.clone(),
+        )
+        .await
         {
             Ok(finished) => finished,
             Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),

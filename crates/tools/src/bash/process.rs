@@ -21,6 +21,7 @@ use tokio::process::Command;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::Progress;
 use crate::output::HeadTailBuffer;
 
 /// How long to keep reading output after the shell ended, for what is still in the pipe.
@@ -117,6 +118,7 @@ impl OutputFile {
 /// The sinks output goes to while a run streams.
 struct Sinks {
     limit: usize,
+    progress: Option<Progress>,
     buffer: HeadTailBuffer,
     file: Option<OutputFile>,
 }
@@ -124,6 +126,9 @@ struct Sinks {
 impl Sinks {
     fn push(&mut self, bytes: &[u8]) {
         self.buffer.push(bytes);
+        if let Some(progress) = &self.progress {
+            progress.report(bytes);
+        }
         if let Some(file) = self.file.as_mut() {
             file.write(bytes);
         }
@@ -152,6 +157,7 @@ pub(crate) async fn run_in_group(
     cancel: &CancellationToken,
     output_limit: usize,
     save: Option<OutputFile>,
+    progress: Option<Progress>,
 ) -> io::Result<Finished> {
     let (sender, mut reader) = pipe::pipe()?;
     let write_end = sender.into_blocking_fd()?;
@@ -167,6 +173,7 @@ pub(crate) async fn run_in_group(
 
     let mut output = Sinks {
         limit: output_limit,
+        progress,
         buffer: HeadTailBuffer::new(output_limit),
         file: save,
     };

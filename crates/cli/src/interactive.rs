@@ -1,0 +1,92 @@
+//! `rein [PROMPT]`: the interactive terminal UI, given what it needs from the command line
+//! (agents for new and stored sessions, model switching, history and command folders).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rein_engine::Agent;
+use rein_engine::session::{SessionSummary, workspace_key};
+use rein_tui::{Launch, SessionHost};
+
+use crate::Exit;
+use crate::args::ExecArgs;
+use crate::setup::Setup;
+
+/// The command line's side of the UI.
+struct CliHost {
+    setup: Setup,
+}
+
+impl SessionHost for CliHost {
+    fn new_session(&self) -> Result<Agent, String> {
+        self.setup.agent(None, false).map_err(|e| e.message)
+    }
+
+    fn resume(&self, id: &str) -> Result<Agent, String> {
+        let store = self
+            .setup
+            .store
+            .as_ref()
+            .ok_or("cannot find stored sessions: set HOME or XDG_DATA_HOME")?;
+        let loaded = store.load(id).map_err(|e| e.to_string())?;
+        self.setup.agent(Some(loaded), false).map_err(|e| e.message)
+    }
+
+    fn sessions(&self) -> Vec<SessionSummary> {
+        self.setup
+            .store
+            .as_ref()
+            .map(|store| store.list())
+            .unwrap_or_default()
+    }
+
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), String> {
+        self.setup.switch_model(agent, model).map_err(|e| e.message)
+    }
+
+    fn history_file(&self) -> Option<PathBuf> {
+        crate::resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| {
+            dir.join("history")
+                .join(format!("{}.jsonl", workspace_key(&self.setup.workspace)))
+        })
+    }
+
+    fn command_dirs(&self) -> Vec<PathBuf> {
+        let mut dirs = Vec::new();
+        if let Some(dir) = crate::config::discover::user_config_dir(&|key| std::env::var(key).ok())
+        {
+            dirs.push(dir.join("rein/commands"));
+        }
+        dirs.push(self.setup.workspace.join(".claude/commands"));
+        dirs.push(self.setup.workspace.join(".rein/commands"));
+        dirs
+    }
+}
+
+/// Runs the UI until the user quits.
+pub async fn run(args: ExecArgs) -> Result<(), Exit> {
+    if args.compact || args.output_format != crate::args::OutputFormat::Text {
+        return Err(Exit::usage(
+            "--compact and --output-format belong to `rein exec`; use /compact in the UI",
+        ));
+    }
+    let setup = Setup::new(args)?;
+    let resumed = setup.to_resume()?;
+    let agent = setup.agent(resumed, setup.args.fork_session)?;
+    let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let host = Arc::new(CliHost { setup });
+    let launch = Launch {
+        agent,
+        host,
+        prompt,
+        no_color,
+    };
+    let session = rein_tui::run(launch)
+        .await
+        .map_err(|e| Exit::failed(e.to_string()))?;
+    if !session.is_empty() {
+        eprintln!("rein: session saved; continue it with `rein --resume {session}`");
+    }
+    Ok(())
+}

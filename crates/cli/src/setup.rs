@@ -1,0 +1,102 @@
+//! Building an agent from flags, configuration and stored sessions: shared by `rein exec` and
+//! the interactive UI (which builds more than one: `/clear`, `/resume`).
+
+use std::path::PathBuf;
+
+use rein_engine::Agent;
+use rein_engine::session::{LoadedSession, SessionStore};
+use rein_llm::ProviderConfig;
+use rein_tools::ToolRegistry;
+
+use crate::Exit;
+use crate::args::ExecArgs;
+use crate::config::Config;
+use crate::resolve;
+use crate::sessions;
+
+/// The resolved workspace, configuration and session store of one invocation.
+pub struct Setup {
+    /// The flags.
+    pub args: ExecArgs,
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// The merged configuration.
+    pub config: Config,
+    /// Where sessions are stored (absent without HOME and XDG_DATA_HOME).
+    pub store: Option<SessionStore>,
+}
+
+fn env(key: &str) -> Option<String> {
+    std::env::var(key).ok()
+}
+
+impl Setup {
+    /// Resolves the workspace and reads the configuration.
+    pub fn new(args: ExecArgs) -> Result<Self, Exit> {
+        let workspace = resolve::workspace(args.cwd.as_deref())?;
+        let config = resolve::config(&workspace, &env)?;
+        let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
+        Ok(Self {
+            args,
+            workspace,
+            config,
+            store,
+        })
+    }
+
+    /// The session `--resume`/`--continue` name, loaded.
+    pub fn to_resume(&self) -> Result<Option<LoadedSession>, Exit> {
+        sessions::to_resume(&self.args, self.store.as_ref())
+    }
+
+    /// An agent recording to a new session file, or continuing `resumed` (in a copy when
+    /// `fork`).
+    pub fn agent(&self, resumed: Option<LoadedSession>, fork: bool) -> Result<Agent, Exit> {
+        let settings = resolve::provider(&self.args, &env, &self.config)?;
+        let client = rein_llm::connect(ProviderConfig::new(
+            settings.kind,
+            settings.base_url,
+            settings.api_key,
+            settings.key_env,
+        ));
+        let provider = settings.kind.name();
+        let mut config = resolve::agent_config(
+            &self.args,
+            settings.model,
+            self.workspace.clone(),
+            &env,
+            &self.config,
+        )?;
+        if !fork {
+            config.session_id = resumed.as_ref().map(|l| l.id().to_string());
+        }
+        let mut agent = Agent::new(client, ToolRegistry::for_model(&config.model), config)
+            .map_err(|e| Exit::usage(e.to_string()))?;
+        sessions::record(
+            &mut agent,
+            self.store.as_ref(),
+            resumed,
+            fork,
+            provider,
+            &self.workspace,
+        )?;
+        Ok(agent)
+    }
+
+    /// A client for `model` with the provider it implies (or the configured one).
+    pub fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), Exit> {
+        let args = ExecArgs {
+            model: Some(model.to_string()),
+            ..self.args.clone()
+        };
+        let settings = resolve::provider(&args, &env, &self.config)?;
+        let client = rein_llm::connect(ProviderConfig::new(
+            settings.kind,
+            settings.base_url,
+            settings.api_key,
+            settings.key_env,
+        ));
+        agent.set_model(settings.model, client);
+        Ok(())
+    }
+}

@@ -1,0 +1,318 @@
+//! The engine's events turned into scrollback lines and live state.
+
+use std::time::Instant;
+
+use ratatui::text::{Line, Span};
+use rein_protocol::{Event, RunOutcome};
+
+use super::{Action, App, RunningTool};
+use crate::tool_view;
+
+/// Output kept per running call for its live tail.
+const TAIL_BYTES: usize = 8 * 1024;
+
+impl App {
+    /// Handles one engine event at `now`.
+    pub fn event(&mut self, event: Event, now: Instant) -> Vec<Action> {
+        match event {
+            Event::SessionStart {
+                session_id, model, ..
+            } => {
+                self.session_id = session_id;
+                self.status.model = model;
+            }
+            Event::TurnStart { .. } => {
+                if let Some(busy) = self.busy.as_mut() {
+                    busy.label = "thinking".into();
+                }
+            }
+            Event::ThinkingDelta { text } => {
+                self.thinking.push_str(&text);
+            }
+            Event::TextDelta { text } => {
+                self.flush_thinking();
+                let lines = self.markdown.push(&text);
+                self.commit_text(lines);
+                if let Some(busy) = self.busy.as_mut() {
+                    busy.label = "writing".into();
+                }
+            }
+            Event::AssistantMessage { .. } => self.flush_stream(),
+            Event::ToolCallStart { id, name, input } => {
+                self.flush_stream();
+                if let Some(busy) = self.busy.as_mut() {
+                    busy.label = format!("running {name}");
+                }
+                self.running.push(RunningTool {
+                    id,
+                    summary: tool_view::summary(&name, &input),
+                    since: now,
+                    output: String::new(),
+                    input,
+                });
+            }
+            Event::ToolOutputDelta { id, text } => {
+                if let Some(tool) = self.running.iter_mut().find(|t| t.id == id) {
+                    tool.output.push_str(&text);
+                    if tool.output.len() > TAIL_BYTES * 2 {
+                        let mut cut = tool.output.len() - TAIL_BYTES;
+                        while !tool.output.is_char_boundary(cut) {
+                            cut += 1;
+                        }
+                        tool.output.drain(..cut);
+                    }
+                }
+            }
+            Event::ToolCallEnd {
+                id,
+                name,
+                output,
+                is_error,
+                duration_ms,
+            } => {
+                let (summary, input) = match self.running.iter().position(|t| t.id == id) {
+                    Some(at) => {
+                        let tool = self.running.remove(at);
+                        (tool.summary, tool.input)
+                    }
+                    None => (name.clone(), serde_json::Value::Null),
+                };
+                self.tool_finished(&name, &summary, &input, &output, is_error, duration_ms);
+                if self.running.is_empty()
+                    && let Some(busy) = self.busy.as_mut()
+                {
+                    busy.label = "thinking".into();
+                }
+            }
+            Event::Permission { .. } | Event::PermissionRequest { .. } => {}
+            Event::Retry {
+                attempt,
+                delay_ms,
+                reason,
+            } => self.info(format!(
+                "attempt {attempt} failed, retrying in {:.1}s: {}",
+                delay_ms as f64 / 1000.0,
+                tool_view::clip(&reason, 200)
+            )),
+            Event::Compaction {
+                trigger,
+                tokens_before,
+                tokens_after,
+                kept_messages,
+            } => {
+                let what = if trigger == "micro" {
+                    "cleared old tool outputs".to_string()
+                } else {
+                    format!("compacted the conversation ({trigger})")
+                };
+                self.info(format!(
+                    "✻ {what}: ~{} → ~{} tokens, {kept_messages} recent messages kept",
+                    thousands(tokens_before),
+                    thousands(tokens_after)
+                ));
+                self.status.context_tokens = tokens_after;
+            }
+            Event::HookRun {
+                event,
+                message: Some(message),
+                blocked,
+                ..
+            } => {
+                let verb = if blocked { "blocked" } else { "said" };
+                self.info(format!(
+                    "{event} hook {verb}: {}",
+                    tool_view::clip(message.lines().next().unwrap_or(""), 200)
+                ));
+            }
+            Event::HookRun { .. } => {}
+            Event::Usage { usage, cost_usd } => {
+                self.status.usage.add(&usage);
+                self.status.cost_usd = self
+                    .status
+                    .cost_usd
+                    .zip(cost_usd)
+                    .map(|(a, b)| a + b);
+                self.status.context_tokens = usage.total_input() + usage.output_tokens;
+            }
+            Event::TurnEnd { .. } => {}
+            Event::Error { message } => {
+                self.flush_stream();
+                self.error(message);
+            }
+            Event::Result {
+                outcome,
+                session_usage,
+                session_cost_usd,
+                ..
+            } => {
+                self.flush_stream();
+                self.status.usage = session_usage;
+                self.status.cost_usd = session_cost_usd;
+                if outcome == RunOutcome::Cancelled {
+                    let line = Line::styled(
+                        "  ⎿ Interrupted. Tell the model what to do differently.",
+                        self.theme.error(),
+                    );
+                    self.committed.push(line);
+                }
+                return self.job_done(now);
+            }
+        }
+        Vec::new()
+    }
+
+    fn tool_finished(
+        &mut self,
+        name: &str,
+        summary: &str,
+        input: &serde_json::Value,
+        output: &str,
+        is_error: bool,
+        duration_ms: u64,
+    ) {
+        let theme = self.theme;
+        let (tool, detail) = summary.split_once(' ').unwrap_or((summary, ""));
+        let mark = if is_error {
+            Span::styled("● ", theme.error())
+        } else {
+            Span::styled("● ", theme.success())
+        };
+        let mut head = vec![
+            mark,
+            Span::styled(tool.to_string(), theme.bold()),
+            Span::raw(format!(" {detail}")),
+        ];
+        if duration_ms >= 1000 {
+            head.push(Span::styled(
+                format!(" · {:.1}s", duration_ms as f64 / 1000.0),
+                theme.dim(),
+            ));
+        }
+        self.committed.push(Line::from(head));
+        let change = if is_error {
+            Vec::new()
+        } else {
+            tool_view::change(name, input, theme)
+        };
+        if !change.is_empty() {
+            self.committed.extend(change);
+        } else if name == "read_file" && !is_error {
+            let lines = output.lines().count();
+            self.committed.push(Line::styled(
+                format!("  ⎿ read {lines} line{}", if lines == 1 { "" } else { "s" }),
+                theme.dim(),
+            ));
+        } else {
+            self.committed
+                .extend(tool_view::folded_result(output, is_error, theme));
+        }
+    }
+
+    /// Commits what the stream still holds: the last text line and any thinking.
+    pub(super) fn flush_stream(&mut self) {
+        self.flush_thinking();
+        let rest = self.markdown.finish();
+        self.commit_text(rest);
+        self.text_started = false;
+    }
+
+    fn flush_thinking(&mut self) {
+        let thinking = std::mem::take(&mut self.thinking);
+        let thinking = thinking.trim();
+        if thinking.is_empty() {
+            return;
+        }
+        let theme = self.theme;
+        let style = theme.dim().patch(ratatui::style::Style::new().italic());
+        self.committed.push(Line::raw(""));
+        if self.show_thinking {
+            for (n, line) in thinking.lines().enumerate() {
+                let lead = if n == 0 { "✻ " } else { "  " };
+                self.committed
+                    .push(Line::styled(format!("{lead}{line}"), style));
+            }
+        } else {
+            let count = thinking.lines().count();
+            let first = tool_view::clip(thinking.lines().next().unwrap_or(""), 60);
+            self.committed.push(Line::styled(
+                format!(
+                    "✻ Thought for {count} line{}: {first} (Ctrl-T shows thinking)",
+                    if count == 1 { "" } else { "s" }
+                ),
+                style,
+            ));
+        }
+    }
+
+    fn commit_text(&mut self, lines: Vec<Line<'static>>) {
+        for line in lines {
+            let lead = if self.text_started {
+                Span::raw("  ")
+            } else {
+                if line.spans.iter().all(|s| s.content.trim().is_empty()) {
+                    // No bullet on leading blank lines.
+                    continue;
+                }
+                self.text_started = true;
+                self.committed.push(Line::raw(""));
+                Span::styled("● ", self.theme.accent())
+            };
+            let mut spans = vec![lead];
+            spans.extend(line.spans);
+            self.committed.push(Line::from(spans).style(line.style));
+        }
+    }
+}
+
+/// `12345` → `12.3k`.
+pub(crate) fn thousands(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{:.1}M", n as f64 / 1e6)
+    } else if n >= 1000 {
+        format!("{:.1}k", n as f64 / 1e3)
+    } else {
+        n.to_string()
+    }
+}
+
+impl App {
+    /// Shows an earlier conversation (a resumed session) in the scrollback, compactly: the
+    /// prompts, the answers and one line per tool call.
+    pub fn replay(&mut self, transcript: &[rein_protocol::Message], session_id: &str) {
+        use rein_protocol::{ContentBlock, Role};
+        if transcript.is_empty() {
+            return;
+        }
+        let theme = self.theme;
+        self.info(format!("── session {session_id} ──"));
+        for message in transcript {
+            for block in &message.content {
+                match (message.role, block) {
+                    (Role::User, ContentBlock::Text { text }) => {
+                        self.committed.push(Line::raw(""));
+                        for (n, line) in text.lines().enumerate() {
+                            let lead = if n == 0 { "› " } else { "  " };
+                            self.committed.push(Line::from(vec![
+                                Span::styled(lead, theme.accent()),
+                                Span::styled(line.to_string(), theme.user()),
+                            ]));
+                        }
+                    }
+                    (Role::Assistant, ContentBlock::Text { text }) => {
+                        let lines = crate::markdown::render(text, theme);
+                        self.commit_text(lines);
+                        self.text_started = false;
+                    }
+                    (Role::Assistant, ContentBlock::ToolUse { name, input, .. }) => {
+                        self.committed.push(Line::from(vec![
+                            Span::styled("● ", theme.dim()),
+                            Span::raw(tool_view::summary(name, input)),
+                        ]));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.info("── continuing ──");
+    }
+}

@@ -1,0 +1,565 @@
+//! The UI's state and its reactions: keys and pastes from the user, events from the engine.
+//! Pure: no terminal, no engine; the runner feeds it and carries out the [`Action`]s it returns.
+//! Finished output is handed over as lines for the terminal's scrollback
+//! ([`App::take_committed`]); only the live area is drawn from this state ([`App::render`]).
+
+mod events;
+mod prompt;
+mod view;
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::{Line, Span};
+use rein_engine::permissions::{PermissionMode, Policy};
+use rein_engine::session::SessionSummary;
+use rein_engine::{Approval, ApprovalRequest};
+use rein_protocol::Usage;
+use tokio::sync::oneshot;
+
+pub use prompt::{PermissionPrompt, PickOutcome, Picker, PromptOutcome};
+
+use crate::input::{Input, InputOutcome};
+use crate::markdown::MarkdownStream;
+use crate::slash::{Commands, INIT_PROMPT, SlashCommand};
+use crate::theme::Theme;
+
+/// How long a first Ctrl-C (or Ctrl-D) waits for the second that quits.
+const QUIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// What the runner must do for the UI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Send this prompt to the model.
+    Run(String),
+    /// Cancel the running turn.
+    Cancel,
+    /// End the program.
+    Quit,
+    /// Compact the transcript, with an optional focus.
+    Compact(Option<String>),
+    /// Start a new session.
+    NewSession,
+    /// List stored sessions ([`App::open_session_picker`]).
+    ListSessions,
+    /// Continue the stored session with this id.
+    Resume(String),
+    /// Switch to this model.
+    SetModel(String),
+    /// Switch the permission mode.
+    SetMode(PermissionMode),
+    /// Show the permission rules ([`App::show_policy`]).
+    ShowPermissions,
+}
+
+/// What the status line shows.
+#[derive(Debug, Clone, Default)]
+pub struct Status {
+    /// Model name.
+    pub model: String,
+    /// Permission mode.
+    pub mode: PermissionMode,
+    /// Session usage so far.
+    pub usage: Usage,
+    /// Session cost so far; `None` when the model is not priced.
+    pub cost_usd: Option<f64>,
+    /// Tokens of the last request (input and output): the context in use.
+    pub context_tokens: u64,
+    /// The model's context window.
+    pub context_window: u64,
+}
+
+/// Work in progress, for the spinner.
+#[derive(Debug, Clone)]
+struct Busy {
+    since: Instant,
+    label: String,
+}
+
+/// A tool call that is running.
+#[derive(Debug, Clone)]
+struct RunningTool {
+    id: String,
+    input: serde_json::Value,
+    summary: String,
+    since: Instant,
+    output: String,
+}
+
+/// The interactive UI's state.
+#[derive(Debug)]
+pub struct App {
+    theme: Theme,
+    commands: Commands,
+    input: Input,
+    status: Status,
+    busy: Option<Busy>,
+    cancelling: bool,
+    markdown: MarkdownStream,
+    /// Whether the current assistant message has shown text yet (its first line gets the
+    /// bullet).
+    text_started: bool,
+    thinking: String,
+    show_thinking: bool,
+    running: Vec<RunningTool>,
+    prompt: Option<PermissionPrompt>,
+    picker: Option<Picker>,
+    /// Which completion is selected while a slash command is typed.
+    completion: usize,
+    completion_closed: bool,
+    queued: VecDeque<String>,
+    committed: Vec<Line<'static>>,
+    quit_armed: Option<Instant>,
+    notice: Option<String>,
+    session_id: String,
+}
+
+impl App {
+    /// A UI with `theme`, these slash commands and an input box.
+    pub fn new(theme: Theme, commands: Commands, input: Input, status: Status) -> Self {
+        Self {
+            theme,
+            commands,
+            input,
+            status,
+            busy: None,
+            cancelling: false,
+            markdown: MarkdownStream::new(theme),
+            text_started: false,
+            thinking: String::new(),
+            show_thinking: false,
+            running: Vec::new(),
+            prompt: None,
+            picker: None,
+            completion: 0,
+            completion_closed: false,
+            queued: VecDeque::new(),
+            committed: Vec::new(),
+            quit_armed: None,
+            notice: None,
+            session_id: String::new(),
+        }
+    }
+
+    /// Lines finished since the last call, for the terminal's scrollback.
+    pub fn take_committed(&mut self) -> Vec<Line<'static>> {
+        std::mem::take(&mut self.committed)
+    }
+
+    /// Whether something animates (a spinner or elapsed time), so the screen needs ticks.
+    pub fn animating(&self) -> bool {
+        self.busy.is_some() || !self.running.is_empty()
+    }
+
+    /// Whether a turn (or a compaction) is in progress.
+    pub fn is_busy(&self) -> bool {
+        self.busy.is_some()
+    }
+
+    /// The status line's data.
+    pub fn status_mut(&mut self) -> &mut Status {
+        &mut self.status
+    }
+
+    /// The session shown (from the engine's `SessionStart`).
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// Adds lines to the scrollback.
+    pub fn commit(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+        self.committed.extend(lines);
+    }
+
+    /// A one-line note in the scrollback.
+    pub fn info(&mut self, text: impl Into<String>) {
+        let line = Line::styled(format!("  {}", text.into()), self.theme.dim());
+        self.committed.push(line);
+    }
+
+    /// A one-line error in the scrollback.
+    pub fn error(&mut self, text: impl Into<String>) {
+        let line = Line::styled(format!("  ✗ {}", text.into()), self.theme.error());
+        self.committed.push(line);
+    }
+
+    /// Shows the engine's question about a tool call; the answer goes to `reply`.
+    pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
+        self.prompt = Some(PermissionPrompt::new(request, reply));
+    }
+
+    /// Opens the `/resume` list.
+    pub fn open_session_picker(&mut self, sessions: &[SessionSummary]) {
+        let items = sessions
+            .iter()
+            .map(|s| {
+                let date: String = s.created_at.chars().take(16).collect::<String>().replace('T', " ");
+                let cost = s.cost_usd.map_or(String::new(), |c| format!(" · ${c:.2}"));
+                let label = format!(
+                    "{date} · {} turn{}{cost} · {}",
+                    s.requests,
+                    if s.requests == 1 { "" } else { "s" },
+                    s.first_prompt
+                );
+                (s.id.clone(), label)
+            })
+            .collect();
+        self.picker = Some(Picker::new("Resume a session", items));
+    }
+
+    /// The session was replaced (`/clear`, `/resume`): a fresh status, nothing in flight.
+    pub fn session_replaced(&mut self, status: Status, note: &str) {
+        self.status = status;
+        self.busy = None;
+        self.running.clear();
+        self.queued.clear();
+        self.info(note);
+    }
+
+    /// Shows the permission mode and rules.
+    pub fn show_policy(&mut self, policy: &Policy) {
+        let theme = self.theme;
+        let mut lines = vec![Line::from(vec![
+            Span::styled("  Permission mode: ", theme.bold()),
+            Span::raw(policy.mode.name()),
+            Span::styled(
+                "  (/permissions MODE or Shift+Tab: default, accept-edits, plan, bypass)",
+                theme.dim(),
+            ),
+        ])];
+        let lists = [
+            ("allow", &policy.rules.allow),
+            ("ask", &policy.rules.ask),
+            ("deny", &policy.rules.deny),
+            ("allowed this session", &policy.session_allow),
+        ];
+        for (kind, rules) in lists {
+            if rules.is_empty() {
+                continue;
+            }
+            lines.push(Line::styled(format!("  {kind}:"), theme.bold()));
+            for rule in rules.iter() {
+                lines.push(Line::raw(format!("    {}  ({})", rule.rule.text, rule.source)));
+            }
+        }
+        if lines.len() == 1 {
+            lines.push(Line::styled("  no rules", theme.dim()));
+        }
+        self.commit(lines);
+    }
+
+    /// Handles a pasted text.
+    pub fn paste(&mut self, text: &str) {
+        match self.prompt.as_mut() {
+            Some(_) => {}
+            None => self.input.paste(text),
+        }
+    }
+
+    /// Handles a key press at `now`.
+    pub fn key(&mut self, key: KeyEvent, now: Instant) -> Vec<Action> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if key.code != KeyCode::Char('c') || !ctrl {
+            self.notice = None;
+        }
+        if ctrl && key.code == KeyCode::Char('c') {
+            return self.interrupt(now);
+        }
+        if let Some(prompt) = self.prompt.as_mut() {
+            if let PromptOutcome::Answered(approval) = prompt.key(key) {
+                self.prompt = None;
+                self.answered(&approval);
+            }
+            return Vec::new();
+        }
+        if let Some(picker) = self.picker.as_mut() {
+            return match picker.key(key) {
+                PickOutcome::Open => Vec::new(),
+                PickOutcome::Closed => {
+                    self.picker = None;
+                    Vec::new()
+                }
+                PickOutcome::Picked(id) => {
+                    self.picker = None;
+                    vec![Action::Resume(id)]
+                }
+            };
+        }
+        match key.code {
+            KeyCode::Char('d') if ctrl && self.input.is_empty() => return vec![Action::Quit],
+            KeyCode::Char('t') if ctrl => {
+                self.show_thinking = !self.show_thinking;
+                let state = if self.show_thinking { "shown" } else { "folded" };
+                self.notice = Some(format!("thinking {state} (Ctrl-T)"));
+                return Vec::new();
+            }
+            KeyCode::BackTab => {
+                let next = match self.status.mode {
+                    PermissionMode::Default => PermissionMode::AcceptEdits,
+                    PermissionMode::AcceptEdits => PermissionMode::Plan,
+                    PermissionMode::Plan | PermissionMode::Bypass => PermissionMode::Default,
+                };
+                return vec![Action::SetMode(next)];
+            }
+            KeyCode::Esc if self.completion_visible() => {
+                self.completion_closed = true;
+                return Vec::new();
+            }
+            KeyCode::Esc if self.busy.is_some() && !self.cancelling => {
+                self.cancelling = true;
+                return vec![Action::Cancel];
+            }
+            _ => {}
+        }
+        if self.completion_visible() {
+            let count = self.commands.completions(&self.input.text()).len();
+            match key.code {
+                KeyCode::Up => {
+                    self.completion = self.completion.saturating_sub(1);
+                    return Vec::new();
+                }
+                KeyCode::Down => {
+                    self.completion = (self.completion + 1).min(count.saturating_sub(1));
+                    return Vec::new();
+                }
+                KeyCode::Tab => {
+                    self.complete();
+                    return Vec::new();
+                }
+                KeyCode::Enter => self.complete(),
+                _ => {}
+            }
+        }
+        match self.input.key(key) {
+            InputOutcome::Submit(text) => self.submit(text, now),
+            InputOutcome::Edited => {
+                self.completion = 0;
+                self.completion_closed = false;
+                Vec::new()
+            }
+            InputOutcome::Ignored => Vec::new(),
+        }
+    }
+
+    /// Sends `text` as if typed and entered: a slash command, a prompt, or a queued prompt.
+    pub fn submit(&mut self, text: String, now: Instant) -> Vec<Action> {
+        if let Some(command) = self.commands.parse(&text) {
+            return self.command(command, &text, now);
+        }
+        if self.busy.is_some() {
+            self.queued.push_back(text);
+            return Vec::new();
+        }
+        self.begin_run(&text, now);
+        vec![Action::Run(text)]
+    }
+
+    /// The mode was switched.
+    pub fn set_mode(&mut self, mode: PermissionMode) {
+        self.status.mode = mode;
+        self.notice = Some(format!("permission mode: {}", mode.name()));
+    }
+
+    /// A job the runner started (a run, a compaction) ended.
+    pub fn job_done(&mut self, now: Instant) -> Vec<Action> {
+        self.flush_stream();
+        self.busy = None;
+        self.cancelling = false;
+        self.running.clear();
+        match self.queued.pop_front() {
+            Some(next) => self.submit(next, now),
+            None => Vec::new(),
+        }
+    }
+
+    /// Marks the UI busy with `label` (a compaction started by the runner, say).
+    pub fn set_busy(&mut self, label: &str, now: Instant) {
+        self.busy = Some(Busy {
+            since: now,
+            label: label.to_string(),
+        });
+    }
+
+    fn begin_run(&mut self, text: &str, now: Instant) {
+        let theme = self.theme;
+        self.committed.push(Line::raw(""));
+        for (n, line) in text.lines().enumerate() {
+            let lead = if n == 0 { "› " } else { "  " };
+            self.committed.push(Line::from(vec![
+                Span::styled(lead, theme.accent()),
+                Span::styled(line.to_string(), theme.user()),
+            ]));
+        }
+        self.set_busy("thinking", now);
+        self.cancelling = false;
+    }
+
+    fn command(&mut self, command: SlashCommand, typed: &str, now: Instant) -> Vec<Action> {
+        let needs_idle = matches!(
+            command,
+            SlashCommand::Clear
+                | SlashCommand::Compact(_)
+                | SlashCommand::Resume(_)
+                | SlashCommand::Model(Some(_))
+                | SlashCommand::Init
+                | SlashCommand::Prompt(_)
+        );
+        if needs_idle && self.busy.is_some() {
+            if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
+                self.queued.push_back(typed.to_string());
+            } else {
+                self.notice = Some(format!("{} waits for the turn to end (Esc cancels it)", typed.trim()));
+            }
+            return Vec::new();
+        }
+        match command {
+            SlashCommand::Help => {
+                self.help();
+                Vec::new()
+            }
+            SlashCommand::Clear => vec![Action::NewSession],
+            SlashCommand::Compact(focus) => {
+                self.set_busy("compacting", now);
+                vec![Action::Compact(focus)]
+            }
+            SlashCommand::Resume(Some(id)) => vec![Action::Resume(id)],
+            SlashCommand::Resume(None) => vec![Action::ListSessions],
+            SlashCommand::Model(Some(model)) => vec![Action::SetModel(model)],
+            SlashCommand::Model(None) => {
+                let model = self.status.model.clone();
+                self.info(format!("model: {model} (/model NAME switches)"));
+                Vec::new()
+            }
+            SlashCommand::Cost => {
+                self.cost();
+                Vec::new()
+            }
+            SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
+            SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {
+                Some(mode) => vec![Action::SetMode(mode)],
+                None => {
+                    self.error(format!(
+                        "unknown mode {name:?}: default, accept-edits, plan or bypass"
+                    ));
+                    Vec::new()
+                }
+            },
+            SlashCommand::Init => {
+                self.begin_run("/init", now);
+                vec![Action::Run(INIT_PROMPT.to_string())]
+            }
+            SlashCommand::Quit => vec![Action::Quit],
+            SlashCommand::Prompt(prompt) => {
+                self.begin_run(typed.trim(), now);
+                vec![Action::Run(prompt)]
+            }
+            SlashCommand::Unknown(name) => {
+                self.error(format!("unknown command /{name} (/help lists them)"));
+                Vec::new()
+            }
+        }
+    }
+
+    fn help(&mut self) {
+        let theme = self.theme;
+        let mut lines = vec![Line::styled("  Commands", theme.bold())];
+        for command in self.commands.all() {
+            lines.push(Line::from(vec![
+                Span::styled(format!("    /{:<14}", command.name), theme.accent()),
+                Span::raw(command.description.clone()),
+            ]));
+        }
+        lines.push(Line::styled("  Keys", theme.bold()));
+        for (key, what) in [
+            ("Enter", "send (while a turn runs: queue as the next message)"),
+            ("Shift/Alt+Enter", "new line (also Ctrl-J, or \\ then Enter)"),
+            ("Up/Down", "earlier prompts"),
+            ("Ctrl-C", "cancel the turn; twice: quit"),
+            ("Esc", "cancel the turn, close a prompt or list"),
+            ("Ctrl-D", "quit (on empty input)"),
+            ("Ctrl-T", "show or fold thinking"),
+            ("Shift+Tab", "cycle the permission mode"),
+        ] {
+            lines.push(Line::from(vec![
+                Span::styled(format!("    {key:<16}"), theme.accent()),
+                Span::raw(what),
+            ]));
+        }
+        self.commit(lines);
+    }
+
+    fn cost(&mut self) {
+        let usage = self.status.usage;
+        let cost = self
+            .status
+            .cost_usd
+            .map_or("unknown (the model has no price)".to_string(), |c| format!("${c:.4}"));
+        self.commit([
+            Line::styled(format!("  Session cost: {cost}"), self.theme.bold()),
+            Line::raw(format!(
+                "    input {} · output {} · cache read {} · cache write {}",
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_input_tokens,
+                usage.cache_creation_input_tokens
+            )),
+        ]);
+    }
+
+    fn interrupt(&mut self, now: Instant) -> Vec<Action> {
+        if let Some(mut prompt) = self.prompt.take() {
+            prompt.answer(Approval::Deny { note: None });
+            self.cancelling = true;
+            return vec![Action::Cancel];
+        }
+        if self.picker.take().is_some() {
+            return Vec::new();
+        }
+        if self.busy.is_some() {
+            if self.cancelling {
+                return vec![Action::Quit];
+            }
+            self.cancelling = true;
+            self.notice = Some("cancelling… (Ctrl-C again quits)".into());
+            return vec![Action::Cancel];
+        }
+        if !self.input.is_empty() {
+            self.input.clear();
+            return Vec::new();
+        }
+        if self
+            .quit_armed
+            .is_some_and(|at| now.duration_since(at) < QUIT_WINDOW)
+        {
+            return vec![Action::Quit];
+        }
+        self.quit_armed = Some(now);
+        self.notice = Some("press Ctrl-C again to quit".into());
+        Vec::new()
+    }
+
+    fn answered(&mut self, approval: &Approval) {
+        if let Approval::Deny { note: Some(note) } = approval {
+            self.info(format!("denied, told the model: {note}"));
+        }
+    }
+
+    fn completion_visible(&self) -> bool {
+        !self.completion_closed && !self.commands.completions(&self.input.text()).is_empty()
+    }
+
+    fn complete(&mut self) {
+        let text = self.input.text();
+        let completions = self.commands.completions(&text);
+        if let Some(choice) = completions.get(self.completion.min(completions.len().saturating_sub(1))) {
+            let name = format!("/{}", choice.name);
+            self.input.set_text(&name);
+        }
+        self.completion = 0;
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

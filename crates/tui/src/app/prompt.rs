@@ -1,0 +1,283 @@
+//! Questions the UI asks in its live area: a permission prompt for a tool call, and a list to
+//! pick from (a stored session for `/resume`).
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::text::{Line, Span};
+use rein_engine::{Approval, ApprovalRequest};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::theme::Theme;
+use crate::tool_view;
+
+/// Lines of a diff or command shown in a permission prompt.
+const PROMPT_BODY_LINES: usize = 12;
+
+/// A tool call waiting for the user's answer.
+#[derive(Debug)]
+pub struct PermissionPrompt {
+    request: ApprovalRequest,
+    reply: Option<oneshot::Sender<Approval>>,
+    /// The note being typed after `t` (deny and tell the model).
+    note: Option<String>,
+}
+
+/// What a key did to the prompt.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PromptOutcome {
+    /// Still open.
+    Open,
+    /// Answered; the prompt closes.
+    Answered(Approval),
+}
+
+impl PermissionPrompt {
+    /// A prompt for `request`; the answer goes to `reply`.
+    pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>) -> Self {
+        Self {
+            request,
+            reply: Some(reply),
+            note: None,
+        }
+    }
+
+    /// The call being asked about.
+    pub fn request(&self) -> &ApprovalRequest {
+        &self.request
+    }
+
+    /// Handles a key: `y` once, `a` for the session, `n` deny, `t` deny with a note, Esc deny
+    /// (or leave the note).
+    pub fn key(&mut self, key: KeyEvent) -> PromptOutcome {
+        if let Some(note) = self.note.as_mut() {
+            match key.code {
+                KeyCode::Enter => {
+                    let note = note.trim().to_string();
+                    return self.answer(Approval::Deny {
+                        note: (!note.is_empty()).then_some(note),
+                    });
+                }
+                KeyCode::Esc => self.note = None,
+                KeyCode::Backspace => {
+                    note.pop();
+                }
+                KeyCode::Char(c) => note.push(c),
+                _ => {}
+            }
+            return PromptOutcome::Open;
+        }
+        match key.code {
+            KeyCode::Char('y' | 'Y') | KeyCode::Char('1') => self.answer(Approval::AllowOnce),
+            KeyCode::Char('a' | 'A') | KeyCode::Char('2') => {
+                self.answer(Approval::AllowForSession)
+            }
+            KeyCode::Char('n' | 'N') | KeyCode::Char('3') | KeyCode::Esc => {
+                self.answer(Approval::Deny { note: None })
+            }
+            KeyCode::Char('t' | 'T') | KeyCode::Char('4') => {
+                self.note = Some(String::new());
+                PromptOutcome::Open
+            }
+            _ => PromptOutcome::Open,
+        }
+    }
+
+    /// Sends `approval` to the engine.
+    pub fn answer(&mut self, approval: Approval) -> PromptOutcome {
+        if let Some(reply) = self.reply.take() {
+            let _ = reply.send(approval.clone());
+        }
+        PromptOutcome::Answered(approval)
+    }
+
+    /// The prompt's rows.
+    pub fn view(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
+        let request = &self.request;
+        let mut lines = vec![Line::from(vec![
+            Span::styled("? ", theme.warning().patch(theme.bold())),
+            Span::styled(
+                format!("Allow {}?", tool_view::summary(&request.tool, &request.input)),
+                theme.bold(),
+            ),
+        ])];
+        lines.push(Line::styled(
+            format!("  asked by {}", request.reason),
+            theme.dim(),
+        ));
+        let body = body(&request.tool, &request.input, theme);
+        let more = body.len().saturating_sub(PROMPT_BODY_LINES);
+        lines.extend(body.into_iter().take(PROMPT_BODY_LINES));
+        if more > 0 {
+            lines.push(Line::styled(format!("    … +{more} lines"), theme.dim()));
+        }
+        match &self.note {
+            Some(note) => {
+                lines.push(Line::styled(
+                    "  Tell the model what to do instead (Enter sends, Esc goes back):",
+                    theme.dim(),
+                ));
+                lines.push(Line::from(vec![
+                    Span::styled("  › ", theme.accent()),
+                    Span::raw(note.clone()),
+                ]));
+            }
+            None => {
+                let choice = |key: &'static str, text: &'static str| {
+                    [
+                        Span::styled(key, theme.accent().patch(theme.bold())),
+                        Span::raw(text),
+                    ]
+                };
+                let mut spans = vec![Span::raw("  ")];
+                spans.extend(choice("y", " yes  "));
+                spans.extend(choice("a", " yes, this session  "));
+                spans.extend(choice("n", " no  "));
+                spans.extend(choice("t", " no, and tell the model…"));
+                lines.push(Line::from(spans));
+            }
+        }
+        lines
+            .into_iter()
+            .map(|line| clip_line(line, width))
+            .collect()
+    }
+}
+
+impl Drop for PermissionPrompt {
+    fn drop(&mut self) {
+        // A prompt closed without an answer (the UI quit) refuses the call.
+        if let Some(reply) = self.reply.take() {
+            let _ = reply.send(Approval::Deny { note: None });
+        }
+    }
+}
+
+/// What the user is asked to approve: the command for bash, the change for edits, the
+/// arguments otherwise.
+fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
+    match tool {
+        "bash" => input
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .lines()
+            .map(|line| {
+                Line::from(vec![
+                    Span::raw("    $ "),
+                    Span::styled(tool_view::strip_controls(line), theme.bold()),
+                ])
+            })
+            .collect(),
+        "edit_file" | "write_file" | "apply_patch" => tool_view::change(tool, input, theme),
+        _ => serde_json::to_string_pretty(input)
+            .unwrap_or_default()
+            .lines()
+            .map(|line| Line::styled(format!("    {line}"), theme.dim()))
+            .collect(),
+    }
+}
+
+/// A choice among items (id, label).
+#[derive(Debug)]
+pub struct Picker {
+    /// What is being picked.
+    pub title: String,
+    items: Vec<(String, String)>,
+    selected: usize,
+}
+
+/// What a key did to the picker.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PickOutcome {
+    /// Still open.
+    Open,
+    /// The id picked.
+    Picked(String),
+    /// Closed without a choice.
+    Closed,
+}
+
+/// Rows of items shown at once.
+const PICKER_ROWS: usize = 8;
+
+impl Picker {
+    /// A picker over `items`, the first selected.
+    pub fn new(title: impl Into<String>, items: Vec<(String, String)>) -> Self {
+        Self {
+            title: title.into(),
+            items,
+            selected: 0,
+        }
+    }
+
+    /// Up/Down move, Enter picks, Esc closes.
+    pub fn key(&mut self, key: KeyEvent) -> PickOutcome {
+        match key.code {
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => {
+                self.selected = (self.selected + 1).min(self.items.len().saturating_sub(1));
+            }
+            KeyCode::Enter => {
+                return self
+                    .items
+                    .get(self.selected)
+                    .map_or(PickOutcome::Closed, |(id, _)| PickOutcome::Picked(id.clone()));
+            }
+            KeyCode::Esc => return PickOutcome::Closed,
+            _ => {}
+        }
+        PickOutcome::Open
+    }
+
+    /// The picker's rows.
+    pub fn view(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::styled(
+            format!("{} (↑↓ to move, Enter to pick, Esc to close)", self.title),
+            theme.bold(),
+        )];
+        let first = self.selected.saturating_sub(PICKER_ROWS - 1);
+        for (n, (_, label)) in self.items.iter().enumerate().skip(first).take(PICKER_ROWS) {
+            let line = if n == self.selected {
+                Line::styled(format!("› {label}"), theme.accent().patch(theme.bold()))
+            } else {
+                Line::raw(format!("  {label}"))
+            };
+            lines.push(clip_line(line, width));
+        }
+        if self.items.is_empty() {
+            lines.push(Line::styled("  (nothing to pick)", theme.dim()));
+        }
+        lines
+    }
+}
+
+/// `line` cut to `width` columns (live-area rows never wrap).
+pub fn clip_line(line: Line<'static>, width: usize) -> Line<'static> {
+    let mut used = 0;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let w = span.width();
+        if used + w <= width {
+            used += w;
+            spans.push(span);
+            continue;
+        }
+        let room = width.saturating_sub(used);
+        if room > 0 {
+            let mut text = String::new();
+            let mut taken = 0;
+            for c in span.content.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                if taken + cw + 1 > room {
+                    break;
+                }
+                taken += cw;
+                text.push(c);
+            }
+            text.push('…');
+            spans.push(Span::styled(text, span.style));
+        }
+        break;
+    }
+    Line::from(spans).style(line.style)
+}

@@ -1,0 +1,226 @@
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pretty_assertions::assert_eq;
+use rein_engine::{Approval, ApprovalRequest};
+use rein_protocol::{Event, RunOutcome, Usage};
+use serde_json::json;
+
+use super::*;
+use crate::history::PromptHistory;
+
+fn app() -> App {
+    App::new(
+        Theme::PLAIN,
+        Commands::load(&[]),
+        Input::new(PromptHistory::default()),
+        Status::default(),
+    )
+}
+
+fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers, now: Instant) -> Vec<Action> {
+    app.key(KeyEvent::new(code, modifiers), now)
+}
+
+fn ctrl_c(app: &mut App, now: Instant) -> Vec<Action> {
+    press(app, KeyCode::Char('c'), KeyModifiers::CONTROL, now)
+}
+
+fn result(outcome: RunOutcome) -> Event {
+    Event::Result {
+        outcome,
+        text: String::new(),
+        turns: 1,
+        usage: Usage::default(),
+        cost_usd: None,
+        duration_ms: 1,
+        session_usage: Usage::default(),
+        session_cost_usd: None,
+    }
+}
+
+fn text(lines: &[Line<'_>]) -> Vec<String> {
+    lines.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn ctrl_c_cancels_a_running_turn_and_a_second_one_quits() {
+    let now = Instant::now();
+    let mut app = app();
+    assert_eq!(app.submit("work".into(), now), [Action::Run("work".into())]);
+    assert_eq!(ctrl_c(&mut app, now), [Action::Cancel]);
+    assert_eq!(ctrl_c(&mut app, now), [Action::Quit]);
+}
+
+#[test]
+fn when_idle_ctrl_c_clears_the_input_then_quits_on_a_quick_second_press() {
+    let now = Instant::now();
+    let mut app = app();
+    press(&mut app, KeyCode::Char('x'), KeyModifiers::NONE, now);
+    assert!(ctrl_c(&mut app, now).is_empty());
+    assert!(ctrl_c(&mut app, now).is_empty(), "first press on empty input only arms");
+    let late = now + Duration::from_secs(5);
+    assert!(ctrl_c(&mut app, late).is_empty(), "too late: arms again");
+    assert_eq!(ctrl_c(&mut app, late), [Action::Quit]);
+}
+
+#[test]
+fn ctrl_d_quits_on_empty_input_only() {
+    let now = Instant::now();
+    let mut app = app();
+    press(&mut app, KeyCode::Char('x'), KeyModifiers::NONE, now);
+    assert!(press(&mut app, KeyCode::Char('d'), KeyModifiers::CONTROL, now).is_empty());
+    let mut app = self::app();
+    assert_eq!(
+        press(&mut app, KeyCode::Char('d'), KeyModifiers::CONTROL, now),
+        [Action::Quit]
+    );
+}
+
+#[test]
+fn messages_typed_while_a_turn_runs_are_queued_and_sent_after_it() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("first".into(), now);
+    assert!(app.submit("second".into(), now).is_empty());
+    let (live, _) = app.live_lines(80, now);
+    assert!(text(&live).iter().any(|l| l == "↳ queued: second"));
+    assert_eq!(
+        app.event(result(RunOutcome::Completed), now),
+        [Action::Run("second".into())]
+    );
+    assert!(app.is_busy());
+}
+
+#[test]
+fn a_permission_prompt_answers_with_one_key() {
+    let now = Instant::now();
+    for (key, expected) in [
+        ('y', Approval::AllowOnce),
+        ('a', Approval::AllowForSession),
+        ('n', Approval::Deny { note: None }),
+    ] {
+        let mut app = app();
+        let (reply, answer) = oneshot::channel();
+        app.ask(
+            ApprovalRequest {
+                id: "1".into(),
+                tool: "bash".into(),
+                input: json!({"command": "touch x"}),
+                reason: "mode default".into(),
+            },
+            reply,
+        );
+        press(&mut app, KeyCode::Char(key), KeyModifiers::NONE, now);
+        assert_eq!(answer.blocking_recv().unwrap(), expected);
+    }
+}
+
+#[test]
+fn deny_with_a_note_sends_the_note() {
+    let now = Instant::now();
+    let mut app = app();
+    let (reply, answer) = oneshot::channel();
+    app.ask(
+        ApprovalRequest {
+            id: "1".into(),
+            tool: "bash".into(),
+            input: json!({"command": "rm -r build"}),
+            reason: "mode default".into(),
+        },
+        reply,
+    );
+    press(&mut app, KeyCode::Char('t'), KeyModifiers::NONE, now);
+    for c in "use make clean".chars() {
+        press(&mut app, KeyCode::Char(c), KeyModifiers::NONE, now);
+    }
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE, now);
+    assert_eq!(
+        answer.blocking_recv().unwrap(),
+        Approval::Deny {
+            note: Some("use make clean".into())
+        }
+    );
+}
+
+#[test]
+fn a_prompt_dropped_unanswered_denies() {
+    let mut app = app();
+    let (reply, answer) = oneshot::channel();
+    app.ask(
+        ApprovalRequest {
+            id: "1".into(),
+            tool: "bash".into(),
+            input: json!({}),
+            reason: "r".into(),
+        },
+        reply,
+    );
+    drop(app);
+    assert_eq!(answer.blocking_recv().unwrap(), Approval::Deny { note: None });
+}
+
+#[test]
+fn slash_commands_become_actions() {
+    let now = Instant::now();
+    let cases = [
+        ("/compact the API", vec![Action::Compact(Some("the API".into()))]),
+        ("/clear", vec![Action::NewSession]),
+        ("/resume", vec![Action::ListSessions]),
+        ("/model gpt-5", vec![Action::SetModel("gpt-5".into())]),
+        ("/permissions plan", vec![Action::SetMode(PermissionMode::Plan)]),
+        ("/permissions", vec![Action::ShowPermissions]),
+        ("/quit", vec![Action::Quit]),
+        ("/init", vec![Action::Run(INIT_PROMPT.into())]),
+    ];
+    for (typed, expected) in cases {
+        let mut app = app();
+        assert_eq!(app.submit(typed.into(), now), expected, "{typed}");
+    }
+}
+
+#[test]
+fn tab_completes_a_slash_command_and_enter_runs_the_selected_one() {
+    let now = Instant::now();
+    let mut app = app();
+    for c in "/co".chars() {
+        press(&mut app, KeyCode::Char(c), KeyModifiers::NONE, now);
+    }
+    press(&mut app, KeyCode::Down, KeyModifiers::NONE, now);
+    // "compact" then "cost": Down selects cost.
+    assert_eq!(
+        press(&mut app, KeyCode::Enter, KeyModifiers::NONE, now),
+        Vec::<Action>::new()
+    );
+    let committed = text(&app.take_committed());
+    assert!(committed[0].starts_with("  Session cost"), "{committed:?}");
+}
+
+#[test]
+fn shift_tab_cycles_the_permission_mode() {
+    let now = Instant::now();
+    let mut app = app();
+    assert_eq!(
+        press(&mut app, KeyCode::BackTab, KeyModifiers::SHIFT, now),
+        [Action::SetMode(PermissionMode::AcceptEdits)]
+    );
+}
+
+#[test]
+fn a_cancelled_run_says_so_and_keeps_what_streamed() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("go".into(), now);
+    app.event(Event::TextDelta { text: "half an ans".into() }, now);
+    ctrl_c(&mut app, now);
+    app.event(result(RunOutcome::Cancelled), now);
+    let committed = text(&app.take_committed());
+    assert_eq!(
+        committed[committed.len() - 2..],
+        [
+            "● half an ans".to_string(),
+            "  ⎿ Interrupted. Tell the model what to do differently.".to_string()
+        ]
+    );
+    assert!(!app.is_busy());
+}

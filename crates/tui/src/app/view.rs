@@ -1,0 +1,160 @@
+//! The live area at the bottom of the terminal: what is streaming or running, queued
+//! messages, the input box (or a prompt), slash-command completions, and the status line.
+
+use std::time::Instant;
+
+use ratatui::text::{Line, Span};
+
+use super::prompt::clip_line;
+use super::{App, events::thousands};
+use crate::tool_view;
+
+/// Spinner frames, one per 100 ms.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// Output lines shown under a running call.
+const TAIL_LINES: usize = 3;
+/// Completions listed at once.
+const COMPLETION_ROWS: usize = 6;
+
+impl App {
+    /// The live area's rows for a terminal `width` wide, and where the cursor goes
+    /// (column, row) when the input box has it.
+    pub fn live_lines(&self, width: u16, now: Instant) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
+        let width = usize::from(width.max(10));
+        let theme = self.theme;
+        let mut lines: Vec<Line<'static>> = Vec::new();
+
+        // What is streaming: the partial text line, the tail of the thinking.
+        if !self.thinking.trim().is_empty() {
+            let style = theme.dim().patch(ratatui::style::Style::new().italic());
+            let all: Vec<&str> = self.thinking.trim().lines().collect();
+            for line in &all[all.len().saturating_sub(3)..] {
+                lines.push(Line::styled(format!("✻ {line}"), style));
+            }
+        }
+        for line in self.markdown.pending() {
+            let lead = if self.text_started { "  " } else { "● " };
+            let mut spans = vec![Span::styled(lead, theme.accent())];
+            spans.extend(line.spans);
+            lines.push(Line::from(spans));
+        }
+        // Running calls with their elapsed time and last output lines.
+        for tool in &self.running {
+            let secs = now.saturating_duration_since(tool.since).as_secs();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} ", spinner(now, tool.since)), theme.accent()),
+                Span::raw(tool.summary.clone()),
+                Span::styled(format!(" ({secs}s)"), theme.dim()),
+            ]));
+            for out in tool_view::tail(&tool.output, TAIL_LINES) {
+                lines.push(Line::styled(format!("  │ {out}"), theme.dim()));
+            }
+        }
+        for queued in &self.queued {
+            let first = queued.lines().next().unwrap_or("");
+            lines.push(Line::styled(
+                format!("↳ queued: {}", tool_view::clip(first, 200)),
+                theme.dim(),
+            ));
+        }
+        if !lines.is_empty() {
+            lines.push(Line::raw(""));
+        }
+
+        let mut cursor = None;
+        if let Some(prompt) = &self.prompt {
+            lines.push(rule(width, theme.warning()));
+            lines.extend(prompt.view(width, theme));
+            lines.push(rule(width, theme.warning()));
+        } else if let Some(picker) = &self.picker {
+            lines.push(rule(width, theme.accent()));
+            lines.extend(picker.view(width, theme));
+            lines.push(rule(width, theme.accent()));
+        } else {
+            lines.push(rule(width, theme.dim()));
+            let (input, (x, y)) = self.input.view(width, theme);
+            cursor = Some((x, u16::try_from(lines.len()).unwrap_or(0) + y));
+            lines.extend(input);
+            lines.push(rule(width, theme.dim()));
+            if self.completion_visible() {
+                let completions = self.commands.completions(&self.input.text());
+                let selected = self.completion.min(completions.len().saturating_sub(1));
+                let first = selected.saturating_sub(COMPLETION_ROWS - 1);
+                for (n, command) in completions.iter().enumerate().skip(first).take(COMPLETION_ROWS) {
+                    let style = if n == selected {
+                        theme.accent().patch(theme.bold())
+                    } else {
+                        theme.dim()
+                    };
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("  /{:<14}", command.name), style),
+                        Span::styled(command.description.clone(), theme.dim()),
+                    ]));
+                }
+            }
+        }
+        lines.push(self.status_line(width, now));
+        let lines = lines.into_iter().map(|l| clip_line(l, width)).collect();
+        (lines, cursor)
+    }
+
+    fn status_line(&self, width: usize, now: Instant) -> Line<'static> {
+        let theme = self.theme;
+        let status = &self.status;
+        let mut left: Vec<Span<'static>> = Vec::new();
+        if let Some(notice) = &self.notice {
+            left.push(Span::styled(notice.clone(), theme.warning()));
+        } else if let Some(busy) = &self.busy {
+            let secs = now.saturating_duration_since(busy.since).as_secs();
+            left.push(Span::styled(
+                format!("{} {}… {secs}s", spinner(now, busy.since), busy.label),
+                theme.accent(),
+            ));
+            left.push(Span::styled(
+                if self.cancelling { " · cancelling" } else { " · esc to cancel" },
+                theme.dim(),
+            ));
+        } else {
+            left.push(Span::styled("/help for commands", theme.dim()));
+        }
+        let context = if status.context_window > 0 {
+            let percent = status.context_tokens as f64 * 100.0 / status.context_window as f64;
+            format!(" · ctx {percent:.0}%")
+        } else {
+            String::new()
+        };
+        let cost = status
+            .cost_usd
+            .map_or(String::new(), |c| format!(" · ${c:.4}"));
+        let mode = match status.mode {
+            rein_engine::permissions::PermissionMode::Default => String::new(),
+            other => format!(" · {}", other.name()),
+        };
+        let right = format!(
+            "{} · ↑{} ↓{}{context}{cost}{mode}",
+            status.model,
+            thousands(status.usage.total_input()),
+            thousands(status.usage.output_tokens),
+        );
+        let left_width: usize = left.iter().map(Span::width).sum();
+        let right_width = unicode_width::UnicodeWidthStr::width(right.as_str());
+        if left_width + right_width + 2 <= width {
+            left.push(Span::raw(" ".repeat(width - left_width - right_width)));
+            left.push(Span::styled(right, theme.dim()));
+        } else if left_width + 3 < width {
+            let room = width - left_width - 3;
+            left.push(Span::raw("   "));
+            left.push(Span::styled(tool_view::clip(&right, room), theme.dim()));
+        }
+        Line::from(left)
+    }
+}
+
+fn spinner(now: Instant, since: Instant) -> &'static str {
+    let tick = now.saturating_duration_since(since).as_millis() / 100;
+    SPINNER[usize::try_from(tick).unwrap_or(0) % SPINNER.len()]
+}
+
+fn rule(width: usize, style: ratatui::style::Style) -> Line<'static> {
+    Line::styled("─".repeat(width), style)
+}

@@ -1,0 +1,40 @@
+//! rein's interactive terminal UI: a front end of the engine's event stream, started by
+//! `rein` and `rein "initial prompt"`.
+//!
+//! It is an *inline* UI: finished output (prompts, answers, tool calls, diffs) is written to
+//! the terminal's own scrollback, so scrolling, search and copy/paste are the terminal's; only
+//! a small live area at the bottom is redrawn (what is streaming or running, the input box or
+//! a permission prompt, the status line), and only when something changed. When standard
+//! output is not a terminal it falls back to plain lines.
+//!
+//! The crate holds no engine logic: [`App`] turns keys and [`rein_protocol::Event`]s into
+//! lines and [`Action`]s; the runner carries the actions out on the engine through a
+//! [`SessionHost`] the binary provides.
+//!
+//! ```no_run
+//! # async fn demo(agent: rein_engine::Agent, host: std::sync::Arc<dyn rein_tui::SessionHost>) {
+//! let launch = rein_tui::Launch { agent, host, prompt: Some("fix the tests".into()), no_color: false };
+//! rein_tui::run(launch).await.ok();
+//! # }
+//! ```
+#![deny(missing_docs)]
+
+pub mod app;
+mod diff;
+mod highlight;
+pub mod history;
+pub mod input;
+pub mod markdown;
+mod driver;
+mod plain;
+mod runner;
+mod screen;
+pub mod slash;
+pub mod theme;
+pub mod tool_view;
+mod wrap;
+
+pub use app::{Action, App, Status};
+pub use runner::{Launch, SessionHost, TuiError, run};
+pub use screen::Screen;
+pub use wrap::wrap_all;

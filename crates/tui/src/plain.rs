@@ -1,0 +1,98 @@
+//! Plain line output, when standard output or input is not a terminal: the same lines the UI
+//! would put in the scrollback, without colour or a live area; prompts are read line by line
+//! from standard input after the initial one. Nobody can answer permission questions here, so
+//! calls that need approval are refused with a message saying how to allow them.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+
+use crate::app::{Action, App};
+use crate::driver::Driver;
+use crate::runner::{Launch, TuiError, act, is_result, new_app};
+use crate::theme::Theme;
+
+/// Runs prompts until standard input ends or `/quit`.
+pub async fn run(launch: Launch) -> Result<String, TuiError> {
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
+    let mut driver = Driver::new(
+        launch.agent,
+        Arc::clone(&launch.host),
+        events_tx,
+        compacted_tx,
+        None,
+    );
+    let mut app = new_app(&driver, Theme::PLAIN).await;
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut next = launch.prompt;
+    loop {
+        let prompt = match next.take() {
+            Some(prompt) => prompt,
+            None => match stdin.next_line().await {
+                Ok(Some(line)) if line.trim().is_empty() => continue,
+                Ok(Some(line)) => line,
+                Ok(None) | Err(_) => break,
+            },
+        };
+        let mut pending = app.submit(prompt, Instant::now());
+        let mut quit = false;
+        while !pending.is_empty() {
+            for action in std::mem::take(&mut pending) {
+                let job = matches!(action, Action::Run(_) | Action::Compact(_));
+                if act(action, &mut app, &mut driver).await {
+                    quit = true;
+                    break;
+                }
+                print_committed(&mut app);
+                if !job {
+                    continue;
+                }
+                // Wait for the job, printing as it goes.
+                loop {
+                    tokio::select! {
+                        Some(event) = events.recv() => {
+                            let end = is_result(&event);
+                            pending.extend(app.event(event, Instant::now()));
+                            print_committed(&mut app);
+                            if end {
+                                break;
+                            }
+                        }
+                        Some(result) = compacted.recv() => {
+                            if let Err(message) = result {
+                                app.error(format!("compaction failed, nothing changed: {message}"));
+                            }
+                            pending.extend(app.job_done(Instant::now()));
+                            print_committed(&mut app);
+                            break;
+                        }
+                    }
+                }
+            }
+            if quit {
+                break;
+            }
+        }
+        if quit {
+            break;
+        }
+    }
+    driver.shutdown("prompt_input_exit").await;
+    while let Ok(event) = events.try_recv() {
+        app.event(event, Instant::now());
+    }
+    print_committed(&mut app);
+    Ok(app.session_id().to_string())
+}
+
+fn print_committed(app: &mut App) {
+    let mut out = std::io::stdout().lock();
+    for line in app.take_committed() {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = out.flush();
+}

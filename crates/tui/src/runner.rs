@@ -1,0 +1,267 @@
+//! The interactive loop: terminal input, engine events and permission questions in, the screen
+//! and engine actions out. Draws only when something changed, and ticks only while something
+//! animates, so an idle session costs no CPU.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, Event as TermEvent, EventStream, KeyEventKind,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use futures::StreamExt;
+use ratatui::backend::CrosstermBackend;
+use rein_engine::session::SessionSummary;
+use rein_engine::{Agent, Approval, ApprovalRequest, Approver};
+use rein_protocol::Event;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::app::{Action, App};
+use crate::driver::Driver;
+use crate::history::PromptHistory;
+use crate::input::Input;
+use crate::screen::Screen;
+use crate::slash::Commands;
+use crate::theme::Theme;
+
+/// Spinner and elapsed-time refresh while something runs.
+const TICK: Duration = Duration::from_millis(100);
+
+/// What the binary provides: sessions and models, which need its configuration.
+pub trait SessionHost: Send + Sync {
+    /// A fresh agent recording a new session (`/clear`).
+    fn new_session(&self) -> Result<Agent, String>;
+    /// An agent continuing the stored session `id` (`/resume`).
+    fn resume(&self, id: &str) -> Result<Agent, String>;
+    /// This workspace's stored sessions, newest first.
+    fn sessions(&self) -> Vec<SessionSummary>;
+    /// Points `agent` at `model` (a new client when the provider changes).
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), String>;
+    /// Where this workspace's prompt history is kept.
+    fn history_file(&self) -> Option<PathBuf>;
+    /// Folders of custom slash commands (`*.md`), least specific first.
+    fn command_dirs(&self) -> Vec<PathBuf>;
+}
+
+/// What `rein` starts the UI with.
+pub struct Launch {
+    /// The agent (new or resumed, already recording).
+    pub agent: Agent,
+    /// Sessions and models.
+    pub host: Arc<dyn SessionHost>,
+    /// A prompt to send at once.
+    pub prompt: Option<String>,
+    /// `NO_COLOR` is set.
+    pub no_color: bool,
+}
+
+/// The UI could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal refused an operation.
+    #[error("{0}")]
+    Terminal(String),
+}
+
+/// Asks the UI loop and waits for its answer.
+struct ChannelApprover {
+    questions: mpsc::UnboundedSender<(ApprovalRequest, oneshot::Sender<Approval>)>,
+}
+
+#[async_trait]
+impl Approver for ChannelApprover {
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        let (reply, answer) = oneshot::channel();
+        if self.questions.send((request, reply)).is_err() {
+            return Approval::Deny { note: None };
+        }
+        answer.await.unwrap_or(Approval::Deny { note: None })
+    }
+}
+
+/// Restores the terminal however the loop ends.
+struct RawMode {
+    enhanced: bool,
+}
+
+impl RawMode {
+    fn enable() -> std::io::Result<Self> {
+        crossterm::terminal::enable_raw_mode()?;
+        let mut out = std::io::stdout();
+        crossterm::execute!(out, EnableBracketedPaste)?;
+        // Where the terminal can tell Shift+Enter from Enter, ask it to.
+        let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
+        if enhanced {
+            crossterm::execute!(
+                out,
+                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+            )?;
+        }
+        Ok(Self { enhanced })
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let mut out = std::io::stdout();
+        if self.enhanced {
+            let _ = crossterm::execute!(out, PopKeyboardEnhancementFlags);
+        }
+        let _ = crossterm::execute!(out, DisableBracketedPaste);
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
+/// Runs the interactive UI until the user quits; gives the id of the session shown last.
+/// Falls back to plain lines when standard input or output is not a terminal.
+pub async fn run(launch: Launch) -> Result<String, TuiError> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return crate::plain::run(launch).await;
+    }
+    let theme = Theme::new(launch.no_color);
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
+    let (questions_tx, mut questions) = mpsc::unbounded_channel();
+    let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
+        questions: questions_tx,
+    });
+    let host = Arc::clone(&launch.host);
+    let session_id = launch.agent.session_id().to_string();
+    let mut driver = Driver::new(launch.agent, host, events_tx, compacted_tx, Some(approver));
+    let mut app = new_app(&driver, theme).await;
+    app.replay(&driver.transcript().await, &session_id);
+
+    let raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let mut screen =
+        Screen::new(CrosstermBackend::new(std::io::stdout())).map_err(TuiError::Terminal)?;
+    let mut input = EventStream::new();
+    let mut pending: Vec<Action> = match launch.prompt {
+        Some(prompt) => app.submit(prompt, Instant::now()),
+        None => Vec::new(),
+    };
+    let mut dirty = true;
+    'ui: loop {
+        for action in std::mem::take(&mut pending) {
+            if act(action, &mut app, &mut driver).await {
+                break 'ui;
+            }
+            dirty = true;
+        }
+        if dirty {
+            screen
+                .draw(&mut app, Instant::now())
+                .map_err(TuiError::Terminal)?;
+            dirty = false;
+        }
+        let animating = app.animating();
+        tokio::select! {
+            term = input.next() => match term {
+                Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+                    pending = app.key(key, Instant::now());
+                    dirty = true;
+                }
+                Some(Ok(TermEvent::Paste(text))) => {
+                    app.paste(&text);
+                    dirty = true;
+                }
+                Some(Ok(TermEvent::Resize(..))) => dirty = true,
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => break 'ui,
+            },
+            Some(event) = events.recv() => {
+                pending = app.event(event, Instant::now());
+                // Take what else has arrived before drawing once.
+                while let Ok(event) = events.try_recv() {
+                    pending.extend(app.event(event, Instant::now()));
+                }
+                dirty = true;
+            }
+            Some((request, reply)) = questions.recv() => {
+                app.ask(request, reply);
+                dirty = true;
+            }
+            Some(result) = compacted.recv() => {
+                if let Err(message) = result {
+                    app.error(format!("compaction failed, nothing changed: {message}"));
+                }
+                pending = app.job_done(Instant::now());
+                dirty = true;
+            }
+            () = tokio::time::sleep(TICK), if animating => dirty = true,
+        }
+    }
+    driver.shutdown("prompt_input_exit").await;
+    while let Ok(event) = events.try_recv() {
+        app.event(event, Instant::now());
+    }
+    let committed = app.take_committed();
+    let _ = screen.insert(&committed);
+    let _ = screen.finish();
+    drop(raw);
+    Ok(app.session_id().to_string())
+}
+
+/// An `App` for the driver's agent, with this workspace's history and commands.
+pub(crate) async fn new_app(driver: &Driver, theme: Theme) -> App {
+    let host = driver.host();
+    let dirs = host.command_dirs();
+    let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
+    let input = Input::new(PromptHistory::load(host.history_file()));
+    App::new(theme, Commands::load(&dirs), input, driver.status().await)
+}
+
+/// Carries out one action; true when the UI should end.
+pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> bool {
+    match action {
+        Action::Quit => return true,
+        Action::Run(prompt) => driver.run(prompt),
+        Action::Cancel => driver.cancel(),
+        Action::Compact(focus) => driver.compact(focus),
+        Action::NewSession => match driver.new_session().await {
+            Ok(status) => app.session_replaced(status, "── new session ──"),
+            Err(message) => app.error(message),
+        },
+        Action::ListSessions => {
+            let sessions = driver.host().sessions();
+            app.open_session_picker(&sessions);
+        }
+        Action::Resume(id) => match driver.resume(&id).await {
+            Ok(status) => {
+                app.session_replaced(status, &format!("── resumed session {id} ──"));
+                app.replay(&driver.transcript().await, &id);
+            }
+            Err(message) => app.error(message),
+        },
+        Action::SetModel(model) => match driver.switch_model(&model).await {
+            Ok(status) => {
+                app.info(format!("model: {}", status.model));
+                let current = app.status_mut();
+                current.model = status.model;
+                current.context_window = status.context_window;
+            }
+            Err(message) => app.error(message),
+        },
+        Action::SetMode(mode) => {
+            if let Ok(mut policy) = driver.policy().lock() {
+                policy.mode = mode;
+            }
+            app.set_mode(mode);
+        }
+        Action::ShowPermissions => {
+            let policy = driver.policy();
+            let snapshot = policy.lock().map(|p| p.clone());
+            if let Ok(policy) = snapshot {
+                app.show_policy(&policy);
+            }
+        }
+    }
+    false
+}
+
+/// Whether `event` ends a run.
+pub(crate) fn is_result(event: &Event) -> bool {
+    matches!(event, Event::Result { .. })
+}

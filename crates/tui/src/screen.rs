@@ -1,0 +1,197 @@
+//! The terminal as the UI uses it: a live area at the bottom, exactly as tall as its content,
+//! with finished lines written above it into the terminal's scrollback.
+//!
+//! ratatui's inline viewport has a fixed height and asks the terminal where the cursor is
+//! whenever it is reopened — an answer that, once the input reader runs, races with it. So the
+//! viewport here is a `Viewport::Fixed` whose place this type keeps itself: the cursor row is
+//! read once, at start; afterwards rows are counted (and the screen scrolled by writing
+//! newlines on its last row, which is what puts lines into the scrollback).
+
+use std::time::Instant;
+
+use ratatui::backend::{Backend, ClearType};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect, Size};
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+use ratatui::{Terminal, TerminalOptions, Viewport};
+
+use crate::app::App;
+use crate::wrap::wrap_all;
+
+/// The bottom of the terminal, managed as a live area plus scrollback.
+pub struct Screen<B: Backend> {
+    terminal: Terminal<B>,
+    /// Terminal size when last seen.
+    size: Size,
+    /// First row of the live area.
+    top: u16,
+    /// Rows of the live area.
+    height: u16,
+}
+
+fn failed(e: impl std::fmt::Display) -> String {
+    format!("terminal: {e}")
+}
+
+impl<B: Backend> Screen<B> {
+    /// A one-row live area at the cursor's row (read now, before anything else reads the
+    /// terminal's input).
+    pub fn new(mut backend: B) -> Result<Self, String> {
+        let size = backend.size().map_err(failed)?;
+        let cursor = backend.get_cursor_position().map_err(failed)?;
+        // Start on a fresh line when the cursor is not at the start of one.
+        let top = if cursor.x > 0 { cursor.y + 1 } else { cursor.y };
+        let area = Rect::new(0, top.min(size.height.saturating_sub(1)), size.width, 1);
+        let terminal = Terminal::with_options(
+            backend,
+            TerminalOptions {
+                viewport: Viewport::Fixed(area),
+            },
+        )
+        .map_err(failed)?;
+        let mut screen = Self {
+            terminal,
+            size,
+            top: area.y,
+            height: 1,
+        };
+        if top >= size.height {
+            screen.make_room(1)?;
+        }
+        Ok(screen)
+    }
+
+    /// The backend (tests read its buffer and scrollback).
+    pub fn backend(&self) -> &B {
+        self.terminal.backend()
+    }
+
+    /// The backend, mutably (tests resize it).
+    pub fn backend_mut(&mut self) -> &mut B {
+        self.terminal.backend_mut()
+    }
+
+    /// Writes `lines`, wrapped to the terminal's width, above the live area.
+    pub fn insert(&mut self, lines: &[Line<'static>]) -> Result<(), String> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        self.sync_size()?;
+        let rows = wrap_all(lines, usize::from(self.size.width));
+        // Each step must fit on the screen with the live area below it.
+        let step = usize::from(self.size.height.saturating_sub(self.height).max(1));
+        for chunk in rows.chunks(step) {
+            let count = u16::try_from(chunk.len()).unwrap_or(u16::MAX);
+            self.clear_live()?;
+            self.scroll_for(count + self.height)?;
+            let area = Rect::new(0, self.top, self.size.width, count);
+            let mut buffer = Buffer::empty(area);
+            Paragraph::new(chunk.to_vec()).render(area, &mut buffer);
+            let backend = self.terminal.backend_mut();
+            backend
+                .draw(buffer.content.iter().enumerate().map(|(i, cell)| {
+                    let (x, y) = buffer.pos_of(i);
+                    (x, y, cell)
+                }))
+                .map_err(failed)?;
+            self.top += count;
+            self.place(self.height)?;
+        }
+        Ok(())
+    }
+
+    /// Moves `app`'s finished lines to the scrollback and redraws the live area.
+    pub fn draw(&mut self, app: &mut App, now: Instant) -> Result<(), String> {
+        let committed = app.take_committed();
+        self.insert(&committed)?;
+        self.sync_size()?;
+        let (lines, cursor) = app.live_lines(self.size.width, now);
+        let wanted = u16::try_from(lines.len())
+            .unwrap_or(u16::MAX)
+            .clamp(1, self.size.height.max(1));
+        if wanted != self.height {
+            self.make_room(wanted)?;
+        }
+        // The bottom (input and status) matters most when the area is too short.
+        let skip = lines.len().saturating_sub(usize::from(wanted));
+        let skip_rows = u16::try_from(skip).unwrap_or(0);
+        let lines: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
+        self.terminal
+            .draw(|frame| {
+                let area = frame.area();
+                frame.render_widget(Paragraph::new(lines), area);
+                if let Some((x, y)) = cursor
+                    && y >= skip_rows
+                {
+                    frame.set_cursor_position((area.x + x, area.y + y - skip_rows));
+                }
+            })
+            .map_err(failed)?;
+        Ok(())
+    }
+
+    /// Clears the live area and leaves the cursor at its first row, for a clean exit.
+    pub fn finish(&mut self) -> Result<(), String> {
+        self.clear_live()?;
+        self.terminal.show_cursor().map_err(failed)?;
+        self.terminal.backend_mut().flush().map_err(failed)
+    }
+
+    /// Gives the live area `height` rows, scrolling the screen up when they do not fit.
+    fn make_room(&mut self, height: u16) -> Result<(), String> {
+        self.clear_live()?;
+        self.scroll_for(height)?;
+        self.place(height)
+    }
+
+    /// Scrolls so that `rows` rows fit from `top` down.
+    fn scroll_for(&mut self, rows: u16) -> Result<(), String> {
+        let bottom = self.size.height;
+        let overflow = (self.top + rows).saturating_sub(bottom);
+        if overflow > 0 {
+            let backend = self.terminal.backend_mut();
+            backend
+                .set_cursor_position(Position::new(0, bottom.saturating_sub(1)))
+                .map_err(failed)?;
+            backend.append_lines(overflow).map_err(failed)?;
+            self.top = self.top.saturating_sub(overflow);
+        }
+        Ok(())
+    }
+
+    /// Puts the viewport at `top`, `height` rows tall.
+    fn place(&mut self, height: u16) -> Result<(), String> {
+        self.height = height.min(self.size.height.saturating_sub(self.top)).max(1);
+        let area = Rect::new(0, self.top, self.size.width, self.height);
+        self.terminal.resize(area).map_err(failed)
+    }
+
+    /// Blanks everything from the live area down, row by row: erasing "to the end of the
+    /// screen" from its top-left corner makes some terminals (tmux) save the screen to their
+    /// history, which would leave copies of the live area in the scrollback.
+    fn clear_live(&mut self) -> Result<(), String> {
+        let backend = self.terminal.backend_mut();
+        for row in self.top..self.size.height {
+            backend
+                .set_cursor_position(Position::new(0, row))
+                .map_err(failed)?;
+            backend.clear_region(ClearType::CurrentLine).map_err(failed)?;
+        }
+        backend
+            .set_cursor_position(Position::new(0, self.top))
+            .map_err(failed)
+    }
+
+    /// Follows a terminal resize: the live area stays on screen.
+    fn sync_size(&mut self) -> Result<(), String> {
+        let size = self.terminal.backend().size().map_err(failed)?;
+        if size != self.size {
+            self.size = size;
+            self.clear_live()?;
+            self.top = self.top.min(size.height.saturating_sub(self.height.max(1)));
+            self.place(self.height)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,2 @@
+//! Integration tests of the terminal UI.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

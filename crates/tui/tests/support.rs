@@ -1,0 +1,200 @@
+//! A UI on an in-memory terminal, driven by scripted events and keys.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
+use rein_tui::app::Action;
+use rein_tui::history::PromptHistory;
+use rein_tui::input::Input;
+use rein_tui::slash::Commands;
+use rein_tui::theme::Theme;
+use rein_tui::{App, Screen, Status};
+use serde_json::{Value, json};
+
+/// An app on a `width`×`height` test terminal, with a fixed clock.
+pub struct Harness {
+    pub app: App,
+    pub screen: Screen<TestBackend>,
+    pub start: Instant,
+    pub now: Instant,
+    pub actions: Vec<Action>,
+}
+
+impl Harness {
+    pub fn new(width: u16, height: u16) -> Self {
+        Self::with_theme(width, height, Theme::PLAIN)
+    }
+
+    pub fn with_theme(width: u16, height: u16, theme: Theme) -> Self {
+        let status = Status {
+            model: "claude-sonnet-4-5".into(),
+            context_window: 200_000,
+            cost_usd: Some(0.0),
+            ..Status::default()
+        };
+        let app = App::new(
+            theme,
+            Commands::load(&[]),
+            Input::new(PromptHistory::default()),
+            status,
+        );
+        let screen = Screen::new(TestBackend::new(width, height)).unwrap();
+        let start = Instant::now();
+        let mut harness = Self {
+            app,
+            screen,
+            start,
+            now: start,
+            actions: Vec::new(),
+        };
+        harness.draw();
+        harness
+    }
+
+    pub fn draw(&mut self) {
+        self.screen.draw(&mut self.app, self.now).unwrap();
+    }
+
+    pub fn advance(&mut self, millis: u64) {
+        self.now += Duration::from_millis(millis);
+    }
+
+    pub fn event(&mut self, event: Event) {
+        let actions = self.app.event(event, self.now);
+        self.actions.extend(actions);
+        self.draw();
+    }
+
+    pub fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) {
+        let actions = self.app.key(KeyEvent::new(code, modifiers), self.now);
+        self.actions.extend(actions);
+        self.draw();
+    }
+
+    pub fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c), KeyModifiers::NONE);
+        }
+    }
+
+    pub fn submit(&mut self, text: &str) {
+        self.type_text(text);
+        self.key(KeyCode::Enter, KeyModifiers::NONE);
+    }
+
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+
+    /// The scrollback, then the visible screen, each row trimmed on the right.
+    pub fn dump(&self) -> String {
+        let backend = self.screen.backend();
+        let rows = |buffer: &ratatui::buffer::Buffer| -> Vec<String> {
+            let width = usize::from(buffer.area.width);
+            buffer
+                .content
+                .chunks(width)
+                .map(|row| {
+                    let mut text = String::new();
+                    let mut skip = 0;
+                    for cell in row {
+                        if skip > 0 {
+                            skip -= 1;
+                            continue;
+                        }
+                        let symbol = cell.symbol();
+                        skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
+                        text.push_str(symbol);
+                    }
+                    text.trim_end().to_string()
+                })
+                .collect()
+        };
+        let mut out = String::new();
+        let scrollback = rows(backend.scrollback());
+        if scrollback.iter().any(|r| !r.is_empty()) {
+            for row in scrollback {
+                out.push_str(&row);
+                out.push('\n');
+            }
+            out.push_str("──── (scrollback above, screen below) ────\n");
+        }
+        for row in rows(backend.buffer()) {
+            out.push_str(&row);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+pub fn text_delta(text: &str) -> Event {
+    Event::TextDelta { text: text.into() }
+}
+
+pub fn assistant(text: &str) -> Event {
+    Event::AssistantMessage {
+        message: Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        },
+    }
+}
+
+pub fn tool_start(id: &str, name: &str, input: Value) -> Event {
+    Event::ToolCallStart {
+        id: id.into(),
+        name: name.into(),
+        input,
+    }
+}
+
+pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms: u64) -> Event {
+    Event::ToolCallEnd {
+        id: id.into(),
+        name: name.into(),
+        output: output.into(),
+        is_error,
+        duration_ms,
+    }
+}
+
+pub fn usage(input: u64, output: u64) -> Event {
+    Event::Usage {
+        usage: Usage {
+            input_tokens: input,
+            output_tokens: output,
+            ..Usage::default()
+        },
+        cost_usd: Some(0.0123),
+    }
+}
+
+pub fn result(outcome: RunOutcome, input: u64, output: u64) -> Event {
+    Event::Result {
+        outcome,
+        text: String::new(),
+        turns: 1,
+        usage: Usage::default(),
+        cost_usd: Some(0.0123),
+        duration_ms: 10,
+        session_usage: Usage {
+            input_tokens: input,
+            output_tokens: output,
+            ..Usage::default()
+        },
+        session_cost_usd: Some(0.0123),
+    }
+}
+
+pub fn turn_end() -> Event {
+    Event::TurnEnd {
+        turn: 1,
+        stop_reason: StopReason::EndTurn,
+    }
+}
+
+pub fn bash(command: &str) -> Value {
+    json!({ "command": command })
+}
