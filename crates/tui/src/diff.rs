@@ -52,12 +52,27 @@ pub fn patch(patch: &str, theme: Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// Lines added and removed in diff lines made here (counted before any cut).
+pub fn counts(lines: &[Line<'_>]) -> (usize, usize) {
+    let sign = |line: &Line<'_>| {
+        line.spans
+            .get(1)
+            .and_then(|span| span.content.chars().next())
+    };
+    let added = lines.iter().filter(|l| sign(l) == Some('+')).count();
+    let removed = lines.iter().filter(|l| sign(l) == Some('-')).count();
+    (added, removed)
+}
+
 /// At most `max` lines, the rest counted.
 pub fn limit(mut lines: Vec<Line<'static>>, max: usize, theme: Theme) -> Vec<Line<'static>> {
     if lines.len() > max {
         let more = lines.len() - max;
         lines.truncate(max);
-        lines.push(Line::styled(format!("    … +{more} diff lines"), theme.dim()));
+        lines.push(Line::styled(
+            format!("    … +{more} diff lines"),
+            theme.dim(),
+        ));
     }
     lines
 }
@@ -65,7 +80,10 @@ pub fn limit(mut lines: Vec<Line<'static>>, max: usize, theme: Theme) -> Vec<Lin
 fn marked(sign: char, text: String, style: ratatui::style::Style) -> Line<'static> {
     Line::from(vec![
         Span::raw("    "),
-        Span::styled(format!("{sign} {}", crate::tool_view::strip_controls(&text)), style),
+        Span::styled(
+            format!("{sign} {}", crate::tool_view::strip_controls(&text)),
+            style,
+        ),
     ])
 }
 
@@ -84,7 +102,9 @@ mod tests {
         let new = "a\nb\nc\nD\ne\nf\n";
         assert_eq!(
             text(&between(old, new, Theme::PLAIN)),
-            ["      b", "      c", "    - d", "    + D", "      e", "      f"]
+            [
+                "      b", "      c", "    - d", "    + D", "      e", "      f"
+            ]
         );
     }
 

@@ -21,11 +21,11 @@
 
 pub mod app;
 mod diff;
+mod driver;
 mod highlight;
 pub mod history;
 pub mod input;
 pub mod markdown;
-mod driver;
 mod plain;
 mod runner;
 mod screen;

@@ -176,7 +176,9 @@ impl<B: Backend> Screen<B> {
             backend
                 .set_cursor_position(Position::new(0, row))
                 .map_err(failed)?;
-            backend.clear_region(ClearType::CurrentLine).map_err(failed)?;
+            backend
+                .clear_region(ClearType::CurrentLine)
+                .map_err(failed)?;
         }
         backend
             .set_cursor_position(Position::new(0, self.top))

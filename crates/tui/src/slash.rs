@@ -44,12 +44,21 @@ pub struct CommandInfo {
 const BUILTIN: [(&str, &str); 10] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
-    ("compact", "summarise the conversation to free context [focus]"),
+    (
+        "compact",
+        "summarise the conversation to free context [focus]",
+    ),
     ("resume", "continue a stored session"),
     ("model", "show or switch the model [name]"),
     ("cost", "tokens and cost of this session"),
-    ("permissions", "show the rules and mode, or switch mode [mode]"),
-    ("init", "ask the model to write an AGENTS.md for this repository"),
+    (
+        "permissions",
+        "show the rules and mode, or switch mode [mode]",
+    ),
+    (
+        "init",
+        "ask the model to write an AGENTS.md for this repository",
+    ),
     ("quit", "end the session"),
     ("exit", "end the session"),
 ];
@@ -176,7 +185,10 @@ fn expand(template: &str, args: &str) -> String {
 
 /// The `description:` of a `---` frontmatter block, and the body after it.
 fn split_frontmatter(text: &str) -> (Option<&str>, String) {
-    let Some(rest) = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n")) else {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
         return (None, text.trim().to_string());
     };
     let Some(end) = rest.find("\n---") else {
@@ -208,10 +220,16 @@ mod tests {
     fn builtins_parse_with_their_arguments() {
         let commands = Commands::load(&[]);
         let cases = [
-            ("/compact the API", SlashCommand::Compact(Some("the API".into()))),
+            (
+                "/compact the API",
+                SlashCommand::Compact(Some("the API".into())),
+            ),
             ("/compact", SlashCommand::Compact(None)),
             ("/model gpt-5", SlashCommand::Model(Some("gpt-5".into()))),
-            ("/permissions plan", SlashCommand::Permissions(Some("plan".into()))),
+            (
+                "/permissions plan",
+                SlashCommand::Permissions(Some("plan".into())),
+            ),
             ("/exit", SlashCommand::Quit),
             ("/nope", SlashCommand::Unknown("nope".into())),
         ];

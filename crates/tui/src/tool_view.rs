@@ -22,7 +22,9 @@ pub fn summary(name: &str, input: &Value) -> String {
         "bash" => first_line_marked(text("command")),
         "read_file" => {
             let range = match (number("offset"), number("limit")) {
-                (Some(from), Some(limit)) => format!(" ({from}-{})", from + limit.saturating_sub(1)),
+                (Some(from), Some(limit)) => {
+                    format!(" ({from}-{})", from + limit.saturating_sub(1))
+                }
                 (Some(from), None) => format!(" ({from}-)"),
                 (None, Some(limit)) => format!(" (1-{limit})"),
                 (None, None) => String::new(),
@@ -82,14 +84,18 @@ pub fn folded_result(output: &str, is_error: bool, theme: Theme) -> Vec<Line<'st
 
 /// The change a successful file tool made, as a coloured diff (edits and patches), or nothing.
 pub fn change(name: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
+    diff::limit(full_change(name, input, theme), DIFF_LINES, theme)
+}
+
+/// [`change`] without the length limit.
+pub fn full_change(name: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
     let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
-    let lines = match name {
+    match name {
         "edit_file" => diff::between(text("old_string"), text("new_string"), theme),
         "apply_patch" => diff::patch(text("patch"), theme),
         "write_file" => diff::between("", text("content"), theme),
-        _ => return Vec::new(),
-    };
-    diff::limit(lines, DIFF_LINES, theme)
+        _ => Vec::new(),
+    }
 }
 
 /// The last `count` lines of a running call's output, for the live area.
@@ -188,15 +194,39 @@ mod tests {
     #[test]
     fn summaries_name_what_a_person_recognises_the_call_by() {
         let cases = [
-            ("read_file", json!({"path": "src/main.rs", "offset": 1, "limit": 200}), "read_file src/main.rs (1-200)"),
+            (
+                "read_file",
+                json!({"path": "src/main.rs", "offset": 1, "limit": 200}),
+                "read_file src/main.rs (1-200)",
+            ),
             ("read_file", json!({"path": "a.rs"}), "read_file a.rs"),
             ("bash", json!({"command": "cargo test"}), "bash cargo test"),
             ("bash", json!({"command": "cd x\nmake"}), "bash cd x …"),
-            ("write_file", json!({"path": "a.txt", "content": "1\n2\n"}), "write_file a.txt (2 lines)"),
-            ("edit_file", json!({"path": "a.rs", "old_string": "a", "new_string": "b"}), "edit_file a.rs"),
-            ("apply_patch", json!({"patch": "*** Begin Patch\n*** Update File: a.rs\n@@\n-a\n+b\n*** Add File: b.rs\n+x\n*** End Patch"}), "apply_patch a.rs, b.rs"),
-            ("glob", json!({"pattern": "**/*.rs", "path": "crates"}), "glob **/*.rs in crates"),
-            ("grep", json!({"pattern": "fn main", "glob": "*.rs"}), "grep \"fn main\" (*.rs)"),
+            (
+                "write_file",
+                json!({"path": "a.txt", "content": "1\n2\n"}),
+                "write_file a.txt (2 lines)",
+            ),
+            (
+                "edit_file",
+                json!({"path": "a.rs", "old_string": "a", "new_string": "b"}),
+                "edit_file a.rs",
+            ),
+            (
+                "apply_patch",
+                json!({"patch": "*** Begin Patch\n*** Update File: a.rs\n@@\n-a\n+b\n*** Add File: b.rs\n+x\n*** End Patch"}),
+                "apply_patch a.rs, b.rs",
+            ),
+            (
+                "glob",
+                json!({"pattern": "**/*.rs", "path": "crates"}),
+                "glob **/*.rs in crates",
+            ),
+            (
+                "grep",
+                json!({"pattern": "fn main", "glob": "*.rs"}),
+                "grep \"fn main\" (*.rs)",
+            ),
             ("mcp__x__y", json!({"q": 1}), "mcp__x__y {\"q\":1}"),
         ];
         for (name, input, expected) in cases {
@@ -211,15 +241,18 @@ mod tests {
         let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
         assert_eq!(
             text,
-            ["  ⎿ line 1", "    line 2", "    line 3", "    line 4", "    … +6 lines"]
+            [
+                "  ⎿ line 1",
+                "    line 2",
+                "    line 3",
+                "    line 4",
+                "    … +6 lines"
+            ]
         );
     }
 
     #[test]
     fn tails_drop_blank_lines_and_escapes() {
-        assert_eq!(
-            tail("a\n\n\u{1b}[31mred\u{1b}[0m\nc\n", 2),
-            ["red", "c"]
-        );
+        assert_eq!(tail("a\n\n\u{1b}[31mred\u{1b}[0m\nc\n", 2), ["red", "c"]);
     }
 }

@@ -31,7 +31,10 @@ pub fn wrap(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
         let (end, next) = row_end(&cells, start, room);
         let mut row: Vec<(char, ratatui::style::Style)> = Vec::new();
         if !first {
-            row.extend(std::iter::repeat_n((' ', ratatui::style::Style::new()), indent));
+            row.extend(std::iter::repeat_n(
+                (' ', ratatui::style::Style::new()),
+                indent,
+            ));
         }
         row.extend_from_slice(&cells[start..end]);
         rows.push(to_line(&row));

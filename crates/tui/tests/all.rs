@@ -1,2 +1,4 @@
 //! Integration tests of the terminal UI.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod frames;
+mod support;

@@ -127,11 +127,7 @@ impl App {
             Event::HookRun { .. } => {}
             Event::Usage { usage, cost_usd } => {
                 self.status.usage.add(&usage);
-                self.status.cost_usd = self
-                    .status
-                    .cost_usd
-                    .zip(cost_usd)
-                    .map(|(a, b)| a + b);
+                self.status.cost_usd = self.status.cost_usd.zip(cost_usd).map(|(a, b)| a + b);
                 self.status.context_tokens = usage.total_input() + usage.output_tokens;
             }
             Event::TurnEnd { .. } => {}
@@ -188,13 +184,23 @@ impl App {
                 theme.dim(),
             ));
         }
+        self.committed.push(Line::raw(""));
         self.committed.push(Line::from(head));
         let change = if is_error {
             Vec::new()
         } else {
-            tool_view::change(name, input, theme)
+            tool_view::full_change(name, input, theme)
         };
         if !change.is_empty() {
+            let (added, removed) = crate::diff::counts(&change);
+            let change = crate::diff::limit(change, tool_view::DIFF_LINES, theme);
+            self.committed.push(Line::styled(
+                format!(
+                    "  ⎿ {added} line{} added, {removed} removed",
+                    if added == 1 { "" } else { "s" }
+                ),
+                theme.dim(),
+            ));
             self.committed.extend(change);
         } else if name == "read_file" && !is_error {
             let lines = output.lines().count();

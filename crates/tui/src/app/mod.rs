@@ -194,7 +194,12 @@ impl App {
         let items = sessions
             .iter()
             .map(|s| {
-                let date: String = s.created_at.chars().take(16).collect::<String>().replace('T', " ");
+                let date: String = s
+                    .created_at
+                    .chars()
+                    .take(16)
+                    .collect::<String>()
+                    .replace('T', " ");
                 let cost = s.cost_usd.map_or(String::new(), |c| format!(" · ${c:.2}"));
                 let label = format!(
                     "{date} · {} turn{}{cost} · {}",
@@ -240,7 +245,10 @@ impl App {
             }
             lines.push(Line::styled(format!("  {kind}:"), theme.bold()));
             for rule in rules.iter() {
-                lines.push(Line::raw(format!("    {}  ({})", rule.rule.text, rule.source)));
+                lines.push(Line::raw(format!(
+                    "    {}  ({})",
+                    rule.rule.text, rule.source
+                )));
             }
         }
         if lines.len() == 1 {
@@ -290,7 +298,11 @@ impl App {
             KeyCode::Char('d') if ctrl && self.input.is_empty() => return vec![Action::Quit],
             KeyCode::Char('t') if ctrl => {
                 self.show_thinking = !self.show_thinking;
-                let state = if self.show_thinking { "shown" } else { "folded" };
+                let state = if self.show_thinking {
+                    "shown"
+                } else {
+                    "folded"
+                };
                 self.notice = Some(format!("thinking {state} (Ctrl-T)"));
                 return Vec::new();
             }
@@ -366,6 +378,7 @@ impl App {
         self.flush_stream();
         self.busy = None;
         self.cancelling = false;
+        self.notice = None;
         self.running.clear();
         match self.queued.pop_front() {
             Some(next) => self.submit(next, now),
@@ -409,7 +422,10 @@ impl App {
             if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
                 self.queued.push_back(typed.to_string());
             } else {
-                self.notice = Some(format!("{} waits for the turn to end (Esc cancels it)", typed.trim()));
+                self.notice = Some(format!(
+                    "{} waits for the turn to end (Esc cancels it)",
+                    typed.trim()
+                ));
             }
             return Vec::new();
         }
@@ -472,8 +488,14 @@ impl App {
         }
         lines.push(Line::styled("  Keys", theme.bold()));
         for (key, what) in [
-            ("Enter", "send (while a turn runs: queue as the next message)"),
-            ("Shift/Alt+Enter", "new line (also Ctrl-J, or \\ then Enter)"),
+            (
+                "Enter",
+                "send (while a turn runs: queue as the next message)",
+            ),
+            (
+                "Shift/Alt+Enter",
+                "new line (also Ctrl-J, or \\ then Enter)",
+            ),
             ("Up/Down", "earlier prompts"),
             ("Ctrl-C", "cancel the turn; twice: quit"),
             ("Esc", "cancel the turn, close a prompt or list"),
@@ -494,7 +516,9 @@ impl App {
         let cost = self
             .status
             .cost_usd
-            .map_or("unknown (the model has no price)".to_string(), |c| format!("${c:.4}"));
+            .map_or("unknown (the model has no price)".to_string(), |c| {
+                format!("${c:.4}")
+            });
         self.commit([
             Line::styled(format!("  Session cost: {cost}"), self.theme.bold()),
             Line::raw(format!(
@@ -552,7 +576,9 @@ impl App {
     fn complete(&mut self) {
         let text = self.input.text();
         let completions = self.commands.completions(&text);
-        if let Some(choice) = completions.get(self.completion.min(completions.len().saturating_sub(1))) {
+        if let Some(choice) =
+            completions.get(self.completion.min(completions.len().saturating_sub(1)))
+        {
             let name = format!("/{}", choice.name);
             self.input.set_text(&name);
         }

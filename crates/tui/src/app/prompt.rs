@@ -68,9 +68,7 @@ impl PermissionPrompt {
         }
         match key.code {
             KeyCode::Char('y' | 'Y') | KeyCode::Char('1') => self.answer(Approval::AllowOnce),
-            KeyCode::Char('a' | 'A') | KeyCode::Char('2') => {
-                self.answer(Approval::AllowForSession)
-            }
+            KeyCode::Char('a' | 'A') | KeyCode::Char('2') => self.answer(Approval::AllowForSession),
             KeyCode::Char('n' | 'N') | KeyCode::Char('3') | KeyCode::Esc => {
                 self.answer(Approval::Deny { note: None })
             }
@@ -96,7 +94,10 @@ impl PermissionPrompt {
         let mut lines = vec![Line::from(vec![
             Span::styled("? ", theme.warning().patch(theme.bold())),
             Span::styled(
-                format!("Allow {}?", tool_view::summary(&request.tool, &request.input)),
+                format!(
+                    "Allow {}?",
+                    tool_view::summary(&request.tool, &request.input)
+                ),
                 theme.bold(),
             ),
         ])];
@@ -221,7 +222,9 @@ impl Picker {
                 return self
                     .items
                     .get(self.selected)
-                    .map_or(PickOutcome::Closed, |(id, _)| PickOutcome::Picked(id.clone()));
+                    .map_or(PickOutcome::Closed, |(id, _)| {
+                        PickOutcome::Picked(id.clone())
+                    });
             }
             KeyCode::Esc => return PickOutcome::Closed,
             _ => {}

@@ -58,7 +58,10 @@ fn when_idle_ctrl_c_clears_the_input_then_quits_on_a_quick_second_press() {
     let mut app = app();
     press(&mut app, KeyCode::Char('x'), KeyModifiers::NONE, now);
     assert!(ctrl_c(&mut app, now).is_empty());
-    assert!(ctrl_c(&mut app, now).is_empty(), "first press on empty input only arms");
+    assert!(
+        ctrl_c(&mut app, now).is_empty(),
+        "first press on empty input only arms"
+    );
     let late = now + Duration::from_secs(5);
     assert!(ctrl_c(&mut app, late).is_empty(), "too late: arms again");
     assert_eq!(ctrl_c(&mut app, late), [Action::Quit]);
@@ -157,18 +160,27 @@ fn a_prompt_dropped_unanswered_denies() {
         reply,
     );
     drop(app);
-    assert_eq!(answer.blocking_recv().unwrap(), Approval::Deny { note: None });
+    assert_eq!(
+        answer.blocking_recv().unwrap(),
+        Approval::Deny { note: None }
+    );
 }
 
 #[test]
 fn slash_commands_become_actions() {
     let now = Instant::now();
     let cases = [
-        ("/compact the API", vec![Action::Compact(Some("the API".into()))]),
+        (
+            "/compact the API",
+            vec![Action::Compact(Some("the API".into()))],
+        ),
         ("/clear", vec![Action::NewSession]),
         ("/resume", vec![Action::ListSessions]),
         ("/model gpt-5", vec![Action::SetModel("gpt-5".into())]),
-        ("/permissions plan", vec![Action::SetMode(PermissionMode::Plan)]),
+        (
+            "/permissions plan",
+            vec![Action::SetMode(PermissionMode::Plan)],
+        ),
         ("/permissions", vec![Action::ShowPermissions]),
         ("/quit", vec![Action::Quit]),
         ("/init", vec![Action::Run(INIT_PROMPT.into())]),
@@ -211,7 +223,12 @@ fn a_cancelled_run_says_so_and_keeps_what_streamed() {
     let now = Instant::now();
     let mut app = app();
     app.submit("go".into(), now);
-    app.event(Event::TextDelta { text: "half an ans".into() }, now);
+    app.event(
+        Event::TextDelta {
+            text: "half an ans".into(),
+        },
+        now,
+    );
     ctrl_c(&mut app, now);
     app.event(result(RunOutcome::Cancelled), now);
     let committed = text(&app.take_committed());

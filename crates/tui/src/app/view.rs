@@ -80,7 +80,12 @@ impl App {
                 let completions = self.commands.completions(&self.input.text());
                 let selected = self.completion.min(completions.len().saturating_sub(1));
                 let first = selected.saturating_sub(COMPLETION_ROWS - 1);
-                for (n, command) in completions.iter().enumerate().skip(first).take(COMPLETION_ROWS) {
+                for (n, command) in completions
+                    .iter()
+                    .enumerate()
+                    .skip(first)
+                    .take(COMPLETION_ROWS)
+                {
                     let style = if n == selected {
                         theme.accent().patch(theme.bold())
                     } else {
@@ -101,22 +106,25 @@ impl App {
     fn status_line(&self, width: usize, now: Instant) -> Line<'static> {
         let theme = self.theme;
         let status = &self.status;
-        let mut left: Vec<Span<'static>> = Vec::new();
-        if let Some(notice) = &self.notice {
-            left.push(Span::styled(notice.clone(), theme.warning()));
+        // Left: what is happening; right: model and numbers. The hint after the spinner goes
+        // first when the line is too narrow, then the right side is cut.
+        let (left, hint, left_style) = if let Some(notice) = &self.notice {
+            (notice.clone(), String::new(), theme.warning())
         } else if let Some(busy) = &self.busy {
             let secs = now.saturating_duration_since(busy.since).as_secs();
-            left.push(Span::styled(
+            let hint = if self.cancelling {
+                " · cancelling"
+            } else {
+                " · esc to cancel"
+            };
+            (
                 format!("{} {}… {secs}s", spinner(now, busy.since), busy.label),
+                hint.to_string(),
                 theme.accent(),
-            ));
-            left.push(Span::styled(
-                if self.cancelling { " · cancelling" } else { " · esc to cancel" },
-                theme.dim(),
-            ));
+            )
         } else {
-            left.push(Span::styled("/help for commands", theme.dim()));
-        }
+            ("/help for commands".to_string(), String::new(), theme.dim())
+        };
         let context = if status.context_window > 0 {
             let percent = status.context_tokens as f64 * 100.0 / status.context_window as f64;
             format!(" · ctx {percent:.0}%")
@@ -130,23 +138,37 @@ impl App {
             rein_engine::permissions::PermissionMode::Default => String::new(),
             other => format!(" · {}", other.name()),
         };
-        let right = format!(
-            "{} · ↑{} ↓{}{context}{cost}{mode}",
-            status.model,
+        let numbers = format!(
+            " · ↑{} ↓{}{context}{cost}{mode}",
             thousands(status.usage.total_input()),
             thousands(status.usage.output_tokens),
         );
-        let left_width: usize = left.iter().map(Span::width).sum();
-        let right_width = unicode_width::UnicodeWidthStr::width(right.as_str());
-        if left_width + right_width + 2 <= width {
-            left.push(Span::raw(" ".repeat(width - left_width - right_width)));
-            left.push(Span::styled(right, theme.dim()));
-        } else if left_width + 3 < width {
-            let room = width - left_width - 3;
-            left.push(Span::raw("   "));
-            left.push(Span::styled(tool_view::clip(&right, room), theme.dim()));
-        }
-        Line::from(left)
+        let w = |text: &str| unicode_width::UnicodeWidthStr::width(text);
+        let left_width = w(&left);
+        let with_hint = left_width + w(&hint);
+        let room = |used: usize| width.saturating_sub(used + 2);
+        let hint = if with_hint + w(&status.model) + w(&numbers) + 2 <= width {
+            hint
+        } else {
+            String::new()
+        };
+        let used = left_width + w(&hint);
+        let right = if w(&status.model) + w(&numbers) <= room(used) {
+            format!("{}{numbers}", status.model)
+        } else if w(&numbers) + 4 <= room(used) {
+            // Cut the model name, keep the numbers.
+            let model = tool_view::clip(&status.model, room(used) - w(&numbers));
+            format!("{model}{numbers}")
+        } else {
+            tool_view::clip(&format!("{}{numbers}", status.model), room(used))
+        };
+        let gap = width.saturating_sub(used + w(&right)).max(1);
+        Line::from(vec![
+            Span::styled(left, left_style),
+            Span::styled(hint, theme.dim()),
+            Span::raw(" ".repeat(gap)),
+            Span::styled(right, theme.dim()),
+        ])
     }
 }
 
