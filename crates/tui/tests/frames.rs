@@ -31,7 +31,7 @@ fn streaming_markdown_mid_answer() {
         h.submit("explain the plan");
         h.advance(1300);
         let cut = ANSWER.find("fn main").unwrap() + 4;
-        for chunk in ANSWER[..cut].as_bytes().chunks(7) {
+        for chunk in ANSWER.as_bytes()[..cut].chunks(7) {
             h.event(text_delta(std::str::from_utf8(chunk).unwrap()));
         }
     });
@@ -207,6 +207,12 @@ fn permission_prompts_show_the_call_the_rule_and_the_choices() {
 #[test]
 fn slash_commands_complete_and_help_lists_them() {
     snapshot("slash_completion", |h| h.type_text("/c"));
+    let mut h = Harness::new(80, 24);
+    h.submit("/compact the parser");
+    assert_eq!(
+        h.take_actions(),
+        [rein_tui::Action::Compact(Some("the parser".into()))]
+    );
     snapshot("slash_help", |h| h.submit("/help"));
 }
 

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
-use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, StopReason, Usage};
+use rein_protocol::{ContentBlock, Event, Message, Role, RunOutcome, Usage};
 use rein_tui::app::Action;
 use rein_tui::history::PromptHistory;
 use rein_tui::input::Input;
@@ -17,7 +17,6 @@ use serde_json::{Value, json};
 pub struct Harness {
     pub app: App,
     pub screen: Screen<TestBackend>,
-    pub start: Instant,
     pub now: Instant,
     pub actions: Vec<Action>,
 }
@@ -41,12 +40,10 @@ impl Harness {
             status,
         );
         let screen = Screen::new(TestBackend::new(width, height)).unwrap();
-        let start = Instant::now();
         let mut harness = Self {
             app,
             screen,
-            start,
-            now: start,
+            now: Instant::now(),
             actions: Vec::new(),
         };
         harness.draw();
@@ -84,6 +81,7 @@ impl Harness {
         self.key(KeyCode::Enter, KeyModifiers::NONE);
     }
 
+    /// The actions the app asked for so far.
     pub fn take_actions(&mut self) -> Vec<Action> {
         std::mem::take(&mut self.actions)
     }
@@ -185,13 +183,6 @@ pub fn result(outcome: RunOutcome, input: u64, output: u64) -> Event {
             ..Usage::default()
         },
         session_cost_usd: Some(0.0123),
-    }
-}
-
-pub fn turn_end() -> Event {
-    Event::TurnEnd {
-        turn: 1,
-        stop_reason: StopReason::EndTurn,
     }
 }
 
