@@ -8,4 +8,5 @@ mod errors;
 mod exec;
 mod sessions;
 mod support;
+mod terminal;
 mod tool;

@@ -1,0 +1,221 @@
+//! The interactive UI in a real terminal: tmux runs `rein` against the mock server,
+//! `send-keys` types a prompt, answers a permission prompt and presses Ctrl-C during a long
+//! tool call, and `capture-pane` shows the screen. Without tmux (and no way to install it)
+//! the test is skipped with a message. Also: plain line output when stdout is not a terminal.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+/// tmux on one private socket, killed when the test ends.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// A tmux server, installing tmux first when it is missing and we may.
+    fn start() -> Option<Self> {
+        let works = || {
+            Command::new("tmux")
+                .arg("-V")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !works() {
+            let root = Command::new("id")
+                .arg("-u")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+            if root {
+                let _ = Command::new("apt-get")
+                    .args(["install", "-y", "-qq", "tmux"])
+                    .env("DEBIAN_FRONTEND", "noninteractive")
+                    .output();
+            }
+        }
+        if !works() {
+            eprintln!("SKIPPED: tmux is not installed and could not be installed here");
+            return None;
+        }
+        Some(Self {
+            socket: format!("rein-test-{}-{}", std::process::id(), fastrand::u32(..)),
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "ui", "-S", "-200"])
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "ui"];
+        args.extend(keys);
+        self.run(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "ui", "-l", text]);
+    }
+
+    /// Waits until the screen shows `text`; fails with the screen after `timeout`.
+    async fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the screen never showed {text:?}:\n{screen}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+/// A script that starts rein in `workspace` with a clean environment, then keeps the pane
+/// open so its last screen can be read.
+fn launcher(workspace: &Path, url: &str, extra: &str) -> std::path::PathBuf {
+    let script = workspace.join(".rein-test-launch.sh");
+    let body = format!(
+        "#!/bin/sh\n\
+         unset ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL REIN_MODEL REIN_PERMISSION_MODE NO_COLOR\n\
+         export ANTHROPIC_API_KEY=test XDG_DATA_HOME='{data}' XDG_CONFIG_HOME='{config}'\n\
+         cd '{ws}'\n\
+         '{rein}' --base-url '{url}' {extra}\n\
+         echo \"rein exited with $?\"\n\
+         sleep 60\n",
+        data = workspace.join(".rein-test-data").display(),
+        config = workspace.join(".rein-test-config").display(),
+        ws = workspace.display(),
+        rein = env!("CARGO_BIN_EXE_rein"),
+    );
+    std::fs::write(&script, body).unwrap();
+    script
+}
+
+const SCENARIO: &str = r#"{"turns": [
+  {"text": "I'll create the file first.", "tool_calls": [{"name": "bash", "arguments": {"command": "touch created.txt"}}]},
+  {"text": "Now the long part.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 37"}}]},
+  {"text": "never reached"}
+]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(SCENARIO).await;
+    let script = launcher(
+        dir.path(),
+        &server.url(),
+        "--allowed-tools 'Bash(echo *) Bash(sleep *)'",
+    );
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ui",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &format!("sh '{}'", script.display()),
+    ]);
+    tmux.wait_for("/help for commands").await;
+
+    tmux.type_text("create the file then wait");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Allow bash touch created.txt?").await;
+    assert!(screen.contains("› create the file then wait"), "{screen}");
+    assert!(screen.contains("asked by mode default"), "{screen}");
+    assert!(
+        screen.contains("y yes  a yes, this session  n no"),
+        "{screen}"
+    );
+    assert!(!dir.path().join("created.txt").exists());
+
+    tmux.keys(&["y"]);
+    // The long call runs: its live line shows the elapsed time and its output so far.
+    let screen = tmux.wait_for("(2s)").await;
+    assert!(dir.path().join("created.txt").exists(), "{screen}");
+    assert!(screen.contains("bash echo started; sleep 37"), "{screen}");
+    assert!(screen.contains("│ started"), "{screen}");
+    assert!(screen.contains("● bash touch created.txt"), "{screen}");
+
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_for("Interrupted. Tell the model").await;
+    assert!(
+        screen.contains("/help for commands"),
+        "idle again:\n{screen}"
+    );
+    let sleeping = Command::new("pgrep")
+        .args(["-f", "sleep 37"])
+        .output()
+        .unwrap();
+    assert!(
+        sleeping.stdout.is_empty(),
+        "the tool's process was not killed"
+    );
+
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("rein exited with 0").await;
+    assert!(
+        screen.contains("continue it with `rein --resume"),
+        "{screen}"
+    );
+    assert_eq!(server.requests().len(), 2, "no request after the cancel");
+}
+
+#[tokio::test]
+async fn without_a_terminal_the_ui_prints_plain_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(DEMO).await;
+    std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "--base-url",
+        &server.url(),
+        "--allowed-tools",
+        "Bash(sed *) Bash(bash hello.sh)",
+        "make hello.sh greet rein",
+    ])
+    .env("ANTHROPIC_API_KEY", "test")
+    .stdin(std::process::Stdio::null());
+    let out = output(cmd).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("› make hello.sh greet rein"), "{stdout}");
+    assert!(
+        stdout.contains("● bash sed -i 's/world/rein/' hello.sh"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Done: hello.sh now prints \"hello rein\"."),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "escape codes in plain output: {stdout:?}"
+    );
+}
