@@ -3,6 +3,7 @@
 //! Finished output is handed over as lines for the terminal's scrollback
 //! ([`App::take_committed`]); only the live area is drawn from this state ([`App::render`]).
 
+mod commands;
 mod events;
 mod prompt;
 mod view;
@@ -12,8 +13,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
-use rein_engine::permissions::{PermissionMode, Policy};
-use rein_engine::session::SessionSummary;
+use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
 use rein_protocol::Usage;
 use tokio::sync::oneshot;
@@ -22,7 +22,7 @@ pub use prompt::{PermissionPrompt, PickOutcome, Picker, PromptOutcome};
 
 use crate::input::{Input, InputOutcome};
 use crate::markdown::MarkdownStream;
-use crate::slash::{Commands, INIT_PROMPT, SlashCommand};
+use crate::slash::Commands;
 use crate::theme::Theme;
 
 /// How long a first Ctrl-C (or Ctrl-D) waits for the second that quits.
@@ -189,30 +189,6 @@ impl App {
         self.prompt = Some(PermissionPrompt::new(request, reply));
     }
 
-    /// Opens the `/resume` list.
-    pub fn open_session_picker(&mut self, sessions: &[SessionSummary]) {
-        let items = sessions
-            .iter()
-            .map(|s| {
-                let date: String = s
-                    .created_at
-                    .chars()
-                    .take(16)
-                    .collect::<String>()
-                    .replace('T', " ");
-                let cost = s.cost_usd.map_or(String::new(), |c| format!(" · ${c:.2}"));
-                let label = format!(
-                    "{date} · {} turn{}{cost} · {}",
-                    s.requests,
-                    if s.requests == 1 { "" } else { "s" },
-                    s.first_prompt
-                );
-                (s.id.clone(), label)
-            })
-            .collect();
-        self.picker = Some(Picker::new("Resume a session", items));
-    }
-
     /// The session was replaced (`/clear`, `/resume`): a fresh status, nothing in flight.
     pub fn session_replaced(&mut self, status: Status, note: &str) {
         self.status = status;
@@ -220,41 +196,6 @@ impl App {
         self.running.clear();
         self.queued.clear();
         self.info(note);
-    }
-
-    /// Shows the permission mode and rules.
-    pub fn show_policy(&mut self, policy: &Policy) {
-        let theme = self.theme;
-        let mut lines = vec![Line::from(vec![
-            Span::styled("  Permission mode: ", theme.bold()),
-            Span::raw(policy.mode.name()),
-            Span::styled(
-                "  (/permissions MODE or Shift+Tab: default, accept-edits, plan, bypass)",
-                theme.dim(),
-            ),
-        ])];
-        let lists = [
-            ("allow", &policy.rules.allow),
-            ("ask", &policy.rules.ask),
-            ("deny", &policy.rules.deny),
-            ("allowed this session", &policy.session_allow),
-        ];
-        for (kind, rules) in lists {
-            if rules.is_empty() {
-                continue;
-            }
-            lines.push(Line::styled(format!("  {kind}:"), theme.bold()));
-            for rule in rules.iter() {
-                lines.push(Line::raw(format!(
-                    "    {}  ({})",
-                    rule.rule.text, rule.source
-                )));
-            }
-        }
-        if lines.len() == 1 {
-            lines.push(Line::styled("  no rules", theme.dim()));
-        }
-        self.commit(lines);
     }
 
     /// Handles a pasted text.
@@ -406,129 +347,6 @@ impl App {
         }
         self.set_busy("thinking", now);
         self.cancelling = false;
-    }
-
-    fn command(&mut self, command: SlashCommand, typed: &str, now: Instant) -> Vec<Action> {
-        let needs_idle = matches!(
-            command,
-            SlashCommand::Clear
-                | SlashCommand::Compact(_)
-                | SlashCommand::Resume(_)
-                | SlashCommand::Model(Some(_))
-                | SlashCommand::Init
-                | SlashCommand::Prompt(_)
-        );
-        if needs_idle && self.busy.is_some() {
-            if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
-                self.queued.push_back(typed.to_string());
-            } else {
-                self.notice = Some(format!(
-                    "{} waits for the turn to end (Esc cancels it)",
-                    typed.trim()
-                ));
-            }
-            return Vec::new();
-        }
-        match command {
-            SlashCommand::Help => {
-                self.help();
-                Vec::new()
-            }
-            SlashCommand::Clear => vec![Action::NewSession],
-            SlashCommand::Compact(focus) => {
-                self.set_busy("compacting", now);
-                vec![Action::Compact(focus)]
-            }
-            SlashCommand::Resume(Some(id)) => vec![Action::Resume(id)],
-            SlashCommand::Resume(None) => vec![Action::ListSessions],
-            SlashCommand::Model(Some(model)) => vec![Action::SetModel(model)],
-            SlashCommand::Model(None) => {
-                let model = self.status.model.clone();
-                self.info(format!("model: {model} (/model NAME switches)"));
-                Vec::new()
-            }
-            SlashCommand::Cost => {
-                self.cost();
-                Vec::new()
-            }
-            SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
-            SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {
-                Some(mode) => vec![Action::SetMode(mode)],
-                None => {
-                    self.error(format!(
-                        "unknown mode {name:?}: default, accept-edits, plan or bypass"
-                    ));
-                    Vec::new()
-                }
-            },
-            SlashCommand::Init => {
-                self.begin_run("/init", now);
-                vec![Action::Run(INIT_PROMPT.to_string())]
-            }
-            SlashCommand::Quit => vec![Action::Quit],
-            SlashCommand::Prompt(prompt) => {
-                self.begin_run(typed.trim(), now);
-                vec![Action::Run(prompt)]
-            }
-            SlashCommand::Unknown(name) => {
-                self.error(format!("unknown command /{name} (/help lists them)"));
-                Vec::new()
-            }
-        }
-    }
-
-    fn help(&mut self) {
-        let theme = self.theme;
-        let mut lines = vec![Line::styled("  Commands", theme.bold())];
-        for command in self.commands.all() {
-            lines.push(Line::from(vec![
-                Span::styled(format!("    /{:<14}", command.name), theme.accent()),
-                Span::raw(command.description.clone()),
-            ]));
-        }
-        lines.push(Line::styled("  Keys", theme.bold()));
-        for (key, what) in [
-            (
-                "Enter",
-                "send (while a turn runs: queue as the next message)",
-            ),
-            (
-                "Shift/Alt+Enter",
-                "new line (also Ctrl-J, or \\ then Enter)",
-            ),
-            ("Up/Down", "earlier prompts"),
-            ("Ctrl-C", "cancel the turn; twice: quit"),
-            ("Esc", "cancel the turn, close a prompt or list"),
-            ("Ctrl-D", "quit (on empty input)"),
-            ("Ctrl-T", "show or fold thinking"),
-            ("Shift+Tab", "cycle the permission mode"),
-        ] {
-            lines.push(Line::from(vec![
-                Span::styled(format!("    {key:<16}"), theme.accent()),
-                Span::raw(what),
-            ]));
-        }
-        self.commit(lines);
-    }
-
-    fn cost(&mut self) {
-        let usage = self.status.usage;
-        let cost = self
-            .status
-            .cost_usd
-            .map_or("unknown (the model has no price)".to_string(), |c| {
-                format!("${c:.4}")
-            });
-        self.commit([
-            Line::styled(format!("  Session cost: {cost}"), self.theme.bold()),
-            Line::raw(format!(
-                "    input {} · output {} · cache read {} · cache write {}",
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_input_tokens,
-                usage.cache_creation_input_tokens
-            )),
-        ]);
     }
 
     fn interrupt(&mut self, now: Instant) -> Vec<Action> {

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::history::PromptHistory;
+use crate::slash::INIT_PROMPT;
 
 fn app() -> App {
     App::new(
