@@ -219,3 +219,72 @@ async fn without_a_terminal_the_ui_prints_plain_lines() {
         "escape codes in plain output: {stdout:?}"
     );
 }
+
+#[tokio::test]
+async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = mock(r#"{"turns": [{"text": "noted"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &first.url(),
+        "remember the number 4217",
+    ])
+    .env("ANTHROPIC_API_KEY", "test");
+    assert!(output(cmd).await.status.success());
+    let sessions = dir.path().join(".rein-test-data/rein/sessions");
+    let folder = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(folder)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let id = file.file_stem().unwrap().to_string_lossy().into_owned();
+
+    let server = mock(r#"{"turns": [{"text": "It was 4217."}, {"text": "fresh answer"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["--base-url", &server.url()])
+        .env("ANTHROPIC_API_KEY", "test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let script = format!("/resume {id}\nwhich number?\n/cost\n/clear\nfresh start\n/quit\n");
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(script.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.contains(&format!("── session {id} ──")), "{stdout}");
+    assert!(stdout.contains("● It was 4217."), "{stdout}");
+    assert!(stdout.contains("Session cost:"), "{stdout}");
+    assert!(stdout.contains("── new session ──"), "{stdout}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[0]
+            .body
+            .to_string()
+            .contains("remember the number 4217")
+    );
+    assert!(
+        !requests[1].body.to_string().contains("4217"),
+        "a new session starts empty"
+    );
+}

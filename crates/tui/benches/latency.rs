@@ -108,10 +108,7 @@ fn main() {
     let mut tokens = Vec::new();
     let mut rest = answer.as_str();
     while !rest.is_empty() {
-        let cut = rest
-            .char_indices()
-            .nth(4)
-            .map_or(rest.len(), |(i, _)| i);
+        let cut = rest.char_indices().nth(4).map_or(rest.len(), |(i, _)| i);
         let (token, tail) = rest.split_at(cut);
         rest = tail;
         let started = Instant::now();

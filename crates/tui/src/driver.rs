@@ -151,6 +151,7 @@ pub fn status_of(agent: &Agent) -> Status {
     let (usage, cost_usd) = agent.session_totals();
     let mode = agent.policy().lock().map(|p| p.mode).unwrap_or_default();
     Status {
+        session_id: agent.session_id().to_string(),
         model: agent.model().to_string(),
         mode,
         usage,

@@ -230,7 +230,7 @@ pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> b
         }
         Action::Resume(id) => match driver.resume(&id).await {
             Ok(status) => {
-                app.session_replaced(status, &format!("── resumed session {id} ──"));
+                app.session_replaced(status, "");
                 app.replay(&driver.transcript().await, &id);
             }
             Err(message) => app.error(message),
@@ -241,6 +241,7 @@ pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> b
                 let current = app.status_mut();
                 current.model = status.model;
                 current.context_window = status.context_window;
+                current.context_tokens = status.context_tokens;
             }
             Err(message) => app.error(message),
         },

@@ -18,7 +18,7 @@ impl App {
             Event::SessionStart {
                 session_id, model, ..
             } => {
-                self.session_id = session_id;
+                self.status.session_id = session_id;
                 self.status.model = model;
             }
             Event::TurnStart { .. } => {

@@ -56,6 +56,8 @@ pub enum Action {
 /// What the status line shows.
 #[derive(Debug, Clone, Default)]
 pub struct Status {
+    /// The session shown.
+    pub session_id: String,
     /// Model name.
     pub model: String,
     /// Permission mode.
@@ -112,7 +114,6 @@ pub struct App {
     committed: Vec<Line<'static>>,
     quit_armed: Option<Instant>,
     notice: Option<String>,
-    session_id: String,
 }
 
 impl App {
@@ -138,7 +139,6 @@ impl App {
             committed: Vec::new(),
             quit_armed: None,
             notice: None,
-            session_id: String::new(),
         }
     }
 
@@ -164,7 +164,7 @@ impl App {
 
     /// The session shown (from the engine's `SessionStart`).
     pub fn session_id(&self) -> &str {
-        &self.session_id
+        &self.status.session_id
     }
 
     /// Adds lines to the scrollback.
@@ -195,7 +195,9 @@ impl App {
         self.busy = None;
         self.running.clear();
         self.queued.clear();
-        self.info(note);
+        if !note.is_empty() {
+            self.info(note);
+        }
     }
 
     /// Handles a pasted text.
