@@ -39,7 +39,10 @@ impl<B: Backend> Screen<B> {
     /// terminal's input).
     pub fn new(mut backend: B) -> Result<Self, String> {
         let size = backend.size().map_err(failed)?;
-        let cursor = backend.get_cursor_position().map_err(failed)?;
+        // A terminal that does not say where the cursor is: start at the bottom.
+        let cursor = backend
+            .get_cursor_position()
+            .unwrap_or(Position::new(0, size.height.saturating_sub(1)));
         // Start on a fresh line when the cursor is not at the start of one.
         let top = if cursor.x > 0 { cursor.y + 1 } else { cursor.y };
         let area = Rect::new(0, top.min(size.height.saturating_sub(1)), size.width, 1);

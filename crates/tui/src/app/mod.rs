@@ -106,6 +106,8 @@ pub struct App {
     show_thinking: bool,
     running: Vec<RunningTool>,
     prompt: Option<PermissionPrompt>,
+    /// Questions waiting behind the one shown.
+    waiting: VecDeque<PermissionPrompt>,
     picker: Option<Picker>,
     /// Which completion is selected while a slash command is typed.
     completion: usize,
@@ -132,6 +134,7 @@ impl App {
             show_thinking: false,
             running: Vec::new(),
             prompt: None,
+            waiting: VecDeque::new(),
             picker: None,
             completion: 0,
             completion_closed: false,
@@ -186,7 +189,12 @@ impl App {
 
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        self.prompt = Some(PermissionPrompt::new(request, reply));
+        let prompt = PermissionPrompt::new(request, reply);
+        if self.prompt.is_some() {
+            self.waiting.push_back(prompt);
+        } else {
+            self.prompt = Some(prompt);
+        }
     }
 
     /// The session was replaced (`/clear`, `/resume`): a fresh status, nothing in flight.
@@ -219,7 +227,7 @@ impl App {
         }
         if let Some(prompt) = self.prompt.as_mut() {
             if let PromptOutcome::Answered(approval) = prompt.key(key) {
-                self.prompt = None;
+                self.prompt = self.waiting.pop_front();
                 self.answered(&approval);
             }
             return Vec::new();
@@ -353,7 +361,9 @@ impl App {
 
     fn interrupt(&mut self, now: Instant) -> Vec<Action> {
         if let Some(mut prompt) = self.prompt.take() {
+            // Cancelling the turn refuses every question still open.
             prompt.answer(Approval::Deny { note: None });
+            self.waiting.clear();
             self.cancelling = true;
             return vec![Action::Cancel];
         }

@@ -242,3 +242,32 @@ fn a_cancelled_run_says_so_and_keeps_what_streamed() {
     );
     assert!(!app.is_busy());
 }
+
+#[test]
+fn a_second_question_waits_for_the_first_answer() {
+    let now = Instant::now();
+    let mut app = app();
+    let request = |id: &str| ApprovalRequest {
+        id: id.into(),
+        tool: "bash".into(),
+        input: json!({"command": format!("touch {id}")}),
+        reason: "mode default".into(),
+    };
+    let (first, first_answer) = oneshot::channel();
+    let (second, second_answer) = oneshot::channel();
+    app.ask(request("a"), first);
+    app.ask(request("b"), second);
+    press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE, now);
+    let (live, _) = app.live_lines(100, now);
+    assert!(
+        text(&live)
+            .iter()
+            .any(|l| l.contains("Allow bash touch b?"))
+    );
+    press(&mut app, KeyCode::Char('n'), KeyModifiers::NONE, now);
+    assert_eq!(first_answer.blocking_recv().unwrap(), Approval::AllowOnce);
+    assert_eq!(
+        second_answer.blocking_recv().unwrap(),
+        Approval::Deny { note: None }
+    );
+}
