@@ -294,16 +294,7 @@ impl App {
         for message in transcript {
             for block in &message.content {
                 match (message.role, block) {
-                    (Role::User, ContentBlock::Text { text }) => {
-                        self.committed.push(Line::raw(""));
-                        for (n, line) in text.lines().enumerate() {
-                            let lead = if n == 0 { "› " } else { "  " };
-                            self.committed.push(Line::from(vec![
-                                Span::styled(lead, theme.accent()),
-                                Span::styled(line.to_string(), theme.user()),
-                            ]));
-                        }
-                    }
+                    (Role::User, ContentBlock::Text { text }) => self.commit_user(text),
                     (Role::Assistant, ContentBlock::Text { text }) => {
                         let lines = crate::markdown::render(text, theme);
                         self.commit_text(lines);

@@ -175,6 +175,19 @@ impl App {
         self.committed.extend(lines);
     }
 
+    /// The user's message in the scrollback, after a blank line.
+    fn commit_user(&mut self, text: &str) {
+        let theme = self.theme;
+        self.committed.push(Line::raw(""));
+        for (n, line) in text.lines().enumerate() {
+            let lead = if n == 0 { "› " } else { "  " };
+            self.committed.push(Line::from(vec![
+                Span::styled(lead, theme.accent()),
+                Span::styled(line.to_string(), theme.user()),
+            ]));
+        }
+    }
+
     /// A one-line note in the scrollback.
     pub fn info(&mut self, text: impl Into<String>) {
         let line = Line::styled(format!("  {}", text.into()), self.theme.dim());
@@ -346,15 +359,7 @@ impl App {
     }
 
     fn begin_run(&mut self, text: &str, now: Instant) {
-        let theme = self.theme;
-        self.committed.push(Line::raw(""));
-        for (n, line) in text.lines().enumerate() {
-            let lead = if n == 0 { "› " } else { "  " };
-            self.committed.push(Line::from(vec![
-                Span::styled(lead, theme.accent()),
-                Span::styled(line.to_string(), theme.user()),
-            ]));
-        }
+        self.commit_user(text);
         self.set_busy("thinking", now);
         self.cancelling = false;
     }

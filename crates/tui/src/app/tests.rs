@@ -40,6 +40,15 @@ fn result(outcome: RunOutcome) -> Event {
     }
 }
 
+fn request(id: &str, command: &str) -> ApprovalRequest {
+    ApprovalRequest {
+        id: id.into(),
+        tool: "bash".into(),
+        input: json!({ "command": command }),
+        reason: "mode default".into(),
+    }
+}
+
 fn text(lines: &[Line<'_>]) -> Vec<String> {
     lines.iter().map(ToString::to_string).collect()
 }
@@ -106,15 +115,7 @@ fn a_permission_prompt_answers_with_one_key() {
     ] {
         let mut app = app();
         let (reply, answer) = oneshot::channel();
-        app.ask(
-            ApprovalRequest {
-                id: "1".into(),
-                tool: "bash".into(),
-                input: json!({"command": "touch x"}),
-                reason: "mode default".into(),
-            },
-            reply,
-        );
+        app.ask(request("1", "touch x"), reply);
         press(&mut app, KeyCode::Char(key), KeyModifiers::NONE, now);
         assert_eq!(answer.blocking_recv().unwrap(), expected);
     }
@@ -125,15 +126,7 @@ fn deny_with_a_note_sends_the_note() {
     let now = Instant::now();
     let mut app = app();
     let (reply, answer) = oneshot::channel();
-    app.ask(
-        ApprovalRequest {
-            id: "1".into(),
-            tool: "bash".into(),
-            input: json!({"command": "rm -r build"}),
-            reason: "mode default".into(),
-        },
-        reply,
-    );
+    app.ask(request("1", "rm -r build"), reply);
     press(&mut app, KeyCode::Char('t'), KeyModifiers::NONE, now);
     for c in "use make clean".chars() {
         press(&mut app, KeyCode::Char(c), KeyModifiers::NONE, now);
@@ -151,15 +144,7 @@ fn deny_with_a_note_sends_the_note() {
 fn a_prompt_dropped_unanswered_denies() {
     let mut app = app();
     let (reply, answer) = oneshot::channel();
-    app.ask(
-        ApprovalRequest {
-            id: "1".into(),
-            tool: "bash".into(),
-            input: json!({}),
-            reason: "r".into(),
-        },
-        reply,
-    );
+    app.ask(request("1", "true"), reply);
     drop(app);
     assert_eq!(
         answer.blocking_recv().unwrap(),
@@ -247,16 +232,10 @@ fn a_cancelled_run_says_so_and_keeps_what_streamed() {
 fn a_second_question_waits_for_the_first_answer() {
     let now = Instant::now();
     let mut app = app();
-    let request = |id: &str| ApprovalRequest {
-        id: id.into(),
-        tool: "bash".into(),
-        input: json!({"command": format!("touch {id}")}),
-        reason: "mode default".into(),
-    };
     let (first, first_answer) = oneshot::channel();
     let (second, second_answer) = oneshot::channel();
-    app.ask(request("a"), first);
-    app.ask(request("b"), second);
+    app.ask(request("a", "touch a"), first);
+    app.ask(request("b", "touch b"), second);
     press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE, now);
     let (live, _) = app.live_lines(100, now);
     assert!(
