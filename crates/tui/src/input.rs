@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthStr;
+use unicode_width::UnicodeWidthChar;
 
 use crate::history::PromptHistory;
 use crate::theme::Theme;
@@ -160,36 +160,56 @@ impl Input {
         }
     }
 
-    /// The rows to draw (at most [`MAX_ROWS`], scrolled to the cursor) and the cursor's
-    /// (column, row) within them, for a box `width` columns wide.
+    /// The rows to draw for a box `width` columns wide (long lines wrap; at most
+    /// [`MAX_ROWS`], scrolled to the cursor) and the cursor's (column, row) within them.
     pub fn view(&self, width: usize, theme: Theme) -> (Vec<Line<'static>>, (u16, u16)) {
-        let first = self.row.saturating_sub(MAX_ROWS - 1);
-        let prompt = Span::styled("› ", theme.accent());
-        let lines = self.lines[first..]
-            .iter()
-            .take(MAX_ROWS)
+        let room = width.saturating_sub(2).max(1);
+        let mut rows: Vec<String> = Vec::new();
+        let mut cursor = (0, 0);
+        for (n, line) in self.lines.iter().enumerate() {
+            let mut row = String::new();
+            let mut used = 0;
+            for (at, c) in line.chars().enumerate() {
+                let w = c.width().unwrap_or(0);
+                if used + w > room && !row.is_empty() {
+                    rows.push(std::mem::take(&mut row));
+                    used = 0;
+                }
+                if n == self.row && at == self.col {
+                    cursor = (rows.len(), used);
+                }
+                row.push(c);
+                used += w;
+            }
+            if n == self.row && self.col >= line.chars().count() {
+                if used >= room {
+                    rows.push(std::mem::take(&mut row));
+                    used = 0;
+                }
+                cursor = (rows.len(), used);
+            }
+            rows.push(row);
+        }
+        let first = cursor.0.saturating_sub(MAX_ROWS - 1);
+        let lines = rows
+            .into_iter()
             .enumerate()
+            .skip(first)
+            .take(MAX_ROWS)
             .map(|(n, text)| {
-                let lead = if first + n == 0 {
-                    prompt.clone()
+                let lead = if n == 0 {
+                    Span::styled("› ", theme.accent())
                 } else {
                     Span::raw("  ")
                 };
-                Line::from(vec![lead, Span::raw(text.clone())])
+                Line::from(vec![lead, Span::raw(text)])
             })
             .collect();
-        let before: String = self.lines[self.row].chars().take(self.col).collect();
-        let x = (2 + before.width()).min(width.saturating_sub(1));
-        let cursor = (
-            u16::try_from(x).unwrap_or(u16::MAX),
-            u16::try_from(self.row - first).unwrap_or(0),
+        let position = (
+            u16::try_from(2 + cursor.1).unwrap_or(u16::MAX),
+            u16::try_from(cursor.0 - first).unwrap_or(0),
         );
-        (lines, cursor)
-    }
-
-    /// Rows the box needs.
-    pub fn rows(&self) -> usize {
-        self.lines.len().min(MAX_ROWS)
+        (lines, position)
     }
 
     fn expand(&self, typed: &str) -> String {
@@ -267,90 +287,5 @@ impl Input {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn press(input: &mut Input, code: KeyCode, modifiers: KeyModifiers) -> InputOutcome {
-        input.key(KeyEvent::new(code, modifiers))
-    }
-
-    fn typed(input: &mut Input, text: &str) {
-        for c in text.chars() {
-            press(input, KeyCode::Char(c), KeyModifiers::NONE);
-        }
-    }
-
-    #[test]
-    fn shift_or_alt_enter_adds_a_line_and_enter_sends() {
-        let mut input = Input::new(PromptHistory::default());
-        typed(&mut input, "one");
-        press(&mut input, KeyCode::Enter, KeyModifiers::SHIFT);
-        typed(&mut input, "two");
-        press(&mut input, KeyCode::Enter, KeyModifiers::ALT);
-        typed(&mut input, "thrée");
-        press(&mut input, KeyCode::Left, KeyModifiers::NONE);
-        press(&mut input, KeyCode::Backspace, KeyModifiers::NONE);
-        assert_eq!(input.text(), "one\ntwo\nthre");
-        let sent = press(&mut input, KeyCode::Enter, KeyModifiers::NONE);
-        assert_eq!(sent, InputOutcome::Submit("one\ntwo\nthre".into()));
-        assert!(input.is_empty());
-    }
-
-    #[test]
-    fn a_trailing_backslash_continues_on_the_next_line() {
-        let mut input = Input::new(PromptHistory::default());
-        typed(&mut input, "a\\");
-        assert_eq!(
-            press(&mut input, KeyCode::Enter, KeyModifiers::NONE),
-            InputOutcome::Edited
-        );
-        typed(&mut input, "b");
-        assert_eq!(input.text(), "a\nb");
-    }
-
-    #[test]
-    fn up_and_down_browse_the_history() {
-        let mut input = Input::new(PromptHistory::default());
-        typed(&mut input, "first");
-        press(&mut input, KeyCode::Enter, KeyModifiers::NONE);
-        typed(&mut input, "draft");
-        press(&mut input, KeyCode::Up, KeyModifiers::NONE);
-        assert_eq!(input.text(), "first");
-        press(&mut input, KeyCode::Down, KeyModifiers::NONE);
-        assert_eq!(input.text(), "draft");
-    }
-
-    #[test]
-    fn large_pastes_are_placeholders_expanded_when_sent() {
-        let mut input = Input::new(PromptHistory::default());
-        typed(&mut input, "see ");
-        let big: String = (0..20).map(|n| format!("row {n}\n")).collect();
-        input.paste(&big);
-        assert_eq!(input.text(), "see [Pasted text #1 +20 lines]");
-        let InputOutcome::Submit(sent) = press(&mut input, KeyCode::Enter, KeyModifiers::NONE)
-        else {
-            panic!("not sent");
-        };
-        assert_eq!(sent, format!("see {big}"));
-    }
-
-    #[test]
-    fn small_pastes_keep_their_lines() {
-        let mut input = Input::new(PromptHistory::default());
-        input.paste("a\r\nb");
-        assert_eq!(input.text(), "a\nb");
-        assert_eq!(input.rows(), 2);
-    }
-
-    #[test]
-    fn control_keys_edit_words_and_lines() {
-        let mut input = Input::new(PromptHistory::default());
-        typed(&mut input, "cargo test --all");
-        press(&mut input, KeyCode::Char('w'), KeyModifiers::CONTROL);
-        assert_eq!(input.text(), "cargo test ");
-        press(&mut input, KeyCode::Char('a'), KeyModifiers::CONTROL);
-        press(&mut input, KeyCode::Char('k'), KeyModifiers::CONTROL);
-        assert!(input.is_empty());
-    }
-}
+#[path = "input_tests.rs"]
+mod tests;
