@@ -58,6 +58,14 @@ fn thinking_streams_dimmed_then_folds() {
                 .into(),
         });
     });
+    snapshot("thinking_shown", |h| {
+        h.key(KeyCode::Char('t'), KeyModifiers::CONTROL);
+        h.submit("why does it fail?");
+        h.event(Event::ThinkingDelta {
+            text: "The test fails on CI only.\nMaybe the locale.".into(),
+        });
+        h.event(text_delta("It is the locale.\n"));
+    });
     snapshot("thinking_folded", |h| {
         h.submit("why does it fail?");
         h.event(Event::ThinkingDelta {
@@ -321,4 +329,21 @@ fn no_color_draws_without_colours() {
         colours.contains(&Color::Red) && colours.contains(&Color::Green),
         "{colours:?}"
     );
+}
+
+#[test]
+fn thinking_is_dimmed() {
+    use ratatui::style::Modifier;
+    let mut h = Harness::with_theme(80, 24, rein_tui::theme::Theme::COLOR);
+    h.submit("go");
+    h.event(Event::ThinkingDelta {
+        text: "pondering".into(),
+    });
+    let buffer = h.screen.backend().buffer();
+    let cell = buffer
+        .content
+        .iter()
+        .find(|c| c.symbol() == "p")
+        .expect("thinking on screen");
+    assert!(cell.modifier.contains(Modifier::DIM), "{cell:?}");
 }
