@@ -187,6 +187,54 @@ async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
     assert_eq!(server.requests().len(), 2, "no request after the cancel");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "Back and answering."}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ui",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "bash --norc --noprofile -i",
+    ]);
+    tmux.type_text(&format!("sh '{}'", script.display()));
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("half typed");
+
+    tmux.keys(&["C-z"]);
+    let screen = tmux.wait_for("Stopped").await;
+    assert!(
+        !screen.contains("/help for commands"),
+        "the UI is gone:\n{screen}"
+    );
+
+    tmux.type_text("fg");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("/help for commands").await;
+    assert!(
+        screen.contains("› half typed"),
+        "the input survived:\n{screen}"
+    );
+
+    tmux.type_text(" and sent");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Back and answering.").await;
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("rein exited with 0").await;
+    assert_eq!(server.requests().len(), 1);
+}
+
 #[tokio::test]
 async fn without_a_terminal_the_ui_prints_plain_lines() {
     let dir = tempfile::tempdir().unwrap();

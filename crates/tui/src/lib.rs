@@ -30,6 +30,7 @@ mod plain;
 mod runner;
 mod screen;
 pub mod slash;
+mod term;
 pub mod theme;
 pub mod tool_view;
 mod wrap;

@@ -8,10 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use crossterm::event::{
-    DisableBracketedPaste, EnableBracketedPaste, Event as TermEvent, EventStream, KeyEventKind,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
-};
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use rein_engine::session::SessionSummary;
@@ -25,6 +22,7 @@ use crate::history::PromptHistory;
 use crate::input::Input;
 use crate::screen::Screen;
 use crate::slash::Commands;
+use crate::term::RawMode;
 use crate::theme::Theme;
 
 /// Spinner and elapsed-time refresh while something runs.
@@ -82,39 +80,6 @@ impl Approver for ChannelApprover {
     }
 }
 
-/// Restores the terminal however the loop ends.
-struct RawMode {
-    enhanced: bool,
-}
-
-impl RawMode {
-    fn enable() -> std::io::Result<Self> {
-        crossterm::terminal::enable_raw_mode()?;
-        let mut out = std::io::stdout();
-        crossterm::execute!(out, EnableBracketedPaste)?;
-        // Where the terminal can tell Shift+Enter from Enter, ask it to.
-        let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
-        if enhanced {
-            crossterm::execute!(
-                out,
-                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-            )?;
-        }
-        Ok(Self { enhanced })
-    }
-}
-
-impl Drop for RawMode {
-    fn drop(&mut self) {
-        let mut out = std::io::stdout();
-        if self.enhanced {
-            let _ = crossterm::execute!(out, PopKeyboardEnhancementFlags);
-        }
-        let _ = crossterm::execute!(out, DisableBracketedPaste);
-        let _ = crossterm::terminal::disable_raw_mode();
-    }
-}
-
 /// Runs the interactive UI until the user quits; gives the id of the session shown last.
 /// Falls back to plain lines when standard input or output is not a terminal.
 pub async fn run(launch: Launch) -> Result<String, TuiError> {
@@ -134,7 +99,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let mut app = new_app(&driver, theme).await;
     app.replay(&driver.transcript().await, &session_id);
 
-    let raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let mut raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
     let mut screen =
         Screen::new(CrosstermBackend::new(std::io::stdout())).map_err(TuiError::Terminal)?;
     let mut input = EventStream::new();
@@ -145,6 +110,19 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let mut dirty = true;
     'ui: loop {
         for action in std::mem::take(&mut pending) {
+            if action == Action::Suspend {
+                // The input reader holds the terminal's input; stop it so that the cursor
+                // can be asked for on the way back.
+                drop(input);
+                screen.finish().map_err(TuiError::Terminal)?;
+                raw = raw
+                    .suspend()
+                    .map_err(|e| TuiError::Terminal(e.to_string()))?;
+                screen.resume().map_err(TuiError::Terminal)?;
+                input = EventStream::new();
+                dirty = true;
+                continue;
+            }
             if act(action, &mut app, &mut driver).await {
                 break 'ui;
             }
@@ -251,6 +229,8 @@ pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> b
             }
             app.set_mode(mode);
         }
+        // Only the terminal loop can suspend.
+        Action::Suspend => {}
         Action::ShowPermissions => {
             let policy = driver.policy();
             let snapshot = policy.lock().map(|p| p.clone());

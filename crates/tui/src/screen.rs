@@ -37,15 +37,8 @@ fn failed(e: impl std::fmt::Display) -> String {
 impl<B: Backend> Screen<B> {
     /// A one-row live area at the cursor's row (read now, before anything else reads the
     /// terminal's input).
-    pub fn new(mut backend: B) -> Result<Self, String> {
-        let size = backend.size().map_err(failed)?;
-        // A terminal that does not say where the cursor is: start at the bottom.
-        let cursor = backend
-            .get_cursor_position()
-            .unwrap_or(Position::new(0, size.height.saturating_sub(1)));
-        // Start on a fresh line when the cursor is not at the start of one.
-        let top = if cursor.x > 0 { cursor.y + 1 } else { cursor.y };
-        let area = Rect::new(0, top.min(size.height.saturating_sub(1)), size.width, 1);
+    pub fn new(backend: B) -> Result<Self, String> {
+        let area = Rect::new(0, 0, 1, 1);
         let terminal = Terminal::with_options(
             backend,
             TerminalOptions {
@@ -55,14 +48,35 @@ impl<B: Backend> Screen<B> {
         .map_err(failed)?;
         let mut screen = Self {
             terminal,
-            size,
-            top: area.y,
+            size: Size::new(1, 1),
+            top: 0,
             height: 1,
         };
-        if top >= size.height {
-            screen.make_room(1)?;
-        }
+        screen.start_at_cursor()?;
         Ok(screen)
+    }
+
+    /// Takes the terminal back after a suspension: the shell has written below where the live
+    /// area was, so it starts again at the cursor (read now, while nothing else reads input).
+    pub fn resume(&mut self) -> Result<(), String> {
+        self.start_at_cursor()
+    }
+
+    /// Puts a one-row live area on the cursor's row, or on the next when the cursor is not at
+    /// the start of a line.
+    fn start_at_cursor(&mut self) -> Result<(), String> {
+        let backend = self.terminal.backend_mut();
+        let size = backend.size().map_err(failed)?;
+        // A terminal that does not say where the cursor is: start at the bottom.
+        let cursor = backend
+            .get_cursor_position()
+            .unwrap_or(Position::new(0, size.height.saturating_sub(1)));
+        let top = if cursor.x > 0 { cursor.y + 1 } else { cursor.y };
+        self.size = size;
+        // Below the last row: scroll one up first.
+        self.top = top.min(size.height);
+        self.scroll_for(1)?;
+        self.place(1)
     }
 
     /// The backend (tests read its buffer and scrollback).
@@ -134,7 +148,8 @@ impl<B: Backend> Screen<B> {
         Ok(())
     }
 
-    /// Clears the live area and leaves the cursor at its first row, for a clean exit.
+    /// Clears the live area and leaves the cursor at its first row, for a clean exit or a
+    /// suspension.
     pub fn finish(&mut self) -> Result<(), String> {
         self.clear_live()?;
         self.terminal.show_cursor().map_err(failed)?;

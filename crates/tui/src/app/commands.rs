@@ -167,6 +167,7 @@ impl App {
             ("Esc", "cancel the turn, close a prompt or list"),
             ("Ctrl-D", "quit (on empty input)"),
             ("Ctrl-T", "show or fold thinking"),
+            ("Ctrl-Z", "suspend (fg comes back)"),
             ("Shift+Tab", "cycle the permission mode"),
         ] {
             lines.push(Line::from(vec![

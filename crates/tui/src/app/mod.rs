@@ -51,6 +51,8 @@ pub enum Action {
     SetMode(PermissionMode),
     /// Show the permission rules ([`App::show_policy`]).
     ShowPermissions,
+    /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
+    Suspend,
 }
 
 /// What the status line shows.
@@ -237,6 +239,9 @@ impl App {
         }
         if ctrl && key.code == KeyCode::Char('c') {
             return self.interrupt(now);
+        }
+        if ctrl && key.code == KeyCode::Char('z') {
+            return vec![Action::Suspend];
         }
         if let Some(prompt) = self.prompt.as_mut() {
             if let PromptOutcome::Answered(approval) = prompt.key(key) {

@@ -78,6 +78,19 @@ fn when_idle_ctrl_c_clears_the_input_then_quits_on_a_quick_second_press() {
 }
 
 #[test]
+fn ctrl_z_suspends_even_while_a_prompt_waits_and_keeps_it() {
+    let now = Instant::now();
+    let mut app = app();
+    let (reply, mut answer) = oneshot::channel();
+    app.ask(request("1", "touch x"), reply);
+    let actions = press(&mut app, KeyCode::Char('z'), KeyModifiers::CONTROL, now);
+    assert_eq!(actions, vec![Action::Suspend]);
+    assert!(answer.try_recv().is_err(), "the prompt is still open");
+    press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE, now);
+    assert_eq!(answer.blocking_recv().unwrap(), Approval::AllowOnce);
+}
+
+#[test]
 fn ctrl_d_quits_on_empty_input_only() {
     let now = Instant::now();
     let mut app = app();

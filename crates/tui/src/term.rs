@@ -1,0 +1,59 @@
+//! The terminal's modes while the UI owns it: raw input, bracketed paste and (where the
+//! terminal has it) Shift+Enter told apart from Enter; restored however the UI ends, and
+//! around a suspension (Ctrl-Z).
+
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+
+/// The UI's terminal modes, on while this lives.
+pub struct RawMode {
+    enhanced: bool,
+}
+
+impl RawMode {
+    /// Turns the modes on.
+    pub fn enable() -> std::io::Result<Self> {
+        crossterm::terminal::enable_raw_mode()?;
+        let mut out = std::io::stdout();
+        crossterm::execute!(out, EnableBracketedPaste)?;
+        // Where the terminal can tell Shift+Enter from Enter, ask it to.
+        let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
+        if enhanced {
+            crossterm::execute!(
+                out,
+                PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+            )?;
+        }
+        Ok(Self { enhanced })
+    }
+
+    /// Stops this process group as a shell's Ctrl-Z would (raw mode makes Ctrl-Z a key, so
+    /// the terminal no longer sends the signal itself), with the terminal as the shell left
+    /// it, and turns the modes back on when the shell continues us (`fg`). Where nobody could
+    /// continue us (no job control), the kernel ignores the stop and this returns at once.
+    pub fn suspend(self) -> std::io::Result<Self> {
+        drop(self);
+        #[cfg(unix)]
+        {
+            use nix::sys::signal::{Signal, kill};
+            use nix::unistd::Pid;
+            // The whole group, like the terminal's own Ctrl-Z: a wrapper script that started
+            // us must stop too, or the shell would not see its job stop.
+            kill(Pid::from_raw(0), Signal::SIGTSTP).map_err(std::io::Error::from)?;
+        }
+        Self::enable()
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let mut out = std::io::stdout();
+        if self.enhanced {
+            let _ = crossterm::execute!(out, PopKeyboardEnhancementFlags);
+        }
+        let _ = crossterm::execute!(out, DisableBracketedPaste);
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
