@@ -26,6 +26,7 @@ mod highlight;
 pub mod history;
 pub mod input;
 pub mod markdown;
+mod muted;
 mod plain;
 mod runner;
 mod screen;

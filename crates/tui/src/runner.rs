@@ -111,15 +111,13 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     'ui: loop {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
-                // The input reader holds the terminal's input; stop it so that the cursor
-                // can be asked for on the way back.
-                drop(input);
+                // Ctrl-Z came from the input reader, which is idle until polled again: the
+                // screen may ask the terminal where the cursor is on the way back.
                 screen.finish().map_err(TuiError::Terminal)?;
                 raw = raw
                     .suspend()
                     .map_err(|e| TuiError::Terminal(e.to_string()))?;
                 screen.resume().map_err(TuiError::Terminal)?;
-                input = EventStream::new();
                 dirty = true;
                 continue;
             }
@@ -145,7 +143,12 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                     app.paste(&text);
                     dirty = true;
                 }
-                Some(Ok(TermEvent::Resize(..))) => dirty = true,
+                Some(Ok(TermEvent::Resize(..))) => {
+                    // The input reader is idle (it reads only while polled, and has just
+                    // given us this event), so the screen may ask the terminal.
+                    screen.resized().map_err(TuiError::Terminal)?;
+                    dirty = true;
+                }
                 Some(Ok(_)) => {}
                 Some(Err(_)) | None => break 'ui,
             },

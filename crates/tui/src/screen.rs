@@ -10,24 +10,27 @@
 use std::time::Instant;
 
 use ratatui::backend::{Backend, ClearType};
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::{Position, Rect, Size};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::app::App;
+use crate::muted::Muted;
 use crate::wrap::wrap_all;
 
 /// The bottom of the terminal, managed as a live area plus scrollback.
 pub struct Screen<B: Backend> {
-    terminal: Terminal<B>,
+    terminal: Terminal<Muted<B>>,
     /// Terminal size when last seen.
     size: Size,
     /// First row of the live area.
     top: u16,
     /// Rows of the live area.
     height: u16,
+    /// Where the last frame left the terminal's cursor.
+    cursor: Option<Position>,
 }
 
 fn failed(e: impl std::fmt::Display) -> String {
@@ -39,6 +42,10 @@ impl<B: Backend> Screen<B> {
     /// terminal's input).
     pub fn new(backend: B) -> Result<Self, String> {
         let area = Rect::new(0, 0, 1, 1);
+        let backend = Muted {
+            inner: backend,
+            muted: false,
+        };
         let terminal = Terminal::with_options(
             backend,
             TerminalOptions {
@@ -51,6 +58,7 @@ impl<B: Backend> Screen<B> {
             size: Size::new(1, 1),
             top: 0,
             height: 1,
+            cursor: None,
         };
         screen.start_at_cursor()?;
         Ok(screen)
@@ -81,12 +89,28 @@ impl<B: Backend> Screen<B> {
 
     /// The backend (tests read its buffer and scrollback).
     pub fn backend(&self) -> &B {
-        self.terminal.backend()
+        &self.terminal.backend().inner
     }
 
     /// The backend, mutably (tests resize it).
     pub fn backend_mut(&mut self) -> &mut B {
-        self.terminal.backend_mut()
+        &mut self.terminal.backend_mut().inner
+    }
+
+    /// Follows a resize of the terminal, asking it where the cursor went (so nothing else
+    /// may be reading its input): a terminal that reflows its lines moves the live area with
+    /// them, by as many rows as it moved the cursor.
+    pub fn resized(&mut self) -> Result<(), String> {
+        let backend = self.terminal.backend_mut();
+        let size = backend.size().map_err(failed)?;
+        if size == self.size {
+            return Ok(());
+        }
+        if let (Some(before), Ok(now)) = (self.cursor, backend.get_cursor_position()) {
+            let top = i32::from(self.top) + i32::from(now.y) - i32::from(before.y);
+            self.top = u16::try_from(top.max(0)).unwrap_or(0);
+        }
+        self.sync_size()
     }
 
     /// Writes `lines`, wrapped to the terminal's width, above the live area.
@@ -105,13 +129,23 @@ impl<B: Backend> Screen<B> {
             let area = Rect::new(0, self.top, self.size.width, count);
             let mut buffer = Buffer::empty(area);
             Paragraph::new(chunk.to_vec()).render(area, &mut buffer);
+            // The rows are blank already; leaving a line's trailing blanks unwritten keeps the
+            // terminal from seeing a full-width line, which it would wrap into two when it
+            // gets narrower.
+            let width = usize::from(area.width.max(1));
+            let cells = buffer
+                .content
+                .chunks(width)
+                .zip(area.top()..)
+                .flat_map(|(row, y)| {
+                    let used = row
+                        .iter()
+                        .rposition(|c| *c != Cell::EMPTY)
+                        .map_or(0, |i| i + 1);
+                    (0..).zip(&row[..used]).map(move |(x, cell)| (x, y, cell))
+                });
             let backend = self.terminal.backend_mut();
-            backend
-                .draw(buffer.content.iter().enumerate().map(|(i, cell)| {
-                    let (x, y) = buffer.pos_of(i);
-                    (x, y, cell)
-                }))
-                .map_err(failed)?;
+            backend.draw(cells).map_err(failed)?;
             self.top += count;
             self.place(self.height)?;
         }
@@ -134,17 +168,31 @@ impl<B: Backend> Screen<B> {
         let skip = lines.len().saturating_sub(usize::from(wanted));
         let skip_rows = u16::try_from(skip).unwrap_or(0);
         let lines: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
+        let area = Rect::new(0, self.top, self.size.width, self.height);
+        let cursor = cursor
+            .filter(|&(_, y)| y >= skip_rows)
+            .map(|(x, y)| Position::new(area.x + x, area.y + y - skip_rows));
         self.terminal
             .draw(|frame| {
-                let area = frame.area();
-                frame.render_widget(Paragraph::new(lines), area);
-                if let Some((x, y)) = cursor
-                    && y >= skip_rows
-                {
-                    frame.set_cursor_position((area.x + x, area.y + y - skip_rows));
+                frame.render_widget(Paragraph::new(lines), frame.area());
+                if let Some(cursor) = cursor {
+                    frame.set_cursor_position(cursor);
                 }
             })
             .map_err(failed)?;
+        // Without a cursor to show, ratatui leaves it where it last wrote: put it somewhere
+        // known, for `resized`.
+        let cursor = match cursor {
+            Some(cursor) => cursor,
+            None => {
+                let home = area.as_position();
+                let backend = self.terminal.backend_mut();
+                backend.set_cursor_position(home).map_err(failed)?;
+                backend.flush().map_err(failed)?;
+                home
+            }
+        };
+        self.cursor = Some(cursor);
         Ok(())
     }
 
@@ -182,6 +230,15 @@ impl<B: Backend> Screen<B> {
     fn place(&mut self, height: u16) -> Result<(), String> {
         self.height = height.min(self.size.height.saturating_sub(self.top)).max(1);
         let area = Rect::new(0, self.top, self.size.width, self.height);
+        let narrower = area.width < self.terminal.get_frame().area().width;
+        if narrower {
+            // ratatui would put the area at the top and clear the screen: let it, muted,
+            // then place the area where it belongs.
+            self.terminal.backend_mut().muted = true;
+            let result = self.terminal.resize(area);
+            self.terminal.backend_mut().muted = false;
+            result.map_err(failed)?;
+        }
         self.terminal.resize(area).map_err(failed)
     }
 

@@ -1,4 +1,5 @@
 //! Integration tests of the terminal UI.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod frames;
+mod resize;
 mod support;
