@@ -164,7 +164,8 @@ pub enum Event {
     ToolOutputDelta {
         /// Call id.
         id: String,
-        /// The new output (at most the last 4 KiB of a chunk).
+        /// The output since the previous delta (at most its last 4 KiB; `bash` sends one
+        /// delta per 100 ms at most).
         text: String,
     },
     /// A tool call finished.

@@ -44,12 +44,13 @@ impl ToolOutput {
 }
 
 /// Where a running call reports output as it comes (a shell's stdout and stderr), so a front
-/// end can show the last lines live. Called with each chunk, lossily decoded.
+/// end can show the last lines live. Called with what arrived since the last call (a tool may
+/// coalesce chunks, as `bash` does to one call per 100 ms), lossily decoded.
 #[derive(Clone)]
 pub struct Progress(std::sync::Arc<dyn Fn(&str) + Send + Sync>);
 
 impl Progress {
-    /// A sink calling `report` with each chunk.
+    /// A sink calling `report` with each piece of output.
     pub fn new(report: impl Fn(&str) + Send + Sync + 'static) -> Self {
         Self(std::sync::Arc::new(report))
     }

@@ -1,3 +1,4 @@
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
@@ -256,4 +257,75 @@ async fn cut_output_is_saved_in_full_and_the_result_names_the_file() {
     let full = std::fs::read_to_string(&files[0]).unwrap();
     assert_eq!(full.len(), 588_895);
     assert!(full.starts_with("1\n2\n") && full.ends_with("99999\n100000\n"));
+}
+
+/// Live output reports, each with the time it came.
+type Reports = Arc<Mutex<Vec<(Instant, String)>>>;
+
+/// A context whose live output is recorded with the time it came.
+fn recording(ws: &crate::support::Workspace) -> (ToolContext, Reports) {
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&reports);
+    let ctx = ToolContext {
+        progress: Some(rein_tools::Progress::new(move |text| {
+            sink.lock()
+                .unwrap()
+                .push((Instant::now(), text.to_string()));
+        })),
+        ..ws.ctx.clone()
+    };
+    (ctx, reports)
+}
+
+#[tokio::test]
+async fn live_output_of_a_chatty_command_is_coalesced_and_ends_with_its_last_line() {
+    let ws = Workspace::new();
+    let (ctx, reports) = recording(&ws);
+    let started = Instant::now();
+    ws.registry
+        .call("bash", json!({"command": "seq 1 300000"}), &ctx)
+        .await;
+    let took = started.elapsed();
+    let reports = reports.lock().unwrap();
+    // About 2 MB arrive in 16 KiB reads: over a hundred of them, but at most one report per
+    // tenth of a second (plus the first and the last).
+    let allowed = usize::try_from(took.as_millis() / 100).unwrap() + 2;
+    assert!(
+        reports.len() <= allowed,
+        "{} reports in {took:?}",
+        reports.len()
+    );
+    for (_, text) in reports.iter() {
+        assert!(text.len() <= 4096, "{}", text.len());
+        assert!(
+            text.starts_with(|c: char| c.is_ascii_digit()),
+            "whole lines: {text:?}"
+        );
+    }
+    let last = &reports.last().expect("live output").1;
+    assert!(last.ends_with("299999\n300000\n"), "{last:?}");
+}
+
+#[tokio::test]
+async fn live_output_held_back_is_reported_while_the_command_still_runs() {
+    let ws = Workspace::new();
+    let (ctx, reports) = recording(&ws);
+    ws.registry
+        .call(
+            "bash",
+            json!({"command": "echo first; sleep 0.02; echo second; sleep 1.5"}),
+            &ctx,
+        )
+        .await;
+    let ended = Instant::now();
+    let reports = reports.lock().unwrap();
+    let (when, _) = reports
+        .iter()
+        .find(|(_, text)| text.contains("second"))
+        .expect("second reported");
+    assert!(
+        ended.duration_since(*when) > Duration::from_millis(800),
+        "reported only {:?} before the end",
+        ended.duration_since(*when)
+    );
 }

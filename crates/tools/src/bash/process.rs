@@ -27,6 +27,13 @@ use crate::output::HeadTailBuffer;
 /// How long to keep reading output after the shell ended, for what is still in the pipe.
 const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
+/// At most one live-output report per this interval: a chatty command would otherwise send
+/// thousands of events (each up to 4 KiB) that no one can read.
+const LIVE_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Live output held back until the next report may go.
+const LIVE_KEEP: usize = 4096;
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ending {
@@ -115,10 +122,58 @@ impl OutputFile {
     }
 }
 
+/// Output for a front end as it comes, coalesced to at most one report per [`LIVE_INTERVAL`].
+struct Live {
+    progress: Progress,
+    /// The tail of what arrived since the last report.
+    pending: Vec<u8>,
+    /// When the next report may go.
+    next: Instant,
+}
+
+impl Live {
+    fn new(progress: Progress) -> Self {
+        Self {
+            progress,
+            pending: Vec::new(),
+            next: Instant::now(),
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() > LIVE_KEEP {
+            // A live view shows the last lines: keep whole ones.
+            let cut = self.pending.len() - LIVE_KEEP;
+            let start = self.pending[cut..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(cut, |i| cut + i + 1);
+            self.pending.drain(..start);
+        }
+        if Instant::now() >= self.next {
+            self.flush();
+        }
+    }
+
+    /// When held-back output is due, if there is any.
+    fn due(&self) -> Option<Instant> {
+        (!self.pending.is_empty()).then_some(self.next)
+    }
+
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            self.progress.report(&self.pending);
+            self.pending.clear();
+            self.next = Instant::now() + LIVE_INTERVAL;
+        }
+    }
+}
+
 /// The sinks output goes to while a run streams.
 struct Sinks {
     limit: usize,
-    progress: Option<Progress>,
+    live: Option<Live>,
     buffer: HeadTailBuffer,
     file: Option<OutputFile>,
 }
@@ -126,11 +181,23 @@ struct Sinks {
 impl Sinks {
     fn push(&mut self, bytes: &[u8]) {
         self.buffer.push(bytes);
-        if let Some(progress) = &self.progress {
-            progress.report(bytes);
+        if let Some(live) = self.live.as_mut() {
+            live.push(bytes);
         }
         if let Some(file) = self.file.as_mut() {
             file.write(bytes);
+        }
+    }
+
+    /// When held-back live output is due.
+    fn live_due(&self) -> Option<Instant> {
+        self.live.as_ref().and_then(Live::due)
+    }
+
+    /// Reports held-back live output now.
+    fn flush_live(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            live.flush();
         }
     }
 
@@ -173,7 +240,7 @@ pub(crate) async fn run_in_group(
 
     let mut output = Sinks {
         limit: output_limit,
-        progress,
+        live: progress.map(Live::new),
         buffer: HeadTailBuffer::new(output_limit),
         file: save,
     };
@@ -182,6 +249,7 @@ pub(crate) async fn run_in_group(
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     let ending = loop {
+        let live_due = output.live_due();
         tokio::select! {
             biased;
             () = cancel.cancelled() => break Ending::Cancelled,
@@ -191,6 +259,8 @@ pub(crate) async fn run_in_group(
                 Ok(n) => output.push(&chunk[..n]),
             },
             status = child.wait() => break ending_of(status?),
+            () = tokio::time::sleep_until(live_due.unwrap_or_else(Instant::now)),
+                if live_due.is_some() => output.flush_live(),
         }
     };
     match ending {
@@ -204,6 +274,7 @@ pub(crate) async fn run_in_group(
     if open {
         drain(&mut reader, &mut output, &mut chunk).await;
     }
+    output.flush_live();
     Ok(Finished {
         ending,
         output: output.finish(),
