@@ -303,7 +303,10 @@ async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let script = format!("/resume {id}\nwhich number?\n/cost\n/clear\nfresh start\n/quit\n");
+    let script = format!(
+        "/model claude-opus-4-5\n/permissions plan\n/resume {id}\nwhich number?\n/cost\n\
+         /clear\nfresh start\n/permissions\n/quit\n"
+    );
     let out = tokio::task::spawn_blocking(move || {
         use std::io::Write;
         let mut child = cmd.spawn().unwrap();
@@ -322,7 +325,11 @@ async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
     assert!(stdout.contains(&format!("── session {id} ──")), "{stdout}");
     assert!(stdout.contains("● It was 4217."), "{stdout}");
     assert!(stdout.contains("Session cost:"), "{stdout}");
-    assert!(stdout.contains("── new session ──"), "{stdout}");
+    let (_, after_clear) = stdout.split_once("── new session ──").expect("cleared");
+    assert!(
+        after_clear.contains("Permission mode: plan"),
+        "the mode chosen stays through /clear: {after_clear}"
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     assert!(
@@ -335,4 +342,10 @@ async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
         !requests[1].body.to_string().contains("4217"),
         "a new session starts empty"
     );
+    for request in &requests {
+        assert_eq!(
+            request.body["model"], "claude-opus-4-5",
+            "the model chosen with /model stays through /resume and /clear"
+        );
+    }
 }

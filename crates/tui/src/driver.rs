@@ -101,12 +101,24 @@ impl Driver {
     }
 
     /// Ends the current session and continues with `agent`.
+    /// The model and permission mode chosen in the UI (`/model`, Shift+Tab) carry over.
     pub async fn replace(&mut self, mut agent: Agent, reason: &str) -> Status {
         if let Some(approver) = &self.approver {
             agent.set_approver(Arc::clone(approver));
         }
         self.cancel();
         let mut current = self.agent.lock().await;
+        if agent.model() != current.model() {
+            // The model was usable a moment ago; should the host refuse it now, the new
+            // agent keeps its own.
+            let _ = self.host.switch_model(&mut agent, current.model());
+        }
+        if let (Ok(mode), Ok(mut policy)) = (
+            current.policy().lock().map(|p| p.mode),
+            agent.policy().lock(),
+        ) {
+            policy.mode = mode;
+        }
         current.end_session(reason, &self.events).await;
         *current = agent;
         self.policy = current.policy();
