@@ -54,6 +54,21 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Opens the 100×30 pane `ui` running `command`.
+    fn open(&self, command: &str) {
+        self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "ui",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            command,
+        ]);
+    }
+
     fn screen(&self) -> String {
         self.run(&["capture-pane", "-p", "-t", "ui", "-S", "-200"])
     }
@@ -130,17 +145,7 @@ async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
         &server.url(),
         "--allowed-tools 'Bash(echo *) Bash(sleep *)'",
     );
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ui",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        &format!("sh '{}'", script.display()),
-    ]);
+    tmux.open(&format!("sh '{}'", script.display()));
     tmux.wait_for("/help for commands").await;
 
     tmux.type_text("create the file then wait");
@@ -195,17 +200,7 @@ async fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "Back and answering."}]}"#).await;
     let script = launcher(dir.path(), &server.url(), "");
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ui",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "bash --norc --noprofile -i",
-    ]);
+    tmux.open("bash --norc --noprofile -i");
     tmux.type_text(&format!("sh '{}'", script.display()));
     tmux.keys(&["Enter"]);
     tmux.wait_for("/help for commands").await;

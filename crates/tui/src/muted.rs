@@ -14,6 +14,20 @@ pub struct Muted<B> {
     pub muted: bool,
 }
 
+impl<B: Backend> Muted<B> {
+    /// Runs `write` on the real backend unless muted.
+    fn write(
+        &mut self,
+        write: impl FnOnce(&mut B) -> Result<(), B::Error>,
+    ) -> Result<(), B::Error> {
+        if self.muted {
+            Ok(())
+        } else {
+            write(&mut self.inner)
+        }
+    }
+}
+
 impl<B: Backend> Backend for Muted<B> {
     type Error = B::Error;
 
@@ -21,31 +35,19 @@ impl<B: Backend> Backend for Muted<B> {
     where
         I: Iterator<Item = (u16, u16, &'a Cell)>,
     {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.draw(content)
+        self.write(|b| b.draw(content))
     }
 
     fn append_lines(&mut self, n: u16) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.append_lines(n)
+        self.write(|b| b.append_lines(n))
     }
 
     fn hide_cursor(&mut self) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.hide_cursor()
+        self.write(|b| b.hide_cursor())
     }
 
     fn show_cursor(&mut self) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.show_cursor()
+        self.write(|b| b.show_cursor())
     }
 
     fn get_cursor_position(&mut self) -> Result<Position, Self::Error> {
@@ -53,24 +55,15 @@ impl<B: Backend> Backend for Muted<B> {
     }
 
     fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.set_cursor_position(position)
+        self.write(|b| b.set_cursor_position(position))
     }
 
     fn clear(&mut self) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.clear()
+        self.write(|b| b.clear())
     }
 
     fn clear_region(&mut self, clear_type: ClearType) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.clear_region(clear_type)
+        self.write(|b| b.clear_region(clear_type))
     }
 
     fn size(&self) -> Result<Size, Self::Error> {
@@ -82,10 +75,7 @@ impl<B: Backend> Backend for Muted<B> {
     }
 
     fn flush(&mut self) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.flush()
+        self.write(|b| b.flush())
     }
 
     fn scroll_region_up(
@@ -93,10 +83,7 @@ impl<B: Backend> Backend for Muted<B> {
         region: std::ops::Range<u16>,
         line_count: u16,
     ) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.scroll_region_up(region, line_count)
+        self.write(|b| b.scroll_region_up(region, line_count))
     }
 
     fn scroll_region_down(
@@ -104,9 +91,6 @@ impl<B: Backend> Backend for Muted<B> {
         region: std::ops::Range<u16>,
         line_count: u16,
     ) -> Result<(), Self::Error> {
-        if self.muted {
-            return Ok(());
-        }
-        self.inner.scroll_region_down(region, line_count)
+        self.write(|b| b.scroll_region_down(region, line_count))
     }
 }
