@@ -111,8 +111,10 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     'ui: loop {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
-                // Ctrl-Z came from the input reader, which is idle until polled again: the
-                // screen may ask the terminal where the cursor is on the way back.
+                // Ctrl-Z came from the input reader, which, having given an event, reads no
+                // more until polled again: the screen may ask the terminal where the cursor is
+                // on the way back. (Should the reader still hold the input, the question times
+                // out and the screen stops asking.)
                 screen.finish().map_err(TuiError::Terminal)?;
                 raw = raw
                     .suspend()
@@ -144,8 +146,8 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                     dirty = true;
                 }
                 Some(Ok(TermEvent::Resize(..))) => {
-                    // The input reader is idle (it reads only while polled, and has just
-                    // given us this event), so the screen may ask the terminal.
+                    // The input reader has just given this event and reads no more until
+                    // polled again, so the screen may ask the terminal.
                     screen.resized().map_err(TuiError::Terminal)?;
                     dirty = true;
                 }

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use ratatui::backend::{Backend, ClearType};
-use ratatui::buffer::{Buffer, Cell};
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect, Size};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
@@ -31,6 +31,11 @@ pub struct Screen<B: Backend> {
     height: u16,
     /// Where the last frame left the terminal's cursor.
     cursor: Option<Position>,
+    /// How much of each live row above the cursor's the last frame used, in columns.
+    above_cursor: Vec<u16>,
+    /// False once the terminal failed to say where the cursor is: a late answer may still
+    /// come, and would be taken for the answer to the next question.
+    trust_cursor: bool,
 }
 
 fn failed(e: impl std::fmt::Display) -> String {
@@ -59,6 +64,8 @@ impl<B: Backend> Screen<B> {
             top: 0,
             height: 1,
             cursor: None,
+            above_cursor: Vec::new(),
+            trust_cursor: true,
         };
         screen.start_at_cursor()?;
         Ok(screen)
@@ -73,11 +80,10 @@ impl<B: Backend> Screen<B> {
     /// Puts a one-row live area on the cursor's row, or on the next when the cursor is not at
     /// the start of a line.
     fn start_at_cursor(&mut self) -> Result<(), String> {
-        let backend = self.terminal.backend_mut();
-        let size = backend.size().map_err(failed)?;
+        let size = self.terminal.backend().size().map_err(failed)?;
         // A terminal that does not say where the cursor is: start at the bottom.
-        let cursor = backend
-            .get_cursor_position()
+        let cursor = self
+            .ask_cursor()
             .unwrap_or(Position::new(0, size.height.saturating_sub(1)));
         let top = if cursor.x > 0 { cursor.y + 1 } else { cursor.y };
         self.size = size;
@@ -98,19 +104,41 @@ impl<B: Backend> Screen<B> {
     }
 
     /// Follows a resize of the terminal, asking it where the cursor went (so nothing else
-    /// may be reading its input): a terminal that reflows its lines moves the live area with
-    /// them, by as many rows as it moved the cursor.
+    /// may be reading its input). A terminal that reflows its lines moves the live area with
+    /// them, by as many rows as it moved the cursor, less the rows it added by wrapping the
+    /// live rows above the cursor that no longer fit. Until this runs, [`Screen::draw`]
+    /// draws nothing.
     pub fn resized(&mut self) -> Result<(), String> {
-        let backend = self.terminal.backend_mut();
-        let size = backend.size().map_err(failed)?;
+        let size = self.terminal.backend().size().map_err(failed)?;
         if size == self.size {
             return Ok(());
         }
-        if let (Some(before), Ok(now)) = (self.cursor, backend.get_cursor_position()) {
-            let top = i32::from(self.top) + i32::from(now.y) - i32::from(before.y);
+        if let (Some(before), Some(now)) = (self.cursor, self.ask_cursor()) {
+            let moved = i32::from(now.y) - i32::from(before.y);
+            // A cursor that did not move is no sign of a reflow: then nothing wrapped either.
+            let wrapped: i32 = if moved != 0 && size.width < self.size.width {
+                let width = size.width.max(1);
+                self.above_cursor
+                    .iter()
+                    .map(|&used| i32::from(used.div_ceil(width).saturating_sub(1)))
+                    .sum()
+            } else {
+                0
+            };
+            let top = i32::from(self.top) + moved - wrapped;
             self.top = u16::try_from(top.max(0)).unwrap_or(0);
         }
         self.sync_size()
+    }
+
+    /// Where the terminal's cursor is, while its answers can be trusted.
+    fn ask_cursor(&mut self) -> Option<Position> {
+        if !self.trust_cursor {
+            return None;
+        }
+        let answer = self.terminal.backend_mut().get_cursor_position().ok();
+        self.trust_cursor = answer.is_some();
+        answer
     }
 
     /// Writes `lines`, wrapped to the terminal's width, above the live area.
@@ -127,25 +155,15 @@ impl<B: Backend> Screen<B> {
             self.clear_live()?;
             self.scroll_for(count + self.height)?;
             let area = Rect::new(0, self.top, self.size.width, count);
-            let mut buffer = Buffer::empty(area);
+            let blank = Buffer::empty(area);
+            let mut buffer = blank.clone();
             Paragraph::new(chunk.to_vec()).render(area, &mut buffer);
-            // The rows are blank already; leaving a line's trailing blanks unwritten keeps the
-            // terminal from seeing a full-width line, which it would wrap into two when it
-            // gets narrower.
-            let width = usize::from(area.width.max(1));
-            let cells = buffer
-                .content
-                .chunks(width)
-                .zip(area.top()..)
-                .flat_map(|(row, y)| {
-                    let used = row
-                        .iter()
-                        .rposition(|c| *c != Cell::EMPTY)
-                        .map_or(0, |i| i + 1);
-                    (0..).zip(&row[..used]).map(move |(x, cell)| (x, y, cell))
-                });
+            // The rows are blank already: only what differs from blank is written, so a line's
+            // trailing blanks stay unwritten (a terminal that reflows on a resize does not
+            // see a full-width line to wrap), and so are the cells a wide character covers.
+            let cells = blank.diff(&buffer);
             let backend = self.terminal.backend_mut();
-            backend.draw(cells).map_err(failed)?;
+            backend.draw(cells.into_iter()).map_err(failed)?;
             self.top += count;
             self.place(self.height)?;
         }
@@ -154,6 +172,10 @@ impl<B: Backend> Screen<B> {
 
     /// Moves `app`'s finished lines to the scrollback and redraws the live area.
     pub fn draw(&mut self, app: &mut App, now: Instant) -> Result<(), String> {
+        if self.terminal.backend().size().map_err(failed)? != self.size {
+            // A resize is on its way to `resized`, which must see where the cursor went.
+            return Ok(());
+        }
         let committed = app.take_committed();
         self.insert(&committed)?;
         self.sync_size()?;
@@ -172,6 +194,15 @@ impl<B: Backend> Screen<B> {
         let cursor = cursor
             .filter(|&(_, y)| y >= skip_rows)
             .map(|(x, y)| Position::new(area.x + x, area.y + y - skip_rows));
+        let rows_above = cursor.map_or(0, |c| usize::from(c.y - area.y));
+        self.above_cursor = lines
+            .iter()
+            .take(rows_above)
+            .map(|line| {
+                let used = u16::try_from(line.width()).unwrap_or(u16::MAX);
+                used.min(area.width)
+            })
+            .collect();
         self.terminal
             .draw(|frame| {
                 frame.render_widget(Paragraph::new(lines), frame.area());
@@ -226,28 +257,38 @@ impl<B: Backend> Screen<B> {
         Ok(())
     }
 
-    /// Puts the viewport at `top`, `height` rows tall.
+    /// Puts the viewport at `top`, `height` rows tall, its rows blank.
     fn place(&mut self, height: u16) -> Result<(), String> {
         self.height = height.min(self.size.height.saturating_sub(self.top)).max(1);
         let area = Rect::new(0, self.top, self.size.width, self.height);
-        let narrower = area.width < self.terminal.get_frame().area().width;
-        if narrower {
-            // ratatui would put the area at the top and clear the screen: let it, muted,
-            // then place the area where it belongs.
-            self.terminal.backend_mut().muted = true;
-            let result = self.terminal.resize(area);
-            self.terminal.backend_mut().muted = false;
-            result.map_err(failed)?;
+        // ratatui clears what it resizes, "to the end of the screen" when the area reaches
+        // the bottom (see `clear_rows`), and moves an area that got narrower to the top row
+        // after clearing the whole screen: it resizes muted, and the rows are cleared here.
+        self.terminal.backend_mut().muted = true;
+        let mut resized = self.terminal.resize(area);
+        if resized.is_ok() && self.terminal.get_frame().area() != area {
+            resized = self.terminal.resize(area);
         }
-        self.terminal.resize(area).map_err(failed)
+        self.terminal.backend_mut().muted = false;
+        resized.map_err(failed)?;
+        self.clear_rows(area.top(), area.bottom())
     }
 
-    /// Blanks everything from the live area down, row by row: erasing "to the end of the
-    /// screen" from its top-left corner makes some terminals (tmux) save the screen to their
-    /// history, which would leave copies of the live area in the scrollback.
+    /// Blanks everything from the live area down, leaving the cursor at its first row.
     fn clear_live(&mut self) -> Result<(), String> {
+        self.clear_rows(self.top, self.size.height)?;
+        self.terminal
+            .backend_mut()
+            .set_cursor_position(Position::new(0, self.top))
+            .map_err(failed)
+    }
+
+    /// Blanks the rows `from..to`, one by one: erasing "to the end of the screen" from the
+    /// top-left corner makes some terminals (tmux) save the screen to their history, which
+    /// would leave copies of the live area in the scrollback.
+    fn clear_rows(&mut self, from: u16, to: u16) -> Result<(), String> {
         let backend = self.terminal.backend_mut();
-        for row in self.top..self.size.height {
+        for row in from..to.min(self.size.height) {
             backend
                 .set_cursor_position(Position::new(0, row))
                 .map_err(failed)?;
@@ -255,9 +296,7 @@ impl<B: Backend> Screen<B> {
                 .clear_region(ClearType::CurrentLine)
                 .map_err(failed)?;
         }
-        backend
-            .set_cursor_position(Position::new(0, self.top))
-            .map_err(failed)
+        Ok(())
     }
 
     /// Follows a terminal resize: the live area stays on screen.

@@ -16,10 +16,17 @@ impl RawMode {
     /// Turns the modes on.
     pub fn enable() -> std::io::Result<Self> {
         crossterm::terminal::enable_raw_mode()?;
-        let mut out = std::io::stdout();
-        crossterm::execute!(out, EnableBracketedPaste)?;
         // Where the terminal can tell Shift+Enter from Enter, ask it to.
         let enhanced = crossterm::terminal::supports_keyboard_enhancement().unwrap_or(false);
+        Self::modes(enhanced)
+    }
+
+    /// Turns the modes on, keyboard enhancement as `enhanced` says (without asking the
+    /// terminal again).
+    fn modes(enhanced: bool) -> std::io::Result<Self> {
+        crossterm::terminal::enable_raw_mode()?;
+        let mut out = std::io::stdout();
+        crossterm::execute!(out, EnableBracketedPaste)?;
         if enhanced {
             crossterm::execute!(
                 out,
@@ -34,6 +41,7 @@ impl RawMode {
     /// it, and turns the modes back on when the shell continues us (`fg`). Where nobody could
     /// continue us (no job control), the kernel ignores the stop and this returns at once.
     pub fn suspend(self) -> std::io::Result<Self> {
+        let enhanced = self.enhanced;
         drop(self);
         #[cfg(unix)]
         {
@@ -43,7 +51,7 @@ impl RawMode {
             // us must stop too, or the shell would not see its job stop.
             kill(Pid::from_raw(0), Signal::SIGTSTP).map_err(std::io::Error::from)?;
         }
-        Self::enable()
+        Self::modes(enhanced)
     }
 }
 

@@ -21,10 +21,9 @@ fn rows(h: &Harness) -> Vec<String> {
 }
 
 /// Resizes the terminal to `width` as a terminal would: `rows` (what it shows afterwards, its
-/// own reflow) replace the screen and the cursor moves down by `shift` rows (up when negative).
-fn resize_terminal(h: &mut Harness, width: u16, rows: &[String], shift: i32) {
+/// own reflow) replace the screen and the cursor goes to row `cursor`.
+fn terminal_resizes(h: &mut Harness, width: u16, rows: &[String], cursor: usize) {
     let backend = h.screen.backend_mut();
-    let cursor = backend.get_cursor_position().unwrap();
     let height = backend.size().unwrap().height;
     backend.resize(width, height);
     backend.clear_region(ClearType::All).unwrap();
@@ -38,10 +37,32 @@ fn resize_terminal(h: &mut Harness, width: u16, rows: &[String], shift: i32) {
             (x, y, cell)
         }))
         .unwrap();
-    let y = u16::try_from(i32::from(cursor.y) + shift).unwrap();
+    let y = u16::try_from(cursor).unwrap();
     backend.set_cursor_position(Position::new(0, y)).unwrap();
+}
+
+/// [`terminal_resizes`], then the UI hears of it.
+fn resize_terminal(h: &mut Harness, width: u16, rows: &[String], cursor: usize) {
+    terminal_resizes(h, width, rows, cursor);
     h.screen.resized().unwrap();
     h.draw();
+}
+
+/// `rows` as a terminal that reflows shows them at `width`, and where row `cursor` went.
+fn reflow(rows: &[String], width: usize, cursor: usize) -> (Vec<String>, usize) {
+    let mut out = Vec::new();
+    let mut moved = cursor;
+    for (i, row) in rows.iter().enumerate() {
+        if i == cursor {
+            moved = out.len();
+        }
+        let chars: Vec<char> = row.chars().collect();
+        if chars.is_empty() {
+            out.push(String::new());
+        }
+        out.extend(chars.chunks(width).map(|c| c.iter().collect::<String>()));
+    }
+    (out, moved)
 }
 
 fn a_finished_turn() -> Harness {
@@ -68,7 +89,7 @@ fn a_narrower_terminal_keeps_the_transcript_on_screen() {
         .iter()
         .map(|r| r.chars().take(60).collect())
         .collect();
-    resize_terminal(&mut h, 60, &cut, 0);
+    resize_terminal(&mut h, 60, &cut, input);
     let after = rows(&h);
     assert_eq!(after[..input - 1], before[..input - 1], "{after:#?}");
     assert_eq!(input_row(&after), input, "{after:#?}");
@@ -77,17 +98,33 @@ fn a_narrower_terminal_keeps_the_transcript_on_screen() {
 }
 
 #[test]
-fn the_live_area_follows_the_rows_a_reflowing_terminal_moved() {
+fn a_reflowing_terminal_leaves_no_pieces_of_the_old_live_area() {
     let mut h = a_finished_turn();
     let before = rows(&h);
     let input = input_row(&before);
-    // A terminal that reflows and scrolls two rows of the transcript away; the two that went
-    // first are gone from the screen.
-    let moved: Vec<String> = before[2..].to_vec();
-    resize_terminal(&mut h, 60, &moved, -2);
+    // The rule above the input wraps into two rows and pushes the cursor down one.
+    let (reflowed, cursor) = reflow(&before, 60, input);
+    assert_eq!(cursor, input + 1);
+    resize_terminal(&mut h, 60, &reflowed, cursor);
     let after = rows(&h);
-    assert_eq!(after[..input - 3], before[2..input - 1], "{after:#?}");
-    assert_eq!(input_row(&after), input - 2, "{after:#?}");
+    assert_eq!(after[..input - 1], before[..input - 1], "{after:#?}");
+    assert_eq!(after[input - 1], "─".repeat(60), "{after:#?}");
+    assert_eq!(input_row(&after), input, "{after:#?}");
+    assert!(!after.contains(&"─".repeat(20)), "{after:#?}");
+}
+
+#[test]
+fn the_live_area_follows_the_rows_a_terminal_scrolled_away() {
+    let mut h = a_finished_turn();
+    let before = rows(&h);
+    let input = input_row(&before);
+    // It reflows, then keeps its bottom rows: the first three rows leave the screen.
+    let (reflowed, cursor) = reflow(&before, 60, input);
+    resize_terminal(&mut h, 60, &reflowed[3..], cursor - 3);
+    let after = rows(&h);
+    assert_eq!(after[..input - 4], before[3..input - 1], "{after:#?}");
+    assert_eq!(input_row(&after), input - 3, "{after:#?}");
+    assert!(!after.contains(&"─".repeat(20)), "{after:#?}");
     assert_eq!(after.iter().filter(|r| r.as_str() == "›").count(), 1);
 }
 
@@ -96,9 +133,27 @@ fn a_wider_terminal_redraws_the_live_area_in_place() {
     let mut h = a_finished_turn();
     let before = rows(&h);
     let input = input_row(&before);
-    resize_terminal(&mut h, 100, &before, 0);
+    resize_terminal(&mut h, 100, &before, input);
     let after = rows(&h);
     assert_eq!(after[..input - 1], before[..input - 1], "{after:#?}");
     assert_eq!(after[input - 1], "─".repeat(100));
     assert_eq!(input_row(&after), input);
+}
+
+#[test]
+fn what_comes_between_a_resize_and_its_event_waits_for_it() {
+    let mut h = a_finished_turn();
+    let before = rows(&h);
+    let input = input_row(&before);
+    let (reflowed, cursor) = reflow(&before, 60, input);
+    terminal_resizes(&mut h, 60, &reflowed[3..], cursor - 3);
+    h.submit("next");
+    h.event(text_delta("more\n"));
+    h.screen.resized().unwrap();
+    h.draw();
+    let after = rows(&h);
+    assert_eq!(after[..input - 4], before[3..input - 1], "{after:#?}");
+    assert!(after.contains(&"● more".to_string()), "{after:#?}");
+    assert!(!after.contains(&"─".repeat(20)), "{after:#?}");
+    assert_eq!(after.iter().filter(|r| r.as_str() == "›").count(), 1);
 }

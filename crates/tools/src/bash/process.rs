@@ -31,8 +31,9 @@ const DRAIN_GRACE: Duration = Duration::from_millis(300);
 /// thousands of events (each up to 4 KiB) that no one can read.
 const LIVE_INTERVAL: Duration = Duration::from_millis(100);
 
-/// Live output held back until the next report may go.
-const LIVE_KEEP: usize = 4096;
+/// Live output held back until the next report may go (under the 4 KiB a report carries,
+/// with room for a newline).
+const LIVE_KEEP: usize = 4000;
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +128,8 @@ struct Live {
     progress: Progress,
     /// The tail of what arrived since the last report.
     pending: Vec<u8>,
+    /// Whether `pending` lost its start (it is reported on a line of its own).
+    cut: bool,
     /// When the next report may go.
     next: Instant,
 }
@@ -136,6 +139,7 @@ impl Live {
         Self {
             progress,
             pending: Vec::new(),
+            cut: false,
             next: Instant::now(),
         }
     }
@@ -143,13 +147,16 @@ impl Live {
     fn push(&mut self, bytes: &[u8]) {
         self.pending.extend_from_slice(bytes);
         if self.pending.len() > LIVE_KEEP {
-            // A live view shows the last lines: keep whole ones.
+            // A live view shows the last lines: keep whole ones where there are any.
             let cut = self.pending.len() - LIVE_KEEP;
             let start = self.pending[cut..]
                 .iter()
                 .position(|&b| b == b'\n')
-                .map_or(cut, |i| cut + i + 1);
+                .map(|i| cut + i + 1)
+                .filter(|&start| start < self.pending.len())
+                .unwrap_or(cut);
             self.pending.drain(..start);
+            self.cut = true;
         }
         if Instant::now() >= self.next {
             self.flush();
@@ -163,6 +170,10 @@ impl Live {
 
     fn flush(&mut self) {
         if !self.pending.is_empty() {
+            if std::mem::take(&mut self.cut) {
+                // Not the rest of the line the last report ended in.
+                self.pending.insert(0, b'\n');
+            }
             self.progress.report(&self.pending);
             self.pending.clear();
             self.next = Instant::now() + LIVE_INTERVAL;
