@@ -1,11 +1,51 @@
 //! The terminal's modes while the UI owns it: raw input, bracketed paste and (where the
-//! terminal has it) Shift+Enter told apart from Enter; restored however the UI ends, and
-//! around a suspension (Ctrl-Z).
+//! terminal has it) Shift+Enter told apart from Enter; restored however the UI ends (a panic
+//! included: release builds abort on panic, so no destructor would run), and around a
+//! suspension (Ctrl-Z).
+
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
+
+/// Whether the modes are on with keyboard enhancement, for the panic hook.
+static ENHANCED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the modes are on at all, for the panic hook.
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// Puts the terminal back as the shell had it.
+fn restore(enhanced: bool) {
+    let mut out = std::io::stdout();
+    if enhanced {
+        let _ = crossterm::execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = crossterm::execute!(out, DisableBracketedPaste, crossterm::cursor::Show);
+    let _ = crossterm::terminal::disable_raw_mode();
+}
+
+/// Before a panic's message is printed, the terminal is put back (once the modes are on).
+fn restore_on_panic() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if ON.swap(false, Ordering::SeqCst) {
+                restore(ENHANCED.load(Ordering::SeqCst));
+                // The message goes over the live area, from the cursor's row down.
+                let _ = crossterm::execute!(
+                    std::io::stdout(),
+                    crossterm::cursor::MoveToColumn(0),
+                    crossterm::terminal::Clear(crossterm::terminal::ClearType::FromCursorDown)
+                );
+            }
+            previous(info);
+        }));
+    });
+}
 
 /// The UI's terminal modes, on while this lives.
 pub struct RawMode {
@@ -24,7 +64,10 @@ impl RawMode {
     /// Turns the modes on, keyboard enhancement as `enhanced` says (without asking the
     /// terminal again).
     fn modes(enhanced: bool) -> std::io::Result<Self> {
+        restore_on_panic();
         crossterm::terminal::enable_raw_mode()?;
+        ENHANCED.store(enhanced, Ordering::SeqCst);
+        ON.store(true, Ordering::SeqCst);
         let mut out = std::io::stdout();
         crossterm::execute!(out, EnableBracketedPaste)?;
         if enhanced {
@@ -57,11 +100,8 @@ impl RawMode {
 
 impl Drop for RawMode {
     fn drop(&mut self) {
-        let mut out = std::io::stdout();
-        if self.enhanced {
-            let _ = crossterm::execute!(out, PopKeyboardEnhancementFlags);
+        if ON.swap(false, Ordering::SeqCst) {
+            restore(self.enhanced);
         }
-        let _ = crossterm::execute!(out, DisableBracketedPaste);
-        let _ = crossterm::terminal::disable_raw_mode();
     }
 }
