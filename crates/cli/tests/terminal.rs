@@ -230,6 +230,48 @@ async fn ctrl_z_suspends_to_the_shell_and_fg_comes_back() {
     assert_eq!(server.requests().len(), 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resizing_the_terminal_keeps_the_transcript_and_one_live_area() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [{"text": "中文 answer 🎉 that is long enough to wrap at sixty columns, really it is."}, {"text": "Second answer."}]}"#,
+    )
+    .await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("really it is.").await;
+
+    tmux.run(&["resize-window", "-t", "ui", "-x", "60"]);
+    tmux.wait_for("claude-sonn…").await;
+    tmux.type_text("again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("● Second answer.").await;
+    tmux.run(&["resize-window", "-t", "ui", "-x", "100"]);
+    let screen = tmux.wait_for("claude-sonnet-4-5 ·").await;
+    let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+    assert!(screen.contains("● 中文 answer 🎉 that is long"), "{screen}");
+    assert!(screen.contains("› again"), "{screen}");
+    assert_eq!(
+        rows.iter().filter(|r| **r == "›").count(),
+        1,
+        "one input box:\n{screen}"
+    );
+    let rules = rows
+        .iter()
+        .filter(|r| !r.is_empty() && r.chars().all(|c| c == '─'))
+        .count();
+    assert_eq!(rules, 2, "only the input box's rules:\n{screen}");
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("rein exited with 0").await;
+}
+
 #[tokio::test]
 async fn without_a_terminal_the_ui_prints_plain_lines() {
     let dir = tempfile::tempdir().unwrap();
