@@ -258,4 +258,144 @@ mod tests {
         let back: EventEnvelope = serde_json::from_value(value).unwrap();
         assert_eq!(back.event, event);
     }
+
+    /// One event of each kind; the match makes a new kind fail to compile until it is listed
+    /// here (and so checked against the documentation).
+    fn one_of_each() -> Vec<Event> {
+        let text = || String::from("x");
+        let events = vec![
+            Event::SessionStart {
+                session_id: text(),
+                provider: text(),
+                model: text(),
+                cwd: text(),
+                tools: vec![],
+            },
+            Event::TurnStart { turn: 1 },
+            Event::TextDelta { text: text() },
+            Event::ThinkingDelta { text: text() },
+            Event::Retry {
+                attempt: 1,
+                delay_ms: 1,
+                reason: text(),
+            },
+            Event::AssistantMessage {
+                message: Message {
+                    role: crate::Role::Assistant,
+                    content: vec![],
+                },
+            },
+            Event::ToolCallStart {
+                id: text(),
+                name: text(),
+                input: json!({}),
+            },
+            Event::Permission {
+                id: text(),
+                name: text(),
+                decision: PermissionVerdict::Allow,
+                reason: text(),
+            },
+            Event::PermissionRequest {
+                id: text(),
+                name: text(),
+                input: json!({}),
+                reason: text(),
+            },
+            Event::Compaction {
+                trigger: text(),
+                tokens_before: 2,
+                tokens_after: 1,
+                kept_messages: 1,
+            },
+            Event::HookRun {
+                event: text(),
+                command: text(),
+                exit_code: None,
+                blocked: false,
+                message: None,
+            },
+            Event::ToolOutputDelta {
+                id: text(),
+                text: text(),
+            },
+            Event::ToolCallEnd {
+                id: text(),
+                name: text(),
+                output: text(),
+                is_error: false,
+                duration_ms: 1,
+            },
+            Event::Usage {
+                usage: Usage::default(),
+                cost_usd: None,
+            },
+            Event::TurnEnd {
+                turn: 1,
+                stop_reason: StopReason::EndTurn,
+            },
+            Event::Error { message: text() },
+            Event::Result {
+                outcome: RunOutcome::Completed,
+                text: text(),
+                turns: 1,
+                usage: Usage::default(),
+                cost_usd: None,
+                duration_ms: 1,
+                session_usage: Usage::default(),
+                session_cost_usd: None,
+            },
+        ];
+        for event in &events {
+            match event {
+                Event::SessionStart { .. }
+                | Event::TurnStart { .. }
+                | Event::TextDelta { .. }
+                | Event::ThinkingDelta { .. }
+                | Event::Retry { .. }
+                | Event::AssistantMessage { .. }
+                | Event::ToolCallStart { .. }
+                | Event::Permission { .. }
+                | Event::PermissionRequest { .. }
+                | Event::Compaction { .. }
+                | Event::HookRun { .. }
+                | Event::ToolOutputDelta { .. }
+                | Event::ToolCallEnd { .. }
+                | Event::Usage { .. }
+                | Event::TurnEnd { .. }
+                | Event::Error { .. }
+                | Event::Result { .. } => {}
+            }
+        }
+        events
+    }
+
+    const DOC: &str = include_str!("../../../docs/stream-json.md");
+
+    #[test]
+    fn every_event_is_documented_with_its_fields() {
+        for event in one_of_each() {
+            let value = serde_json::to_value(EventEnvelope::from(event)).unwrap();
+            let kind = value["type"].as_str().unwrap().to_string();
+            let row = DOC
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{kind}` |")))
+                .unwrap_or_else(|| panic!("{kind} is not in docs/stream-json.md"));
+            for field in value.as_object().unwrap().keys() {
+                if field != "v" && field != "type" {
+                    assert!(row.contains(&format!("`{field}`")), "{kind}: {field}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_documented_run_parses() {
+        let lines: Vec<&str> = DOC.lines().filter(|l| l.starts_with("{\"v\":1")).collect();
+        assert!(lines.len() > 10, "the example run is in the document");
+        for line in lines {
+            let envelope: EventEnvelope = serde_json::from_str(line).unwrap();
+            assert_eq!(envelope.v, EVENT_SCHEMA_VERSION);
+        }
+    }
 }
