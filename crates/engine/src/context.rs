@@ -124,7 +124,11 @@ pub struct Anchor {
 pub fn estimate_next(transcript: &[Message], system_bytes: usize, anchor: Option<Anchor>) -> u64 {
     let whole = estimate(transcript) + (system_bytes as f64 / BYTES_PER_TOKEN) as u64;
     match anchor.filter(|a| a.messages <= transcript.len()) {
-        Some(anchor) => whole.max(anchor.tokens + estimate(&transcript[anchor.messages..])),
+        Some(anchor) => whole.max(
+            anchor
+                .tokens
+                .saturating_add(estimate(&transcript[anchor.messages..])),
+        ),
         None => whole,
     }
 }

@@ -20,15 +20,25 @@ pub struct Usage {
 impl Usage {
     /// All input tokens of the request, cached or not: the size of the context sent.
     pub fn total_input(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        // Counts come from the network: absurd ones saturate rather than overflow.
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 
     /// Adds another usage to this one.
     pub fn add(&mut self, other: &Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
+        add(&mut self.input_tokens, other.input_tokens);
+        add(&mut self.output_tokens, other.output_tokens);
+        add(
+            &mut self.cache_creation_input_tokens,
+            other.cache_creation_input_tokens,
+        );
+        add(
+            &mut self.cache_read_input_tokens,
+            other.cache_read_input_tokens,
+        );
     }
 }
 
@@ -50,4 +60,25 @@ pub enum StopReason {
     PauseTurn,
     /// A reason this version does not know, kept verbatim.
     Other(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absurd_counts_from_a_provider_saturate() {
+        let huge = Usage {
+            input_tokens: u64::MAX,
+            output_tokens: u64::MAX,
+            cache_creation_input_tokens: 1,
+            cache_read_input_tokens: 1,
+        };
+        let mut total = huge;
+        total.add(&huge);
+        assert_eq!(total.input_tokens, u64::MAX);
+        assert_eq!(total.output_tokens, u64::MAX);
+        assert_eq!(total.cache_read_input_tokens, 2);
+        assert_eq!(huge.total_input(), u64::MAX);
+    }
 }

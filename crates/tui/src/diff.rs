@@ -46,7 +46,7 @@ pub fn patch(patch: &str, theme: Theme) -> Vec<Line<'static>> {
             };
             Line::from(vec![
                 Span::raw("    "),
-                Span::styled(crate::tool_view::strip_controls(line), style),
+                Span::styled(crate::sanitize::output_line(line), style),
             ])
         })
         .collect()
@@ -81,7 +81,7 @@ fn marked(sign: char, text: String, style: ratatui::style::Style) -> Line<'stati
     Line::from(vec![
         Span::raw("    "),
         Span::styled(
-            format!("{sign} {}", crate::tool_view::strip_controls(&text)),
+            format!("{sign} {}", crate::sanitize::output_line(&text)),
             style,
         ),
     ])

@@ -29,6 +29,7 @@ pub mod markdown;
 mod muted;
 mod plain;
 mod runner;
+mod sanitize;
 mod screen;
 pub mod slash;
 mod term;

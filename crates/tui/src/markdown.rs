@@ -21,6 +21,10 @@ const RULE_WIDTH: usize = 40;
 /// Tab stops, in columns.
 const TAB_WIDTH: usize = 4;
 
+/// How much of an unfinished line the live area renders: its end (the rows shown), so that a
+/// very long line does not cost a full parse at every redraw.
+const PENDING_SHOWN: usize = 4096;
+
 /// Renders assistant Markdown incrementally: text arrives in arbitrary fragments and comes out
 /// as finished lines.
 #[derive(Debug)]
@@ -64,7 +68,11 @@ impl MarkdownStream {
         if self.partial.is_empty() {
             return Vec::new();
         }
-        let line = clean(&self.partial);
+        let mut start = self.partial.len().saturating_sub(PENDING_SHOWN);
+        while !self.partial.is_char_boundary(start) {
+            start += 1;
+        }
+        let line = clean(&self.partial[start..]);
         let rendered = match &self.code {
             Some(block) if block.is_closed_by(&line) => block.footer(),
             Some(block) => block.peek(&line),
@@ -119,11 +127,12 @@ pub fn render(text: &str, theme: Theme) -> Vec<Line<'static>> {
     lines
 }
 
-/// `line` without a trailing carriage return and with tabs expanded.
+/// `line` without a trailing carriage return, with tabs expanded and without terminal escape
+/// sequences or other control characters.
 fn clean(line: &str) -> Cow<'_, str> {
     let line = line.strip_suffix('\r').unwrap_or(line);
     if !line.contains('\t') {
-        return Cow::Borrowed(line);
+        return crate::sanitize::clean(line);
     }
     let mut out = String::with_capacity(line.len() + TAB_WIDTH);
     let mut column = 0;
@@ -137,7 +146,7 @@ fn clean(line: &str) -> Cow<'_, str> {
             column += c.width().unwrap_or(0);
         }
     }
-    Cow::Owned(out)
+    Cow::Owned(crate::sanitize::clean(&out).into_owned())
 }
 
 /// Renders one line of Markdown outside code.

@@ -216,3 +216,23 @@ fn odd_input_does_not_panic() {
         }
     }
 }
+
+#[test]
+fn a_very_long_unfinished_line_previews_its_end() {
+    let mut stream = MarkdownStream::new(Theme::PLAIN);
+    let long = format!("{}THE END", "é".repeat(50_000));
+    assert!(stream.push(&long).is_empty());
+    let pending = stream.pending();
+    let text = pending[0].to_string();
+    assert!(text.ends_with("THE END"), "{}", &text[text.len() - 20..]);
+    assert!(text.len() <= 4096, "{}", text.len());
+}
+
+#[test]
+fn escape_sequences_in_model_text_are_dropped() {
+    let lines = render(
+        "\u{1b}[31mred\u{1b}[0m and \u{1b}]52;c;aGk=\u{7}**bold**\n",
+        Theme::PLAIN,
+    );
+    assert_eq!(lines[0].to_string(), "red and bold");
+}

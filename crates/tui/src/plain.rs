@@ -91,7 +91,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
 
 fn print_committed(app: &mut App) {
     let mut out = std::io::stdout().lock();
-    for line in app.take_committed() {
+    for line in crate::sanitize::lines(app.take_committed()) {
         let _ = writeln!(out, "{line}");
     }
     let _ = out.flush();

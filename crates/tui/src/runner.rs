@@ -28,6 +28,10 @@ use crate::theme::Theme;
 /// Spinner and elapsed-time refresh while something runs.
 const TICK: Duration = Duration::from_millis(100);
 
+/// Output is held until a frame is complete (the screen flushes once per frame), so the
+/// terminal never shows half of one: finished lines without the live area below them.
+const FRAME_BUFFER: usize = 64 * 1024;
+
 /// What the binary provides: sessions and models, which need its configuration.
 pub trait SessionHost: Send + Sync {
     /// A fresh agent recording a new session (`/clear`).
@@ -100,8 +104,11 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     app.replay(&driver.transcript().await, &session_id);
 
     let mut raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
-    let mut screen =
-        Screen::new(CrosstermBackend::new(std::io::stdout())).map_err(TuiError::Terminal)?;
+    let mut screen = Screen::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(
+        FRAME_BUFFER,
+        std::io::stdout(),
+    )))
+    .map_err(TuiError::Terminal)?;
     let mut input = EventStream::new();
     let mut pending: Vec<Action> = match launch.prompt {
         Some(prompt) => app.submit(prompt, Instant::now()),

@@ -147,7 +147,8 @@ impl<B: Backend> Screen<B> {
             return Ok(());
         }
         self.sync_size()?;
-        let rows = wrap_all(lines, usize::from(self.size.width));
+        let lines = crate::sanitize::lines(lines.to_vec());
+        let rows = wrap_all(&lines, usize::from(self.size.width));
         // Each step must fit on the screen with the live area below it.
         let step = usize::from(self.size.height.saturating_sub(self.height).max(1));
         for chunk in rows.chunks(step) {
@@ -259,6 +260,8 @@ impl<B: Backend> Screen<B> {
 
     /// Puts the viewport at `top`, `height` rows tall, its rows blank.
     fn place(&mut self, height: u16) -> Result<(), String> {
+        // On a screen a row or two tall, finished lines can push the area past the bottom.
+        self.top = self.top.min(self.size.height.saturating_sub(1));
         self.height = height.min(self.size.height.saturating_sub(self.top)).max(1);
         let area = Rect::new(0, self.top, self.size.width, self.height);
         // ratatui clears what it resizes, "to the end of the screen" when the area reaches

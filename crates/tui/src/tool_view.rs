@@ -23,7 +23,7 @@ pub fn summary(name: &str, input: &Value) -> String {
         "read_file" => {
             let range = match (number("offset"), number("limit")) {
                 (Some(from), Some(limit)) => {
-                    format!(" ({from}-{})", from + limit.saturating_sub(1))
+                    format!(" ({from}-{})", from.saturating_add(limit.saturating_sub(1)))
                 }
                 (Some(from), None) => format!(" ({from}-)"),
                 (None, Some(limit)) => format!(" (1-{limit})"),
@@ -68,7 +68,7 @@ pub fn folded_result(output: &str, is_error: bool, theme: Theme) -> Vec<Line<'st
             let gutter = if n == 0 { "  ⎿ " } else { "    " };
             Line::from(vec![
                 Span::styled(gutter, theme.dim()),
-                Span::styled(clip(text, 400), style),
+                Span::styled(clip(&crate::sanitize::output_line(text), 400), style),
             ])
         })
         .collect();
@@ -103,7 +103,7 @@ pub fn tail(output: &str, count: usize) -> Vec<String> {
     let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(count)..]
         .iter()
-        .map(|l| clip(&strip_controls(l), 200))
+        .map(|l| clip(&crate::sanitize::output_line(l), 200))
         .collect()
 }
 
@@ -156,31 +156,6 @@ pub fn clip(text: &str, max: usize) -> String {
     cut
 }
 
-/// Tabs as spaces, other control characters (terminal escapes) dropped.
-pub fn strip_controls(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\t' => out.push_str("    "),
-            '\u{1b}' => {
-                // CSI sequences: ESC [ … final byte in @..~
-                if chars.peek() == Some(&'[') {
-                    chars.next();
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-            }
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -200,6 +175,11 @@ mod tests {
                 "read_file src/main.rs (1-200)",
             ),
             ("read_file", json!({"path": "a.rs"}), "read_file a.rs"),
+            (
+                "read_file",
+                json!({"path": "a.rs", "offset": u64::MAX, "limit": 2}),
+                "read_file a.rs (18446744073709551615-18446744073709551615)",
+            ),
             ("bash", json!({"command": "cargo test"}), "bash cargo test"),
             ("bash", json!({"command": "cd x\nmake"}), "bash cd x …"),
             (

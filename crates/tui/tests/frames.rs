@@ -347,3 +347,40 @@ fn thinking_is_dimmed() {
         .expect("thinking on screen");
     assert!(cell.modifier.contains(Modifier::DIM), "{cell:?}");
 }
+
+#[test]
+fn escape_sequences_never_reach_the_terminal() {
+    let mut h = Harness::new(80, 24);
+    h.submit("go");
+    h.event(tool_start("c1", "bash", bash("printf stuff")));
+    h.event(Event::ToolOutputDelta {
+        id: "c1".into(),
+        text: "\u{1b}]0;pwned\u{7}live \u{1b}[31mred\u{1b}[0m\n".into(),
+    });
+    let live = h.dump();
+    assert!(live.contains("│ live red"), "{live}");
+    h.event(tool_end(
+        "c1",
+        "bash",
+        "\u{1b}]52;c;aGk=\u{7}copied \u{1b}[2Jcleared\n 10%\r100%\n",
+        false,
+        5,
+    ));
+    h.event(Event::Error {
+        message: "provider said \u{1b}]0;title\u{7}no \u{9b}31mway".into(),
+    });
+    h.event(result(RunOutcome::Completed, 0, 0));
+    let dump = h.dump();
+    assert!(dump.contains("⎿ copied cleared"), "{dump}");
+    assert!(dump.contains("    100%"), "{dump}");
+    assert!(dump.contains("provider said no way"), "{dump}");
+    let cells = [h.screen.backend().buffer(), h.screen.backend().scrollback()];
+    for buffer in cells {
+        for cell in &buffer.content {
+            assert!(!cell.symbol().chars().any(char::is_control), "{cell:?}");
+        }
+    }
+    for junk in ["]52;", "]0;", "[31m", "[2J", "31m"] {
+        assert!(!dump.contains(junk), "{junk} in\n{dump}");
+    }
+}

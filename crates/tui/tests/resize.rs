@@ -157,3 +157,16 @@ fn what_comes_between_a_resize_and_its_event_waits_for_it() {
     assert!(!after.contains(&"─".repeat(20)), "{after:#?}");
     assert_eq!(after.iter().filter(|r| r.as_str() == "›").count(), 1);
 }
+
+#[test]
+fn tiny_terminals_draw_without_trouble() {
+    for (width, height) in [(1, 1), (2, 1), (5, 2), (80, 1), (1, 24)] {
+        let mut h = Harness::new(width, height);
+        h.submit("hello there");
+        h.event(text_delta("An answer\nover lines\n"));
+        h.event(result(RunOutcome::Completed, 0, 0));
+        h.submit("again");
+        let rows = rows(&h);
+        assert_eq!(rows.len(), usize::from(height), "{width}x{height}");
+    }
+}

@@ -34,7 +34,9 @@ impl Agent {
                     && anchor.tokens > 0
                     && anchor.messages <= self.transcript.len() =>
             {
-                anchor.tokens + tokenizer.count(&self.transcript[anchor.messages..])
+                anchor
+                    .tokens
+                    .saturating_add(tokenizer.count(&self.transcript[anchor.messages..]))
             }
             _ => cheap,
         }

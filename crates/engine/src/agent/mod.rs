@@ -383,7 +383,10 @@ impl Agent {
             self.transcript.push(message);
             self.anchor = Some(Anchor {
                 messages: self.transcript.len(),
-                tokens: response.usage.total_input() + response.usage.output_tokens,
+                tokens: response
+                    .usage
+                    .total_input()
+                    .saturating_add(response.usage.output_tokens),
             });
             if calls.is_empty() {
                 if response.stop_reason == StopReason::PauseTurn {

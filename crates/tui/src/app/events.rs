@@ -128,7 +128,8 @@ impl App {
             Event::Usage { usage, cost_usd } => {
                 self.status.usage.add(&usage);
                 self.status.cost_usd = self.status.cost_usd.zip(cost_usd).map(|(a, b)| a + b);
-                self.status.context_tokens = usage.total_input() + usage.output_tokens;
+                self.status.context_tokens =
+                    usage.total_input().saturating_add(usage.output_tokens);
             }
             Event::TurnEnd { .. } => {}
             Event::Error { message } => {

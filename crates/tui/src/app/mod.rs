@@ -204,7 +204,7 @@ impl App {
 
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        let prompt = PermissionPrompt::new(request, reply);
+        let prompt = PermissionPrompt::new(request, reply, self.theme);
         if self.prompt.is_some() {
             self.waiting.push_back(prompt);
         } else {

@@ -20,6 +20,10 @@ pub struct PermissionPrompt {
     reply: Option<oneshot::Sender<Approval>>,
     /// The note being typed after `t` (deny and tell the model).
     note: Option<String>,
+    /// What the call would do, as shown (made once: a large edit's diff is not cheap).
+    body: Vec<Line<'static>>,
+    /// Lines of it left out.
+    more: usize,
 }
 
 /// What a key did to the prompt.
@@ -33,11 +37,16 @@ pub enum PromptOutcome {
 
 impl PermissionPrompt {
     /// A prompt for `request`; the answer goes to `reply`.
-    pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>) -> Self {
+    pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, theme: Theme) -> Self {
+        let mut body = body(&request.tool, &request.input, theme);
+        let more = body.len().saturating_sub(PROMPT_BODY_LINES);
+        body.truncate(PROMPT_BODY_LINES);
         Self {
             request,
             reply: Some(reply),
             note: None,
+            body,
+            more,
         }
     }
 
@@ -105,10 +114,9 @@ impl PermissionPrompt {
             format!("  asked by {}", request.reason),
             theme.dim(),
         ));
-        let body = body(&request.tool, &request.input, theme);
-        let more = body.len().saturating_sub(PROMPT_BODY_LINES);
-        lines.extend(body.into_iter().take(PROMPT_BODY_LINES));
-        if more > 0 {
+        lines.extend(self.body.iter().cloned());
+        if self.more > 0 {
+            let more = self.more;
             lines.push(Line::styled(format!("    … +{more} lines"), theme.dim()));
         }
         match &self.note {
@@ -165,7 +173,7 @@ fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
             .map(|line| {
                 Line::from(vec![
                     Span::raw("    $ "),
-                    Span::styled(tool_view::strip_controls(line), theme.bold()),
+                    Span::styled(crate::sanitize::output_line(line), theme.bold()),
                 ])
             })
             .collect(),

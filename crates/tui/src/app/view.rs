@@ -29,6 +29,7 @@ impl App {
             let style = theme.dim().patch(ratatui::style::Style::new().italic());
             let all: Vec<&str> = self.thinking.trim().lines().collect();
             for line in &all[all.len().saturating_sub(3)..] {
+                let line = crate::sanitize::clean(line);
                 lines.push(Line::styled(format!("✻ {line}"), style));
             }
         }
