@@ -107,7 +107,6 @@ async fn run_one(
         name: call.name.clone(),
         input: call.input.clone(),
     });
-    let started = Instant::now();
     let effect_of = |input: &Value| tools.effect(&call.name, input);
     let cleared = if ctx.cancel.is_cancelled() {
         Err(ToolOutput::error(NOT_RUN))
@@ -122,6 +121,8 @@ async fn run_one(
         )
         .await
     };
+    // The call's time starts once it is cleared: not while the user thinks about it.
+    let started = Instant::now();
     let output = match cleared {
         Err(refusal) => refusal,
         Ok(_) if ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),

@@ -17,12 +17,15 @@ use crate::support::*;
 struct Scripted {
     answers: Mutex<Vec<Approval>>,
     asked: Mutex<Vec<ApprovalRequest>>,
+    /// How long the user thinks before each answer.
+    thinking: std::time::Duration,
 }
 
 #[async_trait]
 impl Approver for Scripted {
     async fn approve(&self, request: ApprovalRequest) -> Approval {
         self.asked.lock().unwrap().push(request);
+        tokio::time::sleep(self.thinking).await;
         self.answers.lock().unwrap().remove(0)
     }
 }
@@ -31,6 +34,7 @@ fn scripted(answers: Vec<Approval>) -> Arc<Scripted> {
     Arc::new(Scripted {
         answers: Mutex::new(answers),
         asked: Mutex::new(Vec::new()),
+        thinking: std::time::Duration::ZERO,
     })
 }
 
@@ -198,6 +202,30 @@ async fn the_approver_decides_and_allow_for_the_session_is_remembered() {
             .iter()
             .any(|e| matches!(e, Event::PermissionRequest { .. }))
     );
+}
+
+#[tokio::test]
+async fn a_calls_time_does_not_count_the_wait_for_the_answer() {
+    let approver = Arc::new(Scripted {
+        answers: Mutex::new(vec![Approval::AllowOnce]),
+        asked: Mutex::new(Vec::new()),
+        thinking: std::time::Duration::from_millis(600),
+    });
+    let run = run(
+        &[bash_turn("touch a.txt")],
+        Policy::default(),
+        Some(approver),
+    )
+    .await;
+    let took = run
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCallEnd { duration_ms, .. } => Some(*duration_ms),
+            _ => None,
+        })
+        .expect("the call ended");
+    assert!(took < 600, "{took} ms includes the wait");
 }
 
 #[tokio::test]

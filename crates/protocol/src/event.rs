@@ -178,7 +178,8 @@ pub enum Event {
         output: String,
         /// Whether the result is an error.
         is_error: bool,
-        /// Wall time of the call in milliseconds.
+        /// Wall time of the call in milliseconds, from when it was cleared to run (the wait
+        /// for a permission answer is not counted).
         duration_ms: u64,
     },
     /// Token usage of the last request.

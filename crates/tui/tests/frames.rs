@@ -168,6 +168,13 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
     let (reply, answer) = tokio::sync::oneshot::channel();
     std::mem::forget(answer);
     h.event(tool_start("c1", tool, input.clone()));
+    // What the engine sends before it asks.
+    h.event(Event::Permission {
+        id: "c1".into(),
+        name: tool.into(),
+        decision: rein_protocol::PermissionVerdict::Ask,
+        reason: reason.into(),
+    });
     h.app.ask(
         ApprovalRequest {
             id: "c1".into(),
@@ -383,4 +390,31 @@ fn escape_sequences_never_reach_the_terminal() {
     for junk in ["]52;", "]0;", "[31m", "[2J", "31m"] {
         assert!(!dump.contains(junk), "{junk} in\n{dump}");
     }
+}
+
+#[test]
+fn a_call_waiting_for_an_answer_is_not_running_and_its_time_starts_when_allowed() {
+    let mut h = Harness::new(80, 24);
+    h.submit("clean up");
+    ask(&mut h, "bash", bash("make clean"), "mode default");
+    h.advance(5_000);
+    h.draw();
+    let waiting = h.dump();
+    assert!(
+        waiting.contains("? bash make clean (waiting for your answer)"),
+        "{waiting}"
+    );
+    assert!(waiting.contains("waiting for your answer… 5s"), "{waiting}");
+    h.key(KeyCode::Char('y'), KeyModifiers::NONE);
+    h.event(Event::Permission {
+        id: "c1".into(),
+        name: "bash".into(),
+        decision: rein_protocol::PermissionVerdict::Allow,
+        reason: "the user (once)".into(),
+    });
+    h.advance(2_000);
+    h.draw();
+    let running = h.dump();
+    assert!(running.contains("bash make clean (2s)"), "{running}");
+    assert!(running.contains("running bash"), "{running}");
 }

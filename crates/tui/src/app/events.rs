@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use rein_protocol::{Event, RunOutcome};
+use rein_protocol::{Event, PermissionVerdict, RunOutcome};
 
 use super::{Action, App, RunningTool};
 use crate::tool_view;
@@ -49,6 +49,7 @@ impl App {
                     since: now,
                     output: String::new(),
                     input,
+                    waiting: false,
                 });
             }
             Event::ToolOutputDelta { id, text } => {
@@ -84,7 +85,28 @@ impl App {
                     busy.label = "thinking".into();
                 }
             }
-            Event::Permission { .. } | Event::PermissionRequest { .. } => {}
+            Event::Permission {
+                id, name, decision, ..
+            } => {
+                if let Some(tool) = self.running.iter_mut().find(|t| t.id == id) {
+                    match decision {
+                        PermissionVerdict::Ask => tool.waiting = true,
+                        // The call runs from now: the wait for the answer is not its time.
+                        PermissionVerdict::Allow if tool.waiting => {
+                            tool.waiting = false;
+                            tool.since = now;
+                        }
+                        PermissionVerdict::Allow | PermissionVerdict::Deny => {}
+                    }
+                }
+                if let Some(busy) = self.busy.as_mut() {
+                    busy.label = match decision {
+                        PermissionVerdict::Ask => "waiting for your answer".into(),
+                        _ => format!("running {name}"),
+                    };
+                }
+            }
+            Event::PermissionRequest { .. } => {}
             Event::Retry {
                 attempt,
                 delay_ms,

@@ -89,6 +89,8 @@ struct RunningTool {
     summary: String,
     since: Instant,
     output: String,
+    /// Asked about and not answered yet: not running.
+    waiting: bool,
 }
 
 /// The interactive UI's state.

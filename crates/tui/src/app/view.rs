@@ -41,6 +41,14 @@ impl App {
         }
         // Running calls with their elapsed time and last output lines.
         for tool in &self.running {
+            if tool.waiting {
+                lines.push(Line::from(vec![
+                    Span::styled("? ", theme.warning()),
+                    Span::raw(tool.summary.clone()),
+                    Span::styled(" (waiting for your answer)", theme.dim()),
+                ]));
+                continue;
+            }
             let secs = now.saturating_duration_since(tool.since).as_secs();
             lines.push(Line::from(vec![
                 Span::styled(format!("{} ", spinner(now, tool.since)), theme.accent()),
