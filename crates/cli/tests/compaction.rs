@@ -8,20 +8,8 @@ use serde_json::Value;
 use crate::support::*;
 
 fn session_text(workspace: &Path) -> String {
-    let root = workspace.join(".rein-test-data/rein/sessions");
-    let dir = std::fs::read_dir(root)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let file = std::fs::read_dir(dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read_to_string(file).unwrap()
+    let files = session_files(workspace);
+    std::fs::read_to_string(&files[0]).unwrap()
 }
 
 fn seq_call(n: u32) -> String {

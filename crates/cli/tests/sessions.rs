@@ -1,25 +1,10 @@
 //! Sessions end to end: every run is recorded; `--continue`/`--resume` send the earlier turns;
 //! a run killed with SIGKILL mid-tool resumes with every completed message.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::support::*;
-
-fn session_files(workspace: &Path) -> Vec<PathBuf> {
-    let root = workspace.join(".rein-test-data/rein/sessions");
-    let mut files = Vec::new();
-    for dir in std::fs::read_dir(root).into_iter().flatten().flatten() {
-        for file in std::fs::read_dir(dir.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            files.push(file.path());
-        }
-    }
-    files
-}
 
 async fn exec(
     dir: &Path,

@@ -1,4 +1,4 @@
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use rein_testkit::{MockServer, Scenario};
@@ -44,3 +44,19 @@ pub fn text(bytes: &[u8]) -> String {
 }
 
 pub const DEMO: &str = include_str!("../../testkit/scenarios/demo.json");
+
+/// The session files rein recorded for `workspace` (under its test data folder).
+pub fn session_files(workspace: &Path) -> Vec<PathBuf> {
+    let root = workspace.join(".rein-test-data/rein/sessions");
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(root).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            files.push(file.path());
+        }
+    }
+    files
+}

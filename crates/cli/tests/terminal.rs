@@ -316,20 +316,8 @@ async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
     ])
     .env("ANTHROPIC_API_KEY", "test");
     assert!(output(cmd).await.status.success());
-    let sessions = dir.path().join(".rein-test-data/rein/sessions");
-    let folder = std::fs::read_dir(&sessions)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let file = std::fs::read_dir(folder)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let id = file.file_stem().unwrap().to_string_lossy().into_owned();
+    let files = session_files(dir.path());
+    let id = files[0].file_stem().unwrap().to_string_lossy().into_owned();
 
     let server = mock(r#"{"turns": [{"text": "It was 4217."}, {"text": "fresh answer"}]}"#).await;
     let mut cmd = rein(dir.path());
