@@ -143,10 +143,15 @@ impl<B: Backend> Screen<B> {
 
     /// Writes `lines`, wrapped to the terminal's width, above the live area.
     pub fn insert(&mut self, lines: &[Line<'static>]) -> Result<(), String> {
+        self.sync_size()?;
+        self.insert_rows(lines)
+    }
+
+    /// [`Screen::insert`] at the size last seen.
+    fn insert_rows(&mut self, lines: &[Line<'static>]) -> Result<(), String> {
         if lines.is_empty() {
             return Ok(());
         }
-        self.sync_size()?;
         let lines = crate::sanitize::lines(lines.to_vec());
         let rows = wrap_all(&lines, usize::from(self.size.width));
         // Each step must fit on the screen with the live area below it.
@@ -178,8 +183,7 @@ impl<B: Backend> Screen<B> {
             return Ok(());
         }
         let committed = app.take_committed();
-        self.insert(&committed)?;
-        self.sync_size()?;
+        self.insert_rows(&committed)?;
         let (lines, cursor) = app.live_lines(self.size.width, now);
         let wanted = u16::try_from(lines.len())
             .unwrap_or(u16::MAX)
@@ -196,14 +200,12 @@ impl<B: Backend> Screen<B> {
             .filter(|&(_, y)| y >= skip_rows)
             .map(|(x, y)| Position::new(area.x + x, area.y + y - skip_rows));
         let rows_above = cursor.map_or(0, |c| usize::from(c.y - area.y));
-        self.above_cursor = lines
-            .iter()
-            .take(rows_above)
-            .map(|line| {
+        self.above_cursor.clear();
+        self.above_cursor
+            .extend(lines.iter().take(rows_above).map(|line| {
                 let used = u16::try_from(line.width()).unwrap_or(u16::MAX);
                 used.min(area.width)
-            })
-            .collect();
+            }));
         self.terminal
             .draw(|frame| {
                 frame.render_widget(Paragraph::new(lines), frame.area());

@@ -88,22 +88,22 @@ impl App {
             Event::Permission {
                 id, name, decision, ..
             } => {
-                if let Some(tool) = self.running.iter_mut().find(|t| t.id == id) {
-                    match decision {
-                        PermissionVerdict::Ask => tool.waiting = true,
-                        // The call runs from now: the wait for the answer is not its time.
-                        PermissionVerdict::Allow if tool.waiting => {
-                            tool.waiting = false;
-                            tool.since = now;
-                        }
-                        PermissionVerdict::Allow | PermissionVerdict::Deny => {}
+                let tool = self.running.iter_mut().find(|t| t.id == id);
+                let label = match (decision, tool) {
+                    (PermissionVerdict::Ask, Some(tool)) => {
+                        tool.waiting = true;
+                        Some("waiting for your answer".to_string())
                     }
-                }
-                if let Some(busy) = self.busy.as_mut() {
-                    busy.label = match decision {
-                        PermissionVerdict::Ask => "waiting for your answer".into(),
-                        _ => format!("running {name}"),
-                    };
+                    // The call runs from now: the wait for the answer is not its time.
+                    (PermissionVerdict::Allow, Some(tool)) if tool.waiting => {
+                        tool.waiting = false;
+                        tool.since = now;
+                        Some(format!("running {name}"))
+                    }
+                    _ => None,
+                };
+                if let (Some(label), Some(busy)) = (label, self.busy.as_mut()) {
+                    busy.label = label;
                 }
             }
             Event::PermissionRequest { .. } => {}
