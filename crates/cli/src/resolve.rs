@@ -211,6 +211,11 @@ pub fn agent_config(
         .context_window
         .or(config.context_window.as_ref().map(|s| s.value))
         .filter(|w| *w > 0);
+    agent.context_windows = config
+        .context_windows
+        .iter()
+        .map(|(prefix, window)| (prefix.clone(), window.value))
+        .collect();
     if let Some(limit) = &config.output_limit {
         agent.output_limit = limit.value;
     }

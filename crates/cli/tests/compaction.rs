@@ -194,6 +194,13 @@ async fn compact_on_demand_with_a_focus() {
 #[tokio::test]
 async fn old_tool_results_are_cleared_before_anything_is_summarised() {
     let dir = tempfile::tempdir().unwrap();
+    // The small window comes from the project's per-model table this time, not a flag.
+    std::fs::create_dir(dir.path().join(".rein")).unwrap();
+    std::fs::write(
+        dir.path().join(".rein/config.toml"),
+        "[context_windows]\n\"claude\" = 20000\n",
+    )
+    .unwrap();
     let turns: Vec<String> = (1..=9)
         .map(seq_call)
         .chain([r#"{"text": "done"}"#.to_string()])
@@ -206,8 +213,6 @@ async fn old_tool_results_are_cleared_before_anything_is_summarised() {
         &server.url(),
         "--permission-mode",
         "bypass",
-        "--context-window",
-        "20000",
         "--output-format",
         "stream-json",
         "count a lot",

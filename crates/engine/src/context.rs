@@ -50,6 +50,22 @@ pub fn context_window(model: &str) -> u64 {
         .map_or(128_000, |(_, window)| *window)
 }
 
+/// The context window of a model with the user's overrides: the longest of their model-name
+/// prefixes that the name (or its last `/` segment) starts with, ignoring case; else the
+/// built-in table.
+pub fn context_window_with(model: &str, overrides: &[(String, u64)]) -> u64 {
+    let full = model.to_ascii_lowercase();
+    let last = full.rsplit('/').next().unwrap_or(&full);
+    overrides
+        .iter()
+        .map(|(prefix, window)| (prefix.to_ascii_lowercase(), *window))
+        .filter(|(prefix, _)| {
+            full.starts_with(prefix.as_str()) || last.starts_with(prefix.as_str())
+        })
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map_or_else(|| context_window(model), |(_, window)| window)
+}
+
 /// Which tokenizer counts a model's tokens exactly, when rein has it. Only `o200k_base` is
 /// built in (older GPT-4/3.5 models use it as a close approximation), which keeps 1.7 MB of
 /// `cl100k` tables out of the binary.
@@ -442,5 +458,26 @@ mod tests {
         assert_eq!(context_window("claude-sonnet-4-5"), 200_000);
         assert_eq!(context_window("openrouter/anthropic/claude-x"), 200_000);
         assert_eq!(context_window("mystery"), 128_000);
+    }
+
+    #[test]
+    fn configured_windows_beat_the_table_and_the_longest_prefix_wins() {
+        let overrides = vec![
+            ("claude".to_string(), 1_000_000),
+            ("claude-haiku".to_string(), 50_000),
+            ("My-Local".to_string(), 32_768),
+        ];
+        assert_eq!(
+            context_window_with("claude-sonnet-4-5", &overrides),
+            1_000_000
+        );
+        assert_eq!(context_window_with("claude-haiku-4-5", &overrides), 50_000);
+        assert_eq!(context_window_with("my-local-coder:7b", &overrides), 32_768);
+        assert_eq!(
+            context_window_with("ollama/MY-LOCAL-coder", &overrides),
+            32_768
+        );
+        assert_eq!(context_window_with("gpt-4o", &overrides), 128_000);
+        assert_eq!(context_window_with("claude-sonnet-4-5", &[]), 200_000);
     }
 }

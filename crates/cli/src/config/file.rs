@@ -17,6 +17,9 @@ pub struct TomlFile {
     pub api_key_env: Option<Spanned<String>>,
     pub max_turns: Option<Spanned<u32>>,
     pub context_window: Option<Spanned<u64>>,
+    /// `[context_windows]`: a model-name prefix → its window in tokens.
+    #[serde(default)]
+    pub context_windows: BTreeMap<String, Spanned<u64>>,
     pub permission_mode: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,

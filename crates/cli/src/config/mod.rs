@@ -9,6 +9,7 @@ pub mod discover;
 mod file;
 mod show;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -54,6 +55,9 @@ pub struct Config {
     pub api_key_env: Option<Sourced<String>>,
     pub max_turns: Option<Sourced<u32>>,
     pub context_window: Option<Sourced<u64>>,
+    /// Windows of models by name prefix (`[context_windows]`), lower-cased; a later file's
+    /// entry replaces an earlier one's.
+    pub context_windows: BTreeMap<String, Sourced<u64>>,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
@@ -169,6 +173,18 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.context_window.as_ref(),
         &reader,
     );
+    for (prefix, window) in &file.context_windows {
+        let key = format!("context_windows.{prefix}");
+        if prefix.trim().is_empty() {
+            return Err(reader.error(window, &key, "the model name prefix is empty"));
+        }
+        if *window.get_ref() == 0 {
+            return Err(reader.error(window, &key, "a context window must be above 0 tokens"));
+        }
+        config
+            .context_windows
+            .insert(prefix.to_ascii_lowercase(), reader.sourced(window));
+    }
     if let Some(mode) = &file.permission_mode {
         config.permission_mode = Some(
             parse_mode(mode.get_ref(), || reader.at(mode))

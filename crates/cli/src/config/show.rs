@@ -32,6 +32,13 @@ pub fn render(config: &Config) -> String {
         Some(s) => line("context_window", s.value.to_string(), &s.source),
         None => line("context_window", "(from the model)".into(), defaults),
     }
+    for (prefix, window) in &config.context_windows {
+        line(
+            &format!("context_windows.{}", quoted(prefix)),
+            window.value.to_string(),
+            &window.source,
+        );
+    }
     match &config.permission_mode {
         Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
         None => line("permission_mode", quoted("default"), defaults),

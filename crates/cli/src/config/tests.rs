@@ -97,6 +97,16 @@ fn errors_name_the_file_line_and_key() {
             "the hook command is empty",
         ),
         ("model = \"unterminated\n", "x.toml:1", ""),
+        (
+            "[context_windows]\n\"my-model\" = 0\n",
+            "x.toml:2: context_windows.my-model",
+            "above 0 tokens",
+        ),
+        (
+            "[context_windows]\n\"gpt\" = \"big\"\n",
+            "x.toml:2",
+            "invalid type",
+        ),
     ];
     for (text, at, message) in cases {
         let err = load(&[toml("x.toml", text)]).unwrap_err().to_string();
@@ -178,6 +188,36 @@ fn show_says_where_each_value_came_from() {
     );
     assert!(
         shown.contains("permission_mode = \"default\"  # default\n"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn context_windows_are_a_table_by_model_prefix_that_later_files_update() {
+    let user = toml(
+        "user.toml",
+        "[context_windows]\n\"claude\" = 1000000\n\"Local-Coder\" = 16384\n",
+    );
+    let project = toml(
+        "project.toml",
+        "[context_windows]\n\"local-coder\" = 32768\n",
+    );
+    let config = load(&[user, project]).unwrap();
+    let windows: Vec<(&str, u64, &str)> = config
+        .context_windows
+        .iter()
+        .map(|(prefix, s)| (prefix.as_str(), s.value, s.source.as_str()))
+        .collect();
+    assert_eq!(
+        windows,
+        [
+            ("claude", 1_000_000, "user.toml:2"),
+            ("local-coder", 32_768, "project.toml:2"),
+        ]
+    );
+    let shown = render(&config);
+    assert!(
+        shown.contains("context_windows.\"local-coder\" = 32768  # project.toml:2\n"),
         "{shown}"
     );
 }

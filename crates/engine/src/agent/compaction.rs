@@ -15,9 +15,9 @@ use crate::turn::{self, TurnOutcome};
 
 impl Agent {
     pub(super) fn window(&self) -> u64 {
-        self.config
-            .context_window
-            .unwrap_or_else(|| context::context_window(&self.config.model))
+        self.config.context_window.unwrap_or_else(|| {
+            context::context_window_with(&self.config.model, &self.config.context_windows)
+        })
     }
 
     /// The estimated size of the next request, tool specs and system prompt included. For

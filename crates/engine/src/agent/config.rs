@@ -17,6 +17,9 @@ pub struct AgentConfig {
     pub max_turns: u32,
     /// The model's context window in tokens; `None` uses the built-in table.
     pub context_window: Option<u64>,
+    /// Windows of models by name prefix, from the user's config; they beat the built-in
+    /// table (see [`crate::context::context_window_with`]) and follow `/model` switches.
+    pub context_windows: Vec<(String, u64)>,
     /// Output token limit per request.
     pub max_tokens: u32,
     /// Concurrency and timeout of tool calls.
@@ -47,6 +50,7 @@ impl AgentConfig {
             workspace,
             max_turns: 50,
             context_window: None,
+            context_windows: Vec::new(),
             max_tokens: 8192,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
