@@ -154,9 +154,12 @@ impl App {
         std::mem::take(&mut self.committed)
     }
 
-    /// Whether something animates (a spinner or elapsed time), so the screen needs ticks.
+    /// Whether something animates (a spinner or elapsed time), so the screen needs ticks. A
+    /// turn stopped on the user's answer to a permission prompt does not: nothing moves until
+    /// they press a key.
     pub fn animating(&self) -> bool {
-        self.busy.is_some() || !self.running.is_empty()
+        let running = self.running.iter().any(|tool| !tool.waiting);
+        running || (self.busy.is_some() && self.prompt.is_none())
     }
 
     /// Whether a turn (or a compaction) is in progress.

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pretty_assertions::assert_eq;
 use rein_engine::{Approval, ApprovalRequest};
-use rein_protocol::{Event, RunOutcome, Usage};
+use rein_protocol::{Event, PermissionVerdict, RunOutcome, Usage};
 use serde_json::json;
 
 use super::*;
@@ -262,4 +262,47 @@ fn a_second_question_waits_for_the_first_answer() {
         second_answer.blocking_recv().unwrap(),
         Approval::Deny { note: None }
     );
+}
+
+#[test]
+fn nothing_ticks_while_a_permission_prompt_waits_for_the_user() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("work".into(), now);
+    assert!(app.animating(), "the model is working");
+    app.event(
+        Event::ToolCallStart {
+            id: "1".into(),
+            name: "bash".into(),
+            input: json!({ "command": "touch x" }),
+        },
+        now,
+    );
+    app.event(
+        Event::Permission {
+            id: "1".into(),
+            name: "bash".into(),
+            decision: PermissionVerdict::Ask,
+            reason: "mode default".into(),
+        },
+        now,
+    );
+    let (reply, _answer) = oneshot::channel();
+    app.ask(request("1", "touch x"), reply);
+    assert!(!app.animating(), "the turn waits on the user");
+    let later = now + Duration::from_secs(7);
+    let status = text(&app.live_lines(100, later).0).pop().unwrap();
+    assert!(status.contains("waiting for your answer"), "{status}");
+    assert!(!status.contains("7s"), "no clock runs: {status}");
+    press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE, later);
+    app.event(
+        Event::Permission {
+            id: "1".into(),
+            name: "bash".into(),
+            decision: PermissionVerdict::Allow,
+            reason: "your answer".into(),
+        },
+        later,
+    );
+    assert!(app.animating(), "the call runs");
 }

@@ -119,6 +119,13 @@ impl App {
         // first when the line is too narrow, then the right side is cut.
         let (left, hint, left_style) = if let Some(notice) = &self.notice {
             (notice.clone(), String::new(), theme.warning())
+        } else if self.busy.is_some() && self.prompt.is_some() {
+            // Still, so that nothing ticks while the user decides.
+            (
+                "? waiting for your answer".to_string(),
+                String::new(),
+                theme.warning(),
+            )
         } else if let Some(busy) = &self.busy {
             let secs = now.saturating_duration_since(busy.since).as_secs();
             let hint = if self.cancelling {
