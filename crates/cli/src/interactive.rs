@@ -86,7 +86,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         .await
         .map_err(|e| Exit::failed(e.to_string()))?;
     if !session.is_empty() {
-        eprintln!("rein: session saved; continue it with `rein --resume {session}`");
+        eprintln!("{}", rein_tui::resume_hint(&session));
     }
     Ok(())
 }

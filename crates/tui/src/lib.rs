@@ -40,4 +40,5 @@ mod wrap;
 pub use app::{Action, App, Status};
 pub use runner::{Launch, SessionHost, TuiError, run};
 pub use screen::Screen;
+pub use term::resume_hint;
 pub use wrap::wrap_all;

@@ -136,6 +136,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             dirty = true;
         }
         if dirty {
+            crate::term::note_session(app.session_id());
             screen
                 .draw(&mut app, Instant::now())
                 .map_err(TuiError::Terminal)?;

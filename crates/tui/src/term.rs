@@ -3,8 +3,8 @@
 //! included: release builds abort on panic, so no destructor would run), and around a
 //! suspension (Ctrl-Z).
 
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
@@ -17,6 +17,24 @@ static ENHANCED: AtomicBool = AtomicBool::new(false);
 /// Whether the modes are on at all, for the panic hook.
 static ON: AtomicBool = AtomicBool::new(false);
 
+/// The session on screen, for the panic hook's hint.
+static SESSION: Mutex<String> = Mutex::new(String::new());
+
+/// The line that tells the user how to come back to `session`.
+pub fn resume_hint(session: &str) -> String {
+    format!("rein: session saved; continue it with `rein --resume {session}`")
+}
+
+/// Remembers the session on screen, so that a panic can say how to resume it (its file is
+/// complete up to the last message boundary).
+pub fn note_session(session: &str) {
+    if let Ok(mut noted) = SESSION.try_lock()
+        && noted.as_str() != session
+    {
+        session.clone_into(&mut noted);
+    }
+}
+
 /// Puts the terminal back as the shell had it.
 fn restore(enhanced: bool) {
     let mut out = std::io::stdout();
@@ -27,7 +45,8 @@ fn restore(enhanced: bool) {
     let _ = crossterm::terminal::disable_raw_mode();
 }
 
-/// Before a panic's message is printed, the terminal is put back (once the modes are on).
+/// Before a panic's message is printed, the terminal is put back (once the modes are on);
+/// after it, the user is told how to resume the session.
 fn restore_on_panic() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
@@ -43,6 +62,12 @@ fn restore_on_panic() {
                 );
             }
             previous(info);
+            // `try_lock`: the panic may have struck while the lock was held.
+            if let Ok(session) = SESSION.try_lock()
+                && !session.is_empty()
+            {
+                eprintln!("{}", resume_hint(&session));
+            }
         }));
     });
 }

@@ -405,8 +405,14 @@ fn a_call_waiting_for_an_answer_is_not_running_and_its_time_starts_when_allowed(
         "{waiting}"
     );
     let status = waiting.lines().rfind(|l| !l.trim().is_empty()).unwrap();
-    assert!(status.starts_with("? waiting for your answer "), "{waiting}");
-    assert!(!status.contains("5s"), "no clock runs while the user decides: {status}");
+    assert!(
+        status.starts_with("? waiting for your answer "),
+        "{waiting}"
+    );
+    assert!(
+        !status.contains("5s"),
+        "no clock runs while the user decides: {status}"
+    );
     h.key(KeyCode::Char('y'), KeyModifiers::NONE);
     h.event(Event::Permission {
         id: "c1".into(),
