@@ -54,16 +54,16 @@ pub fn context_window(model: &str) -> u64 {
 /// prefixes that the name (or its last `/` segment) starts with, ignoring case; else the
 /// built-in table.
 pub fn context_window_with(model: &str, overrides: &[(String, u64)]) -> u64 {
-    let full = model.to_ascii_lowercase();
-    let last = full.rsplit('/').next().unwrap_or(&full);
+    let last = model.rsplit('/').next().unwrap_or(model);
+    let starts = |name: &str, prefix: &str| {
+        name.get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+    };
     overrides
         .iter()
-        .map(|(prefix, window)| (prefix.to_ascii_lowercase(), *window))
-        .filter(|(prefix, _)| {
-            full.starts_with(prefix.as_str()) || last.starts_with(prefix.as_str())
-        })
+        .filter(|(prefix, _)| starts(model, prefix) || starts(last, prefix))
         .max_by_key(|(prefix, _)| prefix.len())
-        .map_or_else(|| context_window(model), |(_, window)| window)
+        .map_or_else(|| context_window(model), |(_, window)| *window)
 }
 
 /// Which tokenizer counts a model's tokens exactly, when rein has it. Only `o200k_base` is
