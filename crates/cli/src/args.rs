@@ -31,6 +31,16 @@ pub enum Command {
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Trust this workspace's own config (.rein/, .claude/, .mcp.json) as it is now, so its
+    /// hooks, allow rules and mode apply; a later change to those files asks again.
+    Trust {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Forget the trust instead.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// List this workspace's stored sessions, newest first.
     Sessions {
         /// Workspace directory (default: the current directory).
@@ -97,6 +107,10 @@ pub struct ExecArgs {
     /// which a headless run cannot give), accept-edits, plan (read-only), bypass.
     #[arg(long, value_parser = ["default", "accept-edits", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
     pub permission_mode: Option<String>,
+    /// Trust this workspace's own config files as they are now (like `rein trust`) and apply
+    /// them.
+    #[arg(long)]
+    pub trust_workspace: bool,
     /// Rules for calls that run without approval, e.g. 'Bash(cargo test *)' 'Read' 'Edit(src/**)'
     /// (repeatable; several per value separated by commas or spaces).
     #[arg(long, alias = "allowedTools", value_name = "RULES")]

@@ -11,7 +11,7 @@ use crate::output::Printer;
 use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    let setup = Setup::new(args)?;
+    let setup = Setup::new(args, crate::trust::Asking::Never)?;
     let args = &setup.args;
     // `--compact` alone compacts and stops; with a prompt it compacts first.
     let prompt = if args.compact && args.prompt.is_none() {

@@ -70,7 +70,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             "--compact and --output-format belong to `rein exec`; use /compact in the UI",
         ));
     }
-    let setup = Setup::new(args)?;
+    let setup = Setup::new(args, crate::trust::Asking::Terminal)?;
     let resumed = setup.to_resume()?;
     let agent = setup.agent(resumed, setup.args.fork_session)?;
     let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());

@@ -11,6 +11,7 @@ mod resolve;
 mod sessions;
 mod setup;
 mod tool_cmd;
+mod trust;
 
 use std::process::ExitCode;
 
@@ -92,9 +93,14 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         }
         Some(Command::Config(ConfigCommand::Show { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            let config = resolve::config(&workspace, &|key| std::env::var(key).ok())?;
+            let env = |key: &str| std::env::var(key).ok();
+            let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
             print!("{}", config::render(&config));
             Ok(())
+        }
+        Some(Command::Trust { cwd, revoke }) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            trust::command(&workspace, revoke)
         }
         None => interactive::run(cli.interactive).await,
     }

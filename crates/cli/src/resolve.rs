@@ -225,7 +225,11 @@ pub fn agent_config(
     if let Some(parallel) = &config.max_parallel {
         agent.dispatch.max_parallel = parallel.value.max(1);
     }
-    agent.sensitive_paths = config.sensitive_paths.as_ref().map(|s| s.value.clone());
+    agent.sensitive_paths = config
+        .sensitive_paths
+        .iter()
+        .map(|s| s.value.clone())
+        .collect();
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
     agent.user_memory_dir =
@@ -233,9 +237,14 @@ pub fn agent_config(
     Ok(agent)
 }
 
-/// The merged configuration for `workspace`; problems are usage errors naming file and line.
-pub fn config(workspace: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, Exit> {
-    let sources = crate::config::discover::sources(workspace, env)
+/// The merged configuration for `workspace`, its own files read with `scope` (trusted or
+/// not); problems are usage errors naming file and line.
+pub fn config(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    scope: crate::config::Scope,
+) -> Result<Config, Exit> {
+    let sources = crate::config::discover::sources(workspace, env, scope)
         .map_err(|e| Exit::usage(format!("config: {e}")))?;
     crate::config::load(&sources).map_err(|e| Exit::usage(format!("config: {e}")))
 }

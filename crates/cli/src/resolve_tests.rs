@@ -188,6 +188,7 @@ fn flags_beat_the_environment_which_beats_the_config() {
         text: "model = \"gpt-5\"\nbase_url = \"http://cfg:1/v1\"\npermission_mode = \"plan\"\n"
             .into(),
         format: crate::config::Format::Toml,
+        scope: crate::config::Scope::User,
     }])
     .unwrap();
     let from_config = provider(&args(None, None, None), &env_of(&[]), &config).unwrap();

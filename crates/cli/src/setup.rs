@@ -31,10 +31,11 @@ fn env(key: &str) -> Option<String> {
 }
 
 impl Setup {
-    /// Resolves the workspace and reads the configuration.
-    pub fn new(args: ExecArgs) -> Result<Self, Exit> {
+    /// Resolves the workspace and reads the configuration, settling the workspace's trust
+    /// as `asking` says.
+    pub fn new(args: ExecArgs, asking: crate::trust::Asking) -> Result<Self, Exit> {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
-        let config = resolve::config(&workspace, &env)?;
+        let config = crate::trust::load(&workspace, &env, args.trust_workspace, asking)?;
         let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
         Ok(Self {
             args,

@@ -35,10 +35,14 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
         .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))?;
     // The same guard the agent gets: configured sensitive paths and Read deny rules apply.
     let env = |key: &str| std::env::var(key).ok();
-    let config = resolve::config(&workspace, &env)?;
+    let config = crate::trust::load(&workspace, &env, false, crate::trust::Asking::Silently)?;
     let policy = resolve::config_policy(&workspace, &config)?;
-    let sensitive = config.sensitive_paths.as_ref().map(|s| s.value.clone());
-    let guard = rein_engine::workspace_guard(&workspace, sensitive.as_deref(), &policy)
+    let sensitive: Vec<String> = config
+        .sensitive_paths
+        .iter()
+        .map(|s| s.value.clone())
+        .collect();
+    let guard = rein_engine::workspace_guard(&workspace, &sensitive, &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();
     let ctx = ToolContext {

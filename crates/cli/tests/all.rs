@@ -10,3 +10,4 @@ mod sessions;
 mod support;
 mod terminal;
 mod tool;
+mod trust;

@@ -43,7 +43,8 @@ async fn claude_code_settings_allow_what_they_allow() {
     )]);
     let server = mock(RM).await;
     let mut cmd = rein(dir.path());
-    cmd.args(["exec", "--base-url", &server.url(), "delete hello.sh"]);
+    cmd.args(["exec", "--trust-workspace", "--base-url", &server.url()])
+        .arg("delete hello.sh");
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(

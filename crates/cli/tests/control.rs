@@ -27,7 +27,7 @@ async fn exec(
 ) -> (std::process::Output, Vec<String>) {
     let server = mock(&format!(r#"{{"turns": [{}]}}"#, turns.join(","))).await;
     let mut cmd = rein(dir.path());
-    cmd.args(["exec", "--base-url", &server.url()])
+    cmd.args(["exec", "--trust-workspace", "--base-url", &server.url()])
         .args(extra)
         .arg("go");
     let out = output(cmd).await;

@@ -51,7 +51,7 @@ pub struct Tools {
     pub call_timeout_secs: Option<Spanned<u64>>,
     /// Read-only calls running at once.
     pub max_parallel: Option<Spanned<usize>>,
-    /// Paths no tool may touch (replaces the default list).
+    /// Paths no tool may touch, added to the built-in list.
     pub sensitive_paths: Option<Vec<Spanned<String>>>,
 }
 

@@ -8,6 +8,7 @@
 pub mod discover;
 mod file;
 mod show;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,6 +29,19 @@ pub enum Format {
     ClaudeSettings,
 }
 
+/// Whose file a configuration text is, which bounds what it may set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's own file: everything applies (it routes the user's credentials, too).
+    User,
+    /// A workspace file the user trusts: everything but credential routing applies.
+    TrustedWorkspace,
+    /// A workspace file the user has not trusted: only what makes rein stricter applies
+    /// (deny and ask rules, sensitive paths, the `plan` and `default` modes) and harmless
+    /// settings (model, limits); hooks, allow rules and other modes are ignored.
+    UntrustedWorkspace,
+}
+
 /// One configuration text and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -37,6 +51,28 @@ pub struct Source {
     pub text: String,
     /// How to read it.
     pub format: Format,
+    /// Whose it is.
+    pub scope: Scope,
+}
+
+/// A setting a workspace file made that was not applied, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    /// What it would have done: `hook PreToolUse: ./x.sh`, `allow rule Bash(*)`.
+    pub what: String,
+    /// Where it was written.
+    pub source: String,
+    /// Why it was not applied.
+    pub why: Why,
+}
+
+/// Why a workspace setting was not applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// The workspace is not trusted; trusting it applies the setting.
+    Untrusted,
+    /// Credentials are never routed by a workspace file, trusted or not.
+    Credentials,
 }
 
 /// A value and where it was set (`path:line`, `env REIN_MODEL`, `--model`).
@@ -65,8 +101,11 @@ pub struct Config {
     pub output_limit: Option<Sourced<usize>>,
     pub call_timeout_secs: Option<Sourced<u64>>,
     pub max_parallel: Option<Sourced<usize>>,
-    pub sensitive_paths: Option<Sourced<Vec<String>>>,
+    /// Paths added to the built-in sensitive list (never a replacement of it).
+    pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
+    /// What workspace files set that was not applied.
+    pub ignored: Vec<Ignored>,
 }
 
 /// A configuration problem, located.
@@ -143,6 +182,8 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         key: None,
         message: e.message().trim().to_string(),
     })?;
+    let scope = source.scope;
+    let untrusted = scope == Scope::UntrustedWorkspace;
     set(&mut config.model, file.model.as_ref(), &reader);
     if let Some(provider) = &file.provider {
         if !matches!(
@@ -164,9 +205,21 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         if !(url.get_ref().starts_with("http://") || url.get_ref().starts_with("https://")) {
             return Err(reader.error(url, "base_url", "must start with http:// or https://"));
         }
-        config.base_url = Some(reader.sourced(url));
+        if scope == Scope::User {
+            config.base_url = Some(reader.sourced(url));
+        } else {
+            let what = format!("base_url = {:?}", url.get_ref());
+            ignore(config, what, reader.at(url), Why::Credentials);
+        }
     }
-    set(&mut config.api_key_env, file.api_key_env.as_ref(), &reader);
+    if let Some(key_env) = &file.api_key_env {
+        if scope == Scope::User {
+            config.api_key_env = Some(reader.sourced(key_env));
+        } else {
+            let what = format!("api_key_env = {:?}", key_env.get_ref());
+            ignore(config, what, reader.at(key_env), Why::Credentials);
+        }
+    }
     set(&mut config.max_turns, file.max_turns.as_ref(), &reader);
     set(
         &mut config.context_window,
@@ -186,10 +239,9 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
             .insert(prefix.to_ascii_lowercase(), reader.sourced(window));
     }
     if let Some(mode) = &file.permission_mode {
-        config.permission_mode = Some(
-            parse_mode(mode.get_ref(), || reader.at(mode))
-                .map_err(|message| reader.error(mode, "permission_mode", message))?,
-        );
+        let parsed = parse_mode(mode.get_ref(), || reader.at(mode))
+            .map_err(|message| reader.error(mode, "permission_mode", message))?;
+        set_mode(config, parsed, untrusted);
     }
     let lists = [
         (
@@ -203,6 +255,15 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     for (key, rules, into) in lists {
         for rule in rules {
             check_rule(rule.get_ref()).map_err(|m| reader.error(rule, key, m))?;
+            if untrusted && key == "permissions.allow" {
+                let what = format!("allow rule {}", rule.get_ref());
+                config.ignored.push(Ignored {
+                    what,
+                    source: reader.at(rule),
+                    why: Why::Untrusted,
+                });
+                continue;
+            }
             into.push(reader.sourced(rule));
         }
     }
@@ -221,14 +282,8 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.tools.max_parallel.as_ref(),
         &reader,
     );
-    if let Some(paths) = &file.tools.sensitive_paths {
-        let source = paths
-            .first()
-            .map_or_else(|| source.path.clone(), |p| reader.at(p));
-        config.sensitive_paths = Some(Sourced {
-            value: paths.iter().map(|p| p.get_ref().clone()).collect(),
-            source,
-        });
+    for path in file.tools.sensitive_paths.iter().flatten() {
+        config.sensitive_paths.push(reader.sourced(path));
     }
     for (event_name, groups) in &file.hooks {
         let event = HookEvent::parse(event_name.get_ref()).ok_or_else(|| {
@@ -267,6 +322,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
                 if command.get_ref().trim().is_empty() {
                     return Err(reader.error(command, "hooks", "the hook command is empty"));
                 }
+                if untrusted {
+                    let what = format!("{} hook: {}", event.name(), command.get_ref());
+                    ignore(config, what, reader.at(command), Why::Untrusted);
+                    continue;
+                }
                 config.hooks.push(HookSpec {
                     event,
                     matcher: matcher.clone(),
@@ -295,7 +355,9 @@ fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError>
         message,
     };
     let at = format!("{} (Claude Code settings)", source.path);
+    let untrusted = source.scope == Scope::UntrustedWorkspace;
     let permissions = settings.permissions;
+    let mut held_back = Vec::new();
     let lists = [
         ("permissions.allow", permissions.allow, &mut config.allow),
         ("permissions.ask", permissions.ask, &mut config.ask),
@@ -305,16 +367,25 @@ fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError>
         for rule in rules {
             // Rules for tools rein does not have (WebFetch…) are kept: they simply never match.
             check_rule(&rule).map_err(|m| located(key, m))?;
+            if untrusted && key == "permissions.allow" {
+                held_back.push(Ignored {
+                    what: format!("allow rule {rule}"),
+                    source: at.clone(),
+                    why: Why::Untrusted,
+                });
+                continue;
+            }
             into.push(Sourced {
                 value: rule,
                 source: at.clone(),
             });
         }
     }
+    config.ignored.extend(held_back);
     if let Some(mode) = permissions.default_mode {
-        config.permission_mode = Some(
-            parse_mode(&mode, || at.clone()).map_err(|m| located("permissions.defaultMode", m))?,
-        );
+        let parsed =
+            parse_mode(&mode, || at.clone()).map_err(|m| located("permissions.defaultMode", m))?;
+        set_mode(config, parsed, untrusted);
     }
     for (event_name, groups) in settings.hooks {
         // Events rein does not fire (Notification…) are skipped, not errors: the file is
@@ -327,6 +398,11 @@ fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError>
                 if hook.kind.as_deref().is_some_and(|k| k != "command")
                     || hook.command.trim().is_empty()
                 {
+                    continue;
+                }
+                if untrusted {
+                    let what = format!("{} hook: {}", event.name(), hook.command);
+                    ignore(config, what, at.clone(), Why::Untrusted);
                     continue;
                 }
                 config.hooks.push(HookSpec {
@@ -342,6 +418,20 @@ fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError>
         }
     }
     Ok(())
+}
+
+fn ignore(config: &mut Config, what: String, source: String, why: Why) {
+    config.ignored.push(Ignored { what, source, why });
+}
+
+/// An untrusted file may only pick a mode that grants nothing (`default`, `plan`).
+fn set_mode(config: &mut Config, mode: Sourced<PermissionMode>, untrusted: bool) {
+    if untrusted && !matches!(mode.value, PermissionMode::Default | PermissionMode::Plan) {
+        let what = format!("permission mode {}", mode.value.name());
+        ignore(config, what, mode.source, Why::Untrusted);
+        return;
+    }
+    config.permission_mode = Some(mode);
 }
 
 fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&Spanned<T>>, reader: &Reader<'_>) {

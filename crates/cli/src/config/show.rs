@@ -91,13 +91,17 @@ pub fn render(config: &Config) -> String {
         "8",
         &mut line,
     );
-    match &config.sensitive_paths {
-        Some(s) => line("tools.sensitive_paths", format!("{:?}", s.value), &s.source),
-        None => line(
+    line(
+        "tools.sensitive_paths",
+        format!("{:?}", rein_tools::DEFAULT_SENSITIVE),
+        defaults,
+    );
+    for path in &config.sensitive_paths {
+        line(
             "tools.sensitive_paths",
-            format!("{:?}", rein_tools::DEFAULT_SENSITIVE),
-            defaults,
-        ),
+            format!("{:?}", path.value),
+            &path.source,
+        );
     }
     for hook in &config.hooks {
         let matcher = hook
@@ -114,6 +118,16 @@ pub fn render(config: &Config) -> String {
             ),
             &hook.source,
         );
+    }
+    for ignored in &config.ignored {
+        let why = match ignored.why {
+            super::Why::Untrusted => "ignored: the workspace is not trusted (`rein trust`)",
+            super::Why::Credentials => "ignored: a workspace file never routes credentials",
+        };
+        out.push_str(&format!(
+            "# {} ({}) — {why}\n",
+            ignored.what, ignored.source
+        ));
     }
     out
 }

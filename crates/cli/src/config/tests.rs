@@ -7,6 +7,7 @@ fn toml(path: &str, text: &str) -> Source {
         path: path.into(),
         text: text.into(),
         format: Format::Toml,
+        scope: Scope::User,
     }
 }
 
@@ -15,6 +16,7 @@ fn claude(path: &str, text: &str) -> Source {
         path: path.into(),
         text: text.into(),
         format: Format::ClaudeSettings,
+        scope: Scope::User,
     }
 }
 

@@ -26,8 +26,8 @@ pub struct AgentConfig {
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
     pub policy: Policy,
-    /// Paths no tool may touch, replacing the default list (`None`: the default list).
-    pub sensitive_paths: Option<Vec<String>>,
+    /// Paths no tool may touch, added to the built-in list (which nothing replaces).
+    pub sensitive_paths: Vec<String>,
     /// Hook commands.
     pub hooks: Vec<HookSpec>,
     /// The session id to use (resuming); `None` makes a new one.
@@ -54,7 +54,7 @@ impl AgentConfig {
             max_tokens: 8192,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
-            sensitive_paths: None,
+            sensitive_paths: Vec::new(),
             hooks: Vec::new(),
             session_id: None,
             user_memory_dir: None,

@@ -83,11 +83,7 @@ impl Agent {
         tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
-        let guard = workspace_guard(
-            &config.workspace,
-            config.sensitive_paths.as_deref(),
-            &config.policy,
-        )?;
+        let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let output_dir = config
             .outputs_root

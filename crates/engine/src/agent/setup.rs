@@ -7,11 +7,11 @@ use rein_tools::{SensitivePaths, WorkspaceGuard};
 use crate::EngineError;
 use crate::permissions::Policy;
 
-/// The guard for `workspace`: the sensitive list (`sensitive_paths` or the default) extended
-/// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
+/// The guard for `workspace`: the built-in sensitive list, extended with `sensitive_paths`
+/// and with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
 pub fn workspace_guard(
     workspace: &Path,
-    sensitive_paths: Option<&[String]>,
+    sensitive_paths: &[String],
     policy: &Policy,
 ) -> Result<WorkspaceGuard, EngineError> {
     let problem = |message: String| EngineError::Workspace {
@@ -19,14 +19,12 @@ pub fn workspace_guard(
         message,
     };
     let guard = WorkspaceGuard::new(workspace).map_err(|e| problem(e.to_string()))?;
-    let base = match sensitive_paths {
-        None => guard.sensitive_paths().clone(),
-        Some(list) => {
-            let home = std::env::var_os("HOME").map(PathBuf::from);
-            SensitivePaths::new(list.iter().map(String::as_str), home.as_deref())
-                .map_err(problem)?
-        }
-    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let patterns = rein_tools::DEFAULT_SENSITIVE
+        .iter()
+        .copied()
+        .chain(sensitive_paths.iter().map(String::as_str));
+    let base = SensitivePaths::new(patterns, home.as_deref()).map_err(problem)?;
     let sensitive = policy.guard_list(base).map_err(problem)?;
     Ok(guard.with_sensitive(sensitive))
 }

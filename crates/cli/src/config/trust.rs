@@ -1,0 +1,201 @@
+//! Workspace trust. A workspace's own files (`.rein/`, `.claude/`, `.mcp.json`) come with the
+//! repository, so whoever wrote the repository wrote them: until the user trusts the workspace
+//! they can only make rein stricter (see [`super::Scope`]). Trust is stored per workspace in the
+//! user's data directory and tied to a digest of those files (and of the hook scripts kept
+//! beside them), so a `git pull` or a write by the model that changes them asks again.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The workspace files trust covers, relative to the root.
+pub const TRUSTED_FILES: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".rein/config.toml",
+    ".rein/config.local.toml",
+    ".mcp.json",
+];
+
+/// Folders whose files (hook scripts) are covered too, relative to the root.
+const TRUSTED_DIRS: &[&str] = &[".claude/hooks", ".rein/hooks"];
+
+/// Most files of [`TRUSTED_DIRS`] hashed; past it the digest notes the overflow.
+const MAX_DIR_FILES: usize = 500;
+
+/// The digest of what trust covers in `workspace`: each covered file's path and contents
+/// (absent files count as absent, so creating one changes the digest).
+pub fn digest(workspace: &Path) -> String {
+    let mut hasher = Sha256::new();
+    let mut add = |name: &str, contents: Option<Vec<u8>>| {
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        match contents {
+            Some(bytes) => {
+                hasher.update((bytes.len() as u64).to_le_bytes());
+                hasher.update(&bytes);
+            }
+            None => hasher.update(b"absent"),
+        }
+    };
+    for name in TRUSTED_FILES {
+        add(name, std::fs::read(workspace.join(name)).ok());
+    }
+    for dir in TRUSTED_DIRS {
+        let mut files = Vec::new();
+        collect_files(&workspace.join(dir), &mut files);
+        files.sort();
+        if files.len() > MAX_DIR_FILES {
+            add(&format!("{dir}: {} files", files.len()), None);
+            files.truncate(MAX_DIR_FILES);
+        }
+        for file in files {
+            let name = file.strip_prefix(workspace).unwrap_or(&file);
+            add(&name.display().to_string(), std::fs::read(&file).ok());
+        }
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether any file trust covers exists (a workspace without them has nothing to trust).
+pub fn has_workspace_config(workspace: &Path) -> bool {
+    TRUSTED_FILES
+        .iter()
+        .chain(TRUSTED_DIRS)
+        .any(|name| workspace.join(name).exists())
+}
+
+fn collect_files(dir: &Path, into: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if into.len() > MAX_DIR_FILES {
+            return;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => collect_files(&path, into),
+            Ok(_) => into.push(path),
+            Err(_) => {}
+        }
+    }
+}
+
+/// The user's trust decisions: `<data dir>/trust.json`, workspace path → digest trusted.
+#[derive(Debug, Clone)]
+pub struct TrustStore {
+    file: PathBuf,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct StoreFile {
+    version: u32,
+    #[serde(default)]
+    workspaces: BTreeMap<String, String>,
+}
+
+impl TrustStore {
+    /// The store in rein's data directory.
+    pub fn new(data_dir: &Path) -> Self {
+        Self {
+            file: data_dir.join("trust.json"),
+        }
+    }
+
+    /// Whether the user trusted `workspace` as its covered files are now (`digest`).
+    pub fn is_trusted(&self, workspace: &Path, digest: &str) -> bool {
+        self.read()
+            .workspaces
+            .get(&workspace.display().to_string())
+            .is_some_and(|d| d == digest)
+    }
+
+    /// Records that the user trusts `workspace` as it is now (`digest`).
+    pub fn trust(&self, workspace: &Path, digest: &str) -> std::io::Result<()> {
+        let mut store = self.read();
+        store.version = 1;
+        store
+            .workspaces
+            .insert(workspace.display().to_string(), digest.to_string());
+        self.write(&store)
+    }
+
+    /// Forgets any trust in `workspace`; whether there was any.
+    pub fn revoke(&self, workspace: &Path) -> std::io::Result<bool> {
+        let mut store = self.read();
+        let had = store
+            .workspaces
+            .remove(&workspace.display().to_string())
+            .is_some();
+        if had {
+            self.write(&store)?;
+        }
+        Ok(had)
+    }
+
+    /// The stored decisions; an unreadable or damaged file trusts nothing.
+    fn read(&self) -> StoreFile {
+        std::fs::read_to_string(&self.file)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+
+    fn write(&self, store: &StoreFile) -> std::io::Result<()> {
+        if let Some(dir) = self.file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let text = serde_json::to_string_pretty(store).map_err(std::io::Error::other)?;
+        rein_tools::write_atomic(&self.file, text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_holds_until_a_covered_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir_all(ws.join(".rein")).unwrap();
+        std::fs::write(ws.join(".rein/config.toml"), "model = \"a\"\n").unwrap();
+        let store = TrustStore::new(&dir.path().join("data"));
+        let before = digest(&ws);
+        assert!(!store.is_trusted(&ws, &before));
+        store.trust(&ws, &before).unwrap();
+        assert!(store.is_trusted(&ws, &digest(&ws)));
+
+        // A new hook script, a changed config, a new .mcp.json: each asks again.
+        for (file, text) in [
+            (".claude/hooks/pre.sh", "echo hi"),
+            (".rein/config.toml", "model = \"b\"\n"),
+            (".mcp.json", "{}"),
+        ] {
+            let path = ws.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            assert!(!store.is_trusted(&ws, &digest(&ws)), "{file}");
+            store.trust(&ws, &digest(&ws)).unwrap();
+        }
+        assert!(store.revoke(&ws).unwrap());
+        assert!(!store.is_trusted(&ws, &digest(&ws)));
+    }
+
+    #[test]
+    fn a_damaged_store_trusts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("trust.json"), "{not json").unwrap();
+        let store = TrustStore::new(dir.path());
+        assert!(!store.is_trusted(dir.path(), &digest(dir.path())));
+        store.trust(dir.path(), "x").unwrap();
+        assert!(store.is_trusted(dir.path(), "x"));
+    }
+}

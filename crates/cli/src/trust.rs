@@ -1,0 +1,191 @@
+//! Loading the configuration with the workspace's trust applied: the stored decision, the
+//! `--trust-workspace` flag, the interactive question, and the one stderr line a headless run
+//! prints about what it ignored. Also `rein trust`.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+
+use crate::Exit;
+use crate::config::trust::{TrustStore, digest, has_workspace_config};
+use crate::config::{Config, Ignored, Scope, Why};
+use crate::resolve;
+
+/// How to settle an untrusted workspace whose files would grant something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// Ask on the terminal (interactive `rein`), when there is one.
+    Terminal,
+    /// Never ask: apply only what makes rein stricter and say so on stderr (`rein exec`).
+    Never,
+    /// Never ask and print nothing (`rein tool`, `rein config show`).
+    Silently,
+}
+
+/// The configuration of `workspace`, its own files applied as far as the user trusts them.
+pub fn load(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    trust_flag: bool,
+    asking: Asking,
+) -> Result<Config, Exit> {
+    if !has_workspace_config(workspace) {
+        return resolve::config(workspace, env, Scope::TrustedWorkspace);
+    }
+    let store = resolve::data_dir(env).map(|dir| TrustStore::new(&dir));
+    let now = digest(workspace);
+    let trusted = store
+        .as_ref()
+        .is_some_and(|s| s.is_trusted(workspace, &now));
+    if trusted || trust_flag {
+        if !trusted && let Some(store) = &store {
+            store
+                .trust(workspace, &now)
+                .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
+        }
+        let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
+        report_credentials(&config, asking);
+        return Ok(config);
+    }
+    let config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
+    let held_back: Vec<&Ignored> = config
+        .ignored
+        .iter()
+        .filter(|i| i.why == Why::Untrusted)
+        .collect();
+    if held_back.is_empty() {
+        report_credentials(&config, asking);
+        return Ok(config);
+    }
+    let answer = match asking {
+        Asking::Terminal if std::io::stdin().is_terminal() => ask(workspace, &held_back),
+        _ => false,
+    };
+    if answer {
+        if let Some(store) = &store {
+            store
+                .trust(workspace, &now)
+                .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
+        }
+        let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
+        report_credentials(&config, asking);
+        return Ok(config);
+    }
+    if asking != Asking::Silently {
+        eprintln!(
+            "rein: this workspace's config is not trusted, so {} ignored ({}); to apply it, \
+             run `rein trust` in {} or pass --trust-workspace",
+            count(held_back.len(), "setting was", "settings were"),
+            kinds(&held_back),
+            workspace.display()
+        );
+    }
+    report_credentials(&config, asking);
+    Ok(config)
+}
+
+/// `rein trust [--revoke]`: shows what the workspace's files enable and records the trust.
+pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
+    let env = |key: &str| std::env::var(key).ok();
+    let store = resolve::data_dir(&env)
+        .map(|dir| TrustStore::new(&dir))
+        .ok_or_else(|| Exit::usage("cannot store trust: set HOME or XDG_DATA_HOME"))?;
+    if revoke {
+        let had = store
+            .revoke(workspace)
+            .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
+        println!(
+            "{} {}",
+            if had {
+                "No longer trusted:"
+            } else {
+                "Was not trusted:"
+            },
+            workspace.display()
+        );
+        return Ok(());
+    }
+    let config = resolve::config(workspace, &env, Scope::UntrustedWorkspace)?;
+    store
+        .trust(workspace, &digest(workspace))
+        .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
+    println!("Trusted: {}", workspace.display());
+    let held_back: Vec<&Ignored> = config
+        .ignored
+        .iter()
+        .filter(|i| i.why == Why::Untrusted)
+        .collect();
+    if held_back.is_empty() {
+        println!("Its config files grant nothing beyond the defaults.");
+    } else {
+        println!("Its config files now apply:");
+        for ignored in held_back {
+            println!("  {} ({})", ignored.what, ignored.source);
+        }
+    }
+    println!("A change to .rein/, .claude/ or .mcp.json asks again.");
+    Ok(())
+}
+
+/// Asks on the terminal; `true` to trust.
+fn ask(workspace: &Path, held_back: &[&Ignored]) -> bool {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "This workspace's config files ({}) would:",
+        workspace.display()
+    );
+    for ignored in held_back {
+        let _ = writeln!(err, "  {}  ({})", ignored.what, ignored.source);
+    }
+    let _ = write!(
+        err,
+        "Trust them? Hooks run commands on your machine. [y/N] (no: only their deny and ask \
+         rules apply) "
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim(), "y" | "Y" | "yes" | "Yes")
+}
+
+/// Says once which workspace settings were dropped because they route credentials.
+fn report_credentials(config: &Config, asking: Asking) {
+    if asking == Asking::Silently {
+        return;
+    }
+    for ignored in config.ignored.iter().filter(|i| i.why == Why::Credentials) {
+        eprintln!(
+            "rein: ignored {} ({}): a workspace file never routes your API key; set it in \
+             ~/.config/rein/config.toml or pass it as a flag",
+            ignored.what, ignored.source
+        );
+    }
+}
+
+/// `hooks, allow rules` — the kinds of settings held back.
+fn kinds(held_back: &[&Ignored]) -> String {
+    let mut kinds: Vec<&str> = Vec::new();
+    for ignored in held_back {
+        let kind = if ignored.what.contains(" hook: ") {
+            "hooks"
+        } else if ignored.what.starts_with("allow rule") {
+            "allow rules"
+        } else {
+            "the permission mode"
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds.join(", ")
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
