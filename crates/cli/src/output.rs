@@ -76,8 +76,18 @@ impl<O: Write, E: Write> Printer<O, E> {
     /// One-line progress on stderr for the events a person watching wants to see.
     fn progress(&mut self, event: &Event) {
         let line = match event {
-            Event::ToolCallStart { name, input, .. } => {
-                format!("> {name} {}", summarize_input(name, input))
+            Event::ToolCallStart {
+                name,
+                input,
+                summary,
+                ..
+            } => {
+                let summary = if summary.is_empty() {
+                    clip(&input.to_string(), SUMMARY_CHARS)
+                } else {
+                    clip(summary, SUMMARY_CHARS)
+                };
+                format!("> {name} {summary}")
             }
             Event::ToolCallEnd {
                 is_error: true,
@@ -118,20 +128,6 @@ impl<O: Write, E: Write> Printer<O, E> {
 }
 
 /// The argument a person recognises a call by: the command for bash, the path for file tools.
-fn summarize_input(name: &str, input: &Value) -> String {
-    let key = match name {
-        "bash" => "command",
-        "read_file" | "write_file" | "edit_file" => "path",
-        "glob" | "grep" => "pattern",
-        _ => "",
-    };
-    let text = match input.get(key).and_then(Value::as_str) {
-        Some(s) => s.to_string(),
-        None => input.to_string(),
-    };
-    clip(first_line(&text), SUMMARY_CHARS)
-}
-
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
@@ -187,6 +183,7 @@ mod tests {
                     id: "1".into(),
                     name: "bash".into(),
                     input: json!({"command": "cargo test\nsecond line"}),
+                    summary: "cargo test …".into(),
                 },
                 Event::ToolCallEnd {
                     id: "1".into(),
@@ -199,7 +196,7 @@ mod tests {
             ],
         );
         assert_eq!(out, "Done.\n");
-        assert_eq!(err, "> bash cargo test\n  error: exit code 101\n");
+        assert_eq!(err, "> bash cargo test …\n  error: exit code 101\n");
     }
 
     #[test]
@@ -242,8 +239,7 @@ mod tests {
 
     #[test]
     fn long_arguments_are_clipped_on_a_char_boundary() {
-        let input = json!({"path": "é".repeat(300)});
-        let summary = summarize_input("read_file", &input);
+        let summary = clip(&"é".repeat(300), SUMMARY_CHARS);
         assert_eq!(summary.chars().count(), SUMMARY_CHARS + 1);
         assert!(summary.ends_with('…'));
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{CallFacts, Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
@@ -57,14 +57,24 @@ pub(crate) async fn dispatch(
     events: &EventSender,
 ) -> Vec<ContentBlock> {
     let mut results = Vec::with_capacity(calls.len());
-    for batch in batches(tools, calls) {
+    // What each call touches, computed once: batching, the gate, hooks and events read it.
+    let planned: Vec<(ToolCall, CallFacts)> = calls
+        .into_iter()
+        .map(|call| {
+            let facts = tools.facts(&call.name, &call.input, &ctx.guard);
+            (call, facts)
+        })
+        .collect();
+    for batch in batches(planned) {
         let parallel = if batch.len() > 1 {
             limits.max_parallel.max(1)
         } else {
             1
         };
         let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
-            .map(|call| run_one(tools, call, ctx, limits.call_timeout, gate, events))
+            .map(|(call, facts)| {
+                run_one(tools, call, facts, ctx, limits.call_timeout, gate, events)
+            })
             .buffered(parallel)
             .collect()
             .await;
@@ -74,11 +84,11 @@ pub(crate) async fn dispatch(
 }
 
 /// Splits calls, in order, into runs of read-only calls and single mutating calls.
-fn batches(tools: &ToolRegistry, calls: Vec<ToolCall>) -> Vec<Vec<ToolCall>> {
-    let mut batches: Vec<Vec<ToolCall>> = Vec::new();
-    let mut reading: Vec<ToolCall> = Vec::new();
+fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>> {
+    let mut batches: Vec<Vec<(ToolCall, CallFacts)>> = Vec::new();
+    let mut reading: Vec<(ToolCall, CallFacts)> = Vec::new();
     for call in calls {
-        if tools.effect(&call.name, &call.input) == Effect::ReadOnly {
+        if call.1.effect == Effect::ReadOnly {
             reading.push(call);
             continue;
         }
@@ -97,6 +107,7 @@ fn batches(tools: &ToolRegistry, calls: Vec<ToolCall>) -> Vec<Vec<ToolCall>> {
 async fn run_one(
     tools: &ToolRegistry,
     call: ToolCall,
+    facts: CallFacts,
     ctx: &ToolContext,
     timeout: Duration,
     gate: &Gate,
@@ -106,20 +117,14 @@ async fn run_one(
         id: call.id.clone(),
         name: call.name.clone(),
         input: call.input.clone(),
+        summary: facts.summary.clone(),
     });
-    let effect_of = |input: &Value| tools.effect(&call.name, input);
+    let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
     let cleared = if ctx.cancel.is_cancelled() {
         Err(ToolOutput::error(NOT_RUN))
     } else {
-        gate.check(
-            &call.id,
-            &call.name,
-            &call.input,
-            &effect_of,
-            &ctx.guard,
-            events,
-        )
-        .await
+        gate.check(&call.id, &call.input, facts, &facts_of, &ctx.guard, events)
+            .await
     };
     // The call's time starts once it is cleared: not while the user thinks about it.
     let started = Instant::now();
@@ -158,7 +163,7 @@ async fn run_one(
                     .text
                     .push_str(&format!("\n\n[PreToolUse hook: {note}]"));
             }
-            gate.after(&call.id, &call.name, &cleared.input, output, events)
+            gate.after(&call.id, &cleared.facts, &cleared.input, output, events)
                 .await
         }
     };

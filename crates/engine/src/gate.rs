@@ -5,12 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rein_protocol::Event;
-use rein_tools::shell::split_commands;
-use rein_tools::{Effect, ToolOutput, WorkspaceGuard};
+use rein_tools::{CallFacts, CallKind, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::hooks::{HookEvent, Hooks, claude_tool_name, hook_tool_input};
+use crate::hooks::{HookEvent, Hooks, hook_tool_input};
 use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 
 /// A call waiting for the user's approval.
@@ -22,6 +21,8 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// Arguments.
     pub input: Value,
+    /// What the call touches, in one line (the call's facts).
+    pub summary: String,
     /// Why approval is needed (the rule or mode that asked).
     pub reason: String,
 }
@@ -59,44 +60,52 @@ pub(crate) struct Gate {
     pub stop: Arc<Mutex<Option<String>>>,
 }
 
-/// A call that passed the gate: the input to run it with (a hook may have rewritten it) and
-/// notes for the model from the hooks.
+/// A call that passed the gate: the input to run it with (a hook may have rewritten it), what
+/// that input touches, and notes for the model from the hooks.
 #[derive(Debug, Clone)]
 pub(crate) struct Cleared {
     pub input: Value,
+    pub facts: CallFacts,
     pub notes: Vec<String>,
 }
 
+/// Computes the facts of a (possibly rewritten) input of the same tool.
+pub(crate) type FactsOf<'a> = &'a (dyn Fn(&Value) -> CallFacts + Sync);
+
 impl Gate {
-    /// Checks one call: permission rules, then `PreToolUse` hooks, then the user when asked.
-    /// `Ok` to run it, `Err(result)` with the refusal for the model.
-    #[allow(clippy::too_many_arguments)]
+    /// Checks one call: permission rules, then `PreToolUse` hooks (which run for every call,
+    /// refused ones included, as audit hooks expect), then the user when asked. `Ok` to run
+    /// it, `Err(result)` with the refusal for the model.
     pub async fn check(
         &self,
         id: &str,
-        tool: &str,
         input: &Value,
-        effect_of: &(dyn Fn(&Value) -> Effect + Sync),
+        facts: CallFacts,
+        facts_of: FactsOf<'_>,
         guard: &WorkspaceGuard,
         events: &EventSender,
     ) -> Result<Cleared, ToolOutput> {
+        let tool = facts.tool.clone();
         let report = |verdict: Verdict, reason: &str| {
             let _ = events.send(Event::Permission {
                 id: id.to_string(),
-                name: tool.to_string(),
+                name: tool.clone(),
                 decision: verdict,
                 reason: reason.to_string(),
             });
         };
-        let mut input = input.clone();
-        let mut decision = self.policy().decide(tool, &input, effect_of(&input), guard);
-        let mut notes = Vec::new();
-        if decision.verdict != Verdict::Deny && self.hooks.has(HookEvent::PreToolUse) {
-            let fields = tool_fields(id, tool, &input);
+        let mut cleared = Cleared {
+            input: input.clone(),
+            facts,
+            notes: Vec::new(),
+        };
+        let mut decision = self.policy().decide(&cleared.facts, guard);
+        if self.hooks.has(HookEvent::PreToolUse) {
+            let fields = tool_fields(id, &cleared.facts, &cleared.input);
             let mode = self.hook_mode();
             let said = self
                 .hooks
-                .run(HookEvent::PreToolUse, Some(tool), mode, fields, events)
+                .run(HookEvent::PreToolUse, Some(&tool), mode, fields, events)
                 .await;
             if let Some(reason) = said.stop {
                 self.request_stop(reason.clone());
@@ -105,34 +114,28 @@ impl Gate {
                     "Not run: a PreToolUse hook ended the session: {reason}"
                 )));
             }
-            if let Some(reason) = said.block {
-                report(Verdict::Deny, "a PreToolUse hook");
-                return Err(ToolOutput::error(format!(
-                    "Blocked by a PreToolUse hook; the call was not run: {reason}"
-                )));
-            }
-            if let Some(updated) = said.updated_input {
-                // The rewritten call must pass the rules on its own.
-                input = updated;
-                decision = self.policy().decide(tool, &input, effect_of(&input), guard);
-            }
-            notes = said.context;
-            match said.permission {
-                _ if decision.verdict == Verdict::Deny => {}
-                Some((Verdict::Deny, why)) => {
-                    decision = Decision::new(Verdict::Deny, hook_reason(&why));
+            if decision.verdict != Verdict::Deny {
+                if let Some(reason) = said.block {
+                    report(Verdict::Deny, "a PreToolUse hook");
+                    return Err(ToolOutput::error(format!(
+                        "Blocked by a PreToolUse hook; the call was not run: {reason}"
+                    )));
                 }
-                Some((Verdict::Ask, why)) => {
-                    decision = Decision::new(Verdict::Ask, hook_reason(&why));
+                if let Some(updated) = said.updated_input {
+                    // The rewritten call must pass the rules on its own.
+                    cleared.facts = facts_of(&updated);
+                    cleared.input = updated;
+                    decision = self.policy().decide(&cleared.facts, guard);
                 }
-                Some((Verdict::Allow, why)) => {
-                    decision = Decision::new(Verdict::Allow, hook_reason(&why));
+                cleared.notes = said.context;
+                match said.permission {
+                    _ if decision.verdict == Verdict::Deny => {}
+                    Some((verdict, why)) => decision = Decision::new(verdict, hook_reason(&why)),
+                    None => {}
                 }
-                None => {}
             }
         }
         report(decision.verdict, &decision.reason);
-        let cleared = Cleared { input, notes };
         match decision.verdict {
             Verdict::Allow => Ok(cleared),
             Verdict::Deny => Err(ToolOutput::error(denied_message(
@@ -141,22 +144,24 @@ impl Gate {
             ))),
             Verdict::Ask => {
                 let Some(approver) = &self.approver else {
+                    let rule = self.suggested_rule(&cleared.facts, guard);
                     return Err(ToolOutput::error(headless_message(
-                        tool,
-                        &cleared.input,
+                        &cleared.facts,
+                        rule.as_deref(),
                         &decision,
                     )));
                 };
                 let _ = events.send(Event::PermissionRequest {
                     id: id.to_string(),
-                    name: tool.to_string(),
+                    name: tool.clone(),
                     input: cleared.input.clone(),
                     reason: decision.reason.clone(),
                 });
                 let request = ApprovalRequest {
                     id: id.to_string(),
-                    tool: tool.to_string(),
+                    tool: tool.clone(),
                     input: cleared.input.clone(),
+                    summary: cleared.facts.summary.clone(),
                     reason: decision.reason.clone(),
                 };
                 match approver.approve(request).await {
@@ -165,7 +170,7 @@ impl Gate {
                         Ok(cleared)
                     }
                     Approval::AllowForSession => {
-                        self.remember(tool, &cleared.input, guard);
+                        self.remember(&cleared.facts, guard);
                         report(Verdict::Allow, "the user (for this session)");
                         Ok(cleared)
                     }
@@ -189,11 +194,12 @@ impl Gate {
     pub async fn after(
         &self,
         id: &str,
-        tool: &str,
+        facts: &CallFacts,
         input: &Value,
         output: ToolOutput,
         events: &EventSender,
     ) -> ToolOutput {
+        let tool = facts.tool.as_str();
         let event = if output.is_error {
             HookEvent::PostToolUseFailure
         } else {
@@ -202,7 +208,7 @@ impl Gate {
         if !self.hooks.has(event) {
             return output;
         }
-        let mut fields = tool_fields(id, tool, input);
+        let mut fields = tool_fields(id, facts, input);
         if output.is_error {
             fields.insert("error".into(), Value::String(output.text.clone()));
         } else {
@@ -259,17 +265,9 @@ impl Gate {
     }
 
     /// "Allow for this session": rules for these exact commands (each part of a bash line),
-    /// the path for file tools, or the whole tool.
-    fn remember(&self, tool: &str, input: &Value, guard: &WorkspaceGuard) {
-        let texts: Vec<String> = if tool == "bash" {
-            let line = input.get("command").and_then(Value::as_str).unwrap_or("");
-            // A line rein cannot split is not remembered: it asks again next time.
-            split_commands(line)
-                .map(|parts| parts.iter().map(|p| format!("Bash({})", p.text)).collect())
-                .unwrap_or_default()
-        } else {
-            vec![suggested_rule(tool, input, false)]
-        };
+    /// the paths for file tools, or the whole tool.
+    fn remember(&self, facts: &CallFacts, guard: &WorkspaceGuard) {
+        let texts = exact_rules(facts, guard);
         let mut policy = self.policy();
         for text in texts {
             if let Ok(rule) = Rule::parse(&text, guard.root(), None) {
@@ -280,18 +278,100 @@ impl Gate {
             }
         }
     }
+
+    /// A rule (or rules) the user could add to allow this call, checked against the policy:
+    /// a general one (`Bash(cargo build *)`) when it would allow the call, else the exact
+    /// one, else none (no rule short of the whole tool would, e.g. for a loop).
+    fn suggested_rule(&self, facts: &CallFacts, guard: &WorkspaceGuard) -> Option<String> {
+        let policy = self.policy().clone();
+        [general_rules(facts, guard), exact_rules(facts, guard)]
+            .into_iter()
+            .filter(|texts| !texts.is_empty())
+            .find(|texts| {
+                let mut trial = policy.clone();
+                for text in texts {
+                    match Rule::parse(text, guard.root(), None) {
+                        Ok(rule) => trial.rules.allow.push(SourcedRule {
+                            rule,
+                            source: String::new(),
+                        }),
+                        Err(_) => return false,
+                    }
+                }
+                trial.decide(facts, guard).verdict == Verdict::Allow
+            })
+            .map(|texts| texts.join(", "))
+    }
+}
+
+/// Rules naming this call exactly: each command of a shell line, each path, or the tool.
+/// A line rein cannot analyse gets none (it asks again next time).
+fn exact_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<String> {
+    if let Some(shell) = &facts.shell {
+        if shell.unanalysable.is_some() {
+            return Vec::new();
+        }
+        return shell
+            .commands
+            .iter()
+            .map(|c| format!("Bash({})", c.text))
+            .collect();
+    }
+    path_rules(facts, guard).unwrap_or_else(|| vec![facts.claude_name.clone()])
+}
+
+/// Rules for calls like this one: `Bash(cargo test *)` per command (a subcommand kept for
+/// tools that have them), the paths for file tools.
+fn general_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<String> {
+    let Some(shell) = &facts.shell else {
+        return path_rules(facts, guard).unwrap_or_default();
+    };
+    if shell.unanalysable.is_some() {
+        return Vec::new();
+    }
+    let with_sub = [
+        "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "uv",
+    ];
+    let mut rules: Vec<String> = Vec::new();
+    for command in &shell.commands {
+        let mut words = command.argv.iter();
+        let Some(program) = words.next() else {
+            continue;
+        };
+        let rule = match words.next() {
+            Some(sub) if with_sub.contains(&program.as_str()) && !sub.starts_with('-') => {
+                format!("Bash({program} {sub} *)")
+            }
+            _ => format!("Bash({program} *)"),
+        };
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    rules
+}
+
+/// `Edit(src/lib.rs)`/`Read(…)` rules for a file tool's paths, relative to the root.
+fn path_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Option<Vec<String>> {
+    let kind = match facts.kind {
+        CallKind::Edit => "Edit",
+        CallKind::Read => "Read",
+        _ => return None,
+    };
+    let rules: Vec<String> = facts
+        .paths()
+        .map(|p| format!("{kind}(./{})", guard.display(p)))
+        .collect();
+    (!rules.is_empty()).then_some(rules)
 }
 
 /// The fields of a tool event's hook input.
-fn tool_fields(id: &str, tool: &str, input: &Value) -> serde_json::Map<String, Value> {
+fn tool_fields(id: &str, facts: &CallFacts, input: &Value) -> serde_json::Map<String, Value> {
     let mut fields = serde_json::Map::new();
-    fields.insert(
-        "tool_name".into(),
-        Value::String(claude_tool_name(tool).to_string()),
-    );
+    fields.insert("tool_name".into(), Value::String(facts.claude_name.clone()));
     fields.insert("tool_input".into(), hook_tool_input(input));
     fields.insert("tool_use_id".into(), Value::String(id.to_string()));
-    fields.insert("rein_tool_name".into(), Value::String(tool.to_string()));
+    fields.insert("rein_tool_name".into(), Value::String(facts.tool.clone()));
     fields
 }
 
@@ -317,48 +397,21 @@ fn denied_message(decision: &Decision, plan: bool) -> String {
     )
 }
 
-fn headless_message(tool: &str, input: &Value, decision: &Decision) -> String {
+fn headless_message(facts: &CallFacts, rule: Option<&str>, decision: &Decision) -> String {
+    let how = match (rule, facts.kind) {
+        (Some(rule), CallKind::Edit) => format!(
+            "The user can allow it with --allowed-tools '{rule}', an allow rule in \
+             .rein/config.toml, or --permission-mode accept-edits."
+        ),
+        (Some(rule), _) => format!(
+            "The user can allow it with --allowed-tools '{rule}' or an allow rule in \
+             .rein/config.toml."
+        ),
+        (None, _) => "No narrow rule would allow it; the user can run it themselves.".to_string(),
+    };
     format!(
         "Not run: this call needs the user's approval ({}), and nobody can approve calls in \
-         this run. The user can allow it with --allowed-tools '{}', an allow rule in \
-         .rein/config.toml, or --permission-mode {}. Try a read-only way, or finish and say \
-         what you need.",
+         this run. {how} Try a read-only way, or finish and say what you need.",
         decision.reason,
-        suggested_rule(tool, input, true),
-        if rein_rule_is_edit(tool) {
-            "accept-edits"
-        } else {
-            "bypass"
-        },
     )
-}
-
-fn rein_rule_is_edit(tool: &str) -> bool {
-    matches!(tool, "edit_file" | "write_file" | "apply_patch")
-}
-
-/// A rule that would allow this call: `Bash(cargo build *)` (`generalise`) or
-/// `Bash(cargo build --release)`, `Edit(src/lib.rs)`, or the tool's name.
-fn suggested_rule(tool: &str, input: &Value, generalise: bool) -> String {
-    let path = input.get("path").and_then(Value::as_str);
-    match (tool, path) {
-        ("bash", _) if generalise => {
-            let command = input.get("command").and_then(Value::as_str).unwrap_or("");
-            let mut words = command.split_whitespace();
-            let program = words.next().unwrap_or("");
-            // Tools with subcommands get a rule per subcommand (`cargo test *`).
-            let with_sub = [
-                "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "uv",
-            ];
-            match words.next() {
-                Some(sub) if with_sub.contains(&program) && !sub.starts_with('-') => {
-                    format!("Bash({program} {sub} *)")
-                }
-                _ => format!("Bash({program} *)"),
-            }
-        }
-        ("edit_file" | "write_file", Some(path)) => format!("Edit({path})"),
-        ("read_file", Some(path)) => format!("Read({path})"),
-        _ => tool.to_string(),
-    }
 }

@@ -108,6 +108,9 @@ pub enum Event {
         name: String,
         /// Arguments.
         input: Value,
+        /// What the call touches, in one line for people (`cargo test`, `src/lib.rs`),
+        /// from the call's facts: front ends show it instead of reading the input.
+        summary: String,
     },
     /// The permission check of a tool call decided (every call gets one, before it runs).
     Permission {
@@ -290,6 +293,7 @@ mod tests {
                 id: text(),
                 name: text(),
                 input: json!({}),
+                summary: text(),
             },
             Event::Permission {
                 id: text(),

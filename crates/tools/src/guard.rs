@@ -173,6 +173,12 @@ impl WorkspaceGuard {
         self.refuse_sensitive(path, resolved)
     }
 
+    /// Resolves a path like [`WorkspaceGuard::resolve_read`] (`~`, `..`, symlinks) without
+    /// judging it: for checks that need to know where a path really leads, wherever that is.
+    pub fn locate_anywhere(&self, path: &str) -> Result<PathBuf, GuardError> {
+        self.locate(path)
+    }
+
     /// Whether an already canonical absolute path lies inside the workspace.
     pub fn contains(&self, canonical: &Path) -> bool {
         canonical.starts_with(&self.root)

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 
 /// Lines returned when the call gives no `limit`.
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;
@@ -39,6 +39,8 @@ pub struct ReadFile;
 impl TypedTool for ReadFile {
     type Args = ReadFileArgs;
     const NAME: &'static str = "read_file";
+    const CLAUDE_NAME: &'static str = "Read";
+    const KIND: CallKind = CallKind::Read;
 
     fn description(&self) -> String {
         format!(
@@ -52,6 +54,21 @@ impl TypedTool for ReadFile {
 
     fn effect(&self, _args: &ReadFileArgs) -> Effect {
         Effect::ReadOnly
+    }
+
+    fn describe(&self, args: &ReadFileArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        facts
+            .reads
+            .push(crate::resolve_for_rules(&args.path, guard.root(), guard));
+        let range = match (args.offset, args.limit) {
+            (Some(from), Some(limit)) => {
+                format!(" ({from}-{})", from.saturating_add(limit.saturating_sub(1)))
+            }
+            (Some(from), None) => format!(" ({from}-)"),
+            (None, Some(limit)) => format!(" (1-{limit})"),
+            (None, None) => String::new(),
+        };
+        facts.summary = format!("{}{range}", args.path);
     }
 
     async fn run(&self, args: ReadFileArgs, ctx: &ToolContext) -> ToolOutput {

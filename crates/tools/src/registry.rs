@@ -6,7 +6,7 @@ use jsonschema::Validator;
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
-use crate::{Effect, Tool, ToolContext, ToolOutput};
+use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 
 /// Most validation problems listed in one error result; the model fixes a few at a time.
 const MAX_REPORTED_PROBLEMS: usize = 5;
@@ -127,6 +127,15 @@ impl ToolRegistry {
     pub fn effect(&self, name: &str, args: &Value) -> Effect {
         self.entry(name)
             .map_or(Effect::Mutating, |e| e.tool.effect(args))
+    }
+
+    /// What calling `name` with `args` touches, computed once per call for the permission
+    /// policy, hooks, events and front ends. An unknown tool is an opaque mutating call.
+    pub fn facts(&self, name: &str, args: &Value, guard: &WorkspaceGuard) -> CallFacts {
+        match self.entry(name) {
+            Some(entry) => entry.tool.facts(args, guard),
+            None => CallFacts::new(name, name, CallKind::Other, Effect::Mutating),
+        }
     }
 
     /// Validates `args` against the tool's schema, then runs the tool. Unknown tools and

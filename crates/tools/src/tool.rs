@@ -5,7 +5,7 @@ use rein_protocol::ToolSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{FileLocks, OutputBudget, WorkspaceGuard};
+use crate::{CallFacts, CallKind, FileLocks, OutputBudget, WorkspaceGuard};
 
 /// What a call does to the world; drives concurrency and permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,8 +109,16 @@ impl ToolContext {
 pub trait Tool: Send + Sync {
     /// Name, description and argument schema.
     fn spec(&self) -> ToolSpec;
-    /// The effect of a call with these arguments.
+    /// The effect of a call with these arguments, judged without the workspace (the
+    /// conservative answer; [`Tool::facts`] has the final one).
     fn effect(&self, args: &Value) -> Effect;
+    /// What a call with these arguments touches ([`CallFacts`]); the registry asks once per
+    /// call. The default names the tool and its effect and nothing more.
+    fn facts(&self, args: &Value, guard: &WorkspaceGuard) -> CallFacts {
+        let _ = guard;
+        let name = self.spec().name;
+        CallFacts::new(&name, &name, CallKind::Other, self.effect(args))
+    }
     /// Runs the call.
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput;
 }

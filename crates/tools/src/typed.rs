@@ -45,7 +45,7 @@ use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::{Effect, Tool, ToolContext, ToolOutput};
+use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 
 /// A tool whose arguments are a Rust type. Wrap it with [`typed`] (or [`Typed::new`]) to get a
 /// [`Tool`]; the argument schema is derived from `Args` (doc comments on fields become
@@ -56,10 +56,19 @@ pub trait TypedTool: Send + Sync + 'static {
     type Args: DeserializeOwned + JsonSchema + Send;
     /// Name the model calls the tool by.
     const NAME: &'static str;
+    /// Claude Code's name for the tool, which hooks and settings files use.
+    const CLAUDE_NAME: &'static str = Self::NAME;
+    /// What sort of call it is, for rules and modes.
+    const KIND: CallKind = CallKind::Other;
     /// What the tool does and when to use it.
     fn description(&self) -> String;
     /// The effect of a call with these arguments.
     fn effect(&self, args: &Self::Args) -> Effect;
+    /// Adds what a call touches to `facts` (which already hold the names, kind and effect):
+    /// the paths read and written, the shell line, a summary. The default adds nothing.
+    fn describe(&self, args: &Self::Args, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let _ = (args, guard, facts);
+    }
     /// Runs the call; failures the model can act on are [`ToolOutput::error`] results.
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> ToolOutput;
 }
@@ -110,6 +119,19 @@ impl<T: TypedTool> Tool for Typed<T> {
             Ok(args) => self.tool.effect(&args),
             Err(_) => Effect::Mutating,
         }
+    }
+
+    fn facts(&self, args: &Value, guard: &WorkspaceGuard) -> CallFacts {
+        let mut facts = CallFacts::new(T::NAME, T::CLAUDE_NAME, T::KIND, Effect::Mutating);
+        match Self::parse(args.clone()) {
+            Ok(parsed) => {
+                facts.effect = self.tool.effect(&parsed);
+                self.tool.describe(&parsed, guard, &mut facts);
+            }
+            // Never runs (the registry refuses it), but assume the worst anyway.
+            Err(_) => facts.summary = "(invalid arguments)".to_string(),
+        }
+        facts
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput {

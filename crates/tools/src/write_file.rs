@@ -4,7 +4,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Effect, ToolContext, ToolOutput, TypedTool, write_atomic};
+use crate::{
+    CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard, write_atomic,
+};
 
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -23,6 +25,8 @@ pub struct WriteFile;
 impl TypedTool for WriteFile {
     type Args = WriteFileArgs;
     const NAME: &'static str = "write_file";
+    const CLAUDE_NAME: &'static str = "Write";
+    const KIND: CallKind = CallKind::Edit;
 
     fn description(&self) -> String {
         "Creates a file, or replaces an existing file's whole contents, in the workspace. \
@@ -33,6 +37,15 @@ impl TypedTool for WriteFile {
 
     fn effect(&self, _args: &WriteFileArgs) -> Effect {
         Effect::Mutating
+    }
+
+    fn describe(&self, args: &WriteFileArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        facts
+            .writes
+            .push(crate::resolve_for_rules(&args.path, guard.root(), guard));
+        let lines = args.content.lines().count();
+        let plural = if lines == 1 { "" } else { "s" };
+        facts.summary = format!("{} ({lines} line{plural})", args.path);
     }
 
     async fn run(&self, args: WriteFileArgs, ctx: &ToolContext) -> ToolOutput {

@@ -74,6 +74,7 @@ fn main() {
             Event::ToolCallStart {
                 id: format!("c{turn}"),
                 name: "read_file".into(),
+                summary: format!("src/file_{turn}.rs"),
                 input,
             },
             now,

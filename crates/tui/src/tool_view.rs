@@ -14,7 +14,17 @@ pub const DIFF_LINES: usize = 24;
 /// Longest summary, in characters.
 const SUMMARY_CHARS: usize = 120;
 
-/// `read_file src/main.rs (1-200)`, `bash cargo test`, `grep "fn main" in src`…
+/// A call's line: its name and the summary its facts give (`bash cargo test`,
+/// `read_file src/main.rs (1-200)`); the input, compactly, for a tool that gives none.
+pub fn call_line(name: &str, summary: &str, input: &Value) -> String {
+    if summary.is_empty() {
+        return clip(&format!("{name} {}", compact_json(input)), SUMMARY_CHARS);
+    }
+    clip(&format!("{name} {summary}"), SUMMARY_CHARS)
+}
+
+/// The same line for a call of a stored transcript, where no facts were kept: rebuilt from
+/// the input (`read_file src/main.rs (1-200)`, `bash cargo test`, `grep "fn main" in src`…).
 pub fn summary(name: &str, input: &Value) -> String {
     let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
     let number = |key: &str| input.get(key).and_then(Value::as_u64);

@@ -179,6 +179,7 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
         ApprovalRequest {
             id: "c1".into(),
             tool: tool.into(),
+            summary: summary_of(tool, &input),
             input,
             reason: reason.into(),
         },

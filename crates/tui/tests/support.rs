@@ -144,8 +144,17 @@ pub fn tool_start(id: &str, name: &str, input: Value) -> Event {
     Event::ToolCallStart {
         id: id.into(),
         name: name.into(),
+        summary: summary_of(name, &input),
         input,
     }
+}
+
+/// The summary the engine sends for this call: the tool's own facts.
+pub fn summary_of(name: &str, input: &Value) -> String {
+    let guard = rein_tools::WorkspaceGuard::new(&std::env::temp_dir()).unwrap();
+    rein_tools::ToolRegistry::builtin()
+        .facts(name, input, &guard)
+        .summary
 }
 
 pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms: u64) -> Event {

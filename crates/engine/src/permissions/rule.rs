@@ -4,9 +4,12 @@
 //! `Edit` → every file-changing tool, `Write` → `write_file`…), so a team's existing rules
 //! apply. Specifiers: for `bash`, a command pattern where `*` matches anything (`cargo test *`,
 //! legacy `npm run test:*` is a prefix); for file tools, a gitignore-style path glob
-//! (`./.env`, `src/**`, `*.lock`, `~/secrets/**`, `//etc/**` for an absolute path).
+//! (`./.env`, `src/**`, `*.lock`, `~/secrets/**`, `//etc/**` for an absolute path); for other
+//! tools, a name the call's subject must match (`Skill(commit)`, `Agent(explore)`) or a
+//! specifier kept as written for tools rein does not have (`WebFetch(domain:docs.rs)`).
+//! Every form Claude Code accepts loads; a rule for a tool rein lacks simply matches nothing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -32,25 +35,9 @@ enum Matcher {
     Command(CommandPattern),
     /// A path glob for file tools.
     Path(PathPattern),
-}
-
-/// What a rule is checked against: the tool, and what the call touches.
-#[derive(Debug, Clone, Default)]
-pub struct CallFacts {
-    /// Our tool name.
-    pub tool: String,
-    /// For `bash`: the simple commands of the line (or the whole line when it cannot be
-    /// split), each with its match candidates.
-    pub commands: Vec<Vec<String>>,
-    /// For file tools: the paths touched, absolute and lexically normalised.
-    pub paths: Vec<PathBuf>,
-    /// For `bash`: the line could not be analysed (substitutions, subshells…). Deny and ask
-    /// rules are then matched against the whole line and a naive split of it; only a rule for
-    /// the whole tool can allow it.
-    pub opaque: bool,
-    /// For `bash`: the words that may name files (arguments that are not options, redirection
-    /// targets), to keep secrets out of `cat .env`.
-    pub words: Vec<String>,
+    /// Any other specifier: matched against the call's subject (a skill or agent name),
+    /// `*` as a wildcard.
+    Subject(Vec<String>),
 }
 
 impl Rule {
@@ -79,12 +66,7 @@ impl Rule {
                 PathPattern::new(spec, root, home)
                     .map_err(|e| format!("permission rule {text:?}: invalid path pattern: {e}"))?,
             ),
-            Some(_) => {
-                return Err(format!(
-                    "permission rule {text:?}: {name} takes no specifier (only Bash and file \
-                     tools do)"
-                ));
-            }
+            Some(spec) => Matcher::Subject(spec.split('*').map(str::to_string).collect()),
         };
         Ok(Self {
             text: text.to_string(),
@@ -104,13 +86,18 @@ impl Rule {
         })
     }
 
+    /// The tool names the rule applies to (ours where Claude Code's name maps onto one).
+    pub fn tools(&self) -> &[String] {
+        &self.tools
+    }
+
     /// Whether the rule matches one part of the call: a simple command (its candidates) or
     /// a path. `None` when the rule does not apply to the tool.
     pub(crate) fn matches_command(&self, candidates: &[String]) -> bool {
         match &self.matcher {
             Matcher::Any => true,
             Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c)),
-            Matcher::Path(_) => false,
+            Matcher::Path(_) | Matcher::Subject(_) => false,
         }
     }
 
@@ -118,8 +105,46 @@ impl Rule {
         match &self.matcher {
             Matcher::Any => true,
             Matcher::Path(pattern) => pattern.matches(path),
-            Matcher::Command(_) => false,
+            Matcher::Command(_) | Matcher::Subject(_) => false,
         }
+    }
+
+    pub(crate) fn matches_subject(&self, subject: &str) -> bool {
+        match &self.matcher {
+            Matcher::Any => true,
+            Matcher::Subject(parts) => wildcard_match(parts, subject),
+            Matcher::Command(_) | Matcher::Path(_) => false,
+        }
+    }
+
+    /// For a command rule: the first word of its pattern (`rm` for `Bash(rm -rf *)`), which
+    /// a line rein cannot analyse is searched for.
+    pub(crate) fn program(&self) -> Option<&str> {
+        match &self.matcher {
+            Matcher::Command(pattern) => pattern.program(),
+            _ => None,
+        }
+    }
+
+    /// For a command rule: the command it names with its wildcards dropped
+    /// (`git push --force` for `Bash(git push --force *)`), to tell whether the rule names a
+    /// dangerous form itself.
+    pub(crate) fn named_command(&self) -> Option<String> {
+        match &self.matcher {
+            Matcher::Command(pattern) => Some(pattern.literal()),
+            _ => None,
+        }
+    }
+
+    /// Whether a path rule covers reading (`Read`), changing (`Edit`, `Write`) or both.
+    pub(crate) fn path_access(&self) -> Option<PathAccess> {
+        if !matches!(self.matcher, Matcher::Path(_)) {
+            return None;
+        }
+        Some(PathAccess {
+            reads: self.tools.iter().any(|t| READ_TOOLS.contains(&t.as_str())),
+            writes: self.tools.iter().any(|t| EDIT_TOOLS.contains(&t.as_str())),
+        })
     }
 
     /// Whether the rule has no specifier (matches every call of its tools).
@@ -139,6 +164,15 @@ impl Rule {
     }
 }
 
+/// What a path rule is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PathAccess {
+    /// It names reading tools.
+    pub reads: bool,
+    /// It names file-changing tools.
+    pub writes: bool,
+}
+
 /// Our tool names for a rule's tool name (Claude Code's or ours).
 fn tool_names(name: &str) -> Vec<String> {
     let mapped: &[&str] = match name {
@@ -150,6 +184,8 @@ fn tool_names(name: &str) -> Vec<String> {
         "Grep" => &["grep"],
         "Task" | "Agent" => &["task"],
         "TodoWrite" => &["todo_write"],
+        "Skill" => &["skill"],
+        "LS" => &["glob"],
         _ => return vec![name.to_string()],
     };
     mapped.iter().map(|s| s.to_string()).collect()
@@ -178,6 +214,26 @@ impl CommandPattern {
         Self {
             parts: spec.split('*').map(str::to_string).collect(),
             prefix: None,
+        }
+    }
+
+    fn program(&self) -> Option<&str> {
+        let text = self
+            .prefix
+            .as_deref()
+            .or(self.parts.first().map(String::as_str))?;
+        text.split_whitespace().next()
+    }
+
+    fn literal(&self) -> String {
+        match &self.prefix {
+            Some(prefix) => prefix.clone(),
+            None => self
+                .parts
+                .join(" ")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 

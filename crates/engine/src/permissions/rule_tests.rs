@@ -99,8 +99,32 @@ fn claude_code_names_map_onto_ours() {
 }
 
 #[test]
+fn every_rule_form_claude_code_accepts_loads() {
+    let forms = [
+        "Skill(sentry-skills:commit)",
+        "WebFetch(domain:docs.rs)",
+        "WebFetch",
+        "WebSearch",
+        "Task(explore)",
+        "Agent(claude-security:scan-inventory)",
+        "mcp__sentry__search_docs",
+        "mcp__sentry",
+        "Bash(git diff:*)",
+        "NotebookEdit(*)",
+        "TodoWrite(x)",
+    ];
+    for text in forms {
+        assert!(Rule::parse(text, Path::new("/ws"), None).is_ok(), "{text}");
+    }
+    let skill = rule("Skill(sentry-skills:*)");
+    assert!(skill.covers("skill"));
+    assert!(skill.matches_subject("sentry-skills:commit"));
+    assert!(!skill.matches_subject("other:commit"));
+}
+
+#[test]
 fn malformed_rules_are_errors_naming_them() {
-    for text in ["Bash(ls", "(ls)", "TodoWrite(x)", "Edit([)"] {
+    for text in ["Bash(ls", "(ls)", "Edit([)"] {
         let err = Rule::parse(text, Path::new("/ws"), None).unwrap_err();
         assert!(err.contains(text.trim()), "{err}");
     }

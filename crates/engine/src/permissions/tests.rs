@@ -1,4 +1,5 @@
-use serde_json::json;
+use rein_tools::CallFacts;
+use serde_json::{Value, json};
 
 use super::*;
 
@@ -34,17 +35,13 @@ fn bash(command: &str) -> (String, Value) {
     ("bash".into(), json!({"command": command}))
 }
 
-fn effect_of(tool: &str, input: &Value) -> Effect {
-    rein_tools::ToolRegistry::builtin().effect(tool, input)
+/// The facts the registry computes for the call, as dispatch does.
+fn facts(guard: &WorkspaceGuard, call: &(String, Value)) -> CallFacts {
+    rein_tools::ToolRegistry::builtin().facts(&call.0, &call.1, guard)
 }
 
 fn decide(policy: &Policy, guard: &WorkspaceGuard, call: &(String, Value)) -> Decision {
-    let effect = match call.0.as_str() {
-        "edit_file" | "apply_patch" => Effect::Mutating,
-        "glob" | "grep" => Effect::ReadOnly,
-        _ => effect_of(&call.0, &call.1),
-    };
-    policy.decide(&call.0, &call.1, effect, guard)
+    policy.decide(&facts(guard, call), guard)
 }
 
 #[test]
@@ -196,12 +193,18 @@ fn rules_take_precedence_deny_then_ask_then_allow() {
             "deny rule Read(./secrets/**) (test)",
         ),
         (
-            ("edit_file".into(), json!({"path": "src/lib.rs"})),
+            (
+                "edit_file".into(),
+                json!({"path": "src/lib.rs", "old_string": "a", "new_string": "b"}),
+            ),
             Verdict::Allow,
             "allow rule Edit(src/**) (test)",
         ),
         (
-            ("edit_file".into(), json!({"path": "README.md"})),
+            (
+                "edit_file".into(),
+                json!({"path": "README.md", "old_string": "a", "new_string": "b"}),
+            ),
             Verdict::Ask,
             "mode default",
         ),
@@ -233,7 +236,10 @@ fn deny_rules_hold_in_bypass_and_plan_refuses_even_allowed_edits() {
         Verdict::Allow
     );
     policy.mode = PermissionMode::Plan;
-    let edit = ("edit_file".to_string(), json!({"path": "src/a.rs"}));
+    let edit = (
+        "edit_file".to_string(),
+        json!({"path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+    );
     assert_eq!(decide(&policy, &s.guard, &edit).verdict, Verdict::Deny);
 }
 
@@ -321,8 +327,9 @@ fn apply_patch_paths_are_all_checked() {
         "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** Update File: README.md\n@@\n-a\n+b\n*** End Patch",
     );
     assert_eq!(decide(&policy, &s.guard, &mixed).verdict, Verdict::Ask);
-    let denied =
-        patch("*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: Cargo.toml\n*** End Patch");
+    let denied = patch(
+        "*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: Cargo.toml\n@@\n-a\n+b\n*** End Patch",
+    );
     assert_eq!(decide(&policy, &s.guard, &denied).verdict, Verdict::Deny);
 }
 

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 use apply::Resolved;
 use parse::Operation;
 
@@ -26,6 +26,7 @@ pub struct ApplyPatch;
 impl TypedTool for ApplyPatch {
     type Args = ApplyPatchArgs;
     const NAME: &'static str = "apply_patch";
+    const KIND: CallKind = CallKind::Edit;
 
     fn description(&self) -> String {
         "Applies a patch in this format:\n*** Begin Patch\n*** Add File: path\n+line\n*** Delete \
@@ -39,6 +40,29 @@ impl TypedTool for ApplyPatch {
 
     fn effect(&self, _args: &ApplyPatchArgs) -> Effect {
         Effect::Mutating
+    }
+
+    /// The paths come from the same parser that applies the patch, so the permission check
+    /// and the edit cannot disagree about what is touched.
+    fn describe(&self, args: &ApplyPatchArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let Ok(ops) = parse::parse(&args.patch) else {
+            facts.summary = "(a patch that does not parse)".to_string();
+            return;
+        };
+        let mut names = Vec::new();
+        for op in &ops {
+            let (path, moved) = match op {
+                Operation::Add { path, .. } | Operation::Delete { path } => (path, None),
+                Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
+            };
+            for name in std::iter::once(path).chain(moved) {
+                facts
+                    .writes
+                    .push(crate::resolve_for_rules(name, guard.root(), guard));
+                names.push(name.as_str());
+            }
+        }
+        facts.summary = names.join(", ");
     }
 
     async fn run(&self, args: ApplyPatchArgs, ctx: &ToolContext) -> ToolOutput {

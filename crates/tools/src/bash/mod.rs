@@ -4,6 +4,8 @@
 //! The final directory is learned from an `EXIT` trap that writes `$PWD` to a private temp
 //! file; a trap keeps the shell's exit status, so the code reported is the command's own.
 
+mod facts;
+mod paths;
 mod process;
 
 use process::OutputFile;
@@ -20,7 +22,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::output::DEFAULT_OUTPUT_LIMIT;
-use crate::{Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 use process::{Ending, Finished};
 
 /// Timeout when the call gives none.
@@ -112,6 +114,8 @@ impl Bash {
 impl TypedTool for Bash {
     type Args = BashArgs;
     const NAME: &'static str = "bash";
+    const CLAUDE_NAME: &'static str = "Bash";
+    const KIND: CallKind = CallKind::Shell;
 
     fn description(&self) -> String {
         format!(
@@ -134,6 +138,11 @@ impl TypedTool for Bash {
         } else {
             Effect::Mutating
         }
+    }
+
+    fn describe(&self, args: &BashArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let (cwd, _) = self.start_dir(guard);
+        facts::describe(&args.command, &cwd, guard, facts);
     }
 
     async fn run(&self, args: BashArgs, ctx: &ToolContext) -> ToolOutput {

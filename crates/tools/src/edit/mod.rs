@@ -16,7 +16,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Effect, ToolContext, ToolOutput, TypedTool, write_atomic};
+use crate::{
+    CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard, write_atomic,
+};
 use matching::{Found, Replacement, Tier};
 
 /// Bytes of a file inspected for NUL to call it binary.
@@ -54,6 +56,8 @@ pub struct EditFile;
 impl TypedTool for EditFile {
     type Args = EditFileArgs;
     const NAME: &'static str = "edit_file";
+    const CLAUDE_NAME: &'static str = "Edit";
+    const KIND: CallKind = CallKind::Edit;
 
     fn description(&self) -> String {
         "Replaces old_string with new_string in a file. old_string must match exactly one place \
@@ -66,6 +70,13 @@ impl TypedTool for EditFile {
 
     fn effect(&self, _args: &EditFileArgs) -> Effect {
         Effect::Mutating
+    }
+
+    fn describe(&self, args: &EditFileArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        facts
+            .writes
+            .push(crate::resolve_for_rules(&args.path, guard.root(), guard));
+        facts.summary = args.path.clone();
     }
 
     async fn run(&self, args: EditFileArgs, ctx: &ToolContext) -> ToolOutput {

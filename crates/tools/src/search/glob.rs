@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{modified, search_root, usable_file, walker};
-use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 
 /// Most paths listed; the total is stated when there are more.
 pub const MAX_GLOB_RESULTS: usize = 100;
@@ -32,6 +32,8 @@ pub struct Glob;
 impl TypedTool for Glob {
     type Args = GlobArgs;
     const NAME: &'static str = "glob";
+    const CLAUDE_NAME: &'static str = "Glob";
+    const KIND: CallKind = CallKind::Search;
 
     fn description(&self) -> String {
         format!(
@@ -43,6 +45,17 @@ impl TypedTool for Glob {
 
     fn effect(&self, _args: &GlobArgs) -> Effect {
         Effect::ReadOnly
+    }
+
+    fn describe(&self, args: &GlobArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let path = args.path.as_deref().unwrap_or(".");
+        facts
+            .reads
+            .push(crate::resolve_for_rules(path, guard.root(), guard));
+        facts.summary = match &args.path {
+            Some(path) => format!("{} in {path}", args.pattern),
+            None => args.pattern.clone(),
+        };
     }
 
     async fn run(&self, args: GlobArgs, ctx: &ToolContext) -> ToolOutput {

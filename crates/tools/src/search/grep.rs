@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{modified, search_root, usable_file, walker};
-use crate::{Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 
 /// Characters of one printed line; longer lines are cut.
 const MAX_LINE_CHARS: usize = 500;
@@ -69,6 +69,8 @@ pub struct Grep;
 impl TypedTool for Grep {
     type Args = GrepArgs;
     const NAME: &'static str = "grep";
+    const CLAUDE_NAME: &'static str = "Grep";
+    const KIND: CallKind = CallKind::Search;
 
     fn description(&self) -> String {
         "Searches file contents with a regular expression (ripgrep's engine), skipping what \
@@ -81,6 +83,21 @@ impl TypedTool for Grep {
 
     fn effect(&self, _args: &GrepArgs) -> Effect {
         Effect::ReadOnly
+    }
+
+    fn describe(&self, args: &GrepArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let path = args.path.as_deref().unwrap_or(".");
+        facts
+            .reads
+            .push(crate::resolve_for_rules(path, guard.root(), guard));
+        let mut summary = format!("{:?}", args.pattern);
+        if let Some(path) = &args.path {
+            summary.push_str(&format!(" in {path}"));
+        }
+        if let Some(glob) = &args.glob {
+            summary.push_str(&format!(" ({glob})"));
+        }
+        facts.summary = summary;
     }
 
     async fn run(&self, args: GrepArgs, ctx: &ToolContext) -> ToolOutput {

@@ -38,14 +38,19 @@ impl App {
                 }
             }
             Event::AssistantMessage { .. } => self.flush_stream(),
-            Event::ToolCallStart { id, name, input } => {
+            Event::ToolCallStart {
+                id,
+                name,
+                input,
+                summary,
+            } => {
                 self.flush_stream();
                 if let Some(busy) = self.busy.as_mut() {
                     busy.label = format!("running {name}");
                 }
                 self.running.push(RunningTool {
                     id,
-                    summary: tool_view::summary(&name, &input),
+                    summary: tool_view::call_line(&name, &summary, &input),
                     since: now,
                     output: String::new(),
                     input,

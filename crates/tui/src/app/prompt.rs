@@ -105,7 +105,7 @@ impl PermissionPrompt {
             Span::styled(
                 format!(
                     "Allow {}?",
-                    tool_view::summary(&request.tool, &request.input)
+                    tool_view::call_line(&request.tool, &request.summary, &request.input)
                 ),
                 theme.bold(),
             ),

@@ -45,6 +45,7 @@ fn request(id: &str, command: &str) -> ApprovalRequest {
         id: id.into(),
         tool: "bash".into(),
         input: json!({ "command": command }),
+        summary: command.into(),
         reason: "mode default".into(),
     }
 }
@@ -275,6 +276,7 @@ fn nothing_ticks_while_a_permission_prompt_waits_for_the_user() {
             id: "1".into(),
             name: "bash".into(),
             input: json!({ "command": "touch x" }),
+            summary: "touch x".into(),
         },
         now,
     );

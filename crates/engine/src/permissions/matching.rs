@@ -1,0 +1,125 @@
+//! How a rule meets a call's [`CallFacts`]: deny and ask rules match when they match any part
+//! of the call; allow rules must cover every part.
+
+use rein_tools::shell::SimpleCommand;
+use rein_tools::{CallFacts, ShellFacts};
+
+use super::SourcedRule;
+use super::dangerous;
+use super::rule::Rule;
+
+/// Whether the rule matches the call or any part of it (deny and ask rules).
+pub(super) fn matches_any(rule: &Rule, facts: &CallFacts) -> bool {
+    // Path rules follow the paths, whichever tool touches them: a `Read` glob stops `cat`
+    // in a shell line as it stops `read_file`, an `Edit` glob stops a redirect.
+    if let Some(access) = rule.path_access() {
+        return (access.reads && facts.reads.iter().any(|p| rule.matches_path(p)))
+            || (access.writes && facts.writes.iter().any(|p| rule.matches_path(p)));
+    }
+    if !rule.covers(&facts.tool) {
+        return false;
+    }
+    if rule.is_whole_tool() {
+        return true;
+    }
+    match &facts.shell {
+        Some(shell) if shell.unanalysable.is_some() => {
+            // Whatever rein could not take apart is refused when the rule's program shows
+            // anywhere in it.
+            rule.matches_command(std::slice::from_ref(&shell.line.trim().to_string()))
+                || rule
+                    .program()
+                    .is_some_and(|p| shell.naive_words.iter().any(|w| basename(w) == p))
+        }
+        Some(shell) => shell
+            .commands
+            .iter()
+            .chain(&shell.effective)
+            .any(|c| rule.matches_command(&candidates(c))),
+        None => facts
+            .subject
+            .as_deref()
+            .is_some_and(|s| rule.matches_subject(s)),
+    }
+}
+
+/// The allow rules covering every part of the call; `None` unless all parts are covered.
+/// A rule with a specifier never covers a shell command that sets environment variables or
+/// writes a file by redirection (Claude Code asks for those too); only the whole tool does.
+pub(super) fn allow_covering<'a>(
+    rules: &[&'a SourcedRule],
+    facts: &CallFacts,
+) -> Option<Vec<&'a SourcedRule>> {
+    let relevant: Vec<&SourcedRule> = rules
+        .iter()
+        .copied()
+        .filter(|r| r.rule.covers(&facts.tool))
+        .collect();
+    if let Some(rule) = relevant.iter().find(|r| r.rule.is_whole_tool()) {
+        return Some(vec![rule]);
+    }
+    let mut used: Vec<&SourcedRule> = Vec::new();
+    match &facts.shell {
+        Some(shell) => {
+            let parts = allow_parts(shell)?;
+            for part in parts {
+                if !part.assignments.is_empty() || part.redirects.iter().any(|r| r.writes_file()) {
+                    return None;
+                }
+                let candidates = candidates(part);
+                used.push(
+                    relevant
+                        .iter()
+                        .find(|r| r.rule.matches_command(&candidates))?,
+                );
+            }
+        }
+        None => {
+            for path in facts.paths() {
+                used.push(relevant.iter().find(|r| r.rule.matches_path(path))?);
+            }
+            if let Some(subject) = &facts.subject {
+                used.push(relevant.iter().find(|r| r.rule.matches_subject(subject))?);
+            }
+        }
+    }
+    if used.is_empty() {
+        return None;
+    }
+    used.dedup_by(|a, b| a.rule.text == b.rule.text);
+    Some(used)
+}
+
+/// The commands an allow rule must cover: every command of the line. `None` for a line
+/// rein could not analyse (only a rule for the whole tool allows it).
+fn allow_parts(shell: &ShellFacts) -> Option<Vec<&SimpleCommand>> {
+    if shell.unanalysable.is_some() || shell.commands.is_empty() {
+        return None;
+    }
+    Some(shell.commands.iter().collect())
+}
+
+/// Whether an allow rule names a dangerous command itself (`Bash(git push --force *)`), so
+/// it may allow that command, which a broad rule (`Bash(git push *)`) may not.
+pub(super) fn names_dangerous(rule: &Rule) -> bool {
+    rule.named_command()
+        .is_some_and(|command| dangerous(&command).is_some())
+}
+
+/// What a command is matched as: its text as written, its words joined, and its words with
+/// the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`).
+fn candidates(command: &SimpleCommand) -> Vec<String> {
+    let mut candidates = vec![command.text.clone(), command.argv.join(" ")];
+    if let Some(first) = command.argv.first()
+        && basename(first) != first
+    {
+        let mut argv = command.argv.clone();
+        argv[0] = basename(first).to_string();
+        candidates.push(argv.join(" "));
+    }
+    candidates
+}
+
+fn basename(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
+}

@@ -1,0 +1,121 @@
+//! What a call touches: one description per call, computed once when the call is dispatched
+//! ([`crate::ToolRegistry::facts`]) and read by the permission policy, the hooks, the events
+//! and the front ends. Nothing else matches tool names or re-parses a call's arguments.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::shell::SimpleCommand;
+use crate::{Effect, WorkspaceGuard};
+
+/// What sort of thing a call does, as rules and modes see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// Runs a shell line.
+    Shell,
+    /// Reads files by path.
+    Read,
+    /// Searches under a folder (glob, grep).
+    Search,
+    /// Creates, changes or deletes files by path.
+    Edit,
+    /// Anything else (agent tools, MCP tools).
+    Other,
+}
+
+/// The shell line of a call, analysed once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellFacts {
+    /// The line as the model sent it.
+    pub line: String,
+    /// The simple commands as written, in order.
+    pub commands: Vec<SimpleCommand>,
+    /// What actually runs: the commands with their wrappers stripped and the bodies of
+    /// `sh -c`, `eval`, `xargs` and `find -exec` (see [`crate::shell::analyse`]).
+    pub effective: Vec<SimpleCommand>,
+    /// Why the line could not be analysed completely, if it could not.
+    pub unanalysable: Option<String>,
+    /// For an unanalysable line: its words split naively, so program names still show.
+    pub naive_words: Vec<String>,
+    /// Some word that may name a file could not be resolved (`cat $F`), so the paths below
+    /// are not all the paths the line touches.
+    pub unresolved_paths: bool,
+}
+
+/// What one call touches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallFacts {
+    /// rein's tool name (`read_file`).
+    pub tool: String,
+    /// Claude Code's name for the tool (`Read`), which hooks and settings files use.
+    pub claude_name: String,
+    /// What sort of call it is.
+    pub kind: CallKind,
+    /// Whether it only observes (drives concurrency and the modes).
+    pub effect: Effect,
+    /// Paths it reads, absolute and normalised (symlinks resolved where they exist).
+    pub reads: Vec<PathBuf>,
+    /// Paths it creates, changes or deletes, absolute and normalised.
+    pub writes: Vec<PathBuf>,
+    /// For a shell call: its line, analysed.
+    pub shell: Option<ShellFacts>,
+    /// What `Skill(name)` or `Agent(type)` rules match: the skill or agent named.
+    pub subject: Option<String>,
+    /// One line for people: `cargo test`, `src/lib.rs`, `**/*.rs in src`.
+    pub summary: String,
+}
+
+impl CallFacts {
+    /// Facts naming only the tool and its effect; a tool adds what it touches.
+    pub fn new(tool: &str, claude_name: &str, kind: CallKind, effect: Effect) -> Self {
+        Self {
+            tool: tool.to_string(),
+            claude_name: claude_name.to_string(),
+            kind,
+            effect,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            shell: None,
+            subject: None,
+            summary: String::new(),
+        }
+    }
+
+    /// Every path the call touches, read or written.
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        self.reads.iter().chain(&self.writes)
+    }
+}
+
+/// A path as rules see it: resolved by the guard when it can be (symlinks followed), else
+/// joined to `base` (or home for `~/`) and normalised lexically. Never fails.
+pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> PathBuf {
+    let joined = match path.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(rest),
+        None if path == "~" => std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default(),
+        None => base.join(path),
+    };
+    let display = joined.display().to_string();
+    guard
+        .locate_anywhere(&display)
+        .unwrap_or_else(|_| normalise(&joined))
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+pub fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
