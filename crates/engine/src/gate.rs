@@ -10,7 +10,7 @@ use rein_tools::{Effect, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::hooks::{HookEvent, Hooks, claude_tool_name, hook_tool_input};
+use crate::hooks::{HookEvent, Hooks, Ran, hook_tool_response};
 use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 
 /// A call waiting for the user's approval.
@@ -92,7 +92,7 @@ impl Gate {
         let mut decision = self.policy().decide(tool, &input, effect_of(&input), guard);
         let mut notes = Vec::new();
         if decision.verdict != Verdict::Deny && self.hooks.has(HookEvent::PreToolUse) {
-            let fields = tool_fields(id, tool, &input);
+            let fields = self.hooks.tool_fields(id, tool, &input);
             let mode = self.hook_mode();
             let said = self
                 .hooks
@@ -192,6 +192,7 @@ impl Gate {
         tool: &str,
         input: &Value,
         output: ToolOutput,
+        ran: Ran,
         events: &EventSender,
     ) -> ToolOutput {
         let event = if output.is_error {
@@ -202,15 +203,14 @@ impl Gate {
         if !self.hooks.has(event) {
             return output;
         }
-        let mut fields = tool_fields(id, tool, input);
+        let mut fields = self.hooks.tool_fields(id, tool, input);
         if output.is_error {
             fields.insert("error".into(), Value::String(output.text.clone()));
+            fields.insert("is_interrupt".into(), Value::Bool(ran.interrupted));
         } else {
-            fields.insert(
-                "tool_response".into(),
-                serde_json::json!({"output": output.text, "is_error": false}),
-            );
+            fields.insert("tool_response".into(), hook_tool_response(&output));
         }
+        fields.insert("duration_ms".into(), ran.duration_ms().into());
         let said = self
             .hooks
             .run(event, Some(tool), self.hook_mode(), fields, events)
@@ -222,10 +222,7 @@ impl Gate {
         for note in said.block.iter().chain(&said.context) {
             text.push_str(&format!("\n\n[{} hook: {note}]", event.name()));
         }
-        ToolOutput {
-            text,
-            is_error: output.is_error,
-        }
+        ToolOutput { text, ..output }
     }
 
     fn request_stop(&self, reason: String) {
@@ -280,19 +277,6 @@ impl Gate {
             }
         }
     }
-}
-
-/// The fields of a tool event's hook input.
-fn tool_fields(id: &str, tool: &str, input: &Value) -> serde_json::Map<String, Value> {
-    let mut fields = serde_json::Map::new();
-    fields.insert(
-        "tool_name".into(),
-        Value::String(claude_tool_name(tool).to_string()),
-    );
-    fields.insert("tool_input".into(), hook_tool_input(input));
-    fields.insert("tool_use_id".into(), Value::String(id.to_string()));
-    fields.insert("rein_tool_name".into(), Value::String(tool.to_string()));
-    fields
 }
 
 fn hook_reason(why: &str) -> String {
