@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::EventSender;
 use crate::gate::Gate;
+use crate::hooks::Ran;
 
 /// Result text for a call that never ran because the user cancelled first.
 pub(crate) const NOT_RUN: &str =
@@ -163,8 +164,19 @@ async fn run_one(
                     .text
                     .push_str(&format!("\n\n[PreToolUse hook: {note}]"));
             }
-            gate.after(&call.id, &cleared.facts, &cleared.input, output, events)
-                .await
+            let ran = Ran {
+                duration: started.elapsed(),
+                interrupted: ctx.cancel.is_cancelled(),
+            };
+            gate.after(
+                &call.id,
+                &cleared.facts,
+                &cleared.input,
+                output,
+                ran,
+                events,
+            )
+            .await
         }
     };
     let _ = events.send(Event::ToolCallEnd {

@@ -9,7 +9,7 @@ use rein_tools::{CallFacts, CallKind, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::hooks::{HookEvent, Hooks, hook_tool_input};
+use crate::hooks::{HookEvent, Hooks, Ran, hook_tool_response};
 use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 
 /// A call waiting for the user's approval.
@@ -101,7 +101,7 @@ impl Gate {
         };
         let mut decision = self.policy().decide(&cleared.facts, guard);
         if self.hooks.has(HookEvent::PreToolUse) {
-            let fields = tool_fields(id, &cleared.facts, &cleared.input);
+            let fields = self.hooks.tool_fields(id, &cleared.facts, &cleared.input);
             let mode = self.hook_mode();
             let said = self
                 .hooks
@@ -197,6 +197,7 @@ impl Gate {
         facts: &CallFacts,
         input: &Value,
         output: ToolOutput,
+        ran: Ran,
         events: &EventSender,
     ) -> ToolOutput {
         let tool = facts.tool.as_str();
@@ -208,15 +209,14 @@ impl Gate {
         if !self.hooks.has(event) {
             return output;
         }
-        let mut fields = tool_fields(id, facts, input);
+        let mut fields = self.hooks.tool_fields(id, facts, input);
         if output.is_error {
             fields.insert("error".into(), Value::String(output.text.clone()));
+            fields.insert("is_interrupt".into(), Value::Bool(ran.interrupted));
         } else {
-            fields.insert(
-                "tool_response".into(),
-                serde_json::json!({"output": output.text, "is_error": false}),
-            );
+            fields.insert("tool_response".into(), hook_tool_response(&output));
         }
+        fields.insert("duration_ms".into(), ran.duration_ms().into());
         let said = self
             .hooks
             .run(event, Some(tool), self.hook_mode(), fields, events)
@@ -228,10 +228,7 @@ impl Gate {
         for note in said.block.iter().chain(&said.context) {
             text.push_str(&format!("\n\n[{} hook: {note}]", event.name()));
         }
-        ToolOutput {
-            text,
-            is_error: output.is_error,
-        }
+        ToolOutput { text, ..output }
     }
 
     fn request_stop(&self, reason: String) {
@@ -363,16 +360,6 @@ fn path_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Option<Vec<String>> 
         .map(|p| format!("{kind}(./{})", guard.display(p)))
         .collect();
     (!rules.is_empty()).then_some(rules)
-}
-
-/// The fields of a tool event's hook input.
-fn tool_fields(id: &str, facts: &CallFacts, input: &Value) -> serde_json::Map<String, Value> {
-    let mut fields = serde_json::Map::new();
-    fields.insert("tool_name".into(), Value::String(facts.claude_name.clone()));
-    fields.insert("tool_input".into(), hook_tool_input(input));
-    fields.insert("tool_use_id".into(), Value::String(id.to_string()));
-    fields.insert("rein_tool_name".into(), Value::String(facts.tool.clone()));
-    fields
 }
 
 fn hook_reason(why: &str) -> String {

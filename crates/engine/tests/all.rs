@@ -5,6 +5,7 @@
 mod cancel;
 mod dispatch;
 mod hooks;
+mod hooks_claude;
 mod loop_;
 mod permissions;
 mod support;

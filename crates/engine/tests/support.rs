@@ -92,3 +92,107 @@ pub fn tool_results(message: &Message) -> Vec<(String, bool)> {
         })
         .collect()
 }
+
+/// Claude Code's recorded hook input `name` (`PostToolUse-Bash`), from
+/// `<repo>/../shared/conformance/claude-hooks/`. `None` when that folder is absent: the caller
+/// skips its test, and a `SKIPPED:` line says so on the terminal. With `CI=true` an absent
+/// fixture fails instead, so CI never passes without checking.
+pub fn claude_hook_fixture(name: &str) -> Option<serde_json::Value> {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/claude-hooks");
+    let path = dir.join(format!("{name}.json"));
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(serde_json::from_str(&text).unwrap()),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("the fixture {} is missing (CI=true): {e}", path.display())
+        }
+        Err(e) => {
+            // Straight to stderr: the test harness captures print macros of passing tests.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: {name}: no fixture at {} ({e})",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// How `actual` differs in shape from `expected`, one line per difference naming its path
+/// (`tool_response.file.numLines`): a key missing or extra, a value of another JSON type, or —
+/// for the dotted paths in `exact` — another value. Other values are compared by type only
+/// (ids, paths, durations differ from machine to machine). Arrays compare each element with the
+/// expected array's first. Keys in `optional` may be absent; top-level keys starting with
+/// `rein_` are rein's additions and may be present.
+pub fn shape_differences(
+    actual: &serde_json::Value,
+    expected: &serde_json::Value,
+    exact: &[&str],
+    optional: &[&str],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    compare_shape("", actual, expected, exact, optional, &mut out);
+    out
+}
+
+fn compare_shape(
+    path: &str,
+    actual: &serde_json::Value,
+    expected: &serde_json::Value,
+    exact: &[&str],
+    optional: &[&str],
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let at = |key: &str| {
+        if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    if exact.contains(&path) && actual != expected {
+        out.push(format!("{path}: {actual} instead of {expected}"));
+        return;
+    }
+    match (actual, expected) {
+        (Value::Object(a), Value::Object(e)) => {
+            for (key, want) in e {
+                match a.get(key) {
+                    Some(got) => compare_shape(&at(key), got, want, exact, optional, out),
+                    None if optional.contains(&at(key).as_str()) => {}
+                    None => out.push(format!("{}: missing", at(key))),
+                }
+            }
+            for key in a.keys().filter(|k| !e.contains_key(*k)) {
+                if !(path.is_empty() && key.starts_with("rein_")) {
+                    out.push(format!("{}: not in Claude Code's input", at(key)));
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(e)) => {
+            if let Some(first) = e.first() {
+                for (i, got) in a.iter().enumerate() {
+                    compare_shape(&format!("{path}[{i}]"), got, first, exact, optional, out);
+                }
+            }
+        }
+        (a, e) if kind(a) != kind(e) => {
+            out.push(format!(
+                "{path}: a {} ({a}) instead of a {}",
+                kind(a),
+                kind(e)
+            ));
+        }
+        _ => {}
+    }
+}

@@ -76,7 +76,7 @@ impl OutputBudget {
         out.push_str(&text[tail_start..]);
         ToolOutput {
             text: out,
-            is_error: output.is_error,
+            ..output
         }
     }
 

@@ -11,7 +11,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use crate::{
+    CallFacts, CallKind, Effect, FileRead, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    WorkspaceGuard,
+};
 
 /// Lines returned when the call gives no `limit`.
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;
@@ -121,7 +124,15 @@ impl Page {
             return ToolOutput::error(format!("{name} is not a regular file"));
         }
         if meta.len() == 0 {
-            return ToolOutput::ok(format!("(the file {name} is empty)"));
+            return ToolOutput::ok(format!("(the file {name} is empty)")).with_details(
+                ToolDetails::Read(FileRead {
+                    path: self.path.clone(),
+                    content: String::new(),
+                    start_line: 1,
+                    num_lines: 0,
+                    total_lines: 0,
+                }),
+            );
         }
         match self.read_text(meta.len()) {
             Ok(output) => output,
@@ -157,6 +168,7 @@ impl Page {
     fn collect_page(&self, reader: &mut impl BufRead) -> io::Result<Collected> {
         let mut page = Collected {
             body: String::new(),
+            content: String::new(),
             shown: Shown {
                 first: self.offset,
                 count: 0,
@@ -174,12 +186,17 @@ impl Page {
             if page.lines_read < self.offset {
                 continue;
             }
-            let numbered = format!("{:>6}\t{}\n", page.lines_read, display_line(&line));
+            let shown_line = display_line(&line);
+            let numbered = format!("{:>6}\t{shown_line}\n", page.lines_read);
             if !page.body.is_empty() && page.body.len() + numbered.len() > self.max_bytes {
                 page.stopped_early = true;
                 break;
             }
             page.body.push_str(&numbered);
+            page.content.push_str(&shown_line);
+            if line.ends_with(b"\n") {
+                page.content.push('\n');
+            }
             page.shown.count += 1;
         }
         Ok(page)
@@ -189,6 +206,7 @@ impl Page {
         let name = &self.shown_as;
         let Collected {
             body,
+            content,
             shown,
             stopped_early,
             ..
@@ -219,7 +237,13 @@ impl Page {
                 shown.first
             ));
         }
-        ToolOutput::ok(text)
+        ToolOutput::ok(text).with_details(ToolDetails::Read(FileRead {
+            path: self.path.clone(),
+            content,
+            start_line: shown.first,
+            num_lines: shown.count,
+            total_lines: total,
+        }))
     }
 }
 
@@ -227,6 +251,8 @@ impl Page {
 struct Collected {
     /// The numbered lines.
     body: String,
+    /// The same lines without numbers.
+    content: String,
     shown: Shown,
     /// Lines consumed from the file, shown or not.
     lines_read: u64,

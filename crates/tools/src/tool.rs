@@ -5,7 +5,7 @@ use rein_protocol::ToolSpec;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{CallFacts, CallKind, FileLocks, OutputBudget, WorkspaceGuard};
+use crate::{CallFacts, CallKind, FileLocks, OutputBudget, ToolDetails, WorkspaceGuard};
 
 /// What a call does to the world; drives concurrency and permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub struct ToolOutput {
     pub text: String,
     /// Whether the call failed (bad arguments, timeout, non-zero exit…).
     pub is_error: bool,
+    /// What the call did, as data (for hooks); `None` when the tool states nothing more than
+    /// the text. Boxed: most results carry none, and results travel by value.
+    pub details: Option<Box<ToolDetails>>,
 }
 
 impl ToolOutput {
@@ -31,6 +34,7 @@ impl ToolOutput {
         Self {
             text: text.into(),
             is_error: false,
+            details: None,
         }
     }
 
@@ -39,7 +43,14 @@ impl ToolOutput {
         Self {
             text: text.into(),
             is_error: true,
+            details: None,
         }
+    }
+
+    /// The same result with `details` attached.
+    pub fn with_details(mut self, details: ToolDetails) -> Self {
+        self.details = Some(Box::new(details));
+        self
     }
 }
 

@@ -4,9 +4,16 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use std::path::PathBuf;
+
 use crate::{
-    CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard, write_atomic,
+    CallFacts, CallKind, Effect, FileWrite, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    WorkspaceGuard, write_atomic,
 };
+
+/// Largest file whose old contents are kept to describe the change (for hooks); a larger one is
+/// replaced without being read.
+const ORIGINAL_LIMIT: u64 = 1024 * 1024;
 
 /// Arguments of `write_file`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -55,14 +62,14 @@ impl TypedTool for WriteFile {
         };
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
-        let existed = match std::fs::metadata(&path) {
+        let (existed, size) = match std::fs::metadata(&path) {
             Ok(meta) if meta.is_dir() => {
                 return ToolOutput::error(format!(
                     "{shown} is a directory; give the path of a file inside it"
                 ));
             }
-            Ok(_) => true,
-            Err(_) => false,
+            Ok(meta) => (true, meta.len()),
+            Err(_) => (false, 0),
         };
         if let Some(parent) = path.parent()
             && let Err(e) = std::fs::create_dir_all(parent)
@@ -75,21 +82,43 @@ impl TypedTool for WriteFile {
         let content = args.content;
         let written = tokio::task::spawn_blocking({
             let path = path.clone();
-            move || write_atomic(&path, content.as_bytes()).map(|()| content)
+            move || {
+                let original = (existed && size <= ORIGINAL_LIMIT)
+                    .then(|| std::fs::read_to_string(&path).ok())
+                    .flatten();
+                write_atomic(&path, content.as_bytes()).map(|()| describe(path, content, original))
+            }
         })
         .await;
         match written {
-            Ok(Ok(content)) => {
-                let lines = content.lines().count();
+            Ok(Ok(write)) => {
+                let lines = write.content.lines().count();
                 let verb = if existed { "Replaced" } else { "Created" };
                 ToolOutput::ok(format!(
                     "{verb} {shown}: {lines} {}, {} bytes",
                     if lines == 1 { "line" } else { "lines" },
-                    content.len()
+                    write.content.len()
                 ))
+                .with_details(ToolDetails::Write(FileWrite { existed, ..write }))
             }
             Ok(Err(e)) => ToolOutput::error(format!("cannot write {shown}: {e}")),
             Err(e) => ToolOutput::error(format!("write_file failed: {e}")),
         }
+    }
+}
+
+/// The write of `path` (as the guard resolved it: absolute) as data: what was there, what is
+/// now, the change between.
+fn describe(path: PathBuf, content: String, original: Option<String>) -> FileWrite {
+    let patch = original
+        .as_deref()
+        .map(|old| crate::hunks::between(old, &content))
+        .unwrap_or_default();
+    FileWrite {
+        path,
+        content,
+        original,
+        existed: false,
+        patch,
     }
 }

@@ -5,6 +5,7 @@
 mod apply_patch;
 mod attacks;
 mod bash;
+mod details;
 mod edit_file;
 mod read_file;
 mod registry;

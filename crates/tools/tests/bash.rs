@@ -218,8 +218,8 @@ async fn output_limit_is_configurable() {
     let args = serde_json::from_value(json!({"command": "printf 0123456789abcdefghij"})).unwrap();
     let out = bash.run(args, &ctx).await;
     assert_eq!(
-        out,
-        ToolOutput::ok("01234\n[... 10 bytes omitted ...]\nfghij")
+        (out.text.as_str(), out.is_error),
+        ("01234\n[... 10 bytes omitted ...]\nfghij", false)
     );
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{ToolContext, ToolOutput, ToolRegistry, WorkspaceGuard};
+use rein_tools::{ToolContext, ToolDetails, ToolOutput, ToolRegistry, WorkspaceGuard};
 use serde_json::Value;
 
 /// A temp directory holding the workspace `ws` (and room for things outside it).
@@ -41,8 +41,22 @@ impl Workspace {
         path
     }
 
+    /// What the model sees of a call: its text and whether it failed (details left out; see
+    /// [`Workspace::details`]).
     pub async fn call(&self, tool: &str, args: Value) -> ToolOutput {
-        self.registry.call(tool, args, &self.ctx).await
+        ToolOutput {
+            details: None,
+            ..self.registry.call(tool, args, &self.ctx).await
+        }
+    }
+
+    /// What a call states about what it did, as data (what hooks get).
+    pub async fn details(&self, tool: &str, args: Value) -> Option<ToolDetails> {
+        self.registry
+            .call(tool, args, &self.ctx)
+            .await
+            .details
+            .map(|d| *d)
     }
 }
 

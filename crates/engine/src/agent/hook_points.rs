@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rein_protocol::{ContentBlock, Event};
+use rein_protocol::{ContentBlock, Event, Message, Role};
 
 use super::Agent;
 use crate::EventSender;
@@ -45,6 +45,7 @@ impl Agent {
                 .await;
             blocks.extend(context_blocks(HookEvent::SessionStart, &said.context));
         }
+        hooks.begin_prompt();
         let mut fields = serde_json::Map::new();
         fields.insert("prompt".into(), prompt.into());
         let said = hooks
@@ -73,8 +74,19 @@ impl Agent {
 
     /// Whether a `Stop` hook wants the agent to go on; if so, tells the model why.
     pub(super) async fn stop_blocked(&mut self, continued: &mut u32, events: &EventSender) -> bool {
+        let last_text = self
+            .transcript
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(Message::text)
+            .unwrap_or_default();
         let mut fields = serde_json::Map::new();
         fields.insert("stop_hook_active".into(), (*continued > 0).into());
+        fields.insert("last_assistant_message".into(), last_text.into());
+        // rein runs no background tasks or scheduled prompts; Claude Code's hooks see lists.
+        fields.insert("background_tasks".into(), serde_json::json!([]));
+        fields.insert("session_crons".into(), serde_json::json!([]));
         let mode = self.gate.hook_mode();
         let said = self
             .gate

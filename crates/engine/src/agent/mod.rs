@@ -148,8 +148,9 @@ impl Agent {
     }
 
     /// Records the session from now on: every message, usage and error is appended to
-    /// `writer` as it happens.
+    /// `writer` as it happens. Hooks get its file as `transcript_path`.
     pub fn record_to(&mut self, writer: SessionWriter) {
+        self.gate.hooks.set_transcript_path(writer.path());
         self.recorder = Some(writer);
     }
 

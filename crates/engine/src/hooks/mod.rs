@@ -87,9 +87,14 @@ pub struct HookSpec {
     pub source: String,
 }
 
+mod input;
 mod run;
 
-use std::path::PathBuf;
+pub(crate) use input::Ran;
+pub use input::{claude_tool_name, hook_tool_input, hook_tool_response};
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use futures::future::join_all;
 use regex::Regex;
@@ -115,12 +120,21 @@ pub struct HookOutcome {
 }
 
 /// The session's hooks and what every hook input carries.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Hooks {
     specs: Vec<HookSpec>,
     workspace: PathBuf,
     session_id: String,
+    facts: Mutex<SessionFacts>,
+}
+
+/// What the common fields say that changes as the session goes.
+#[derive(Debug, Clone, Default)]
+struct SessionFacts {
+    /// The session file (`transcript_path`); empty while the session is not recorded.
     transcript_path: String,
+    /// The current user prompt's id, from its `UserPromptSubmit` on.
+    prompt_id: Option<String>,
 }
 
 impl Hooks {
@@ -130,8 +144,41 @@ impl Hooks {
             specs,
             workspace,
             session_id,
-            transcript_path: String::new(),
+            facts: Mutex::default(),
         }
+    }
+
+    /// Names the file the session is recorded to: every input's `transcript_path` from now on.
+    pub fn set_transcript_path(&self, path: &Path) {
+        self.facts().transcript_path = path.display().to_string();
+    }
+
+    /// A new user prompt: the events from its `UserPromptSubmit` on carry a fresh `prompt_id`.
+    pub fn begin_prompt(&self) {
+        self.facts().prompt_id = Some(uuid::Uuid::new_v4().to_string());
+    }
+
+    /// The fields of a tool event's input: the tool and its input as Claude Code names them,
+    /// the call's id, and rein's own name for the tool.
+    pub fn tool_fields(
+        &self,
+        id: &str,
+        facts: &rein_tools::CallFacts,
+        input: &Value,
+    ) -> Map<String, Value> {
+        let mut fields = Map::new();
+        fields.insert("tool_name".into(), json!(facts.claude_name));
+        fields.insert(
+            "tool_input".into(),
+            hook_tool_input(&facts.tool, input, &self.workspace),
+        );
+        fields.insert("tool_use_id".into(), json!(id));
+        fields.insert("rein_tool_name".into(), json!(facts.tool));
+        fields
+    }
+
+    fn facts(&self) -> std::sync::MutexGuard<'_, SessionFacts> {
+        self.facts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Whether any hook is configured for `event`.
@@ -162,11 +209,18 @@ impl Hooks {
         if specs.is_empty() {
             return HookOutcome::default();
         }
+        let facts = self.facts().clone();
         let mut input = Map::new();
         input.insert("session_id".into(), json!(self.session_id));
-        input.insert("transcript_path".into(), json!(self.transcript_path));
+        input.insert("transcript_path".into(), json!(facts.transcript_path));
         input.insert("cwd".into(), json!(self.workspace.display().to_string()));
-        input.insert("permission_mode".into(), json!(permission_mode));
+        if let Some(prompt_id) = facts.prompt_id {
+            input.insert("prompt_id".into(), json!(prompt_id));
+        }
+        // As in Claude Code: the session's start and end say no permission mode.
+        if !matches!(event, HookEvent::SessionStart | HookEvent::SessionEnd) {
+            input.insert("permission_mode".into(), json!(permission_mode));
+        }
         input.insert("hook_event_name".into(), json!(event.name()));
         input.extend(fields);
         let input = Value::Object(input).to_string();
@@ -337,33 +391,6 @@ fn merge_permission(outcome: &mut HookOutcome, verdict: PermissionVerdict, reaso
     }
 }
 
-/// Claude Code's name for one of our tools (hook scripts test `tool_name == "Bash"`).
-pub fn claude_tool_name(tool: &str) -> &str {
-    match tool {
-        "bash" => "Bash",
-        "read_file" => "Read",
-        "write_file" => "Write",
-        "edit_file" => "Edit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "todo_write" => "TodoWrite",
-        "task" => "Task",
-        other => other,
-    }
-}
-
-/// The tool input as hooks see it: ours, plus Claude Code's `file_path` for file tools.
-pub fn hook_tool_input(input: &Value) -> Value {
-    let mut input = input.clone();
-    if let Value::Object(map) = &mut input
-        && let Some(path) = map.get("path").cloned()
-        && !map.contains_key("file_path")
-    {
-        map.insert("file_path".into(), path);
-    }
-    input
-}
-
 /// Whether a hook's matcher selects `tool`: empty or `*` selects all; otherwise a regex
 /// matched in full against Claude Code's name or ours (`Bash`, `Edit|Write`, `mcp__.*`).
 fn matcher_matches(matcher: Option<&str>, tool: &str) -> bool {
@@ -373,7 +400,8 @@ fn matcher_matches(matcher: Option<&str>, tool: &str) -> bool {
     else {
         return true;
     };
-    let names = [claude_tool_name(tool), tool];
+    let mut names = vec![claude_tool_name(tool), tool];
+    names.extend(input::legacy_tool_name(tool));
     match Regex::new(&format!("^(?:{matcher})$")) {
         Ok(re) => names.iter().any(|n| re.is_match(n)),
         Err(_) => names.contains(&matcher),

@@ -22,7 +22,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::output::DEFAULT_OUTPUT_LIMIT;
-use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use crate::{
+    CallFacts, CallKind, CommandRun, Effect, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    WorkspaceGuard,
+};
 use process::{Ending, Finished};
 
 /// Timeout when the call gives none.
@@ -217,8 +220,14 @@ impl Bash {
     }
 }
 
-/// The model's view of a finished run: output, then how it ended, then notes.
+/// The model's view of a finished run: output, then how it ended, then notes; with the output
+/// itself as details.
 fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
+    let run = CommandRun {
+        stdout: finished.output.clone(),
+        stderr: String::new(),
+        interrupted: matches!(finished.ending, Ending::TimedOut | Ending::Cancelled),
+    };
     let mut text = finished.output;
     let status = match finished.ending {
         Ending::Exited(0) => None,
@@ -243,7 +252,12 @@ fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
         }
         text.push_str(line);
     }
-    ToolOutput { text, is_error }
+    ToolOutput {
+        text,
+        is_error,
+        details: None,
+    }
+    .with_details(ToolDetails::Command(run))
 }
 
 /// `120000` → `120 s`, `500` → `0.5 s`.

@@ -17,7 +17,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::{
-    CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard, write_atomic,
+    CallFacts, CallKind, Effect, FileEdit, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    WorkspaceGuard, write_atomic,
 };
 use matching::{Found, Replacement, Tier};
 
@@ -104,7 +105,7 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return if args.old_string.is_empty() {
-                create(path, shown, &args.new_string)
+                create(path, shown, args)
             } else {
                 ToolOutput::error(format!(
                     "file not found: {shown}. To create it, use write_file (or edit_file with an \
@@ -135,7 +136,7 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
                  or use write_file to replace the whole file"
             ));
         }
-        return create(path, shown, &args.new_string);
+        return create(path, shown, args);
     }
     let (bom, body) = split_bom(&original);
     let crlf = uses_crlf(body);
@@ -165,16 +166,25 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
     };
     let mut contents = String::with_capacity(original.len() + 256);
     contents.push_str(bom);
-    if crlf {
-        contents.push_str(&apply(&text, &replacements).replace('\n', "\r\n"));
+    let folded_new;
+    let new_text = if crlf {
+        folded_new = apply(&text, &replacements);
+        contents.push_str(&folded_new.replace('\n', "\r\n"));
+        folded_new.as_str()
     } else {
         apply_into(&mut contents, &text, &replacements);
-    }
+        &contents[bom.len()..]
+    };
     if let Err(e) = write_atomic(path, contents.as_bytes()) {
         return ToolOutput::error(format!("cannot write {shown}: {e}"));
     }
+    let changed = match (replacements.first(), replacements.last()) {
+        (Some(first), Some(last)) => first.range.start..last.range.end,
+        _ => 0..0,
+    };
+    let patch = crate::hunks::within(&text, new_text, changed);
     let count = replacements.len();
-    ToolOutput::ok(format!(
+    let output = ToolOutput::ok(format!(
         "Edited {shown}: {count} {} ({})\n{}",
         if count == 1 {
             "replacement"
@@ -183,10 +193,20 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
         },
         tier.describe(),
         diff::unified(shown, &text, &replacements)
-    ))
+    ));
+    output.with_details(ToolDetails::Edit(FileEdit {
+        path: path.to_path_buf(),
+        old_string: args.old_string.clone(),
+        new_string: args.new_string.clone(),
+        original,
+        patch,
+        replace_all: args.replace_all,
+    }))
 }
 
-fn create(path: &std::path::Path, shown: &str, content: &str) -> ToolOutput {
+/// Creates the file with `new_string` (an edit with an empty `old_string`).
+fn create(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
+    let content = &args.new_string;
     if let Some(parent) = path.parent()
         && let Err(e) = std::fs::create_dir_all(parent)
     {
@@ -196,7 +216,15 @@ fn create(path: &std::path::Path, shown: &str, content: &str) -> ToolOutput {
         Ok(()) => ToolOutput::ok(format!(
             "Created {shown} ({} lines)",
             content.lines().count()
-        )),
+        ))
+        .with_details(ToolDetails::Edit(FileEdit {
+            path: path.to_path_buf(),
+            old_string: String::new(),
+            new_string: content.clone(),
+            original: String::new(),
+            patch: crate::hunks::between("", content),
+            replace_all: args.replace_all,
+        })),
         Err(e) => ToolOutput::error(format!("cannot write {shown}: {e}")),
     }
 }
