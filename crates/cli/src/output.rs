@@ -57,7 +57,9 @@ impl<O: Write, E: Write> Printer<O, E> {
             OutputFormat::Text => match event {
                 Event::Result { text, .. } => {
                     if !text.is_empty() {
-                        let _ = writeln!(self.out, "{}", text.trim_end());
+                        // What the model wrote must not drive the user's terminal.
+                        let safe = rein_tui::terminal_safe(text.trim_end());
+                        let _ = writeln!(self.out, "{safe}");
                     }
                     let _ = self.out.flush();
                 }
@@ -123,7 +125,8 @@ impl<O: Write, E: Write> Printer<O, E> {
             }
             _ => return,
         };
-        let _ = writeln!(self.err, "{line}");
+        // Tool output, model text and server messages may carry escape sequences.
+        let _ = writeln!(self.err, "{}", rein_tui::terminal_safe(&line));
     }
 }
 

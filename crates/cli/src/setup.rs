@@ -54,6 +54,7 @@ impl Setup {
     /// `fork`).
     pub fn agent(&self, resumed: Option<LoadedSession>, fork: bool) -> Result<Agent, Exit> {
         let settings = resolve::provider(&self.args, &env, &self.config)?;
+        let key_env = settings.key_env.clone();
         let client = rein_llm::connect(ProviderConfig::new(
             settings.kind,
             settings.base_url,
@@ -68,6 +69,8 @@ impl Setup {
             &env,
             &self.config,
         )?;
+        // The key a command could print or send: never in a child's environment.
+        config.hidden_env.push(key_env);
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }

@@ -6,6 +6,7 @@ mod config;
 mod control;
 mod errors;
 mod exec;
+mod secrets;
 mod sessions;
 mod support;
 mod terminal;

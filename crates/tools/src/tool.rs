@@ -94,6 +94,8 @@ pub struct ToolContext {
     pub budget: OutputBudget,
     /// Where live output goes while the call runs, if anyone watches.
     pub progress: Option<Progress>,
+    /// Variables a process the call starts must not inherit (the provider keys).
+    pub hidden_env: crate::HiddenEnv,
 }
 
 impl ToolContext {
@@ -106,6 +108,7 @@ impl ToolContext {
             locks: FileLocks::new(),
             budget: OutputBudget::default(),
             progress: None,
+            hidden_env: crate::HiddenEnv::default(),
         }
     }
 }

@@ -39,6 +39,7 @@ mod wrap;
 
 pub use app::{Action, App, Status};
 pub use runner::{Launch, SessionHost, TuiError, run};
+pub use sanitize::text_block as terminal_safe;
 pub use screen::Screen;
 pub use term::resume_hint;
 pub use wrap::wrap_all;

@@ -29,6 +29,17 @@ pub fn clean(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Multi-line text for a terminal: each line as [`output_line`] leaves it, newlines kept.
+pub fn text_block(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() && c != '\n') {
+        return text.to_string();
+    }
+    text.split('\n')
+        .map(output_line)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// One line of a program's output as a terminal would leave it: a carriage return starts the
 /// line over (progress bars), tabs become spaces, and the rest is [`clean`]ed.
 pub fn output_line(line: &str) -> String {

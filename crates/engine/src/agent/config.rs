@@ -30,6 +30,9 @@ pub struct AgentConfig {
     pub sensitive_paths: Vec<String>,
     /// Hook commands.
     pub hooks: Vec<HookSpec>,
+    /// Variables no tool process or hook inherits, besides the built-in provider keys (the
+    /// configured key variable).
+    pub hidden_env: Vec<String>,
     /// The session id to use (resuming); `None` makes a new one.
     pub session_id: Option<String>,
     /// Folder of the user's own memory file (`AGENTS.md`, else `CLAUDE.md`), if any.
@@ -56,6 +59,7 @@ impl AgentConfig {
             policy: Policy::default(),
             sensitive_paths: Vec::new(),
             hooks: Vec::new(),
+            hidden_env: Vec::new(),
             session_id: None,
             user_memory_dir: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,

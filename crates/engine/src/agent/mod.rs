@@ -85,6 +85,7 @@ impl Agent {
     ) -> Result<Self, EngineError> {
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
+        let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let output_dir = config
             .outputs_root
             .as_ref()
@@ -121,15 +122,15 @@ impl Agent {
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
-                hooks: Arc::new(Hooks::new(
-                    config.hooks.clone(),
-                    guard.root().to_path_buf(),
-                    session_id,
-                )),
+                hooks: Arc::new(
+                    Hooks::new(config.hooks.clone(), guard.root().to_path_buf(), session_id)
+                        .with_hidden_env(hidden_env.clone()),
+                ),
                 stop: Arc::default(),
             },
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
+                hidden_env,
                 ..ToolContext::new(guard)
             },
             config,

@@ -126,6 +126,7 @@ pub struct Hooks {
     workspace: PathBuf,
     session_id: String,
     facts: Mutex<SessionFacts>,
+    hidden_env: rein_tools::HiddenEnv,
 }
 
 /// What the common fields say that changes as the session goes.
@@ -145,7 +146,14 @@ impl Hooks {
             workspace,
             session_id,
             facts: Mutex::default(),
+            hidden_env: rein_tools::HiddenEnv::default(),
         }
+    }
+
+    /// The same hooks, never given the variables `hidden` names (the provider keys).
+    pub fn with_hidden_env(mut self, hidden: rein_tools::HiddenEnv) -> Self {
+        self.hidden_env = hidden;
+        self
     }
 
     /// Names the file the session is recorded to: every input's `transcript_path` from now on.
@@ -230,8 +238,15 @@ impl Hooks {
             ("REIN_PROJECT_DIR", project),
         ];
         let runs = specs.iter().map(|spec| async {
-            let finished =
-                run::run(&spec.command, &self.workspace, &env, &input, spec.timeout).await;
+            let finished = run::run(
+                &spec.command,
+                &self.workspace,
+                &env,
+                &self.hidden_env,
+                &input,
+                spec.timeout,
+            )
+            .await;
             (*spec, finished)
         });
         let mut outcome = HookOutcome::default();

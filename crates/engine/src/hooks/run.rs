@@ -24,12 +24,13 @@ pub struct Finished {
     pub timed_out: bool,
 }
 
-/// Runs `command` with `sh -c` in `cwd`, `input` on stdin and `env` added, for at most
-/// `timeout`. Never fails: a command that cannot start reports it in `stderr`.
+/// Runs `command` with `sh -c` in `cwd`, `input` on stdin, `env` added and `hidden` removed,
+/// for at most `timeout`. Never fails: a command that cannot start reports it in `stderr`.
 pub async fn run(
     command: &str,
     cwd: &std::path::Path,
     env: &[(&str, String)],
+    hidden: &rein_tools::HiddenEnv,
     input: &str,
     timeout: Duration,
 ) -> Finished {
@@ -42,6 +43,7 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    hidden.apply(&mut cmd);
     for (key, value) in env {
         cmd.env(key, value);
     }

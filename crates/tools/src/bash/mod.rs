@@ -171,6 +171,7 @@ impl TypedTool for Bash {
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
+        ctx.hidden_env.apply(&mut command);
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());
         let save = match ctx.budget.new_save_path(Self::NAME) {
