@@ -43,7 +43,7 @@ pub fn load(
                 .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
         }
         let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
-        report_credentials(&config, asking);
+        report_ignored(&config, asking);
         return Ok(config);
     }
     let config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
@@ -53,7 +53,7 @@ pub fn load(
         .filter(|i| i.why == Why::Untrusted)
         .collect();
     if held_back.is_empty() {
-        report_credentials(&config, asking);
+        report_ignored(&config, asking);
         return Ok(config);
     }
     let answer = match asking {
@@ -67,7 +67,7 @@ pub fn load(
                 .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
         }
         let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
-        report_credentials(&config, asking);
+        report_ignored(&config, asking);
         return Ok(config);
     }
     if asking != Asking::Silently {
@@ -79,7 +79,7 @@ pub fn load(
             workspace.display()
         );
     }
-    report_credentials(&config, asking);
+    report_ignored(&config, asking);
     Ok(config)
 }
 
@@ -150,10 +150,20 @@ fn ask(workspace: &Path, held_back: &[&Ignored]) -> bool {
     matches!(line.trim(), "y" | "Y" | "yes" | "Yes")
 }
 
-/// Says once which workspace settings were dropped because they route credentials.
-fn report_credentials(config: &Config, asking: Asking) {
+/// Says once which workspace settings were dropped because they route credentials, and which
+/// rules name tools rein does not have (kept: they apply once the tool exists).
+fn report_ignored(config: &Config, asking: Asking) {
     if asking == Asking::Silently {
         return;
+    }
+    let known = rein_tools::ToolRegistry::builtin().names();
+    let missing = crate::config::missing_tools::missing_tools(config, &known);
+    if !missing.is_empty() {
+        eprintln!(
+            "rein: permission rules for tools rein does not have ({}) are kept; they apply \
+             once those tools exist",
+            missing.join(", ")
+        );
     }
     for ignored in config.ignored.iter().filter(|i| i.why == Why::Credentials) {
         eprintln!(

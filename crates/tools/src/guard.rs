@@ -236,7 +236,10 @@ impl WorkspaceGuard {
     }
 
     fn refuse_sensitive(&self, path: &str, resolved: PathBuf) -> Result<PathBuf, GuardError> {
-        match self.sensitive(&resolved) {
+        let found = self
+            .sensitive(&resolved)
+            .or_else(|| self.sensitive.hard_linked(&resolved));
+        match found {
             Some(pattern) => Err(GuardError::Sensitive {
                 path: path.to_string(),
                 pattern: pattern.to_string(),

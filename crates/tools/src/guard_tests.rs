@@ -165,3 +165,20 @@ fn read_roots_allow_reading_but_not_writing() {
     let sibling = f.outside.join("outputs/session-2/0001-bash.txt");
     assert!(guard.resolve_read(&sibling.display().to_string()).is_err());
 }
+
+#[test]
+fn a_hard_link_to_a_secret_is_refused_and_other_hard_links_are_not() {
+    let f = fixture();
+    let home = f.outside.join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+    std::fs::hard_link(home.join(".ssh/id_ed25519"), f.ws.join("innocent.txt")).unwrap();
+    std::fs::hard_link(f.ws.join("notes.txt"), f.ws.join("notes-link.txt")).unwrap();
+    let sensitive = SensitivePaths::new(["~/.ssh"], Some(&home)).unwrap();
+    let guard = WorkspaceGuard::new(&f.ws)
+        .unwrap()
+        .with_sensitive(sensitive);
+    let err = guard.resolve_read("innocent.txt").unwrap_err();
+    assert!(matches!(err, GuardError::Sensitive { .. }), "{err}");
+    assert!(guard.resolve_read("notes-link.txt").is_ok());
+}

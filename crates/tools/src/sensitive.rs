@@ -114,6 +114,52 @@ impl SensitivePaths {
     }
 }
 
+impl SensitivePaths {
+    /// For a file with more than one name (a hard link): the pattern of a sensitive folder or
+    /// file that holds another name of it (`ln ~/.ssh/id_rsa notes.txt`). A hard link's other
+    /// names cannot be listed, so the sensitive folders are searched for the same inode
+    /// (bounded; files with one name cost one `stat`).
+    pub fn hard_linked(&self, file: &Path) -> Option<&str> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(file).ok()?;
+        if !meta.is_file() || meta.nlink() < 2 {
+            return None;
+        }
+        let target = (meta.dev(), meta.ino());
+        let mut budget = MAX_LINK_SEARCH;
+        self.prefixes
+            .iter()
+            .find(|(prefix, _)| holds_inode(prefix, target, &mut budget))
+            .map(|(_, pattern)| pattern.as_str())
+    }
+}
+
+/// Most entries looked at while searching the sensitive folders for a hard link's inode.
+const MAX_LINK_SEARCH: usize = 5_000;
+
+fn holds_inode(path: &Path, target: (u64, u64), budget: &mut usize) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if meta.is_file() {
+        return (meta.dev(), meta.ino()) == target;
+    }
+    if !meta.is_dir() {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .any(|entry| holds_inode(&entry.path(), target, budget))
+}
+
 /// Adds `path` and, when it differs, its canonical form (a home reached through a symlink).
 fn push_prefix(prefixes: &mut Vec<(PathBuf, String)>, path: PathBuf, pattern: &str) {
     if let Ok(canonical) = std::fs::canonicalize(&path)

@@ -7,6 +7,7 @@
 
 pub mod discover;
 mod file;
+pub mod missing_tools;
 mod show;
 pub mod trust;
 

@@ -50,7 +50,10 @@ fn usable_file(entry: &DirEntry, guard: &WorkspaceGuard) -> Option<PathBuf> {
     } else {
         return None;
     };
-    if guard.sensitive(path).is_some() || guard.sensitive(&real).is_some() {
+    if guard.sensitive(path).is_some()
+        || guard.sensitive(&real).is_some()
+        || guard.sensitive_paths().hard_linked(&real).is_some()
+    {
         return None;
     }
     Some(path.to_path_buf())
