@@ -8,13 +8,13 @@
 //! Anything else is not proven and the user is asked: misjudging a reader costs a question,
 //! misjudging a writer would run it unchecked.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use super::git::git_is_read_only;
 use super::line::ShellLine;
 use super::parse::SimpleCommand;
-use super::programs::{PathCheck, program_is_read_only};
+use super::programs::program_is_read_only;
+use super::reads::Reads;
 use crate::WorkspaceGuard;
 
 /// Whether every command of `line` is provably read-only, for a shell whose current
@@ -43,18 +43,13 @@ pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> boo
     if guard.resolve_read(cwd_text).is_err() {
         return false;
     }
-    let paths = |path: &str| path_is_readable(path, guard, cwd);
+    let reads = Reads { guard, cwd };
     line.commands
         .iter()
-        .all(|command| command_is_read_only(command, &paths, guard, cwd))
+        .all(|command| command_is_read_only(command, &reads))
 }
 
-fn command_is_read_only(
-    command: &SimpleCommand,
-    paths: PathCheck,
-    guard: &WorkspaceGuard,
-    cwd: &Path,
-) -> bool {
+fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
     if !command.assignments.is_empty() || command.words.iter().any(|w| !w.literal) {
         return false;
     }
@@ -62,7 +57,7 @@ fn command_is_read_only(
         if !redirect.literal || redirect.writes_file() {
             return false;
         }
-        if redirect.op == "<" && !paths(&redirect.target) {
+        if redirect.op == "<" && !reads.path(&redirect.target) {
             return false;
         }
     }
@@ -73,8 +68,8 @@ fn command_is_read_only(
         return false;
     };
     match name {
-        "git" => git_is_read_only(args, paths, guard, cwd),
-        _ => program_is_read_only(name, args, paths),
+        "git" => git_is_read_only(args, reads),
+        _ => program_is_read_only(name, args, reads),
     }
 }
 
@@ -86,26 +81,6 @@ fn program_name(program: &str) -> Option<&str> {
         .or_else(|| program.strip_prefix("/bin/"))
         .unwrap_or(program);
     (!name.is_empty() && !name.contains('/')).then_some(name)
-}
-
-/// Whether a path operand (relative to `cwd`) may be read: `-` (standard input), or a path
-/// the guard resolves for reading that is not a file with several names (a hard link to a
-/// secret shares its inode, not its path).
-fn path_is_readable(path: &str, guard: &WorkspaceGuard, cwd: &Path) -> bool {
-    if path == "-" {
-        return true;
-    }
-    let joined = cwd.join(path);
-    let Some(joined) = joined.to_str() else {
-        return false;
-    };
-    let Ok(resolved) = guard.resolve_read(joined) else {
-        return false;
-    };
-    match std::fs::metadata(&resolved) {
-        Ok(meta) => meta.is_dir() || meta.nlink() <= 1,
-        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-    }
 }
 
 #[cfg(test)]

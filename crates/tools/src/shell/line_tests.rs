@@ -99,6 +99,23 @@ fn wrappers_are_seen_through_to_what_runs() {
             ],
         ),
         ("ls | xargs rm", &["ls", "xargs rm", "rm"]),
+        ("busybox rm -rf x", &["busybox rm -rf x", "rm -rf x"]),
+        (
+            "watch -n 1 'rm x; ls'",
+            &["watch -n 1 rm x; ls", "rm x", "ls"],
+        ),
+        ("watch -x rm x", &["watch -x rm x", "rm x"]),
+        ("flock /tmp/l rm x", &["flock /tmp/l rm x", "rm x"]),
+        ("flock -c 'rm x' /tmp/l", &["flock -c rm x /tmp/l", "rm x"]),
+        (
+            "flock -w 5 /tmp/l -c 'rm x'",
+            &["flock -w 5 /tmp/l -c rm x", "rm x"],
+        ),
+        (
+            "flock -n -w 5 /tmp/l rm x",
+            &["flock -n -w 5 /tmp/l rm x", "rm x"],
+        ),
+        ("su -c 'rm x' root", &["su -c rm x root", "rm x"]),
         ("sudo -s", &["sudo -s"]),
         ("bash script.sh", &["bash script.sh"]),
     ];
@@ -147,5 +164,29 @@ fn what_cannot_be_seen_through_is_unanalysable_with_naive_words() {
             "{line}: {:?}",
             analysed.naive_words
         );
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn analysis_never_panics_and_keeps_the_commands_as_written(
+        line in "[a-z $'\"\\\\;|&<>(){}*?~=!#\n-]{0,40}"
+    ) {
+        let analysed = analyse(&line);
+        for command in &analysed.commands {
+            proptest::prop_assert!(analysed.effective.contains(command));
+        }
+        if analysed.unanalysable.is_none() {
+            proptest::prop_assert!(analysed.naive_words.is_empty());
+        } else {
+            proptest::prop_assert!(analysed.commands.is_empty());
+        }
+    }
+
+    #[test]
+    fn wrapped_lines_never_panic(
+        line in "(sudo |env -i |xargs |sh -c |eval |find . -exec |git -C x |nice |timeout 1 ){0,4}[a-z '\"-]{0,20}"
+    ) {
+        let _ = analyse(&line);
     }
 }

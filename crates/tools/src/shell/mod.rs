@@ -21,6 +21,7 @@ mod line;
 mod options;
 mod parse;
 mod programs;
+mod reads;
 mod repo_config;
 mod scripts;
 mod unwrap;

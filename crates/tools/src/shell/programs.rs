@@ -5,10 +5,11 @@
 //! Options missing from a table are not proven; adding one is a decision, not a fix.
 
 use super::options::{OptionSpec, Order, Parsed, parse_options};
-use super::scripts::{find_is_read_only, sed_is_read_only, test_is_read_only};
+use super::reads::Reads;
+use table::{NONE, PROGRAMS};
 
-/// Whether a path operand may be read (inside the workspace, not sensitive, not a hard link).
-pub(super) type PathCheck<'a> = &'a dyn Fn(&str) -> bool;
+mod table;
+use super::scripts::{find_is_read_only, sed_is_read_only, test_is_read_only};
 
 /// What a program's operands are.
 #[derive(Debug, Clone, Copy)]
@@ -17,12 +18,17 @@ enum Operands {
     Paths,
     /// At most this many files (`uniq IN OUT` writes OUT).
     AtMostPaths(usize),
+    /// At most this many files or directories whose files are read (`diff DIR1 DIR2`).
+    AtMostTrees(usize),
     /// Text that names no file.
     Text,
     /// None at all.
     Nothing,
     /// A pattern (unless given with `-e`/`--regexp`), then files.
     PatternThenPaths,
+    /// Like `PatternThenPaths`, but directories are searched recursively (always for `rg`,
+    /// with `-r` for `grep`), so every file below them is checked; no file means `.`.
+    Search,
 }
 
 /// One program: its options and operands.
@@ -40,492 +46,60 @@ const fn program(name: &'static str, spec: OptionSpec, operands: Operands) -> Pr
     }
 }
 
-const NONE: OptionSpec = OptionSpec {
-    flags: "",
-    values: "",
-    optional: "",
-    long_flags: &[],
-    long_values: &[],
-    long_optional: &[],
-    numbers: false,
-};
-
-const CHECKSUM: OptionSpec = OptionSpec {
-    flags: "btz",
-    long_flags: &["--binary", "--text", "--tag", "--zero"],
-    ..NONE
-};
-
-const HEAD_TAIL: OptionSpec = OptionSpec {
-    flags: "qvz",
-    values: "nc",
-    long_flags: &["--quiet", "--silent", "--verbose", "--zero-terminated"],
-    long_values: &["--lines", "--bytes"],
-    numbers: true,
-    ..NONE
-};
-
-/// The programs with a plain option table. `sed`, `find`, `test`, `echo`, `printf`, `date`
-/// and `git` have checks of their own.
-const PROGRAMS: &[Program] = &[
-    program(
-        "ls",
-        OptionSpec {
-            flags: "1aAbBcCdfFghiklmnNopqQrRsStuUvxXZ",
-            values: "ITw",
-            long_flags: &[
-                "--all",
-                "--almost-all",
-                "--classify",
-                "--directory",
-                "--human-readable",
-                "--inode",
-                "--recursive",
-                "--reverse",
-                "--size",
-                "--numeric-uid-gid",
-                "--group-directories-first",
-                "--full-time",
-                "--no-group",
-                "--literal",
-            ],
-            long_values: &[
-                "--sort",
-                "--format",
-                "--time-style",
-                "--width",
-                "--ignore",
-                "--hide",
-            ],
-            long_optional: &["--color", "--colour"],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "cat",
-        OptionSpec {
-            flags: "AbeEnstTuv",
-            long_flags: &[
-                "--number",
-                "--number-nonblank",
-                "--show-all",
-                "--show-ends",
-                "--show-tabs",
-                "--squeeze-blank",
-                "--show-nonprinting",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program("head", HEAD_TAIL, Operands::Paths),
-    program("tail", HEAD_TAIL, Operands::Paths),
-    program(
-        "wc",
-        OptionSpec {
-            flags: "clmwL",
-            long_flags: &[
-                "--lines",
-                "--words",
-                "--bytes",
-                "--chars",
-                "--max-line-length",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "grep",
-        OptionSpec {
-            flags: "EFGPiyvwxcLloqsbHhnTZzaIUr",
-            values: "eABCm",
-            long_flags: &[
-                "--recursive",
-                "--line-number",
-                "--ignore-case",
-                "--count",
-                "--files-with-matches",
-                "--files-without-match",
-                "--invert-match",
-                "--word-regexp",
-                "--line-regexp",
-                "--fixed-strings",
-                "--extended-regexp",
-                "--perl-regexp",
-                "--only-matching",
-                "--quiet",
-                "--silent",
-                "--no-filename",
-                "--with-filename",
-                "--no-messages",
-                "--null",
-                "--text",
-            ],
-            long_values: &[
-                "--regexp",
-                "--after-context",
-                "--before-context",
-                "--context",
-                "--max-count",
-                "--include",
-                "--exclude",
-                "--exclude-dir",
-            ],
-            long_optional: &["--color", "--colour"],
-            ..NONE
-        },
-        Operands::PatternThenPaths,
-    ),
-    program(
-        "rg",
-        OptionSpec {
-            flags: "iSsnNlcvwxFoqHIauU0",
-            values: "eABCmgtTjM",
-            long_flags: &[
-                "--line-number",
-                "--no-line-number",
-                "--ignore-case",
-                "--smart-case",
-                "--case-sensitive",
-                "--files-with-matches",
-                "--files-without-match",
-                "--count",
-                "--count-matches",
-                "--invert-match",
-                "--word-regexp",
-                "--line-regexp",
-                "--fixed-strings",
-                "--only-matching",
-                "--hidden",
-                "--no-ignore",
-                "--no-heading",
-                "--heading",
-                "--with-filename",
-                "--no-filename",
-                "--json",
-                "--vimgrep",
-                "--multiline",
-                "--quiet",
-                "--null",
-                "--column",
-                "--no-messages",
-                "--stats",
-                "--trim",
-            ],
-            long_values: &[
-                "--type",
-                "--type-not",
-                "--glob",
-                "--iglob",
-                "--max-count",
-                "--context",
-                "--after-context",
-                "--before-context",
-                "--regexp",
-                "--max-depth",
-                "--sort",
-                "--sortr",
-                "--max-columns",
-                "--threads",
-                "--color",
-            ],
-            ..NONE
-        },
-        Operands::PatternThenPaths,
-    ),
-    program(
-        "pwd",
-        OptionSpec {
-            flags: "LP",
-            ..NONE
-        },
-        Operands::Nothing,
-    ),
-    program("true", NONE, Operands::Nothing),
-    program("false", NONE, Operands::Nothing),
-    program("whoami", NONE, Operands::Nothing),
-    program(
-        "uname",
-        OptionSpec {
-            flags: "asnrvmpio",
-            long_flags: &["--all", "--kernel-name", "--kernel-release", "--machine"],
-            ..NONE
-        },
-        Operands::Nothing,
-    ),
-    program(
-        "sort",
-        OptionSpec {
-            flags: "bdfgiMhnRrsuVcCz",
-            values: "kt",
-            long_flags: &[
-                "--numeric-sort",
-                "--reverse",
-                "--unique",
-                "--human-numeric-sort",
-                "--ignore-case",
-                "--version-sort",
-                "--stable",
-                "--general-numeric-sort",
-                "--month-sort",
-                "--ignore-leading-blanks",
-                "--dictionary-order",
-                "--zero-terminated",
-                "--check",
-            ],
-            long_values: &["--key", "--field-separator"],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "uniq",
-        OptionSpec {
-            flags: "cdDiuz",
-            values: "fsw",
-            long_flags: &["--count", "--repeated", "--unique", "--ignore-case"],
-            ..NONE
-        },
-        Operands::AtMostPaths(1),
-    ),
-    program(
-        "cut",
-        OptionSpec {
-            flags: "nsz",
-            values: "bcdf",
-            long_flags: &["--complement", "--only-delimited", "--zero-terminated"],
-            long_values: &[
-                "--bytes",
-                "--characters",
-                "--delimiter",
-                "--fields",
-                "--output-delimiter",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "tr",
-        OptionSpec {
-            flags: "cCdst",
-            long_flags: &[
-                "--complement",
-                "--delete",
-                "--squeeze-repeats",
-                "--truncate-set1",
-            ],
-            ..NONE
-        },
-        Operands::Text,
-    ),
-    // Not `-r`: GNU diff follows symbolic links while recursing.
-    program(
-        "diff",
-        OptionSpec {
-            flags: "qsiwbBEaNTtupy",
-            values: "UC",
-            long_flags: &[
-                "--brief",
-                "--report-identical-files",
-                "--ignore-case",
-                "--ignore-all-space",
-                "--ignore-space-change",
-                "--ignore-blank-lines",
-                "--new-file",
-                "--text",
-            ],
-            long_optional: &["--color", "--unified", "--context"],
-            ..NONE
-        },
-        Operands::AtMostPaths(2),
-    ),
-    program(
-        "cmp",
-        OptionSpec {
-            flags: "bls",
-            values: "in",
-            long_flags: &["--print-bytes", "--verbose", "--quiet", "--silent"],
-            ..NONE
-        },
-        Operands::AtMostPaths(2),
-    ),
-    program(
-        "basename",
-        OptionSpec {
-            flags: "az",
-            values: "s",
-            long_flags: &["--multiple", "--zero"],
-            long_values: &["--suffix"],
-            ..NONE
-        },
-        Operands::Text,
-    ),
-    program("dirname", OptionSpec { flags: "z", ..NONE }, Operands::Text),
-    program(
-        "realpath",
-        OptionSpec {
-            flags: "eLmPqsz",
-            long_flags: &[
-                "--canonicalize-existing",
-                "--canonicalize-missing",
-                "--quiet",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "stat",
-        OptionSpec {
-            flags: "Ltf",
-            values: "c",
-            long_flags: &["--dereference", "--file-system", "--terse"],
-            long_values: &["--format", "--printf"],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "file",
-        OptionSpec {
-            flags: "bhiLNk",
-            long_flags: &[
-                "--brief",
-                "--mime",
-                "--mime-type",
-                "--mime-encoding",
-                "--no-dereference",
-                "--dereference",
-                "--keep-going",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program("which", OptionSpec { flags: "a", ..NONE }, Operands::Text),
-    program(
-        "du",
-        OptionSpec {
-            flags: "ahscbkmxlS0",
-            values: "d",
-            long_flags: &[
-                "--all",
-                "--human-readable",
-                "--summarize",
-                "--total",
-                "--bytes",
-                "--apparent-size",
-                "--one-file-system",
-                "--separate-dirs",
-                "--null",
-            ],
-            long_values: &["--max-depth", "--block-size", "--threshold"],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "df",
-        OptionSpec {
-            flags: "ahHiklPT",
-            values: "tx",
-            long_flags: &[
-                "--all",
-                "--human-readable",
-                "--si",
-                "--inodes",
-                "--local",
-                "--portability",
-                "--print-type",
-                "--total",
-            ],
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "nl",
-        OptionSpec {
-            flags: "p",
-            values: "bnwsvi",
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "tac",
-        OptionSpec {
-            flags: "br",
-            values: "s",
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program("rev", NONE, Operands::Paths),
-    program(
-        "od",
-        OptionSpec {
-            flags: "bcdfilosvx",
-            values: "AjNtS",
-            optional: "w",
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program(
-        "hexdump",
-        OptionSpec {
-            flags: "bcCdovx",
-            values: "nse",
-            ..NONE
-        },
-        Operands::Paths,
-    ),
-    program("md5sum", CHECKSUM, Operands::Paths),
-    program("sha1sum", CHECKSUM, Operands::Paths),
-    program("sha256sum", CHECKSUM, Operands::Paths),
-    program("sha512sum", CHECKSUM, Operands::Paths),
-];
-
 /// Whether `name args…` only reads (`git` excepted: see [`super::git`]).
-pub(super) fn program_is_read_only(name: &str, args: &[String], paths: PathCheck) -> bool {
+pub(super) fn program_is_read_only(name: &str, args: &[String], reads: &Reads) -> bool {
     match name {
         "echo" => true,
         // `printf -v VAR` assigns a variable (with array subscripts evaluated).
         "printf" => args
             .first()
             .is_some_and(|a| !a.starts_with('-') || a == "--"),
-        "test" => test_is_read_only(args, paths),
+        "test" => test_is_read_only(args, reads),
         "[" => {
             args.last().is_some_and(|a| a == "]")
-                && test_is_read_only(&args[..args.len() - 1], paths)
+                && test_is_read_only(&args[..args.len() - 1], reads)
         }
-        "sed" => sed_is_read_only(args, paths),
-        "find" => find_is_read_only(args, paths),
+        "sed" => sed_is_read_only(args, reads),
+        "find" => find_is_read_only(args, reads),
         "date" => date_is_read_only(args),
         _ => PROGRAMS
             .iter()
             .find(|p| p.name == name)
             .and_then(|p| Some((p, parse_options(args, &p.spec, Order::Gnu)?)))
-            .is_some_and(|(p, parsed)| operands_ok(p.operands, &parsed, paths)),
+            .is_some_and(|(p, parsed)| operands_ok(p.operands, &parsed, reads)),
     }
 }
 
-fn operands_ok(operands: Operands, parsed: &Parsed, paths: PathCheck) -> bool {
-    let files = |ops: &[String]| ops.iter().all(|p| paths(p));
+fn operands_ok(operands: Operands, parsed: &Parsed, reads: &Reads) -> bool {
+    let files = |ops: &[String]| ops.iter().all(|p| reads.path(p));
+    let search = |ops: &[String]| {
+        if ops.is_empty() {
+            reads.tree(".")
+        } else {
+            ops.iter().all(|p| reads.tree(p))
+        }
+    };
+    let recursive = parsed.has(&["-r", "--recursive"]);
     match operands {
         Operands::Paths => files(&parsed.operands),
         Operands::AtMostPaths(n) => parsed.operands.len() <= n && files(&parsed.operands),
+        Operands::AtMostTrees(n) => {
+            parsed.operands.len() <= n && parsed.operands.iter().all(|p| reads.tree(p))
+        }
         Operands::Text => true,
         Operands::Nothing => parsed.operands.is_empty(),
-        Operands::PatternThenPaths => {
-            if parsed.has(&["-e", "--regexp"]) {
-                files(&parsed.operands)
+        Operands::PatternThenPaths | Operands::Search => {
+            let given = if parsed.has(&["-e", "--regexp"]) {
+                &parsed.operands[..]
+            } else if let Some((_pattern, rest)) = parsed.operands.split_first() {
+                rest
             } else {
-                !parsed.operands.is_empty() && files(&parsed.operands[1..])
+                return false;
+            };
+            match operands {
+                Operands::Search => search(given),
+                _ if recursive => search(given),
+                _ => files(given),
             }
         }
     }

@@ -2,10 +2,10 @@
 //! expressions and `test` expressions. Each is read exactly; anything else is not proven.
 
 use super::options::{OptionSpec, Order, parse_options};
-use super::programs::PathCheck;
+use super::reads::Reads;
 
 /// `sed -n` with print-only scripts (`-e SCRIPT` or the first operand), then files.
-pub(super) fn sed_is_read_only(args: &[String], paths: PathCheck) -> bool {
+pub(super) fn sed_is_read_only(args: &[String], reads: &Reads) -> bool {
     let spec = OptionSpec {
         flags: "nEr",
         values: "e",
@@ -28,7 +28,7 @@ pub(super) fn sed_is_read_only(args: &[String], paths: PathCheck) -> bool {
     } else {
         (given, &parsed.operands)
     };
-    scripts.iter().all(|s| sed_script_prints_only(s)) && files.iter().all(|f| paths(f))
+    scripts.iter().all(|s| sed_script_prints_only(s)) && files.iter().all(|f| reads.path(f))
 }
 
 /// Whether a sed script has only addresses and the commands `p`, `=`, `l`, `d`, `n`, `q`,
@@ -184,7 +184,7 @@ const FIND_FILES: &[&str] = &["-newer", "-anewer", "-cnewer", "-samefile"];
 
 /// `find [-P] START… EXPRESSION` with only the tests above: no `-exec`, `-delete`, `-fprint`,
 /// `-fls`, no `-L`/`-H`/`-follow` (which leave the workspace through links).
-pub(super) fn find_is_read_only(args: &[String], paths: PathCheck) -> bool {
+pub(super) fn find_is_read_only(args: &[String], reads: &Reads) -> bool {
     let mut i = 0;
     while args.get(i).is_some_and(|a| a == "-P") {
         i += 1;
@@ -193,7 +193,7 @@ pub(super) fn find_is_read_only(args: &[String], paths: PathCheck) -> bool {
         if start.starts_with('-') || matches!(start.as_str(), "(" | "!" | ")" | ",") {
             break;
         }
-        if !paths(start) {
+        if !reads.path(start) {
             return false;
         }
         i += 1;
@@ -207,7 +207,7 @@ pub(super) fn find_is_read_only(args: &[String], paths: PathCheck) -> bool {
         let value = args.get(i);
         i += 1;
         let ok = match value {
-            Some(value) if FIND_FILES.contains(&arg) => paths(value),
+            Some(value) if FIND_FILES.contains(&arg) => reads.path(value),
             Some(_) => FIND_VALUES.contains(&arg),
             None => false,
         };
@@ -232,13 +232,13 @@ const TEST_OPS: &[&str] = &[
 
 /// `test EXPR`: file tests on readable paths, string and integer comparisons. Not `-v`
 /// (which evaluates array subscripts), `-t`, `-R`, `-nt`/`-ot`/`-ef` or any other `-X`.
-pub(super) fn test_is_read_only(args: &[String], paths: PathCheck) -> bool {
+pub(super) fn test_is_read_only(args: &[String], reads: &Reads) -> bool {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
         if TEST_FILE_OPS.contains(&arg.as_str()) {
             if let Some(file) = args.get(i)
-                && !paths(file)
+                && !reads.path(file)
             {
                 return false;
             }

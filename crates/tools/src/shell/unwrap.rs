@@ -6,8 +6,11 @@
 //! An option of a wrapper that is not known here makes the line unanalysable: guessing where
 //! the wrapped command starts would let a deny rule miss it.
 
+mod wrappers;
+
 use super::options::{OptionSpec, Order, parse_options};
 use super::parse::{Redirect, SimpleCommand, Word, split_commands};
+use wrappers::{env, flock, positional_then_command, su, sudo, timeout, watch, xargs};
 
 /// How deeply `sh -c` and `eval` bodies may nest.
 const MAX_DEPTH: usize = 4;
@@ -139,6 +142,14 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             ..OptionSpec::default()
         }),
         "xargs" => xargs(command, &args),
+        // `busybox rm -rf x`: the applet is the next word.
+        "busybox" => Ok(match args.first() {
+            Some(applet) if !applet.starts_with('-') => after(0),
+            _ => Step::Done,
+        }),
+        "watch" => watch(command, &args, depth),
+        "flock" => flock(command, &args, depth),
+        "su" | "runuser" => su(&args, depth),
         "eval" => eval(command, depth),
         s if SHELLS.contains(&s) => shell_body(&args, words, depth),
         "find" => find(&words[1..], depth),
@@ -176,164 +187,18 @@ pub(super) fn basename(program: &str) -> &str {
         .unwrap_or(program)
 }
 
-/// `timeout [opts] DURATION command…`
-fn timeout(args: &[String], after: &dyn Fn(usize) -> Step) -> Result<Step, Why> {
-    let spec = OptionSpec {
-        flags: "v",
-        values: "sk",
-        long_flags: &["--foreground", "--preserve-status", "--verbose"],
-        long_values: &["--signal", "--kill-after"],
-        ..OptionSpec::default()
-    };
-    let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of timeout")?;
-    Ok(after(parsed.end + 1))
-}
-
-/// `taskset MASK command…`, `chrt PRIORITY command…` (`-p` acts on a process: nothing runs).
-fn positional_then_command(
-    args: &[String],
-    after: &dyn Fn(usize) -> Step,
-    flags: &'static str,
-    long_flags: &'static [&'static str],
-) -> Result<Step, Why> {
-    let spec = OptionSpec {
-        flags,
-        long_flags,
-        values: "TPD",
-        ..OptionSpec::default()
-    };
-    let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of taskset or chrt")?;
-    Ok(after(parsed.end + 1))
-}
-
-/// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=value]… command…`
-fn env(command: &SimpleCommand, args: &[String], depth: usize) -> Result<Step, Why> {
-    let spec = OptionSpec {
-        flags: "i0v",
-        values: "uCS",
-        long_flags: &["--ignore-environment", "--null", "--debug"],
-        long_values: &["--unset", "--chdir", "--split-string"],
-        ..OptionSpec::default()
-    };
-    let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of env")?;
-    let mut skip = parsed.end;
-    while args.get(skip).is_some_and(|a| is_assignment_text(a)) {
-        skip += 1;
+/// Words joined with spaces and read as a line (`eval`, `watch`, `flock -c`).
+fn shell_text(words: &[Word], depth: usize) -> Result<Step, Why> {
+    if words.iter().any(|w| !w.literal) {
+        return Err("a command text that an expansion decides");
     }
-    let rest = &command.words[(1 + skip).min(command.words.len())..];
-    let split: Vec<&str> = parsed.values(&["-S", "--split-string"]).collect();
-    if split.is_empty() {
-        return Ok(if rest.is_empty() {
-            Step::Done
-        } else {
-            Step::Run(derived(rest.to_vec(), command))
-        });
-    }
-    // `env -S 'rm -rf x' y`: the string is split into words and the rest appended.
-    let mut body = split.join(" ");
-    for word in rest {
-        body.push(' ');
-        body.push_str(&word.text);
-    }
-    parse_body(&body, depth).map(Step::Many)
-}
-
-fn is_assignment_text(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        !name.is_empty()
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-    })
-}
-
-/// `sudo [opts] [NAME=value]… command…` (`-s`/`-i` without a command start a shell).
-fn sudo(args: &[String], after: &dyn Fn(usize) -> Step) -> Result<Step, Why> {
-    let spec = OptionSpec {
-        flags: "AbEHkKnPSsilvVe",
-        values: "ugCDhprtUTR",
-        long_flags: &[
-            "--askpass",
-            "--background",
-            "--preserve-env",
-            "--set-home",
-            "--reset-timestamp",
-            "--remove-timestamp",
-            "--non-interactive",
-            "--preserve-groups",
-            "--stdin",
-            "--shell",
-            "--login",
-            "--list",
-            "--validate",
-            "--edit",
-        ],
-        long_values: &[
-            "--user",
-            "--group",
-            "--close-from",
-            "--chdir",
-            "--host",
-            "--prompt",
-            "--role",
-            "--type",
-            "--other-user",
-            "--command-timeout",
-            "--chroot",
-        ],
-        long_optional: &["--preserve-env"],
-        ..OptionSpec::default()
-    };
-    let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of sudo")?;
-    let mut skip = parsed.end;
-    while args.get(skip).is_some_and(|a| is_assignment_text(a)) {
-        skip += 1;
-    }
-    Ok(after(skip))
-}
-
-/// `xargs [opts] [command…]` (default `echo`).
-fn xargs(command: &SimpleCommand, args: &[String]) -> Result<Step, Why> {
-    let spec = OptionSpec {
-        flags: "0prtxo",
-        values: "adEILnPs",
-        optional: "eil",
-        long_flags: &[
-            "--null",
-            "--interactive",
-            "--no-run-if-empty",
-            "--verbose",
-            "--exit",
-            "--open-tty",
-            "--show-limits",
-        ],
-        long_values: &[
-            "--arg-file",
-            "--delimiter",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--process-slot-var",
-        ],
-        long_optional: &["--eof", "--replace", "--max-lines"],
-        numbers: false,
-    };
-    let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of xargs")?;
-    let rest = &command.words[(1 + parsed.end).min(command.words.len())..];
-    Ok(Step::Run(if rest.is_empty() {
-        derived(vec![Word::plain("echo")], command)
-    } else {
-        derived(rest.to_vec(), command)
-    }))
+    let text: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    parse_body(&text.join(" "), depth).map(Step::Many)
 }
 
 /// `eval WORDS…`: the words joined with spaces, read as a line.
 fn eval(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
-    let body = &command.words[1..];
-    if body.iter().any(|w| !w.literal) {
-        return Err("an eval of text that an expansion decides");
-    }
-    let text: Vec<&str> = body.iter().map(|w| w.text.as_str()).collect();
-    parse_body(&text.join(" "), depth).map(Step::Many)
+    shell_text(&command.words[1..], depth)
 }
 
 /// `sh [opts] -c BODY [name args…]`; without `-c` the shell reads a script rein cannot see.
