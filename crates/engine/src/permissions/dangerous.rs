@@ -157,6 +157,9 @@ fn is_interpreter(program: &str) -> bool {
             | "deno"
             | "bun"
             | "tclsh"
+            | "source"
+            | "."
+            | "eval"
     ) || program.starts_with("python")
         || program.starts_with("pypy")
 }
@@ -182,9 +185,14 @@ fn download_run(line: &ShellLine, commands: &[Vec<String>]) -> Option<String> {
                 && argv[1..]
                     .iter()
                     .find(|a| !a.starts_with('-') || a.as_str() == "-")
-                    .is_none_or(|a| a == "-")
+                    .is_none_or(|a| is_stdin(a))
         })
         .then(|| "a download piped into a shell or interpreter".to_string())
+}
+
+/// A file name that is the standard input.
+fn is_stdin(path: &str) -> bool {
+    matches!(path, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Targets whose recursive deletion or permission change is a disaster: the root, the home
@@ -197,13 +205,12 @@ fn is_precious(target: &str) -> bool {
         Home,
         Relative,
     }
-    let (base, rest) = if let Some(rest) = target.strip_prefix('/') {
+    let (first, rest) = target.split_once('/').unwrap_or((target, ""));
+    // `~`, `~user`, `$HOME`, `${HOME}`, `${HOME:?}`…
+    let home = first.starts_with('~') || (first.starts_with('$') && first.contains("HOME"));
+    let (base, rest) = if first.is_empty() && target.starts_with('/') {
         (Base::Root, rest)
-    } else if let Some(rest) = ["~", "$HOME", "${HOME}"]
-        .iter()
-        .find_map(|home| target.strip_prefix(home))
-        .filter(|rest| rest.is_empty() || rest.starts_with('/'))
-    {
+    } else if home {
         (Base::Home, rest)
     } else {
         (Base::Relative, target)
@@ -223,7 +230,7 @@ fn is_precious(target: &str) -> bool {
     }
     matches!(
         (base, stack.as_slice()),
-        (Base::Root | Base::Home, []) | (_, ["*"]) | (Base::Root, [_])
+        (Base::Root | Base::Home, []) | (_, ["*" | ".*"]) | (Base::Root, [_])
     )
 }
 
@@ -255,9 +262,14 @@ fn dangerous_command(argv: &[String]) -> Option<String> {
         }
         p if p.starts_with("mkfs") => Some("formatting a filesystem (mkfs)".to_string()),
         "wipefs" | "blkdiscard" => Some(format!("wiping a disk ({program})")),
-        "shred" => targets()
+        // `cp`/`mv` write to their last operand; `shred` and `tee` to every one.
+        "shred" | "tee" => targets()
             .any(|t| is_disk(t))
-            .then(|| "shredding a device".to_string()),
+            .then(|| format!("{program} writing to a device")),
+        "cp" | "mv" => targets()
+            .last()
+            .is_some_and(|t| is_disk(t))
+            .then(|| format!("{program} writing to a device")),
         "dd" => args
             .iter()
             .any(|a| a.strip_prefix("of=").is_some_and(is_disk))
@@ -294,21 +306,26 @@ fn dangerous_command(argv: &[String]) -> Option<String> {
     }
 }
 
-/// `git push --force` to main/master (or without a refspec, which may be main). Git's
+/// `git push --force` (or `--delete`, `:main`) to main/master (or without a refspec, which
+/// may be main). Git's
 /// global options are already gone ([`rein_tools::shell::ShellLine::effective`]).
 fn git_dangerous(args: &[String]) -> Option<String> {
     if args.first().map(String::as_str) != Some("push") {
         return None;
     }
     let rest = &args[1..];
-    let force = rest.iter().any(|a| {
-        a == "--force"
-            || a.starts_with("--force-with-lease")
-            || a == "--force-if-includes"
-            || a == "--mirror"
-            || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
-            || a.starts_with('+')
-    });
+    let deletes = rest
+        .iter()
+        .any(|a| a == "--delete" || a == "-d" || a.starts_with(':'));
+    let force = deletes
+        || rest.iter().any(|a| {
+            a == "--force"
+                || a.starts_with("--force-with-lease")
+                || a == "--force-if-includes"
+                || a == "--mirror"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
+                || a.starts_with('+')
+        });
     if !force {
         return None;
     }
@@ -325,7 +342,12 @@ fn git_dangerous(args: &[String]) -> Option<String> {
                 "main" | "master" | "refs/heads/main" | "refs/heads/master" | "HEAD"
             )
         });
-    to_main.then(|| "a force push to main".to_string())
+    let what = if deletes {
+        "a push deleting main"
+    } else {
+        "a force push to main"
+    };
+    to_main.then(|| what.to_string())
 }
 
 fn basename(program: &str) -> &str {

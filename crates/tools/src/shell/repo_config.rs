@@ -118,17 +118,36 @@ fn git_dir_is_inert(git_dir: &Path) -> bool {
     if git_dir.join("commondir").exists() || git_dir.join("modules").exists() {
         return false;
     }
-    let config = match std::fs::read_to_string(git_dir.join("config")) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(_) => return false,
-    };
-    let worktree = match std::fs::read_to_string(git_dir.join("config.worktree")) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(_) => return false,
-    };
-    config_is_inert(&config) && config_is_inert(&worktree)
+    ["config", "config.worktree"]
+        .iter()
+        .all(|name| match read_config(&git_dir.join(name)) {
+            ConfigFile::Missing => true,
+            ConfigFile::Text(text) => config_is_inert(&text),
+            ConfigFile::Unreadable => false,
+        })
+}
+
+/// Largest configuration file read; a larger one is not proven inert.
+const MAX_CONFIG_BYTES: u64 = 256 * 1024;
+
+enum ConfigFile {
+    Missing,
+    Text(String),
+    /// Not a regular file (a FIFO would block the read), too large, or not readable.
+    Unreadable,
+}
+
+fn read_config(path: &Path) -> ConfigFile {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::Missing,
+        Ok(meta) if meta.is_file() && meta.len() <= MAX_CONFIG_BYTES => {
+            match std::fs::read_to_string(path) {
+                Ok(text) => ConfigFile::Text(text),
+                Err(_) => ConfigFile::Unreadable,
+            }
+        }
+        _ => ConfigFile::Unreadable,
+    }
 }
 
 /// Whether a git configuration text sets only keys known to be inert. Includes, aliases,
@@ -183,4 +202,60 @@ fn key_is_inert(section: &str, key: &str) -> bool {
         || KEYS
             .iter()
             .any(|(s, keys)| *s == section && keys.contains(&key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_known_inert_keys_make_a_config_inert() {
+        let inert = [
+            "",
+            "# comment\n; comment\n",
+            "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n",
+            "[remote \"origin\"]\n\turl = git@x:y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+            "[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
+            "[user]\n\tname = X\n[color]\n\tui = auto\n",
+        ];
+        for text in inert {
+            assert!(config_is_inert(text), "{text:?}");
+        }
+        let hostile = [
+            "[core]\n\tfsmonitor = x\n",
+            "[Core]\n\tFsMonitor = x\n",
+            "[core] fsmonitor = x\n",
+            "[core]\n\tpager = x\n",
+            "[core]\n\tworktree = /\n",
+            "[core]\n\tattributesFile = x\n",
+            "[pager]\n\tlog = x\n",
+            "[alias]\n\tst = !x\n",
+            "[include]\n\tpath = x\n",
+            "[includeIf \"onbranch:main\"]\n\tpath = x\n",
+            "[diff \"x\"]\n\ttextconv = x\n",
+            "[diff]\n\texternal = x\n",
+            "[filter \"x\"]\n\tsmudge = x\n",
+            "[remote \"origin\"]\n\tuploadpack = x\n",
+            "[remote \"origin\"]\n\tvcs = x\n",
+            "[submodule \"x\"]\n\turl = x\n",
+            "[core]\n\tabbrev = 8 \\\nfsmonitor = x\n",
+            "fsmonitor = x\n",
+            "[core\n",
+            "[unknown]\n\tkey = x\n",
+        ];
+        for text in hostile {
+            assert!(!config_is_inert(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_regular_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("config");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(!git_dir_is_inert(dir.path()));
+        std::fs::remove_file(&fifo).unwrap();
+        std::fs::create_dir(&fifo).unwrap();
+        assert!(!git_dir_is_inert(dir.path()));
+    }
 }
