@@ -267,7 +267,7 @@ fn dangerous_command(argv: &[String]) -> Option<String> {
             .any(|t| is_disk(t))
             .then(|| format!("{program} writing to a device")),
         "cp" | "mv" => targets()
-            .last()
+            .next_back()
             .is_some_and(|t| is_disk(t))
             .then(|| format!("{program} writing to a device")),
         "dd" => args
