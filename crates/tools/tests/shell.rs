@@ -200,3 +200,98 @@ fn the_read_only_environment_keeps_git_diff_and_log_working() {
         assert!(!output.stdout.is_empty(), "git {args:?}");
     }
 }
+
+/// Words the parser calls literal must be what bash passes: a differential test against
+/// bash itself, in a directory with files that globs, braces and tildes would expand to.
+mod literal_words_match_bash {
+    use proptest::prelude::*;
+    use rein_tools::shell::split_commands;
+
+    /// Runs `printf '%s\0' WORDS` with bash in `dir`; the words bash passed.
+    fn bash_words(dir: &std::path::Path, words: &str) -> Option<Vec<String>> {
+        let output = std::process::Command::new("bash")
+            .arg("--norc")
+            .arg("--noprofile")
+            .arg("-c")
+            .arg(format!("printf '%s\\0' {words}"))
+            .current_dir(dir)
+            .env("HOME", "/home/rein-test")
+            .env("X", "expanded")
+            .env_remove("BASH_ENV")
+            .output()
+            .ok()?;
+        if !output.status.success() || !output.stderr.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8(output.stdout).ok()?;
+        Some(
+            text.split_terminator('\0')
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    fn check(dir: &std::path::Path, words: &str) -> Result<(), TestCaseError> {
+        let line = format!("printf '%s\\0' {words}");
+        let Ok(commands) = split_commands(&line) else {
+            return Ok(());
+        };
+        let [command] = commands.as_slice() else {
+            return Ok(());
+        };
+        if command.argv.len() < 3
+            || !command.assignments.is_empty()
+            || !command.redirects.is_empty()
+            || command.words.iter().any(|w| !w.literal)
+        {
+            return Ok(());
+        }
+        if let Some(got) = bash_words(dir, words) {
+            prop_assert_eq!(&got, &command.argv[2..].to_vec(), "words: {}", words);
+        }
+        Ok(())
+    }
+
+    fn fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "b", "ab", "[a]", "a,b", "x=1", "~", "-n", "{a,b}"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn hand_picked_words_agree_with_bash() {
+        let dir = fixture();
+        for words in [
+            "a b 'c d' \"e f\" g\\ h",
+            "'*' \"*\" \\* '$X' \"\\$X\" '~' \"~\" \\~",
+            "HEAD~1 a:b a=b --opt=value x,y",
+            "'{a,b}' \"{a,b}\" \\{a,b\\}",
+            "a# 'a'b\"c\"d \\'",
+            "%s ^a a^ @ +x -- -",
+            "a\\",
+        ] {
+            check(dir.path(), words).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn generated_words_agree_with_bash(
+            words in r#"[ab ~*?,={}\[\]$X'"\\:!@+#-]{1,12}"#
+        ) {
+            let dir = fixture();
+            check(dir.path(), &words)?;
+        }
+
+        #[test]
+        fn generated_words_with_operators_agree_with_bash(
+            words in r#"[ab ~*?{},$'"\()<>|&;`%	^é=:!-]{1,10}"#
+        ) {
+            let dir = fixture();
+            check(dir.path(), &words)?;
+        }
+    }
+}

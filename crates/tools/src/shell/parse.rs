@@ -339,9 +339,8 @@ fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, bool, usi
         match c {
             ' ' | '\t' | '\n' | ';' | '|' | '&' | '<' | '>' | '(' | ')' => break,
             '\\' => {
-                if let Some(next) = at(i + 1) {
-                    word.push(next);
-                }
+                // A backslash at the very end stays itself.
+                word.push(at(i + 1).unwrap_or('\\'));
                 i += 2;
             }
             '\'' => {
