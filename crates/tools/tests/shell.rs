@@ -201,6 +201,80 @@ fn the_read_only_environment_keeps_git_diff_and_log_working() {
     }
 }
 
+/// Every file under `dir` with its bytes and modification time.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                stack.push(entry.path());
+            } else {
+                let bytes = std::fs::read(entry.path()).unwrap_or_default();
+                out.push((entry.path(), bytes, meta.modified().unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn proven_lines_run_with_the_read_only_environment_change_nothing() {
+    let repo = Repo::new();
+    std::fs::create_dir_all(repo.root.join("src")).unwrap();
+    std::fs::write(repo.root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    // Make the index stale, so a `git status` that may write would refresh it.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(repo.root.join("a.txt"), "three\n").unwrap();
+    let lines = [
+        "git status",
+        "git status --short -b",
+        "git diff",
+        "git diff --stat",
+        "git log --oneline -5",
+        "git log -p",
+        "git show --stat",
+        "git branch -a",
+        "git ls-files",
+        "git rev-parse --show-toplevel",
+        "git grep -n three",
+        "ls -la src && cat a.txt | head -1",
+        "grep -rn fn src",
+        "find . -name '*.rs' -type f",
+        "sed -n '1p' src/main.rs",
+        "sort a.txt | uniq -c",
+        "wc -l a.txt src/main.rs",
+    ];
+    let env = read_only_env();
+    let before = snapshot(&repo.root);
+    for line in lines {
+        assert!(repo.proven(line), "{line} should be proven");
+        let mut command = Command::new("bash");
+        command
+            .arg("-c")
+            .arg(line)
+            .current_dir(&repo.root)
+            .env("HOME", repo.base())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        for (name, value) in &env.set {
+            command.env(name, value);
+        }
+        for name in &env.remove {
+            command.env_remove(name);
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{line}: {output:?}");
+    }
+    assert!(
+        snapshot(&repo.root) == before,
+        "a proven line changed the repository"
+    );
+}
+
 /// Words the parser calls literal must be what bash passes: a differential test against
 /// bash itself, in a directory with files that globs, braces and tildes would expand to.
 mod literal_words_match_bash {
