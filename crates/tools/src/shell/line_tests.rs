@@ -150,6 +150,11 @@ fn what_cannot_be_seen_through_is_unanalysable_with_naive_words() {
         ("(rm x)", "rm"),
         ("sh <(curl x)", "curl"),
         ("/usr/bin/rm x & ", "rm"),
+        ("git --config-env=alias.st=EVIL st", "git"),
+        (
+            "nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup rm x",
+            "rm",
+        ),
         (
             "sh -c 'sh -c \"sh -c \\\"sh -c \\\\\\\"sh -c rm\\\\\\\"\\\"\"'",
             "sh",

@@ -41,7 +41,8 @@ pub(super) fn effective_commands(
     for command in commands {
         out.push(command.clone());
         let mut current = command.clone();
-        for _ in 0..MAX_LAYERS {
+        let mut layers = 0;
+        loop {
             match step(&current, depth)? {
                 Step::Done => break,
                 Step::Run(next) => {
@@ -52,6 +53,11 @@ pub(super) fn effective_commands(
                     out.extend(more);
                     break;
                 }
+            }
+            layers += 1;
+            if layers > MAX_LAYERS {
+                // Stopping early would leave the innermost command unseen.
+                return Err("too many wrapper commands");
             }
         }
     }
@@ -335,6 +341,9 @@ fn git(command: &SimpleCommand, args: &[String], depth: usize) -> Result<Step, W
                     args.get(i).cloned().unwrap_or_default()
                 }
             };
+            if name == "--config-env" && value.to_ascii_lowercase().starts_with("alias.") {
+                return Err("a git alias taken from the environment");
+            }
             if name == "-c"
                 && let Some((key, body)) = value.split_once('=')
                 && let Some(alias) = key.to_ascii_lowercase().strip_prefix("alias.")

@@ -18,7 +18,8 @@ pub(super) fn timeout(args: &[String], after: &dyn Fn(usize) -> Step) -> Result<
     Ok(after(parsed.end + 1))
 }
 
-/// `taskset MASK command…`, `chrt PRIORITY command…` (`-p` acts on a process: nothing runs).
+/// `taskset MASK command…`, `chrt PRIORITY command…` (`-p`, acting on a running process,
+/// is not known: the line is unanalysable).
 pub(super) fn positional_then_command(
     args: &[String],
     after: &dyn Fn(usize) -> Step,
