@@ -451,4 +451,62 @@ pub(super) const PROGRAMS: &[Program] = &[
     program("sha1sum", CHECKSUM, Operands::Paths),
     program("sha256sum", CHECKSUM, Operands::Paths),
     program("sha512sum", CHECKSUM, Operands::Paths),
+    program(
+        "readlink",
+        OptionSpec {
+            flags: "efmnqsvz",
+            long_flags: &["--canonicalize", "--canonicalize-existing", "--no-newline"],
+            ..NONE
+        },
+        Operands::Paths,
+    ),
+    // Not `-f`: its format goes to printf.
+    program(
+        "seq",
+        OptionSpec {
+            flags: "w",
+            values: "s",
+            ..NONE
+        },
+        Operands::Text,
+    ),
+    program("sleep", NONE, Operands::Text),
+    program(
+        "nproc",
+        OptionSpec {
+            long_flags: &["--all"],
+            ..NONE
+        },
+        Operands::Nothing,
+    ),
+    program(
+        "comm",
+        OptionSpec {
+            flags: "123z",
+            long_flags: &["--check-order", "--nocheck-order", "--total"],
+            ..NONE
+        },
+        Operands::AtMostPaths(2),
+    ),
+    program(
+        "paste",
+        OptionSpec {
+            flags: "sz",
+            values: "d",
+            long_values: &["--delimiters"],
+            long_flags: &["--serial"],
+            ..NONE
+        },
+        Operands::Paths,
+    ),
+    program(
+        "fold",
+        OptionSpec {
+            flags: "bs",
+            values: "w",
+            long_values: &["--width"],
+            ..NONE
+        },
+        Operands::Paths,
+    ),
 ];
