@@ -16,12 +16,16 @@ pub struct ShellLine {
     /// `sh -c`/`bash -c`/`dash -c`/`zsh -c`/`ksh -c` and `eval` (parsed recursively, bounded
     /// depth), the command `xargs` runs (default `echo`), the commands `find -exec`,
     /// `-execdir`, `-ok`, `-okdir` run, an `rm -rf START…` for `find … -delete`, `git` with
-    /// its global options removed and `-c alias.X=…` aliases expanded, and program paths
-    /// reduced to their basename (`/bin/rm`, `../../usr/bin/rm` → `rm`). Each entry's `text`
-    /// is its argv joined with spaces, except the originals, which keep their source text.
+    /// its global options removed and `-c alias.X=…` aliases expanded, the values of `alias`
+    /// and the action of `trap`, and program paths reduced to their basename (`/bin/rm`,
+    /// `../../usr/bin/rm` → `rm`); also `busybox`, `watch`, `flock`, `su`/`runuser -c`. Each
+    /// entry's `text` is its argv joined with spaces, except the originals, which keep their
+    /// source text.
     pub effective: Vec<SimpleCommand>,
     /// `None` when the line was fully analysed; otherwise why not ("a command substitution",
-    /// "an unparseable sh -c body"…).
+    /// "an unparseable shell body", a wrapper option rein does not know, a program name or
+    /// `sh -c` body that an expansion decides, a builtin that evaluates arithmetic with a
+    /// `$(…)` in its arguments, more than 16 wrappers or 4 nested bodies…).
     pub unanalysable: Option<&'static str>,
     /// For an unanalysable line: a naive split into words (every separator, quote, `$(` and
     /// backquote broken apart, and the basename of every word with a `/` added), so a policy

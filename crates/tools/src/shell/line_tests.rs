@@ -118,6 +118,13 @@ fn wrappers_are_seen_through_to_what_runs() {
         ("su -c 'rm x' root", &["su -c rm x root", "rm x"]),
         ("sudo -s", &["sudo -s"]),
         ("bash script.sh", &["bash script.sh"]),
+        ("alias x='rm -rf y'", &["alias x=rm -rf y", "rm -rf y"]),
+        ("trap 'rm -rf y' EXIT", &["trap rm -rf y EXIT", "rm -rf y"]),
+        (
+            "trap -- 'rm y' INT TERM",
+            &["trap -- rm y INT TERM", "rm y"],
+        ),
+        ("trap - EXIT", &["trap - EXIT"]),
     ];
     for (line, expected) in cases {
         let expected: Vec<Vec<String>> = expected.iter().map(|e| argv(e)).collect();
@@ -151,6 +158,10 @@ fn what_cannot_be_seen_through_is_unanalysable_with_naive_words() {
         ("sh <(curl x)", "curl"),
         ("/usr/bin/rm x & ", "rm"),
         ("git --config-env=alias.st=EVIL st", "git"),
+        ("let 'x=a[$(rm -rf y)]'", "rm"),
+        ("declare -i x='a[`rm y`]'", "rm"),
+        ("unset 'a[$(rm y)]'", "rm"),
+        ("test -v 'a[$(rm y)]'", "rm"),
         (
             "nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup nohup rm x",
             "rm",

@@ -20,6 +20,28 @@ const MAX_LAYERS: usize = 16;
 /// Shells whose `-c` body is a command line.
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"];
 
+/// Builtins that evaluate arithmetic or array subscripts in their arguments, where
+/// `a[$(cmd)]` runs `cmd` even from a single-quoted word.
+const EVALUATING_BUILTINS: &[&str] = &[
+    "let",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "unset",
+    "shift",
+    "exit",
+    "return",
+    "test",
+    "[",
+    "printf",
+    "read",
+    "mapfile",
+    "readarray",
+    "wait",
+];
+
 /// What one step found under a command.
 enum Step {
     /// Nothing more: the command is what runs.
@@ -157,6 +179,13 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         "flock" => flock(command, &args, depth),
         "su" | "runuser" => su(&args, depth),
         "eval" => eval(command, depth),
+        "alias" => alias(&args, depth),
+        "trap" => trap(&args, depth),
+        b if EVALUATING_BUILTINS.contains(&b)
+            && args.iter().any(|a| a.contains("$(") || a.contains('`')) =>
+        {
+            Err("a builtin that may evaluate a command substitution in its arguments")
+        }
         s if SHELLS.contains(&s) => shell_body(&args, words, depth),
         "find" => find(&words[1..], depth),
         "git" => git(command, &args, depth),
@@ -200,6 +229,37 @@ fn shell_text(words: &[Word], depth: usize) -> Result<Step, Why> {
     }
     let text: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
     parse_body(&text.join(" "), depth).map(Step::Many)
+}
+
+/// `alias NAME=VALUE…`: each value may later run as a command (with `expand_aliases`).
+fn alias(args: &[String], depth: usize) -> Result<Step, Why> {
+    let mut out = Vec::new();
+    for value in args
+        .iter()
+        .filter_map(|a| a.split_once('=').map(|(_, v)| v))
+    {
+        out.extend(parse_body(value, depth)?);
+    }
+    Ok(if out.is_empty() {
+        Step::Done
+    } else {
+        Step::Many(out)
+    })
+}
+
+/// `trap [--] ACTION SIGNAL…`: the action runs when the signal (or `EXIT`) comes.
+fn trap(args: &[String], depth: usize) -> Result<Step, Why> {
+    let operands: Vec<&String> = match args.first().map(String::as_str) {
+        Some("--") => args[1..].iter().collect(),
+        Some(a) if a.starts_with('-') && a != "-" => return Ok(Step::Done),
+        _ => args.iter().collect(),
+    };
+    match operands.as_slice() {
+        [action, _signal, ..] if action.as_str() != "-" => {
+            parse_body(action, depth).map(Step::Many)
+        }
+        _ => Ok(Step::Done),
+    }
 }
 
 /// `eval WORDS…`: the words joined with spaces, read as a line.
