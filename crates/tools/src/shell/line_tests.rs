@@ -159,6 +159,8 @@ fn what_cannot_be_seen_through_is_unanalysable_with_naive_words() {
         ("/usr/bin/rm x & ", "rm"),
         ("git --config-env=alias.st=EVIL st", "git"),
         ("let 'x=a[$(rm -rf y)]'", "rm"),
+        ("hash -p /bin/rm ls; ls -rf y", "rm"),
+        ("enable -f ./evil.so ls", "ls"),
         ("declare -i x='a[`rm y`]'", "rm"),
         ("unset 'a[$(rm y)]'", "rm"),
         ("test -v 'a[$(rm y)]'", "rm"),

@@ -180,6 +180,14 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         "su" | "runuser" => su(&args, depth),
         "eval" => eval(command, depth),
         "alias" => alias(&args, depth),
+        // `hash -p /bin/rm ls` makes `ls` run rm; `enable -f` loads a builtin from a library.
+        "hash" | "enable"
+            if args
+                .iter()
+                .any(|a| short_cluster_has(a, 'p') || short_cluster_has(a, 'f')) =>
+        {
+            Err("a command name remapped (hash -p, enable -f)")
+        }
         "trap" => trap(&args, depth),
         b if EVALUATING_BUILTINS.contains(&b)
             && args.iter().any(|a| a.contains("$(") || a.contains('`')) =>
@@ -191,6 +199,11 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         "git" => git(command, &args, depth),
         _ => Ok(Step::Done),
     }
+}
+
+/// Whether `arg` is a cluster of short options containing `c` (`-pr`, `-p`).
+fn short_cluster_has(arg: &str, c: char) -> bool {
+    arg.starts_with('-') && !arg.starts_with("--") && arg.contains(c)
 }
 
 fn flags(flags: &'static str) -> OptionSpec {
