@@ -10,5 +10,6 @@ mod edit_file;
 mod read_file;
 mod registry;
 mod search;
+mod shell;
 mod support;
 mod write_file;

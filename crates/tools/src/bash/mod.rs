@@ -133,14 +133,10 @@ impl TypedTool for Bash {
         )
     }
 
-    /// Read-only only when the conservative classifier proves every command in the line
-    /// only observes ([`crate::shell::is_read_only`]).
-    fn effect(&self, args: &BashArgs) -> Effect {
-        if crate::shell::is_read_only(&args.command) {
-            Effect::ReadOnly
-        } else {
-            Effect::Mutating
-        }
+    /// Always mutating here: proving a line read-only ([`crate::shell::is_read_only`]) needs
+    /// the workspace guard and the shell's directory, which `effect` is not given.
+    fn effect(&self, _args: &BashArgs) -> Effect {
+        Effect::Mutating
     }
 
     fn describe(&self, args: &BashArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {

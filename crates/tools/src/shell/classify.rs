@@ -1,241 +1,86 @@
-//! Which command lines only observe the world.
+//! Proving that a command line only observes ("prove or ask").
 //!
-//! A line is read-only when it parses ([`split_commands`]), no redirection writes a file, and
-//! every simple command is a known observer with arguments that keep it one (`find` without
-//! `-delete`/`-exec`, `sed -n` with a print-only script, `git` with a read subcommand). Any
-//! doubt answers "not read-only": misjudging a reader costs some concurrency, misjudging a
-//! writer would let it run unchecked.
+//! A line is proven read-only when it was fully analysed, and every simple command in it has
+//! no assignment prefix, no word bash could expand, no redirection but reads, `/dev/null` and
+//! descriptor copies, and is a program of the small allow-list ([`super::programs`],
+//! [`super::git`]) with options from its exact table and path operands that resolve inside
+//! the workspace, outside the sensitive list, and not to a file with several hard links.
+//! Anything else is not proven and the user is asked: misjudging a reader costs a question,
+//! misjudging a writer would run it unchecked.
 
-use super::parse::{SimpleCommand, split_commands};
+use std::path::Path;
 
-/// Whether running `line` cannot change files or state (conservatively).
-pub fn is_read_only(line: &str) -> bool {
-    match split_commands(line) {
-        Ok(commands) => !commands.is_empty() && commands.iter().all(command_is_read_only),
-        Err(_) => false,
-    }
-}
+use super::git::git_is_read_only;
+use super::line::ShellLine;
+use super::parse::SimpleCommand;
+use super::programs::program_is_read_only;
+use super::reads::Reads;
+use crate::WorkspaceGuard;
 
-/// Programs that only read, whatever their arguments (none of them writes files or runs
-/// other programs).
-const ALWAYS: &[&str] = &[
-    "ls",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "egrep",
-    "fgrep",
-    "pwd",
-    "which",
-    "type",
-    "stat",
-    "du",
-    "df",
-    "cut",
-    "tr",
-    "diff",
-    "cmp",
-    "comm",
-    "nl",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "printenv",
-    "whoami",
-    "id",
-    "uname",
-    "true",
-    "false",
-    "sleep",
-    "test",
-    "[",
-    "seq",
-    "echo",
-    "printf",
-    "jq",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "b2sum",
-    "cksum",
-    "od",
-    "hexdump",
-    "strings",
-    "column",
-    "fold",
-    "expand",
-    "unexpand",
-    "rev",
-    "tac",
-    "paste",
-    "join",
-    "look",
-    "ps",
-    "uptime",
-    "free",
-    "nproc",
-    "arch",
-    "groups",
-    "locale",
-    "tty",
-    "lsof",
-    "getconf",
-];
-
-/// `git` subcommands that only read the repository.
-const GIT_READ: &[&str] = &[
-    "status",
-    "diff",
-    "log",
-    "show",
-    "blame",
-    "ls-files",
-    "ls-tree",
-    "rev-parse",
-    "describe",
-    "shortlog",
-    "grep",
-    "cat-file",
-    "reflog",
-    "whatchanged",
-    "merge-base",
-    "name-rev",
-    "count-objects",
-    "rev-list",
-    "show-ref",
-    "for-each-ref",
-    "check-ignore",
-    "version",
-];
-
-fn command_is_read_only(command: &SimpleCommand) -> bool {
-    if command.redirects.iter().any(|r| r.writes_file()) {
+/// Whether every command of `line` is provably read-only, for a shell whose current
+/// directory is `cwd` in `guard`'s workspace. See the module documentation for the rules;
+/// run a proven line with [`super::read_only_env`].
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use rein_tools::shell::{analyse, is_read_only};
+/// let dir = tempfile::tempdir()?;
+/// let guard = rein_tools::WorkspaceGuard::new(dir.path())?;
+/// let cwd = guard.root().to_path_buf();
+/// assert!(is_read_only(&analyse("ls -la"), &guard, &cwd));
+/// assert!(!is_read_only(&analyse("cat /etc/passwd"), &guard, &cwd));
+/// assert!(!is_read_only(&analyse("PAGER=x ls"), &guard, &cwd));
+/// # Ok(()) }
+/// ```
+pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> bool {
+    if line.unanalysable.is_some() || line.commands.is_empty() {
         return false;
     }
-    let Some(program) = command.argv.first() else {
-        // Only assignments: they change this shell's variables, which do not outlive the call.
-        return true;
+    // Programs without operands read the current directory.
+    let Some(cwd_text) = cwd.to_str() else {
+        return false;
     };
-    if program.contains(['$', '/'])
-        && !program.starts_with("/usr/bin/")
-        && !program.starts_with("/bin/")
-    {
+    if guard.resolve_read(cwd_text).is_err() {
         return false;
     }
-    let name = program.rsplit('/').next().unwrap_or(program);
-    let args = &command.argv[1..];
-    if ALWAYS.contains(&name) {
-        return true;
-    }
-    match name {
-        "find" => !args.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "-delete"
-                    | "-exec"
-                    | "-execdir"
-                    | "-ok"
-                    | "-okdir"
-                    | "-fprint"
-                    | "-fprint0"
-                    | "-fprintf"
-                    | "-fls"
-            )
-        }),
-        "fd" | "fdfind" => !args.iter().any(|a| {
-            matches!(a.as_str(), "-x" | "-X" | "--exec" | "--exec-batch") || a.starts_with("--exec")
-        }),
-        "sort" => !args.iter().any(|a| {
-            a == "-o" || a.starts_with("--output") || (a.starts_with("-o") && !a.starts_with("--"))
-        }),
-        "uniq" => args.iter().filter(|a| !a.starts_with('-')).count() <= 1,
-        "date" => !args.iter().any(|a| {
-            a == "-s" || a.starts_with("--set") || (a.starts_with("-s") && !a.starts_with("--"))
-        }),
-        "hostname" | "env" => args.is_empty(),
-        // `rg --pre CMD` runs a preprocessor; `tree -o FILE` and `file -C` write files.
-        "rg" => !args.iter().any(|a| a.starts_with("--pre")),
-        "tree" => !args.iter().any(|a| a == "-o"),
-        "file" => !args.iter().any(|a| a == "-C" || a == "--compile"),
-        "sed" => sed_is_read_only(args),
-        "git" => git_is_read_only(args),
-        "cargo" => matches!(
-            args.first().map(String::as_str),
-            Some("tree" | "metadata" | "--version" | "-V")
-        ),
-        _ => false,
-    }
+    let reads = Reads { guard, cwd };
+    line.commands
+        .iter()
+        .all(|command| command_is_read_only(command, &reads))
 }
 
-/// `sed -n 'N,Mp'`-style calls: no in-place flag, and a script of line addresses and `p`.
-fn sed_is_read_only(args: &[String]) -> bool {
-    let mut script_seen = false;
-    for arg in args {
-        if arg.starts_with("-i") || arg.starts_with("--in-place") || arg == "-e" || arg == "-f" {
+fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
+    if !command.assignments.is_empty() || command.words.iter().any(|w| !w.literal) {
+        return false;
+    }
+    for redirect in &command.redirects {
+        if !redirect.literal || redirect.writes_file() {
             return false;
         }
-        if arg.starts_with('-') {
-            continue;
-        }
-        if !script_seen {
-            script_seen = true;
-            let print_only = arg
-                .chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, ',' | '$' | 'p' | ';' | ' '));
-            if !print_only {
-                return false;
-            }
+        if redirect.op == "<" && !reads.path(&redirect.target) {
+            return false;
         }
     }
-    script_seen
-}
-
-fn git_is_read_only(args: &[String]) -> bool {
-    // Global options before the subcommand could point git anywhere (`-C`, `-c`): not judged.
-    let Some(sub) = args.first() else {
+    let Some((program, args)) = command.argv.split_first() else {
         return false;
     };
-    let rest = &args[1..];
-    if GIT_READ.contains(&sub.as_str()) {
-        // `--output=FILE` writes a file; `--ext-diff` and `grep -O` run other programs.
-        return !rest.iter().any(|a| {
-            a.starts_with("--output")
-                || a == "--ext-diff"
-                || a == "-O"
-                || a.starts_with("--open-files-in-pager")
-        });
+    let Some(name) = program_name(program) else {
+        return false;
+    };
+    match name {
+        "git" => git_is_read_only(args, reads),
+        _ => program_is_read_only(name, args, reads),
     }
-    match sub.as_str() {
-        // Listing forms only: `git branch` / `git tag` with a name create one.
-        "branch" => rest.iter().all(|a| {
-            matches!(
-                a.as_str(),
-                "-a" | "-r"
-                    | "-v"
-                    | "-vv"
-                    | "--list"
-                    | "--all"
-                    | "--remotes"
-                    | "--show-current"
-                    | "--merged"
-                    | "--no-merged"
-                    | "--contains"
-            )
-        }),
-        "tag" => rest.is_empty() || rest.iter().all(|a| a == "-l" || a == "--list"),
-        "remote" => rest.is_empty() || rest.iter().all(|a| a == "-v" || a == "--verbose"),
-        "stash" => matches!(rest.first().map(String::as_str), Some("list" | "show")),
-        "config" => {
-            rest.first().map(String::as_str) == Some("--get")
-                || rest.first().map(String::as_str) == Some("--list")
-                || rest.first().map(String::as_str) == Some("-l")
-        }
-        _ => false,
-    }
+}
+
+/// The program's name when it is run from the search path or from `/usr/bin` or `/bin`
+/// exactly; any other path (`./cat`, `node_modules/.bin/ls`, `../../bin/sh`) is not proven.
+fn program_name(program: &str) -> Option<&str> {
+    let name = program
+        .strip_prefix("/usr/bin/")
+        .or_else(|| program.strip_prefix("/bin/"))
+        .unwrap_or(program);
+    (!name.is_empty() && !name.contains('/')).then_some(name)
 }
 
 #[cfg(test)]

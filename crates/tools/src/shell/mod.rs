@@ -1,15 +1,32 @@
-//! Reading shell command lines without running them: a conservative parser that splits a
-//! command line into simple commands, and the classifier that decides whether a command line
-//! only observes (`ls`, `git status`, `grep …`) — which lets it run concurrently and pass
-//! read-only permission modes.
+//! Reading shell command lines without running them.
 //!
-//! "Conservative" is the contract: the parser understands words, quotes, escapes, the list and
-//! pipe operators and redirections, and refuses everything else (substitutions, subshells,
-//! heredocs, control flow, background jobs). A refused line is never read-only and can only be
-//! allowed by a rule that matches it whole.
+//! [`analyse`] splits a line into simple commands with a conservative parser ([`split_commands`])
+//! and sees through wrappers to what actually runs ([`ShellLine::effective`]), so permission
+//! rules hold however a command is dressed. [`is_read_only`] proves a line only observes —
+//! which lets it run concurrently and pass read-only permission modes — or says no: "prove or
+//! ask". It knows a small set of programs and parses exactly their options; anything else,
+//! any word bash could expand, any assignment prefix, any path outside the workspace, is not
+//! proven. [`read_only_env`] is the environment to run a proven line with, so that `git` cannot
+//! be made to run hooks, pagers or diff programs.
+//!
+//! "Conservative" is the parser's contract: it understands words, quotes, escapes, the list
+//! and pipe operators and redirections, and refuses everything else (substitutions,
+//! subshells, heredocs, control flow, background jobs). A refused line is unanalysable: never
+//! read-only, and a policy sees only its [`ShellLine::naive_words`].
 
 mod classify;
+mod env;
+mod git;
+mod line;
+mod options;
 mod parse;
+mod programs;
+mod reads;
+mod repo_config;
+mod scripts;
+mod unwrap;
 
 pub use classify::is_read_only;
-pub use parse::{Redirect, SimpleCommand, Unsupported, split_commands};
+pub use env::{ReadOnlyEnv, read_only_env};
+pub use line::{ShellLine, analyse, naive_words};
+pub use parse::{Redirect, SimpleCommand, Unsupported, Word, split_commands};

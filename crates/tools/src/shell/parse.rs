@@ -9,8 +9,48 @@ pub struct SimpleCommand {
     pub assignments: Vec<String>,
     /// The words after quote removal; `argv[0]` is the program.
     pub argv: Vec<String>,
+    /// The same words as `argv`, each saying whether bash could expand it.
+    pub words: Vec<Word>,
     /// Redirections, in order.
     pub redirects: Vec<Redirect>,
+}
+
+/// One word as bash reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The word after quote removal (`$VAR`, globs and braces kept as written).
+    pub text: String,
+    /// Whether no expansion of any kind could change it: no `$` or backquote outside single
+    /// quotes (parameters, arithmetic, `$'..'`, `$".."`), and no unquoted glob character
+    /// (`*`, `?`, `[`), brace (`{`, `}`), `!` (extglob) or tilde that could expand (at the start,
+    /// after `=` or `:`). Inside single quotes and
+    /// after a backslash everything is literal.
+    pub literal: bool,
+}
+
+impl Word {
+    /// A literal word (one that came from an analysis rather than from bash source).
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            literal: true,
+        }
+    }
+}
+
+impl SimpleCommand {
+    /// A command made of literal words, as the analysis synthesises them (`text` is the argv
+    /// joined with spaces).
+    pub fn from_words(words: Vec<Word>, redirects: Vec<Redirect>) -> Self {
+        let argv: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+        Self {
+            text: argv.join(" "),
+            assignments: Vec::new(),
+            argv,
+            words,
+            redirects,
+        }
+    }
 }
 
 /// A redirection: `2>&1`, `> out.txt`, `< in.txt`, `&>> log`.
@@ -21,6 +61,8 @@ pub struct Redirect {
     pub op: String,
     /// The target word (a file, a descriptor for `>&`, the string for `<<<`).
     pub target: String,
+    /// Whether the target is a plain literal (see [`Word::literal`]).
+    pub literal: bool,
 }
 
 impl Redirect {
@@ -45,6 +87,9 @@ enum Token {
     Word {
         text: String,
         start: usize,
+        literal: bool,
+        /// Starts with an unquoted `NAME=`.
+        assignment: bool,
     },
     /// `&&`, `||`, `;`, `|`, `|&` or a newline: ends a simple command.
     Separator(usize),
@@ -60,7 +105,12 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
     let mut tokens = tokens.into_iter().peekable();
     while let Some(token) = tokens.next() {
         match token {
-            Token::Word { text, start } => current.word(text, start, line),
+            Token::Word {
+                text,
+                start,
+                literal,
+                assignment,
+            } => current.word(Word { text, literal }, start, assignment, line),
             Token::Separator(at) => {
                 if let Some(command) = current.finish(line, at)? {
                     commands.push(command);
@@ -68,14 +118,21 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
                 current = Builder::default();
             }
             Token::Redirect(op) => {
-                let Some(Token::Word { text, start }) = tokens.next() else {
+                let Some(Token::Word {
+                    text,
+                    start,
+                    literal,
+                    ..
+                }) = tokens.next()
+                else {
                     return Err(Unsupported("a redirection without a target"));
                 };
                 current.start.get_or_insert(start);
-                current.end = start + text.len();
+                current.end = current.end.max(word_end(line, start));
                 current.redirects.push(Redirect {
                     op: op.to_string(),
                     target: text,
+                    literal,
                 });
             }
         }
@@ -91,20 +148,20 @@ struct Builder {
     start: Option<usize>,
     end: usize,
     assignments: Vec<String>,
-    argv: Vec<String>,
+    words: Vec<Word>,
     redirects: Vec<Redirect>,
 }
 
 impl Builder {
-    fn word(&mut self, text: String, start: usize, line: &str) {
+    fn word(&mut self, word: Word, start: usize, assignment: bool, line: &str) {
         self.start.get_or_insert(start);
         // The word's end in the source: up to the next unquoted blank or operator. Tokens do
         // not carry it, so take the longest of the known positions.
         self.end = self.end.max(word_end(line, start));
-        if self.argv.is_empty() && is_assignment(&text) {
-            self.assignments.push(text);
+        if self.words.is_empty() && assignment {
+            self.assignments.push(word.text);
         } else {
-            self.argv.push(text);
+            self.words.push(word);
         }
     }
 
@@ -112,8 +169,8 @@ impl Builder {
         let Some(start) = self.start else {
             return Ok(None);
         };
-        if let Some(first) = self.argv.first()
-            && KEYWORDS.contains(&first.as_str())
+        if let Some(first) = self.words.first()
+            && KEYWORDS.contains(&first.text.as_str())
         {
             return Err(Unsupported(
                 "control flow (if, for, while, case, functions)",
@@ -123,27 +180,29 @@ impl Builder {
         Ok(Some(SimpleCommand {
             text: line[start..end].trim().to_string(),
             assignments: self.assignments,
-            argv: self.argv,
+            argv: self.words.iter().map(|w| w.text.clone()).collect(),
+            words: self.words,
             redirects: self.redirects,
         }))
     }
 }
 
-/// Reserved words that start compound commands.
+/// Reserved words that start compound commands. (`time` is read as a wrapper instead.)
 const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-    "function", "select", "{", "}", "[[", "]]", "!", "coproc", "time",
+    "function", "select", "{", "}", "[[", "]]", "!", "coproc",
 ];
 
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
+/// Whether the source at `chars` starts with an unquoted `NAME=` (or `NAME+=`, `NAME[..]=`).
+fn is_assignment(chars: &[(usize, char)]) -> bool {
+    let name = chars
+        .iter()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+        .count();
+    let starts_well = chars
+        .first()
+        .is_some_and(|(_, c)| !c.is_ascii_digit() && *c != '=');
+    starts_well && name > 0 && matches!(chars.get(name), Some((_, '=' | '+' | '[')))
 }
 
 /// Where the word starting at `start` ends in `line` (quotes and escapes skipped).
@@ -224,8 +283,13 @@ fn tokenize(line: &str) -> Result<Vec<Token>, Unsupported> {
                 i += 1;
             }
             _ => {
-                let (text, next) = read_word(&chars, i)?;
-                tokens.push(Token::Word { text, start: pos });
+                let (text, literal, next) = read_word(&chars, i)?;
+                tokens.push(Token::Word {
+                    text,
+                    start: pos,
+                    literal,
+                    assignment: is_assignment(&chars[i..]),
+                });
                 i = next;
             }
         }
@@ -265,17 +329,18 @@ fn redirect_op(chars: &[(usize, char)]) -> Result<(&'static str, usize), Unsuppo
     Ok((op, op.chars().count()))
 }
 
-/// Reads one word starting at `i`: quotes removed, escapes applied. Substitutions are refused.
-fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, usize), Unsupported> {
+/// Reads one word starting at `i`: quotes removed, escapes applied, and whether it is literal
+/// ([`Word::literal`]). Substitutions are refused.
+fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, bool, usize), Unsupported> {
     let mut word = String::new();
+    let mut literal = true;
     let at = |i: usize| chars.get(i).map(|(_, c)| *c);
     while let Some(c) = at(i) {
         match c {
             ' ' | '\t' | '\n' | ';' | '|' | '&' | '<' | '>' | '(' | ')' => break,
             '\\' => {
-                if let Some(next) = at(i + 1) {
-                    word.push(next);
-                }
+                // A backslash at the very end stays itself.
+                word.push(at(i + 1).unwrap_or('\\'));
                 i += 2;
             }
             '\'' => {
@@ -304,7 +369,10 @@ fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, usize), U
                             return Err(Unsupported("a command substitution"));
                         }
                         Some('`') => return Err(Unsupported("a command substitution")),
-                        Some(c) => word.push(c),
+                        Some(c) => {
+                            literal &= c != '$';
+                            word.push(c);
+                        }
                     }
                     i += 1;
                 }
@@ -313,12 +381,17 @@ fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, usize), U
             '`' => return Err(Unsupported("a command substitution")),
             '$' if at(i + 1) == Some('(') => return Err(Unsupported("a command substitution")),
             c => {
+                // A tilde expands at the start of a word and after `=` or `:`.
+                let tilde = c == '~' && (word.is_empty() || word.ends_with(['=', ':']));
+                literal &= !tilde && !matches!(c, '$' | '*' | '?' | '[' | '{' | '}' | '!');
                 word.push(c);
                 i += 1;
             }
         }
     }
-    Ok((word, i))
+    // A lone `[` is the `test` builtin, not a pattern.
+    let lone_bracket = word == "[";
+    Ok((word, literal || lone_bracket, i))
 }
 
 #[cfg(test)]

@@ -100,3 +100,52 @@ fn constructs_it_cannot_judge_are_refused() {
         assert!(split_commands(line).is_err(), "{line}");
     }
 }
+
+#[test]
+fn words_know_whether_bash_could_expand_them() {
+    let cases: &[(&str, &[bool])] = &[
+        ("cat 'a b' \"c\" d\\*", &[true, true, true, true]),
+        ("cat '$HOME' \"\\$HOME\" '*' \"{a,b}\" '~'", &[true; 6]),
+        (
+            "cat $HOME \"$HOME\" ${X} $'x' $\"x\"",
+            &[true, false, false, false, false, false],
+        ),
+        (
+            "cat * ? [a] {a,b} {1..3}",
+            &[true, false, false, false, false, false],
+        ),
+        (
+            "cat ~ ~/x --x=~/y a:~/b HEAD~1",
+            &[true, false, false, false, false, true],
+        ),
+        ("cat !x @x", &[true, false, true]),
+        ("[ -f x ]", &[true, true, true, true]),
+    ];
+    for (line, expected) in cases {
+        let commands = split_commands(line).unwrap();
+        let literal: Vec<bool> = commands[0].words.iter().map(|w| w.literal).collect();
+        assert_eq!(&literal, expected, "{line}");
+    }
+}
+
+#[test]
+fn only_unquoted_name_equals_prefixes_are_assignments() {
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        ("A=1 B+=2 ls x=1", &["A=1", "B+=2"], &["ls", "x=1"]),
+        ("'A=1' ls", &[], &["A=1", "ls"]),
+        ("\"A\"=1 ls", &[], &["A=1", "ls"]),
+        ("1A=1 ls", &[], &["1A=1", "ls"]),
+    ];
+    for (line, assignments, argv) in cases {
+        let command = &split_commands(line).unwrap()[0];
+        assert_eq!(&command.assignments, assignments, "{line}");
+        assert_eq!(&command.argv, argv, "{line}");
+    }
+}
+
+#[test]
+fn redirect_targets_know_whether_they_are_literal() {
+    let command = &split_commands("cat < 'in' > $OUT 2> ~/log").unwrap()[0];
+    let literal: Vec<bool> = command.redirects.iter().map(|r| r.literal).collect();
+    assert_eq!(literal, [true, false, false]);
+}

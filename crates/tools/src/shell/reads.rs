@@ -1,0 +1,85 @@
+//! What a proven command may read: path operands resolved like the file tools resolve them,
+//! and, for recursive content searches, every file below a directory.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::WorkspaceGuard;
+
+/// How many entries a recursive search may have before rein stops looking and asks.
+const MAX_TREE_ENTRIES: usize = 20_000;
+
+/// The workspace and the shell's current directory, against which operands are checked.
+pub(super) struct Reads<'a> {
+    /// The workspace guard (root, sensitive list, extra read roots).
+    pub guard: &'a WorkspaceGuard,
+    /// The shell's current directory; relative operands start here.
+    pub cwd: &'a Path,
+}
+
+impl Reads<'_> {
+    /// Whether a path operand may be read: `-` (standard input), or a path the guard resolves
+    /// for reading that is not a file with several names (a hard link to a secret shares its
+    /// inode, not its path).
+    pub fn path(&self, path: &str) -> bool {
+        path == "-"
+            || self
+                .resolve(path)
+                .is_some_and(|resolved| single_name(&resolved))
+    }
+
+    /// Whether a recursive content search (`grep -r`, `rg`) of `path` reads only readable
+    /// files: the operand itself, and when it is a directory every file below it (symbolic
+    /// links are not followed by these searches, so they are skipped) is neither sensitive
+    /// nor hard-linked, within [`MAX_TREE_ENTRIES`].
+    pub fn tree(&self, path: &str) -> bool {
+        if path == "-" {
+            return true;
+        }
+        let Some(resolved) = self.resolve(path) else {
+            return false;
+        };
+        if !resolved.is_dir() {
+            return single_name(&resolved);
+        }
+        let mut stack = vec![resolved];
+        let mut seen = 0;
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                return false;
+            };
+            for entry in entries {
+                seen += 1;
+                let Ok(entry) = entry else {
+                    return false;
+                };
+                let Ok(meta) = entry.metadata() else {
+                    return false;
+                };
+                let path = entry.path();
+                if seen > MAX_TREE_ENTRIES || self.guard.sensitive(&path).is_some() {
+                    return false;
+                }
+                if meta.is_dir() {
+                    stack.push(path);
+                } else if meta.is_file() && meta.nlink() > 1 {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn resolve(&self, path: &str) -> Option<PathBuf> {
+        let joined = self.cwd.join(path);
+        self.guard.resolve_read(joined.to_str()?).ok()
+    }
+}
+
+/// Whether the file at a resolved path (if it exists) has only one name.
+fn single_name(resolved: &Path) -> bool {
+    match std::fs::metadata(resolved) {
+        Ok(meta) => meta.is_dir() || meta.nlink() <= 1,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    }
+}
