@@ -9,49 +9,6 @@ use std::time::{Duration, Instant};
 
 use crate::support::*;
 
-/// Whether tmux works, decided once per test process (tests run in parallel threads and
-/// must not race each other into apt's lock).
-static TMUX_READY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-
-/// Checks for tmux and, when it is missing, installs it from Debian's packages (as root, or
-/// through password-less sudo), refreshing the package lists first as a fresh machine has
-/// none.
-fn install_tmux() -> bool {
-    let works = || {
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if works() {
-        return true;
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let apt = |args: &[&str]| {
-        let mut command = if root {
-            Command::new("apt-get")
-        } else {
-            let mut sudo = Command::new("sudo");
-            sudo.args(["-n", "apt-get"]);
-            sudo
-        };
-        command
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    eprintln!("tmux is missing; installing it with apt-get");
-    if !apt(&["install", "-y", "-qq", "tmux"]) {
-        apt(&["update", "-qq"]);
-        apt(&["install", "-y", "-qq", "tmux"]);
-    }
-    works()
-}
-
 /// tmux on one private socket, killed when the test ends.
 struct Tmux {
     socket: String,
@@ -60,7 +17,7 @@ struct Tmux {
 impl Tmux {
     /// A tmux server, installing tmux first when it is missing and we may.
     fn start() -> Option<Self> {
-        if !*TMUX_READY.get_or_init(install_tmux) {
+        if !rein_testkit::ensure_installed("tmux", "-V", "tmux") {
             eprintln!("SKIPPED: tmux is not installed and could not be installed here");
             return None;
         }

@@ -119,7 +119,10 @@ fn main() {
         })
         .collect();
     facts_times.sort();
-    println!("  of which the facts: median {:.1} µs", facts_times[100].as_secs_f64() * 1e6);
+    println!(
+        "  of which the facts: median {:.1} µs",
+        facts_times[100].as_secs_f64() * 1e6
+    );
     times.sort();
     let median = times[ROUNDS / 2];
     let p99 = times[ROUNDS * 99 / 100];

@@ -137,6 +137,7 @@ async fn run_one(
             let id = call.id.clone();
             let own = ToolContext {
                 cancel: ctx.cancel.child_token(),
+                facts: Some(std::sync::Arc::new(cleared.facts.clone())),
                 progress: Some(Progress::new(move |text| {
                     let _ = live.send(Event::ToolOutputDelta {
                         id: id.clone(),

@@ -21,6 +21,7 @@
 
 mod anthropic;
 mod body;
+mod install;
 mod openai_chat;
 mod openai_responses;
 mod recorded;
@@ -29,6 +30,7 @@ mod server;
 mod sse;
 mod wire;
 
+pub use install::ensure_installed;
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;

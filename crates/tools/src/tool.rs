@@ -96,6 +96,9 @@ pub struct ToolContext {
     pub progress: Option<Progress>,
     /// Variables a process the call starts must not inherit (the provider keys).
     pub hidden_env: crate::HiddenEnv,
+    /// What this call touches, as the permission check saw it (set by the engine's dispatch;
+    /// absent when a tool is run directly, which then works it out itself).
+    pub facts: Option<std::sync::Arc<CallFacts>>,
 }
 
 impl ToolContext {
@@ -109,6 +112,7 @@ impl ToolContext {
             budget: OutputBudget::default(),
             progress: None,
             hidden_env: crate::HiddenEnv::default(),
+            facts: None,
         }
     }
 }

@@ -34,23 +34,63 @@ fn builtin_tools_have_object_schemas_and_descriptions() {
 }
 
 #[test]
-fn effects_come_from_the_tool_and_unknown_tools_are_mutating() {
-    let registry = ToolRegistry::builtin();
+fn facts_give_the_effect_and_unknown_tools_are_mutating() {
+    let ws = Workspace::new();
+    let guard = &ws.ctx.guard;
+    let effect =
+        |name: &str, input: serde_json::Value| ws.registry.facts(name, &input, guard).effect;
     let read = json!({"path": "a"});
-    assert_eq!(registry.effect("read_file", &read), Effect::ReadOnly);
+    assert_eq!(effect("read_file", read.clone()), Effect::ReadOnly);
+    assert_eq!(effect("bash", json!({"command": "ls"})), Effect::ReadOnly);
     assert_eq!(
-        registry.effect("bash", &json!({"command": "ls"})),
-        Effect::ReadOnly
-    );
-    assert_eq!(
-        registry.effect("bash", &json!({"command": "ls > listing.txt"})),
+        effect("bash", json!({"command": "ls > listing.txt"})),
         Effect::Mutating
     );
+    assert_eq!(effect("bash", json!({"nope": 1})), Effect::Mutating);
+    assert_eq!(effect("nope", read.clone()), Effect::Mutating);
+    // Without the workspace, only the conservative answer.
     assert_eq!(
-        registry.effect("bash", &json!({"nope": 1})),
+        ws.registry.effect("bash", &json!({"command": "ls"})),
         Effect::Mutating
     );
-    assert_eq!(registry.effect("nope", &read), Effect::Mutating);
+    assert_eq!(ws.registry.effect("read_file", &read), Effect::ReadOnly);
+}
+
+#[test]
+fn facts_name_what_a_call_touches() {
+    let ws = Workspace::new();
+    let guard = &ws.ctx.guard;
+    let facts = |name: &str, input: serde_json::Value| ws.registry.facts(name, &input, guard);
+    let read = facts(
+        "read_file",
+        json!({"path": "src/a.rs", "offset": 3, "limit": 2}),
+    );
+    assert_eq!(
+        (read.claude_name.as_str(), read.summary.as_str()),
+        ("Read", "src/a.rs (3-4)")
+    );
+    assert_eq!(read.reads, [ws.root.join("src/a.rs")]);
+    let patch = facts(
+        "apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.txt\n*** Move to: c.txt\n@@\n-a\n+b\n*** End Patch"}),
+    );
+    assert_eq!(
+        patch.writes,
+        [
+            ws.root.join("a.txt"),
+            ws.root.join("b.txt"),
+            ws.root.join("c.txt")
+        ]
+    );
+    let bash = facts(
+        "bash",
+        json!({"command": "cat notes.txt > ../out.txt && sudo rm -rf x"}),
+    );
+    assert_eq!(bash.claude_name, "Bash");
+    assert_eq!(bash.writes, [ws.root.parent().unwrap().join("out.txt")]);
+    let shell = bash.shell.unwrap();
+    let effective: Vec<String> = shell.effective.iter().map(|c| c.argv.join(" ")).collect();
+    assert!(effective.contains(&"rm -rf x".to_string()), "{effective:?}");
 }
 
 #[tokio::test]

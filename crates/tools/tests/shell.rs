@@ -18,6 +18,10 @@ struct Repo {
 
 impl Repo {
     fn new() -> Self {
+        assert!(
+            rein_testkit::ensure_installed("git", "--version", "git"),
+            "these tests need git, and it could not be installed"
+        );
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap().join("repo");
         std::fs::create_dir_all(&root).unwrap();

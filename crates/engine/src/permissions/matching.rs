@@ -62,9 +62,13 @@ pub(super) fn allow_covering<'a>(
     match &facts.shell {
         Some(shell) => {
             let parts = allow_parts(shell)?;
+            let mut covered: Vec<&SimpleCommand> = Vec::new();
             for part in parts {
                 if !part.assignments.is_empty() || part.redirects.iter().any(|r| r.writes_file()) {
                     return None;
+                }
+                if covered.iter().any(|c| renamed(part, c)) {
+                    continue;
                 }
                 let candidates = candidates(part);
                 used.push(
@@ -72,6 +76,7 @@ pub(super) fn allow_covering<'a>(
                         .iter()
                         .find(|r| r.rule.matches_command(&candidates))?,
                 );
+                covered.push(part);
             }
         }
         None => {
@@ -90,13 +95,40 @@ pub(super) fn allow_covering<'a>(
     Some(used)
 }
 
-/// The commands an allow rule must cover: every command of the line. `None` for a line
-/// rein could not analyse (only a rule for the whole tool allows it).
+/// Wrappers that change nothing of what their command may do (timing, priority, a
+/// timeout): an allow rule need not name them, only the command they run.
+const NEUTRAL_WRAPPERS: &[&str] = &[
+    "command", "builtin", "nohup", "time", "nice", "timeout", "stdbuf", "ionice", "taskset",
+    "chrt", "setsid", "exec",
+];
+
+/// The commands an allow rule must cover: every command as written and everything it runs
+/// (`sh -c` bodies, what `xargs` and `find -exec` run, `rm` for `find -delete`), except a
+/// neutral wrapper followed by what it wraps. `None` for a line rein could not analyse (only
+/// a rule for the whole tool allows it).
 fn allow_parts(shell: &ShellFacts) -> Option<Vec<&SimpleCommand>> {
     if shell.unanalysable.is_some() || shell.commands.is_empty() {
         return None;
     }
-    Some(shell.commands.iter().collect())
+    let effective = &shell.effective;
+    let parts = effective
+        .iter()
+        .enumerate()
+        .filter(|(i, command)| {
+            let program = command.argv.first().map(|p| basename(p)).unwrap_or("");
+            !(NEUTRAL_WRAPPERS.contains(&program) && *i + 1 < effective.len())
+        })
+        .map(|(_, command)| command)
+        .collect();
+    Some(parts)
+}
+
+/// Whether `command` is another spelling of `covered` with the program's folder dropped
+/// (`eslint x` for `./node_modules/.bin/eslint x`): covered when that one is.
+fn renamed(command: &SimpleCommand, covered: &SimpleCommand) -> bool {
+    command.argv.len() == covered.argv.len()
+        && command.argv.first().map(String::as_str) == covered.argv.first().map(|p| basename(p))
+        && command.argv[1..] == covered.argv[1..]
 }
 
 /// Whether an allow rule names a dangerous command itself (`Bash(git push --force *)`), so

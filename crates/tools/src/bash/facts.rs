@@ -4,79 +4,62 @@
 use std::path::Path;
 
 use super::paths::{Expansion, expand};
-use crate::shell::SimpleCommand;
+use crate::shell::{SimpleCommand, Word};
 use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard, resolve_for_rules};
 
 /// Longest summary line; the rest of a long command is elided.
 const SUMMARY_CHARS: usize = 200;
 
-/// Fills `facts` for running `line` in `cwd`.
+/// Fills `facts` for running `line` in `cwd`: the line analysed once, whether it is proven
+/// read-only, and every path its words can name.
 pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &mut CallFacts) {
-    let shell = analyse(line);
-    let mut unresolved = false;
-    for command in &shell.effective {
-        for (word, access) in file_words(command) {
-            match expand(&word, cwd) {
-                Expansion::Paths(paths) => {
-                    for path in paths {
-                        let resolved = resolve_for_rules(&path, cwd, guard);
-                        match access {
-                            Access::Read => facts.reads.push(resolved),
-                            Access::Write => facts.writes.push(resolved),
-                        }
-                    }
-                }
-                Expansion::Unknown => unresolved = true,
-            }
-        }
-    }
-    for word in &shell.naive_words {
-        match expand(word, cwd) {
-            Expansion::Paths(paths) => facts
-                .reads
-                .extend(paths.iter().map(|path| resolve_for_rules(path, cwd, guard))),
-            Expansion::Unknown => unresolved = true,
-        }
-    }
-    facts.reads.dedup();
-    facts.writes.dedup();
-    facts.effect = if shell.unanalysable.is_none() && crate::shell::is_read_only(line) {
+    let analysis = crate::shell::analyse(line);
+    facts.effect = if crate::shell::is_read_only(&analysis, guard, cwd) {
         Effect::ReadOnly
     } else {
         Effect::Mutating
     };
+    let mut unresolved = false;
+    let mut add = |word: &Word, access: Access, facts: &mut CallFacts| {
+        let names = if word.literal {
+            Expansion::Paths(vec![word.text.clone()])
+        } else {
+            expand(&word.text, cwd)
+        };
+        match names {
+            Expansion::Paths(paths) => {
+                for path in paths {
+                    let resolved = resolve_for_rules(&path, cwd, guard);
+                    match access {
+                        Access::Read => facts.reads.push(resolved),
+                        Access::Write => facts.writes.push(resolved),
+                    }
+                }
+            }
+            Expansion::Unknown => unresolved = true,
+        }
+    };
+    for command in &analysis.effective {
+        for (word, access) in file_words(command) {
+            add(&word, access, facts);
+        }
+    }
+    for word in &analysis.naive_words {
+        add(&Word::plain(word.clone()), Access::Read, facts);
+    }
+    facts.reads.sort();
+    facts.reads.dedup();
+    facts.writes.sort();
+    facts.writes.dedup();
     facts.summary = summary(line);
     facts.shell = Some(ShellFacts {
+        line: line.to_string(),
+        commands: analysis.commands,
+        effective: analysis.effective,
+        unanalysable: analysis.unanalysable.map(str::to_string),
+        naive_words: analysis.naive_words,
         unresolved_paths: unresolved,
-        ..shell
     });
-}
-
-/// The line analysed: its commands, what runs, or why it could not be analysed.
-fn analyse(line: &str) -> ShellFacts {
-    match crate::shell::split_commands(line) {
-        Ok(commands) => ShellFacts {
-            line: line.to_string(),
-            effective: commands.clone(),
-            commands,
-            ..ShellFacts::default()
-        },
-        Err(why) => ShellFacts {
-            line: line.to_string(),
-            unanalysable: Some(why.0.to_string()),
-            naive_words: naive_words(line),
-            ..ShellFacts::default()
-        },
-    }
-}
-
-/// The words of a line rein cannot parse, split on every separator-like character and with
-/// quotes dropped, so program names and paths inside `$(…)` still show.
-fn naive_words(line: &str) -> Vec<String> {
-    line.split(|c: char| c.is_whitespace() || "\n;|&()`{}$<>'\"=".contains(c))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -86,9 +69,10 @@ enum Access {
 }
 
 /// The words of a command that may name files: redirection targets, and the arguments that
-/// are not options (the program itself and `echo`/`printf` text excluded).
-fn file_words(command: &SimpleCommand) -> Vec<(String, Access)> {
-    let mut words: Vec<(String, Access)> = command
+/// are not options (the program itself and `echo`/`printf` text excluded), and the values of
+/// `--option=value` arguments.
+fn file_words(command: &SimpleCommand) -> Vec<(Word, Access)> {
+    let mut words: Vec<(Word, Access)> = command
         .redirects
         .iter()
         .filter(|r| !r.op.contains('&') || r.op.starts_with('&'))
@@ -98,29 +82,35 @@ fn file_words(command: &SimpleCommand) -> Vec<(String, Access)> {
             } else {
                 Access::Read
             };
-            (r.target.clone(), access)
+            (word(&r.target, r.literal), access)
         })
         .collect();
     let program = command.argv.first().map(String::as_str).unwrap_or("");
     let program = program.rsplit('/').next().unwrap_or(program);
-    if !matches!(program, "echo" | "printf") {
-        for arg in command.argv.iter().skip(1) {
-            if arg.is_empty() || arg.starts_with('-') {
-                continue;
-            }
-            words.push((arg.clone(), Access::Read));
+    if matches!(program, "echo" | "printf") {
+        return words;
+    }
+    for (i, arg) in command.argv.iter().enumerate().skip(1) {
+        let literal = command.words.get(i).is_none_or(|w| w.literal);
+        if arg.is_empty() {
+            continue;
         }
-        // `--file=x`-style values name files too.
-        for arg in command.argv.iter().skip(1) {
-            if let Some((_, value)) = arg.split_once('=')
-                && arg.starts_with('-')
-                && !value.is_empty()
-            {
-                words.push((value.to_string(), Access::Read));
-            }
+        if !arg.starts_with('-') {
+            words.push((word(arg, literal), Access::Read));
+        } else if let Some((_, value)) = arg.split_once('=')
+            && !value.is_empty()
+        {
+            words.push((word(value, literal), Access::Read));
         }
     }
     words
+}
+
+fn word(text: &str, literal: bool) -> Word {
+    Word {
+        text: text.to_string(),
+        literal,
+    }
 }
 
 /// The first line of the command, marked with `…` when more follow or it was cut.

@@ -90,6 +90,17 @@ impl Bash {
         }
     }
 
+    /// Whether the permission check proved `line` read-only (the facts it saw), or, when
+    /// the tool runs without the engine, whether it is.
+    fn proven_read_only(&self, line: &str, start: &Path, ctx: &ToolContext) -> bool {
+        match &ctx.facts {
+            Some(facts) if facts.shell.as_ref().is_some_and(|s| s.line == line) => {
+                facts.effect == Effect::ReadOnly
+            }
+            _ => crate::shell::is_read_only(&crate::shell::analyse(line), &ctx.guard, start),
+        }
+    }
+
     fn remember(&self, dir: PathBuf) {
         *self.cwd.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
     }
@@ -133,8 +144,9 @@ impl TypedTool for Bash {
         )
     }
 
-    /// Always mutating here: proving a line read-only ([`crate::shell::is_read_only`]) needs
-    /// the workspace guard and the shell's directory, which `effect` is not given.
+    /// Mutating unless proven otherwise: proving a line read-only
+    /// ([`crate::shell::is_read_only`]) needs the workspace guard and the shell's directory,
+    /// which [`TypedTool::describe`] has and sets in the call's facts.
     fn effect(&self, _args: &BashArgs) -> Effect {
         Effect::Mutating
     }
@@ -168,6 +180,17 @@ impl TypedTool for Bash {
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
         ctx.hidden_env.apply(&mut command);
+        if self.proven_read_only(&args.command, &start, ctx) {
+            // Run as proven: git may not start a hook-like program from the repository's
+            // config, no pager or `LESSOPEN` preprocessor runs.
+            let env = crate::shell::read_only_env();
+            for (key, value) in env.set {
+                command.env(key, value);
+            }
+            for key in env.remove {
+                command.env_remove(key);
+            }
+        }
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());
         let save = match ctx.budget.new_save_path(Self::NAME) {
