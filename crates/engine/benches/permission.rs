@@ -123,6 +123,31 @@ fn main() {
         "  of which the facts: median {:.1} µs",
         facts_times[100].as_secs_f64() * 1e6
     );
+    let time = |what: &str, f: &dyn Fn()| {
+        let mut t: Vec<Duration> = (0..200)
+            .map(|_| {
+                let start = Instant::now();
+                f();
+                start.elapsed()
+            })
+            .collect();
+        t.sort();
+        println!("  {what}: median {:.1} µs", t[100].as_secs_f64() * 1e6);
+    };
+    let analysed = rein_tools::shell::analyse(&line);
+    time("analyse", &|| {
+        let _ = rein_tools::shell::analyse(&line);
+    });
+    time("split_commands", &|| {
+        let _ = rein_tools::shell::split_commands(&line);
+    });
+    time("is_read_only", &|| {
+        let _ = rein_tools::shell::is_read_only(&analysed, &guard, guard.root());
+    });
+    let facts = registry.facts("bash", &input, &guard);
+    time("decide", &|| {
+        let _ = policy.decide(&facts, &guard);
+    });
     times.sort();
     let median = times[ROUNDS / 2];
     let p99 = times[ROUNDS * 99 / 100];

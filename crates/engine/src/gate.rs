@@ -305,10 +305,11 @@ impl Gate {
 /// A line rein cannot analyse gets none (it asks again next time).
 fn exact_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<String> {
     if let Some(shell) = &facts.shell {
-        if shell.unanalysable.is_some() {
+        if shell.analysis.unanalysable.is_some() {
             return Vec::new();
         }
         return shell
+            .analysis
             .commands
             .iter()
             .map(|c| format!("Bash({})", c.text))
@@ -323,14 +324,14 @@ fn general_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<String> {
     let Some(shell) = &facts.shell else {
         return path_rules(facts, guard).unwrap_or_default();
     };
-    if shell.unanalysable.is_some() {
+    if shell.analysis.unanalysable.is_some() {
         return Vec::new();
     }
     let with_sub = [
         "git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "kubectl", "uv",
     ];
     let mut rules: Vec<String> = Vec::new();
-    for command in &shell.commands {
+    for command in &shell.analysis.commands {
         let mut words = command.argv.iter();
         let Some(program) = words.next() else {
             continue;

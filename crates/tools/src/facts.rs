@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::shell::SimpleCommand;
+use crate::shell::ShellLine;
 use crate::{Effect, WorkspaceGuard};
 
 /// What sort of thing a call does, as rules and modes see it.
@@ -23,19 +23,14 @@ pub enum CallKind {
 }
 
 /// The shell line of a call, analysed once.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellFacts {
     /// The line as the model sent it.
     pub line: String,
-    /// The simple commands as written, in order.
-    pub commands: Vec<SimpleCommand>,
-    /// What actually runs: the commands with their wrappers stripped and the bodies of
-    /// `sh -c`, `eval`, `xargs` and `find -exec` (see [`crate::shell::analyse`]).
-    pub effective: Vec<SimpleCommand>,
-    /// Why the line could not be analysed completely, if it could not.
-    pub unanalysable: Option<String>,
-    /// For an unanalysable line: its words split naively, so program names still show.
-    pub naive_words: Vec<String>,
+    /// The line analysed ([`crate::shell::analyse`]): its simple commands as written, what
+    /// actually runs (wrappers stripped, `sh -c` and `eval` bodies, what `xargs` and
+    /// `find -exec` run), or why it could not be analysed and its words split naively.
+    pub analysis: ShellLine,
     /// Some word that may name a file could not be resolved (`cat $F`), so the paths below
     /// are not all the paths the line touches.
     pub unresolved_paths: bool,
@@ -99,10 +94,32 @@ pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> Pat
             .unwrap_or_default(),
         None => base.join(path),
     };
+    let lexical = normalise(&joined);
+    // Inside the workspace (whose root is canonical), a path without symlinks below the root
+    // is already what the kernel would open: one `lstat` per component instead of a
+    // `realpath`.
+    if let Ok(below) = lexical.strip_prefix(guard.root())
+        && no_symlink_below(guard.root(), below)
+    {
+        return lexical;
+    }
     let display = joined.display().to_string();
-    guard
-        .locate_anywhere(&display)
-        .unwrap_or_else(|_| normalise(&joined))
+    guard.locate_anywhere(&display).unwrap_or(lexical)
+}
+
+/// Whether no existing component of `root/below` is a symlink (components that do not exist
+/// end the walk: nothing below them can be a link).
+fn no_symlink_below(root: &Path, below: &Path) -> bool {
+    let mut path = root.to_path_buf();
+    for component in below.components() {
+        path.push(component);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return false,
+            Ok(_) => {}
+            Err(_) => return true,
+        }
+    }
+    true
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.

@@ -108,6 +108,10 @@ impl SensitivePaths {
         }
         let relative = path.strip_prefix(root).unwrap_or(path);
         relative.components().find_map(|component| {
+            // `is_match` first: `matches` allocates, and almost every component misses.
+            if !self.names.is_match(component.as_os_str()) {
+                return None;
+            }
             let hits = self.names.matches(component.as_os_str());
             hits.first().map(|i| self.name_patterns[*i].as_str())
         })

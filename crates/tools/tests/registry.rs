@@ -89,7 +89,12 @@ fn facts_name_what_a_call_touches() {
     assert_eq!(bash.claude_name, "Bash");
     assert_eq!(bash.writes, [ws.root.parent().unwrap().join("out.txt")]);
     let shell = bash.shell.unwrap();
-    let effective: Vec<String> = shell.effective.iter().map(|c| c.argv.join(" ")).collect();
+    let effective: Vec<String> = shell
+        .analysis
+        .effective
+        .iter()
+        .map(|c| c.argv.join(" "))
+        .collect();
     assert!(effective.contains(&"rm -rf x".to_string()), "{effective:?}");
 }
 

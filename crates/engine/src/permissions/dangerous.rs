@@ -15,25 +15,35 @@ use rein_tools::shell::{ShellLine, analyse};
 /// through), the redirections, a download run by a shell or interpreter, and a few
 /// whole-line shapes (fork bomb).
 pub fn dangerous(line: &str) -> Option<String> {
+    dangerous_in(line, &analyse(line))
+}
+
+/// [`dangerous`] for a line already analysed (a call's facts hold its analysis).
+pub fn dangerous_in(line: &str, analysed: &ShellLine) -> Option<String> {
     if line.contains("--no-preserve-root") {
         return Some("rm --no-preserve-root".to_string());
     }
     if let Some(why) = fork_bomb(line) {
         return Some(why);
     }
-    let analysed = analyse(line);
-    let commands = match analysed.unanalysable {
-        None => argvs(&analysed),
+    let naive;
+    let commands: Vec<&[String]> = match analysed.unanalysable {
+        None => analysed
+            .effective
+            .iter()
+            .map(|c| c.argv.as_slice())
+            .collect(),
         Some(_) => {
             // Quoting is unknown here: the raw shapes are matched too.
             if let Some((_, what)) = LINE_PATTERNS.iter().find(|(p, _)| p.is_match(line)) {
                 return Some((*what).to_string());
             }
-            naive_commands(line)
+            naive = naive_commands(line);
+            naive.iter().map(Vec::as_slice).collect()
         }
     };
-    disk_redirect(&analysed)
-        .or_else(|| download_run(&analysed, &commands))
+    disk_redirect(analysed)
+        .or_else(|| download_run(analysed, &commands))
         .or_else(|| commands.iter().find_map(|argv| dangerous_command(argv)))
 }
 
@@ -167,8 +177,8 @@ fn is_interpreter(program: &str) -> bool {
 /// A download followed by a shell or interpreter reading its program from standard input
 /// (`curl x | sh`, `| sudo bash -s`, `| python3 -`), or, on a line rein cannot analyse, a
 /// download and a shell anywhere (`sh <(curl …)`, `bash -c "$(curl …)"`).
-fn download_run(line: &ShellLine, commands: &[Vec<String>]) -> Option<String> {
-    let program = |argv: &Vec<String>| argv.first().map(|p| basename(p).to_string());
+fn download_run(line: &ShellLine, commands: &[&[String]]) -> Option<String> {
+    let program = |argv: &[String]| argv.first().map(|p| basename(p).to_string());
     if line.unanalysable.is_some() {
         let words: Vec<&str> = line.naive_words.iter().map(|w| basename(w)).collect();
         let downloads = words.iter().any(|w| DOWNLOADERS.contains(w));

@@ -8,8 +8,46 @@ use super::SourcedRule;
 use super::dangerous;
 use super::rule::Rule;
 
+/// A call as rules are matched against it: its facts, and the match forms of each command of
+/// a shell line (as written, then what runs), made once per decision.
+pub(super) struct Call<'a> {
+    pub facts: &'a CallFacts,
+    /// [`candidates`] of each command of `shell.analysis.commands`, then of each of `shell.analysis.effective`.
+    forms: Vec<Vec<String>>,
+}
+
+impl<'a> Call<'a> {
+    pub fn new(facts: &'a CallFacts) -> Self {
+        let forms = facts
+            .shell
+            .as_ref()
+            .map(|shell| {
+                shell
+                    .analysis
+                    .commands
+                    .iter()
+                    .chain(&shell.analysis.effective)
+                    .map(candidates)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self { facts, forms }
+    }
+
+    /// The forms of `shell.analysis.effective[i]`.
+    fn effective_forms(&self, i: usize) -> &[String] {
+        let written = self
+            .facts
+            .shell
+            .as_ref()
+            .map_or(0, |s| s.analysis.commands.len());
+        self.forms.get(written + i).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Whether the rule matches the call or any part of it (deny and ask rules).
-pub(super) fn matches_any(rule: &Rule, facts: &CallFacts) -> bool {
+pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
+    let facts = call.facts;
     // Path rules follow the paths, whichever tool touches them: a `Read` glob stops `cat`
     // in a shell line as it stops `read_file`, an `Edit` glob stops a redirect.
     if let Some(access) = rule.path_access() {
@@ -23,19 +61,15 @@ pub(super) fn matches_any(rule: &Rule, facts: &CallFacts) -> bool {
         return true;
     }
     match &facts.shell {
-        Some(shell) if shell.unanalysable.is_some() => {
+        Some(shell) if shell.analysis.unanalysable.is_some() => {
             // Whatever rein could not take apart is refused when the rule's program shows
             // anywhere in it.
             rule.matches_command(std::slice::from_ref(&shell.line.trim().to_string()))
                 || rule
                     .program()
-                    .is_some_and(|p| shell.naive_words.iter().any(|w| basename(w) == p))
+                    .is_some_and(|p| shell.analysis.naive_words.iter().any(|w| basename(w) == p))
         }
-        Some(shell) => shell
-            .commands
-            .iter()
-            .chain(&shell.effective)
-            .any(|c| rule.matches_command(&candidates(c))),
+        Some(_) => call.forms.iter().any(|forms| rule.matches_command(forms)),
         None => facts
             .subject
             .as_deref()
@@ -48,8 +82,9 @@ pub(super) fn matches_any(rule: &Rule, facts: &CallFacts) -> bool {
 /// writes a file by redirection (Claude Code asks for those too); only the whole tool does.
 pub(super) fn allow_covering<'a>(
     rules: &[&'a SourcedRule],
-    facts: &CallFacts,
+    call: &Call<'_>,
 ) -> Option<Vec<&'a SourcedRule>> {
+    let facts = call.facts;
     let relevant: Vec<&SourcedRule> = rules
         .iter()
         .copied()
@@ -63,19 +98,15 @@ pub(super) fn allow_covering<'a>(
         Some(shell) => {
             let parts = allow_parts(shell)?;
             let mut covered: Vec<&SimpleCommand> = Vec::new();
-            for part in parts {
+            for (i, part) in parts {
                 if !part.assignments.is_empty() || part.redirects.iter().any(|r| r.writes_file()) {
                     return None;
                 }
                 if covered.iter().any(|c| renamed(part, c)) {
                     continue;
                 }
-                let candidates = candidates(part);
-                used.push(
-                    relevant
-                        .iter()
-                        .find(|r| r.rule.matches_command(&candidates))?,
-                );
+                let forms = call.effective_forms(i);
+                used.push(relevant.iter().find(|r| r.rule.matches_command(forms))?);
                 covered.push(part);
             }
         }
@@ -106,11 +137,11 @@ const NEUTRAL_WRAPPERS: &[&str] = &[
 /// (`sh -c` bodies, what `xargs` and `find -exec` run, `rm` for `find -delete`), except a
 /// neutral wrapper followed by what it wraps. `None` for a line rein could not analyse (only
 /// a rule for the whole tool allows it).
-fn allow_parts(shell: &ShellFacts) -> Option<Vec<&SimpleCommand>> {
-    if shell.unanalysable.is_some() || shell.commands.is_empty() {
+fn allow_parts(shell: &ShellFacts) -> Option<Vec<(usize, &SimpleCommand)>> {
+    if shell.analysis.unanalysable.is_some() || shell.analysis.commands.is_empty() {
         return None;
     }
-    let effective = &shell.effective;
+    let effective = &shell.analysis.effective;
     let parts = effective
         .iter()
         .enumerate()
@@ -118,7 +149,6 @@ fn allow_parts(shell: &ShellFacts) -> Option<Vec<&SimpleCommand>> {
             let program = command.argv.first().map(|p| basename(p)).unwrap_or("");
             !(NEUTRAL_WRAPPERS.contains(&program) && *i + 1 < effective.len())
         })
-        .map(|(_, command)| command)
         .collect();
     Some(parts)
 }
@@ -141,14 +171,17 @@ pub(super) fn names_dangerous(rule: &Rule) -> bool {
 /// What a command is matched as: its text as written, its words joined, and its words with
 /// the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`).
 fn candidates(command: &SimpleCommand) -> Vec<String> {
-    let mut candidates = vec![command.text.clone(), command.argv.join(" ")];
+    let joined = command.argv.join(" ");
+    let mut candidates = Vec::with_capacity(3);
+    if command.text != joined {
+        candidates.push(command.text.clone());
+    }
     if let Some(first) = command.argv.first()
         && basename(first) != first
     {
-        let mut argv = command.argv.clone();
-        argv[0] = basename(first).to_string();
-        candidates.push(argv.join(" "));
+        candidates.push(format!("{}{}", basename(first), &joined[first.len()..]));
     }
+    candidates.push(joined);
     candidates
 }
 

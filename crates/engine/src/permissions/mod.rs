@@ -24,7 +24,7 @@ mod rule;
 
 use std::fmt;
 
-pub use dangerous::dangerous;
+pub use dangerous::{dangerous, dangerous_in};
 pub use protected::protected;
 pub use rule::Rule;
 
@@ -157,11 +157,12 @@ impl Policy {
 
     /// Decides whether the call described by `facts` may run.
     pub fn decide(&self, facts: &CallFacts, guard: &WorkspaceGuard) -> Decision {
+        let call = matching::Call::new(facts);
         if let Some(rule) = self
             .rules
             .deny
             .iter()
-            .find(|r| matching::matches_any(&r.rule, facts))
+            .find(|r| matching::matches_any(&r.rule, &call))
         {
             return Decision::new(Verdict::Deny, describe("deny", rule));
         }
@@ -173,10 +174,10 @@ impl Policy {
         }
         let bypass = self.mode == PermissionMode::Bypass;
         let allow: Vec<&SourcedRule> = self.rules.allow.iter().chain(&self.session_allow).collect();
-        if !bypass && let Some(decision) = self.asks(&allow, facts, guard) {
+        if !bypass && let Some(decision) = self.asks(&allow, &call, guard) {
             return decision;
         }
-        if let Some(rules) = matching::allow_covering(&allow, facts) {
+        if let Some(rules) = matching::allow_covering(&allow, &call) {
             let names: Vec<String> = rules.iter().map(|r| describe("allow", r)).collect();
             return Decision::new(Verdict::Allow, names.join(", "));
         }
@@ -202,14 +203,15 @@ impl Policy {
     fn asks(
         &self,
         allow: &[&SourcedRule],
-        facts: &CallFacts,
+        call: &matching::Call<'_>,
         guard: &WorkspaceGuard,
     ) -> Option<Decision> {
+        let facts = call.facts;
         if let Some(rule) = self
             .rules
             .ask
             .iter()
-            .find(|r| matching::matches_any(&r.rule, facts))
+            .find(|r| matching::matches_any(&r.rule, call))
         {
             return Some(Decision::new(Verdict::Ask, describe("ask", rule)));
         }
@@ -219,12 +221,15 @@ impl Policy {
                 format!("a change to {path}, which can grant powers or run code later"),
             ));
         }
-        let what = facts.shell.as_ref().and_then(|s| dangerous(&s.line))?;
+        let what = facts
+            .shell
+            .as_ref()
+            .and_then(|s| dangerous_in(&s.line, &s.analysis))?;
         // Only a rule that names the dangerous form itself (`Bash(git push --force *)`),
         // never a broad one (`Bash(git push *)`, `Bash`), lets it through to the allow rules.
         if allow
             .iter()
-            .any(|r| matching::names_dangerous(&r.rule) && matching::matches_any(&r.rule, facts))
+            .any(|r| matching::names_dangerous(&r.rule) && matching::matches_any(&r.rule, call))
         {
             return None;
         }

@@ -39,9 +39,13 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
             Expansion::Unknown => unresolved = true,
         }
     };
+    let mut seen: Vec<(Word, Access)> = Vec::new();
     for command in &analysis.effective {
         for (word, access) in file_words(command) {
-            add(&word, access, facts);
+            if !seen.iter().any(|(w, a)| *w == word && *a == access) {
+                add(&word, access, facts);
+                seen.push((word, access));
+            }
         }
     }
     for word in &analysis.naive_words {
@@ -54,15 +58,12 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
     facts.summary = summary(line);
     facts.shell = Some(ShellFacts {
         line: line.to_string(),
-        commands: analysis.commands,
-        effective: analysis.effective,
-        unanalysable: analysis.unanalysable.map(str::to_string),
-        naive_words: analysis.naive_words,
+        analysis,
         unresolved_paths: unresolved,
     });
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Access {
     Read,
     Write,
