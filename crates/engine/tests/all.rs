@@ -2,6 +2,7 @@
 //! workspaces.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod attacks;
 mod cancel;
 mod dispatch;
 mod hooks;

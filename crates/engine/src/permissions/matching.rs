@@ -63,11 +63,16 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
     match &facts.shell {
         Some(shell) if shell.analysis.unanalysable.is_some() => {
             // Whatever rein could not take apart is refused when the rule's program shows
-            // anywhere in it.
+            // anywhere in it, or when what runs is decided by an expansion (`$x file`,
+            // `$(echo rm) file`): then any program could.
             rule.matches_command(std::slice::from_ref(&shell.line.trim().to_string()))
-                || rule
-                    .program()
-                    .is_some_and(|p| shell.analysis.naive_words.iter().any(|w| basename(w) == p))
+                || rule.program().is_some_and(|p| {
+                    shell.analysis.naive_words.iter().any(|w| {
+                        w.split(['=', '\\', ':', ','])
+                            .any(|part| basename(part) == p)
+                    })
+                })
+                || program_is_dynamic(&shell.line, shell.analysis.unanalysable)
         }
         Some(_) => call.forms.iter().any(|forms| rule.matches_command(forms)),
         None => facts
@@ -75,6 +80,32 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
             .as_deref()
             .is_some_and(|s| rule.matches_subject(s)),
     }
+}
+
+/// Whether what a line rein could not analyse runs is decided by an expansion: the reason
+/// says so, or a command starts with `$`, a backquote or a substitution.
+fn program_is_dynamic(line: &str, why: Option<&str>) -> bool {
+    let decided = why.is_some_and(|why| {
+        why.contains("an expansion decides")
+            || why.contains("remapped")
+            || why.contains("nested too deeply")
+            || why.contains("too many wrapper")
+            || why.contains("from the environment")
+            || why.contains("may evaluate")
+    });
+    decided
+        || line
+            .split(['\n', ';', '|', '&', '(', ')', '{', '}'])
+            .filter_map(|segment| {
+                segment
+                    .split_whitespace()
+                    .find(|w| !(w.contains('=') && !w.starts_with(['$', '`'])))
+            })
+            .any(|first| {
+                first
+                    .trim_start_matches(['"', '\''])
+                    .starts_with(['$', '`'])
+            })
 }
 
 /// The allow rules covering every part of the call; `None` unless all parts are covered.
