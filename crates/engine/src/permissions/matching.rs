@@ -99,7 +99,7 @@ fn program_is_dynamic(line: &str, why: Option<&str>) -> bool {
             .filter_map(|segment| {
                 segment
                     .split_whitespace()
-                    .find(|w| !(w.contains('=') && !w.starts_with(['$', '`'])))
+                    .find(|w| !w.contains('=') || w.starts_with(['$', '`']))
             })
             .any(|first| {
                 first
