@@ -59,7 +59,11 @@ fn rules(root: &Path, list: &[&str]) -> Vec<SourcedRule> {
 }
 
 async fn attempt(attack: &Attack) -> Outcome {
-    let dir = workspace();
+    attempt_in(workspace(), attack).await
+}
+
+/// [`attempt`] in a workspace prepared by the caller.
+async fn attempt_in(dir: tempfile::TempDir, attack: &Attack) -> Outcome {
     let call = json!({"tool_calls": [{"name": attack.tool, "arguments": attack.input}]});
     let scenario = format!(r#"{{"turns": [{call}, {{"text": "ok"}}]}}"#);
     let server = mock(&scenario).await;
@@ -85,7 +89,7 @@ async fn attempt(attack: &Attack) -> Outcome {
     let (result, is_error) = agent
         .transcript()
         .iter()
-        .flat_map(|m| tool_results(m))
+        .flat_map(tool_results)
         .next()
         .unwrap();
     Outcome {
@@ -346,34 +350,6 @@ async fn a_hostile_repository_config_never_runs_in_plan_mode() {
                 "{command} with {config:?} ran the repository's program"
             );
         }
-    }
-}
-
-/// [`attempt`] in a workspace prepared by the caller.
-async fn attempt_in(dir: tempfile::TempDir, attack: &Attack) -> Outcome {
-    let call = json!({"tool_calls": [{"name": attack.tool, "arguments": attack.input}]});
-    let scenario = format!(r#"{{"turns": [{call}, {{"text": "ok"}}]}}"#);
-    let server = mock(&scenario).await;
-    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
-    config.policy.mode = attack.mode;
-    let mut agent: Agent = Agent::new(
-        client(ProviderKind::Anthropic, &server),
-        rein_tools::ToolRegistry::builtin(),
-        config,
-    )
-    .unwrap();
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    agent.run("go", &tx, CancellationToken::new()).await;
-    let (result, is_error) = agent
-        .transcript()
-        .iter()
-        .flat_map(|m| tool_results(m))
-        .next()
-        .unwrap();
-    Outcome {
-        dir,
-        result,
-        is_error,
     }
 }
 
