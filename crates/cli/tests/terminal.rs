@@ -354,3 +354,34 @@ async fn slash_commands_resume_and_clear_sessions_in_line_mode() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_workspace_is_trusted_by_answering_the_question() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+    std::fs::write(
+        dir.path().join(".rein/config.toml"),
+        "[[hooks.SessionStart]]\nhooks = [{ type = \"command\", command = \"touch RAN\" }]\n",
+    )
+    .unwrap();
+    let server = mock(r#"{"turns": [{"text": "hello there"}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    let screen = tmux.wait_for("Trust them?").await;
+    assert!(screen.contains("SessionStart hook: touch RAN"), "{screen}");
+    tmux.type_text("y");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("hi");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("hello there").await;
+    assert!(
+        dir.path().join("RAN").exists(),
+        "the trusted hook did not run"
+    );
+    let store = dir.path().join(".rein-test-data/rein/trust.json");
+    assert!(store.exists(), "the answer was not stored");
+}
