@@ -36,22 +36,21 @@ pub fn load(
     let trusted = store
         .as_ref()
         .is_some_and(|s| s.is_trusted(workspace, &now));
-    if trusted || trust_flag {
-        if !trusted && let Some(store) = &store {
+    let trusted_config = |record: bool| -> Result<Config, Exit> {
+        if record && let Some(store) = &store {
             store
                 .trust(workspace, &now)
                 .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
         }
         let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
         report_ignored(&config, asking);
-        return Ok(config);
+        Ok(config)
+    };
+    if trusted || trust_flag {
+        return trusted_config(!trusted);
     }
     let config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
-    let held_back: Vec<&Ignored> = config
-        .ignored
-        .iter()
-        .filter(|i| i.why == Why::Untrusted)
-        .collect();
+    let held_back = held_back(&config);
     if held_back.is_empty() {
         report_ignored(&config, asking);
         return Ok(config);
@@ -61,14 +60,7 @@ pub fn load(
         _ => false,
     };
     if answer {
-        if let Some(store) = &store {
-            store
-                .trust(workspace, &now)
-                .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
-        }
-        let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
-        report_ignored(&config, asking);
-        return Ok(config);
+        return trusted_config(true);
     }
     if asking != Asking::Silently {
         eprintln!(
@@ -109,11 +101,7 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
         .trust(workspace, &digest(workspace))
         .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
     println!("Trusted: {}", workspace.display());
-    let held_back: Vec<&Ignored> = config
-        .ignored
-        .iter()
-        .filter(|i| i.why == Why::Untrusted)
-        .collect();
+    let held_back = held_back(&config);
     if held_back.is_empty() {
         println!("Its config files grant nothing beyond the defaults.");
     } else {
@@ -124,6 +112,15 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
     }
     println!("A change to .rein/, .claude/ or .mcp.json asks again.");
     Ok(())
+}
+
+/// What an untrusted workspace's files would enable once trusted.
+fn held_back(config: &Config) -> Vec<&Ignored> {
+    config
+        .ignored
+        .iter()
+        .filter(|i| i.why == Why::Untrusted)
+        .collect()
 }
 
 /// Asks on the terminal; `true` to trust.

@@ -9,24 +9,7 @@ use crate::support::*;
 /// The fixture's text, or `None` (with a visible `SKIPPED:` line) when `../shared` is absent
 /// outside CI.
 fn fixture(name: &str) -> Option<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/claude-settings")
-        .join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("the fixture {} is missing (CI=true): {e}", path.display())
-        }
-        Err(e) => {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: {name}: no fixture at {} ({e})",
-                path.display()
-            );
-            None
-        }
-    }
+    rein_testkit::conformance_file(&format!("claude-settings/{name}")).unwrap()
 }
 
 const FIXTURES: [&str; 6] = [

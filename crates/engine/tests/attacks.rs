@@ -36,13 +36,7 @@ const SETTINGS: &str = r#"{"permissions": {"allow": ["Read"]}}"#;
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    assert!(rein_testkit::ensure_installed("git", "--version", "git"));
-    let init = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap();
-    assert!(init.success());
+    rein_testkit::git_init(dir.path()).unwrap();
     std::fs::write(dir.path().join("keep.txt"), "precious\n").unwrap();
     std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
     std::fs::write(dir.path().join(".claude/settings.json"), SETTINGS).unwrap();

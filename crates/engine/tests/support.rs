@@ -98,25 +98,9 @@ pub fn tool_results(message: &Message) -> Vec<(String, bool)> {
 /// skips its test, and a `SKIPPED:` line says so on the terminal. With `CI=true` an absent
 /// fixture fails instead, so CI never passes without checking.
 pub fn claude_hook_fixture(name: &str) -> Option<serde_json::Value> {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/claude-hooks");
-    let path = dir.join(format!("{name}.json"));
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).unwrap()),
-        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("the fixture {} is missing (CI=true): {e}", path.display())
-        }
-        Err(e) => {
-            // Straight to stderr: the test harness captures print macros of passing tests.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: {name}: no fixture at {} ({e})",
-                path.display()
-            );
-            None
-        }
-    }
+    rein_testkit::conformance_file(&format!("claude-hooks/{name}.json"))
+        .unwrap()
+        .map(|text| serde_json::from_str(&text).unwrap())
 }
 
 /// How `actual` differs in shape from `expected`, one line per difference naming its path

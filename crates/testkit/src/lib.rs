@@ -21,6 +21,7 @@
 
 mod anthropic;
 mod body;
+mod conformance;
 mod install;
 mod openai_chat;
 mod openai_responses;
@@ -30,6 +31,7 @@ mod server;
 mod sse;
 mod wire;
 
+pub use conformance::{conformance_file, git_init};
 pub use install::ensure_installed;
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};

@@ -9,7 +9,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rein_tools::shell::{ShellLine, analyse};
+use rein_tools::shell::{ShellLine, analyse, basename};
 
 /// Why `line` is dangerous, or `None`. Checks every command that runs (wrappers seen
 /// through), the redirections, a download run by a shell or interpreter, and a few
@@ -358,15 +358,6 @@ fn git_dangerous(args: &[String]) -> Option<String> {
         "a force push to main"
     };
     to_main.then(|| what.to_string())
-}
-
-fn basename(program: &str) -> &str {
-    program
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .filter(|b| !b.is_empty())
-        .unwrap_or(program)
 }
 
 #[cfg(test)]

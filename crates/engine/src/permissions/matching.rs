@@ -1,7 +1,7 @@
 //! How a rule meets a call's [`CallFacts`]: deny and ask rules match when they match any part
 //! of the call; allow rules must cover every part.
 
-use rein_tools::shell::SimpleCommand;
+use rein_tools::shell::{SimpleCommand, basename};
 use rein_tools::{CallFacts, ShellFacts};
 
 use super::SourcedRule;
@@ -214,8 +214,4 @@ fn candidates(command: &SimpleCommand) -> Vec<String> {
     }
     candidates.push(joined);
     candidates
-}
-
-fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
 }

@@ -12,13 +12,7 @@ fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     // A repository of its own, so `git status` reads no configuration from outside it.
-    assert!(rein_testkit::ensure_installed("git", "--version", "git"));
-    let init = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .unwrap();
-    assert!(init.success());
+    rein_testkit::git_init(dir.path()).unwrap();
     let guard = WorkspaceGuard::new(dir.path()).unwrap();
     Setup { _dir: dir, guard }
 }

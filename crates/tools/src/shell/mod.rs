@@ -30,3 +30,4 @@ pub use classify::is_read_only;
 pub use env::{ReadOnlyEnv, read_only_env};
 pub use line::{ShellLine, analyse, naive_words};
 pub use parse::{Redirect, SimpleCommand, Unsupported, Word, split_commands};
+pub use unwrap::basename;

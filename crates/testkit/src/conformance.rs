@@ -1,0 +1,48 @@
+//! Material recorded from peers (`../shared/conformance/` beside the repository) and the small
+//! real things tests build on (a git repository).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+/// The text of `../shared/conformance/<relative>`. `Ok(None)` when it is absent outside CI: the
+/// caller skips, and a `SKIPPED:` line on stderr says so (straight to stderr: the test harness
+/// captures the print macros of passing tests). Under `CI=true` an absent file is an `Err`, so
+/// CI never passes without checking.
+pub fn conformance_file(relative: &str) -> Result<Option<String>, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance")
+        .join(relative);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => Err(format!(
+            "the fixture {} is missing (CI=true): {e}",
+            path.display()
+        )),
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: {relative}: no fixture at {} ({e})",
+                path.display()
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// Makes `dir` a git repository of its own (installing git first when it is missing).
+pub fn git_init(dir: &Path) -> Result<(), String> {
+    if !crate::ensure_installed("git", "--version", "git") {
+        return Err("git is needed and could not be installed".to_string());
+    }
+    let status = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .map_err(|e| format!("git init: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("git init failed in {}", dir.display()))
+    }
+}
