@@ -288,3 +288,29 @@ async fn continue_false_from_a_tool_hook_ends_the_run() {
             .any(|e| matches!(e, Event::Error { message } if message.contains("budget exhausted")))
     );
 }
+
+#[tokio::test]
+async fn pre_tool_use_hooks_see_calls_a_deny_rule_refuses() {
+    let audit = "cat >> audit.jsonl; echo >> audit.jsonl";
+    let run = run(
+        &[bash("rm keep.txt"), r#"{"text": "ok"}"#.into()],
+        vec![hook(HookEvent::PreToolUse, Some("Bash"), audit)],
+        |config| {
+            config.policy.rules.deny.push(SourcedRule {
+                rule: Rule::parse("Bash(rm *)", std::path::Path::new("/"), None).unwrap(),
+                source: "test".into(),
+            });
+        },
+    )
+    .await;
+    assert!(run.dir.path().join("keep.txt").exists());
+    assert!(
+        run.results[0].contains("deny rule Bash(rm *)"),
+        "{:?}",
+        run.results
+    );
+    let logged = std::fs::read_to_string(run.dir.path().join("audit.jsonl")).unwrap();
+    let input: serde_json::Value = serde_json::from_str(logged.trim()).unwrap();
+    assert_eq!(input["tool_name"], "Bash");
+    assert_eq!(input["tool_input"]["command"], "rm keep.txt");
+}
