@@ -284,3 +284,35 @@ async fn read_deny_rules_reach_the_guard() {
     assert!(!body.contains("KEY\""), "{body}");
     assert!(body.contains("deny rule Read(./secrets/**)"), "{body}");
 }
+
+#[tokio::test]
+async fn headless_refusals_suggest_only_rules_that_would_allow_the_call() {
+    let cases = [
+        (
+            "cargo build --release",
+            Some("--allowed-tools 'Bash(cargo build *)'"),
+        ),
+        (
+            "mkdir -p out && touch out/x",
+            Some("--allowed-tools 'Bash(mkdir *), Bash(touch *)'"),
+        ),
+        ("for f in a b; do touch $f; done", None),
+        ("echo $(touch x)", None),
+        ("X=1 make", None),
+    ];
+    for (command, expected) in cases {
+        let run = run(&[bash_turn(command)], Policy::default(), None).await;
+        let (text, is_error) = &run.results[0];
+        assert!(is_error, "{command}: {text}");
+        match expected {
+            Some(rule) => assert!(text.contains(rule), "{command}: {text}"),
+            None => {
+                assert!(!text.contains("--allowed-tools"), "{command}: {text}");
+                assert!(
+                    text.contains("No narrow rule would allow it"),
+                    "{command}: {text}"
+                );
+            }
+        }
+    }
+}
