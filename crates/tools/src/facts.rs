@@ -110,7 +110,8 @@ pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> Pat
 /// Whether no existing component of `root/below` is a symlink (components that do not exist
 /// end the walk: nothing below them can be a link).
 fn no_symlink_below(root: &Path, below: &Path) -> bool {
-    let mut path = root.to_path_buf();
+    let mut path = PathBuf::with_capacity(root.as_os_str().len() + below.as_os_str().len() + 1);
+    path.push(root);
     for component in below.components() {
         path.push(component);
         match std::fs::symlink_metadata(&path) {
@@ -124,7 +125,7 @@ fn no_symlink_below(root: &Path, below: &Path) -> bool {
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
 pub fn normalise(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
+    let mut out = PathBuf::with_capacity(path.as_os_str().len());
     for component in path.components() {
         match component {
             Component::ParentDir => {

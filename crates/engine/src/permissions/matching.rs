@@ -1,6 +1,9 @@
 //! How a rule meets a call's [`CallFacts`]: deny and ask rules match when they match any part
 //! of the call; allow rules must cover every part.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use rein_tools::shell::SimpleCommand;
 use rein_tools::{CallFacts, ShellFacts};
 
@@ -9,39 +12,55 @@ use super::dangerous;
 use super::rule::Rule;
 
 /// A call as rules are matched against it: its facts, and the match forms of each command of
-/// a shell line (as written, then what runs), made once per decision.
+/// a shell line (what runs, and any command as written that is not among it), made once per
+/// decision.
 pub(super) struct Call<'a> {
     pub facts: &'a CallFacts,
-    /// [`candidates`] of each command of `shell.analysis.commands`, then of each of `shell.analysis.effective`.
-    forms: Vec<Vec<String>>,
+    /// The [`candidates`] of every command, flattened: those of each of
+    /// `shell.analysis.effective` (see `spans`), then those of the commands as written that
+    /// are not among them.
+    forms: Vec<Cow<'a, str>>,
+    /// Where the forms of `shell.analysis.effective[i]` lie in `forms`.
+    spans: Vec<Range<usize>>,
 }
 
 impl<'a> Call<'a> {
     pub fn new(facts: &'a CallFacts) -> Self {
-        let forms = facts
-            .shell
-            .as_ref()
-            .map(|shell| {
-                shell
-                    .analysis
-                    .commands
-                    .iter()
-                    .chain(&shell.analysis.effective)
-                    .map(candidates)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Self { facts, forms }
+        let mut forms = Vec::new();
+        let mut spans = Vec::new();
+        if let Some(shell) = &facts.shell {
+            let effective = &shell.analysis.effective;
+            forms.reserve(effective.len() + 4);
+            spans.reserve(effective.len());
+            for command in effective {
+                let start = forms.len();
+                candidates(command, &mut forms);
+                spans.push(start..forms.len());
+            }
+            // The analysis puts every command as written among what runs, so these forms
+            // are almost always there already.
+            let mut cursor = 0;
+            for command in &shell.analysis.commands {
+                let same = |e: &SimpleCommand| e.text == command.text && e.argv == command.argv;
+                match effective[cursor..].iter().position(same) {
+                    Some(n) => cursor += n,
+                    None => candidates(command, &mut forms),
+                }
+            }
+        }
+        Self {
+            facts,
+            forms,
+            spans,
+        }
     }
 
     /// The forms of `shell.analysis.effective[i]`.
-    fn effective_forms(&self, i: usize) -> &[String] {
-        let written = self
-            .facts
-            .shell
-            .as_ref()
-            .map_or(0, |s| s.analysis.commands.len());
-        self.forms.get(written + i).map_or(&[], Vec::as_slice)
+    fn effective_forms(&self, i: usize) -> &[Cow<'a, str>] {
+        self.spans
+            .get(i)
+            .and_then(|span| self.forms.get(span.clone()))
+            .unwrap_or(&[])
     }
 }
 
@@ -64,12 +83,13 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
         Some(shell) if shell.analysis.unanalysable.is_some() => {
             // Whatever rein could not take apart is refused when the rule's program shows
             // anywhere in it.
-            rule.matches_command(std::slice::from_ref(&shell.line.trim().to_string()))
+            rule.matches_command(&[shell.line.trim()])
                 || rule
                     .program()
                     .is_some_and(|p| shell.analysis.naive_words.iter().any(|w| basename(w) == p))
         }
-        Some(_) => call.forms.iter().any(|forms| rule.matches_command(forms)),
+        // Every command has forms: none means no command (which no rule part matches).
+        Some(_) => !call.forms.is_empty() && rule.matches_command(&call.forms),
         None => facts
             .subject
             .as_deref()
@@ -168,21 +188,44 @@ pub(super) fn names_dangerous(rule: &Rule) -> bool {
         .is_some_and(|command| dangerous(&command).is_some())
 }
 
-/// What a command is matched as: its text as written, its words joined, and its words with
-/// the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`).
-fn candidates(command: &SimpleCommand) -> Vec<String> {
-    let joined = command.argv.join(" ");
-    let mut candidates = Vec::with_capacity(3);
-    if command.text != joined {
-        candidates.push(command.text.clone());
-    }
+/// What a command is matched as, added to `out`: its text as written, its words joined, and
+/// its words with the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`). The
+/// text stands for the joined words when they are the same (most commands).
+fn candidates<'a>(command: &'a SimpleCommand, out: &mut Vec<Cow<'a, str>>) {
+    let joined: Cow<'a, str> = if is_joined(&command.text, &command.argv) {
+        Cow::Borrowed(&command.text)
+    } else {
+        out.push(Cow::Borrowed(&command.text));
+        Cow::Owned(command.argv.join(" "))
+    };
     if let Some(first) = command.argv.first()
         && basename(first) != first
     {
-        candidates.push(format!("{}{}", basename(first), &joined[first.len()..]));
+        out.push(Cow::Owned(format!(
+            "{}{}",
+            basename(first),
+            &joined[first.len()..]
+        )));
     }
-    candidates.push(joined);
-    candidates
+    out.push(joined);
+}
+
+/// Whether `text` is `argv` joined with spaces.
+fn is_joined(text: &str, argv: &[String]) -> bool {
+    let mut rest = text;
+    for (i, arg) in argv.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = rest.strip_prefix(' ') else {
+                return false;
+            };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(arg.as_str()) else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty()
 }
 
 fn basename(program: &str) -> &str {

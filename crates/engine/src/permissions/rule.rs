@@ -93,10 +93,10 @@ impl Rule {
 
     /// Whether the rule matches one part of the call: a simple command (its candidates) or
     /// a path. `None` when the rule does not apply to the tool.
-    pub(crate) fn matches_command(&self, candidates: &[String]) -> bool {
+    pub(crate) fn matches_command<S: AsRef<str>>(&self, candidates: &[S]) -> bool {
         match &self.matcher {
             Matcher::Any => true,
-            Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c)),
+            Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c.as_ref())),
             Matcher::Path(_) | Matcher::Subject(_) => false,
         }
     }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::paths::{Expansion, expand};
-use crate::shell::{SimpleCommand, Word};
+use crate::shell::SimpleCommand;
 use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard, resolve_for_rules};
 
 /// Longest summary line; the rest of a long command is elided.
@@ -20,36 +20,33 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
         Effect::Mutating
     };
     let mut unresolved = false;
-    let mut add = |word: &Word, access: Access, facts: &mut CallFacts| {
-        let names = if word.literal {
-            Expansion::Paths(vec![word.text.clone()])
-        } else {
-            expand(&word.text, cwd)
+    let mut add = |text: &str, literal: bool, access: Access, facts: &mut CallFacts| {
+        let list = match access {
+            Access::Read => &mut facts.reads,
+            Access::Write => &mut facts.writes,
         };
-        match names {
+        if literal {
+            list.push(resolve_for_rules(text, cwd, guard));
+            return;
+        }
+        match expand(text, cwd) {
             Expansion::Paths(paths) => {
-                for path in paths {
-                    let resolved = resolve_for_rules(&path, cwd, guard);
-                    match access {
-                        Access::Read => facts.reads.push(resolved),
-                        Access::Write => facts.writes.push(resolved),
-                    }
-                }
+                list.extend(paths.iter().map(|p| resolve_for_rules(p, cwd, guard)));
             }
             Expansion::Unknown => unresolved = true,
         }
     };
-    let mut seen: Vec<(Word, Access)> = Vec::new();
+    let mut seen: Vec<FileWord<'_>> = Vec::new();
     for command in &analysis.effective {
-        for (word, access) in file_words(command) {
-            if !seen.iter().any(|(w, a)| *w == word && *a == access) {
-                add(&word, access, facts);
-                seen.push((word, access));
+        for_file_words(command, |word| {
+            if !seen.contains(&word) {
+                add(word.text, word.literal, word.access, facts);
+                seen.push(word);
             }
-        }
+        });
     }
     for word in &analysis.naive_words {
-        add(&Word::plain(word.clone()), Access::Read, facts);
+        add(word, true, Access::Read, facts);
     }
     facts.reads.sort();
     facts.reads.dedup();
@@ -69,48 +66,57 @@ enum Access {
     Write,
 }
 
-/// The words of a command that may name files: redirection targets, and the arguments that
-/// are not options (the program itself and `echo`/`printf` text excluded), and the values of
-/// `--option=value` arguments.
-fn file_words(command: &SimpleCommand) -> Vec<(Word, Access)> {
-    let mut words: Vec<(Word, Access)> = command
-        .redirects
-        .iter()
-        .filter(|r| !r.op.contains('&') || r.op.starts_with('&'))
-        .map(|r| {
-            let access = if r.writes_file() {
-                Access::Write
-            } else {
-                Access::Read
-            };
-            (word(&r.target, r.literal), access)
-        })
-        .collect();
+/// A word of a command that may name a file, and how the command uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileWord<'a> {
+    text: &'a str,
+    literal: bool,
+    access: Access,
+}
+
+/// Calls `each` with the words of a command that may name files: redirection targets, and
+/// the arguments that are not options (the program itself and `echo`/`printf` text
+/// excluded), and the values of `--option=value` arguments.
+fn for_file_words<'a>(command: &'a SimpleCommand, mut each: impl FnMut(FileWord<'a>)) {
+    for r in &command.redirects {
+        if r.op.contains('&') && !r.op.starts_with('&') {
+            continue;
+        }
+        let access = if r.writes_file() {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        each(FileWord {
+            text: &r.target,
+            literal: r.literal,
+            access,
+        });
+    }
     let program = command.argv.first().map(String::as_str).unwrap_or("");
     let program = program.rsplit('/').next().unwrap_or(program);
     if matches!(program, "echo" | "printf") {
-        return words;
+        return;
     }
     for (i, arg) in command.argv.iter().enumerate().skip(1) {
         let literal = command.words.get(i).is_none_or(|w| w.literal);
         if arg.is_empty() {
             continue;
         }
-        if !arg.starts_with('-') {
-            words.push((word(arg, literal), Access::Read));
+        let text = if !arg.starts_with('-') {
+            arg.as_str()
         } else if let Some((_, value)) = arg.split_once('=')
             && !value.is_empty()
         {
-            words.push((word(value, literal), Access::Read));
-        }
-    }
-    words
-}
-
-fn word(text: &str, literal: bool) -> Word {
-    Word {
-        text: text.to_string(),
-        literal,
+            value
+        } else {
+            continue;
+        };
+        each(FileWord {
+            text,
+            literal,
+            access: Access::Read,
+        });
     }
 }
 

@@ -102,7 +102,7 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
     let tokens = tokenize(line)?;
     let mut commands = Vec::new();
     let mut current = Builder::default();
-    let mut tokens = tokens.into_iter().peekable();
+    let mut tokens = tokens.into_iter();
     while let Some(token) = tokens.next() {
         match token {
             Token::Word {
@@ -110,12 +110,11 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
                 start,
                 literal,
                 assignment,
-            } => current.word(Word { text, literal }, start, assignment, line),
+            } => current.word(Word { text, literal }, start, assignment),
             Token::Separator(at) => {
-                if let Some(command) = current.finish(line, at)? {
+                if let Some(command) = std::mem::take(&mut current).finish(line, at)? {
                     commands.push(command);
                 }
-                current = Builder::default();
             }
             Token::Redirect(op) => {
                 let Some(Token::Word {
@@ -128,7 +127,7 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
                     return Err(Unsupported("a redirection without a target"));
                 };
                 current.start.get_or_insert(start);
-                current.end = current.end.max(word_end(line, start));
+                current.last = start;
                 current.redirects.push(Redirect {
                     op: op.to_string(),
                     target: text,
@@ -146,18 +145,17 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
 #[derive(Default)]
 struct Builder {
     start: Option<usize>,
-    end: usize,
+    /// Where the last word (or redirection target) starts: the command's text ends with it.
+    last: usize,
     assignments: Vec<String>,
     words: Vec<Word>,
     redirects: Vec<Redirect>,
 }
 
 impl Builder {
-    fn word(&mut self, word: Word, start: usize, assignment: bool, line: &str) {
+    fn word(&mut self, word: Word, start: usize, assignment: bool) {
         self.start.get_or_insert(start);
-        // The word's end in the source: up to the next unquoted blank or operator. Tokens do
-        // not carry it, so take the longest of the known positions.
-        self.end = self.end.max(word_end(line, start));
+        self.last = start;
         if self.words.is_empty() && assignment {
             self.assignments.push(word.text);
         } else {
@@ -176,7 +174,9 @@ impl Builder {
                 "control flow (if, for, while, case, functions)",
             ));
         }
-        let end = self.end.min(at).max(start);
+        // The text ends where the last word does (up to the next unquoted blank or operator):
+        // words come in order and each ends before the next starts.
+        let end = word_end(line, self.last).min(at).max(start);
         Ok(Some(SimpleCommand {
             text: line[start..end].trim().to_string(),
             assignments: self.assignments,
@@ -193,16 +193,16 @@ const KEYWORDS: &[&str] = &[
     "function", "select", "{", "}", "[[", "]]", "!", "coproc",
 ];
 
-/// Whether the source at `chars` starts with an unquoted `NAME=` (or `NAME+=`, `NAME[..]=`).
-fn is_assignment(chars: &[(usize, char)]) -> bool {
-    let name = chars
+/// Whether `source` starts with an unquoted `NAME=` (or `NAME+=`, `NAME[..]=`).
+fn is_assignment(source: &[u8]) -> bool {
+    let name = source
         .iter()
-        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
         .count();
-    let starts_well = chars
+    let starts_well = source
         .first()
-        .is_some_and(|(_, c)| !c.is_ascii_digit() && *c != '=');
-    starts_well && name > 0 && matches!(chars.get(name), Some((_, '=' | '+' | '[')))
+        .is_some_and(|b| !b.is_ascii_digit() && *b != b'=');
+    starts_well && name > 0 && matches!(source.get(name), Some(b'=' | b'+' | b'['))
 }
 
 /// Where the word starting at `start` ends in `line` (quotes and escapes skipped).
@@ -226,69 +226,71 @@ fn word_end(line: &str, start: usize) -> usize {
     i.min(bytes.len())
 }
 
+/// The tokens of `line`. Every byte that means something to the shell is ASCII, so the line
+/// is read byte by byte and text between special bytes copied whole.
 fn tokenize(line: &str) -> Result<Vec<Token>, Unsupported> {
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let bytes = line.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
-    let at = |i: usize| chars.get(i).map(|(_, c)| *c);
-    while i < chars.len() {
-        let (pos, c) = chars[i];
-        match c {
-            ' ' | '\t' => i += 1,
-            '\\' if at(i + 1) == Some('\n') => i += 2,
-            '\n' | ';' => {
-                if c == ';' && at(i + 1) == Some(';') {
+    let at = |i: usize| bytes.get(i).copied();
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b' ' | b'\t' => i += 1,
+            b'\\' if at(i + 1) == Some(b'\n') => i += 2,
+            b'\n' | b';' => {
+                if b == b';' && at(i + 1) == Some(b';') {
                     return Err(Unsupported("case syntax"));
                 }
-                tokens.push(Token::Separator(pos));
+                tokens.push(Token::Separator(i));
                 i += 1;
             }
-            '#' => {
+            b'#' => {
                 // A comment runs to the end of the line.
-                while i < chars.len() && chars[i].1 != '\n' {
+                while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
                 }
             }
-            '|' => {
-                tokens.push(Token::Separator(pos));
-                i += if matches!(at(i + 1), Some('|' | '&')) {
+            b'|' => {
+                tokens.push(Token::Separator(i));
+                i += if matches!(at(i + 1), Some(b'|' | b'&')) {
                     2
                 } else {
                     1
                 };
             }
-            '&' => match at(i + 1) {
-                Some('&') => {
-                    tokens.push(Token::Separator(pos));
+            b'&' => match at(i + 1) {
+                Some(b'&') => {
+                    tokens.push(Token::Separator(i));
                     i += 2;
                 }
-                Some('>') if at(i + 2) == Some('>') => {
+                Some(b'>') if at(i + 2) == Some(b'>') => {
                     tokens.push(Token::Redirect("&>>"));
                     i += 3;
                 }
-                Some('>') => {
+                Some(b'>') => {
                     tokens.push(Token::Redirect("&>"));
                     i += 2;
                 }
                 _ => return Err(Unsupported("a background job (&)")),
             },
-            '(' | ')' => return Err(Unsupported("a subshell or grouping")),
-            '<' | '>' => {
-                let (op, len) = redirect_op(&chars[i..])?;
+            b'(' | b')' => return Err(Unsupported("a subshell or grouping")),
+            b'<' | b'>' => {
+                let op = redirect_op(&line[i..])?;
                 tokens.push(Token::Redirect(op));
-                i += len;
+                i += op.len();
             }
-            d if d.is_ascii_digit() && is_fd_redirect(&chars[i..]) => {
+            d if d.is_ascii_digit() && is_fd_redirect(&bytes[i..]) => {
                 // `2>`, `2>>`, `2>&1`: the descriptor belongs to the operator.
                 i += 1;
             }
             _ => {
-                let (text, literal, next) = read_word(&chars, i)?;
+                let (text, literal, next) = read_word(line, i)?;
                 tokens.push(Token::Word {
                     text,
-                    start: pos,
+                    start: i,
                     literal,
-                    assignment: is_assignment(&chars[i..]),
+                    assignment: is_assignment(&bytes[i..]),
                 });
                 i = next;
             }
@@ -297,14 +299,13 @@ fn tokenize(line: &str) -> Result<Vec<Token>, Unsupported> {
     Ok(tokens)
 }
 
-/// Whether `chars` starts with digits followed by `<` or `>` (a descriptor redirection).
-fn is_fd_redirect(chars: &[(usize, char)]) -> bool {
-    let digits = chars.iter().take_while(|(_, c)| c.is_ascii_digit()).count();
-    digits > 0 && matches!(chars.get(digits), Some((_, '<' | '>')))
+/// Whether `source` starts with digits followed by `<` or `>` (a descriptor redirection).
+fn is_fd_redirect(source: &[u8]) -> bool {
+    let digits = source.iter().take_while(|b| b.is_ascii_digit()).count();
+    digits > 0 && matches!(source.get(digits), Some(b'<' | b'>'))
 }
 
-fn redirect_op(chars: &[(usize, char)]) -> Result<(&'static str, usize), Unsupported> {
-    let s: String = chars.iter().take(3).map(|(_, c)| *c).collect();
+fn redirect_op(s: &str) -> Result<&'static str, Unsupported> {
     let op = if s.starts_with("<<<") {
         "<<<"
     } else if s.starts_with("<<") {
@@ -326,66 +327,125 @@ fn redirect_op(chars: &[(usize, char)]) -> Result<(&'static str, usize), Unsuppo
     } else {
         "<"
     };
-    Ok((op, op.chars().count()))
+    Ok(op)
 }
 
-/// Reads one word starting at `i`: quotes removed, escapes applied, and whether it is literal
-/// ([`Word::literal`]). Substitutions are refused.
-fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, bool, usize), Unsupported> {
-    let mut word = String::new();
+/// Whether an unquoted byte ends a plain run of a word: it ends the word, quotes or escapes,
+/// or may expand.
+fn is_special(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t'
+            | b'\n'
+            | b';'
+            | b'|'
+            | b'&'
+            | b'<'
+            | b'>'
+            | b'('
+            | b')'
+            | b'\\'
+            | b'\''
+            | b'"'
+            | b'`'
+            | b'$'
+            | b'*'
+            | b'?'
+            | b'['
+            | b'{'
+            | b'}'
+            | b'!'
+            | b'~'
+    )
+}
+
+/// Reads one word starting at byte `i`: quotes removed, escapes applied, and whether it is
+/// literal ([`Word::literal`]). Substitutions are refused.
+fn read_word(line: &str, mut i: usize) -> Result<(String, bool, usize), Unsupported> {
+    let bytes = line.as_bytes();
+    let mut word = String::with_capacity(word_end(line, i).saturating_sub(i));
     let mut literal = true;
-    let at = |i: usize| chars.get(i).map(|(_, c)| *c);
-    while let Some(c) = at(i) {
-        match c {
-            ' ' | '\t' | '\n' | ';' | '|' | '&' | '<' | '>' | '(' | ')' => break,
-            '\\' => {
-                // A backslash at the very end stays itself.
-                word.push(at(i + 1).unwrap_or('\\'));
-                i += 2;
-            }
-            '\'' => {
-                i += 1;
-                loop {
-                    match at(i) {
-                        None => return Err(Unsupported("an unterminated quote")),
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
+    let at = |i: usize| bytes.get(i).copied();
+    while let Some(b) = at(i) {
+        match b {
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => break,
+            b'\\' => {
+                // The escaped character (whole, if not ASCII); a backslash at the very end
+                // stays itself.
+                match line[i + 1..].chars().next() {
+                    Some(c) => {
+                        word.push(c);
+                        i += 1 + c.len_utf8();
                     }
-                    i += 1;
+                    None => {
+                        word.push('\\');
+                        i += 2;
+                    }
                 }
-                i += 1;
             }
-            '"' => {
+            b'\'' => {
+                let body = &line[i + 1..];
+                let Some(close) = body.find('\'') else {
+                    return Err(Unsupported("an unterminated quote"));
+                };
+                word.push_str(&body[..close]);
+                i += close + 2;
+            }
+            b'"' => {
                 i += 1;
                 loop {
                     match at(i) {
                         None => return Err(Unsupported("an unterminated quote")),
-                        Some('"') => break,
-                        Some('\\') if matches!(at(i + 1), Some('"' | '\\' | '$' | '`')) => {
+                        Some(b'"') => break,
+                        Some(b'\\') if matches!(at(i + 1), Some(b'"' | b'\\' | b'$' | b'`')) => {
                             i += 1;
-                            word.extend(at(i));
+                            word.push(char::from(bytes[i]));
+                            i += 1;
                         }
-                        Some('$') if at(i + 1) == Some('(') => {
+                        Some(b'$') if at(i + 1) == Some(b'(') => {
                             return Err(Unsupported("a command substitution"));
                         }
-                        Some('`') => return Err(Unsupported("a command substitution")),
-                        Some(c) => {
-                            literal &= c != '$';
-                            word.push(c);
+                        Some(b'`') => return Err(Unsupported("a command substitution")),
+                        Some(b'$') => {
+                            literal = false;
+                            word.push('$');
+                            i += 1;
+                        }
+                        Some(_) => {
+                            // A run up to the next byte that means something here.
+                            let run = bytes[i..]
+                                .iter()
+                                .position(|b| matches!(b, b'"' | b'\\' | b'$' | b'`'))
+                                .map_or(bytes.len(), |n| i + n.max(1));
+                            word.push_str(&line[i..run]);
+                            i = run;
                         }
                     }
-                    i += 1;
                 }
                 i += 1;
             }
-            '`' => return Err(Unsupported("a command substitution")),
-            '$' if at(i + 1) == Some('(') => return Err(Unsupported("a command substitution")),
-            c => {
+            b'`' => return Err(Unsupported("a command substitution")),
+            b'$' if at(i + 1) == Some(b'(') => return Err(Unsupported("a command substitution")),
+            b'~' => {
                 // A tilde expands at the start of a word and after `=` or `:`.
-                let tilde = c == '~' && (word.is_empty() || word.ends_with(['=', ':']));
-                literal &= !tilde && !matches!(c, '$' | '*' | '?' | '[' | '{' | '}' | '!');
-                word.push(c);
+                if word.is_empty() || word.ends_with(['=', ':']) {
+                    literal = false;
+                }
+                word.push('~');
                 i += 1;
+            }
+            b'$' | b'*' | b'?' | b'[' | b'{' | b'}' | b'!' => {
+                literal = false;
+                word.push(char::from(b));
+                i += 1;
+            }
+            _ => {
+                let run = bytes[i..]
+                    .iter()
+                    .position(|b| is_special(*b))
+                    .map_or(bytes.len(), |n| i + n);
+                word.push_str(&line[i..run]);
+                i = run;
             }
         }
     }

@@ -59,17 +59,19 @@ pub(super) fn effective_commands(
     commands: &[SimpleCommand],
     depth: usize,
 ) -> Result<Vec<SimpleCommand>, Why> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(commands.len());
     for command in commands {
+        // The command being stripped is always the last one pushed, so nothing is cloned
+        // but the original.
         out.push(command.clone());
-        let mut current = command.clone();
+        let mut current = out.len() - 1;
         let mut layers = 0;
         loop {
-            match step(&current, depth)? {
+            match step(&out[current], depth)? {
                 Step::Done => break,
                 Step::Run(next) => {
-                    out.push(next.clone());
-                    current = next;
+                    out.push(next);
+                    current = out.len() - 1;
                 }
                 Step::Many(more) => {
                     out.extend(more);
@@ -101,7 +103,14 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         words[0] = Word::plain(base);
         return Ok(Step::Run(derived(words, command)));
     }
-    let args: Vec<String> = words[1..].iter().map(|w| w.text.clone()).collect();
+    // `argv` holds the words' texts; a command put together by hand may not.
+    let owned: Vec<String>;
+    let args: &[String] = if command.argv.len() == words.len() {
+        &command.argv[1..]
+    } else {
+        owned = words[1..].iter().map(|w| w.text.clone()).collect();
+        &owned
+    };
     let after = |skip: usize| -> Step {
         let from = 1 + skip;
         if from >= words.len() {
@@ -111,7 +120,7 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         }
     };
     let wrapped = |spec: &OptionSpec| -> Result<Step, Why> {
-        let parsed = parse_options(&args, spec, Order::Posix)
+        let parsed = parse_options(args, spec, Order::Posix)
             .ok_or("an option of a wrapper command that rein does not know")?;
         Ok(after(parsed.end))
     };
@@ -135,7 +144,7 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             numbers: true,
             ..OptionSpec::default()
         }),
-        "timeout" => timeout(&args, &after),
+        "timeout" => timeout(args, &after),
         "stdbuf" => wrapped(&OptionSpec {
             values: "ioe",
             long_values: &["--input", "--output", "--error"],
@@ -146,9 +155,9 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             values: "cn",
             ..OptionSpec::default()
         }),
-        "taskset" => positional_then_command(&args, &after, "ac", &["--all-tasks", "--cpu-list"]),
+        "taskset" => positional_then_command(args, &after, "ac", &["--all-tasks", "--cpu-list"]),
         "chrt" => positional_then_command(
-            &args,
+            args,
             &after,
             "bdfiorRamv",
             &[
@@ -162,24 +171,24 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
                 "--all-tasks",
             ],
         ),
-        "env" => env(command, &args, depth),
-        "sudo" => sudo(&args, &after),
+        "env" => env(command, args, depth),
+        "sudo" => sudo(args, &after),
         "doas" => wrapped(&OptionSpec {
             flags: "nsL",
             values: "uC",
             ..OptionSpec::default()
         }),
-        "xargs" => xargs(command, &args),
+        "xargs" => xargs(command, args),
         // `busybox rm -rf x`: the applet is the next word.
         "busybox" => Ok(match args.first() {
             Some(applet) if !applet.starts_with('-') => after(0),
             _ => Step::Done,
         }),
-        "watch" => watch(command, &args, depth),
-        "flock" => flock(command, &args, depth),
-        "su" | "runuser" => su(&args, depth),
+        "watch" => watch(command, args, depth),
+        "flock" => flock(command, args, depth),
+        "su" | "runuser" => su(args, depth),
         "eval" => eval(command, depth),
-        "alias" => alias(&args, depth),
+        "alias" => alias(args, depth),
         // `hash -p /bin/rm ls` makes `ls` run rm; `enable -f` loads a builtin from a library.
         "hash" | "enable"
             if args
@@ -188,15 +197,15 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         {
             Err("a command name remapped (hash -p, enable -f)")
         }
-        "trap" => trap(&args, depth),
+        "trap" => trap(args, depth),
         b if EVALUATING_BUILTINS.contains(&b)
             && args.iter().any(|a| a.contains("$(") || a.contains('`')) =>
         {
             Err("a builtin that may evaluate a command substitution in its arguments")
         }
-        s if SHELLS.contains(&s) => shell_body(&args, words, depth),
+        s if SHELLS.contains(&s) => shell_body(args, words, depth),
         "find" => find(&words[1..], depth),
-        "git" => git(command, &args, depth),
+        "git" => git(command, args, depth),
         _ => Ok(Step::Done),
     }
 }
