@@ -84,17 +84,11 @@ impl CallFacts {
 /// A path as rules see it: resolved by the guard when it can be (symlinks followed), else
 /// joined to `base` (or home for `~/`) and normalised lexically. Never fails.
 pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> PathBuf {
-    let joined = match path.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(rest),
-        None if path == "~" => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default(),
-        None => base.join(path),
+    let lexical = match path.strip_prefix("~/") {
+        Some(rest) => normalise_joined(&home(), rest),
+        None if path == "~" => normalise(&home()),
+        None => normalise_joined(base, path),
     };
-    let lexical = normalise(&joined);
     // Inside the workspace (whose root is canonical), a path without symlinks below the root
     // is already what the kernel would open: one `lstat` per component instead of a
     // `realpath`.
@@ -103,8 +97,29 @@ pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> Pat
     {
         return lexical;
     }
+    let joined = match path.strip_prefix("~/") {
+        Some(rest) => home().join(rest),
+        None if path == "~" => home(),
+        None => base.join(path),
+    };
     let display = joined.display().to_string();
     guard.locate_anywhere(&display).unwrap_or(lexical)
+}
+
+/// The home directory from `$HOME` (empty when unset).
+fn home() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// [`normalise`] of `base.join(path)`, without building the joined path.
+fn normalise_joined(base: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
+    let mut out = PathBuf::with_capacity(base.as_os_str().len() + path.as_os_str().len() + 1);
+    push_normalised(&mut out, base);
+    push_normalised(&mut out, path);
+    out
 }
 
 /// Whether no existing component of `root/below` is a symlink (components that do not exist
@@ -126,6 +141,13 @@ fn no_symlink_below(root: &Path, below: &Path) -> bool {
 /// `a/./b/../c` → `a/c`, without touching the file system.
 pub fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::with_capacity(path.as_os_str().len());
+    push_normalised(&mut out, path);
+    out
+}
+
+/// Pushes the components of `path` onto `out`, `.` dropped and `..` popping (an absolute
+/// `path` replaces `out`, as [`Path::join`] does).
+fn push_normalised(out: &mut PathBuf, path: &Path) {
     for component in path.components() {
         match component {
             Component::ParentDir => {
@@ -135,5 +157,4 @@ pub fn normalise(path: &Path) -> PathBuf {
             other => out.push(other),
         }
     }
-    out
 }

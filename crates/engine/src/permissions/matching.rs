@@ -2,7 +2,7 @@
 //! of the call; allow rules must cover every part.
 
 use std::borrow::Cow;
-use std::ops::Range;
+use std::sync::Arc;
 
 use rein_tools::shell::SimpleCommand;
 use rein_tools::{CallFacts, ShellFacts};
@@ -14,53 +14,82 @@ use super::rule::Rule;
 /// A call as rules are matched against it: its facts, and the match forms of each command of
 /// a shell line (what runs, and any command as written that is not among it), made once per
 /// decision.
+///
+/// A command's forms are its text, then the [`extra_forms`] made for it. The text is the
+/// joined words for most commands, so most have no extra form and nothing is allocated.
 pub(super) struct Call<'a> {
     pub facts: &'a CallFacts,
-    /// The [`candidates`] of every command, flattened: those of each of
-    /// `shell.analysis.effective` (see `spans`), then those of the commands as written that
-    /// are not among them.
-    forms: Vec<Cow<'a, str>>,
-    /// Where the forms of `shell.analysis.effective[i]` lie in `forms`.
-    spans: Vec<Range<usize>>,
+    /// The extra forms of `shell.analysis.effective[i]`, as `(i, form)`, in order of `i`.
+    extra: Vec<(usize, String)>,
+    /// Every form of the commands as written that are not among what runs.
+    written: Vec<Cow<'a, str>>,
 }
 
 impl<'a> Call<'a> {
     pub fn new(facts: &'a CallFacts) -> Self {
-        let mut forms = Vec::new();
-        let mut spans = Vec::new();
+        let mut extra = Vec::new();
+        let mut written = Vec::new();
         if let Some(shell) = &facts.shell {
             let effective = &shell.analysis.effective;
-            forms.reserve(effective.len() + 4);
-            spans.reserve(effective.len());
-            for command in effective {
-                let start = forms.len();
-                candidates(command, &mut forms);
-                spans.push(start..forms.len());
+            for (i, command) in effective.iter().enumerate() {
+                extra_forms(command, |form| extra.push((i, form)));
             }
-            // The analysis puts every command as written among what runs, so these forms
-            // are almost always there already.
+            // The analysis puts every command as written among what runs, so these are
+            // almost always there already.
             let mut cursor = 0;
             for command in &shell.analysis.commands {
-                let same = |e: &SimpleCommand| e.text == command.text && e.argv == command.argv;
+                let same = |e: &Arc<SimpleCommand>| {
+                    e.text == command.text && e.argv == command.argv
+                };
                 match effective[cursor..].iter().position(same) {
                     Some(n) => cursor += n,
-                    None => candidates(command, &mut forms),
+                    None => {
+                        written.push(Cow::Borrowed(command.text.as_str()));
+                        extra_forms(command, |form| written.push(Cow::Owned(form)));
+                    }
                 }
             }
         }
         Self {
             facts,
-            forms,
-            spans,
+            extra,
+            written,
         }
     }
 
     /// The forms of `shell.analysis.effective[i]`.
-    fn effective_forms(&self, i: usize) -> &[Cow<'a, str>] {
-        self.spans
-            .get(i)
-            .and_then(|span| self.forms.get(span.clone()))
-            .unwrap_or(&[])
+    fn effective_forms(&self, i: usize) -> impl Iterator<Item = &str> {
+        let text = self
+            .facts
+            .shell
+            .as_ref()
+            .and_then(|s| s.analysis.effective.get(i))
+            .map(|c| c.text.as_str());
+        let from = self.extra.partition_point(|(j, _)| *j < i);
+        text.into_iter().chain(
+            self.extra[from..]
+                .iter()
+                .take_while(move |(j, _)| *j == i)
+                .map(|(_, form)| form.as_str()),
+        )
+    }
+
+    /// Whether `rule` matches any form of any command (false without a command).
+    fn any_command_matches(&self, rule: &Rule) -> bool {
+        let Some(shell) = &self.facts.shell else {
+            return false;
+        };
+        let effective = &shell.analysis.effective;
+        if effective.is_empty() && self.written.is_empty() {
+            return false;
+        }
+        rule.matches_command(
+            effective
+                .iter()
+                .map(|c| c.text.as_str())
+                .chain(self.extra.iter().map(|(_, form)| form.as_str()))
+                .chain(self.written.iter().map(|form| form.as_ref())),
+        )
     }
 }
 
@@ -88,8 +117,7 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
                     .program()
                     .is_some_and(|p| shell.analysis.naive_words.iter().any(|w| basename(w) == p))
         }
-        // Every command has forms: none means no command (which no rule part matches).
-        Some(_) => !call.forms.is_empty() && rule.matches_command(&call.forms),
+        Some(_) => call.any_command_matches(rule),
         None => facts
             .subject
             .as_deref()
@@ -125,8 +153,11 @@ pub(super) fn allow_covering<'a>(
                 if covered.iter().any(|c| renamed(part, c)) {
                     continue;
                 }
-                let forms = call.effective_forms(i);
-                used.push(relevant.iter().find(|r| r.rule.matches_command(forms))?);
+                used.push(
+                    relevant
+                        .iter()
+                        .find(|r| r.rule.matches_command(call.effective_forms(i)))?,
+                );
                 covered.push(part);
             }
         }
@@ -169,6 +200,7 @@ fn allow_parts(shell: &ShellFacts) -> Option<Vec<(usize, &SimpleCommand)>> {
             let program = command.argv.first().map(|p| basename(p)).unwrap_or("");
             !(NEUTRAL_WRAPPERS.contains(&program) && *i + 1 < effective.len())
         })
+        .map(|(i, command)| (i, command.as_ref()))
         .collect();
     Some(parts)
 }
@@ -188,26 +220,23 @@ pub(super) fn names_dangerous(rule: &Rule) -> bool {
         .is_some_and(|command| dangerous(&command).is_some())
 }
 
-/// What a command is matched as, added to `out`: its text as written, its words joined, and
-/// its words with the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`). The
-/// text stands for the joined words when they are the same (most commands).
-fn candidates<'a>(command: &'a SimpleCommand, out: &mut Vec<Cow<'a, str>>) {
-    let joined: Cow<'a, str> = if is_joined(&command.text, &command.argv) {
+/// The forms a command is matched as besides its text as written: its words joined (when
+/// that differs from the text), and its words with the program's folder dropped
+/// (`/bin/rm -rf x` is also `rm -rf x`).
+fn extra_forms(command: &SimpleCommand, mut add: impl FnMut(String)) {
+    let joined: Cow<'_, str> = if is_joined(&command.text, &command.argv) {
         Cow::Borrowed(&command.text)
     } else {
-        out.push(Cow::Borrowed(&command.text));
         Cow::Owned(command.argv.join(" "))
     };
     if let Some(first) = command.argv.first()
         && basename(first) != first
     {
-        out.push(Cow::Owned(format!(
-            "{}{}",
-            basename(first),
-            &joined[first.len()..]
-        )));
+        add(format!("{}{}", basename(first), &joined[first.len()..]));
     }
-    out.push(joined);
+    if let Cow::Owned(joined) = joined {
+        add(joined);
+    }
 }
 
 /// Whether `text` is `argv` joined with spaces.

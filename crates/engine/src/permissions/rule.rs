@@ -93,10 +93,16 @@ impl Rule {
 
     /// Whether the rule matches one part of the call: a simple command (its candidates) or
     /// a path. `None` when the rule does not apply to the tool.
-    pub(crate) fn matches_command<S: AsRef<str>>(&self, candidates: &[S]) -> bool {
+    pub(crate) fn matches_command<I>(&self, candidates: I) -> bool
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
         match &self.matcher {
             Matcher::Any => true,
-            Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c.as_ref())),
+            Matcher::Command(pattern) => candidates
+                .into_iter()
+                .any(|c| pattern.matches(c.as_ref())),
             Matcher::Path(_) | Matcher::Subject(_) => false,
         }
     }

@@ -9,6 +9,8 @@
 mod wrappers;
 
 use super::options::{OptionSpec, Order, parse_options};
+use std::sync::Arc;
+
 use super::parse::{Redirect, SimpleCommand, Word, split_commands};
 use wrappers::{env, flock, positional_then_command, su, sudo, timeout, watch, xargs};
 
@@ -49,28 +51,28 @@ enum Step {
     /// One command runs in its place (stripped again).
     Run(SimpleCommand),
     /// These commands run, already fully expanded (a body, `find -exec` commands…).
-    Many(Vec<SimpleCommand>),
+    Many(Vec<Arc<SimpleCommand>>),
 }
 
 type Why = &'static str;
 
 /// `commands` followed, each, by the stages of what it runs.
 pub(super) fn effective_commands(
-    commands: &[SimpleCommand],
+    commands: &[Arc<SimpleCommand>],
     depth: usize,
-) -> Result<Vec<SimpleCommand>, Why> {
+) -> Result<Vec<Arc<SimpleCommand>>, Why> {
     let mut out = Vec::with_capacity(commands.len());
     for command in commands {
-        // The command being stripped is always the last one pushed, so nothing is cloned
-        // but the original.
-        out.push(command.clone());
+        // The originals are shared, not copied; the command being stripped is always the
+        // last one pushed.
+        out.push(Arc::clone(command));
         let mut current = out.len() - 1;
         let mut layers = 0;
         loop {
             match step(&out[current], depth)? {
                 Step::Done => break,
                 Step::Run(next) => {
-                    out.push(next);
+                    out.push(Arc::new(next));
                     current = out.len() - 1;
                 }
                 Step::Many(more) => {
@@ -326,11 +328,12 @@ fn shell_body(args: &[String], words: &[Word], depth: usize) -> Result<Step, Why
 }
 
 /// Parses a body (`sh -c`, `eval`, `env -S`, a `!` alias) and expands it in turn.
-fn parse_body(body: &str, depth: usize) -> Result<Vec<SimpleCommand>, Why> {
+fn parse_body(body: &str, depth: usize) -> Result<Vec<Arc<SimpleCommand>>, Why> {
     if depth + 1 > MAX_DEPTH {
         return Err("shell bodies nested too deeply");
     }
     let commands = split_commands(body).map_err(|_| "an unparseable shell body (sh -c, eval)")?;
+    let commands: Vec<Arc<SimpleCommand>> = commands.into_iter().map(Arc::new).collect();
     effective_commands(&commands, depth + 1)
 }
 
@@ -349,16 +352,16 @@ fn find(words: &[Word], depth: usize) -> Result<Step, Why> {
                 i += 1;
             }
             if i > start {
-                synthesized.push(SimpleCommand::from_words(
+                synthesized.push(Arc::new(SimpleCommand::from_words(
                     words[start..i].to_vec(),
                     Vec::new(),
-                ));
+                )));
             }
             i += 1;
         } else if arg == "-delete" {
             let mut argv = vec!["rm".to_string(), "-rf".to_string()];
             argv.extend(find_start_points(&args));
-            synthesized.push(literal_words(&argv, &[]));
+            synthesized.push(Arc::new(literal_words(&argv, &[])));
         }
     }
     if synthesized.is_empty() {
@@ -444,7 +447,7 @@ fn git(command: &SimpleCommand, args: &[String], depth: usize) -> Result<Step, W
     let sub = &args[i];
     let mut words = vec![Word::plain("git")];
     words.extend(command.words[1 + i..].iter().cloned());
-    let mut out = vec![derived(words, command)];
+    let mut out = vec![Arc::new(derived(words, command))];
     if let Some((_, body)) = aliases.iter().rev().find(|(name, _)| name == sub) {
         let mut line = match body.strip_prefix('!') {
             Some(shell) => shell.to_string(),
