@@ -100,7 +100,12 @@ impl SensitivePaths {
     /// matched against the components below `root` only when `path` lies under it, so a
     /// workspace that itself sits in a folder called `.envs` is not refused wholesale.
     pub fn matching(&self, path: &Path, root: &Path) -> Option<&str> {
-        if let Some((_, pattern)) = self.prefixes.iter().find(|(p, _)| path.starts_with(p)) {
+        let clean = is_clean(path);
+        if let Some((_, pattern)) = self
+            .prefixes
+            .iter()
+            .find(|(prefix, _)| starts_with(path, clean, prefix))
+        {
             return Some(pattern);
         }
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
@@ -136,6 +141,29 @@ impl SensitivePaths {
             .find(|(prefix, _)| holds_inode(prefix, target, &mut budget))
             .map(|(_, pattern)| pattern.as_str())
     }
+}
+
+/// [`Path::starts_with`] (component by component), compared as bytes when both paths are
+/// clean (see [`is_clean`]); `path_clean` says whether `path` is.
+fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    if !(path_clean && is_clean(prefix)) {
+        return path.starts_with(prefix);
+    }
+    let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
+    p.starts_with(q) && (p.len() == q.len() || q == b"/" || p[q.len()] == b'/')
+}
+
+/// Whether `path` is absolute and spelled as its components would be joined: no `//`, `/./`,
+/// trailing `/` (the root aside) or trailing `/.`. Such paths start with one another, component
+/// by component, exactly when their bytes do up to a `/`.
+fn is_clean(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let b = path.as_os_str().as_bytes();
+    b.first() == Some(&b'/')
+        && (b.len() == 1 || !(b.ends_with(b"/") || b.ends_with(b"/.")))
+        && !b.windows(2).any(|w| w == b"//")
+        && !b.windows(3).any(|w| w == b"/./")
 }
 
 /// Most entries looked at while searching the sensitive folders for a hard link's inode.
@@ -233,6 +261,35 @@ mod tests {
             Some("deny rule Read(./secrets/**)")
         );
         assert_eq!(list.matching(Path::new("/ws/src/main.rs"), root), None);
+    }
+
+    #[test]
+    fn prefixes_match_by_component_however_the_path_is_spelled() {
+        let list = SensitivePaths::new(["/home/u/.ssh"], None).unwrap();
+        let root = Path::new("/work");
+        let cases = [
+            ("/home/u/.ssh", true),
+            ("/home/u/.ssh/id_rsa", true),
+            ("/home/u/.sshx", false),
+            ("/home/u/.ss", false),
+            ("/home//u/.ssh/key", true),
+            ("/home/u/./.ssh", true),
+            ("/home/u/.ssh/", true),
+            ("/home/u/.ssh/.", true),
+            ("/home/u", false),
+        ];
+        for (path, sensitive) in cases {
+            assert_eq!(
+                list.matching(Path::new(path), root).is_some(),
+                sensitive,
+                "{path}"
+            );
+            assert_eq!(
+                Path::new(path).starts_with("/home/u/.ssh"),
+                sensitive,
+                "{path}"
+            );
+        }
     }
 
     #[test]

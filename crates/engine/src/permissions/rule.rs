@@ -267,6 +267,10 @@ fn wildcard_match(parts: &[String], text: &str) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return text.is_empty();
     };
+    // Most texts differ from the pattern at their first byte.
+    if first.as_bytes().first().is_some_and(|b| text.as_bytes().first() != Some(b)) {
+        return false;
+    }
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
         return false;
     };

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::parse::{SimpleCommand, split_commands};
+use super::parse::{SimpleCommand, split_into};
 use super::unwrap::effective_commands;
 
 /// The analysis of one shell line, computed once per call.
@@ -44,8 +44,7 @@ pub struct ShellLine {
 /// assert!(line.effective.iter().any(|c| c.argv == ["rm", "-rf", "x"]));
 /// ```
 pub fn analyse(line: &str) -> ShellLine {
-    let analysed = split_commands(line).map_err(|e| e.0).and_then(|commands| {
-        let commands: Vec<Arc<SimpleCommand>> = commands.into_iter().map(Arc::new).collect();
+    let analysed = split_into(line, Arc::new).map_err(|e| e.0).and_then(|commands| {
         let effective = effective_commands(&commands, 0)?;
         Ok((commands, effective))
     });

@@ -89,6 +89,15 @@ pub struct Unsupported(pub &'static str);
 /// Splits `line` into its simple commands (separated by `&&`, `||`, `;`, `|`, `|&` or
 /// newlines), or says why it cannot.
 pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
+    split_into(line, |command| command)
+}
+
+/// [`split_commands`], each command wrapped by `wrap` as it is made (into an `Arc` for the
+/// analysis, so a long line never moves its commands around while the list grows).
+pub(super) fn split_into<T>(
+    line: &str,
+    wrap: impl Fn(SimpleCommand) -> T,
+) -> Result<Vec<T>, Unsupported> {
     let mut tokens = Tokens::new(line);
     let mut commands = Vec::new();
     let mut current = Builder::default();
@@ -107,7 +116,7 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
                 assignment,
             } => current.word(Word { text, literal }, start, assignment),
             Token::Separator(at) => match std::mem::take(&mut current).finish(line, at) {
-                Ok(Some(command)) => commands.push(command),
+                Ok(Some(command)) => commands.push(wrap(command)),
                 Ok(None) => {}
                 Err(why) => malformed = Some(why),
             },
@@ -136,7 +145,7 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
         return Err(why);
     }
     if let Some(command) = current.finish(line, line.len())? {
-        commands.push(command);
+        commands.push(wrap(command));
     }
     Ok(commands)
 }

@@ -11,7 +11,7 @@ mod wrappers;
 use super::options::{OptionSpec, Order, parse_options};
 use std::sync::Arc;
 
-use super::parse::{Redirect, SimpleCommand, Word, split_commands};
+use super::parse::{Redirect, SimpleCommand, Word, split_into};
 use wrappers::{env, flock, positional_then_command, su, sudo, timeout, watch, xargs};
 
 /// How deeply `sh -c` and `eval` bodies may nest.
@@ -332,8 +332,8 @@ fn parse_body(body: &str, depth: usize) -> Result<Vec<Arc<SimpleCommand>>, Why> 
     if depth + 1 > MAX_DEPTH {
         return Err("shell bodies nested too deeply");
     }
-    let commands = split_commands(body).map_err(|_| "an unparseable shell body (sh -c, eval)")?;
-    let commands: Vec<Arc<SimpleCommand>> = commands.into_iter().map(Arc::new).collect();
+    let commands =
+        split_into(body, Arc::new).map_err(|_| "an unparseable shell body (sh -c, eval)")?;
     effective_commands(&commands, depth + 1)
 }
 
