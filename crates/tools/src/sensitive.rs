@@ -160,10 +160,19 @@ fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
 fn is_clean(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let b = path.as_os_str().as_bytes();
+    if b == b"/" {
+        return true;
+    }
     b.first() == Some(&b'/')
-        && (b.len() == 1 || !(b.ends_with(b"/") || b.ends_with(b"/.")))
-        && !b.windows(2).any(|w| w == b"//")
-        && !b.windows(3).any(|w| w == b"/./")
+        && b.iter().enumerate().all(|(i, &c)| {
+            // After each `/`: a name, neither empty nor `.`.
+            c != b'/'
+                || match (b.get(i + 1), b.get(i + 2)) {
+                    (None | Some(b'/'), _) => false,
+                    (Some(b'.'), None | Some(b'/')) => false,
+                    _ => true,
+                }
+        })
 }
 
 /// Most entries looked at while searching the sensitive folders for a hard link's inode.

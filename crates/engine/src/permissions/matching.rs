@@ -38,9 +38,8 @@ impl<'a> Call<'a> {
             // almost always there already.
             let mut cursor = 0;
             for command in &shell.analysis.commands {
-                let same = |e: &Arc<SimpleCommand>| {
-                    e.text == command.text && e.argv == command.argv
-                };
+                let same =
+                    |e: &Arc<SimpleCommand>| e.text == command.text && e.argv == command.argv;
                 match effective[cursor..].iter().position(same) {
                     Some(n) => cursor += n,
                     None => {

@@ -100,9 +100,9 @@ impl Rule {
     {
         match &self.matcher {
             Matcher::Any => true,
-            Matcher::Command(pattern) => candidates
-                .into_iter()
-                .any(|c| pattern.matches(c.as_ref())),
+            Matcher::Command(pattern) => {
+                candidates.into_iter().any(|c| pattern.matches(c.as_ref()))
+            }
             Matcher::Path(_) | Matcher::Subject(_) => false,
         }
     }
@@ -244,7 +244,7 @@ impl CommandPattern {
     }
 
     fn matches(&self, command: &str) -> bool {
-        let command = command.trim();
+        let command = trimmed(command);
         if let Some(prefix) = &self.prefix {
             return command == prefix
                 || command
@@ -262,13 +262,28 @@ impl CommandPattern {
     }
 }
 
+/// `text` without surrounding whitespace ([`str::trim`]), without decoding characters when
+/// its ends are plain ASCII (as a command's text almost always is).
+fn trimmed(text: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
+    if plain(text.as_bytes().first()) && plain(text.as_bytes().last()) {
+        text
+    } else {
+        text.trim()
+    }
+}
+
 /// Whether `text` is `parts` joined by arbitrary runs of characters.
 fn wildcard_match(parts: &[String], text: &str) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return text.is_empty();
     };
     // Most texts differ from the pattern at their first byte.
-    if first.as_bytes().first().is_some_and(|b| text.as_bytes().first() != Some(b)) {
+    if first
+        .as_bytes()
+        .first()
+        .is_some_and(|b| text.as_bytes().first() != Some(b))
+    {
         return false;
     }
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else {

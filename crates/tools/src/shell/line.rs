@@ -44,10 +44,12 @@ pub struct ShellLine {
 /// assert!(line.effective.iter().any(|c| c.argv == ["rm", "-rf", "x"]));
 /// ```
 pub fn analyse(line: &str) -> ShellLine {
-    let analysed = split_into(line, Arc::new).map_err(|e| e.0).and_then(|commands| {
-        let effective = effective_commands(&commands, 0)?;
-        Ok((commands, effective))
-    });
+    let analysed = split_into(line, Arc::new)
+        .map_err(|e| e.0)
+        .and_then(|commands| {
+            let effective = effective_commands(&commands, 0)?;
+            Ok((commands, effective))
+        });
     match analysed {
         Ok((commands, effective)) => ShellLine {
             commands,

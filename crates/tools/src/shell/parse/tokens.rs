@@ -193,7 +193,7 @@ fn is_special(b: u8) -> bool {
 /// literal ([`super::Word::literal`]). Substitutions are refused.
 fn read_word(line: &str, mut i: usize) -> Result<(String, bool, usize), Unsupported> {
     let bytes = line.as_bytes();
-    let mut word = String::with_capacity(word_end(line, i).saturating_sub(i));
+    let mut word = String::new();
     let mut literal = true;
     let at = |i: usize| bytes.get(i).copied();
     while let Some(b) = at(i) {
