@@ -157,7 +157,7 @@ fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
 /// Whether `path` is absolute and spelled as its components would be joined: no `//`, `/./`,
 /// trailing `/` (the root aside) or trailing `/.`. Such paths start with one another, component
 /// by component, exactly when their bytes do up to a `/`.
-fn is_clean(path: &Path) -> bool {
+pub(crate) fn is_clean(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let b = path.as_os_str().as_bytes();
     if b == b"/" {
