@@ -167,11 +167,10 @@ pub(crate) fn is_clean(path: &Path) -> bool {
         && b.iter().enumerate().all(|(i, &c)| {
             // After each `/`: a name, neither empty nor `.`.
             c != b'/'
-                || match (b.get(i + 1), b.get(i + 2)) {
-                    (None | Some(b'/'), _) => false,
-                    (Some(b'.'), None | Some(b'/')) => false,
-                    _ => true,
-                }
+                || !matches!(
+                    (b.get(i + 1), b.get(i + 2)),
+                    (None | Some(b'/'), _) | (Some(b'.'), None | Some(b'/'))
+                )
         })
 }
 
