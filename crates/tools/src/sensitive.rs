@@ -111,7 +111,7 @@ impl SensitivePaths {
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
             return Some(label);
         }
-        let relative = path.strip_prefix(root).unwrap_or(path);
+        let relative = strip_prefix(path, clean, root).unwrap_or(path);
         relative.components().find_map(|component| {
             // `is_match` first: `matches` allocates, and almost every component misses.
             if !self.names.is_match(component.as_os_str()) {
@@ -152,6 +152,21 @@ fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
     }
     let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
     p.starts_with(q) && (p.len() == q.len() || q == b"/" || p[q.len()] == b'/')
+}
+
+/// [`Path::strip_prefix`], cut as bytes when both paths are clean (see [`is_clean`]).
+fn strip_prefix<'a>(path: &'a Path, path_clean: bool, prefix: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    if !(path_clean && is_clean(prefix)) || prefix == Path::new("/") {
+        return path.strip_prefix(prefix).ok();
+    }
+    let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
+    let rest = p.strip_prefix(q)?;
+    match rest.first() {
+        None => Some(Path::new("")),
+        Some(b'/') => Some(Path::new(std::ffi::OsStr::from_bytes(&rest[1..]))),
+        Some(_) => None,
+    }
 }
 
 /// Whether `path` is absolute and spelled as its components would be joined: no `//`, `/./`,

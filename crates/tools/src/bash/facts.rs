@@ -1,7 +1,7 @@
 //! What a `bash` call touches: its line analysed once, and the files its words can name
 //! (arguments that are not options, redirection targets), each expanded as bash would.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::paths::{Expansion, expand};
 use crate::shell::SimpleCommand;
@@ -48,9 +48,9 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
     for word in &analysis.naive_words {
         add(word, true, Access::Read, facts);
     }
-    facts.reads.sort();
+    sort_paths(&mut facts.reads);
     facts.reads.dedup();
-    facts.writes.sort();
+    sort_paths(&mut facts.writes);
     facts.writes.dedup();
     facts.summary = summary(line);
     facts.shell = Some(ShellFacts {
@@ -120,6 +120,22 @@ fn for_file_words<'a>(command: &'a SimpleCommand, mut each: impl FnMut(FileWord<
     }
 }
 
+/// Sorts `paths` as [`Path`]'s order does (component by component). Clean paths (see
+/// [`crate::sensitive::is_clean`]) are in that order when compared as bytes with `/` below
+/// every other byte, which is much cheaper than taking them apart.
+fn sort_paths(paths: &mut [PathBuf]) {
+    use std::os::unix::ffi::OsStrExt;
+    if !paths.iter().all(|p| crate::sensitive::is_clean(p)) {
+        paths.sort();
+        return;
+    }
+    let key = |b: &u8| if *b == b'/' { 0 } else { u16::from(*b) + 1 };
+    paths.sort_by(|a, b| {
+        let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+        a.iter().map(key).cmp(b.iter().map(key))
+    });
+}
+
 /// The first line of the command, marked with `…` when more follow or it was cut.
 fn summary(line: &str) -> String {
     let mut lines = line.trim().lines();
@@ -131,4 +147,31 @@ fn summary(line: &str) -> String {
         out.push_str(" …");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_sort_as_path_order_sorts_them() {
+        let texts = [
+            "/w/a-b", "/w/a/b", "/w/a", "/w/a.b/c", "/w/a/.b", "/w/ab", "/w/a b", "/w/A", "/w",
+            "/w//a", "/w/./a", "/v/é", "/v/z",
+        ];
+        let mut fast: Vec<PathBuf> = texts.iter().map(PathBuf::from).collect();
+        let mut clean: Vec<PathBuf> = fast
+            .iter()
+            .filter(|p| crate::sensitive::is_clean(p))
+            .cloned()
+            .collect();
+        let mut expected = clean.clone();
+        expected.sort();
+        sort_paths(&mut clean);
+        assert_eq!(clean, expected);
+        let mut all_expected = fast.clone();
+        all_expected.sort();
+        sort_paths(&mut fast);
+        assert_eq!(fast, all_expected);
+    }
 }
