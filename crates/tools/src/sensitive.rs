@@ -100,13 +100,18 @@ impl SensitivePaths {
     /// matched against the components below `root` only when `path` lies under it, so a
     /// workspace that itself sits in a folder called `.envs` is not refused wholesale.
     pub fn matching(&self, path: &Path, root: &Path) -> Option<&str> {
-        if let Some((_, pattern)) = self.prefixes.iter().find(|(p, _)| path.starts_with(p)) {
+        let clean = is_clean(path);
+        if let Some((_, pattern)) = self
+            .prefixes
+            .iter()
+            .find(|(prefix, _)| starts_with(path, clean, prefix))
+        {
             return Some(pattern);
         }
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
             return Some(label);
         }
-        let relative = path.strip_prefix(root).unwrap_or(path);
+        let relative = strip_prefix(path, clean, root).unwrap_or(path);
         relative.components().find_map(|component| {
             // `is_match` first: `matches` allocates, and almost every component misses.
             if !self.names.is_match(component.as_os_str()) {
@@ -136,6 +141,52 @@ impl SensitivePaths {
             .find(|(prefix, _)| holds_inode(prefix, target, &mut budget))
             .map(|(_, pattern)| pattern.as_str())
     }
+}
+
+/// [`Path::starts_with`] (component by component), compared as bytes when both paths are
+/// clean (see [`is_clean`]); `path_clean` says whether `path` is.
+fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    if !(path_clean && is_clean(prefix)) {
+        return path.starts_with(prefix);
+    }
+    let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
+    p.starts_with(q) && (p.len() == q.len() || q == b"/" || p[q.len()] == b'/')
+}
+
+/// [`Path::strip_prefix`], cut as bytes when both paths are clean (see [`is_clean`]).
+fn strip_prefix<'a>(path: &'a Path, path_clean: bool, prefix: &Path) -> Option<&'a Path> {
+    use std::os::unix::ffi::OsStrExt;
+    if !(path_clean && is_clean(prefix)) || prefix == Path::new("/") {
+        return path.strip_prefix(prefix).ok();
+    }
+    let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
+    let rest = p.strip_prefix(q)?;
+    match rest.first() {
+        None => Some(Path::new("")),
+        Some(b'/') => Some(Path::new(std::ffi::OsStr::from_bytes(&rest[1..]))),
+        Some(_) => None,
+    }
+}
+
+/// Whether `path` is absolute and spelled as its components would be joined: no `//`, `/./`,
+/// trailing `/` (the root aside) or trailing `/.`. Such paths start with one another, component
+/// by component, exactly when their bytes do up to a `/`.
+pub(crate) fn is_clean(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let b = path.as_os_str().as_bytes();
+    if b == b"/" {
+        return true;
+    }
+    b.first() == Some(&b'/')
+        && b.iter().enumerate().all(|(i, &c)| {
+            // After each `/`: a name, neither empty nor `.`.
+            c != b'/'
+                || !matches!(
+                    (b.get(i + 1), b.get(i + 2)),
+                    (None | Some(b'/'), _) | (Some(b'.'), None | Some(b'/'))
+                )
+        })
 }
 
 /// Most entries looked at while searching the sensitive folders for a hard link's inode.
@@ -233,6 +284,35 @@ mod tests {
             Some("deny rule Read(./secrets/**)")
         );
         assert_eq!(list.matching(Path::new("/ws/src/main.rs"), root), None);
+    }
+
+    #[test]
+    fn prefixes_match_by_component_however_the_path_is_spelled() {
+        let list = SensitivePaths::new(["/home/u/.ssh"], None).unwrap();
+        let root = Path::new("/work");
+        let cases = [
+            ("/home/u/.ssh", true),
+            ("/home/u/.ssh/id_rsa", true),
+            ("/home/u/.sshx", false),
+            ("/home/u/.ss", false),
+            ("/home//u/.ssh/key", true),
+            ("/home/u/./.ssh", true),
+            ("/home/u/.ssh/", true),
+            ("/home/u/.ssh/.", true),
+            ("/home/u", false),
+        ];
+        for (path, sensitive) in cases {
+            assert_eq!(
+                list.matching(Path::new(path), root).is_some(),
+                sensitive,
+                "{path}"
+            );
+            assert_eq!(
+                Path::new(path).starts_with("/home/u/.ssh"),
+                sensitive,
+                "{path}"
+            );
+        }
     }
 
     #[test]

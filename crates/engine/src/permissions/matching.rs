@@ -1,6 +1,9 @@
 //! How a rule meets a call's [`CallFacts`]: deny and ask rules match when they match any part
 //! of the call; allow rules must cover every part.
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use rein_tools::shell::{SimpleCommand, basename};
 use rein_tools::{CallFacts, ShellFacts};
 
@@ -9,39 +12,83 @@ use super::dangerous;
 use super::rule::Rule;
 
 /// A call as rules are matched against it: its facts, and the match forms of each command of
-/// a shell line (as written, then what runs), made once per decision.
+/// a shell line (what runs, and any command as written that is not among it), made once per
+/// decision.
+///
+/// A command's forms are its text, then the [`extra_forms`] made for it. The text is the
+/// joined words for most commands, so most have no extra form and nothing is allocated.
 pub(super) struct Call<'a> {
     pub facts: &'a CallFacts,
-    /// [`candidates`] of each command of `shell.analysis.commands`, then of each of `shell.analysis.effective`.
-    forms: Vec<Vec<String>>,
+    /// The extra forms of `shell.analysis.effective[i]`, as `(i, form)`, in order of `i`.
+    extra: Vec<(usize, String)>,
+    /// Every form of the commands as written that are not among what runs.
+    written: Vec<Cow<'a, str>>,
 }
 
 impl<'a> Call<'a> {
     pub fn new(facts: &'a CallFacts) -> Self {
-        let forms = facts
-            .shell
-            .as_ref()
-            .map(|shell| {
-                shell
-                    .analysis
-                    .commands
-                    .iter()
-                    .chain(&shell.analysis.effective)
-                    .map(candidates)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Self { facts, forms }
+        let mut extra = Vec::new();
+        let mut written = Vec::new();
+        if let Some(shell) = &facts.shell {
+            let effective = &shell.analysis.effective;
+            for (i, command) in effective.iter().enumerate() {
+                extra_forms(command, |form| extra.push((i, form)));
+            }
+            // The analysis puts every command as written among what runs, so these are
+            // almost always there already.
+            let mut cursor = 0;
+            for command in &shell.analysis.commands {
+                let same =
+                    |e: &Arc<SimpleCommand>| e.text == command.text && e.argv == command.argv;
+                match effective[cursor..].iter().position(same) {
+                    Some(n) => cursor += n,
+                    None => {
+                        written.push(Cow::Borrowed(command.text.as_str()));
+                        extra_forms(command, |form| written.push(Cow::Owned(form)));
+                    }
+                }
+            }
+        }
+        Self {
+            facts,
+            extra,
+            written,
+        }
     }
 
     /// The forms of `shell.analysis.effective[i]`.
-    fn effective_forms(&self, i: usize) -> &[String] {
-        let written = self
+    fn effective_forms(&self, i: usize) -> impl Iterator<Item = &str> {
+        let text = self
             .facts
             .shell
             .as_ref()
-            .map_or(0, |s| s.analysis.commands.len());
-        self.forms.get(written + i).map_or(&[], Vec::as_slice)
+            .and_then(|s| s.analysis.effective.get(i))
+            .map(|c| c.text.as_str());
+        let from = self.extra.partition_point(|(j, _)| *j < i);
+        text.into_iter().chain(
+            self.extra[from..]
+                .iter()
+                .take_while(move |(j, _)| *j == i)
+                .map(|(_, form)| form.as_str()),
+        )
+    }
+
+    /// Whether `rule` matches any form of any command (false without a command).
+    fn any_command_matches(&self, rule: &Rule) -> bool {
+        let Some(shell) = &self.facts.shell else {
+            return false;
+        };
+        let effective = &shell.analysis.effective;
+        if effective.is_empty() && self.written.is_empty() {
+            return false;
+        }
+        rule.matches_command(
+            effective
+                .iter()
+                .map(|c| c.text.as_str())
+                .chain(self.extra.iter().map(|(_, form)| form.as_str()))
+                .chain(self.written.iter().map(|form| form.as_ref())),
+        )
     }
 }
 
@@ -65,7 +112,7 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
             // Whatever rein could not take apart is refused when the rule's program shows
             // anywhere in it, or when what runs is decided by an expansion (`$x file`,
             // `$(echo rm) file`): then any program could.
-            rule.matches_command(std::slice::from_ref(&shell.line.trim().to_string()))
+            rule.matches_command(&[shell.line.trim()])
                 || rule.program().is_some_and(|p| {
                     shell.analysis.naive_words.iter().any(|w| {
                         w.split(['=', '\\', ':', ','])
@@ -74,7 +121,7 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
                 })
                 || program_is_dynamic(&shell.line, shell.analysis.unanalysable)
         }
-        Some(_) => call.forms.iter().any(|forms| rule.matches_command(forms)),
+        Some(_) => call.any_command_matches(rule),
         None => facts
             .subject
             .as_deref()
@@ -136,8 +183,11 @@ pub(super) fn allow_covering<'a>(
                 if covered.iter().any(|c| renamed(part, c)) {
                     continue;
                 }
-                let forms = call.effective_forms(i);
-                used.push(relevant.iter().find(|r| r.rule.matches_command(forms))?);
+                used.push(
+                    relevant
+                        .iter()
+                        .find(|r| r.rule.matches_command(call.effective_forms(i)))?,
+                );
                 covered.push(part);
             }
         }
@@ -180,6 +230,7 @@ fn allow_parts(shell: &ShellFacts) -> Option<Vec<(usize, &SimpleCommand)>> {
             let program = command.argv.first().map(|p| basename(p)).unwrap_or("");
             !(NEUTRAL_WRAPPERS.contains(&program) && *i + 1 < effective.len())
         })
+        .map(|(i, command)| (i, command.as_ref()))
         .collect();
     Some(parts)
 }
@@ -199,19 +250,39 @@ pub(super) fn names_dangerous(rule: &Rule) -> bool {
         .is_some_and(|command| dangerous(&command).is_some())
 }
 
-/// What a command is matched as: its text as written, its words joined, and its words with
-/// the program's folder dropped (`/bin/rm -rf x` is also `rm -rf x`).
-fn candidates(command: &SimpleCommand) -> Vec<String> {
-    let joined = command.argv.join(" ");
-    let mut candidates = Vec::with_capacity(3);
-    if command.text != joined {
-        candidates.push(command.text.clone());
-    }
+/// The forms a command is matched as besides its text as written: its words joined (when
+/// that differs from the text), and its words with the program's folder dropped
+/// (`/bin/rm -rf x` is also `rm -rf x`).
+fn extra_forms(command: &SimpleCommand, mut add: impl FnMut(String)) {
+    let joined: Cow<'_, str> = if is_joined(&command.text, &command.argv) {
+        Cow::Borrowed(&command.text)
+    } else {
+        Cow::Owned(command.argv.join(" "))
+    };
     if let Some(first) = command.argv.first()
         && basename(first) != first
     {
-        candidates.push(format!("{}{}", basename(first), &joined[first.len()..]));
+        add(format!("{}{}", basename(first), &joined[first.len()..]));
     }
-    candidates.push(joined);
-    candidates
+    if let Cow::Owned(joined) = joined {
+        add(joined);
+    }
+}
+
+/// Whether `text` is `argv` joined with spaces.
+fn is_joined(text: &str, argv: &[String]) -> bool {
+    let mut rest = text;
+    for (i, arg) in argv.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = rest.strip_prefix(' ') else {
+                return false;
+            };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(arg.as_str()) else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty()
 }

@@ -93,10 +93,16 @@ impl Rule {
 
     /// Whether the rule matches one part of the call: a simple command (its candidates) or
     /// a path. `None` when the rule does not apply to the tool.
-    pub(crate) fn matches_command(&self, candidates: &[String]) -> bool {
+    pub(crate) fn matches_command<I>(&self, candidates: I) -> bool
+    where
+        I: IntoIterator,
+        I::Item: AsRef<str>,
+    {
         match &self.matcher {
             Matcher::Any => true,
-            Matcher::Command(pattern) => candidates.iter().any(|c| pattern.matches(c)),
+            Matcher::Command(pattern) => {
+                candidates.into_iter().any(|c| pattern.matches(c.as_ref()))
+            }
             Matcher::Path(_) | Matcher::Subject(_) => false,
         }
     }
@@ -238,7 +244,7 @@ impl CommandPattern {
     }
 
     fn matches(&self, command: &str) -> bool {
-        let command = command.trim();
+        let command = trimmed(command);
         if let Some(prefix) = &self.prefix {
             return command == prefix
                 || command
@@ -256,11 +262,30 @@ impl CommandPattern {
     }
 }
 
+/// `text` without surrounding whitespace ([`str::trim`]), without decoding characters when
+/// its ends are plain ASCII (as a command's text almost always is).
+fn trimmed(text: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
+    if plain(text.as_bytes().first()) && plain(text.as_bytes().last()) {
+        text
+    } else {
+        text.trim()
+    }
+}
+
 /// Whether `text` is `parts` joined by arbitrary runs of characters.
 fn wildcard_match(parts: &[String], text: &str) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return text.is_empty();
     };
+    // Most texts differ from the pattern at their first byte.
+    if first
+        .as_bytes()
+        .first()
+        .is_some_and(|b| text.as_bytes().first() != Some(b))
+    {
+        return false;
+    }
     let Some(mut remaining) = text.strip_prefix(first.as_str()) else {
         return false;
     };

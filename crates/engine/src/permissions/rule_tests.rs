@@ -32,7 +32,7 @@ fn command_patterns_use_wildcards_and_prefixes() {
         let r = rule(text);
         assert!(r.covers("bash"));
         assert_eq!(
-            r.matches_command(&cmd(command)),
+            r.matches_command(cmd(command)),
             expected,
             "{text} vs {command}"
         );

@@ -1,10 +1,10 @@
 //! What a `bash` call touches: its line analysed once, and the files its words can name
 //! (arguments that are not options, redirection targets), each expanded as bash would.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::paths::{Expansion, expand};
-use crate::shell::{SimpleCommand, Word};
+use crate::shell::SimpleCommand;
 use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard, resolve_for_rules};
 
 /// Longest summary line; the rest of a long command is elided.
@@ -20,40 +20,37 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
         Effect::Mutating
     };
     let mut unresolved = false;
-    let mut add = |word: &Word, access: Access, facts: &mut CallFacts| {
-        let names = if word.literal {
-            Expansion::Paths(vec![word.text.clone()])
-        } else {
-            expand(&word.text, cwd)
+    let mut add = |text: &str, literal: bool, access: Access, facts: &mut CallFacts| {
+        let list = match access {
+            Access::Read => &mut facts.reads,
+            Access::Write => &mut facts.writes,
         };
-        match names {
+        if literal {
+            list.push(resolve_for_rules(text, cwd, guard));
+            return;
+        }
+        match expand(text, cwd) {
             Expansion::Paths(paths) => {
-                for path in paths {
-                    let resolved = resolve_for_rules(&path, cwd, guard);
-                    match access {
-                        Access::Read => facts.reads.push(resolved),
-                        Access::Write => facts.writes.push(resolved),
-                    }
-                }
+                list.extend(paths.iter().map(|p| resolve_for_rules(p, cwd, guard)));
             }
             Expansion::Unknown => unresolved = true,
         }
     };
-    let mut seen: Vec<(Word, Access)> = Vec::new();
+    let mut seen: Vec<FileWord<'_>> = Vec::new();
     for command in &analysis.effective {
-        for (word, access) in file_words(command) {
-            if !seen.iter().any(|(w, a)| *w == word && *a == access) {
-                add(&word, access, facts);
-                seen.push((word, access));
+        for_file_words(command, |word| {
+            if !seen.contains(&word) {
+                add(word.text, word.literal, word.access, facts);
+                seen.push(word);
             }
-        }
+        });
     }
     for word in &analysis.naive_words {
-        add(&Word::plain(word.clone()), Access::Read, facts);
+        add(word, true, Access::Read, facts);
     }
-    facts.reads.sort();
+    sort_paths(&mut facts.reads);
     facts.reads.dedup();
-    facts.writes.sort();
+    sort_paths(&mut facts.writes);
     facts.writes.dedup();
     facts.summary = summary(line);
     facts.shell = Some(ShellFacts {
@@ -69,49 +66,74 @@ enum Access {
     Write,
 }
 
-/// The words of a command that may name files: redirection targets, and the arguments that
-/// are not options (the program itself and `echo`/`printf` text excluded), and the values of
-/// `--option=value` arguments.
-fn file_words(command: &SimpleCommand) -> Vec<(Word, Access)> {
-    let mut words: Vec<(Word, Access)> = command
-        .redirects
-        .iter()
-        .filter(|r| !r.op.contains('&') || r.op.starts_with('&'))
-        .map(|r| {
-            let access = if r.writes_file() {
-                Access::Write
-            } else {
-                Access::Read
-            };
-            (word(&r.target, r.literal), access)
-        })
-        .collect();
+/// A word of a command that may name a file, and how the command uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileWord<'a> {
+    text: &'a str,
+    literal: bool,
+    access: Access,
+}
+
+/// Calls `each` with the words of a command that may name files: redirection targets, and
+/// the arguments that are not options (the program itself and `echo`/`printf` text
+/// excluded), and the values of `--option=value` arguments.
+fn for_file_words<'a>(command: &'a SimpleCommand, mut each: impl FnMut(FileWord<'a>)) {
+    for r in &command.redirects {
+        if r.op.contains('&') && !r.op.starts_with('&') {
+            continue;
+        }
+        let access = if r.writes_file() {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        each(FileWord {
+            text: &r.target,
+            literal: r.literal,
+            access,
+        });
+    }
     let program = command.argv.first().map(String::as_str).unwrap_or("");
     let program = program.rsplit('/').next().unwrap_or(program);
     if matches!(program, "echo" | "printf") {
-        return words;
+        return;
     }
     for (i, arg) in command.argv.iter().enumerate().skip(1) {
         let literal = command.words.get(i).is_none_or(|w| w.literal);
         if arg.is_empty() {
             continue;
         }
-        if !arg.starts_with('-') {
-            words.push((word(arg, literal), Access::Read));
+        let text = if !arg.starts_with('-') {
+            arg.as_str()
         } else if let Some((_, value)) = arg.split_once('=')
             && !value.is_empty()
         {
-            words.push((word(value, literal), Access::Read));
-        }
+            value
+        } else {
+            continue;
+        };
+        each(FileWord {
+            text,
+            literal,
+            access: Access::Read,
+        });
     }
-    words
 }
 
-fn word(text: &str, literal: bool) -> Word {
-    Word {
-        text: text.to_string(),
-        literal,
+/// Sorts `paths` as [`Path`]'s order does (component by component). Clean paths (see
+/// [`crate::sensitive::is_clean`]) are in that order when compared as bytes with `/` below
+/// every other byte, which is much cheaper than taking them apart.
+fn sort_paths(paths: &mut [PathBuf]) {
+    use std::os::unix::ffi::OsStrExt;
+    if !paths.iter().all(|p| crate::sensitive::is_clean(p)) {
+        paths.sort();
+        return;
     }
+    let key = |b: &u8| if *b == b'/' { 0 } else { u16::from(*b) + 1 };
+    paths.sort_by(|a, b| {
+        let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+        a.iter().map(key).cmp(b.iter().map(key))
+    });
 }
 
 /// The first line of the command, marked with `…` when more follow or it was cut.
@@ -125,4 +147,31 @@ fn summary(line: &str) -> String {
         out.push_str(" …");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_sort_as_path_order_sorts_them() {
+        let texts = [
+            "/w/a-b", "/w/a/b", "/w/a", "/w/a.b/c", "/w/a/.b", "/w/ab", "/w/a b", "/w/A", "/w",
+            "/w//a", "/w/./a", "/v/é", "/v/z",
+        ];
+        let mut fast: Vec<PathBuf> = texts.iter().map(PathBuf::from).collect();
+        let mut clean: Vec<PathBuf> = fast
+            .iter()
+            .filter(|p| crate::sensitive::is_clean(p))
+            .cloned()
+            .collect();
+        let mut expected = clean.clone();
+        expected.sort();
+        sort_paths(&mut clean);
+        assert_eq!(clean, expected);
+        let mut all_expected = fast.clone();
+        all_expected.sort();
+        sort_paths(&mut fast);
+        assert_eq!(fast, all_expected);
+    }
 }

@@ -40,13 +40,13 @@ pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> boo
     let Some(cwd_text) = cwd.to_str() else {
         return false;
     };
-    if guard.resolve_read(cwd_text).is_err() {
-        return false;
-    }
     let reads = Reads { guard, cwd };
+    // The commands first: most lines that are not read-only say so cheaply, before the
+    // current directory costs a `realpath`.
     line.commands
         .iter()
         .all(|command| command_is_read_only(command, &reads))
+        && guard.resolve_read(cwd_text).is_ok()
 }
 
 fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {

@@ -2,14 +2,16 @@
 //! wrappers (`sudo`, `env`, `xargs`, `sh -c`, `find -exec`, git's global options…) are seen
 //! through.
 
-use super::parse::{SimpleCommand, split_commands};
+use std::sync::Arc;
+
+use super::parse::{SimpleCommand, split_into};
 use super::unwrap::effective_commands;
 
 /// The analysis of one shell line, computed once per call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellLine {
     /// The simple commands as written, in order (empty when the line is unanalysable).
-    pub commands: Vec<SimpleCommand>,
+    pub commands: Vec<Arc<SimpleCommand>>,
     /// What actually runs: every command of `commands`, followed by what it runs once its
     /// wrappers are stripped (`command`, `builtin`, `env`, `nice`, `nohup`, `time`, `timeout`,
     /// `exec`, `stdbuf`, `sudo`, `doas`, `ionice`, `setsid`, `chrt`, `taskset`), the bodies of
@@ -20,8 +22,8 @@ pub struct ShellLine {
     /// and the action of `trap`, and program paths reduced to their basename (`/bin/rm`,
     /// `../../usr/bin/rm` → `rm`); also `busybox`, `watch`, `flock`, `su`/`runuser -c`. Each
     /// entry's `text` is its argv joined with spaces, except the originals, which keep their
-    /// source text.
-    pub effective: Vec<SimpleCommand>,
+    /// source text (and are shared with `commands`, not copied).
+    pub effective: Vec<Arc<SimpleCommand>>,
     /// `None` when the line was fully analysed; otherwise why not ("a command substitution",
     /// "an unparseable shell body", a wrapper option rein does not know, a program name or
     /// `sh -c` body that an expansion decides, a builtin that evaluates arithmetic with a
@@ -42,10 +44,12 @@ pub struct ShellLine {
 /// assert!(line.effective.iter().any(|c| c.argv == ["rm", "-rf", "x"]));
 /// ```
 pub fn analyse(line: &str) -> ShellLine {
-    let analysed = split_commands(line).map_err(|e| e.0).and_then(|commands| {
-        let effective = effective_commands(&commands, 0)?;
-        Ok((commands, effective))
-    });
+    let analysed = split_into(line, Arc::new)
+        .map_err(|e| e.0)
+        .and_then(|commands| {
+            let effective = effective_commands(&commands, 0)?;
+            Ok((commands, effective))
+        });
     match analysed {
         Ok((commands, effective)) => ShellLine {
             commands,

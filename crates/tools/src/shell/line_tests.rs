@@ -5,7 +5,7 @@ use super::*;
 fn effective(line: &str) -> Vec<Vec<String>> {
     let analysed = analyse(line);
     assert_eq!(analysed.unanalysable, None, "{line}");
-    analysed.effective.into_iter().map(|c| c.argv).collect()
+    analysed.effective.iter().map(|c| c.argv.clone()).collect()
 }
 
 fn argv(words: &str) -> Vec<String> {

@@ -1,5 +1,9 @@
 //! Splitting a command line into simple commands.
 
+mod tokens;
+
+use tokens::{Token, Tokens, word_end};
+
 /// One simple command of a command line: `FOO=1 cargo test --lib > out.txt`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimpleCommand {
@@ -82,53 +86,53 @@ impl Redirect {
 #[error("cannot analyse the command: {0}")]
 pub struct Unsupported(pub &'static str);
 
-#[derive(Debug, PartialEq)]
-enum Token {
-    Word {
-        text: String,
-        start: usize,
-        literal: bool,
-        /// Starts with an unquoted `NAME=`.
-        assignment: bool,
-    },
-    /// `&&`, `||`, `;`, `|`, `|&` or a newline: ends a simple command.
-    Separator(usize),
-    Redirect(&'static str),
-}
-
 /// Splits `line` into its simple commands (separated by `&&`, `||`, `;`, `|`, `|&` or
 /// newlines), or says why it cannot.
 pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
-    let tokens = tokenize(line)?;
+    split_into(line, |command| command)
+}
+
+/// [`split_commands`], each command wrapped by `wrap` as it is made (into an `Arc` for the
+/// analysis, so a long line never moves its commands around while the list grows).
+pub(super) fn split_into<T>(
+    line: &str,
+    wrap: impl Fn(SimpleCommand) -> T,
+) -> Result<Vec<T>, Unsupported> {
+    let mut tokens = Tokens::new(line);
     let mut commands = Vec::new();
     let mut current = Builder::default();
-    let mut tokens = tokens.into_iter().peekable();
-    while let Some(token) = tokens.next() {
+    // A malformed command is reported once the whole line is read: an error of the
+    // tokenizer anywhere in the line comes first.
+    let mut malformed: Option<Unsupported> = None;
+    while let Some(token) = tokens.next_token()? {
+        if malformed.is_some() {
+            continue;
+        }
         match token {
             Token::Word {
                 text,
                 start,
                 literal,
                 assignment,
-            } => current.word(Word { text, literal }, start, assignment, line),
-            Token::Separator(at) => {
-                if let Some(command) = current.finish(line, at)? {
-                    commands.push(command);
-                }
-                current = Builder::default();
-            }
+            } => current.word(Word { text, literal }, start, assignment),
+            Token::Separator(at) => match std::mem::take(&mut current).finish(line, at) {
+                Ok(Some(command)) => commands.push(wrap(command)),
+                Ok(None) => {}
+                Err(why) => malformed = Some(why),
+            },
             Token::Redirect(op) => {
                 let Some(Token::Word {
                     text,
                     start,
                     literal,
                     ..
-                }) = tokens.next()
+                }) = tokens.next_token()?
                 else {
-                    return Err(Unsupported("a redirection without a target"));
+                    malformed = Some(Unsupported("a redirection without a target"));
+                    continue;
                 };
                 current.start.get_or_insert(start);
-                current.end = current.end.max(word_end(line, start));
+                current.last = start;
                 current.redirects.push(Redirect {
                     op: op.to_string(),
                     target: text,
@@ -137,8 +141,11 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
             }
         }
     }
+    if let Some(why) = malformed {
+        return Err(why);
+    }
     if let Some(command) = current.finish(line, line.len())? {
-        commands.push(command);
+        commands.push(wrap(command));
     }
     Ok(commands)
 }
@@ -146,18 +153,17 @@ pub fn split_commands(line: &str) -> Result<Vec<SimpleCommand>, Unsupported> {
 #[derive(Default)]
 struct Builder {
     start: Option<usize>,
-    end: usize,
+    /// Where the last word (or redirection target) starts: the command's text ends with it.
+    last: usize,
     assignments: Vec<String>,
     words: Vec<Word>,
     redirects: Vec<Redirect>,
 }
 
 impl Builder {
-    fn word(&mut self, word: Word, start: usize, assignment: bool, line: &str) {
+    fn word(&mut self, word: Word, start: usize, assignment: bool) {
         self.start.get_or_insert(start);
-        // The word's end in the source: up to the next unquoted blank or operator. Tokens do
-        // not carry it, so take the longest of the known positions.
-        self.end = self.end.max(word_end(line, start));
+        self.last = start;
         if self.words.is_empty() && assignment {
             self.assignments.push(word.text);
         } else {
@@ -176,7 +182,9 @@ impl Builder {
                 "control flow (if, for, while, case, functions)",
             ));
         }
-        let end = self.end.min(at).max(start);
+        // The text ends where the last word does (up to the next unquoted blank or operator):
+        // words come in order and each ends before the next starts.
+        let end = word_end(line, self.last).min(at).max(start);
         Ok(Some(SimpleCommand {
             text: line[start..end].trim().to_string(),
             assignments: self.assignments,
@@ -192,207 +200,6 @@ const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
     "function", "select", "{", "}", "[[", "]]", "!", "coproc",
 ];
-
-/// Whether the source at `chars` starts with an unquoted `NAME=` (or `NAME+=`, `NAME[..]=`).
-fn is_assignment(chars: &[(usize, char)]) -> bool {
-    let name = chars
-        .iter()
-        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
-        .count();
-    let starts_well = chars
-        .first()
-        .is_some_and(|(_, c)| !c.is_ascii_digit() && *c != '=');
-    starts_well && name > 0 && matches!(chars.get(name), Some((_, '=' | '+' | '[')))
-}
-
-/// Where the word starting at `start` ends in `line` (quotes and escapes skipped).
-fn word_end(line: &str, start: usize) -> usize {
-    let bytes = line.as_bytes();
-    let mut i = start;
-    let mut quote: Option<u8> = None;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) if b == q => quote = None,
-            Some(b'"') if b == b'\\' => i += 1,
-            Some(_) => {}
-            None if b == b'\\' => i += 1,
-            None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if b.is_ascii_whitespace() || b"|&;<>()".contains(&b) => break,
-            None => {}
-        }
-        i += 1;
-    }
-    i.min(bytes.len())
-}
-
-fn tokenize(line: &str) -> Result<Vec<Token>, Unsupported> {
-    let chars: Vec<(usize, char)> = line.char_indices().collect();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    let at = |i: usize| chars.get(i).map(|(_, c)| *c);
-    while i < chars.len() {
-        let (pos, c) = chars[i];
-        match c {
-            ' ' | '\t' => i += 1,
-            '\\' if at(i + 1) == Some('\n') => i += 2,
-            '\n' | ';' => {
-                if c == ';' && at(i + 1) == Some(';') {
-                    return Err(Unsupported("case syntax"));
-                }
-                tokens.push(Token::Separator(pos));
-                i += 1;
-            }
-            '#' => {
-                // A comment runs to the end of the line.
-                while i < chars.len() && chars[i].1 != '\n' {
-                    i += 1;
-                }
-            }
-            '|' => {
-                tokens.push(Token::Separator(pos));
-                i += if matches!(at(i + 1), Some('|' | '&')) {
-                    2
-                } else {
-                    1
-                };
-            }
-            '&' => match at(i + 1) {
-                Some('&') => {
-                    tokens.push(Token::Separator(pos));
-                    i += 2;
-                }
-                Some('>') if at(i + 2) == Some('>') => {
-                    tokens.push(Token::Redirect("&>>"));
-                    i += 3;
-                }
-                Some('>') => {
-                    tokens.push(Token::Redirect("&>"));
-                    i += 2;
-                }
-                _ => return Err(Unsupported("a background job (&)")),
-            },
-            '(' | ')' => return Err(Unsupported("a subshell or grouping")),
-            '<' | '>' => {
-                let (op, len) = redirect_op(&chars[i..])?;
-                tokens.push(Token::Redirect(op));
-                i += len;
-            }
-            d if d.is_ascii_digit() && is_fd_redirect(&chars[i..]) => {
-                // `2>`, `2>>`, `2>&1`: the descriptor belongs to the operator.
-                i += 1;
-            }
-            _ => {
-                let (text, literal, next) = read_word(&chars, i)?;
-                tokens.push(Token::Word {
-                    text,
-                    start: pos,
-                    literal,
-                    assignment: is_assignment(&chars[i..]),
-                });
-                i = next;
-            }
-        }
-    }
-    Ok(tokens)
-}
-
-/// Whether `chars` starts with digits followed by `<` or `>` (a descriptor redirection).
-fn is_fd_redirect(chars: &[(usize, char)]) -> bool {
-    let digits = chars.iter().take_while(|(_, c)| c.is_ascii_digit()).count();
-    digits > 0 && matches!(chars.get(digits), Some((_, '<' | '>')))
-}
-
-fn redirect_op(chars: &[(usize, char)]) -> Result<(&'static str, usize), Unsupported> {
-    let s: String = chars.iter().take(3).map(|(_, c)| *c).collect();
-    let op = if s.starts_with("<<<") {
-        "<<<"
-    } else if s.starts_with("<<") {
-        return Err(Unsupported("a heredoc"));
-    } else if s.starts_with("<(") || s.starts_with(">(") {
-        return Err(Unsupported("a process substitution"));
-    } else if s.starts_with(">>") {
-        ">>"
-    } else if s.starts_with(">&") {
-        ">&"
-    } else if s.starts_with("<&") {
-        "<&"
-    } else if s.starts_with(">|") {
-        ">|"
-    } else if s.starts_with("<>") {
-        "<>"
-    } else if s.starts_with('>') {
-        ">"
-    } else {
-        "<"
-    };
-    Ok((op, op.chars().count()))
-}
-
-/// Reads one word starting at `i`: quotes removed, escapes applied, and whether it is literal
-/// ([`Word::literal`]). Substitutions are refused.
-fn read_word(chars: &[(usize, char)], mut i: usize) -> Result<(String, bool, usize), Unsupported> {
-    let mut word = String::new();
-    let mut literal = true;
-    let at = |i: usize| chars.get(i).map(|(_, c)| *c);
-    while let Some(c) = at(i) {
-        match c {
-            ' ' | '\t' | '\n' | ';' | '|' | '&' | '<' | '>' | '(' | ')' => break,
-            '\\' => {
-                // A backslash at the very end stays itself.
-                word.push(at(i + 1).unwrap_or('\\'));
-                i += 2;
-            }
-            '\'' => {
-                i += 1;
-                loop {
-                    match at(i) {
-                        None => return Err(Unsupported("an unterminated quote")),
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            '"' => {
-                i += 1;
-                loop {
-                    match at(i) {
-                        None => return Err(Unsupported("an unterminated quote")),
-                        Some('"') => break,
-                        Some('\\') if matches!(at(i + 1), Some('"' | '\\' | '$' | '`')) => {
-                            i += 1;
-                            word.extend(at(i));
-                        }
-                        Some('$') if at(i + 1) == Some('(') => {
-                            return Err(Unsupported("a command substitution"));
-                        }
-                        Some('`') => return Err(Unsupported("a command substitution")),
-                        Some(c) => {
-                            literal &= c != '$';
-                            word.push(c);
-                        }
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            '`' => return Err(Unsupported("a command substitution")),
-            '$' if at(i + 1) == Some('(') => return Err(Unsupported("a command substitution")),
-            c => {
-                // A tilde expands at the start of a word and after `=` or `:`.
-                let tilde = c == '~' && (word.is_empty() || word.ends_with(['=', ':']));
-                literal &= !tilde && !matches!(c, '$' | '*' | '?' | '[' | '{' | '}' | '!');
-                word.push(c);
-                i += 1;
-            }
-        }
-    }
-    // A lone `[` is the `test` builtin, not a pattern.
-    let lone_bracket = word == "[";
-    Ok((word, literal || lone_bracket, i))
-}
 
 #[cfg(test)]
 #[path = "parse_tests.rs"]

@@ -9,7 +9,9 @@
 mod wrappers;
 
 use super::options::{OptionSpec, Order, parse_options};
-use super::parse::{Redirect, SimpleCommand, Word, split_commands};
+use std::sync::Arc;
+
+use super::parse::{Redirect, SimpleCommand, Word, split_into};
 use wrappers::{env, flock, positional_then_command, su, sudo, timeout, watch, xargs};
 
 /// How deeply `sh -c` and `eval` bodies may nest.
@@ -49,27 +51,29 @@ enum Step {
     /// One command runs in its place (stripped again).
     Run(SimpleCommand),
     /// These commands run, already fully expanded (a body, `find -exec` commands…).
-    Many(Vec<SimpleCommand>),
+    Many(Vec<Arc<SimpleCommand>>),
 }
 
 type Why = &'static str;
 
 /// `commands` followed, each, by the stages of what it runs.
 pub(super) fn effective_commands(
-    commands: &[SimpleCommand],
+    commands: &[Arc<SimpleCommand>],
     depth: usize,
-) -> Result<Vec<SimpleCommand>, Why> {
-    let mut out = Vec::new();
+) -> Result<Vec<Arc<SimpleCommand>>, Why> {
+    let mut out = Vec::with_capacity(commands.len());
     for command in commands {
-        out.push(command.clone());
-        let mut current = command.clone();
+        // The originals are shared, not copied; the command being stripped is always the
+        // last one pushed.
+        out.push(Arc::clone(command));
+        let mut current = out.len() - 1;
         let mut layers = 0;
         loop {
-            match step(&current, depth)? {
+            match step(&out[current], depth)? {
                 Step::Done => break,
                 Step::Run(next) => {
-                    out.push(next.clone());
-                    current = next;
+                    out.push(Arc::new(next));
+                    current = out.len() - 1;
                 }
                 Step::Many(more) => {
                     out.extend(more);
@@ -101,7 +105,14 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         words[0] = Word::plain(base);
         return Ok(Step::Run(derived(words, command)));
     }
-    let args: Vec<String> = words[1..].iter().map(|w| w.text.clone()).collect();
+    // `argv` holds the words' texts; a command put together by hand may not.
+    let owned: Vec<String>;
+    let args: &[String] = if command.argv.len() == words.len() {
+        &command.argv[1..]
+    } else {
+        owned = words[1..].iter().map(|w| w.text.clone()).collect();
+        &owned
+    };
     let after = |skip: usize| -> Step {
         let from = 1 + skip;
         if from >= words.len() {
@@ -111,7 +122,7 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         }
     };
     let wrapped = |spec: &OptionSpec| -> Result<Step, Why> {
-        let parsed = parse_options(&args, spec, Order::Posix)
+        let parsed = parse_options(args, spec, Order::Posix)
             .ok_or("an option of a wrapper command that rein does not know")?;
         Ok(after(parsed.end))
     };
@@ -135,7 +146,7 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             numbers: true,
             ..OptionSpec::default()
         }),
-        "timeout" => timeout(&args, &after),
+        "timeout" => timeout(args, &after),
         "stdbuf" => wrapped(&OptionSpec {
             values: "ioe",
             long_values: &["--input", "--output", "--error"],
@@ -146,9 +157,9 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             values: "cn",
             ..OptionSpec::default()
         }),
-        "taskset" => positional_then_command(&args, &after, "ac", &["--all-tasks", "--cpu-list"]),
+        "taskset" => positional_then_command(args, &after, "ac", &["--all-tasks", "--cpu-list"]),
         "chrt" => positional_then_command(
-            &args,
+            args,
             &after,
             "bdfiorRamv",
             &[
@@ -162,24 +173,24 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
                 "--all-tasks",
             ],
         ),
-        "env" => env(command, &args, depth),
-        "sudo" => sudo(&args, &after),
+        "env" => env(command, args, depth),
+        "sudo" => sudo(args, &after),
         "doas" => wrapped(&OptionSpec {
             flags: "nsL",
             values: "uC",
             ..OptionSpec::default()
         }),
-        "xargs" => xargs(command, &args),
+        "xargs" => xargs(command, args),
         // `busybox rm -rf x`: the applet is the next word.
         "busybox" => Ok(match args.first() {
             Some(applet) if !applet.starts_with('-') => after(0),
             _ => Step::Done,
         }),
-        "watch" => watch(command, &args, depth),
-        "flock" => flock(command, &args, depth),
-        "su" | "runuser" => su(&args, depth),
+        "watch" => watch(command, args, depth),
+        "flock" => flock(command, args, depth),
+        "su" | "runuser" => su(args, depth),
         "eval" => eval(command, depth),
-        "alias" => alias(&args, depth),
+        "alias" => alias(args, depth),
         // `hash -p /bin/rm ls` makes `ls` run rm; `enable -f` loads a builtin from a library.
         "hash" | "enable"
             if args
@@ -188,15 +199,15 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         {
             Err("a command name remapped (hash -p, enable -f)")
         }
-        "trap" => trap(&args, depth),
+        "trap" => trap(args, depth),
         b if EVALUATING_BUILTINS.contains(&b)
             && args.iter().any(|a| a.contains("$(") || a.contains('`')) =>
         {
             Err("a builtin that may evaluate a command substitution in its arguments")
         }
-        s if SHELLS.contains(&s) => shell_body(&args, words, depth),
+        s if SHELLS.contains(&s) => shell_body(args, words, depth),
         "find" => find(&words[1..], depth),
-        "git" => git(command, &args, depth),
+        "git" => git(command, args, depth),
         _ => Ok(Step::Done),
     }
 }
@@ -318,11 +329,12 @@ fn shell_body(args: &[String], words: &[Word], depth: usize) -> Result<Step, Why
 }
 
 /// Parses a body (`sh -c`, `eval`, `env -S`, a `!` alias) and expands it in turn.
-fn parse_body(body: &str, depth: usize) -> Result<Vec<SimpleCommand>, Why> {
+fn parse_body(body: &str, depth: usize) -> Result<Vec<Arc<SimpleCommand>>, Why> {
     if depth + 1 > MAX_DEPTH {
         return Err("shell bodies nested too deeply");
     }
-    let commands = split_commands(body).map_err(|_| "an unparseable shell body (sh -c, eval)")?;
+    let commands =
+        split_into(body, Arc::new).map_err(|_| "an unparseable shell body (sh -c, eval)")?;
     effective_commands(&commands, depth + 1)
 }
 
@@ -341,16 +353,16 @@ fn find(words: &[Word], depth: usize) -> Result<Step, Why> {
                 i += 1;
             }
             if i > start {
-                synthesized.push(SimpleCommand::from_words(
+                synthesized.push(Arc::new(SimpleCommand::from_words(
                     words[start..i].to_vec(),
                     Vec::new(),
-                ));
+                )));
             }
             i += 1;
         } else if arg == "-delete" {
             let mut argv = vec!["rm".to_string(), "-rf".to_string()];
             argv.extend(find_start_points(&args));
-            synthesized.push(literal_words(&argv, &[]));
+            synthesized.push(Arc::new(literal_words(&argv, &[])));
         }
     }
     if synthesized.is_empty() {
@@ -436,7 +448,7 @@ fn git(command: &SimpleCommand, args: &[String], depth: usize) -> Result<Step, W
     let sub = &args[i];
     let mut words = vec![Word::plain("git")];
     words.extend(command.words[1 + i..].iter().cloned());
-    let mut out = vec![derived(words, command)];
+    let mut out = vec![Arc::new(derived(words, command))];
     if let Some((_, body)) = aliases.iter().rev().find(|(name, _)| name == sub) {
         let mut line = match body.strip_prefix('!') {
             Some(shell) => shell.to_string(),
