@@ -95,7 +95,11 @@ pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> Pat
     // Inside the workspace (whose root is canonical), a path without symlinks below the root
     // is already what the kernel would open: one `lstat` per component instead of a
     // `realpath`.
-    if let Some(inside) = no_symlink_in_workspace(&lexical, guard.root())
+    // Not with `..`: `link/../x` leaves the folder `link` points to, which the lexical path
+    // never passes through.
+    let climbs = path.split('/').any(|name| name == "..");
+    if !climbs
+        && let Some(inside) = no_symlink_in_workspace(&lexical, guard.root())
         && inside
     {
         return lexical;
@@ -221,6 +225,8 @@ mod tests {
             ("src/../b", root.join("b")),
             ("out/key", outside.join("key")),
             ("src/../out/key", outside.join("key")),
+            // `out/..` is the folder above the one `out` points to, not the root.
+            ("out/../secret", outside.parent().unwrap().join("secret")),
             ("/etc/passwd", PathBuf::from("/etc/passwd")),
         ];
         for (path, expected) in cases {

@@ -177,8 +177,12 @@ fn is_interpreter(program: &str) -> bool {
 /// A download followed by a shell or interpreter reading its program from standard input
 /// (`curl x | sh`, `| sudo bash -s`, `| python3 -`), or, on a line rein cannot analyse, a
 /// download and a shell anywhere (`sh <(curl …)`, `bash -c "$(curl …)"`).
+/// The name of the program `argv` runs.
+fn program(argv: &[String]) -> Option<&str> {
+    argv.first().map(|p| basename(p))
+}
+
 fn download_run(line: &ShellLine, commands: &[&[String]]) -> Option<String> {
-    let program = |argv: &[String]| argv.first().map(|p| basename(p).to_string());
     if line.unanalysable.is_some() {
         let words: Vec<&str> = line.naive_words.iter().map(|w| basename(w)).collect();
         let downloads = words.iter().any(|w| DOWNLOADERS.contains(w));
@@ -187,11 +191,11 @@ fn download_run(line: &ShellLine, commands: &[&[String]]) -> Option<String> {
     }
     let first_download = commands
         .iter()
-        .position(|argv| program(argv).is_some_and(|p| DOWNLOADERS.contains(&p.as_str())))?;
+        .position(|argv| program(argv).is_some_and(|p| DOWNLOADERS.contains(&p)))?;
     commands[first_download + 1..]
         .iter()
         .any(|argv| {
-            program(argv).is_some_and(|p| is_interpreter(&p))
+            program(argv).is_some_and(is_interpreter)
                 && argv[1..]
                     .iter()
                     .find(|a| !a.starts_with('-') || a.as_str() == "-")

@@ -44,6 +44,16 @@ const NESTED: &[&[&str]] = &[
 
 /// Whether `relative` (a path inside the workspace, relative to its root) is protected.
 pub fn protected(relative: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    // Every protected name but one starts with a dot: most paths are cleared without
+    // collecting their components.
+    let bytes = relative.as_os_str().as_bytes();
+    if !bytes.starts_with(b".")
+        && !bytes.windows(2).any(|w| w == b"/.")
+        && !bytes.ends_with(b"direnv.toml")
+    {
+        return false;
+    }
     let names: Vec<&str> = relative
         .components()
         .filter_map(|c| match c {

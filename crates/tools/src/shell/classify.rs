@@ -40,7 +40,11 @@ pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> boo
     let Some(cwd_text) = cwd.to_str() else {
         return false;
     };
-    let reads = Reads { guard, cwd };
+    let reads = Reads {
+        guard,
+        cwd,
+        repo_inert: std::cell::OnceCell::new(),
+    };
     // The commands first: most lines that are not read-only say so cheaply, before the
     // current directory costs a `realpath`.
     line.commands

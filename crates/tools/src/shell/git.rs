@@ -8,7 +8,6 @@
 
 use super::options::{OptionSpec, Order, parse_options};
 use super::reads::Reads;
-use super::repo_config::repository_config_is_inert;
 
 const NONE: OptionSpec = OptionSpec {
     flags: "",
@@ -274,7 +273,7 @@ pub(super) fn git_is_read_only(args: &[String], reads: &Reads) -> bool {
     let searched = sub == "grep" && !reads.tree(".");
     !searched
         && operands.iter().all(|o| operand_is_readable(o, reads))
-        && repository_config_is_inert(reads.guard, reads.cwd)
+        && reads.repository_is_inert()
 }
 
 /// A revision or a path: either way it must resolve to a readable path (`HEAD~1` resolves

@@ -15,9 +15,20 @@ pub(super) struct Reads<'a> {
     pub guard: &'a WorkspaceGuard,
     /// The shell's current directory; relative operands start here.
     pub cwd: &'a Path,
+    /// Whether the repository around `cwd` has an inert configuration, once asked: one line
+    /// often runs `git` several times in the same repository.
+    pub repo_inert: std::cell::OnceCell<bool>,
 }
 
 impl Reads<'_> {
+    /// Whether the repository `git` would use from `cwd` is one of the workspace's with a
+    /// configuration that runs nothing (read once per line).
+    pub fn repository_is_inert(&self) -> bool {
+        *self
+            .repo_inert
+            .get_or_init(|| super::repo_config::repository_config_is_inert(self.guard, self.cwd))
+    }
+
     /// Whether a path operand may be read: `-` (standard input), or a path the guard resolves
     /// for reading that is not a file with several names (a hard link to a secret shares its
     /// inode, not its path).
