@@ -9,15 +9,7 @@
 use super::options::{OptionSpec, Order, parse_options};
 use super::reads::Reads;
 
-const NONE: OptionSpec = OptionSpec {
-    flags: "",
-    values: "",
-    optional: "",
-    long_flags: &[],
-    long_values: &[],
-    long_optional: &[],
-    numbers: false,
-};
+const NONE: OptionSpec = OptionSpec::NONE;
 
 /// Options shared by `diff`, `log` and `show` (no `--output`, `--ext-diff`, `--textconv`).
 const DIFF_FLAGS: &[&str] = &[

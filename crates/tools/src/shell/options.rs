@@ -22,6 +22,19 @@ pub(super) struct OptionSpec {
     pub numbers: bool,
 }
 
+impl OptionSpec {
+    /// No options at all; the base other tables extend (`OptionSpec { flags: "a", ..NONE }`).
+    pub(super) const NONE: Self = Self {
+        flags: "",
+        values: "",
+        optional: "",
+        long_flags: &[],
+        long_values: &[],
+        long_optional: &[],
+        numbers: false,
+    };
+}
+
 /// Where options may appear.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Order {

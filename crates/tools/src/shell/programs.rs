@@ -6,8 +6,8 @@
 
 use super::options::{OptionSpec, Order, Parsed, parse_options};
 use super::reads::Reads;
-use table::{NONE, PROGRAMS};
 
+mod reading;
 mod table;
 use super::scripts::{find_is_read_only, sed_is_read_only, test_is_read_only};
 
@@ -62,8 +62,9 @@ pub(super) fn program_is_read_only(name: &str, args: &[String], reads: &Reads) -
         "sed" => sed_is_read_only(args, reads),
         "find" => find_is_read_only(args, reads),
         "date" => date_is_read_only(args),
-        _ => PROGRAMS
+        _ => reading::PROGRAMS
             .iter()
+            .chain(table::PROGRAMS)
             .find(|p| p.name == name)
             .and_then(|p| Some((p, parse_options(args, &p.spec, Order::Gnu)?)))
             .is_some_and(|(p, parsed)| operands_ok(p.operands, &parsed, reads)),
@@ -114,7 +115,7 @@ fn date_is_read_only(args: &[String]) -> bool {
         long_flags: &["--utc", "--universal", "--rfc-email"],
         long_values: &["--date"],
         long_optional: &["--iso-8601"],
-        ..NONE
+        ..OptionSpec::NONE
     };
     parse_options(args, &spec, Order::Gnu).is_some_and(|parsed| {
         parsed.operands.len() <= 1 && parsed.operands.iter().all(|o| o.starts_with('+'))
