@@ -153,8 +153,14 @@ fn report_ignored(config: &Config, asking: Asking) {
     if asking == Asking::Silently {
         return;
     }
-    let known = rein_tools::ToolRegistry::builtin().names();
-    let missing = crate::config::missing_tools::missing_tools(config, &known);
+    let has_rules = !(config.allow.is_empty() && config.ask.is_empty() && config.deny.is_empty());
+    // The registry compiles every tool's schema: built only when there are rules to check.
+    let missing = if has_rules {
+        let known = rein_tools::ToolRegistry::builtin().names();
+        crate::config::missing_tools::missing_tools(config, &known)
+    } else {
+        Vec::new()
+    };
     if !missing.is_empty() {
         eprintln!(
             "rein: permission rules for tools rein does not have ({}) are kept; they apply \

@@ -133,11 +133,13 @@ async fn run_one(
         Err(refusal) => refusal,
         Ok(_) if ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),
         Ok(cleared) => {
+            // One copy of the facts, shared by the tool (through its context) and the hooks.
+            let facts = std::sync::Arc::new(cleared.facts);
             let live = events.clone();
             let id = call.id.clone();
             let own = ToolContext {
                 cancel: ctx.cancel.child_token(),
-                facts: Some(std::sync::Arc::new(cleared.facts.clone())),
+                facts: Some(std::sync::Arc::clone(&facts)),
                 progress: Some(Progress::new(move |text| {
                     let _ = live.send(Event::ToolOutputDelta {
                         id: id.clone(),
@@ -169,15 +171,8 @@ async fn run_one(
                 duration: started.elapsed(),
                 interrupted: ctx.cancel.is_cancelled(),
             };
-            gate.after(
-                &call.id,
-                &cleared.facts,
-                &cleared.input,
-                output,
-                ran,
-                events,
-            )
-            .await
+            gate.after(&call.id, &facts, &cleared.input, output, ran, events)
+                .await
         }
     };
     let _ = events.send(Event::ToolCallEnd {

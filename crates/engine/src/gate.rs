@@ -105,7 +105,13 @@ impl Gate {
             let mode = self.hook_mode();
             let said = self
                 .hooks
-                .run(HookEvent::PreToolUse, Some(&tool), mode, fields, events)
+                .run(
+                    HookEvent::PreToolUse,
+                    Some(&cleared.facts),
+                    mode,
+                    fields,
+                    events,
+                )
                 .await;
             if let Some(reason) = said.stop {
                 self.request_stop(reason.clone());
@@ -200,7 +206,6 @@ impl Gate {
         ran: Ran,
         events: &EventSender,
     ) -> ToolOutput {
-        let tool = facts.tool.as_str();
         let event = if output.is_error {
             HookEvent::PostToolUseFailure
         } else {
@@ -219,7 +224,7 @@ impl Gate {
         fields.insert("duration_ms".into(), ran.duration_ms().into());
         let said = self
             .hooks
-            .run(event, Some(tool), self.hook_mode(), fields, events)
+            .run(event, Some(facts), self.hook_mode(), fields, events)
             .await;
         if let Some(reason) = said.stop {
             self.request_stop(reason);

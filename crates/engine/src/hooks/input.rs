@@ -31,21 +31,6 @@ impl Ran {
     }
 }
 
-/// Claude Code's name for one of our tools (hook scripts test `tool_name == "Bash"`).
-pub fn claude_tool_name(tool: &str) -> &str {
-    match tool {
-        "bash" => "Bash",
-        "read_file" => "Read",
-        "write_file" => "Write",
-        "edit_file" => "Edit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "todo_write" => "TodoWrite",
-        "task" => "Agent",
-        other => other,
-    }
-}
-
 /// An earlier Claude Code name a matcher may still use (`Task` for what is now `Agent`).
 pub(super) fn legacy_tool_name(tool: &str) -> Option<&'static str> {
     (tool == "task").then_some("Task")

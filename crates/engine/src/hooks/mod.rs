@@ -91,7 +91,7 @@ mod input;
 mod run;
 
 pub(crate) use input::Ran;
-pub use input::{claude_tool_name, hook_tool_input, hook_tool_response};
+pub use input::{hook_tool_input, hook_tool_response};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -194,14 +194,15 @@ impl Hooks {
         self.specs.iter().any(|s| s.event == event)
     }
 
-    /// Runs the hooks of `event` (for tool events, those whose matcher matches `tool`) in
+    /// Runs the hooks of `event` (for tool events, those whose matcher matches the call's
+    /// tool, by Claude Code's name or ours) in
     /// parallel with `fields` plus the common fields on stdin, reports each run, and combines
     /// what they said. Hooks never fail the session: a crash or timeout is reported and
     /// ignored.
     pub async fn run(
         &self,
         event: HookEvent,
-        tool: Option<&str>,
+        tool: Option<&rein_tools::CallFacts>,
         permission_mode: &str,
         fields: Map<String, Value>,
         events: &EventSender,
@@ -408,15 +409,15 @@ fn merge_permission(outcome: &mut HookOutcome, verdict: PermissionVerdict, reaso
 
 /// Whether a hook's matcher selects `tool`: empty or `*` selects all; otherwise a regex
 /// matched in full against Claude Code's name or ours (`Bash`, `Edit|Write`, `mcp__.*`).
-fn matcher_matches(matcher: Option<&str>, tool: &str) -> bool {
+fn matcher_matches(matcher: Option<&str>, tool: &rein_tools::CallFacts) -> bool {
     let Some(matcher) = matcher
         .map(str::trim)
         .filter(|m| !m.is_empty() && *m != "*")
     else {
         return true;
     };
-    let mut names = vec![claude_tool_name(tool), tool];
-    names.extend(input::legacy_tool_name(tool));
+    let mut names = vec![tool.claude_name.as_str(), tool.tool.as_str()];
+    names.extend(input::legacy_tool_name(&tool.tool));
     match Regex::new(&format!("^(?:{matcher})$")) {
         Ok(re) => names.iter().any(|n| re.is_match(n)),
         Err(_) => names.contains(&matcher),

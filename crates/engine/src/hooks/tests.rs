@@ -14,6 +14,12 @@ fn spec(event: HookEvent, matcher: Option<&str>, command: &str) -> HookSpec {
     }
 }
 
+/// The names of a call of `tool` as dispatch gives them (the tool's own facts).
+fn facts(tool: &str) -> rein_tools::CallFacts {
+    let guard = rein_tools::WorkspaceGuard::new(&std::env::temp_dir()).unwrap();
+    rein_tools::ToolRegistry::builtin().facts(tool, &json!({}), &guard)
+}
+
 async fn outcome(
     dir: &std::path::Path,
     specs: Vec<HookSpec>,
@@ -23,11 +29,14 @@ async fn outcome(
     let hooks = Hooks::new(specs, dir.to_path_buf(), "sess-1".into());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let mut fields = Map::new();
-    if let Some(tool) = tool {
-        fields.insert("tool_name".into(), json!(claude_tool_name(tool)));
+    let tool = tool.map(facts);
+    if let Some(tool) = &tool {
+        fields.insert("tool_name".into(), json!(tool.claude_name));
         fields.insert("tool_input".into(), json!({"command": "ls"}));
     }
-    let outcome = hooks.run(event, tool, "default", fields, &tx).await;
+    let outcome = hooks
+        .run(event, tool.as_ref(), "default", fields, &tx)
+        .await;
     let mut events = Vec::new();
     while let Ok(e) = rx.try_recv() {
         events.push(e);
@@ -53,7 +62,7 @@ fn matchers_select_tools_by_claude_code_or_rein_names() {
     ];
     for (matcher, tool, expected) in cases {
         assert_eq!(
-            matcher_matches(matcher, tool),
+            matcher_matches(matcher, &facts(tool)),
             expected,
             "{matcher:?} vs {tool}"
         );
