@@ -119,7 +119,7 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
                             .any(|part| basename(part) == p)
                     })
                 })
-                || program_is_dynamic(&shell.line, shell.analysis.unanalysable)
+                || shell.analysis.program_may_be_anything(&shell.line)
         }
         Some(_) => call.any_command_matches(rule),
         None => facts
@@ -127,32 +127,6 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
             .as_deref()
             .is_some_and(|s| rule.matches_subject(s)),
     }
-}
-
-/// Whether what a line rein could not analyse runs is decided by an expansion: the reason
-/// says so, or a command starts with `$`, a backquote or a substitution.
-fn program_is_dynamic(line: &str, why: Option<&str>) -> bool {
-    let decided = why.is_some_and(|why| {
-        why.contains("an expansion decides")
-            || why.contains("remapped")
-            || why.contains("nested too deeply")
-            || why.contains("too many wrapper")
-            || why.contains("from the environment")
-            || why.contains("may evaluate")
-    });
-    decided
-        || line
-            .split(['\n', ';', '|', '&', '(', ')', '{', '}'])
-            .filter_map(|segment| {
-                segment
-                    .split_whitespace()
-                    .find(|w| !w.contains('=') || w.starts_with(['$', '`']))
-            })
-            .any(|first| {
-                first
-                    .trim_start_matches(['"', '\''])
-                    .starts_with(['$', '`'])
-            })
 }
 
 /// The allow rules covering every part of the call; `None` unless all parts are covered.

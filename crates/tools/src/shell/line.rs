@@ -35,6 +35,41 @@ pub struct ShellLine {
     pub naive_words: Vec<String>,
 }
 
+impl ShellLine {
+    /// For a line that could not be analysed (`line` is its text): whether an expansion
+    /// decides what it runs, so that it could run any program (`$x file`, `$(echo rm) file`,
+    /// a remapped command name, wrappers or bodies too deep to follow). Always `false` for an
+    /// analysed line.
+    pub fn program_may_be_anything(&self, line: &str) -> bool {
+        let Some(why) = self.unanalysable else {
+            return false;
+        };
+        let decided = [
+            "an expansion decides",
+            "remapped",
+            "nested too deeply",
+            "too many wrapper",
+            "from the environment",
+            "may evaluate",
+        ]
+        .iter()
+        .any(|reason| why.contains(reason));
+        decided
+            || line
+                .split(['\n', ';', '|', '&', '(', ')', '{', '}'])
+                .filter_map(|segment| {
+                    segment
+                        .split_whitespace()
+                        .find(|w| !w.contains('=') || w.starts_with(['$', '`']))
+                })
+                .any(|first| {
+                    first
+                        .trim_start_matches(['"', '\''])
+                        .starts_with(['$', '`'])
+                })
+    }
+}
+
 /// Analyses `line`. Never fails: what cannot be analysed is reported in
 /// [`ShellLine::unanalysable`].
 ///

@@ -208,3 +208,22 @@ proptest::proptest! {
         let _ = analyse(&line);
     }
 }
+
+#[test]
+fn an_expansion_in_program_position_could_run_anything() {
+    let cases = [
+        ("x=rm; $x keep.txt", true),
+        ("$(echo rm) keep.txt", true),
+        ("`echo rm` keep.txt", true),
+        ("echo $(date)", false),
+        ("git commit -m \"$(cat msg)\"", false),
+        ("rm keep.txt", false),
+    ];
+    for (line, expected) in cases {
+        assert_eq!(
+            analyse(line).program_may_be_anything(line),
+            expected,
+            "{line}"
+        );
+    }
+}
