@@ -2,11 +2,9 @@
 //! ([`crate::ToolRegistry::facts`]) and read by the permission policy, the hooks, the events
 //! and the front ends. Nothing else matches tool names or re-parses a call's arguments.
 
-use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
-use crate::sensitive::is_clean;
-
+use crate::lstats::Lstats;
 use crate::shell::ShellLine;
 use crate::{Effect, WorkspaceGuard};
 
@@ -87,30 +85,25 @@ impl CallFacts {
 /// A path as rules see it: resolved by the guard when it can be (symlinks followed), else
 /// joined to `base` (or home for `~/`) and normalised lexically. Never fails.
 pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> PathBuf {
-    let lexical = match path.strip_prefix("~/") {
-        Some(rest) => normalise_joined(&home(), rest),
-        None if path == "~" => normalise(&home()),
-        None => normalise_joined(base, path),
-    };
-    // Inside the workspace (whose root is canonical), a path without symlinks below the root
-    // is already what the kernel would open: one `lstat` per component instead of a
-    // `realpath`.
-    // Not with `..`: `link/../x` leaves the folder `link` points to, which the lexical path
-    // never passes through.
-    let climbs = path.split('/').any(|name| name == "..");
-    if !climbs
-        && let Some(inside) = no_symlink_in_workspace(&lexical, guard.root())
-        && inside
-    {
-        return lexical;
-    }
+    resolve_for_rules_with(path, base, guard, &Lstats::default())
+}
+
+/// [`resolve_for_rules`], asking `lstats` about the file system (one call's paths share it).
+pub(crate) fn resolve_for_rules_with(
+    path: &str,
+    base: &Path,
+    guard: &WorkspaceGuard,
+    lstats: &Lstats,
+) -> PathBuf {
     let joined = match path.strip_prefix("~/") {
         Some(rest) => home().join(rest),
         None if path == "~" => home(),
         None => base.join(path),
     };
-    let display = joined.display().to_string();
-    guard.locate_anywhere(&display).unwrap_or(lexical)
+    joined
+        .to_str()
+        .and_then(|text| guard.locate_anywhere_with(text, lstats).ok())
+        .unwrap_or_else(|| normalise(&joined))
 }
 
 /// The home directory from `$HOME` (empty when unset).
@@ -118,70 +111,6 @@ fn home() -> PathBuf {
     std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default()
-}
-
-/// [`normalise`] of `base.join(path)`, without building the joined path (nor reading its
-/// components when a clean `base` meets a plain relative `path`, as most words are).
-fn normalise_joined(base: &Path, path: &str) -> PathBuf {
-    let plain = !path.is_empty() && path.split('/').all(|name| !matches!(name, "" | "." | ".."));
-    if plain && base != Path::new("/") && is_clean(base) {
-        let mut out = OsString::with_capacity(base.as_os_str().len() + path.len() + 1);
-        out.push(base);
-        out.push("/");
-        out.push(path);
-        return PathBuf::from(out);
-    }
-    let path = Path::new(path);
-    let mut out = PathBuf::with_capacity(base.as_os_str().len() + path.as_os_str().len() + 1);
-    push_normalised(&mut out, base);
-    push_normalised(&mut out, path);
-    out
-}
-
-/// For a path inside the workspace: whether no existing component below the root is a
-/// symlink; `None` outside. Clean paths (see [`is_clean`]) are cut at their `/`s instead of
-/// being taken apart into components.
-fn no_symlink_in_workspace(lexical: &Path, root: &Path) -> Option<bool> {
-    use std::os::unix::ffi::OsStrExt;
-    if root == Path::new("/") || !is_clean(lexical) || !is_clean(root) {
-        let below = lexical.strip_prefix(root).ok()?;
-        return Some(no_symlink_below(root, below));
-    }
-    let (bytes, root_len) = (lexical.as_os_str().as_bytes(), root.as_os_str().len());
-    if !bytes.starts_with(root.as_os_str().as_bytes())
-        || bytes.get(root_len).is_some_and(|b| *b != b'/')
-    {
-        return None;
-    }
-    let mut end = root_len;
-    while end < bytes.len() {
-        end = bytes[end + 1..]
-            .iter()
-            .position(|b| *b == b'/')
-            .map_or(bytes.len(), |n| end + 1 + n);
-        match std::fs::symlink_metadata(Path::new(OsStr::from_bytes(&bytes[..end]))) {
-            Ok(meta) if meta.file_type().is_symlink() => return Some(false),
-            Ok(_) => {}
-            Err(_) => return Some(true),
-        }
-    }
-    Some(true)
-}
-
-/// Whether no existing component of `root/below` is a symlink (components that do not exist
-/// end the walk: nothing below them can be a link).
-fn no_symlink_below(root: &Path, below: &Path) -> bool {
-    let mut path = PathBuf::with_capacity(root.as_os_str().len() + below.as_os_str().len() + 1);
-    path.push(root);
-    for component in below.components() {
-        path.push(component);
-        match std::fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => return false,
-            Ok(_) => {}
-            Err(_) => return true,
-        }
-    }
-    true
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.

@@ -11,6 +11,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use crate::lstats::{Entry, Lstats};
 use crate::sensitive::{SensitivePaths, home_dir};
 
 /// How many dangling symlinks one resolution may follow before giving up (like `ELOOP`).
@@ -153,30 +154,49 @@ impl WorkspaceGuard {
     /// refused unless it lies in the workspace or an extra read root and is not sensitive.
     /// The path need not exist.
     pub fn resolve_read(&self, path: &str) -> Result<PathBuf, GuardError> {
-        let resolved = self.locate(path)?;
+        self.resolve_read_with(path, &Lstats::default())
+    }
+
+    /// [`WorkspaceGuard::resolve_read`], asking `lstats` about the file system.
+    pub(crate) fn resolve_read_with(
+        &self,
+        path: &str,
+        lstats: &Lstats,
+    ) -> Result<PathBuf, GuardError> {
+        let resolved = self.locate(path, lstats)?;
         let readable =
             self.contains(&resolved) || self.read_roots.iter().any(|r| resolved.starts_with(r));
         if !readable {
             return Err(self.outside(path));
         }
-        self.refuse_sensitive(path, resolved)
+        self.refuse_sensitive(path, resolved, lstats)
     }
 
     /// Resolves a path a tool is about to create, change or delete, like
     /// [`WorkspaceGuard::resolve_read`] but only the workspace itself is allowed. A symlink is
     /// followed, so writing through one that points outside is refused.
     pub fn resolve_write(&self, path: &str) -> Result<PathBuf, GuardError> {
-        let resolved = self.locate(path)?;
+        let lstats = Lstats::default();
+        let resolved = self.locate(path, &lstats)?;
         if !self.contains(&resolved) {
             return Err(self.outside(path));
         }
-        self.refuse_sensitive(path, resolved)
+        self.refuse_sensitive(path, resolved, &lstats)
     }
 
     /// Resolves a path like [`WorkspaceGuard::resolve_read`] (`~`, `..`, symlinks) without
     /// judging it: for checks that need to know where a path really leads, wherever that is.
     pub fn locate_anywhere(&self, path: &str) -> Result<PathBuf, GuardError> {
-        self.locate(path)
+        self.locate(path, &Lstats::default())
+    }
+
+    /// [`WorkspaceGuard::locate_anywhere`], asking `lstats` about the file system.
+    pub(crate) fn locate_anywhere_with(
+        &self,
+        path: &str,
+        lstats: &Lstats,
+    ) -> Result<PathBuf, GuardError> {
+        self.locate(path, lstats)
     }
 
     /// Whether an already canonical absolute path lies inside the workspace.
@@ -200,7 +220,7 @@ impl WorkspaceGuard {
     }
 
     /// Checks the text of `path`, expands `~` and resolves it physically.
-    fn locate(&self, path: &str) -> Result<PathBuf, GuardError> {
+    fn locate(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
         let invalid = |reason: &str| GuardError::Invalid {
             path: path
                 .chars()
@@ -229,16 +249,56 @@ impl WorkspaceGuard {
             _ => Some(self.root.join(path)),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
+        if let Some(resolved) = self.inside_without_links(&joined, lstats) {
+            return Ok(resolved);
+        }
         resolve_physical(&joined).map_err(|source| GuardError::Resolve {
             path: path.to_string(),
             source,
         })
     }
 
-    fn refuse_sensitive(&self, path: &str, resolved: PathBuf) -> Result<PathBuf, GuardError> {
-        let found = self
-            .sensitive(&resolved)
-            .or_else(|| self.sensitive.hard_linked(&resolved));
+    /// The physical form of the absolute `joined` when it lies lexically below the (canonical)
+    /// root, climbs nowhere and no existing component below the root is a symlink: then the
+    /// kernel would open exactly that path, found with one `lstat` per component below the
+    /// root (shared through `lstats`) instead of a `realpath` from `/`. `None` when it must be
+    /// resolved the slow way.
+    fn inside_without_links(&self, joined: &Path, lstats: &Lstats) -> Option<PathBuf> {
+        let below = joined.strip_prefix(&self.root).ok()?;
+        let mut resolved = PathBuf::with_capacity(joined.as_os_str().len());
+        resolved.push(&self.root);
+        let mut exists = true;
+        for component in below.components() {
+            // `link/..` leaves the folder a link points to: only the kernel knows where that is.
+            let Component::Normal(name) = component else {
+                return None;
+            };
+            resolved.push(name);
+            if exists {
+                match lstats.get(&resolved) {
+                    Entry::Symlink | Entry::Unreadable => return None,
+                    Entry::Missing => exists = false,
+                    Entry::Dir | Entry::File { .. } | Entry::Other => {}
+                }
+            }
+        }
+        Some(resolved)
+    }
+
+    fn refuse_sensitive(
+        &self,
+        path: &str,
+        resolved: PathBuf,
+        lstats: &Lstats,
+    ) -> Result<PathBuf, GuardError> {
+        let found = self.sensitive(&resolved).or_else(|| {
+            // Only a file with several names can be a hard link to a secret.
+            let several_names = resolved != self.root
+                && matches!(lstats.get(&resolved), Entry::File { nlink } if nlink > 1);
+            several_names
+                .then(|| self.sensitive.hard_linked(&resolved))
+                .flatten()
+        });
         match found {
             Some(pattern) => Err(GuardError::Sensitive {
                 path: path.to_string(),

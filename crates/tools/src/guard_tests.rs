@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::lstats::Lstats;
 
 /// A workspace `w` with `src/lib.rs`, a `notes.txt` file and symlinks, next to an `outside`
 /// directory holding `secret.txt`.
@@ -181,4 +182,52 @@ fn a_hard_link_to_a_secret_is_refused_and_other_hard_links_are_not() {
     let err = guard.resolve_read("innocent.txt").unwrap_err();
     assert!(matches!(err, GuardError::Sensitive { .. }), "{err}");
     assert!(guard.resolve_read("notes-link.txt").is_ok());
+}
+
+#[test]
+fn the_lexical_shortcut_finds_what_the_kernel_would_open() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    std::fs::write(f.ws.join("src/twice.rs"), "").unwrap();
+    std::fs::hard_link(f.ws.join("src/twice.rs"), f.ws.join("src/again.rs")).unwrap();
+    let paths = [
+        "",
+        "src",
+        "src/lib.rs",
+        "src/missing.rs",
+        "missing/deeper/x",
+        "src/lib.rs/below",
+        "notes.txt",
+        "escape",
+        "escape/secret.txt",
+        "inner/lib.rs",
+        "inner/../notes.txt",
+        "src/../escape/secret.txt",
+        "dangling_out",
+        "dangling_in",
+        "./src//lib.rs",
+        "src/again.rs",
+        "loop_a/x",
+    ];
+    let lstats = Lstats::default();
+    for path in paths {
+        let joined = f.ws.join(path);
+        let slow = resolve_physical(&joined).map_err(|e| e.kind());
+        let fast = guard
+            .locate(joined.to_str().unwrap(), &lstats)
+            .map_err(|e| match e {
+                GuardError::Resolve { source, .. } => source.kind(),
+                other => panic!("{path}: {other}"),
+            });
+        assert_eq!(fast, slow, "{path}");
+    }
+    // Asked once more, the shared answers give the same paths.
+    for path in ["src/lib.rs", "inner/lib.rs", "escape/secret.txt"] {
+        let joined = f.ws.join(path);
+        assert_eq!(
+            guard.locate(joined.to_str().unwrap(), &lstats).unwrap(),
+            resolve_physical(&joined).unwrap(),
+            "{path}"
+        );
+    }
 }

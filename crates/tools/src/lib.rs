@@ -37,6 +37,7 @@ mod guard;
 mod hidden_env;
 mod hunks;
 mod locks;
+mod lstats;
 mod output;
 mod read_file;
 mod registry;

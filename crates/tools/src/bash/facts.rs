@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::paths::{Expansion, expand};
+use crate::facts::resolve_for_rules_with;
+use crate::lstats::Lstats;
 use crate::shell::SimpleCommand;
-use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard, resolve_for_rules};
+use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard};
 
 /// Longest summary line; the rest of a long command is elided.
 const SUMMARY_CHARS: usize = 200;
@@ -14,7 +16,8 @@ const SUMMARY_CHARS: usize = 200;
 /// read-only, and every path its words can name.
 pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &mut CallFacts) {
     let analysis = crate::shell::analyse(line);
-    facts.effect = if crate::shell::is_read_only(&analysis, guard, cwd) {
+    let lstats = Lstats::default();
+    facts.effect = if crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats) {
         Effect::ReadOnly
     } else {
         Effect::Mutating
@@ -26,12 +29,16 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
             Access::Write => &mut facts.writes,
         };
         if literal {
-            list.push(resolve_for_rules(text, cwd, guard));
+            list.push(resolve_for_rules_with(text, cwd, guard, &lstats));
             return;
         }
         match expand(text, cwd) {
             Expansion::Paths(paths) => {
-                list.extend(paths.iter().map(|p| resolve_for_rules(p, cwd, guard)));
+                list.extend(
+                    paths
+                        .iter()
+                        .map(|p| resolve_for_rules_with(p, cwd, guard, &lstats)),
+                );
             }
             Expansion::Unknown => unresolved = true,
         }

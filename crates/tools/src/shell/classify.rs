@@ -16,6 +16,7 @@ use super::parse::SimpleCommand;
 use super::programs::program_is_read_only;
 use super::reads::Reads;
 use crate::WorkspaceGuard;
+use crate::lstats::Lstats;
 
 /// Whether every command of `line` is provably read-only, for a shell whose current
 /// directory is `cwd` in `guard`'s workspace. See the module documentation for the rules;
@@ -33,6 +34,16 @@ use crate::WorkspaceGuard;
 /// # Ok(()) }
 /// ```
 pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> bool {
+    is_read_only_with(line, guard, cwd, &Lstats::default())
+}
+
+/// [`is_read_only`], asking `lstats` about the file system.
+pub(crate) fn is_read_only_with(
+    line: &ShellLine,
+    guard: &WorkspaceGuard,
+    cwd: &Path,
+    lstats: &Lstats,
+) -> bool {
     if line.unanalysable.is_some() || line.commands.is_empty() {
         return false;
     }
@@ -43,6 +54,7 @@ pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> boo
     let reads = Reads {
         guard,
         cwd,
+        lstats,
         repo_inert: std::cell::OnceCell::new(),
     };
     // The commands first: most lines that are not read-only say so cheaply, before the
@@ -50,7 +62,7 @@ pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> boo
     line.commands
         .iter()
         .all(|command| command_is_read_only(command, &reads))
-        && guard.resolve_read(cwd_text).is_ok()
+        && guard.resolve_read_with(cwd_text, lstats).is_ok()
 }
 
 fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {

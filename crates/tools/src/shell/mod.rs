@@ -27,6 +27,7 @@ mod scripts;
 mod unwrap;
 
 pub use classify::is_read_only;
+pub(crate) use classify::is_read_only_with;
 pub use env::{ReadOnlyEnv, read_only_env};
 pub use line::{ShellLine, analyse, naive_words};
 pub use parse::{Redirect, SimpleCommand, Unsupported, Word, split_commands};

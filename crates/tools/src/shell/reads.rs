@@ -5,6 +5,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
+use crate::lstats::{Entry, Lstats};
 
 /// How many entries a recursive search may have before rein stops looking and asks.
 const MAX_TREE_ENTRIES: usize = 20_000;
@@ -15,6 +16,8 @@ pub(super) struct Reads<'a> {
     pub guard: &'a WorkspaceGuard,
     /// The shell's current directory; relative operands start here.
     pub cwd: &'a Path,
+    /// What the file system says, shared with the rest of the call's facts.
+    pub lstats: &'a Lstats,
     /// Whether the repository around `cwd` has an inert configuration, once asked: one line
     /// often runs `git` several times in the same repository.
     pub repo_inert: std::cell::OnceCell<bool>,
@@ -24,9 +27,9 @@ impl Reads<'_> {
     /// Whether the repository `git` would use from `cwd` is one of the workspace's with a
     /// configuration that runs nothing (read once per line).
     pub fn repository_is_inert(&self) -> bool {
-        *self
-            .repo_inert
-            .get_or_init(|| super::repo_config::repository_config_is_inert(self.guard, self.cwd))
+        *self.repo_inert.get_or_init(|| {
+            super::repo_config::repository_config_is_inert(self.guard, self.cwd, self.lstats)
+        })
     }
 
     /// Whether a path operand may be read: `-` (standard input), or a path the guard resolves
@@ -36,7 +39,7 @@ impl Reads<'_> {
         path == "-"
             || self
                 .resolve(path)
-                .is_some_and(|resolved| single_name(&resolved))
+                .is_some_and(|resolved| self.single_name(&resolved))
     }
 
     /// Whether a recursive content search (`grep -r`, `rg`) of `path` reads only readable
@@ -51,7 +54,7 @@ impl Reads<'_> {
             return false;
         };
         if !resolved.is_dir() {
-            return single_name(&resolved);
+            return self.single_name(&resolved);
         }
         let mut stack = vec![resolved];
         let mut seen = 0;
@@ -83,14 +86,18 @@ impl Reads<'_> {
 
     fn resolve(&self, path: &str) -> Option<PathBuf> {
         let joined = self.cwd.join(path);
-        self.guard.resolve_read(joined.to_str()?).ok()
+        self.guard
+            .resolve_read_with(joined.to_str()?, self.lstats)
+            .ok()
     }
-}
 
-/// Whether the file at a resolved path (if it exists) has only one name.
-fn single_name(resolved: &Path) -> bool {
-    match std::fs::metadata(resolved) {
-        Ok(meta) => meta.is_dir() || meta.nlink() <= 1,
-        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    /// Whether the file at a resolved path (if it exists) has only one name. A resolved path
+    /// holds no symlink but a dangling last one, which names nothing.
+    fn single_name(&self, resolved: &Path) -> bool {
+        match self.lstats.get(resolved) {
+            Entry::File { nlink } => nlink <= 1,
+            Entry::Unreadable => false,
+            Entry::Missing | Entry::Symlink | Entry::Dir | Entry::Other => true,
+        }
     }
 }

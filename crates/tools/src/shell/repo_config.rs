@@ -6,9 +6,10 @@
 //! (a bare repository planted in the tree), a linked `commondir`, submodules, or no
 //! repository inside the workspace at all (git would use one above it).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
+use crate::lstats::{Entry, Lstats};
 
 /// Sections whose keys are all inert for reading commands.
 const ANY_KEY: &[&str] = &[
@@ -89,19 +90,34 @@ const WITH_SUBSECTION: &[&str] = &["remote", "branch", "lfs"];
 
 /// Whether git, started in `cwd`, would use a repository inside the workspace whose
 /// configuration (`config`, `config.worktree`) has only inert keys.
-pub(super) fn repository_config_is_inert(guard: &WorkspaceGuard, cwd: &Path) -> bool {
-    let Ok(mut dir) = std::fs::canonicalize(cwd) else {
+pub(super) fn repository_config_is_inert(
+    guard: &WorkspaceGuard,
+    cwd: &Path,
+    lstats: &Lstats,
+) -> bool {
+    let Some(mut dir) = cwd
+        .to_str()
+        .and_then(|cwd| guard.locate_anywhere_with(cwd, lstats).ok())
+    else {
         return false;
     };
+    let exists = |path: PathBuf| lstats.get(&path) != Entry::Missing;
     loop {
-        if !guard.contains(&dir) || looks_like_git_dir(&dir) {
+        // What git's discovery takes for a repository: `HEAD`, `objects/` and `refs/` (any
+        // entry by those names counts, which can only make the answer "no").
+        let looks_like_git_dir = || {
+            ["HEAD", "objects", "refs"]
+                .iter()
+                .all(|name| exists(dir.join(name)))
+        };
+        if !guard.contains(&dir) || looks_like_git_dir() {
             return false;
         }
         let dot_git = dir.join(".git");
-        match std::fs::symlink_metadata(&dot_git) {
-            Ok(meta) if meta.is_dir() => return git_dir_is_inert(&dot_git),
-            Ok(_) => return false,
-            Err(_) => {}
+        match lstats.get(&dot_git) {
+            Entry::Dir => return git_dir_is_inert(&dot_git, lstats),
+            Entry::Missing => {}
+            _ => return false,
         }
         if !dir.pop() {
             return false;
@@ -109,13 +125,9 @@ pub(super) fn repository_config_is_inert(guard: &WorkspaceGuard, cwd: &Path) -> 
     }
 }
 
-/// What git's discovery takes for a repository: `HEAD`, `objects/` and `refs/`.
-fn looks_like_git_dir(dir: &Path) -> bool {
-    dir.join("HEAD").exists() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
-}
-
-fn git_dir_is_inert(git_dir: &Path) -> bool {
-    if git_dir.join("commondir").exists() || git_dir.join("modules").exists() {
+fn git_dir_is_inert(git_dir: &Path, lstats: &Lstats) -> bool {
+    let exists = |name: &str| lstats.get(&git_dir.join(name)) != Entry::Missing;
+    if exists("commondir") || exists("modules") {
         return false;
     }
     ["config", "config.worktree"]
@@ -253,9 +265,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("config");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-        assert!(!git_dir_is_inert(dir.path()));
+        assert!(!git_dir_is_inert(dir.path(), &Lstats::default()));
         std::fs::remove_file(&fifo).unwrap();
         std::fs::create_dir(&fifo).unwrap();
-        assert!(!git_dir_is_inert(dir.path()));
+        assert!(!git_dir_is_inert(dir.path(), &Lstats::default()));
     }
 }

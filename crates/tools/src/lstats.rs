@@ -1,0 +1,98 @@
+//! What the file system says about paths, asked once while one call is checked.
+//!
+//! Checking a call resolves the same folders and files many times — a shell line naming
+//! `src/a.rs` in five commands, each checked by the classifier and again for the rules — and
+//! each look is a system call that costs more than all the rest of the check. A call's facts
+//! describe one moment, so one answer per path serves them all; nothing is kept afterwards.
+
+use std::cell::RefCell;
+use std::ffi::{OsStr, OsString};
+use std::io::ErrorKind;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// What `lstat` said about one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// Nothing there (or a component above it is not a folder).
+    Missing,
+    /// `lstat` failed otherwise (permission denied, loop…): resolve it the slow way.
+    Unreadable,
+    /// A symbolic link, not followed.
+    Symlink,
+    /// A folder.
+    Dir,
+    /// A regular file with `nlink` names.
+    File {
+        /// How many hard links the file has.
+        nlink: u64,
+    },
+    /// A device, socket or fifo.
+    Other,
+}
+
+/// `lstat` answers for one call's check.
+#[derive(Debug, Default)]
+pub(crate) struct Lstats {
+    /// Keyed by the path's bytes: hashing a `Path` takes it apart into components.
+    seen: RefCell<rustc_hash::FxHashMap<OsString, Entry>>,
+}
+
+impl Lstats {
+    /// `lstat(path)`, asked of the kernel the first time only.
+    pub(crate) fn get(&self, path: &Path) -> Entry {
+        let key: &OsStr = path.as_os_str();
+        if let Some(entry) = self.seen.borrow().get(key) {
+            return *entry;
+        }
+        let entry = lstat(path);
+        self.seen.borrow_mut().insert(key.to_os_string(), entry);
+        entry
+    }
+}
+
+fn lstat(path: &Path) -> Entry {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Entry::Symlink,
+        Ok(meta) if meta.is_dir() => Entry::Dir,
+        Ok(meta) if meta.is_file() => Entry::File {
+            nlink: meta.nlink(),
+        },
+        Ok(_) => Entry::Other,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            Entry::Missing
+        }
+        Err(_) => Entry::Unreadable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_path_is_asked_once_and_answers_what_lstat_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("one"), "x").unwrap();
+        std::fs::write(root.join("two"), "x").unwrap();
+        std::fs::hard_link(root.join("two"), root.join("two-again")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("link")).unwrap();
+        let lstats = Lstats::default();
+        let cases = [
+            ("one", Entry::File { nlink: 1 }),
+            ("two", Entry::File { nlink: 2 }),
+            ("link", Entry::Symlink),
+            ("missing", Entry::Missing),
+            ("one/below", Entry::Missing),
+            ("", Entry::Dir),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(lstats.get(&root.join(name)), expected, "{name}");
+        }
+        // The answer is the one first given, though the file has gone since.
+        std::fs::remove_file(root.join("one")).unwrap();
+        assert_eq!(lstats.get(&root.join("one")), Entry::File { nlink: 1 });
+        assert_eq!(Lstats::default().get(&root.join("one")), Entry::Missing);
+    }
+}
