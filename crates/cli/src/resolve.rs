@@ -129,6 +129,26 @@ fn non_empty(value: Option<String>) -> Option<String> {
 #[path = "resolve_tests.rs"]
 mod tests;
 
+/// The paths tools may not touch beyond the built-in list: the configured ones, and rein's
+/// own config and data folders wherever `$XDG_*` puts them (the session's saved outputs stay
+/// readable: the guard grants its read roots).
+pub fn sensitive_paths(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
+    let own = [
+        crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein")),
+        data_dir(env),
+    ];
+    config
+        .sensitive_paths
+        .iter()
+        .map(|s| s.value.clone())
+        .chain(
+            own.into_iter()
+                .flatten()
+                .map(|dir| dir.display().to_string()),
+        )
+        .collect()
+}
+
 /// rein's data folder: `$XDG_DATA_HOME/rein`, else `~/.local/share/rein`; `None` when neither
 /// variable gives an absolute path.
 pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
@@ -225,11 +245,7 @@ pub fn agent_config(
     if let Some(parallel) = &config.max_parallel {
         agent.dispatch.max_parallel = parallel.value.max(1);
     }
-    agent.sensitive_paths = config
-        .sensitive_paths
-        .iter()
-        .map(|s| s.value.clone())
-        .collect();
+    agent.sensitive_paths = sensitive_paths(config, env);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
     agent.user_memory_dir =

@@ -35,6 +35,7 @@ impl Setup {
     /// as `asking` says.
     pub fn new(args: ExecArgs, asking: crate::trust::Asking) -> Result<Self, Exit> {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
+        crate::trust::confirm_home(&workspace, &env, asking)?;
         let config = crate::trust::load(&workspace, &env, args.trust_workspace, asking)?;
         let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
         Ok(Self {

@@ -37,11 +37,7 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let env = |key: &str| std::env::var(key).ok();
     let config = crate::trust::load(&workspace, &env, false, crate::trust::Asking::Silently)?;
     let policy = resolve::config_policy(&workspace, &config)?;
-    let sensitive: Vec<String> = config
-        .sensitive_paths
-        .iter()
-        .map(|s| s.value.clone())
-        .collect();
+    let sensitive = resolve::sensitive_paths(&config, &env);
     let guard = rein_engine::workspace_guard(&workspace, &sensitive, &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();

@@ -75,6 +75,39 @@ pub fn load(
     Ok(config)
 }
 
+/// Warns when the workspace is the home folder itself (every project and dotfile in reach;
+/// the sensitive list still guards credentials and start-up files); on a terminal, asks first.
+pub fn confirm_home(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    asking: Asking,
+) -> Result<(), Exit> {
+    let home = env("HOME").and_then(|home| std::fs::canonicalize(home).ok());
+    if home.as_deref() != Some(workspace) || asking == Asking::Silently {
+        return Ok(());
+    }
+    let warning = format!(
+        "rein: the workspace is your home folder ({}): every project and file in it is in the \
+         model's reach; start rein in a project folder instead",
+        workspace.display()
+    );
+    if asking == Asking::Never || !std::io::stdin().is_terminal() {
+        eprintln!("{warning}");
+        return Ok(());
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "{warning}.\nWork in the home folder anyway? [y/N] ");
+    let _ = err.flush();
+    let mut line = String::new();
+    let yes = std::io::stdin().lock().read_line(&mut line).is_ok()
+        && matches!(line.trim(), "y" | "Y" | "yes" | "Yes");
+    if yes {
+        Ok(())
+    } else {
+        Err(Exit::usage("not started: the workspace is the home folder"))
+    }
+}
+
 /// `rein trust [--revoke]`: shows what the workspace's files enable and records the trust.
 pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
     let env = |key: &str| std::env::var(key).ok();

@@ -7,6 +7,7 @@ mod config;
 mod control;
 mod errors;
 mod exec;
+mod odd_workspaces;
 mod secrets;
 mod sessions;
 mod support;

@@ -206,7 +206,13 @@ impl WorkspaceGuard {
 
     /// The sensitive-path pattern a canonical path matches, if any.
     pub fn sensitive(&self, canonical: &Path) -> Option<&str> {
-        self.sensitive.matching(canonical, &self.root)
+        let granted = self
+            .read_roots
+            .iter()
+            .find(|r| canonical.starts_with(r))
+            .map(PathBuf::as_path);
+        self.sensitive
+            .matching_within(canonical, &self.root, granted)
     }
 
     /// `path` as the model should see it: relative to the root when inside (`.` for the root

@@ -231,3 +231,43 @@ fn the_lexical_shortcut_finds_what_the_kernel_would_open() {
         );
     }
 }
+
+#[test]
+fn a_read_root_inside_a_sensitive_folder_stays_readable_and_its_neighbours_do_not() {
+    let f = fixture();
+    let data = f.outside.join("data");
+    let mine = data.join("outputs/mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::create_dir_all(data.join("outputs/other")).unwrap();
+    std::fs::write(mine.join("out.txt"), "").unwrap();
+    std::fs::write(data.join("outputs/other/out.txt"), "").unwrap();
+    std::fs::write(mine.join(".env"), "").unwrap();
+    let data_text = data.display().to_string();
+    let guard = WorkspaceGuard::new(&f.ws)
+        .unwrap()
+        .with_sensitive(SensitivePaths::new([data_text.as_str(), ".env*"], None).unwrap())
+        .with_read_root(&mine)
+        .unwrap();
+    let mine_file = mine.join("out.txt");
+    assert_eq!(
+        guard.resolve_read(mine_file.to_str().unwrap()).unwrap(),
+        mine_file
+    );
+    // Granting a read root lifts the folders around it, not the name patterns inside it.
+    let env = mine.join(".env");
+    assert!(matches!(
+        guard.resolve_read(env.to_str().unwrap()),
+        Err(GuardError::Sensitive { .. })
+    ));
+    // Writes are never granted.
+    assert!(guard.resolve_write(mine_file.to_str().unwrap()).is_err());
+    let bare = WorkspaceGuard::new(&f.ws)
+        .unwrap()
+        .with_sensitive(SensitivePaths::new([data_text.as_str()], None).unwrap())
+        .with_read_root(&mine)
+        .unwrap();
+    let other = data.join("outputs/other/out.txt");
+    assert!(bare.resolve_read(other.to_str().unwrap()).is_err());
+    assert!(bare.sensitive(&other).is_some());
+    assert!(bare.sensitive(&mine_file).is_none());
+}

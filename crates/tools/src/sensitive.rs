@@ -4,15 +4,56 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-/// The default list (DESIGN.md §3): credential folders in the home directory and `.env` files.
+/// The default list (DESIGN.md §3): credentials in the home directory, rein's and other
+/// agents' own configuration and data (a write there could grant `bypass` to every later run;
+/// a read there shows other projects' transcripts), shell start-up files (run by every later
+/// shell) and histories, and `.env` files. rein's folders under `$XDG_*` are added by the CLI.
 pub const DEFAULT_SENSITIVE: &[&str] = &[
+    // Credentials.
     "~/.ssh",
     "~/.aws",
+    "~/.azure",
     "~/.gnupg",
     "~/.kube",
     "~/.netrc",
+    "~/.git-credentials",
+    "~/.config/git/credentials",
     "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.config/hub",
+    "~/.config/glab-cli",
+    "~/.config/doctl",
     "~/.docker/config.json",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials",
+    "~/.cargo/credentials.toml",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.vault-token",
+    "~/.password-store",
+    "~/.local/share/keyrings",
+    // rein's and other agents' configuration, sessions and trust.
+    "~/.config/rein",
+    "~/.local/share/rein",
+    "~/.claude",
+    "~/.claude.json",
+    "~/.codex",
+    "~/.gemini",
+    "~/.config/opencode",
+    "~/.local/share/opencode",
+    // Shell start-up files and histories.
+    "~/.bashrc",
+    "~/.bash_profile",
+    "~/.bash_login",
+    "~/.bash_logout",
+    "~/.profile",
+    "~/.zshrc",
+    "~/.zshenv",
+    "~/.zprofile",
+    "~/.zlogin",
+    "~/.config/fish",
+    "~/.bash_history",
+    "~/.zsh_history",
     ".env*",
 ];
 
@@ -100,12 +141,22 @@ impl SensitivePaths {
     /// matched against the components below `root` only when `path` lies under it, so a
     /// workspace that itself sits in a folder called `.envs` is not refused wholesale.
     pub fn matching(&self, path: &Path, root: &Path) -> Option<&str> {
+        self.matching_within(path, root, None)
+    }
+
+    /// [`SensitivePaths::matching`] for a path inside `granted`, a folder rein itself lets
+    /// tools read (the session's saved outputs, inside rein's data folder): the sensitive
+    /// folders that hold `granted` do not refuse it.
+    pub fn matching_within(
+        &self,
+        path: &Path,
+        root: &Path,
+        granted: Option<&Path>,
+    ) -> Option<&str> {
         let clean = is_clean(path);
-        if let Some((_, pattern)) = self
-            .prefixes
-            .iter()
-            .find(|(prefix, _)| starts_with(path, clean, prefix))
-        {
+        if let Some((_, pattern)) = self.prefixes.iter().find(|(prefix, _)| {
+            starts_with(path, clean, prefix) && !granted.is_some_and(|g| g.starts_with(prefix))
+        }) {
             return Some(pattern);
         }
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
@@ -251,6 +302,18 @@ mod tests {
             ("/home/u/proj/app/.env.local", Some(".env*")),
             ("/home/u/proj/.envrc", Some(".env*")),
             ("/home/u/proj/src/env.rs", None),
+            ("/home/u/.config/rein/config.toml", Some("~/.config/rein")),
+            (
+                "/home/u/.local/share/rein/trust.json",
+                Some("~/.local/share/rein"),
+            ),
+            ("/home/u/.claude/.credentials.json", Some("~/.claude")),
+            ("/home/u/.codex/auth.json", Some("~/.codex")),
+            ("/home/u/.git-credentials", Some("~/.git-credentials")),
+            ("/home/u/.config/gh/hosts.yml", Some("~/.config/gh")),
+            ("/home/u/.bashrc", Some("~/.bashrc")),
+            ("/home/u/.config/nvim/init.lua", None),
+            ("/home/u/.claude-notes.md", None),
             ("/home/u/.sshd_config_notes", None),
             ("/home/u/proj/.ssh-notes.md", None),
         ];

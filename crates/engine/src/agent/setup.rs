@@ -19,6 +19,13 @@ pub fn workspace_guard(
         message,
     };
     let guard = WorkspaceGuard::new(workspace).map_err(|e| problem(e.to_string()))?;
+    if guard.root() == Path::new("/") {
+        return Err(problem(
+            "the file system root cannot be a workspace: every file on the machine would be \
+             in reach; start rein in a project folder"
+                .to_string(),
+        ));
+    }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let patterns = rein_tools::DEFAULT_SENSITIVE
         .iter()

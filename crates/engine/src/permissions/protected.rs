@@ -42,6 +42,21 @@ const NESTED: &[&[&str]] = &[
     &[".circleci"],
 ];
 
+/// Shell start-up files, run by every later shell. A shell line that is not proven read-only
+/// and names one anywhere asks, however it spells the path (`$HOME/.bashrc` cannot be resolved
+/// before it runs); file tools cannot reach them at all (the sensitive list).
+const STARTUP_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    "config.fish",
+];
+
 /// Whether `relative` (a path inside the workspace, relative to its root) is protected.
 pub fn protected(relative: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -72,6 +87,12 @@ pub fn protected(relative: &Path) -> bool {
 /// file tool writes, and any path a shell line that is not proven read-only names (rein
 /// cannot tell which of `cp a .git/hooks/x`'s words it writes).
 pub(super) fn touched(facts: &CallFacts, guard: &WorkspaceGuard) -> Option<String> {
+    if let Some(shell) = &facts.shell
+        && facts.effect == Effect::Mutating
+        && let Some(name) = STARTUP_FILES.iter().find(|n| shell.line.contains(*n))
+    {
+        return Some(format!("a shell start-up file ({name})"));
+    }
     let candidates: Box<dyn Iterator<Item = &std::path::PathBuf>> = match facts.kind {
         CallKind::Shell if facts.effect == Effect::Mutating => Box::new(facts.paths()),
         _ => Box::new(facts.writes.iter()),
