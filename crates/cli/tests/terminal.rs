@@ -385,3 +385,26 @@ async fn an_untrusted_workspace_is_trusted_by_answering_the_question() {
     let store = dir.path().join(".rein-test-data/rein/trust.json");
     assert!(store.exists(), "the answer was not stored");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_home_folder_workspace_asks_before_starting() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(dir.path()).unwrap();
+    let server = mock(r#"{"turns": [{"text": "hello there"}]}"#).await;
+    let script = launcher(&home, &server.url(), "");
+    let body = std::fs::read_to_string(&script).unwrap();
+    let body = body.replace("cd '", &format!("export HOME='{}'\ncd '", home.display()));
+    std::fs::write(&script, body).unwrap();
+    tmux.open(&format!("sh '{}'", script.display()));
+    let screen = tmux.wait_for("Work in the home folder anyway? [y/N]").await;
+    assert!(screen.contains("the workspace is your home folder"), "{screen}");
+    tmux.type_text("n");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("rein exited with").await;
+    assert!(screen.contains("not started"), "{screen}");
+    assert!(!screen.contains("rein exited with 0"), "{screen}");
+    assert!(server.requests().is_empty());
+}
