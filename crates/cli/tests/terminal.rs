@@ -400,7 +400,10 @@ async fn a_home_folder_workspace_asks_before_starting() {
     std::fs::write(&script, body).unwrap();
     tmux.open(&format!("sh '{}'", script.display()));
     let screen = tmux.wait_for("Work in the home folder anyway? [y/N]").await;
-    assert!(screen.contains("the workspace is your home folder"), "{screen}");
+    assert!(
+        screen.contains("the workspace is your home folder"),
+        "{screen}"
+    );
     tmux.type_text("n");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("rein exited with").await;
