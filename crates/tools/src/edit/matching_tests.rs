@@ -121,6 +121,12 @@ fn replace_all_replaces_every_match_of_the_first_tier_that_matches() {
 }
 
 #[test]
+fn overlapping_occurrences_count_once_as_claude_code_counts_them() {
+    // `"aaa".split("aa")` has two parts: one occurrence, the first.
+    assert_eq!(edit("aaa", "aa", "X"), Ok((Tier::Exact, "Xa".to_string())));
+}
+
+#[test]
 fn not_found_is_reported() {
     assert_eq!(edit("abc\n", "xyz", "q"), Err(Found::Nothing));
 }
@@ -154,7 +160,9 @@ mod properties {
             let start = start % text.len();
             let end = (start + len).min(text.len());
             let old = &text[start..end];
-            prop_assume!(text.matches(old).count() == 1 && old != new);
+            // Unique even counting overlaps: in `aaa`, the `aa` at 1 is found at 0 first.
+            let occurrences = (0..text.len()).filter(|&i| text[i..].starts_with(old)).count();
+            prop_assume!(occurrences == 1 && old != new);
             let (tier, out) = edit(&text, old, &new).unwrap();
             prop_assert_eq!(tier, Tier::Exact);
             prop_assert_eq!(&out[..start], &text[..start]);
