@@ -227,6 +227,15 @@ impl WorkspaceGuard {
 
     /// Checks the text of `path`, expands `~` and resolves it physically.
     fn locate(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
+        if let Some(located) = lstats.located(path) {
+            return Ok(located);
+        }
+        let located = self.locate_afresh(path, lstats)?;
+        lstats.remember_located(path, &located);
+        Ok(located)
+    }
+
+    fn locate_afresh(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
         let invalid = |reason: &str| GuardError::Invalid {
             path: path
                 .chars()

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::ffi::{OsStr, OsString};
 use std::io::ErrorKind;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What `lstat` said about one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +36,9 @@ pub(crate) enum Entry {
 pub(crate) struct Lstats {
     /// Keyed by the path's bytes: hashing a `Path` takes it apart into components.
     seen: RefCell<rustc_hash::FxHashMap<OsString, Entry>>,
+    /// Paths the guard located, by the text it was given: the classifier and the rules
+    /// resolve the same words.
+    located: RefCell<rustc_hash::FxHashMap<String, PathBuf>>,
 }
 
 impl Lstats {
@@ -48,6 +51,20 @@ impl Lstats {
         let entry = lstat(path);
         self.seen.borrow_mut().insert(key.to_os_string(), entry);
         entry
+    }
+}
+
+impl Lstats {
+    /// Where the guard located `text` before, if it did.
+    pub(crate) fn located(&self, text: &str) -> Option<PathBuf> {
+        self.located.borrow().get(text).cloned()
+    }
+
+    /// Records where the guard located `text`.
+    pub(crate) fn remember_located(&self, text: &str, path: &Path) {
+        self.located
+            .borrow_mut()
+            .insert(text.to_string(), path.to_path_buf());
     }
 }
 
