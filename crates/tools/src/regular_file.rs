@@ -32,7 +32,7 @@ use nix::fcntl::OFlag;
 #[derive(Debug, thiserror::Error)]
 pub enum ReadRefusal {
     /// The path names a directory, FIFO, device or socket (a symlink is followed first).
-    #[error("{} is {kind}, not a regular file: skipped", path.display())]
+    #[error("{} is {kind}, not a regular file", path.display())]
     NotRegular {
         /// The path as given.
         path: PathBuf,
@@ -40,7 +40,7 @@ pub enum ReadRefusal {
         kind: &'static str,
     },
     /// The file holds more than the cap.
-    #[error("{} is larger than {} (the most rein reads of it): skipped", path.display(), human_size(*cap))]
+    #[error("{} is larger than {} (the most rein reads of it)", path.display(), human_size(*cap))]
     TooLarge {
         /// The path as given.
         path: PathBuf,
@@ -48,7 +48,7 @@ pub enum ReadRefusal {
         cap: u64,
     },
     /// The file is not UTF-8 text (only from [`read_regular`]).
-    #[error("{} is not UTF-8 text: skipped", path.display())]
+    #[error("{} is not UTF-8 text", path.display())]
     NotText {
         /// The path as given.
         path: PathBuf,

@@ -36,10 +36,10 @@ fn special_files_are_refused_promptly_and_named() {
     assert_eq!(
         refusals,
         vec![
-            format!("{d}/zero is a character device, not a regular file: skipped"),
-            format!("{d}/fifo is a FIFO, not a regular file: skipped"),
-            format!("{d}/folder is a directory, not a regular file: skipped"),
-            format!("{d}/huge is larger than 1 KiB (the most rein reads of it): skipped"),
+            format!("{d}/zero is a character device, not a regular file"),
+            format!("{d}/fifo is a FIFO, not a regular file"),
+            format!("{d}/folder is a directory, not a regular file"),
+            format!("{d}/huge is larger than 1 KiB (the most rein reads of it)"),
         ]
     );
 }
