@@ -9,6 +9,7 @@ mod errors;
 mod exec;
 mod secrets;
 mod sessions;
+mod special_files;
 mod support;
 mod terminal;
 mod tool;
