@@ -25,7 +25,7 @@ use crate::gate::{Approver, Gate};
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
 use crate::permissions::Policy;
-use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
+use crate::prompt::SystemPrompt;
 use crate::session::SessionWriter;
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
@@ -89,27 +89,8 @@ impl Agent {
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
-        // Keyed by workspace and session: a session of the same id elsewhere cannot read them.
-        let output_dir = config.outputs_root.as_ref().map(|root| {
-            root.join(crate::session::workspace_key(guard.root()))
-                .join(&session_id)
-        });
-        let guard = match &output_dir {
-            None => guard,
-            Some(dir) => guard
-                .with_read_root(dir)
-                .map_err(|e| EngineError::Workspace {
-                    path: dir.clone(),
-                    message: format!("cannot use the output folder: {e}"),
-                })?,
-        };
-        let mut builder =
-            SystemPromptBuilder::new(Environment::detect(guard.root())).tools(tools.names());
-        if let Some(dir) = &config.user_memory_dir {
-            builder = builder.user_memory(dir);
-        }
-        let notices = builder.warnings().to_vec();
-        let system = builder.build();
+        let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
+        let (system, notices) = setup::system_prompt(guard.root(), &tools, &config);
         Ok(Self {
             notices,
             client,
