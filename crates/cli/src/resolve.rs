@@ -260,9 +260,12 @@ pub fn config(
     env: &dyn Fn(&str) -> Option<String>,
     scope: crate::config::Scope,
 ) -> Result<Config, Exit> {
-    let sources = crate::config::discover::sources(workspace, env, scope)
+    let found = crate::config::discover::sources(workspace, env, scope)
         .map_err(|e| Exit::usage(format!("config: {e}")))?;
-    crate::config::load(&sources).map_err(|e| Exit::usage(format!("config: {e}")))
+    let mut config =
+        crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;
+    config.unread = found.unread;
+    Ok(config)
 }
 
 /// Rules from flag values: split on commas and blanks outside parentheses.

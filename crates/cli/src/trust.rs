@@ -22,7 +22,22 @@ pub enum Asking {
 }
 
 /// The configuration of `workspace`, its own files applied as far as the user trusts them.
+/// Files skipped unread (a FIFO, a link to a device, a folder, an oversized file) are said on
+/// stderr whatever `asking` says: a setting the user counts on may be missing.
 pub fn load(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    trust_flag: bool,
+    asking: Asking,
+) -> Result<Config, Exit> {
+    let config = settle(workspace, env, trust_flag, asking)?;
+    for unread in &config.unread {
+        eprintln!("rein: {unread}");
+    }
+    Ok(config)
+}
+
+fn settle(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     trust_flag: bool,

@@ -10,6 +10,7 @@ mod exec;
 mod odd_workspaces;
 mod secrets;
 mod sessions;
+mod special_files;
 mod support;
 mod terminal;
 mod tool;

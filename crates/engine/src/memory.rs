@@ -19,8 +19,15 @@ pub(crate) struct FolderMemory {
 
 impl FolderMemory {
     /// Memory files not shown yet for the folders leading to the path of a file tool call, as
-    /// text to add to its result.
-    pub fn newly_relevant(&mut self, tool: &str, input: &Value, root: &Path) -> Option<String> {
+    /// text to add to its result. One that cannot be read (not a regular file, too large) is
+    /// skipped and said in `warnings`, once.
+    pub fn newly_relevant(
+        &mut self,
+        tool: &str,
+        input: &Value,
+        root: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Option<String> {
         if !matches!(tool, "read_file" | "edit_file" | "write_file") {
             return None;
         }
@@ -47,7 +54,7 @@ impl FolderMemory {
             if self.seen.contains_key(&dir) {
                 continue;
             }
-            let found = read_memory_file(&root.join(&dir))
+            let found = read_memory_file(&root.join(&dir), warnings)
                 .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
             if let Some((name, text)) = &found {
                 shown.push(render(name, text));

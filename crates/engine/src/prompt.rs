@@ -4,11 +4,19 @@
 //! The prompt is sent on every request, so every part is kept short; `SystemPrompt::len` lets
 //! benchmarks and tests watch its size.
 
-use std::fs;
 use std::path::{Path, PathBuf};
+
+use rein_tools::read_regular;
 
 /// Memory files larger than this are cut, with a note, so one file cannot eat the window.
 const MEMORY_FILE_CAP: usize = 40_000;
+
+/// Most of a memory file read from disk (before the cut to [`MEMORY_FILE_CAP`]); a larger
+/// file, or anything but a regular file, is skipped with a warning.
+pub(crate) const MEMORY_FILE_READ_CAP: u64 = 256 * 1024;
+
+/// Most of `.git/HEAD` or of a worktree's `.git` file read: a ref name or a path, far below it.
+const GIT_FILE_CAP: u64 = 4 * 1024;
 
 const IDENTITY: &str = "\
 You are rein, a coding agent working in the user's workspace through tools. \
@@ -33,16 +41,21 @@ pub struct Environment {
     pub date: String,
     /// Current git branch (or short commit when detached), if the workspace is in a repository.
     pub git_branch: Option<String>,
+    /// Problems met while detecting it (a `.git/HEAD` that is not a regular file…), for the
+    /// user.
+    pub warnings: Vec<String>,
 }
 
 impl Environment {
     /// Reads the environment of `cwd` from the machine: OS, local date, git branch.
     pub fn detect(cwd: &Path) -> Self {
+        let mut warnings = Vec::new();
         Self {
             cwd: cwd.to_path_buf(),
             os: std::env::consts::OS.to_string(),
             date: chrono::Local::now().format("%Y-%m-%d").to_string(),
-            git_branch: git_branch(cwd),
+            git_branch: git_branch(cwd, &mut warnings),
+            warnings,
         }
     }
 }
@@ -75,26 +88,34 @@ pub struct SystemPromptBuilder {
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
     user_memory: Option<(String, String)>,
+    warnings: Vec<String>,
 }
 
 impl SystemPromptBuilder {
     /// Starts from the environment; memory files are read from its `cwd`.
     pub fn new(environment: Environment) -> Self {
-        let memory = read_memory_file(&environment.cwd);
+        let mut warnings = environment.warnings.clone();
+        let memory = read_memory_file(&environment.cwd, &mut warnings);
         Self {
             environment,
             tool_names: Vec::new(),
             memory,
             user_memory: None,
+            warnings,
         }
     }
 
     /// Also follows the user's own memory file in `dir` (e.g. `~/.config/rein/AGENTS.md`),
     /// which applies to every workspace.
     pub fn user_memory(mut self, dir: &Path) -> Self {
-        self.user_memory =
-            read_memory_file(dir).map(|(name, text)| (format!("{}/{name}", dir.display()), text));
+        self.user_memory = read_memory_file(dir, &mut self.warnings)
+            .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
         self
+    }
+
+    /// Problems met reading the environment and the memory files (each skipped), for the user.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Names of the tools offered, so guidance is given only for those.
@@ -173,10 +194,17 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
 }
 
 /// The memory file of a folder: `AGENTS.md`, falling back to `CLAUDE.md`, as (file name,
-/// text cut to a cap).
-pub(crate) fn read_memory_file(cwd: &Path) -> Option<(String, String)> {
+/// text cut to a cap). One that is not a regular file or is over [`MEMORY_FILE_READ_CAP`] is
+/// skipped (the next name is tried) and said in `warnings`.
+pub(crate) fn read_memory_file(cwd: &Path, warnings: &mut Vec<String>) -> Option<(String, String)> {
     ["AGENTS.md", "CLAUDE.md"].iter().find_map(|name| {
-        let text = fs::read_to_string(cwd.join(name)).ok()?;
+        let text = match read_regular(&cwd.join(name), MEMORY_FILE_READ_CAP) {
+            Ok(text) => text?,
+            Err(refused) => {
+                warnings.push(format!("memory file not read: {refused}"));
+                return None;
+            }
+        };
         if text.trim().is_empty() {
             return None;
         }
@@ -200,9 +228,9 @@ fn cap_text(mut text: String) -> String {
 
 /// The branch checked out in the repository containing `dir`, read from `.git/HEAD` without
 /// spawning git. Detached heads give the short commit id.
-fn git_branch(dir: &Path) -> Option<String> {
-    let git_dir = find_git_dir(dir)?;
-    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+fn git_branch(dir: &Path, warnings: &mut Vec<String>) -> Option<String> {
+    let git_dir = find_git_dir(dir, warnings)?;
+    let head = read_git_file(&git_dir.join("HEAD"), warnings)?;
     let head = head.trim();
     match head.strip_prefix("ref: ") {
         Some(reference) => Some(
@@ -215,7 +243,18 @@ fn git_branch(dir: &Path) -> Option<String> {
     }
 }
 
-fn find_git_dir(start: &Path) -> Option<PathBuf> {
+/// A small git file read for the prompt; a refusal is a warning and no branch.
+fn read_git_file(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
+    match read_regular(path, GIT_FILE_CAP) {
+        Ok(text) => text,
+        Err(refused) => {
+            warnings.push(format!("git branch not read: {refused}"));
+            None
+        }
+    }
+}
+
+fn find_git_dir(start: &Path, warnings: &mut Vec<String>) -> Option<PathBuf> {
     for dir in start.ancestors() {
         let dot_git = dir.join(".git");
         if dot_git.is_dir() {
@@ -223,7 +262,7 @@ fn find_git_dir(start: &Path) -> Option<PathBuf> {
         }
         if dot_git.is_file() {
             // A worktree or submodule: `.git` is a file saying `gitdir: <path>`.
-            let text = fs::read_to_string(&dot_git).ok()?;
+            let text = read_git_file(&dot_git, warnings)?;
             let target = text.trim().strip_prefix("gitdir: ")?;
             return Some(dir.join(target));
         }

@@ -1,12 +1,18 @@
 use super::*;
 use pretty_assertions::assert_eq;
+use std::fs;
+
+fn git_branch_of(dir: &Path) -> Option<String> {
+    git_branch(dir, &mut Vec::new())
+}
 
 fn env_for(dir: &Path) -> Environment {
     Environment {
         cwd: dir.to_path_buf(),
         os: "linux".into(),
         date: "2026-11-22".into(),
-        git_branch: git_branch(dir),
+        git_branch: git_branch(dir, &mut Vec::new()),
+        warnings: Vec::new(),
     }
 }
 
@@ -61,17 +67,20 @@ fn git_branch_is_read_from_head_including_worktrees_and_detached_heads() {
     fs::create_dir_all(repo.join(".git")).unwrap();
     fs::create_dir_all(repo.join("src/deep")).unwrap();
     fs::write(repo.join(".git/HEAD"), "ref: refs/heads/feature/x\n").unwrap();
-    assert_eq!(git_branch(&repo.join("src/deep")), Some("feature/x".into()));
+    assert_eq!(
+        git_branch_of(&repo.join("src/deep")),
+        Some("feature/x".into())
+    );
 
     fs::write(repo.join(".git/HEAD"), "0123456789abcdef\n").unwrap();
-    assert_eq!(git_branch(&repo), Some("(detached at 01234567)".into()));
+    assert_eq!(git_branch_of(&repo), Some("(detached at 01234567)".into()));
 
     let worktree = dir.path().join("wt");
     fs::create_dir_all(dir.path().join("gitdata")).unwrap();
     fs::create_dir_all(&worktree).unwrap();
     fs::write(worktree.join(".git"), "gitdir: ../gitdata\n").unwrap();
     fs::write(dir.path().join("gitdata/HEAD"), "ref: refs/heads/main\n").unwrap();
-    assert_eq!(git_branch(&worktree), Some("main".into()));
+    assert_eq!(git_branch_of(&worktree), Some("main".into()));
 }
 
 #[test]
@@ -122,4 +131,32 @@ fn the_users_own_memory_file_is_included_before_the_projects() {
     let project_at = text.find("Use tabs.").unwrap();
     assert!(user_at < project_at);
     assert!(text.contains("# The user's instructions ("));
+}
+
+#[test]
+fn a_memory_file_that_is_not_a_small_regular_file_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    nix::unistd::mkfifo(&dir.path().join("AGENTS.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    fs::write(dir.path().join("CLAUDE.md"), "Use tabs.").unwrap();
+    let builder = SystemPromptBuilder::new(env_for(dir.path()));
+    assert_eq!(
+        builder.warnings(),
+        [format!(
+            "memory file not read: {}/AGENTS.md is a FIFO, not a regular file",
+            dir.path().display()
+        )]
+    );
+    // The fallback is still read.
+    assert!(builder.build().0.contains("Use tabs."));
+}
+
+#[test]
+fn a_git_head_that_is_not_a_regular_file_gives_no_branch_and_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join(".git/HEAD")).unwrap();
+    let mut warnings = Vec::new();
+    assert_eq!(git_branch(dir.path(), &mut warnings), None);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains(".git/HEAD is a character device"));
 }

@@ -9,4 +9,6 @@ mod hooks;
 mod hooks_claude;
 mod loop_;
 mod permissions;
+mod special_files;
+mod stores;
 mod support;

@@ -81,10 +81,13 @@ impl OutputBudget {
     }
 
     /// A fresh file under the save folder for `tool`'s full output, the folder created;
-    /// `None` without a save folder.
+    /// `None` without a save folder. Numbers already taken (a resumed session's earlier
+    /// outputs) are skipped, so nothing saved is replaced.
     pub fn new_save_path(&self, tool: &str) -> Option<std::io::Result<PathBuf>> {
         let dir = self.save_dir.as_ref()?;
-        let n = self.saved.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return Some(Err(e));
+        }
         let name: String = tool
             .chars()
             .map(|c| {
@@ -95,8 +98,13 @@ impl OutputBudget {
                 }
             })
             .collect();
-        let path = dir.join(format!("{n:04}-{name}.txt"));
-        Some(std::fs::create_dir_all(dir).map(|()| path))
+        loop {
+            let n = self.saved.fetch_add(1, Ordering::Relaxed) + 1;
+            let path = dir.join(format!("{n:04}-{name}.txt"));
+            if std::fs::symlink_metadata(&path).is_err() {
+                return Some(Ok(path));
+            }
+        }
     }
 
     fn save(&self, tool: &str, bytes: &[u8]) -> Option<std::io::Result<PathBuf>> {
@@ -104,7 +112,12 @@ impl OutputBudget {
             Ok(path) => path,
             Err(e) => return Some(Err(e)),
         };
-        Some(std::fs::write(&path, bytes).map(|()| path))
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, bytes));
+        Some(written.map(|()| path))
     }
 
     /// Bytes of head and tail a result keeps once cut: what the marker (≈ 250 bytes with a
@@ -173,5 +186,18 @@ mod tests {
         let second = budget.clone().new_save_path("bash").unwrap().unwrap();
         assert_eq!(first.file_name().unwrap(), "0001-mcp__git-log.txt");
         assert_eq!(second.file_name().unwrap(), "0002-bash.txt");
+    }
+
+    #[test]
+    fn a_resumed_session_saves_beside_its_earlier_outputs_without_replacing_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = OutputBudget::new(200, Some(dir.path().to_path_buf()));
+        let earlier = first.new_save_path("bash").unwrap().unwrap();
+        std::fs::write(&earlier, "earlier").unwrap();
+        // Resumed: a new budget over the same folder counts from the start again.
+        let resumed = OutputBudget::new(200, Some(dir.path().to_path_buf()));
+        let later = resumed.new_save_path("bash").unwrap().unwrap();
+        assert_ne!(later, earlier);
+        assert_eq!(std::fs::read_to_string(&earlier).unwrap(), "earlier");
     }
 }

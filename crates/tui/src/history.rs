@@ -1,10 +1,16 @@
 //! Prompt history, persisted per workspace: one JSON string per line, newest last.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rein_tools::{ReadRefusal, open_regular, read_capped};
 
 /// Entries kept in memory and offered by Up/Down.
 const KEEP: usize = 500;
+
+/// Most of the history file read, from its end: [`KEEP`] prompts rarely take a tenth of it,
+/// and the file itself only grows.
+const HISTORY_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The prompts sent in this workspace, with a cursor for browsing them.
 #[derive(Debug, Default)]
@@ -15,28 +21,38 @@ pub struct PromptHistory {
     cursor: Option<usize>,
     /// What was being typed when browsing started, restored on the way back down.
     draft: String,
+    /// Why the stored history was not read, if it was not.
+    warning: Option<String>,
 }
 
 impl PromptHistory {
     /// The history stored in `file` (missing or unreadable: empty), appended to on each submit.
+    /// Only its last [`HISTORY_TAIL_BYTES`] are read; anything but a regular file is skipped,
+    /// with a warning in [`PromptHistory::warning`].
     pub fn load(file: Option<PathBuf>) -> Self {
-        let entries = file
-            .as_ref()
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .map(|text| {
+        let (entries, warning) = match file.as_deref().map(read_tail) {
+            Some(Ok(text)) => {
                 let all: Vec<String> = text
                     .lines()
                     .filter_map(|line| serde_json::from_str::<String>(line).ok())
                     .collect();
-                all[all.len().saturating_sub(KEEP)..].to_vec()
-            })
-            .unwrap_or_default();
+                (all[all.len().saturating_sub(KEEP)..].to_vec(), None)
+            }
+            Some(Err(refused)) => (Vec::new(), Some(format!("history not read: {refused}"))),
+            None => (Vec::new(), None),
+        };
         Self {
             entries,
             file,
             cursor: None,
             draft: String::new(),
+            warning,
         }
+    }
+
+    /// Why the stored history was not read, if it was not.
+    pub fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
     }
 
     /// Records a sent prompt (not twice in a row) and stops browsing.
@@ -87,6 +103,29 @@ impl PromptHistory {
     }
 }
 
+/// The last [`HISTORY_TAIL_BYTES`] of the history file, from its first whole line; empty when
+/// there is none.
+fn read_tail(path: &Path) -> Result<String, ReadRefusal> {
+    let Some(mut file) = open_regular(path, u64::MAX)? else {
+        return Ok(String::new());
+    };
+    let io_error = |source| ReadRefusal::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let len = file.metadata().map_err(io_error)?.len();
+    let start = len.saturating_sub(HISTORY_TAIL_BYTES);
+    file.seek(SeekFrom::Start(start)).map_err(io_error)?;
+    let bytes = read_capped(file, HISTORY_TAIL_BYTES, path)?;
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if start > 0 {
+        // The first line was cut by the seek.
+        let first = text.find('\n').map_or(text.len(), |n| n + 1);
+        text.drain(..first);
+    }
+    Ok(text)
+}
+
 fn append_line(path: &std::path::Path, prompt: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -119,5 +158,36 @@ mod tests {
         assert_eq!(history.newer().as_deref(), Some("second\nline"));
         assert_eq!(history.newer().as_deref(), Some("draft"));
         assert!(!history.browsing());
+    }
+
+    #[test]
+    fn a_history_that_is_not_a_regular_file_is_skipped_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("history.jsonl");
+        nix::unistd::mkfifo(&file, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let history = PromptHistory::load(Some(file.clone()));
+        assert_eq!(
+            history.warning(),
+            Some(
+                format!(
+                    "history not read: {} is a FIFO, not a regular file",
+                    file.display()
+                )
+                .as_str()
+            )
+        );
+    }
+
+    #[test]
+    fn only_the_tail_of_a_long_history_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("history.jsonl");
+        let line = format!("{}\n", serde_json::to_string(&"x".repeat(1000)).unwrap());
+        let mut text = line.repeat(5_000); // ~5 MB, past the tail read
+        text.push_str("\"last\"\n");
+        std::fs::write(&file, text).unwrap();
+        let mut history = PromptHistory::load(Some(file));
+        assert_eq!(history.warning(), None);
+        assert_eq!(history.older(""), Some("last"));
     }
 }

@@ -200,8 +200,19 @@ pub(crate) async fn new_app(driver: &Driver, theme: Theme) -> App {
     let host = driver.host();
     let dirs = host.command_dirs();
     let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
-    let input = Input::new(PromptHistory::load(host.history_file()));
-    App::new(theme, Commands::load(&dirs), input, driver.status().await)
+    let history = PromptHistory::load(host.history_file());
+    let commands = Commands::load(&dirs);
+    let warnings: Vec<String> = history
+        .warning()
+        .map(str::to_string)
+        .into_iter()
+        .chain(commands.unread().iter().cloned())
+        .collect();
+    let mut app = App::new(theme, commands, Input::new(history), driver.status().await);
+    for warning in warnings {
+        app.error(warning);
+    }
+    app
 }
 
 /// Carries out one action; true when the UI should end.

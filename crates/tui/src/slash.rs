@@ -69,10 +69,16 @@ its root for coding agents working here: what the project is, how it is laid out
 to build, test and lint it, and the conventions its code follows. Keep it short and concrete. \
 If an AGENTS.md (or CLAUDE.md) already exists, improve it instead of starting over.";
 
+/// Most of a custom command file read; a larger one, or anything but a regular file (a FIFO,
+/// a link to a device), is skipped with a warning.
+const COMMAND_FILE_CAP: u64 = 256 * 1024;
+
 /// The built-in commands plus the custom ones.
 #[derive(Debug, Clone, Default)]
 pub struct Commands {
     all: Vec<CommandInfo>,
+    /// Command files skipped unread, as warnings naming them.
+    unread: Vec<String>,
 }
 
 impl Commands {
@@ -87,6 +93,7 @@ impl Commands {
                 template: None,
             })
             .collect();
+        let mut unread = Vec::new();
         for dir in dirs {
             let Ok(entries) = std::fs::read_dir(dir) else {
                 continue;
@@ -97,11 +104,16 @@ impl Commands {
                 if path.extension().and_then(|e| e.to_str()) != Some("md") {
                     continue;
                 }
-                let (Some(name), Ok(text)) = (
-                    path.file_stem().and_then(|s| s.to_str()),
-                    std::fs::read_to_string(&path),
-                ) else {
+                let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
                     continue;
+                };
+                let text = match rein_tools::read_regular(&path, COMMAND_FILE_CAP) {
+                    Ok(Some(text)) => text,
+                    Ok(None) => continue,
+                    Err(refused) => {
+                        unread.push(format!("command file not read: {refused}"));
+                        continue;
+                    }
                 };
                 if BUILTIN.iter().any(|(b, _)| *b == name) {
                     continue;
@@ -118,7 +130,12 @@ impl Commands {
                 all.push(info);
             }
         }
-        Self { all }
+        Self { all, unread }
+    }
+
+    /// Command files skipped unread (not a regular file, too large, not UTF-8), as warnings.
+    pub fn unread(&self) -> &[String] {
+        &self.unread
     }
 
     /// Every command, built-ins first.
@@ -237,6 +254,31 @@ mod tests {
             assert_eq!(commands.parse(input), Some(expected), "{input}");
         }
         assert_eq!(commands.parse("no slash"), None);
+    }
+
+    #[test]
+    fn a_command_file_that_is_not_a_small_regular_file_is_skipped_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&dir.path().join("wait.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.md")).unwrap();
+        std::fs::write(dir.path().join("ok.md"), "Fine.\n").unwrap();
+        let started = std::time::Instant::now();
+        let commands = Commands::load(&[dir.path()]);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert_eq!(
+            commands.parse("/ok"),
+            Some(SlashCommand::Prompt("Fine.".into()))
+        );
+        let d = dir.path().display();
+        assert_eq!(
+            commands.unread(),
+            [
+                format!("command file not read: {d}/wait.md is a FIFO, not a regular file"),
+                format!(
+                    "command file not read: {d}/zero.md is a character device, not a regular file"
+                ),
+            ]
+        );
     }
 
     #[test]

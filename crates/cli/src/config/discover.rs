@@ -2,19 +2,36 @@
 
 use std::path::{Path, PathBuf};
 
+use rein_tools::{ReadRefusal, read_regular};
+
 use super::{ConfigError, Format, Scope, Source};
+
+/// Most of a configuration or settings file read; a larger one is skipped with a warning.
+pub const CONFIG_FILE_CAP: u64 = 1024 * 1024;
+
+/// The configuration texts found, and the files skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// The texts, least specific first.
+    pub sources: Vec<Source>,
+    /// Files that exist but were not read (not a regular file, over [`CONFIG_FILE_CAP`]), as
+    /// warnings naming them.
+    pub unread: Vec<String>,
+}
 
 /// The configuration files that exist, least specific first: the user's
 /// `$XDG_CONFIG_HOME/rein/config.toml` (default `~/.config/rein/config.toml`), the workspace's
 /// Claude Code `.claude/settings.json` and `.claude/settings.local.json`, then
-/// `.rein/config.toml` and `.rein/config.local.toml`. A missing file is skipped; one that
-/// exists but cannot be read is an error. The workspace's files get `workspace_scope`
-/// (whether the user trusts them).
+/// `.rein/config.toml` and `.rein/config.local.toml`. A missing file is skipped; so is one
+/// that is not a regular file (a FIFO, a link to a device, a folder) or is over
+/// [`CONFIG_FILE_CAP`], with a warning in [`Found::unread`]; one that cannot be read or is not
+/// UTF-8 is an error. The workspace's files get `workspace_scope` (whether the user trusts
+/// them).
 pub fn sources(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     workspace_scope: Scope,
-) -> Result<Vec<Source>, ConfigError> {
+) -> Result<Found, ConfigError> {
     let mut candidates: Vec<(PathBuf, Format, Scope)> = Vec::new();
     if let Some(dir) = user_config_dir(env) {
         candidates.push((dir.join("rein/config.toml"), Format::Toml, Scope::User));
@@ -32,27 +49,32 @@ pub fn sources(
             candidates.push((path, format, workspace_scope));
         }
     }
-    let mut sources = Vec::new();
+    let mut found = Found::default();
     for (path, format, scope) in candidates {
-        match std::fs::read_to_string(&path) {
-            Ok(text) => sources.push(Source {
+        match read_regular(&path, CONFIG_FILE_CAP) {
+            Ok(Some(text)) => found.sources.push(Source {
                 path: path.display().to_string(),
                 text,
                 format,
                 scope,
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
+            Ok(None) => {}
+            Err(refused @ (ReadRefusal::NotRegular { .. } | ReadRefusal::TooLarge { .. })) => {
+                found
+                    .unread
+                    .push(format!("config file not read: {refused}"));
+            }
+            Err(refused) => {
                 return Err(ConfigError {
                     path: path.display().to_string(),
                     line: None,
                     key: None,
-                    message: format!("cannot read it: {e}"),
+                    message: format!("cannot read it: {refused}"),
                 });
             }
         }
     }
-    Ok(sources)
+    Ok(found)
 }
 
 /// `$XDG_CONFIG_HOME`, else `~/.config`.

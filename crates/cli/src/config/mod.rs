@@ -107,6 +107,8 @@ pub struct Config {
     pub hooks: Vec<HookSpec>,
     /// What workspace files set that was not applied.
     pub ignored: Vec<Ignored>,
+    /// Files skipped unread (not a regular file, too large), as warnings naming them.
+    pub unread: Vec<String>,
 }
 
 /// A configuration problem, located.

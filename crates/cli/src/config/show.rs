@@ -129,5 +129,8 @@ pub fn render(config: &Config) -> String {
             ignored.what, ignored.source
         ));
     }
+    for unread in &config.unread {
+        out.push_str(&format!("# {unread}\n"));
+    }
     out
 }

@@ -25,6 +25,22 @@ const TRUSTED_DIRS: &[&str] = &[".claude/hooks", ".rein/hooks"];
 /// Most files of [`TRUSTED_DIRS`] hashed; past it the digest notes the overflow.
 const MAX_DIR_FILES: usize = 500;
 
+/// Most of one covered file hashed (config files and hook scripts are far smaller); a larger
+/// one, or one that is not a regular file, is hashed as what it is, unread.
+const MAX_COVERED_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Most of `trust.json` read; a larger one is damaged and trusts nothing.
+const MAX_STORE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A covered file's bytes, or a marker of why it was not read (so making it a FIFO or a link
+/// to a device changes the digest too); `None` when absent.
+fn covered(path: &Path) -> Option<Vec<u8>> {
+    match rein_tools::read_regular_bytes(path, MAX_COVERED_FILE_BYTES) {
+        Ok(bytes) => bytes,
+        Err(refused) => Some(format!("unread: {refused}").into_bytes()),
+    }
+}
+
 /// The digest of what trust covers in `workspace`: each covered file's path and contents
 /// (absent files count as absent, so creating one changes the digest).
 pub fn digest(workspace: &Path) -> String {
@@ -41,7 +57,7 @@ pub fn digest(workspace: &Path) -> String {
         }
     };
     for name in TRUSTED_FILES {
-        add(name, std::fs::read(workspace.join(name)).ok());
+        add(name, covered(&workspace.join(name)));
     }
     for dir in TRUSTED_DIRS {
         let mut files = Vec::new();
@@ -53,7 +69,7 @@ pub fn digest(workspace: &Path) -> String {
         }
         for file in files {
             let name = file.strip_prefix(workspace).unwrap_or(&file);
-            add(&name.display().to_string(), std::fs::read(&file).ok());
+            add(&name.display().to_string(), covered(&file));
         }
     }
     hasher
@@ -140,10 +156,12 @@ impl TrustStore {
         Ok(had)
     }
 
-    /// The stored decisions; an unreadable or damaged file trusts nothing.
+    /// The stored decisions; an unreadable, damaged or oversized file (or anything but a
+    /// regular file) trusts nothing.
     fn read(&self) -> StoreFile {
-        std::fs::read_to_string(&self.file)
+        rein_tools::read_regular(&self.file, MAX_STORE_BYTES)
             .ok()
+            .flatten()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default()
     }
@@ -187,6 +205,47 @@ mod tests {
         }
         assert!(store.revoke(&ws).unwrap());
         assert!(!store.is_trusted(&ws, &digest(&ws)));
+    }
+
+    #[test]
+    fn special_covered_files_are_hashed_unread_and_promptly() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join(".claude/hooks")).unwrap();
+        std::fs::create_dir_all(ws.join(".rein")).unwrap();
+        let plain = digest(ws);
+        std::os::unix::fs::symlink("/dev/zero", ws.join(".claude/settings.json")).unwrap();
+        nix::unistd::mkfifo(&ws.join(".mcp.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        nix::unistd::mkfifo(
+            &ws.join(".claude/hooks/pre.sh"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .unwrap();
+        std::fs::create_dir(ws.join(".rein/config.toml")).unwrap();
+        std::fs::File::create(ws.join(".rein/config.local.toml"))
+            .unwrap()
+            .set_len(10 * 1024 * 1024)
+            .unwrap();
+        let started = std::time::Instant::now();
+        let special = digest(ws);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert_ne!(special, plain, "planting them changes the digest");
+        assert_eq!(digest(ws), special, "and the digest is stable");
+    }
+
+    #[test]
+    fn a_store_that_is_not_a_regular_file_trusts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(
+            &dir.path().join("trust.json"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .unwrap();
+        let store = TrustStore::new(dir.path());
+        assert!(!store.is_trusted(dir.path(), "x"));
+        // Recording trust replaces it with a real file.
+        store.trust(dir.path(), "x").unwrap();
+        assert!(store.is_trusted(dir.path(), "x"));
     }
 
     #[test]

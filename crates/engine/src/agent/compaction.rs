@@ -47,8 +47,10 @@ impl Agent {
         &mut self,
         calls: &[(String, String, serde_json::Value)],
         results: &mut [ContentBlock],
+        events: &EventSender,
     ) {
         let root = self.tool_ctx.guard.root().to_path_buf();
+        let mut warnings = Vec::new();
         for (id, name, input) in calls {
             // Only a call that succeeded has shown the model that folder.
             let succeeded = results.iter_mut().find_map(|block| match block {
@@ -62,10 +64,16 @@ impl Agent {
             let Some(content) = succeeded else {
                 continue;
             };
-            if let Some(memory) = self.folder_memory.newly_relevant(name, input, &root) {
+            if let Some(memory) =
+                self.folder_memory
+                    .newly_relevant(name, input, &root, &mut warnings)
+            {
                 content.push_str("\n\n");
                 content.push_str(&memory);
             }
+        }
+        for message in warnings {
+            let _ = events.send(Event::Error { message });
         }
     }
 

@@ -39,9 +39,9 @@ pub struct AgentConfig {
     pub user_memory_dir: Option<PathBuf>,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
-    /// Folder under which each session saves its over-long tool outputs in full, in a
-    /// subfolder named by the session id (readable by `read_file`); `None` keeps only their
-    /// head and tail.
+    /// Folder under which each session saves its over-long tool outputs in full, in
+    /// `<workspace key>/<session id>/` (the key of [`crate::session::workspace_key`]), which
+    /// `read_file` may read; `None` keeps only their head and tail.
     pub outputs_root: Option<PathBuf>,
 }
 

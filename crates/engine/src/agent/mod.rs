@@ -25,7 +25,7 @@ use crate::gate::{Approver, Gate};
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
 use crate::permissions::Policy;
-use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
+use crate::prompt::SystemPrompt;
 use crate::session::SessionWriter;
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
@@ -74,6 +74,9 @@ pub struct Agent {
     anchor: Option<Anchor>,
     /// Sub-folder memory files shown so far.
     folder_memory: FolderMemory,
+    /// Problems met setting up (a memory file or `.git/HEAD` skipped), reported as `Error`
+    /// events at the start of the next run.
+    notices: Vec<String>,
 }
 
 impl Agent {
@@ -86,26 +89,10 @@ impl Agent {
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
-        let output_dir = config
-            .outputs_root
-            .as_ref()
-            .map(|root| root.join(&session_id));
-        let guard = match &output_dir {
-            None => guard,
-            Some(dir) => guard
-                .with_read_root(dir)
-                .map_err(|e| EngineError::Workspace {
-                    path: dir.clone(),
-                    message: format!("cannot use the output folder: {e}"),
-                })?,
-        };
-        let mut builder =
-            SystemPromptBuilder::new(Environment::detect(guard.root())).tools(tools.names());
-        if let Some(dir) = &config.user_memory_dir {
-            builder = builder.user_memory(dir);
-        }
-        let system = builder.build();
+        let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
+        let (system, notices) = setup::system_prompt(guard.root(), &tools, &config);
         Ok(Self {
+            notices,
             client,
             tools,
             system,
@@ -180,6 +167,12 @@ impl Agent {
         &self.transcript
     }
 
+    /// Problems met setting up that the next run reports (a memory file or `.git/HEAD` that
+    /// is not a regular file or is too large: skipped).
+    pub fn notices(&self) -> &[String] {
+        &self.notices
+    }
+
     /// The system prompt sent with every request.
     pub fn system_prompt(&self) -> &SystemPrompt {
         &self.system
@@ -232,6 +225,9 @@ impl Agent {
             cwd: self.tool_ctx.guard.root().display().to_string(),
             tools: self.tools.names(),
         });
+        for message in std::mem::take(&mut self.notices) {
+            let _ = events.send(Event::Error { message });
+        }
         let mut summary = RunSummary {
             outcome: RunOutcome::Completed,
             text: String::new(),
@@ -408,7 +404,7 @@ impl Agent {
                 events,
             )
             .await;
-            self.add_folder_memory(&inputs, &mut results);
+            self.add_folder_memory(&inputs, &mut results, events);
             self.push_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;

@@ -1,11 +1,14 @@
-//! What an agent is built from: its workspace guard and its session id.
+//! What an agent is built from: its workspace guard, session id, output folder and system
+//! prompt.
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{SensitivePaths, WorkspaceGuard};
+use rein_tools::{SensitivePaths, ToolRegistry, WorkspaceGuard};
 
+use super::AgentConfig;
 use crate::EngineError;
 use crate::permissions::Policy;
+use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 
 /// The guard for `workspace`: the built-in sensitive list, extended with `sensitive_paths`
 /// and with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
@@ -45,4 +48,41 @@ pub(super) fn new_session_id() -> String {
         nanos & 0xffff,
         std::process::id() & 0xffff
     )
+}
+
+/// The folder the session's over-long outputs are saved in, keyed by workspace and session (a
+/// session of the same id elsewhere can neither find nor read it), added to `guard`'s read
+/// roots.
+pub(super) fn with_output_dir(
+    guard: WorkspaceGuard,
+    config: &AgentConfig,
+    session_id: &str,
+) -> Result<(WorkspaceGuard, Option<PathBuf>), EngineError> {
+    let Some(root) = &config.outputs_root else {
+        return Ok((guard, None));
+    };
+    let dir = root
+        .join(crate::session::workspace_key(guard.root()))
+        .join(session_id);
+    let guard = guard
+        .with_read_root(&dir)
+        .map_err(|e| EngineError::Workspace {
+            path: dir.clone(),
+            message: format!("cannot use the output folder: {e}"),
+        })?;
+    Ok((guard, Some(dir)))
+}
+
+/// The system prompt for `root`, and the problems met reading its files (to report).
+pub(super) fn system_prompt(
+    root: &Path,
+    tools: &ToolRegistry,
+    config: &AgentConfig,
+) -> (SystemPrompt, Vec<String>) {
+    let mut builder = SystemPromptBuilder::new(Environment::detect(root)).tools(tools.names());
+    if let Some(dir) = &config.user_memory_dir {
+        builder = builder.user_memory(dir);
+    }
+    let warnings = builder.warnings().to_vec();
+    (builder.build(), warnings)
 }

@@ -1,15 +1,27 @@
 //! Durable sessions: an append-only JSONL file per session under the user's data folder, keyed
 //! by workspace (`<data>/sessions/<workspace key>/<session id>.jsonl`), one
-//! [`SessionLine`] per line, written and flushed at every message boundary so a killed process
-//! loses at most the message in flight. Loading skips a torn last line (with a warning) and
-//! record types it does not know; the transcript is rebuilt by joining consecutive parts of
-//! the same role.
+//! [`SessionLine`](rein_protocol::SessionLine) per line, written and flushed at every message
+//! boundary so a killed process loses at most the message in flight. Loading skips a torn last
+//! line (with a warning) and record types it does not know; the transcript is rebuilt by
+//! joining consecutive parts of the same role. A file is loaded only when its header names the
+//! session and the workspace it is stored under, and only when it is a regular file of at most
+//! [`SESSION_FILE_CAP`] bytes.
+
+mod loaded;
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use rein_protocol::{Message, SessionLine, SessionRecord, Usage};
+use rein_protocol::{SessionLine, SessionRecord};
+use rein_tools::{ReadRefusal, open_regular};
+
+pub use loaded::{LoadedSession, SessionSummary, load_from};
+
+/// Largest session file loaded. Tool outputs over the budget are saved apart, so a session
+/// this large is damaged or not rein's; it is refused, and left as it is.
+pub const SESSION_FILE_CAP: u64 = 256 * 1024 * 1024;
 
 /// A session file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +46,28 @@ pub enum SessionError {
         /// What is wrong.
         reason: String,
     },
+    /// The file is not a regular file, or is larger than [`SESSION_FILE_CAP`].
+    #[error("cannot load the session: {0}")]
+    Refused(#[source] ReadRefusal),
+    /// The file's header names another session or workspace than the store it sits in (copied
+    /// or renamed by hand, or planted): not resumed, and left as it is.
+    #[error(
+        "{path} records session {recorded_id} of workspace {recorded_cwd}, but it is stored as \
+         session {id} of {workspace}: not resumed (the file is left as it is; start a new \
+         session, or resume it from its own workspace)"
+    )]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// The id it is stored under (its file name).
+        id: String,
+        /// The workspace whose store holds it.
+        workspace: String,
+        /// The id its header records.
+        recorded_id: String,
+        /// The workspace its header records.
+        recorded_cwd: String,
+    },
     /// Reading or writing failed.
     #[error("session file {path}: {source}")]
     Io {
@@ -48,6 +82,7 @@ pub enum SessionError {
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
+    workspace: PathBuf,
 }
 
 impl SessionStore {
@@ -55,6 +90,7 @@ impl SessionStore {
     pub fn new(data_dir: &Path, workspace: &Path) -> Self {
         Self {
             dir: data_dir.join("sessions").join(workspace_key(workspace)),
+            workspace: workspace.to_path_buf(),
         }
     }
 
@@ -103,8 +139,10 @@ impl SessionStore {
     /// Reopens session `id` to append to it.
     pub fn append_to(&self, id: &str) -> Result<SessionWriter, SessionError> {
         let path = self.path(id)?;
+        // Non-blocking: a FIFO in its place fails at once instead of waiting for a reader.
         let file = OpenOptions::new()
             .append(true)
+            .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
             .open(&path)
             .map_err(|source| {
                 if source.kind() == io::ErrorKind::NotFound {
@@ -122,23 +160,35 @@ impl SessionStore {
         Ok(writer)
     }
 
-    /// Loads session `id`.
+    /// Loads session `id`, after checking its header names this id and this store's
+    /// workspace ([`SessionError::Mismatch`] otherwise).
     pub fn load(&self, id: &str) -> Result<LoadedSession, SessionError> {
         let path = self.path(id)?;
-        let file = File::open(&path).map_err(|source| {
-            if source.kind() == io::ErrorKind::NotFound {
-                SessionError::NotFound { id: id.to_string() }
-            } else {
-                SessionError::Io {
-                    path: path.display().to_string(),
-                    source,
-                }
-            }
-        })?;
-        load_from(
-            BufReader::with_capacity(1 << 20, file),
-            &path.display().to_string(),
-        )
+        let file = open_regular(&path, SESSION_FILE_CAP)
+            .map_err(SessionError::Refused)?
+            .ok_or_else(|| SessionError::NotFound { id: id.to_string() })?;
+        let shown = path.display().to_string();
+        let loaded = load_from(
+            BufReader::with_capacity(1 << 20, file.take(SESSION_FILE_CAP)),
+            &shown,
+        )?;
+        let (recorded_id, recorded_cwd) = match &loaded.meta {
+            SessionRecord::Meta {
+                session_id, cwd, ..
+            } => (session_id.as_str(), cwd.as_str()),
+            _ => ("", ""),
+        };
+        let workspace = self.workspace.display().to_string();
+        if recorded_id != id || recorded_cwd != workspace {
+            return Err(SessionError::Mismatch {
+                path: shown,
+                id: id.to_string(),
+                workspace,
+                recorded_id: recorded_id.to_string(),
+                recorded_cwd: recorded_cwd.to_string(),
+            });
+        }
+        Ok(loaded)
     }
 
     /// The most recently written session of this workspace.
@@ -208,9 +258,7 @@ impl SessionWriter {
     }
 
     fn end_torn_line(&mut self) -> Result<(), SessionError> {
-        let torn = std::fs::read(&self.path)
-            .map(|bytes| bytes.last().is_some_and(|b| *b != b'\n'))
-            .unwrap_or(false);
+        let torn = last_byte(&self.path).is_some_and(|b| b != b'\n');
         if torn {
             self.file
                 .write_all(b"\n")
@@ -223,148 +271,13 @@ impl SessionWriter {
     }
 }
 
-/// A session read back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedSession {
-    /// The header record.
-    pub meta: SessionRecord,
-    /// The transcript, consecutive same-role parts joined.
-    pub transcript: Vec<Message>,
-    /// Usage summed over the session's requests.
-    pub usage: Usage,
-    /// Cost summed over the session; `None` when any request's price was unknown.
-    pub cost_usd: Option<f64>,
-    /// Model requests made.
-    pub requests: u32,
-    /// Problems skipped while reading (a torn last line…).
-    pub warnings: Vec<String>,
-}
-
-/// One line of `rein sessions`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
-    /// Session id.
-    pub id: String,
-    /// Creation time (RFC 3339).
-    pub created_at: String,
-    /// The first prompt, on one line.
-    pub first_prompt: String,
-    /// Model requests made.
-    pub requests: u32,
-    /// Cost in US dollars, when known.
-    pub cost_usd: Option<f64>,
-    /// Usage totals.
-    pub usage: Usage,
-}
-
-impl LoadedSession {
-    /// The session's id.
-    pub fn id(&self) -> &str {
-        match &self.meta {
-            SessionRecord::Meta { session_id, .. } => session_id,
-            _ => "",
-        }
-    }
-
-    fn summary(&self) -> SessionSummary {
-        let created_at = match &self.meta {
-            SessionRecord::Meta { created_at, .. } => created_at.clone(),
-            _ => String::new(),
-        };
-        let first_prompt = self
-            .transcript
-            .iter()
-            .find(|m| m.role == rein_protocol::Role::User)
-            .map(|m| m.text().split_whitespace().collect::<Vec<_>>().join(" "))
-            .unwrap_or_default();
-        SessionSummary {
-            id: self.id().to_string(),
-            created_at,
-            first_prompt,
-            requests: self.requests,
-            cost_usd: self.cost_usd,
-            usage: self.usage,
-        }
-    }
-}
-
-/// Reads a session from any reader (a file, or bytes in tests).
-pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, SessionError> {
-    let mut meta = None;
-    let mut transcript: Vec<Message> = Vec::new();
-    let mut usage = Usage::default();
-    let mut cost: Option<f64> = Some(0.0);
-    let mut requests = 0;
-    let mut warnings = Vec::new();
-    let mut lines = reader.lines().enumerate().peekable();
-    while let Some((index, line)) = lines.next() {
-        let line = line.map_err(|source| SessionError::Io {
-            path: path.to_string(),
-            source,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed: Result<SessionLine, _> = serde_json::from_str(&line);
-        let record = match parsed {
-            Ok(parsed) => parsed.record,
-            Err(e) if lines.peek().is_none() => {
-                warnings.push(format!("skipped a torn last line {} ({e})", index + 1));
-                break;
-            }
-            Err(e) if meta.is_none() => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_string(),
-                    reason: format!("line {}: {e}", index + 1),
-                });
-            }
-            Err(e) => {
-                warnings.push(format!("skipped unreadable line {} ({e})", index + 1));
-                continue;
-            }
-        };
-        match record {
-            SessionRecord::Meta { .. } if meta.is_none() => meta = Some(record),
-            SessionRecord::Meta { .. } => {}
-            _ if meta.is_none() => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_string(),
-                    reason: "the first record is not a session header".into(),
-                });
-            }
-            SessionRecord::Message { message } => match transcript.last_mut() {
-                Some(last) if last.role == message.role => last.content.extend(message.content),
-                _ => transcript.push(message),
-            },
-            SessionRecord::Usage {
-                usage: used,
-                cost_usd,
-                ..
-            } => {
-                usage.add(&used);
-                requests += 1;
-                cost = cost.zip(cost_usd).map(|(a, b)| rein_llm::round_cost(a + b));
-            }
-            SessionRecord::Compaction {
-                summary,
-                kept_messages,
-                ..
-            } => transcript = crate::context::compacted(transcript, &summary, kept_messages),
-            SessionRecord::Error { .. } | SessionRecord::Unknown => {}
-        }
-    }
-    let meta = meta.ok_or_else(|| SessionError::Corrupt {
-        path: path.to_string(),
-        reason: "the file is empty".into(),
-    })?;
-    Ok(LoadedSession {
-        meta,
-        transcript,
-        usage,
-        cost_usd: cost,
-        requests,
-        warnings,
-    })
+/// The last byte of the regular file at `path`, read alone.
+fn last_byte(path: &Path) -> Option<u8> {
+    let mut file = open_regular(path, u64::MAX).ok()??;
+    file.seek(SeekFrom::End(-1)).ok()?;
+    let mut byte = [0u8; 1];
+    file.read_exact(&mut byte).ok()?;
+    Some(byte[0])
 }
 
 /// A folder name for a workspace: its path made file-name safe, plus a short hash so two

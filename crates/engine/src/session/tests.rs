@@ -1,7 +1,7 @@
 use std::io::Cursor;
 
 use pretty_assertions::assert_eq;
-use rein_protocol::{ContentBlock, Role};
+use rein_protocol::{ContentBlock, Message, Role, Usage};
 
 use super::*;
 
@@ -23,7 +23,7 @@ fn message(record: SessionRecord) -> SessionRecord {
 #[test]
 fn records_round_trip_and_parts_of_a_message_are_joined() {
     let dir = tempfile::tempdir().unwrap();
-    let store = SessionStore::new(dir.path(), Path::new("/work/project"));
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
     let mut writer = store.create(meta("s1")).unwrap();
     writer
         .append(&SessionRecord::Message {
@@ -146,4 +146,85 @@ fn workspace_keys_are_readable_and_distinct() {
     let b = workspace_key(Path::new("/home/u/my-project"));
     assert!(a.starts_with("-home-u-my-project-"), "{a}");
     assert_ne!(a, b);
+}
+
+#[test]
+fn a_session_file_stored_under_another_id_is_refused_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let writer = store.create(meta("real")).unwrap();
+    let renamed = store.path("other").unwrap();
+    std::fs::copy(writer.path(), &renamed).unwrap();
+    let before = std::fs::read(&renamed).unwrap();
+
+    let refused = store.load("other").unwrap_err();
+    assert!(
+        matches!(refused, SessionError::Mismatch { .. }),
+        "{refused}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "{} records session real of workspace /ws, but it is stored as session other of \
+             /ws: not resumed (the file is left as it is; start a new session, or resume it \
+             from its own workspace)",
+            renamed.display()
+        )
+    );
+    assert_eq!(std::fs::read(&renamed).unwrap(), before, "nothing lost");
+    // Listing skips it; the real one still loads.
+    assert_eq!(store.list().len(), 1);
+    assert!(store.load("real").is_ok());
+}
+
+#[test]
+fn a_session_file_copied_from_another_workspaces_store_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = SessionStore::new(dir.path(), Path::new("/elsewhere"));
+    let ours = SessionStore::new(dir.path(), Path::new("/ws"));
+    let mut planted = meta("s1");
+    if let SessionRecord::Meta { cwd, .. } = &mut planted {
+        *cwd = "/elsewhere".into();
+    }
+    let writer = theirs.create(planted).unwrap();
+    std::fs::create_dir_all(ours.dir()).unwrap();
+    std::fs::copy(writer.path(), ours.path("s1").unwrap()).unwrap();
+    assert!(theirs.load("s1").is_ok());
+    let refused = ours.load("s1").unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("records session s1 of workspace /elsewhere"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_session_path_that_is_not_a_small_regular_file_is_refused_promptly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    std::fs::create_dir_all(store.dir()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", store.path("zero").unwrap()).unwrap();
+    nix::unistd::mkfifo(&store.path("fifo").unwrap(), nix::sys::stat::Mode::S_IRWXU).unwrap();
+    std::fs::create_dir(store.path("folder").unwrap()).unwrap();
+    std::fs::File::create(store.path("huge").unwrap())
+        .unwrap()
+        .set_len(SESSION_FILE_CAP + 1)
+        .unwrap();
+    let started = std::time::Instant::now();
+    for id in ["zero", "fifo", "folder", "huge"] {
+        let refused = store.load(id).unwrap_err();
+        assert!(
+            matches!(refused, SessionError::Refused(_)),
+            "{id}: {refused}"
+        );
+        assert!(
+            refused.to_string().contains(&format!("{id}.jsonl")),
+            "{refused}"
+        );
+    }
+    // Appending to a FIFO does not wait for a reader either.
+    assert!(store.append_to("fifo").is_err());
+    assert!(store.list().is_empty());
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
 }

@@ -217,11 +217,15 @@ impl TypedTool for Bash {
     }
 }
 
+/// Most of the cwd file read: a path, far below this.
+const MAX_CWD_FILE_BYTES: u64 = 64 * 1024;
+
 impl Bash {
     /// Adopts the directory the shell ended in when it is inside the workspace; otherwise keeps
     /// `start` and returns a note saying so.
     fn follow_cwd(&self, file: &Path, start: &Path, guard: &WorkspaceGuard) -> Option<String> {
-        let reported = std::fs::read_to_string(file).ok()?;
+        // The command could have put anything there: read it as any file rein reads itself.
+        let reported = crate::read_regular(file, MAX_CWD_FILE_BYTES).ok()??;
         if reported.is_empty() {
             return None; // The trap did not run (killed, `exec`, own EXIT trap).
         }

@@ -75,7 +75,7 @@ pub(crate) struct OutputFile {
 impl OutputFile {
     /// Creates the file at `path`.
     pub(crate) fn create(path: PathBuf) -> io::Result<Self> {
-        let file = std::fs::File::create(&path)?;
+        let file = std::fs::File::create_new(&path)?;
         Ok(Self {
             path,
             file: Some(file),

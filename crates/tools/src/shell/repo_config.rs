@@ -150,15 +150,10 @@ enum ConfigFile {
 }
 
 fn read_config(path: &Path) -> ConfigFile {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::Missing,
-        Ok(meta) if meta.is_file() && meta.len() <= MAX_CONFIG_BYTES => {
-            match std::fs::read_to_string(path) {
-                Ok(text) => ConfigFile::Text(text),
-                Err(_) => ConfigFile::Unreadable,
-            }
-        }
-        _ => ConfigFile::Unreadable,
+    match crate::read_regular(path, MAX_CONFIG_BYTES) {
+        Ok(None) => ConfigFile::Missing,
+        Ok(Some(text)) => ConfigFile::Text(text),
+        Err(_) => ConfigFile::Unreadable,
     }
 }
 
