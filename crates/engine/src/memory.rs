@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rein_tools::WorkspaceGuard;
 use serde_json::Value;
 
 use crate::prompt::read_memory_file;
@@ -25,9 +26,10 @@ impl FolderMemory {
         &mut self,
         tool: &str,
         input: &Value,
-        root: &Path,
+        guard: &WorkspaceGuard,
         warnings: &mut Vec<String>,
     ) -> Option<String> {
+        let root = guard.root();
         if !matches!(tool, "read_file" | "edit_file" | "write_file") {
             return None;
         }
@@ -54,7 +56,7 @@ impl FolderMemory {
             if self.seen.contains_key(&dir) {
                 continue;
             }
-            let found = read_memory_file(&root.join(&dir), warnings)
+            let found = read_memory_file(&root.join(&dir), Some(guard), warnings)
                 .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
             if let Some((name, text)) = &found {
                 shown.push(render(name, text));

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::read_regular;
+use rein_tools::{WorkspaceGuard, read_regular};
 
 /// Memory files larger than this are cut, with a note, so one file cannot eat the window.
 const MEMORY_FILE_CAP: usize = 40_000;
@@ -93,9 +93,11 @@ pub struct SystemPromptBuilder {
 
 impl SystemPromptBuilder {
     /// Starts from the environment; memory files are read from its `cwd`.
-    pub fn new(environment: Environment) -> Self {
+    /// The workspace's memory file is read only when `guard` lets tools read it: a cloned
+    /// repository's `AGENTS.md` linked to `~/.ssh/id_rsa` or `/etc/shadow` is not sent.
+    pub fn new(environment: Environment, guard: &WorkspaceGuard) -> Self {
         let mut warnings = environment.warnings.clone();
-        let memory = read_memory_file(&environment.cwd, &mut warnings);
+        let memory = read_memory_file(&environment.cwd, Some(guard), &mut warnings);
         Self {
             environment,
             tool_names: Vec::new(),
@@ -108,7 +110,7 @@ impl SystemPromptBuilder {
     /// Also follows the user's own memory file in `dir` (e.g. `~/.config/rein/AGENTS.md`),
     /// which applies to every workspace.
     pub fn user_memory(mut self, dir: &Path) -> Self {
-        self.user_memory = read_memory_file(dir, &mut self.warnings)
+        self.user_memory = read_memory_file(dir, None, &mut self.warnings)
             .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
         self
     }
@@ -195,10 +197,23 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
 
 /// The memory file of a folder: `AGENTS.md`, falling back to `CLAUDE.md`, as (file name,
 /// text cut to a cap). One that is not a regular file or is over [`MEMORY_FILE_READ_CAP`] is
-/// skipped (the next name is tried) and said in `warnings`.
-pub(crate) fn read_memory_file(cwd: &Path, warnings: &mut Vec<String>) -> Option<(String, String)> {
+/// skipped (the next name is tried) and said in `warnings`; so is one in a workspace (`guard`
+/// given) that leads where tools may not read (outside the workspace, a sensitive path).
+pub(crate) fn read_memory_file(
+    cwd: &Path,
+    guard: Option<&WorkspaceGuard>,
+    warnings: &mut Vec<String>,
+) -> Option<(String, String)> {
     ["AGENTS.md", "CLAUDE.md"].iter().find_map(|name| {
-        let text = match read_regular(&cwd.join(name), MEMORY_FILE_READ_CAP) {
+        let path = cwd.join(name);
+        if let Some(guard) = guard
+            && path.symlink_metadata().is_ok()
+            && let Err(refused) = guard.resolve_read(&path.to_string_lossy())
+        {
+            warnings.push(format!("memory file not read: {refused}"));
+            return None;
+        }
+        let text = match read_regular(&path, MEMORY_FILE_READ_CAP) {
             Ok(text) => text?,
             Err(refused) => {
                 warnings.push(format!("memory file not read: {refused}"));

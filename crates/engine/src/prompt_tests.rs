@@ -6,6 +6,10 @@ fn git_branch_of(dir: &Path) -> Option<String> {
     git_branch(dir, &mut Vec::new())
 }
 
+fn guard_for(dir: &Path) -> rein_tools::WorkspaceGuard {
+    rein_tools::WorkspaceGuard::new(dir).unwrap()
+}
+
 fn env_for(dir: &Path) -> Environment {
     Environment {
         cwd: dir.to_path_buf(),
@@ -19,7 +23,7 @@ fn env_for(dir: &Path) -> Environment {
 #[test]
 fn prompt_names_the_environment_and_guides_only_offered_tools() {
     let dir = tempfile::tempdir().unwrap();
-    let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+    let prompt = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
         .tools(vec!["read_file".into(), "mystery".into()])
         .build();
     let text = prompt.as_str();
@@ -36,7 +40,9 @@ fn agents_md_wins_over_claude_md() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
     fs::write(dir.path().join("CLAUDE.md"), "Use spaces.\n").unwrap();
-    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    let text = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
+        .build()
+        .0;
     assert!(text.contains("# Project instructions (AGENTS.md)"));
     assert!(text.contains("Use tabs."));
     assert!(!text.contains("Use spaces."));
@@ -46,7 +52,9 @@ fn agents_md_wins_over_claude_md() {
 fn claude_md_is_the_fallback_memory_file() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("CLAUDE.md"), "Use spaces.\n").unwrap();
-    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    let text = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
+        .build()
+        .0;
     assert!(text.contains("# Project instructions (CLAUDE.md)\n"));
     assert!(text.contains("Use spaces."));
 }
@@ -55,7 +63,9 @@ fn claude_md_is_the_fallback_memory_file() {
 fn huge_memory_file_is_cut_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("AGENTS.md"), "é".repeat(30_000)).unwrap();
-    let text = SystemPromptBuilder::new(env_for(dir.path())).build().0;
+    let text = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
+        .build()
+        .0;
     assert!(text.len() < MEMORY_FILE_CAP + 2_000);
     assert!(text.contains("[... cut: the file has 60000 bytes ...]"));
 }
@@ -86,7 +96,7 @@ fn git_branch_is_read_from_head_including_worktrees_and_detached_heads() {
 #[test]
 fn base_prompt_stays_lean() {
     let dir = tempfile::tempdir().unwrap();
-    let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+    let prompt = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
         .tools(vec!["bash".into(), "read_file".into()])
         .build();
     // Sent on every request: keep identity + environment + guidance under 2 KB.
@@ -102,7 +112,7 @@ fn prompt_and_tool_specs_stay_lean() {
     let dir = tempfile::tempdir().unwrap();
     for model in ["claude-sonnet-4-5", "gpt-5"] {
         let tools = rein_tools::ToolRegistry::for_model(model);
-        let prompt = SystemPromptBuilder::new(env_for(dir.path()))
+        let prompt = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
             .tools(tools.names())
             .build();
         let specs = serde_json::to_string(&tools.specs()).unwrap();
@@ -123,7 +133,7 @@ fn the_users_own_memory_file_is_included_before_the_projects() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(user.path().join("AGENTS.md"), "Always answer in English.").unwrap();
     std::fs::write(ws.path().join("CLAUDE.md"), "Use tabs.").unwrap();
-    let prompt = SystemPromptBuilder::new(env_for(ws.path()))
+    let prompt = SystemPromptBuilder::new(env_for(ws.path()), &guard_for(ws.path()))
         .user_memory(user.path())
         .build();
     let text = prompt.as_str();
@@ -138,7 +148,7 @@ fn a_memory_file_that_is_not_a_small_regular_file_is_skipped_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     nix::unistd::mkfifo(&dir.path().join("AGENTS.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
     fs::write(dir.path().join("CLAUDE.md"), "Use tabs.").unwrap();
-    let builder = SystemPromptBuilder::new(env_for(dir.path()));
+    let builder = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()));
     assert_eq!(
         builder.warnings(),
         [format!(
@@ -159,4 +169,33 @@ fn a_git_head_that_is_not_a_regular_file_gives_no_branch_and_a_warning() {
     assert_eq!(git_branch(dir.path(), &mut warnings), None);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains(".git/HEAD is a character device"));
+}
+
+#[test]
+fn a_memory_file_leading_where_tools_may_not_read_is_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    fs::write(outside.path().join("id_rsa"), "PRIVATE KEY").unwrap();
+    fs::write(ws.join(".env"), "TOKEN=secret").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("id_rsa"), ws.join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink(".env", ws.join("CLAUDE.md")).unwrap();
+    let builder = SystemPromptBuilder::new(env_for(ws), &guard_for(ws));
+    assert_eq!(builder.warnings().len(), 2, "{:?}", builder.warnings());
+    assert!(builder.warnings()[0].contains("outside the workspace"));
+    assert!(builder.warnings()[1].contains("off limits"));
+    let text = builder.build().0;
+    assert!(
+        !text.contains("PRIVATE KEY") && !text.contains("TOKEN"),
+        "{text}"
+    );
+    assert!(!text.contains("# Project instructions"));
+    // Inside the workspace, a link to another memory file is still followed.
+    fs::remove_file(ws.join("CLAUDE.md")).unwrap();
+    fs::write(ws.join("docs.md"), "Use tabs.").unwrap();
+    std::os::unix::fs::symlink("docs.md", ws.join("CLAUDE.md")).unwrap();
+    let text = SystemPromptBuilder::new(env_for(ws), &guard_for(ws))
+        .build()
+        .0;
+    assert!(text.contains("Use tabs."), "{text}");
 }

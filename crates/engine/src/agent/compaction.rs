@@ -49,7 +49,7 @@ impl Agent {
         results: &mut [ContentBlock],
         events: &EventSender,
     ) {
-        let root = self.tool_ctx.guard.root().to_path_buf();
+        let guard = self.tool_ctx.guard.clone();
         let mut warnings = Vec::new();
         for (id, name, input) in calls {
             // Only a call that succeeded has shown the model that folder.
@@ -66,7 +66,7 @@ impl Agent {
             };
             if let Some(memory) =
                 self.folder_memory
-                    .newly_relevant(name, input, &root, &mut warnings)
+                    .newly_relevant(name, input, &guard, &mut warnings)
             {
                 content.push_str("\n\n");
                 content.push_str(&memory);

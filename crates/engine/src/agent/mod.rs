@@ -90,7 +90,7 @@ impl Agent {
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
-        let (system, notices) = setup::system_prompt(guard.root(), &tools, &config);
+        let (system, notices) = setup::system_prompt(&guard, &tools, &config);
         Ok(Self {
             notices,
             client,

@@ -75,11 +75,12 @@ pub(super) fn with_output_dir(
 
 /// The system prompt for `root`, and the problems met reading its files (to report).
 pub(super) fn system_prompt(
-    root: &Path,
+    guard: &WorkspaceGuard,
     tools: &ToolRegistry,
     config: &AgentConfig,
 ) -> (SystemPrompt, Vec<String>) {
-    let mut builder = SystemPromptBuilder::new(Environment::detect(root)).tools(tools.names());
+    let mut builder =
+        SystemPromptBuilder::new(Environment::detect(guard.root()), guard).tools(tools.names());
     if let Some(dir) = &config.user_memory_dir {
         builder = builder.user_memory(dir);
     }
