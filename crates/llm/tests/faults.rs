@@ -59,6 +59,33 @@ async fn server_errors_are_retried_with_backoff() {
 }
 
 #[tokio::test]
+async fn a_server_error_or_overload_with_retry_after_waits_the_requested_time() {
+    let cases = [
+        (ProviderKind::Anthropic, 529, LlmErrorKind::Overloaded),
+        (ProviderKind::Anthropic, 503, LlmErrorKind::Server),
+        (ProviderKind::Openai, 503, LlmErrorKind::Server),
+        (ProviderKind::OpenaiChat, 503, LlmErrorKind::Server),
+        (ProviderKind::OpenaiChat, 500, LlmErrorKind::Server),
+    ];
+    // All at once: each waits the server's one second, not the ~10 ms backoff.
+    let runs = cases.iter().map(|&(kind, status, expected)| async move {
+        let scenario = format!(
+            r#"{{"turns": [{{"fault": {{"http": {{"status": {status}, "retry_after": 1}}}}}}, {{"text": "ok"}}]}}"#
+        );
+        let server = mock(&scenario).await;
+        let client = client(&server, kind);
+        let outcome = run(client.as_ref(), hello()).await;
+        let retries = outcome.retries();
+        assert_eq!(retries.len(), 1, "{kind:?} {status}");
+        assert_eq!(retries[0].1, 1000, "{kind:?} {status}: the delay asked for");
+        assert_eq!(retries[0].2.kind, expected, "{kind:?} {status}");
+        assert_eq!(retries[0].2.status, Some(status));
+        assert_eq!(outcome.result.unwrap().message.text(), "ok", "{kind:?}");
+    });
+    futures::future::join_all(runs).await;
+}
+
+#[tokio::test]
 async fn retries_are_bounded_and_the_last_error_is_returned() {
     let server = mock(
         r#"{"turns": [
