@@ -5,6 +5,7 @@
 //! canonicalized (so `..` and symlinks are resolved by the kernel), and only the part that does
 //! not exist yet is normalised by hand — it contains no symlinks, because it does not exist.
 //! A dangling symlink is followed to where it points, so writing through it cannot escape.
+//! Tools then open the answer through descriptors, following no symlink ([`crate::checked`]).
 
 use std::ffi::OsString;
 use std::io;
