@@ -1,39 +1,88 @@
 //! Replacing a file's contents atomically: readers see the old bytes or the new ones, never a
 //! mix, and a crash mid-write leaves the old file in place.
 
+use std::ffi::{OsStr, OsString};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+
+use nix::sys::stat::SFlag;
+
+use crate::beneath::Dir;
+
+/// Temp names tried before giving up (each is random, so a clash is all but impossible).
+const TEMP_ATTEMPTS: usize = 16;
 
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename. An
 /// existing file keeps its permissions; a new one gets the default mode for new files
 /// (`0o666` minus the umask). The parent directory must exist.
+///
+/// The path is taken as it is (symlinks in it followed): for files the workspace guard does
+/// not check. The file tools write what the guard checked through descriptors instead.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let existing = std::fs::metadata(path).ok();
-    let mut temp = tempfile::Builder::new()
-        .prefix(".rein-write-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    match existing {
-        Some(meta) => temp.as_file().set_permissions(meta.permissions())?,
-        None => temp.as_file().set_permissions(default_new_file_mode()?)?,
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
+    let mode = match std::fs::metadata(path) {
+        Ok(meta) => meta.mode() & 0o7777,
+        Err(_) => default_new_file_mode(),
+    };
+    write_new(&Dir::open_following(dir)?, name, bytes, mode)
+}
+
+/// [`write_atomic`] for the file `name` in the open folder `dir`: the temp file is created,
+/// written and renamed through the folder's descriptor. An existing regular file's mode is
+/// kept (a symlink there is replaced, never written through).
+pub(crate) fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
+    let mode = match dir.entry(name)? {
+        Some(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
+            stat.st_mode & 0o7777
+        }
+        _ => default_new_file_mode(),
+    };
+    write_new(dir, name, bytes, mode)
+}
+
+/// The temp file, written, given `mode` and renamed to `name`; removed again on failure.
+fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let (mut file, temp) = create_temp(dir)?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.set_permissions(std::fs::Permissions::from_mode(mode)))
+        .and_then(|()| dir.rename(&temp, name));
+    if written.is_err() {
+        let _ = dir.remove_file(&temp);
     }
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    written
+}
+
+/// A new, empty temp file in `dir` with a random name, and that name.
+fn create_temp(dir: &Dir) -> io::Result<(std::fs::File, OsString)> {
+    let mut last = io::Error::from(io::ErrorKind::AlreadyExists);
+    for _ in 0..TEMP_ATTEMPTS {
+        let random = RandomState::new().hash_one(std::time::SystemTime::now());
+        let temp = OsString::from(format!(".rein-write-{random:016x}.tmp"));
+        match dir.create_new(&temp) {
+            Ok(file) => return Ok((file, temp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
 }
 
 /// `0o666` minus the process umask, as `open(O_CREAT, 0o666)` would give.
-fn default_new_file_mode() -> io::Result<std::fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
+fn default_new_file_mode() -> u32 {
     // Reading the umask means setting it; restore at once. Only rein's own threads share it and
     // none of them creates files with a mode that depends on it in between.
     let mask = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
     nix::sys::stat::umask(mask);
-    Ok(std::fs::Permissions::from_mode(0o666 & !mask.bits()))
+    0o666 & !mask.bits()
 }
 
 #[cfg(test)]

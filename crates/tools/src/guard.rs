@@ -5,12 +5,14 @@
 //! canonicalized (so `..` and symlinks are resolved by the kernel), and only the part that does
 //! not exist yet is normalised by hand — it contains no symlinks, because it does not exist.
 //! A dangling symlink is followed to where it points, so writing through it cannot escape.
+//! Tools then open the answer through descriptors, following no symlink ([`crate::checked`]).
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use crate::checked::Access;
 use crate::lstats::{Entry, Lstats};
 use crate::sensitive::{SensitivePaths, home_dir};
 
@@ -136,6 +138,26 @@ impl WorkspaceGuard {
     /// The sensitive-path list in force.
     pub fn sensitive_paths(&self) -> &SensitivePaths {
         &self.sensitive
+    }
+
+    /// The sensitive-path list in force, shared.
+    pub(crate) fn sensitive_shared(&self) -> Arc<SensitivePaths> {
+        Arc::clone(&self.sensitive)
+    }
+
+    /// The root a resolved path lies in: the workspace, or (for [`Access::Read`]) an extra read root.
+    pub(crate) fn root_holding(&self, resolved: &Path, access: Access) -> Option<&Path> {
+        if self.contains(resolved) {
+            return Some(&self.root);
+        }
+        let read_roots = match access {
+            Access::Read => self.read_roots.as_slice(),
+            Access::Write | Access::Create => &[],
+        };
+        read_roots
+            .iter()
+            .find(|r| resolved.starts_with(r))
+            .map(PathBuf::as_path)
     }
 
     /// Replaces the sensitive-path list.

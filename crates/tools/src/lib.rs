@@ -29,7 +29,9 @@
 mod apply_patch;
 mod atomic;
 mod bash;
+mod beneath;
 mod budget;
+mod checked;
 mod details;
 mod edit;
 mod facts;

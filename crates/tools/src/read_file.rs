@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::checked::Access;
 use crate::{
     CallFacts, CallKind, Effect, FileRead, ToolContext, ToolDetails, ToolOutput, TypedTool,
     WorkspaceGuard,
@@ -79,6 +80,7 @@ impl TypedTool for ReadFile {
             Ok(path) => path,
             Err(e) => return ToolOutput::error(e.to_string()),
         };
+        let guard = ctx.guard.clone();
         let request = Page {
             shown_as: ctx.guard.display(&path),
             path,
@@ -86,7 +88,7 @@ impl TypedTool for ReadFile {
             limit: args.limit.unwrap_or(DEFAULT_LINE_LIMIT).max(1),
             max_bytes: ctx.budget.content_room(),
         };
-        match tokio::task::spawn_blocking(move || request.read()).await {
+        match tokio::task::spawn_blocking(move || request.read(&guard)).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("read_file failed: {e}")),
         }
@@ -106,10 +108,16 @@ struct Page {
 }
 
 impl Page {
-    fn read(&self) -> ToolOutput {
+    /// Reads the page from the file the guard checked, opened through descriptors (so a
+    /// symlink swapped in after the check is not followed).
+    fn read(&self, guard: &WorkspaceGuard) -> ToolOutput {
         let name = &self.shown_as;
-        let meta = match std::fs::metadata(&self.path) {
-            Ok(meta) => meta,
+        let opened = guard
+            .open_checked(&self.path, Access::Read)
+            .and_then(|checked| checked.open_read())
+            .and_then(|file| Ok((file.metadata()?, file)));
+        let (meta, file) = match opened {
+            Ok(opened) => opened,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return ToolOutput::error(format!("file not found: {name}"));
             }
@@ -134,15 +142,14 @@ impl Page {
                 }),
             );
         }
-        match self.read_text(meta.len()) {
+        match self.read_text(file, meta.len()) {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("cannot read {name}: {e}")),
         }
     }
 
-    fn read_text(&self, size: u64) -> io::Result<ToolOutput> {
+    fn read_text(&self, mut file: File, size: u64) -> io::Result<ToolOutput> {
         let name = &self.shown_as;
-        let mut file = File::open(&self.path)?;
         let mut sniff = Vec::with_capacity(SNIFF_BYTES);
         (&mut file)
             .take(SNIFF_BYTES as u64)

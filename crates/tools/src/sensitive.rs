@@ -182,10 +182,18 @@ impl SensitivePaths {
     pub fn hard_linked(&self, file: &Path) -> Option<&str> {
         use std::os::unix::fs::MetadataExt;
         let meta = std::fs::metadata(file).ok()?;
-        if !meta.is_file() || meta.nlink() < 2 {
+        if !meta.is_file() {
             return None;
         }
-        let target = (meta.dev(), meta.ino());
+        self.hard_linked_inode(meta.nlink(), (meta.dev(), meta.ino()))
+    }
+
+    /// [`SensitivePaths::hard_linked`] for a regular file already open: its link count and
+    /// `(device, inode)`, from `fstat` on its descriptor.
+    pub(crate) fn hard_linked_inode(&self, nlink: u64, target: (u64, u64)) -> Option<&str> {
+        if nlink < 2 {
+            return None;
+        }
         let mut budget = MAX_LINK_SEARCH;
         self.prefixes
             .iter()

@@ -6,9 +6,10 @@ use serde::Deserialize;
 
 use std::path::PathBuf;
 
+use crate::checked::{Access, Kind};
 use crate::{
     CallFacts, CallKind, Effect, FileWrite, ToolContext, ToolDetails, ToolOutput, TypedTool,
-    WorkspaceGuard, write_atomic,
+    WorkspaceGuard,
 };
 
 /// Largest file whose old contents are kept to describe the change (for hooks); a larger one is
@@ -62,49 +63,58 @@ impl TypedTool for WriteFile {
         };
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
-        let (existed, size) = match std::fs::metadata(&path) {
-            Ok(meta) if meta.is_dir() => {
-                return ToolOutput::error(format!(
-                    "{shown} is a directory; give the path of a file inside it"
-                ));
-            }
-            Ok(meta) => (true, meta.len()),
-            Err(_) => (false, 0),
-        };
-        if let Some(parent) = path.parent()
-            && let Err(e) = std::fs::create_dir_all(parent)
-        {
-            return ToolOutput::error(format!(
-                "cannot create the folder {}: {e}",
-                ctx.guard.display(parent)
-            ));
-        }
+        let guard = ctx.guard.clone();
         let content = args.content;
         let written = tokio::task::spawn_blocking({
-            let path = path.clone();
-            move || {
-                let original = (existed && size <= ORIGINAL_LIMIT)
-                    .then(|| std::fs::read_to_string(&path).ok())
-                    .flatten();
-                write_atomic(&path, content.as_bytes()).map(|()| describe(path, content, original))
-            }
+            let shown = shown.clone();
+            move || write(&guard, path, &shown, content)
         })
         .await;
         match written {
             Ok(Ok(write)) => {
                 let lines = write.content.lines().count();
-                let verb = if existed { "Replaced" } else { "Created" };
+                let verb = if write.existed { "Replaced" } else { "Created" };
                 ToolOutput::ok(format!(
                     "{verb} {shown}: {lines} {}, {} bytes",
                     if lines == 1 { "line" } else { "lines" },
                     write.content.len()
                 ))
-                .with_details(ToolDetails::Write(FileWrite { existed, ..write }))
+                .with_details(ToolDetails::Write(write))
             }
-            Ok(Err(e)) => ToolOutput::error(format!("cannot write {shown}: {e}")),
+            Ok(Err(message)) => ToolOutput::error(message),
             Err(e) => ToolOutput::error(format!("write_file failed: {e}")),
         }
     }
+}
+
+/// Writes the file the guard checked (`path`, shown as `shown`) through descriptors beneath the
+/// workspace, creating missing folders; a message for the model when it cannot.
+fn write(
+    guard: &WorkspaceGuard,
+    path: PathBuf,
+    shown: &str,
+    content: String,
+) -> Result<FileWrite, String> {
+    let cannot = |e: std::io::Error| format!("cannot write {shown}: {e}");
+    let file = guard.open_checked(&path, Access::Create).map_err(cannot)?;
+    let (existed, size) = match file.kind().map_err(cannot)? {
+        Kind::Dir => {
+            return Err(format!(
+                "{shown} is a directory; give the path of a file inside it"
+            ));
+        }
+        Kind::Missing => (false, 0),
+        Kind::File { len } => (true, len),
+        Kind::Other => (true, u64::MAX),
+    };
+    let original = (existed && size <= ORIGINAL_LIMIT)
+        .then(|| file.read().ok().and_then(|b| String::from_utf8(b).ok()))
+        .flatten();
+    file.write_atomic(content.as_bytes()).map_err(cannot)?;
+    Ok(FileWrite {
+        existed,
+        ..describe(path, content, original)
+    })
 }
 
 /// The write of `path` (as the guard resolved it: absolute) as data: what was there, what is

@@ -7,6 +7,7 @@ mod attacks;
 mod bash;
 mod details;
 mod edit_file;
+mod races;
 mod read_file;
 mod registry;
 mod search;

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::parse::{Chunk, Operation};
+use crate::WorkspaceGuard;
+use crate::checked::{Access, Kind};
 use crate::edit::matching::LINE_TIERS;
 use crate::edit::{split_bom, uses_crlf};
-use crate::write_atomic;
 
 /// An operation with its paths resolved by the guard and shown relative to the workspace.
 #[derive(Debug, Clone)]
@@ -20,12 +21,15 @@ pub struct Resolved {
 /// What was changed: `A`, `M` or `D` and the path as shown.
 pub type Change = (char, String);
 
-/// Applies the operations in order; on failure returns what was applied before it and why it
-/// stopped.
-pub fn apply_all(ops: &[Resolved]) -> Result<Vec<Change>, (Vec<Change>, String)> {
+/// Applies the operations in order, each through descriptors beneath the workspace (see
+/// [`crate::checked`]); on failure returns what was applied before it and why it stopped.
+pub fn apply_all(
+    guard: &WorkspaceGuard,
+    ops: &[Resolved],
+) -> Result<Vec<Change>, (Vec<Change>, String)> {
     let mut done = Vec::new();
     for op in ops {
-        match apply_one(op) {
+        match apply_one(guard, op) {
             Ok(change) => done.push(change),
             Err(message) => return Err((done, message)),
         }
@@ -33,62 +37,78 @@ pub fn apply_all(ops: &[Resolved]) -> Result<Vec<Change>, (Vec<Change>, String)>
     Ok(done)
 }
 
-fn apply_one(r: &Resolved) -> Result<Change, String> {
+fn apply_one(guard: &WorkspaceGuard, r: &Resolved) -> Result<Change, String> {
+    let open = |path: &Path, access: Access, shown: &str| {
+        guard
+            .open_checked(path, access)
+            .map_err(|e| format!("cannot open {shown}: {e}"))
+    };
     match &r.op {
         Operation::Add { lines, .. } => {
-            if r.path.is_dir() {
+            let file = open(&r.path, Access::Create, &r.shown)?;
+            if file
+                .kind()
+                .map_err(|e| format!("cannot add {}: {e}", r.shown))?
+                == Kind::Dir
+            {
                 return Err(format!("cannot add {}: it is a directory", r.shown));
             }
             let mut content = lines.join("\n");
             if !lines.is_empty() {
                 content.push('\n');
             }
-            write_creating(&r.path, &content)
+            file.write_atomic(content.as_bytes())
                 .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
             Ok(('A', r.shown.clone()))
         }
         Operation::Delete { .. } => {
-            let meta = std::fs::symlink_metadata(&r.path)
-                .map_err(|_| format!("cannot delete {}: no such file", r.shown))?;
-            if meta.is_dir() {
-                return Err(format!("cannot delete {}: it is a directory", r.shown));
+            let no_such_file = || format!("cannot delete {}: no such file", r.shown);
+            let file = open(&r.path, Access::Write, &r.shown).map_err(|_| no_such_file())?;
+            match file.kind() {
+                Ok(Kind::Dir) => {
+                    return Err(format!("cannot delete {}: it is a directory", r.shown));
+                }
+                Ok(Kind::Missing) | Err(_) => return Err(no_such_file()),
+                Ok(Kind::File { .. } | Kind::Other) => {}
             }
-            std::fs::remove_file(&r.path).map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
+            file.remove()
+                .map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
             Ok(('D', r.shown.clone()))
         }
         Operation::Update { chunks, .. } => {
-            let original = match std::fs::read(&r.path) {
-                Ok(bytes) => String::from_utf8(bytes)
-                    .map_err(|_| format!("cannot update {}: it is not UTF-8 text", r.shown))?,
-                Err(_) if r.path.is_dir() => {
+            let file = open(&r.path, Access::Write, &r.shown)
+                .map_err(|_| format!("cannot update {}: no such file", r.shown))?;
+            let original = match file.kind() {
+                Ok(Kind::Dir) => {
                     return Err(format!("cannot update {}: it is a directory", r.shown));
                 }
-                Err(_) => return Err(format!("cannot update {}: no such file", r.shown)),
+                Ok(Kind::Missing) | Err(_) => {
+                    return Err(format!("cannot update {}: no such file", r.shown));
+                }
+                Ok(Kind::File { .. } | Kind::Other) => file
+                    .read()
+                    .map_err(|e| format!("cannot update {}: {e}", r.shown))?,
             };
+            let original = String::from_utf8(original)
+                .map_err(|_| format!("cannot update {}: it is not UTF-8 text", r.shown))?;
             let updated = updated_contents(&original, chunks, &r.shown)?;
             match &r.move_to {
                 Some((dest, dest_shown)) if dest != &r.path => {
-                    write_creating(dest, &updated)
+                    open(dest, Access::Create, dest_shown)?
+                        .write_atomic(updated.as_bytes())
                         .map_err(|e| format!("cannot write {dest_shown}: {e}"))?;
-                    std::fs::remove_file(&r.path)
+                    file.remove()
                         .map_err(|e| format!("cannot remove {} after moving it: {e}", r.shown))?;
                     Ok(('M', format!("{} -> {dest_shown}", r.shown)))
                 }
                 _ => {
-                    write_atomic(&r.path, updated.as_bytes())
+                    file.write_atomic(updated.as_bytes())
                         .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
                     Ok(('M', r.shown.clone()))
                 }
             }
         }
     }
-}
-
-fn write_creating(path: &Path, content: &str) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    write_atomic(path, content.as_bytes())
 }
 
 /// The file after the hunks: BOM and CRLF line endings kept, always ending with a newline.

@@ -114,7 +114,9 @@ impl TypedTool for ApplyPatch {
         for path in &paths {
             guards.push(ctx.locks.write(path).await);
         }
-        let outcome = tokio::task::spawn_blocking(move || apply::apply_all(&resolved)).await;
+        let guard = ctx.guard.clone();
+        let outcome =
+            tokio::task::spawn_blocking(move || apply::apply_all(&guard, &resolved)).await;
         drop(guards);
         match outcome {
             Ok(Ok(changes)) => ToolOutput::ok(format!(

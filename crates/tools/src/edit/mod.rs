@@ -11,14 +11,16 @@ mod diff;
 pub(crate) mod matching;
 
 use std::borrow::Cow;
+use std::path::Path;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::checked::{Access, CheckedFile, Kind};
 use crate::{
     CallFacts, CallKind, Effect, FileEdit, ToolContext, ToolDetails, ToolOutput, TypedTool,
-    WorkspaceGuard, write_atomic,
+    WorkspaceGuard,
 };
 use matching::{Found, Replacement, Tier};
 
@@ -87,34 +89,32 @@ impl TypedTool for EditFile {
         };
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
-        match tokio::task::spawn_blocking(move || edit(&path, &shown, &args)).await {
+        let guard = ctx.guard.clone();
+        match tokio::task::spawn_blocking(move || edit(&guard, &path, &shown, &args)).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("edit_file failed: {e}")),
         }
     }
 }
 
-/// The whole edit, under the lock.
-fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
+/// The whole edit, under the lock, through descriptors beneath the workspace (see
+/// [`crate::checked`]).
+fn edit(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
     if args.old_string == args.new_string {
         return ToolOutput::error(
             "old_string and new_string are the same; there is nothing to change",
         );
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return if args.old_string.is_empty() {
-                create(path, shown, args)
-            } else {
-                ToolOutput::error(format!(
-                    "file not found: {shown}. To create it, use write_file (or edit_file with an \
-                     empty old_string)."
-                ))
-            };
+    let (file, bytes) = match read_existing(guard, path) {
+        Ok(Some(found)) => found,
+        Ok(None) if args.old_string.is_empty() => return create(guard, path, shown, args),
+        Ok(None) => {
+            return ToolOutput::error(format!(
+                "file not found: {shown}. To create it, use write_file (or edit_file with an \
+                 empty old_string)."
+            ));
         }
-        Err(e) if path.is_dir() => {
-            let _ = e;
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
             return ToolOutput::error(format!("{shown} is a directory, not a file"));
         }
         Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
@@ -136,7 +136,7 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
                  or use write_file to replace the whole file"
             ));
         }
-        return create(path, shown, args);
+        return create(guard, path, shown, args);
     }
     let (bom, body) = split_bom(&original);
     let crlf = uses_crlf(body);
@@ -175,7 +175,7 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
         apply_into(&mut contents, &text, &replacements);
         &contents[bom.len()..]
     };
-    if let Err(e) = write_atomic(path, contents.as_bytes()) {
+    if let Err(e) = file.write_atomic(contents.as_bytes()) {
         return ToolOutput::error(format!("cannot write {shown}: {e}"));
     }
     let changed = match (replacements.first(), replacements.last()) {
@@ -204,15 +204,37 @@ fn edit(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput 
     }))
 }
 
-/// Creates the file with `new_string` (an edit with an empty `old_string`).
-fn create(path: &std::path::Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
-    let content = &args.new_string;
-    if let Some(parent) = path.parent()
-        && let Err(e) = std::fs::create_dir_all(parent)
-    {
-        return ToolOutput::error(format!("cannot create the folder for {shown}: {e}"));
+/// The file the guard checked and its bytes; `None` when it (or its folder) does not exist,
+/// an `IsADirectory` error for a folder.
+fn read_existing(
+    guard: &WorkspaceGuard,
+    path: &Path,
+) -> std::io::Result<Option<(CheckedFile, Vec<u8>)>> {
+    let file = match guard.open_checked(path, Access::Write) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match file.kind()? {
+        Kind::Missing => return Ok(None),
+        Kind::Dir => return Err(std::io::ErrorKind::IsADirectory.into()),
+        Kind::File { .. } | Kind::Other => {}
     }
-    match write_atomic(path, content.as_bytes()) {
+    match file.read() {
+        Ok(bytes) => Ok(Some((file, bytes))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates the file with `new_string` (an edit with an empty `old_string`), and the folders
+/// it needs.
+fn create(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
+    let content = &args.new_string;
+    let written = guard
+        .open_checked(path, Access::Create)
+        .and_then(|file| file.write_atomic(content.as_bytes()));
+    match written {
         Ok(()) => ToolOutput::ok(format!(
             "Created {shown} ({} lines)",
             content.lines().count()
