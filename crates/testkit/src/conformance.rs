@@ -30,10 +30,10 @@ pub fn conformance_file(relative: &str) -> Result<Option<String>, String> {
     }
 }
 
-/// Makes `dir` a git repository of its own (installing git first when it is missing).
+/// Makes `dir` a git repository of its own.
 pub fn git_init(dir: &Path) -> Result<(), String> {
-    if !crate::ensure_installed("git", "--version", "git") {
-        return Err("git is needed and could not be installed".to_string());
+    if !crate::require("git", "--version", "git_init") {
+        return Err("git is needed: scripts/test-deps installs it".to_string());
     }
     let status = Command::new("git")
         .args(["init", "-q"])

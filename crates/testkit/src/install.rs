@@ -1,59 +1,44 @@
-//! Programs end-to-end tests need (tmux, git) that a fresh Debian machine may lack: checked,
-//! and installed from Debian's packages when missing (as root, or through password-less
-//! sudo), the package lists refreshed first when a plain install fails.
+//! Programs end-to-end tests drive (tmux, git). `scripts/test-deps` installs them before the
+//! suite runs; a test never installs anything itself. Without one, a test fails under
+//! `CI=true` (CI must not pass without checking) and elsewhere skips, saying so.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-/// Whether each program works, decided once per test process (tests run in parallel threads
-/// and must not race each other into apt's lock).
+/// Whether each program works, decided once per test process.
 static READY: OnceLock<Mutex<HashMap<String, bool>>> = OnceLock::new();
 
-/// Whether `program` runs (`program --version`-style `probe` succeeds), installing the Debian
-/// `package` first when it does not and we may.
-pub fn ensure_installed(program: &str, probe: &str, package: &str) -> bool {
+/// Whether `program` runs (`program <probe>` succeeds). When it does not: under `CI=true` a
+/// panic naming it; elsewhere `false` and a `SKIPPED:` line for `test` on stderr, written
+/// straight to it (the harness captures the print macros of passing tests).
+pub fn require(program: &str, probe: &str, test: &str) -> bool {
     let table = READY.get_or_init(Mutex::default);
-    let mut table = table.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(ready) = table.get(program) {
-        return *ready;
+    let ready = *table
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(program.to_string())
+        .or_insert_with(|| {
+            Command::new(program)
+                .arg(probe)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if !ready {
+        skip(
+            test,
+            &format!("{program} is not installed (scripts/test-deps installs it)"),
+        );
     }
-    let works = || {
-        Command::new(program)
-            .arg(probe)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let ready = works() || {
-        install(program, package);
-        works()
-    };
-    table.insert(program.to_string(), ready);
     ready
 }
 
-fn install(program: &str, package: &str) {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let apt = |args: &[&str]| {
-        let mut command = if root {
-            Command::new("apt-get")
-        } else {
-            let mut sudo = Command::new("sudo");
-            sudo.args(["-n", "apt-get"]);
-            sudo
-        };
-        command
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    eprintln!("{program} is missing; installing {package} with apt-get");
-    if !apt(&["install", "-y", "-qq", package]) {
-        apt(&["update", "-qq"]);
-        apt(&["install", "-y", "-qq", package]);
-    }
+/// Says that `test` did not run and why: a panic under `CI=true`, else a `SKIPPED:` line.
+pub fn skip(test: &str, why: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{test} cannot run (CI=true): {why}"
+    );
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why}");
 }

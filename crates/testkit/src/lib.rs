@@ -32,7 +32,7 @@ mod sse;
 mod wire;
 
 pub use conformance::{conformance_file, git_init};
-pub use install::ensure_installed;
+pub use install::{require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;

@@ -19,8 +19,8 @@ struct Repo {
 impl Repo {
     fn new() -> Self {
         assert!(
-            rein_testkit::ensure_installed("git", "--version", "git"),
-            "these tests need git, and it could not be installed"
+            rein_testkit::require("git", "--version", "shell tests"),
+            "these tests need git (scripts/test-deps installs it)"
         );
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap().join("repo");
