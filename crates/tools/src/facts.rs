@@ -95,22 +95,16 @@ pub(crate) fn resolve_for_rules_with(
     guard: &WorkspaceGuard,
     lstats: &Lstats,
 ) -> PathBuf {
+    let home = guard.home().unwrap_or(Path::new(""));
     let joined = match path.strip_prefix("~/") {
-        Some(rest) => home().join(rest),
-        None if path == "~" => home(),
+        Some(rest) => home.join(rest),
+        None if path == "~" => home.to_path_buf(),
         None => base.join(path),
     };
     joined
         .to_str()
         .and_then(|text| guard.locate_anywhere_with(text, lstats).ok())
         .unwrap_or_else(|| normalise(&joined))
-}
-
-/// The home directory from `$HOME` (empty when unset).
-fn home() -> PathBuf {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_default()
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.

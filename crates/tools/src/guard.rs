@@ -109,6 +109,8 @@ pub struct WorkspaceGuard {
     /// Folders outside the workspace that may be read (e.g. the session's saved outputs).
     read_roots: Vec<PathBuf>,
     sensitive: Arc<SensitivePaths>,
+    /// What `~` stands for (`$HOME` when the guard was made).
+    home: Option<PathBuf>,
 }
 
 impl WorkspaceGuard {
@@ -126,7 +128,19 @@ impl WorkspaceGuard {
             root: canonical,
             read_roots: Vec::new(),
             sensitive: Arc::new(SensitivePaths::default()),
+            home: home_dir(),
         })
+    }
+
+    /// Expands `~` to `home` instead of `$HOME` (give the sensitive list the same home).
+    pub fn with_home(mut self, home: &Path) -> Self {
+        self.home = Some(home.to_path_buf());
+        self
+    }
+
+    /// What `~` stands for, if anything.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// Also allows reading (not writing) under the absolute `dir`, which need not exist yet.
@@ -281,8 +295,8 @@ impl WorkspaceGuard {
             return Err(invalid("a component is longer than 255 bytes"));
         }
         let joined = match (path, path.strip_prefix("~/")) {
-            ("~", _) => home_dir(),
-            (_, Some(rest)) => home_dir().map(|home| home.join(rest)),
+            ("~", _) => self.home.clone(),
+            (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest)),
             _ => Some(self.root.join(path)),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;

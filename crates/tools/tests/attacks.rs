@@ -24,46 +24,74 @@ fn attack_tree() -> Workspace {
     ws.write(".env", format!("API_KEY={SECRET}\n"));
     ws.write("app/.env.local", format!("API_KEY={SECRET}\n"));
     ws.write("ok.txt", "fine\n");
+    // What a real machine has, in temp folders: a system file and the home's secrets.
+    std::fs::create_dir_all(base.join("etc")).unwrap();
+    std::fs::write(base.join("etc/passwd"), SECRET).unwrap();
+    std::fs::create_dir_all(ws.home.join(".ssh")).unwrap();
+    std::fs::write(ws.home.join(".ssh/id_ed25519"), SECRET).unwrap();
+    std::fs::write(ws.home.join(".bashrc"), SECRET).unwrap();
     ws
 }
 
-/// Paths an attacker (or a confused model) might pass, by name.
-fn attack_paths(ws: &Workspace) -> Vec<(&'static str, String)> {
+/// Why the guard refuses a path: the words its message says it with.
+const OUTSIDE: &str = "is outside the workspace";
+const OFF_LIMITS: &str = "is off limits";
+const NUL: &str = "contains a NUL byte";
+const TOO_LONG: &str = "is longer than 4096 bytes";
+
+/// Paths an attacker (or a confused model) might pass, by name, with why each is refused.
+fn attack_paths(ws: &Workspace) -> Vec<(&'static str, String, &'static str)> {
     let outside = ws.outside.display().to_string();
-    let evil = ws.outside.parent().unwrap().join("ws-evil");
+    let base = ws.outside.parent().unwrap();
+    let evil = base.join("ws-evil");
     vec![
-        ("traversal", "../outside/secret.txt".into()),
-        ("deep traversal", "a/../../outside/secret.txt".into()),
-        ("absolute outside", format!("{outside}/secret.txt")),
-        ("absolute system", "/etc/passwd".into()),
-        ("symlink file", "link_file".into()),
-        ("symlink dir", "link_dir/secret.txt".into()),
-        ("dangling symlink out", "dangling".into()),
-        ("sibling prefix", "../ws-evil/secret.txt".into()),
+        ("traversal", "../outside/secret.txt".into(), OUTSIDE),
+        (
+            "deep traversal",
+            "a/../../outside/secret.txt".into(),
+            OUTSIDE,
+        ),
+        ("absolute outside", format!("{outside}/secret.txt"), OUTSIDE),
+        (
+            "absolute system",
+            format!("{}/etc/passwd", base.display()),
+            OUTSIDE,
+        ),
+        ("symlink file", "link_file".into(), OUTSIDE),
+        ("symlink dir", "link_dir/secret.txt".into(), OUTSIDE),
+        ("dangling symlink out", "dangling".into(), OUTSIDE),
+        ("sibling prefix", "../ws-evil/secret.txt".into(), OUTSIDE),
         (
             "sibling prefix absolute",
             format!("{}/secret.txt", evil.display()),
+            OUTSIDE,
         ),
-        ("home", "~/.bashrc".into()),
-        ("home ssh", "~/.ssh/id_ed25519".into()),
-        ("sensitive env", ".env".into()),
-        ("sensitive nested env", "app/.env.local".into()),
-        ("nul byte", "ok.txt\0../../outside/secret.txt".into()),
+        ("home", "~/.bashrc".into(), OUTSIDE),
+        ("home ssh", "~/.ssh/id_ed25519".into(), OUTSIDE),
+        ("sensitive env", ".env".into(), OFF_LIMITS),
+        ("sensitive nested env", "app/.env.local".into(), OFF_LIMITS),
+        ("nul byte", "ok.txt\0../../outside/secret.txt".into(), NUL),
         (
             "proc root alias",
             format!("/proc/self/root{outside}/secret.txt"),
+            OUTSIDE,
         ),
-        ("over-long", "a/".repeat(3000)),
+        ("over-long", "a/".repeat(3000), TOO_LONG),
     ]
 }
 
 /// The outside world is exactly as the tree set it up.
 fn assert_untouched(ws: &Workspace, case: &str) {
     let base = ws.outside.parent().unwrap();
-    for file in ["outside/secret.txt", "ws-evil/secret.txt"] {
+    for file in ["outside/secret.txt", "ws-evil/secret.txt", "etc/passwd"] {
         let text = std::fs::read_to_string(base.join(file)).unwrap();
         assert_eq!(text, SECRET, "{case}: {file} changed");
     }
+    for file in [".bashrc", ".ssh/id_ed25519"] {
+        let text = std::fs::read_to_string(ws.home.join(file)).unwrap();
+        assert_eq!(text, SECRET, "{case}: ~/{file} changed");
+    }
+    assert_eq!(names(&ws.home), [".bashrc", ".ssh"], "{case}");
     assert!(
         !ws.outside.join("planted.txt").exists(),
         "{case}: wrote outside"
@@ -85,9 +113,15 @@ fn names(dir: &Path) -> Vec<String> {
 /// Runs `tool` with the arguments `make(path)` for every attack path.
 async fn refuses_every_attack(tool: &str, make: impl Fn(&str) -> Value) {
     let ws = attack_tree();
-    for (case, path) in attack_paths(&ws) {
+    for (case, path, why) in attack_paths(&ws) {
         let out = ws.call(tool, make(&path)).await;
         assert!(out.is_error, "{tool} / {case}: not refused: {}", out.text);
+        // Refused by the guard, not failing for some other reason.
+        assert!(
+            out.text.contains(why),
+            "{tool} / {case}: refused without saying {why:?}: {}",
+            out.text
+        );
         assert!(
             !out.text.contains(SECRET),
             "{tool} / {case}: leaked: {}",

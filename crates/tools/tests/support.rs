@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{ToolContext, ToolDetails, ToolOutput, ToolRegistry, WorkspaceGuard};
+use rein_tools::{
+    SensitivePaths, ToolContext, ToolDetails, ToolOutput, ToolRegistry, WorkspaceGuard,
+};
 use serde_json::Value;
 
 /// A temp directory holding the workspace `ws` (and room for things outside it).
@@ -12,6 +14,8 @@ pub struct Workspace {
     pub root: PathBuf,
     /// A canonical directory next to the workspace, outside it.
     pub outside: PathBuf,
+    /// The home folder `~` stands for (next to the workspace; never the user's own).
+    pub home: PathBuf,
     pub registry: ToolRegistry,
     pub ctx: ToolContext,
 }
@@ -24,11 +28,21 @@ impl Workspace {
         let outside = base.join("outside");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&outside).unwrap();
-        let ctx = ToolContext::new(WorkspaceGuard::new(&root).unwrap());
+        let home = base.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let sensitive =
+            SensitivePaths::new(rein_tools::DEFAULT_SENSITIVE.iter().copied(), Some(&home))
+                .unwrap();
+        let guard = WorkspaceGuard::new(&root)
+            .unwrap()
+            .with_home(&home)
+            .with_sensitive(sensitive);
+        let ctx = ToolContext::new(guard);
         Self {
             _dir: dir,
             root,
             outside,
+            home,
             registry: ToolRegistry::builtin(),
             ctx,
         }
