@@ -11,7 +11,7 @@ async fn cancel_during_a_tool_call_interrupts_it_and_answers_every_call() {
     let server = mock(
         r#"{"turns": [
           {"tool_calls": [
-            {"name": "bash", "arguments": {"command": "sleep 30"}},
+            {"name": "bash", "arguments": {"command": "echo started; sleep 30"}},
             {"name": "bash", "arguments": {"command": "touch never-created"}}
           ]},
           {"text": "unreachable"}
@@ -25,8 +25,8 @@ async fn cancel_during_a_tool_call_interrupts_it_and_answers_every_call() {
     let watcher = tokio::spawn(async move {
         let mut seen = Vec::new();
         while let Some(event) = rx.recv().await {
-            if matches!(event, Event::ToolCallStart { .. }) {
-                tokio::time::sleep(Duration::from_millis(200)).await;
+            // Cancelled once the command is running: its first output has arrived.
+            if matches!(event, Event::ToolOutputDelta { .. }) {
                 trigger.cancel();
             }
             seen.push(event);
@@ -70,17 +70,28 @@ async fn cancel_during_a_tool_call_interrupts_it_and_answers_every_call() {
 async fn cancel_while_the_model_streams_keeps_the_transcript_valid() {
     let dir = tempfile::tempdir().unwrap();
     let server =
-        mock(r#"{"turns": [{"text": "partial answer", "fault": {"hang_after": {"events": 3}}}]}"#)
+        mock(r#"{"turns": [{"text": "partial answer", "fault": {"hang_after": {"events": 4}}}]}"#)
             .await;
     let mut agent = agent(rein_llm::ProviderKind::Anthropic, &server, dir.path());
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        trigger.cancel();
+    // Cancelled once the stream has really started: the first text has arrived.
+    let watcher = tokio::spawn(async move {
+        let mut streamed = false;
+        while let Some(event) = rx.recv().await {
+            if matches!(event, Event::TextDelta { .. }) && !streamed {
+                streamed = true;
+                trigger.cancel();
+            }
+        }
+        streamed
     });
-    let summary = agent.run("talk", &tx, cancel).await;
+    let summary = tokio::time::timeout(Duration::from_secs(10), agent.run("talk", &tx, cancel))
+        .await
+        .expect("cancellation must end the run promptly");
+    drop(tx);
+    assert!(watcher.await.unwrap(), "the stream never started");
     assert_eq!(summary.outcome, RunOutcome::Cancelled);
     assert_transcript_valid(agent.transcript());
 }

@@ -78,7 +78,7 @@ fn call(label: &str, ms: u64, read_only: bool) -> String {
     )
 }
 
-async fn run_calls(calls: &[String], limits: DispatchLimits) -> (Agent, Vec<Span>, Duration) {
+async fn run_calls(calls: &[String], limits: DispatchLimits) -> (Agent, Vec<Span>) {
     let scenario = format!(
         r#"{{"turns": [{{"tool_calls": [{}]}}, {{"text": "done"}}]}}"#,
         calls.join(",")
@@ -93,13 +93,11 @@ async fn run_calls(calls: &[String], limits: DispatchLimits) -> (Agent, Vec<Span
     config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
     let mut agent = Agent::new(client(ProviderKind::Anthropic, &server), tools, config).unwrap();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let started = Instant::now();
     let summary = agent.run("go", &tx, CancellationToken::new()).await;
-    let elapsed = started.elapsed();
     assert_eq!(summary.outcome, RunOutcome::Completed, "{summary:?}");
     assert_transcript_valid(agent.transcript());
     let spans = log.lock().unwrap().clone();
-    (agent, spans, elapsed)
+    (agent, spans)
 }
 
 /// The tool results of the first turn, as (text, is_error).
@@ -123,15 +121,13 @@ fn overlap(a: &Span, b: &Span) -> bool {
 #[tokio::test]
 async fn eight_read_only_calls_run_at_once_and_answer_in_order() {
     let calls: Vec<String> = (0..8).map(|n| call(&format!("r{n}"), 300, true)).collect();
-    let (agent, spans, elapsed) = run_calls(&calls, DispatchLimits::default()).await;
+    let (agent, spans) = run_calls(&calls, DispatchLimits::default()).await;
     assert_eq!(spans.len(), 8);
     let first_end = spans.iter().map(|s| s.end).min().unwrap();
     assert!(
         spans.iter().all(|s| s.start < first_end),
         "every call started before any finished"
     );
-    // Sequentially this takes 2.4 s.
-    assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
     let labels: Vec<String> = results(&agent).into_iter().map(|(t, _)| t).collect();
     assert_eq!(labels, ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]);
 }
@@ -145,7 +141,7 @@ async fn a_mutating_call_never_overlaps_its_neighbours() {
         call("read-c", 150, true),
         call("read-d", 10, true),
     ];
-    let (agent, spans, _) = run_calls(&calls, DispatchLimits::default()).await;
+    let (agent, spans) = run_calls(&calls, DispatchLimits::default()).await;
     let span = |label: &str| spans.iter().find(|s| s.label == label).unwrap().clone();
     let write = span("write");
     for other in ["read-a", "read-b", "read-c", "read-d"] {
@@ -164,7 +160,20 @@ async fn concurrency_is_bounded() {
         max_parallel: 2,
         ..DispatchLimits::default()
     };
-    let (_, spans, _) = run_calls(&calls, limits).await;
+    let (agent, spans) = run_calls(&calls, limits).await;
+    // Every call ran, each answered with its own result, in order.
+    let mut ran: Vec<&str> = spans.iter().map(|s| s.label.as_str()).collect();
+    ran.sort_unstable();
+    assert_eq!(ran, ["r0", "r1", "r2", "r3", "r4", "r5"]);
+    let labels: Vec<String> = results(&agent).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(labels, ["r0", "r1", "r2", "r3", "r4", "r5"]);
+    // Two at a time did run together: the bound is not a queue of one.
+    assert!(
+        spans
+            .iter()
+            .any(|a| spans.iter().any(|b| a.label != b.label && overlap(a, b))),
+        "no two calls overlapped"
+    );
     // At any call's start, at most two calls (itself included) are running.
     for span in &spans {
         let at_once = spans
@@ -186,8 +195,10 @@ async fn a_call_over_its_timeout_is_stopped_and_the_others_finish() {
         call_timeout: Duration::from_millis(200),
         ..DispatchLimits::default()
     };
-    let (agent, _, elapsed) = run_calls(&calls, limits).await;
-    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    let (agent, spans) = run_calls(&calls, limits).await;
+    // The slow call never reached its end: it was stopped, not waited for.
+    let finished: Vec<&str> = spans.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(finished, ["quick"]);
     let results = results(&agent);
     assert_eq!(results[0].1, true);
     assert!(

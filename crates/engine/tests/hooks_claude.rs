@@ -255,12 +255,17 @@ async fn a_call_the_user_interrupted_is_a_failure_with_is_interrupt() {
         config,
     )
     .unwrap();
-    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
+    // Interrupted half a second after the call started, however late it started.
     tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        trigger.cancel();
+        while let Some(event) = rx.recv().await {
+            if matches!(event, rein_protocol::Event::ToolCallStart { .. }) {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                trigger.cancel();
+            }
+        }
     });
     agent.run("sleep", &tx, cancel).await;
     let text = std::fs::read_to_string(out.path().join("input.json")).unwrap();
