@@ -197,7 +197,7 @@ fn unclosed_fence_ends_at_finish() {
 }
 
 #[test]
-fn odd_input_does_not_panic() {
+fn odd_input_streams_as_it_renders_and_stays_terminal_safe() {
     #[rustfmt::skip]
     let odd = [
         "`", "```", "~~~~", "> ", ">>>", "[", "](", "#", "1.", "- [", "- [x]", "\u{0}\u{1b}[31m",
@@ -206,15 +206,31 @@ fn odd_input_does_not_panic() {
     ];
     for input in odd {
         for theme in [Theme::COLOR, Theme::PLAIN] {
-            let _ = render(input, theme);
+            let whole = texts(&render(input, theme));
             let mut stream = MarkdownStream::new(theme);
+            let mut streamed = Vec::new();
             for c in input.chars() {
-                let _ = stream.push(&c.to_string());
+                streamed.extend(texts(&stream.push(&c.to_string())));
                 let _ = stream.pending();
             }
-            let _ = stream.finish();
+            streamed.extend(texts(&stream.finish()));
+            // Fed a character at a time, it renders what it renders at once…
+            assert_eq!(streamed, whole, "{input:?}");
+            // …and nothing in it can drive the terminal.
+            for line in &whole {
+                assert!(
+                    !line.chars().any(|c| c.is_control() && c != '\t'),
+                    "{input:?} rendered a control character: {line:?}"
+                );
+            }
         }
     }
+    // Text survives: the words of an odd line are still on screen.
+    assert!(
+        texts(&render("1. - > # x", Theme::PLAIN))
+            .concat()
+            .contains('x')
+    );
 }
 
 #[test]
