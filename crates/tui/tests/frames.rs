@@ -20,6 +20,14 @@ fn snapshot(name: &str, script: impl Fn(&mut Harness)) {
     }
 }
 
+/// Runs `script` on an 80×24 harness in colour and snapshots the screen with its styles: for
+/// the frames where style carries meaning (diffs, errors, the status line, permission prompts).
+fn styled(name: &str, script: impl Fn(&mut Harness)) {
+    let mut h = Harness::with_theme(80, 24, rein_tui::theme::Theme::COLOR);
+    script(&mut h);
+    insta::assert_snapshot!(format!("{name}_styled"), h.dump_styled());
+}
+
 const ANSWER: &str = "# Plan\n\nThe parser needs **two** fixes in `parse.rs`:\n\n\
 - handle *empty* input\n- reject `\\0` bytes\n  - nested item\n\n\
 1. first step\n2. second step\n\n> a quoted note\n\n\
@@ -93,7 +101,12 @@ fn a_running_bash_call_shows_elapsed_time_and_its_last_output_lines() {
 
 #[test]
 fn finished_calls_fold_their_results() {
-    snapshot("tool_results", |h| {
+    snapshot("tool_results", tool_results);
+    styled("tool_results", tool_results);
+}
+
+fn tool_results(h: &mut Harness) {
+    {
         h.submit("look around");
         h.event(tool_start(
             "c1",
@@ -116,12 +129,17 @@ fn finished_calls_fold_their_results() {
             json!({"pattern": "TODO", "path": "src"}),
         ));
         h.event(tool_end("c3", "grep", "error: no such path: srcx", true, 2));
-    });
+    }
 }
 
 #[test]
 fn edits_show_a_coloured_unified_diff() {
-    snapshot("edit_diff", |h| {
+    snapshot("edit_diff", edit_diff);
+    styled("edit_diff", edit_diff);
+}
+
+fn edit_diff(h: &mut Harness) {
+    {
         h.submit("rename the greeting");
         let input = json!({
             "path": "src/hello.rs",
@@ -130,12 +148,17 @@ fn edits_show_a_coloured_unified_diff() {
         });
         h.event(tool_start("c1", "edit_file", input));
         h.event(tool_end("c1", "edit_file", "edited src/hello.rs", false, 3));
-    });
+    }
 }
 
 #[test]
 fn status_line_shows_tokens_context_cost_and_a_spinner() {
-    snapshot("status_busy", |h| {
+    snapshot("status_busy", status_busy);
+    styled("status_busy", status_busy);
+}
+
+fn status_busy(h: &mut Harness) {
+    {
         h.submit("go");
         h.event(Event::Usage {
             usage: Usage {
@@ -148,7 +171,7 @@ fn status_line_shows_tokens_context_cost_and_a_spinner() {
         });
         h.advance(7_250);
         h.draw();
-    });
+    }
 }
 
 #[test]
@@ -190,7 +213,7 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
 
 #[test]
 fn permission_prompts_show_the_call_the_rule_and_the_choices() {
-    snapshot("permission_bash", |h| {
+    let bash_prompt = |h: &mut Harness| {
         h.submit("clean up");
         ask(
             h,
@@ -198,7 +221,9 @@ fn permission_prompts_show_the_call_the_rule_and_the_choices() {
             bash("rm -rf build && cargo build"),
             "dangerous command: a recursive delete",
         );
-    });
+    };
+    snapshot("permission_bash", bash_prompt);
+    styled("permission_bash", bash_prompt);
     snapshot("permission_edit", |h| {
         h.submit("fix it");
         ask(

@@ -127,6 +127,77 @@ impl Harness {
     }
 }
 
+impl Harness {
+    /// The visible screen with its styles: each run of cells styled other than the default is
+    /// wrapped as `‹style›text‹/›` (`fg`, `on bg`, modifiers), so a snapshot sees colour, dim
+    /// and bold. Rows trimmed on the right.
+    pub fn dump_styled(&self) -> String {
+        let buffer = self.screen.backend().buffer();
+        let width = usize::from(buffer.area.width);
+        let mut out = String::new();
+        for row in buffer.content.chunks(width) {
+            let mut line = String::new();
+            let mut open: Option<String> = None;
+            let mut skip = 0;
+            for cell in row {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                let symbol = cell.symbol();
+                skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
+                let style = describe_style(cell.fg, cell.bg, cell.modifier);
+                // A blank cell keeps the run it is in only when it has the same style.
+                if style != open {
+                    if open.is_some() {
+                        line.push_str("‹/›");
+                    }
+                    if let Some(style) = &style {
+                        line.push_str(&format!("‹{style}›"));
+                    }
+                    open = style;
+                }
+                line.push_str(symbol);
+            }
+            if open.is_some() {
+                line.push_str("‹/›");
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// `red on black bold`, or `None` for the default style.
+fn describe_style(
+    fg: ratatui::style::Color,
+    bg: ratatui::style::Color,
+    modifier: ratatui::style::Modifier,
+) -> Option<String> {
+    use ratatui::style::Color;
+    let mut parts = Vec::new();
+    if fg != Color::Reset {
+        parts.push(format!("{fg:?}").to_lowercase());
+    }
+    if bg != Color::Reset {
+        parts.push(format!("on {}", format!("{bg:?}").to_lowercase()));
+    }
+    for (flag, name) in [
+        (ratatui::style::Modifier::BOLD, "bold"),
+        (ratatui::style::Modifier::DIM, "dim"),
+        (ratatui::style::Modifier::ITALIC, "italic"),
+        (ratatui::style::Modifier::UNDERLINED, "underlined"),
+        (ratatui::style::Modifier::REVERSED, "reversed"),
+        (ratatui::style::Modifier::CROSSED_OUT, "crossed"),
+    ] {
+        if modifier.contains(flag) {
+            parts.push(name.to_string());
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
 pub fn text_delta(text: &str) -> Event {
     Event::TextDelta { text: text.into() }
 }
