@@ -21,7 +21,7 @@ pub const SUMMARY_INSTRUCTIONS: &str = "Your context window is nearly full. Writ
 this session that lets you continue the work without the earlier messages. Use these headings: \
 Goal; Decisions made; Files touched and why; Current state; Errors still open; Next steps; The \
 user's latest instructions (quote them exactly). Be specific: paths, names, commands, numbers. \
-Answer with the summary only.";
+Do not call any tool: answer with the summary only, in text.";
 
 /// The context window of a model, in tokens (a conservative default for unknown models).
 pub fn context_window(model: &str) -> u64 {

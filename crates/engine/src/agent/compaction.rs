@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use rein_llm::ModelRequest;
 use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
 use tokio_util::sync::CancellationToken;
 
@@ -143,14 +142,10 @@ impl Agent {
             }
             _ => messages.push(Message::user_text(ask)),
         }
-        let request = ModelRequest {
-            model: self.config.model.clone(),
-            system: "You summarise coding sessions for the agent that will continue them."
-                .to_string(),
-            messages,
-            tools: Vec::new(),
-            max_tokens: self.config.max_tokens,
-        };
+        // The conversation's own system prompt and tools, so the summary request reads the
+        // cached prefix instead of paying for the whole transcript once more; the instruction
+        // tells the model to answer in text.
+        let request = self.request(messages);
         // The summary is not part of the conversation: its deltas are not shown.
         let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
         let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await

@@ -22,6 +22,8 @@ pub struct AgentConfig {
     pub context_windows: Vec<(String, u64)>,
     /// Output token limit per request.
     pub max_tokens: u32,
+    /// How long Anthropic keeps the prompt cache's entries (`1h` for slow sessions).
+    pub cache_ttl: rein_llm::CacheTtl,
     /// Concurrency and timeout of tool calls.
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
@@ -55,6 +57,7 @@ impl AgentConfig {
             context_window: None,
             context_windows: Vec::new(),
             max_tokens: 8192,
+            cache_ttl: rein_llm::CacheTtl::default(),
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
             sensitive_paths: Vec::new(),
