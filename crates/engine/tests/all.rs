@@ -3,10 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod attacks;
+mod caching;
 mod cancel;
 mod dispatch;
 mod hooks;
 mod hooks_claude;
 mod loop_;
 mod permissions;
+mod session40;
 mod support;
