@@ -39,7 +39,11 @@ async fn a_forty_turn_session_reads_at_least_85_percent_of_its_input_from_the_ca
         assert!(report.after_compaction.is_empty(), "{kind:?}");
         assert_prefix_stable(kind, &report);
         let share = report.cache_read_share();
-        eprintln!("{kind:?}: {:.1}% of input read from cache", share * 100.0);
+        eprintln!(
+            "{kind:?} ({}): {:.1}% of input read from cache",
+            report.model,
+            share * 100.0
+        );
         assert!(share >= 0.85, "{kind:?}: {share:.3} {:?}", report.totals);
     }
 }
