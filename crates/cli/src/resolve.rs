@@ -236,6 +236,9 @@ pub fn agent_config(
         .iter()
         .map(|(prefix, window)| (prefix.clone(), window.value))
         .collect();
+    if let Some(ttl) = &config.cache_ttl {
+        agent.cache_ttl = ttl.value;
+    }
     if let Some(limit) = &config.output_limit {
         agent.output_limit = limit.value;
     }

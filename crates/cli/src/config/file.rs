@@ -21,6 +21,8 @@ pub struct TomlFile {
     #[serde(default)]
     pub context_windows: BTreeMap<String, Spanned<u64>>,
     pub permission_mode: Option<Spanned<String>>,
+    /// How long Anthropic keeps prompt-cache entries: `5m` or `1h`.
+    pub cache_ttl: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,
     #[serde(default)]

@@ -96,6 +96,8 @@ pub struct Config {
     /// entry replaces an earlier one's.
     pub context_windows: BTreeMap<String, Sourced<u64>>,
     pub permission_mode: Option<Sourced<PermissionMode>>,
+    /// Lifetime of Anthropic's prompt-cache entries.
+    pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
     pub deny: Vec<Sourced<String>>,
@@ -238,6 +240,14 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         config
             .context_windows
             .insert(prefix.to_ascii_lowercase(), reader.sourced(window));
+    }
+    if let Some(ttl) = &file.cache_ttl {
+        let value = rein_llm::CacheTtl::parse(ttl.get_ref())
+            .map_err(|message| reader.error(ttl, "cache_ttl", message))?;
+        config.cache_ttl = Some(Sourced {
+            value,
+            source: reader.at(ttl),
+        });
     }
     if let Some(mode) = &file.permission_mode {
         let parsed = parse_mode(mode.get_ref(), || reader.at(mode))

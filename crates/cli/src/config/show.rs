@@ -39,6 +39,10 @@ pub fn render(config: &Config) -> String {
             &window.source,
         );
     }
+    match &config.cache_ttl {
+        Some(s) => line("cache_ttl", quoted(s.value.name()), &s.source),
+        None => line("cache_ttl", quoted("5m"), defaults),
+    }
     match &config.permission_mode {
         Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
         None => line("permission_mode", quoted("default"), defaults),

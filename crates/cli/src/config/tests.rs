@@ -109,6 +109,11 @@ fn errors_name_the_file_line_and_key() {
             "x.toml:2",
             "invalid type",
         ),
+        (
+            "cache_ttl = \"2h\"\n",
+            "x.toml:1: cache_ttl",
+            "expected \"5m\" or \"1h\"",
+        ),
     ];
     for (text, at, message) in cases {
         let err = load(&[toml("x.toml", text)]).unwrap_err().to_string();
@@ -221,5 +226,23 @@ fn context_windows_are_a_table_by_model_prefix_that_later_files_update() {
     assert!(
         shown.contains("context_windows.\"local-coder\" = 32768  # project.toml:2\n"),
         "{shown}"
+    );
+}
+
+#[test]
+fn cache_ttl_is_read_and_shown_with_its_source() {
+    let config = load(&[toml("user.toml", "cache_ttl = \"1h\"\n")]).unwrap();
+    assert_eq!(
+        config
+            .cache_ttl
+            .as_ref()
+            .map(|s| (s.value, s.source.as_str())),
+        Some((rein_llm::CacheTtl::OneHour, "user.toml:1"))
+    );
+    assert!(render(&config).contains("cache_ttl = \"1h\"  # user.toml:1\n"));
+    let defaults = render(&load(&[]).unwrap());
+    assert!(
+        defaults.contains("cache_ttl = \"5m\"  # default\n"),
+        "{defaults}"
     );
 }
