@@ -8,6 +8,7 @@ mod cancel;
 mod dispatch;
 mod hooks;
 mod hooks_claude;
+mod limits;
 mod loop_;
 mod permissions;
 mod session40;

@@ -14,9 +14,24 @@ use crate::turn::{self, TurnOutcome};
 
 impl Agent {
     pub(super) fn window(&self) -> u64 {
-        self.config.context_window.unwrap_or_else(|| {
-            context::context_window_with(&self.config.model, &self.config.context_windows)
-        })
+        self.config
+            .context_window
+            .unwrap_or_else(|| self.model_limits().context_window)
+    }
+
+    /// The output limit of each request: configured, else the model's.
+    pub(super) fn max_output(&self) -> u32 {
+        self.config
+            .max_tokens
+            .unwrap_or_else(|| self.model_limits().max_output)
+    }
+
+    fn model_limits(&self) -> crate::models::ModelLimits {
+        crate::models::limits_with(
+            &self.config.model,
+            &self.config.context_windows,
+            &self.config.max_output_tokens,
+        )
     }
 
     /// The estimated size of the next request, tool specs and system prompt included. For

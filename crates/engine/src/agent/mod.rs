@@ -426,7 +426,7 @@ impl Agent {
             system: self.system.as_str().to_string(),
             messages,
             tools: self.tools.specs(),
-            max_tokens: self.config.max_tokens,
+            max_tokens: self.max_output(),
             cache: PromptCache {
                 key: Some(self.session_id.clone()),
                 ttl: self.config.cache_ttl,
