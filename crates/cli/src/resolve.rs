@@ -236,6 +236,15 @@ pub fn agent_config(
         .iter()
         .map(|(prefix, window)| (prefix.clone(), window.value))
         .collect();
+    agent.max_tokens = config.max_tokens.as_ref().map(|s| s.value);
+    agent.max_output_tokens = config
+        .max_output_tokens
+        .iter()
+        .map(|(prefix, limit)| (prefix.clone(), limit.value))
+        .collect();
+    if let Some(ttl) = &config.cache_ttl {
+        agent.cache_ttl = ttl.value;
+    }
     if let Some(limit) = &config.output_limit {
         agent.output_limit = limit.value;
     }

@@ -99,8 +99,8 @@ pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
         return Ok(());
     }
     println!(
-        "{:<26} {:<20} {:>5} {:>9}  first prompt",
-        "id", "date", "turns", "cost"
+        "{:<26} {:<20} {:>5} {:>9} {:>6}  first prompt",
+        "id", "date", "turns", "cost", "cache"
     );
     for s in sessions {
         let date: String = s
@@ -110,10 +110,15 @@ pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
             .collect::<String>()
             .replace('T', " ");
         let cost = s.cost_usd.map_or("?".to_string(), |c| format!("${c:.4}"));
+        // Share of the session's input tokens read from the prompt cache.
+        let cache = s
+            .usage
+            .cache_hit_rate()
+            .map_or("-".to_string(), |rate| format!("{:.0}%", rate * 100.0));
         let prompt: String = s.first_prompt.chars().take(60).collect();
         println!(
-            "{:<26} {:<20} {:>5} {:>9}  {prompt}",
-            s.id, date, s.requests, cost
+            "{:<26} {:<20} {:>5} {:>9} {:>6}  {prompt}",
+            s.id, date, s.requests, cost, cache
         );
     }
     Ok(())

@@ -64,12 +64,12 @@ async fn a_long_task_in_a_small_window_is_compacted_and_completes() {
         summary_request.contains("Your context window is nearly full"),
         "{summary_request}"
     );
-    assert!(
-        requests[2].body["tools"]
-            .as_array()
-            .is_none_or(Vec::is_empty),
-        "no tools for the summary"
-    );
+    for shared in ["tools", "system"] {
+        assert_eq!(
+            requests[2].body[shared], requests[1].body[shared],
+            "the summary request keeps the cached {shared}"
+        );
+    }
     let after = requests[3].body.to_string();
     assert!(after.contains("SUMMARY: counted to 1200"), "{after}");
     assert!(

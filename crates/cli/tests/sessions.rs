@@ -237,3 +237,17 @@ async fn a_run_killed_mid_stream_resumes_with_every_completed_message() {
         "the cut reply is not kept: {body}"
     );
 }
+
+#[tokio::test]
+async fn the_session_list_shows_the_share_of_input_read_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cached = r#"{"turns": [{"text": "ok", "usage": {"input_tokens": 50, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 900, "output_tokens": 10}}]}"#;
+    let (out, _) = exec(dir.path(), cached, &[], "first").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut cmd = rein(dir.path());
+    cmd.arg("sessions");
+    let listing = text(&output(cmd).await.stdout);
+    let header = listing.lines().next().unwrap_or_default();
+    assert!(header.contains("cache"), "{listing}");
+    assert!(listing.contains(" 90%  first"), "{listing}");
+}

@@ -21,49 +21,17 @@ pub const SUMMARY_INSTRUCTIONS: &str = "Your context window is nearly full. Writ
 this session that lets you continue the work without the earlier messages. Use these headings: \
 Goal; Decisions made; Files touched and why; Current state; Errors still open; Next steps; The \
 user's latest instructions (quote them exactly). Be specific: paths, names, commands, numbers. \
-Answer with the summary only.";
+Do not call any tool: answer with the summary only, in text.";
 
-/// The context window of a model, in tokens (a conservative default for unknown models).
+/// The context window of a model, in tokens (from [`crate::models`]'s table).
 pub fn context_window(model: &str) -> u64 {
-    let name = model
-        .rsplit('/')
-        .next()
-        .unwrap_or(model)
-        .to_ascii_lowercase();
-    let table: &[(&str, u64)] = &[
-        ("claude", 200_000),
-        ("gpt-4.1", 1_047_576),
-        ("gpt-5", 400_000),
-        ("gpt-4o", 128_000),
-        ("o3", 200_000),
-        ("o4", 200_000),
-        ("codex", 400_000),
-        ("deepseek", 128_000),
-        ("qwen3-coder", 1_000_000),
-        ("qwen", 128_000),
-        ("kimi-k2", 256_000),
-        ("moonshot", 128_000),
-    ];
-    table
-        .iter()
-        .find(|(prefix, _)| name.starts_with(prefix))
-        .map_or(128_000, |(_, window)| *window)
+    crate::models::limits(model).context_window
 }
 
-/// The context window of a model with the user's overrides: the longest of their model-name
-/// prefixes that the name (or its last `/` segment) starts with, ignoring case; else the
-/// built-in table.
+/// The context window of a model with the user's overrides (see
+/// [`crate::models::limits_with`]).
 pub fn context_window_with(model: &str, overrides: &[(String, u64)]) -> u64 {
-    let last = model.rsplit('/').next().unwrap_or(model);
-    let starts = |name: &str, prefix: &str| {
-        name.get(..prefix.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
-    };
-    overrides
-        .iter()
-        .filter(|(prefix, _)| starts(model, prefix) || starts(last, prefix))
-        .max_by_key(|(prefix, _)| prefix.len())
-        .map_or_else(|| context_window(model), |(_, window)| *window)
+    crate::models::limits_with(model, overrides, &[]).context_window
 }
 
 /// Which tokenizer counts a model's tokens exactly, when rein has it. Only `o200k_base` is

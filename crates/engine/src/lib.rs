@@ -24,6 +24,7 @@ mod error;
 mod gate;
 pub mod hooks;
 mod memory;
+pub mod models;
 pub mod permissions;
 mod prompt;
 pub mod session;

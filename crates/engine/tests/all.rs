@@ -3,12 +3,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod attacks;
+mod caching;
 mod cancel;
 mod dispatch;
 mod hooks;
 mod hooks_claude;
+mod limits;
 mod loop_;
 mod permissions;
+mod session40;
 mod special_files;
 mod stores;
 mod support;

@@ -3,6 +3,7 @@
 //! The canonical transcript is modelled on this protocol, so translation is nearly one to one:
 //! thinking blocks travel back with their signatures, tool results sit in user messages.
 
+mod breakpoints;
 mod stream;
 
 use rein_protocol::{ContentBlock, Message, Role, ToolSpec};
@@ -46,19 +47,29 @@ impl WireProtocol for AnthropicProtocol {
     }
 }
 
-/// The JSON body of a Messages request.
+/// The JSON body of a Messages request, with cache breakpoints on the last tool, the system
+/// prompt and the moving end of the conversation (see [`breakpoints`]).
 pub(crate) fn request_body(request: &ModelRequest) -> Value {
+    let ttl = request.cache.ttl;
+    let mut messages: Vec<Value> = request.messages.iter().filter_map(message).collect();
+    breakpoints::mark_messages(&mut messages, ttl);
     let mut body = json!({
         "model": request.model,
         "max_tokens": request.max_tokens,
-        "messages": request.messages.iter().filter_map(message).collect::<Vec<_>>(),
+        "messages": messages,
         "stream": true,
     });
     if !request.system.is_empty() {
-        body["system"] = json!(request.system);
+        body["system"] = json!([{
+            "type": "text",
+            "text": request.system,
+            "cache_control": breakpoints::marker(ttl),
+        }]);
     }
     if !request.tools.is_empty() {
-        body["tools"] = request.tools.iter().map(tool).collect();
+        let mut tools: Vec<Value> = request.tools.iter().map(tool).collect();
+        breakpoints::mark_tools(&mut tools, ttl);
+        body["tools"] = json!(tools);
     }
     body
 }

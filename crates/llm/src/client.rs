@@ -6,7 +6,7 @@ use futures::Stream;
 use rein_protocol::{ContentBlock, Message, StopReason, ToolSpec, Usage};
 use serde::{Deserialize, Serialize};
 
-use crate::LlmError;
+use crate::{LlmError, PromptCache};
 
 /// Which wire protocol a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +44,8 @@ pub struct ModelRequest {
     pub tools: Vec<ToolSpec>,
     /// Output token limit.
     pub max_tokens: u32,
+    /// Prompt-cache settings (Anthropic breakpoint lifetime, OpenAI cache key).
+    pub cache: PromptCache,
 }
 
 /// One step of a streamed model response.

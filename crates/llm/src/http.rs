@@ -43,7 +43,7 @@ pub(crate) trait WireProtocol: Send + Sync + 'static {
     /// A fresh parser for one response.
     fn parser(&self) -> Box<dyn StreamParser>;
     /// Learns from an error answer; `true` when the request should be resent at once with a
-    /// rebuilt body (done at most once per request).
+    /// rebuilt body (a few times per request at most: once per field the server refuses).
     fn adapt(&self, _error: &LlmError) -> bool {
         false
     }
@@ -85,7 +85,7 @@ impl<P: WireProtocol> ModelClient for HttpClient<P> {
             inner: Arc::clone(&self.inner),
             request,
             attempt: 0,
-            adapted: false,
+            adaptations: 0,
             phase: Phase::Send,
             pending: VecDeque::new(),
             rng: fastrand::Rng::new(),
@@ -96,6 +96,9 @@ impl<P: WireProtocol> ModelClient for HttpClient<P> {
     }
 }
 
+/// Refused optional fields a request is resent without, at most.
+const MAX_ADAPTATIONS: u8 = 4;
+
 type ByteStream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
 
 /// The state of one streamed request across its attempts.
@@ -103,7 +106,8 @@ struct Attempts<P> {
     inner: Arc<Inner<P>>,
     request: ModelRequest,
     attempt: u32,
-    adapted: bool,
+    /// Bodies rebuilt after the server refused a field (each refused field once).
+    adaptations: u8,
     phase: Phase,
     pending: VecDeque<Result<ModelEvent, LlmError>>,
     rng: fastrand::Rng,
@@ -147,8 +151,11 @@ impl<P: WireProtocol> Attempts<P> {
                     self.attempt += 1;
                     match self.send().await {
                         Ok(reading) => self.phase = Phase::Read(Box::new(reading)),
-                        Err(err) if !self.adapted && self.inner.protocol.adapt(&err) => {
-                            self.adapted = true;
+                        Err(err)
+                            if self.adaptations < MAX_ADAPTATIONS
+                                && self.inner.protocol.adapt(&err) =>
+                        {
+                            self.adaptations += 1;
                             self.attempt -= 1;
                             self.phase = Phase::Send;
                         }

@@ -26,6 +26,7 @@
 //!     messages: vec![Message::user_text("Hello")],
 //!     tools: vec![],
 //!     max_tokens: 1024,
+//!     cache: Default::default(),
 //! });
 //! let mut assembler = ResponseAssembler::new();
 //! while let Some(event) = stream.next().await {
@@ -38,6 +39,7 @@
 
 mod anthropic;
 mod assemble;
+mod cache;
 mod client;
 mod error;
 mod http;
@@ -49,6 +51,7 @@ mod retry;
 mod sse;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
+pub use cache::{CacheTtl, PromptCache};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
 pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, price, round_cost};

@@ -17,10 +17,30 @@ use crate::{LlmError, ModelRequest, ProviderKind};
 
 pub(crate) use stream::ChatParser;
 
-/// The Chat Completions protocol. Remembers when the server refused `stream_options`.
+/// The Chat Completions protocol. Remembers which optional fields the server refused.
 #[derive(Debug, Default)]
 pub(crate) struct ChatProtocol {
     omit_stream_options: AtomicBool,
+    omit_prompt_cache_key: AtomicBool,
+}
+
+/// Which optional fields a Chat Completions body carries; a server that refuses one gets the
+/// request again without it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ChatFields {
+    /// `stream_options: {include_usage: true}`: the usage chunk.
+    pub usage_in_stream: bool,
+    /// `prompt_cache_key` (OpenAI's cache routing; other servers may not know it).
+    pub prompt_cache_key: bool,
+}
+
+#[cfg(test)]
+impl ChatFields {
+    /// Every optional field.
+    pub(crate) const ALL: Self = Self {
+        usage_in_stream: true,
+        prompt_cache_key: true,
+    };
 }
 
 impl WireProtocol for ChatProtocol {
@@ -37,29 +57,37 @@ impl WireProtocol for ChatProtocol {
     }
 
     fn body(&self, request: &ModelRequest) -> Value {
-        let usage_in_stream = !self.omit_stream_options.load(Ordering::Relaxed);
-        request_body(request, usage_in_stream)
+        let fields = ChatFields {
+            usage_in_stream: !self.omit_stream_options.load(Ordering::Relaxed),
+            prompt_cache_key: !self.omit_prompt_cache_key.load(Ordering::Relaxed),
+        };
+        request_body(request, fields)
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
         Box::new(ChatParser::default())
     }
 
-    /// Servers that predate `stream_options` answer 400 naming it: resend without it, and
-    /// leave it out from now on.
+    /// Servers that do not know an optional field answer 400 (or 422) naming it: resend
+    /// without it, and leave it out from now on.
     fn adapt(&self, error: &LlmError) -> bool {
-        let message = error.message.to_lowercase();
-        let about_stream_options =
-            message.contains("stream_options") || message.contains("include_usage");
-        if matches!(error.status, Some(400 | 422)) && about_stream_options {
-            return !self.omit_stream_options.swap(true, Ordering::Relaxed);
+        if !matches!(error.status, Some(400 | 422)) {
+            return false;
         }
-        false
+        let message = error.message.to_lowercase();
+        let flag = if message.contains("stream_options") || message.contains("include_usage") {
+            &self.omit_stream_options
+        } else if message.contains("prompt_cache_key") {
+            &self.omit_prompt_cache_key
+        } else {
+            return false;
+        };
+        !flag.swap(true, Ordering::Relaxed)
     }
 }
 
-/// The JSON body of a Chat Completions request; `usage_in_stream` asks for the usage chunk.
-pub(crate) fn request_body(request: &ModelRequest, usage_in_stream: bool) -> Value {
+/// The JSON body of a Chat Completions request with the optional `fields`.
+pub(crate) fn request_body(request: &ModelRequest, fields: ChatFields) -> Value {
     let mut messages = Vec::new();
     if !request.system.is_empty() {
         messages.push(json!({"role": "system", "content": request.system}));
@@ -73,8 +101,11 @@ pub(crate) fn request_body(request: &ModelRequest, usage_in_stream: bool) -> Val
         "stream": true,
         "max_tokens": request.max_tokens,
     });
-    if usage_in_stream {
+    if fields.usage_in_stream {
         body["stream_options"] = json!({"include_usage": true});
+    }
+    if let (true, Some(key)) = (fields.prompt_cache_key, &request.cache.key) {
+        body["prompt_cache_key"] = json!(key);
     }
     if !request.tools.is_empty() {
         body["tools"] = request.tools.iter().map(tool).collect();

@@ -50,6 +50,10 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         "include": ["reasoning.encrypted_content"],
         "max_output_tokens": request.max_tokens,
     });
+    if let Some(key) = &request.cache.key {
+        // Caching is automatic by prefix; the key routes a session to the cache holding it.
+        body["prompt_cache_key"] = json!(key);
+    }
     if !request.system.is_empty() {
         body["instructions"] = json!(request.system);
     }

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod anthropic;
+mod caching;
 mod chat;
 mod faults;
 mod responses;

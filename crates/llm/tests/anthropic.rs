@@ -33,21 +33,22 @@ async fn sends_headers_system_tools_tool_results_and_signed_thinking() {
             "model": "claude-sonnet-4-5",
             "max_tokens": 1000,
             "stream": true,
-            "system": "You are terse.",
+            "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
             "tools": [{
                 "name": "read_file",
                 "description": "Read a file",
                 "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+                "cache_control": {"type": "ephemeral"},
             }],
             "messages": [
-                {"role": "user", "content": [{"type": "text", "text": "What is in a.txt?"}]},
+                {"role": "user", "content": [{"type": "text", "text": "What is in a.txt?", "cache_control": {"type": "ephemeral"}}]},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "I should read it.", "signature": "sig-earlier"},
                     {"type": "text", "text": "Reading."},
                     {"type": "tool_use", "id": "call_prev", "name": "read_file", "input": {"path": "a.txt"}},
                 ]},
                 {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "call_prev", "content": "1\thello"},
+                    {"type": "tool_result", "tool_use_id": "call_prev", "content": "1\thello", "cache_control": {"type": "ephemeral"}},
                 ]},
             ],
         })

@@ -130,6 +130,7 @@ pub fn hello() -> ModelRequest {
         messages: vec![Message::user_text("Hello")],
         tools: vec![],
         max_tokens: 256,
+        cache: Default::default(),
     }
 }
 
@@ -169,6 +170,7 @@ pub fn mid_conversation(model: &str) -> ModelRequest {
         ],
         tools: vec![read_file_spec()],
         max_tokens: 1000,
+        cache: Default::default(),
     }
 }
 

@@ -26,6 +26,12 @@ impl Usage {
             .saturating_add(self.cache_read_input_tokens)
     }
 
+    /// The share of input tokens read from the prompt cache (0.0–1.0); `None` before any input.
+    pub fn cache_hit_rate(&self) -> Option<f64> {
+        let total = self.total_input();
+        (total > 0).then(|| self.cache_read_input_tokens as f64 / total as f64)
+    }
+
     /// Adds another usage to this one.
     pub fn add(&mut self, other: &Usage) {
         let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
@@ -80,5 +86,17 @@ mod tests {
         assert_eq!(total.output_tokens, u64::MAX);
         assert_eq!(total.cache_read_input_tokens, 2);
         assert_eq!(huge.total_input(), u64::MAX);
+    }
+
+    #[test]
+    fn the_cache_hit_rate_is_reads_over_all_input() {
+        assert_eq!(Usage::default().cache_hit_rate(), None);
+        let usage = Usage {
+            input_tokens: 10,
+            output_tokens: 99,
+            cache_creation_input_tokens: 30,
+            cache_read_input_tokens: 60,
+        };
+        assert_eq!(usage.cache_hit_rate(), Some(0.6));
     }
 }

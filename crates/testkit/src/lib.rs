@@ -21,6 +21,7 @@
 
 mod anthropic;
 mod body;
+mod cache;
 mod conformance;
 mod install;
 mod openai_chat;

@@ -33,18 +33,35 @@ pub struct Scenario {
     /// like OpenAI-compatible servers that do not know the field.
     #[serde(default)]
     pub reject_stream_options: bool,
-    /// The answer to every request that offers no tools (rein's compaction summary request),
-    /// given without consuming a turn; such requests take turns like any other when absent.
+    /// The answer to every request that offers no tools or whose last message contains
+    /// `summary_marker` (rein's compaction summary request), given without consuming a turn;
+    /// such requests take turns like any other when absent.
     #[serde(default)]
     pub summary: Option<ScenarioTurn>,
     /// Keep request bodies for [`crate::MockServer::requests`] (default). Long benchmark
     /// sessions turn this off so the mock's memory does not grow with every request.
     #[serde(default = "yes")]
     pub record_bodies: bool,
+    /// Answer any request carrying one of these top-level fields with HTTP 400 naming it
+    /// (without consuming a turn), like servers that refuse fields they do not know.
+    #[serde(default)]
+    pub reject_fields: Vec<String>,
+    /// Simulate each provider's prompt cache as documented (see the `cache` module): the
+    /// input side of every usage comes from the request instead of the script.
+    #[serde(default)]
+    pub prompt_cache: bool,
+    /// A request whose last message contains this text is a summary request too (rein's
+    /// compaction keeps the conversation's tools so the request reads the cache).
+    #[serde(default = "summary_marker")]
+    pub summary_marker: String,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn summary_marker() -> String {
+    "Your context window is nearly full".to_string()
 }
 
 impl Default for Scenario {
@@ -54,6 +71,9 @@ impl Default for Scenario {
             reject_stream_options: false,
             summary: None,
             record_bodies: true,
+            reject_fields: Vec::new(),
+            prompt_cache: false,
+            summary_marker: summary_marker(),
         }
     }
 }

@@ -19,6 +19,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::body::{Ending, streaming_body};
+use crate::cache::PromptCacheSim;
 use crate::recorded::RecordedRequest;
 use crate::scenario::{Fault, Scenario, ScenarioTurn};
 use crate::wire::{Reply, Wire};
@@ -41,6 +42,8 @@ struct Shared {
     /// When set, each request is announced on stdout as `request N METHOD PATH UNIX_NS`.
     announce: AtomicBool,
     shutdown: watch::Receiver<()>,
+    /// The simulated prompt cache (used when the scenario asks for it).
+    cache: PromptCacheSim,
 }
 
 #[derive(Debug, Default)]
@@ -52,7 +55,8 @@ struct Log {
 /// What a request gets, decided under the lock.
 enum Admission {
     NoRoute,
-    RejectStreamOptions(Wire),
+    /// A 400 naming a field the scenario refuses.
+    RejectField(Wire, String),
     Exhausted(Wire, usize),
     Summary(Wire),
     Turn(Wire, usize),
@@ -74,6 +78,7 @@ impl MockServer {
             log: Mutex::new(Log::default()),
             announce: AtomicBool::new(false),
             shutdown: shutdown_rx.clone(),
+            cache: PromptCacheSim::default(),
         });
         let router = Router::new()
             .fallback(handle)
@@ -140,9 +145,21 @@ impl Shared {
     fn admit(&self, request: RecordedRequest) -> (usize, Admission) {
         let wire = Wire::from_path(&request.path).filter(|_| request.method == "POST");
         let has_stream_options = request.body.get("stream_options").is_some();
+        let refused = self
+            .scenario
+            .reject_fields
+            .iter()
+            .find(|field| request.body.get(field.as_str()).is_some())
+            .cloned();
         let offers_tools = request.body["tools"]
             .as_array()
             .is_some_and(|tools| !tools.is_empty());
+        let asks_for_summary = ["messages", "input"].iter().any(|list| {
+            request.body[list]
+                .as_array()
+                .and_then(|l| l.last())
+                .is_some_and(|last| last.to_string().contains(&self.scenario.summary_marker))
+        });
         let mut request = request;
         if !self.scenario.record_bodies {
             request.body = Value::Null;
@@ -167,9 +184,14 @@ impl Shared {
         let admission = match wire {
             None => Admission::NoRoute,
             Some(wire) if self.scenario.reject_stream_options && has_stream_options => {
-                Admission::RejectStreamOptions(wire)
+                Admission::RejectField(wire, "stream_options".to_string())
             }
-            Some(wire) if !offers_tools && self.scenario.summary.is_some() => {
+            Some(wire) if refused.is_some() => {
+                Admission::RejectField(wire, refused.unwrap_or_default())
+            }
+            Some(wire)
+                if (!offers_tools || asks_for_summary) && self.scenario.summary.is_some() =>
+            {
                 Admission::Summary(wire)
             }
             Some(wire) => {
@@ -204,9 +226,9 @@ async fn handle(
                 json!({"type": "error", "error": {"type": "not_found_error", "message": message}});
             json_response(StatusCode::NOT_FOUND, &body)
         }
-        Admission::RejectStreamOptions(wire) => {
+        Admission::RejectField(wire, field) => {
             let body = json!({"error": {
-                "message": "Unrecognized request argument supplied: stream_options",
+                "message": format!("Unrecognized request argument supplied: {field}"),
                 "type": "invalid_request_error",
                 "param": null,
                 "code": null,
@@ -231,15 +253,7 @@ async fn handle(
             let Some(turn) = shared.scenario.summary.as_ref() else {
                 return json_response(StatusCode::INTERNAL_SERVER_ERROR, &Value::Null);
             };
-            let reply = Reply {
-                turn,
-                number: 0,
-                model: request_body["model"]
-                    .as_str()
-                    .unwrap_or("mock-model")
-                    .to_string(),
-                include_usage: request_body["stream_options"]["include_usage"] == json!(true),
-            };
+            let reply = shared.reply(wire, turn, 0, &request_body);
             let response = play(&shared, wire, &reply, &request_id).await;
             with_request_id(response, wire, &request_id)
         }
@@ -247,17 +261,33 @@ async fn handle(
             let Some(turn) = shared.scenario.turns.get(index) else {
                 return json_response(StatusCode::INTERNAL_SERVER_ERROR, &Value::Null);
             };
-            let reply = Reply {
-                turn,
-                number: index + 1,
-                model: request_body["model"]
-                    .as_str()
-                    .unwrap_or("mock-model")
-                    .to_string(),
-                include_usage: request_body["stream_options"]["include_usage"] == json!(true),
-            };
+            let reply = shared.reply(wire, turn, index + 1, &request_body);
             let response = play(&shared, wire, &reply, &request_id).await;
             with_request_id(response, wire, &request_id)
+        }
+    }
+}
+
+impl Shared {
+    /// What answers `body` with `turn` (1-based `number`, 0 for the summary), its input usage
+    /// from the simulated cache when the scenario asks for one.
+    fn reply<'a>(
+        &self,
+        wire: Wire,
+        turn: &'a ScenarioTurn,
+        number: usize,
+        body: &Value,
+    ) -> Reply<'a> {
+        let cached = self
+            .scenario
+            .prompt_cache
+            .then(|| self.cache.admit(wire, body, std::time::Instant::now()));
+        Reply {
+            turn,
+            number,
+            model: body["model"].as_str().unwrap_or("mock-model").to_string(),
+            include_usage: body["stream_options"]["include_usage"] == json!(true),
+            cached,
         }
     }
 }

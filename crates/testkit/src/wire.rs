@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::cache::CachedInput;
 use crate::scenario::{ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 use crate::sse::SseFrame;
 use crate::{anthropic, openai_chat, openai_responses};
@@ -66,16 +67,46 @@ pub(crate) struct Reply<'a> {
     pub model: String,
     /// Whether a Chat Completions request asked for `stream_options.include_usage`.
     pub include_usage: bool,
+    /// The input side of the usage from the simulated prompt cache, when simulated.
+    pub cached: Option<CachedInput>,
 }
 
 impl Reply<'_> {
-    /// The turn's usage, or 10 input / 5 output tokens.
+    /// The turn's usage, or 10 input / 5 output tokens. With a simulated cache, the input side
+    /// is the cache's and the output is scripted or estimated from the reply (bytes / 4).
     pub(crate) fn usage(&self) -> ScenarioUsage {
-        self.turn.usage.unwrap_or(ScenarioUsage {
+        let scripted = self.turn.usage.unwrap_or(ScenarioUsage {
             input_tokens: 10,
             output_tokens: 5,
             ..ScenarioUsage::default()
-        })
+        });
+        let Some(cached) = self.cached else {
+            return scripted;
+        };
+        let output_tokens = match self.turn.usage {
+            Some(usage) => usage.output_tokens,
+            None => {
+                let turn = self.turn;
+                let bytes = [&turn.thinking, &turn.text]
+                    .into_iter()
+                    .flatten()
+                    .map(String::len)
+                    .chain(
+                        turn.tool_calls
+                            .iter()
+                            .map(|c| c.arguments.to_string().len()),
+                    )
+                    .sum::<usize>();
+                (bytes as u64).div_ceil(4).max(1)
+            }
+        };
+        ScenarioUsage {
+            input_tokens: cached.input,
+            output_tokens,
+            cache_creation_input_tokens: cached.creation,
+            cache_read_input_tokens: cached.read,
+            reasoning_tokens: scripted.reasoning_tokens,
+        }
     }
 
     /// Why the turn stops.
@@ -171,6 +202,7 @@ mod tests {
                 number: 1,
                 model: "m".into(),
                 include_usage: false,
+                cached: None,
             }
             .finish()
         };

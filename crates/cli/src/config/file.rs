@@ -20,7 +20,14 @@ pub struct TomlFile {
     /// `[context_windows]`: a model-name prefix → its window in tokens.
     #[serde(default)]
     pub context_windows: BTreeMap<String, Spanned<u64>>,
+    /// Output tokens per request, whatever the model.
+    pub max_tokens: Option<Spanned<u32>>,
+    /// `[max_output_tokens]`: a model-name prefix → its output limit in tokens.
+    #[serde(default)]
+    pub max_output_tokens: BTreeMap<String, Spanned<u32>>,
     pub permission_mode: Option<Spanned<String>>,
+    /// How long Anthropic keeps prompt-cache entries: `5m` or `1h`.
+    pub cache_ttl: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,
     #[serde(default)]

@@ -95,7 +95,13 @@ pub struct Config {
     /// Windows of models by name prefix (`[context_windows]`), lower-cased; a later file's
     /// entry replaces an earlier one's.
     pub context_windows: BTreeMap<String, Sourced<u64>>,
+    /// Output tokens per request whatever the model (`max_tokens`).
+    pub max_tokens: Option<Sourced<u32>>,
+    /// Output limits of models by name prefix (`[max_output_tokens]`), lower-cased.
+    pub max_output_tokens: BTreeMap<String, Sourced<u32>>,
     pub permission_mode: Option<Sourced<PermissionMode>>,
+    /// Lifetime of Anthropic's prompt-cache entries.
+    pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
     pub deny: Vec<Sourced<String>>,
@@ -240,6 +246,36 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         config
             .context_windows
             .insert(prefix.to_ascii_lowercase(), reader.sourced(window));
+    }
+    set(&mut config.max_tokens, file.max_tokens.as_ref(), &reader);
+    if let Some(limit) = &file.max_tokens
+        && *limit.get_ref() == 0
+    {
+        return Err(reader.error(
+            limit,
+            "max_tokens",
+            "an output limit must be above 0 tokens",
+        ));
+    }
+    for (prefix, limit) in &file.max_output_tokens {
+        let key = format!("max_output_tokens.{prefix}");
+        if prefix.trim().is_empty() {
+            return Err(reader.error(limit, &key, "the model name prefix is empty"));
+        }
+        if *limit.get_ref() == 0 {
+            return Err(reader.error(limit, &key, "an output limit must be above 0 tokens"));
+        }
+        config
+            .max_output_tokens
+            .insert(prefix.to_ascii_lowercase(), reader.sourced(limit));
+    }
+    if let Some(ttl) = &file.cache_ttl {
+        let value = rein_llm::CacheTtl::parse(ttl.get_ref())
+            .map_err(|message| reader.error(ttl, "cache_ttl", message))?;
+        config.cache_ttl = Some(Sourced {
+            value,
+            source: reader.at(ttl),
+        });
     }
     if let Some(mode) = &file.permission_mode {
         let parsed = parse_mode(mode.get_ref(), || reader.at(mode))

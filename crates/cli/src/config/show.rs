@@ -39,6 +39,21 @@ pub fn render(config: &Config) -> String {
             &window.source,
         );
     }
+    match &config.max_tokens {
+        Some(s) => line("max_tokens", s.value.to_string(), &s.source),
+        None => line("max_tokens", "(from the model)".into(), defaults),
+    }
+    for (prefix, limit) in &config.max_output_tokens {
+        line(
+            &format!("max_output_tokens.{}", quoted(prefix)),
+            limit.value.to_string(),
+            &limit.source,
+        );
+    }
+    match &config.cache_ttl {
+        Some(s) => line("cache_ttl", quoted(s.value.name()), &s.source),
+        None => line("cache_ttl", quoted("5m"), defaults),
+    }
     match &config.permission_mode {
         Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
         None => line("permission_mode", quoted("default"), defaults),

@@ -109,6 +109,17 @@ fn errors_name_the_file_line_and_key() {
             "x.toml:2",
             "invalid type",
         ),
+        (
+            "[max_output_tokens]\n\"my-model\" = 0\n",
+            "x.toml:2: max_output_tokens.my-model",
+            "above 0 tokens",
+        ),
+        ("max_tokens = 0\n", "x.toml:1: max_tokens", "above 0 tokens"),
+        (
+            "cache_ttl = \"2h\"\n",
+            "x.toml:1: cache_ttl",
+            "expected \"5m\" or \"1h\"",
+        ),
     ];
     for (text, at, message) in cases {
         let err = load(&[toml("x.toml", text)]).unwrap_err().to_string();
@@ -220,6 +231,49 @@ fn context_windows_are_a_table_by_model_prefix_that_later_files_update() {
     let shown = render(&config);
     assert!(
         shown.contains("context_windows.\"local-coder\" = 32768  # project.toml:2\n"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn cache_ttl_is_read_and_shown_with_its_source() {
+    let config = load(&[toml("user.toml", "cache_ttl = \"1h\"\n")]).unwrap();
+    assert_eq!(
+        config
+            .cache_ttl
+            .as_ref()
+            .map(|s| (s.value, s.source.as_str())),
+        Some((rein_llm::CacheTtl::OneHour, "user.toml:1"))
+    );
+    assert!(render(&config).contains("cache_ttl = \"1h\"  # user.toml:1\n"));
+    let defaults = render(&load(&[]).unwrap());
+    assert!(
+        defaults.contains("cache_ttl = \"5m\"  # default\n"),
+        "{defaults}"
+    );
+}
+
+#[test]
+fn output_limits_are_a_scalar_and_a_table_by_model_prefix() {
+    let user = toml(
+        "user.toml",
+        "max_tokens = 16000\n[max_output_tokens]\n\"Local-Coder\" = 4096\n",
+    );
+    let config = load(&[user]).unwrap();
+    assert_eq!(config.max_tokens.as_ref().map(|s| s.value), Some(16_000));
+    let limits: Vec<(&str, u32)> = config
+        .max_output_tokens
+        .iter()
+        .map(|(prefix, s)| (prefix.as_str(), s.value))
+        .collect();
+    assert_eq!(limits, [("local-coder", 4_096)]);
+    let shown = render(&config);
+    assert!(
+        shown.contains("max_tokens = 16000  # user.toml:1\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("max_output_tokens.\"local-coder\" = 4096  # user.toml:3\n"),
         "{shown}"
     );
 }

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use rein_llm::ModelRequest;
 use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
 use tokio_util::sync::CancellationToken;
 
@@ -15,9 +14,24 @@ use crate::turn::{self, TurnOutcome};
 
 impl Agent {
     pub(super) fn window(&self) -> u64 {
-        self.config.context_window.unwrap_or_else(|| {
-            context::context_window_with(&self.config.model, &self.config.context_windows)
-        })
+        self.config
+            .context_window
+            .unwrap_or_else(|| self.model_limits().context_window)
+    }
+
+    /// The output limit of each request: configured, else the model's.
+    pub(super) fn max_output(&self) -> u32 {
+        self.config
+            .max_tokens
+            .unwrap_or_else(|| self.model_limits().max_output)
+    }
+
+    fn model_limits(&self) -> crate::models::ModelLimits {
+        crate::models::limits_with(
+            &self.config.model,
+            &self.config.context_windows,
+            &self.config.max_output_tokens,
+        )
     }
 
     /// The estimated size of the next request, tool specs and system prompt included. For
@@ -151,14 +165,10 @@ impl Agent {
             }
             _ => messages.push(Message::user_text(ask)),
         }
-        let request = ModelRequest {
-            model: self.config.model.clone(),
-            system: "You summarise coding sessions for the agent that will continue them."
-                .to_string(),
-            messages,
-            tools: Vec::new(),
-            max_tokens: self.config.max_tokens,
-        };
+        // The conversation's own system prompt and tools, so the summary request reads the
+        // cached prefix instead of paying for the whole transcript once more; the instruction
+        // tells the model to answer in text.
+        let request = self.request(messages);
         // The summary is not part of the conversation: its deltas are not shown.
         let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
         let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await

@@ -20,8 +20,13 @@ pub struct AgentConfig {
     /// Windows of models by name prefix, from the user's config; they beat the built-in
     /// table (see [`crate::context::context_window_with`]) and follow `/model` switches.
     pub context_windows: Vec<(String, u64)>,
-    /// Output token limit per request.
-    pub max_tokens: u32,
+    /// Output token limit per request; `None` uses the model's (see [`crate::models`]).
+    pub max_tokens: Option<u32>,
+    /// Output limits of models by name prefix, from the user's config; they beat the
+    /// built-in table and follow `/model` switches.
+    pub max_output_tokens: Vec<(String, u32)>,
+    /// How long Anthropic keeps the prompt cache's entries (`1h` for slow sessions).
+    pub cache_ttl: rein_llm::CacheTtl,
     /// Concurrency and timeout of tool calls.
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
@@ -46,7 +51,7 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
-    /// Defaults: 50 turns, 8192 output tokens.
+    /// Defaults: 50 turns; the model's window and output limit.
     pub fn new(model: impl Into<String>, workspace: PathBuf) -> Self {
         Self {
             model: model.into(),
@@ -54,7 +59,9 @@ impl AgentConfig {
             max_turns: 50,
             context_window: None,
             context_windows: Vec::new(),
-            max_tokens: 8192,
+            max_tokens: None,
+            max_output_tokens: Vec::new(),
+            cache_ttl: rein_llm::CacheTtl::default(),
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
             sensitive_paths: Vec::new(),

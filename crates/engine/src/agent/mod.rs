@@ -12,7 +12,7 @@ pub use setup::workspace_guard;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest};
+use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest, PromptCache};
 use rein_protocol::{
     ContentBlock, Event, Message, Role, RunOutcome, SessionRecord, StopReason, Usage,
 };
@@ -297,13 +297,7 @@ impl Agent {
             summary.turns += 1;
             let turn = summary.turns;
             let _ = events.send(Event::TurnStart { turn });
-            let request = ModelRequest {
-                model: self.config.model.clone(),
-                system: self.system.as_str().to_string(),
-                messages: self.transcript.clone(),
-                tools: self.tools.specs(),
-                max_tokens: self.config.max_tokens,
-            };
+            let request = self.request(self.transcript.clone());
             let response = match turn::stream_turn(self.client.as_ref(), request, events, cancel)
                 .await
             {
@@ -415,6 +409,24 @@ impl Agent {
                 });
                 return RunOutcome::Failed;
             }
+        }
+    }
+
+    /// A request for `messages` with what every request of the session shares, in the order
+    /// providers cache it: the same tools, the same system prompt, the session's cache key.
+    /// Nothing here may change from one turn to the next (a clock, a re-read file, a reordered
+    /// tool list), or every request pays for the whole prompt again.
+    pub(super) fn request(&self, messages: Vec<Message>) -> ModelRequest {
+        ModelRequest {
+            model: self.config.model.clone(),
+            system: self.system.as_str().to_string(),
+            messages,
+            tools: self.tools.specs(),
+            max_tokens: self.max_output(),
+            cache: PromptCache {
+                key: Some(self.session_id.clone()),
+                ttl: self.config.cache_ttl,
+            },
         }
     }
 

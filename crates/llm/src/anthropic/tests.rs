@@ -259,6 +259,7 @@ fn request_body_translates_the_canonical_transcript() {
             input_schema: json!({"type": "object"}),
         }],
         max_tokens: 1024,
+        cache: Default::default(),
     };
     assert_eq!(
         request_body(&request),
@@ -266,12 +267,12 @@ fn request_body_translates_the_canonical_transcript() {
             "model": "claude-sonnet-4-5",
             "max_tokens": 1024,
             "stream": true,
-            "system": "Be brief.",
-            "tools": [{"name": "bash", "description": "Run a command", "input_schema": {"type": "object"}}],
+            "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}],
+            "tools": [{"name": "bash", "description": "Run a command", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}}],
             "messages": [
                 {"role": "user", "content": [
                     {"type": "text", "text": "Look at this"},
-                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}, "cache_control": {"type": "ephemeral"}},
                 ]},
                 {"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "hm", "signature": "sig"},
@@ -279,7 +280,7 @@ fn request_body_translates_the_canonical_transcript() {
                     {"type": "tool_use", "id": "t1", "name": "bash", "input": {"command": "ls"}},
                 ]},
                 {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true},
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "boom", "is_error": true, "cache_control": {"type": "ephemeral"}},
                 ]},
             ],
         })

@@ -169,6 +169,7 @@ fn stream_options_refusal_is_adapted_to_once() {
         messages: vec![Message::user_text("hi")],
         tools: vec![],
         max_tokens: 10,
+        cache: Default::default(),
     };
     assert!(protocol.body(&request).get("stream_options").is_some());
     let refusal = LlmError {
@@ -242,9 +243,10 @@ fn request_body_maps_the_transcript_to_chat_messages() {
             input_schema: json!({"type": "object"}),
         }],
         max_tokens: 512,
+        cache: Default::default(),
     };
     assert_eq!(
-        request_body(&request, true),
+        request_body(&request, ChatFields::ALL),
         json!({
             "model": "deepseek-chat",
             "stream": true,

@@ -203,6 +203,7 @@ fn request_body_maps_the_transcript_to_items() {
             input_schema: json!({"type": "object"}),
         }],
         max_tokens: 2048,
+        cache: Default::default(),
     };
     assert_eq!(
         request_body(&request),

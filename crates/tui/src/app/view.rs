@@ -147,6 +147,13 @@ impl App {
         } else {
             String::new()
         };
+        // The session's share of input read from the prompt cache, once there is any.
+        let cache = match status.usage.cache_hit_rate() {
+            Some(rate) if status.usage.cache_read_input_tokens > 0 => {
+                format!(" · cache {:.0}%", rate * 100.0)
+            }
+            _ => String::new(),
+        };
         let cost = status
             .cost_usd
             .map_or(String::new(), |c| format!(" · ${c:.4}"));
@@ -155,7 +162,7 @@ impl App {
             other => format!(" · {}", other.name()),
         };
         let numbers = format!(
-            " · ↑{} ↓{}{context}{cost}{mode}",
+            " · ↑{} ↓{}{cache}{context}{cost}{mode}",
             thousands(status.usage.total_input()),
             thousands(status.usage.output_tokens),
         );

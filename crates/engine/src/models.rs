@@ -1,0 +1,149 @@
+//! What rein knows of a model's limits: its context window and the most output it may write
+//! per request. One built-in table by model-name prefix (the longest matching prefix wins; a
+//! router's `vendor/` prefix is ignored), which the user's config extends the same way
+//! (`[context_windows]`, `[max_output_tokens]`).
+
+/// A model's limits, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelLimits {
+    /// Input and output together.
+    pub context_window: u64,
+    /// Output per request (the request's `max_tokens` / `max_output_tokens`).
+    pub max_output: u32,
+}
+
+/// Limits of a model the table does not know: a window most servers offer and the output
+/// limit every provider accepts.
+pub const UNKNOWN_MODEL: ModelLimits = ModelLimits {
+    context_window: 128_000,
+    max_output: 8_192,
+};
+
+const fn m(context_window: u64, max_output: u32) -> ModelLimits {
+    ModelLimits {
+        context_window,
+        max_output,
+    }
+}
+
+/// Model-name prefix → limits, from the providers' model pages.
+const TABLE: &[(&str, ModelLimits)] = &[
+    ("claude", m(200_000, 8_192)),
+    ("claude-3-opus", m(200_000, 4_096)),
+    ("claude-3-haiku", m(200_000, 4_096)),
+    ("claude-3-5", m(200_000, 8_192)),
+    ("claude-3-7-sonnet", m(200_000, 64_000)),
+    ("claude-sonnet-4", m(200_000, 64_000)),
+    ("claude-haiku-4", m(200_000, 64_000)),
+    ("claude-opus-4", m(200_000, 32_000)),
+    ("claude-opus-4-5", m(200_000, 64_000)),
+    ("gpt-4.1", m(1_047_576, 32_768)),
+    ("gpt-4o", m(128_000, 16_384)),
+    ("gpt-5", m(400_000, 128_000)),
+    ("o3", m(200_000, 100_000)),
+    ("o4", m(200_000, 100_000)),
+    ("codex", m(400_000, 128_000)),
+    ("deepseek", m(128_000, 8_192)),
+    ("deepseek-reasoner", m(128_000, 64_000)),
+    ("qwen", m(128_000, 8_192)),
+    ("qwen3-coder", m(1_000_000, 65_536)),
+    ("kimi-k2", m(256_000, 16_384)),
+    ("moonshot", m(128_000, 8_192)),
+];
+
+/// Whether `name` starts with `prefix`, ignoring ASCII case.
+fn starts(name: &str, prefix: &str) -> bool {
+    name.get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+}
+
+/// The value of the longest prefix in `table` that `model` (or its last `/` segment) starts
+/// with.
+fn longest<'a, T>(model: &str, table: impl Iterator<Item = (&'a str, T)>) -> Option<T> {
+    let last = model.rsplit('/').next().unwrap_or(model);
+    table
+        .filter(|(prefix, _)| starts(model, prefix) || starts(last, prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, value)| value)
+}
+
+/// The built-in limits of `model` ([`UNKNOWN_MODEL`] when the table has no prefix of it).
+pub fn limits(model: &str) -> ModelLimits {
+    longest(model, TABLE.iter().map(|(p, l)| (*p, *l))).unwrap_or(UNKNOWN_MODEL)
+}
+
+/// The limits of `model` with the user's tables (model-name prefix → tokens) laid over the
+/// built-in one: a configured prefix beats the table, the longest configured prefix wins.
+pub fn limits_with(
+    model: &str,
+    windows: &[(String, u64)],
+    outputs: &[(String, u32)],
+) -> ModelLimits {
+    let table = limits(model);
+    ModelLimits {
+        context_window: longest(model, windows.iter().map(|(p, w)| (p.as_str(), *w)))
+            .unwrap_or(table.context_window),
+        max_output: longest(model, outputs.iter().map(|(p, o)| (p.as_str(), *o)))
+            .unwrap_or(table.max_output),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_table_gives_each_family_its_window_and_output_limit() {
+        let cases = [
+            ("claude-sonnet-4-5-20250929", 200_000, 64_000),
+            ("claude-opus-4-1", 200_000, 32_000),
+            ("claude-opus-4-5", 200_000, 64_000),
+            ("claude-3-5-haiku-latest", 200_000, 8_192),
+            ("claude-3-haiku-20240307", 200_000, 4_096),
+            ("openrouter/anthropic/claude-x", 200_000, 8_192),
+            ("gpt-5-codex", 400_000, 128_000),
+            ("gpt-4.1-mini", 1_047_576, 32_768),
+            ("gpt-4o", 128_000, 16_384),
+            ("o4-mini", 200_000, 100_000),
+            ("deepseek-chat", 128_000, 8_192),
+            ("deepseek-reasoner", 128_000, 64_000),
+            ("Qwen/Qwen3-Coder-30B", 1_000_000, 65_536),
+            ("mystery", 128_000, 8_192),
+        ];
+        for (model, window, output) in cases {
+            assert_eq!(limits(model), m(window, output), "{model}");
+        }
+    }
+
+    #[test]
+    fn configured_tables_beat_the_built_in_one_and_the_longest_prefix_wins() {
+        let windows = vec![
+            ("claude".to_string(), 1_000_000),
+            ("claude-haiku".to_string(), 50_000),
+            ("My-Local".to_string(), 32_768),
+        ];
+        let outputs = vec![
+            ("my-local".to_string(), 4_000),
+            ("claude".to_string(), 9_000),
+        ];
+        let cases = [
+            ("claude-sonnet-4-5", 1_000_000, 9_000),
+            ("claude-haiku-4-5", 50_000, 9_000),
+            ("my-local-coder:7b", 32_768, 4_000),
+            ("ollama/MY-LOCAL-coder", 32_768, 4_000),
+            ("gpt-4o", 128_000, 16_384),
+        ];
+        for (model, window, output) in cases {
+            assert_eq!(
+                limits_with(model, &windows, &outputs),
+                m(window, output),
+                "{model}"
+            );
+        }
+        assert_eq!(
+            limits_with("claude-sonnet-4-5", &[], &[]),
+            limits("claude-sonnet-4-5")
+        );
+    }
+}
