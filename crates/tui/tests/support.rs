@@ -95,17 +95,7 @@ impl Harness {
                 .content
                 .chunks(width)
                 .map(|row| {
-                    let mut text = String::new();
-                    let mut skip = 0;
-                    for cell in row {
-                        if skip > 0 {
-                            skip -= 1;
-                            continue;
-                        }
-                        let symbol = cell.symbol();
-                        skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
-                        text.push_str(symbol);
-                    }
+                    let text: String = visible_cells(row).map(|cell| cell.symbol()).collect();
                     text.trim_end().to_string()
                 })
                 .collect()
@@ -138,14 +128,8 @@ impl Harness {
         for row in buffer.content.chunks(width) {
             let mut line = String::new();
             let mut open: Option<String> = None;
-            let mut skip = 0;
-            for cell in row {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
+            for cell in visible_cells(row) {
                 let symbol = cell.symbol();
-                skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
                 let style = describe_style(cell.fg, cell.bg, cell.modifier);
                 // A blank cell keeps the run it is in only when it has the same style.
                 if style != open {
@@ -167,6 +151,19 @@ impl Harness {
         }
         out
     }
+}
+
+/// The cells of a row that show something: a wide character's continuation cells skipped.
+fn visible_cells(row: &[ratatui::buffer::Cell]) -> impl Iterator<Item = &ratatui::buffer::Cell> {
+    let mut skip = 0;
+    row.iter().filter(move |cell| {
+        if skip > 0 {
+            skip -= 1;
+            return false;
+        }
+        skip = unicode_width::UnicodeWidthStr::width(cell.symbol()).saturating_sub(1);
+        true
+    })
 }
 
 /// `red on black bold`, or `None` for the default style.
