@@ -192,6 +192,51 @@ async fn compact_on_demand_with_a_focus() {
 }
 
 #[tokio::test]
+async fn a_summary_request_answered_with_a_tool_call_is_asked_again_without_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
+    for prompt in ["first question", "second question"] {
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--base-url", &server.url()]);
+        if prompt.starts_with("second") {
+            cmd.arg("--continue");
+        }
+        cmd.arg(prompt);
+        assert!(output(cmd).await.status.success());
+    }
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},
+            {"text": "THE SUMMARY"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--continue",
+        "--compact",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let offered = |i: usize| requests[i].body["tools"].as_array().map_or(0, Vec::len);
+    assert!(offered(0) > 0, "the first request keeps the tools (cache)");
+    assert_eq!(offered(1), 0, "the second offers none");
+    let session = session_text(dir.path());
+    assert!(session.contains("THE SUMMARY"), "{session}");
+    // Both requests are paid for.
+    assert_eq!(
+        session.matches(r#""type":"usage""#).count(),
+        2 + 2,
+        "{session}"
+    );
+}
+
+#[tokio::test]
 async fn old_tool_results_are_cleared_before_anything_is_summarised() {
     let dir = tempfile::tempdir().unwrap();
     // The small window comes from the project's per-model table this time, not a flag.

@@ -127,6 +127,34 @@ impl Agent {
         }
     }
 
+    /// One summary request, its usage and cost counted; its deltas are not shown (the
+    /// summary is not part of the conversation).
+    async fn summary_turn(
+        &mut self,
+        request: rein_llm::ModelRequest,
+        cancel: &CancellationToken,
+    ) -> Result<rein_llm::AssembledResponse, String> {
+        let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
+        let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
+        {
+            TurnOutcome::Completed(response) => response,
+            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
+            TurnOutcome::Failed(error) => return Err(error.to_string()),
+        };
+        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+        self.record(SessionRecord::Usage {
+            model: self.config.model.clone(),
+            usage: response.usage,
+            cost_usd: cost,
+        });
+        self.session_usage.add(&response.usage);
+        self.session_cost = self
+            .session_cost
+            .zip(cost)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
+        Ok(response)
+    }
+
     pub(super) fn over_threshold(&self) -> bool {
         self.transcript.len() > 2
             && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
@@ -169,29 +197,18 @@ impl Agent {
         // cached prefix instead of paying for the whole transcript once more; the instruction
         // tells the model to answer in text.
         let request = self.request(messages);
-        // The summary is not part of the conversation: its deltas are not shown.
-        let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
-        let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
-        {
-            TurnOutcome::Completed(response) => response,
-            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
-            TurnOutcome::Failed(error) => return Err(error.to_string()),
-        };
+        let mut response = self.summary_turn(request.clone(), cancel).await?;
+        if response.message.text().trim().is_empty() && !request.tools.is_empty() {
+            // The model called a tool instead of writing: ask once more with no tools to call
+            // (that request cannot read the cached prefix, but the summary gets written).
+            let mut bare = request;
+            bare.tools.clear();
+            response = self.summary_turn(bare, cancel).await?;
+        }
         let summary = response.message.text();
         if summary.trim().is_empty() {
             return Err("the model returned an empty summary".into());
         }
-        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
-        self.record(SessionRecord::Usage {
-            model: self.config.model.clone(),
-            usage: response.usage,
-            cost_usd: cost,
-        });
-        self.session_usage.add(&response.usage);
-        self.session_cost = self
-            .session_cost
-            .zip(cost)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);
         let summary = match self.folder_memory.all() {
