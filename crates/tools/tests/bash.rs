@@ -343,3 +343,65 @@ async fn live_output_held_back_is_reported_while_the_command_still_runs() {
         ended.duration_since(*when)
     );
 }
+
+#[tokio::test]
+async fn nothing_the_command_sets_decides_where_rein_writes_or_which_folder_it_follows() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.root.join("sub")).unwrap();
+    let planted = ws.outside.join("planted");
+    let outside = ws.outside.display().to_string();
+    let lines = [
+        // The old report file's variable, and the shell's own PWD, set by the command.
+        format!("__REIN_CWD_FILE={} ; PWD={outside}", planted.display()),
+        format!("export __REIN_CWD_FILE={}; true", planted.display()),
+        // A forged report written early: the trap's own report comes last and wins.
+        format!("printf '%s\\0' {outside} >&77"),
+    ];
+    for line in &lines {
+        let out = ws.call("bash", json!({ "command": line })).await;
+        assert!(!out.is_error, "{line}: {}", out.text);
+        assert!(!out.text.contains("[note"), "{line}: {}", out.text);
+        assert!(!planted.exists(), "{line} wrote {}", planted.display());
+        let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+        assert_eq!(pwd.text, format!("{}\n", ws.root.display()), "{line}");
+    }
+    // A trap of the command's own that reports outside: not followed, and said.
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": format!("trap \"printf '%s\\0' {outside} >&77\" EXIT")}),
+        )
+        .await;
+    assert!(out.text.contains("outside the workspace"), "{}", out.text);
+    let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(pwd.text, format!("{}\n", ws.root.display()));
+    // Nor a report of a file, or of a path that is not absolute.
+    for fake in ["sub", "/dev/null"] {
+        let out = ws
+            .call(
+                "bash",
+                json!({"command": format!("trap \"printf '%s\\0' {fake} >&77\" EXIT")}),
+            )
+            .await;
+        assert!(out.text.contains("[note"), "{fake}: {}", out.text);
+    }
+    assert!(!planted.exists());
+}
+
+#[tokio::test]
+async fn a_background_process_holding_the_report_pipe_does_not_hold_up_the_call() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.root.join("sub")).unwrap();
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": "(sleep 30 >/dev/null 2>&1 &); cd sub && echo moved"}),
+        )
+        .await;
+    assert_eq!(out.text, "moved\n");
+    let pwd = ws.call("bash", json!({"command": "pwd"})).await;
+    assert_eq!(pwd.text, format!("{}\n", ws.root.join("sub").display()));
+    let _ = std::process::Command::new("pkill")
+        .args(["-f", "^sleep 30$"])
+        .status();
+}

@@ -1,21 +1,20 @@
 //! The `bash` tool: runs a command with `bash -c` in a working directory that persists across
 //! calls and never leaves the workspace.
 //!
-//! The final directory is learned from an `EXIT` trap that writes `$PWD` to a private temp
-//! file; a trap keeps the shell's exit status, so the code reported is the command's own.
+//! The final directory is learned from an `EXIT` trap that writes `$PWD` to a pipe rein
+//! opened itself ([`cwd`]), and followed only when the guard finds it a folder inside the
+//! workspace.
 
+mod cwd;
 mod facts;
 mod paths;
 mod process;
 
 use process::OutputFile;
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use schemars::JsonSchema;
@@ -33,11 +32,6 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Largest timeout a call may ask for; larger values are clamped to it.
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
 
-/// Environment variable naming the file the exit trap writes the final directory to.
-const CWD_FILE_VAR: &str = "__REIN_CWD_FILE";
-/// First line of every script: report the final directory, whatever way the shell exits.
-const CWD_TRAP: &str = r#"trap 'builtin printf "%s" "$PWD" > "$__REIN_CWD_FILE"' EXIT"#;
-
 /// Arguments of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashArgs {
@@ -52,8 +46,6 @@ pub struct BashArgs {
 pub struct Bash {
     /// The directory the next command starts in; `None` means the workspace root.
     cwd: Mutex<Option<PathBuf>>,
-    /// Distinguishes the temp files of calls made by this tool.
-    calls: AtomicU64,
     /// Most bytes of output kept.
     output_limit: usize,
 }
@@ -69,7 +61,6 @@ impl Bash {
     pub fn with_output_limit(limit: usize) -> Self {
         Self {
             cwd: Mutex::new(None),
-            calls: AtomicU64::new(0),
             output_limit: limit,
         }
     }
@@ -103,24 +94,6 @@ impl Bash {
 
     fn remember(&self, dir: PathBuf) {
         *self.cwd.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
-    }
-
-    /// A fresh private file for the exit trap to write to.
-    fn cwd_file(&self) -> std::io::Result<CwdFile> {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "rein-cwd-{}-{}-{nanos}",
-            std::process::id(),
-            self.calls.fetch_add(1, Ordering::Relaxed)
-        ));
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?;
-        Ok(CwdFile(path))
     }
 }
 
@@ -165,16 +138,15 @@ impl TypedTool for Bash {
             (dir, Some(note)) => (dir, vec![note]),
             (dir, None) => (dir, vec![]),
         };
-        let cwd_file = match self.cwd_file() {
-            Ok(file) => file,
-            Err(e) => return ToolOutput::error(format!("cannot start bash: temp file: {e}")),
-        };
         let mut command = tokio::process::Command::new("bash");
+        let report = match cwd::CwdReport::attach(&mut command) {
+            Ok(report) => report,
+            Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
+        };
         command
             .arg("-c")
-            .arg(format!("{CWD_TRAP}\n{}", args.command))
+            .arg(format!("{}\n{}", cwd::CWD_TRAP, args.command))
             .current_dir(&start)
-            .env(CWD_FILE_VAR, &cwd_file.0)
             // Nothing can answer a pager or a prompt.
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
@@ -210,37 +182,41 @@ impl TypedTool for Bash {
             Ok(finished) => finished,
             Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
         };
-        if let Some(note) = self.follow_cwd(&cwd_file.0, &start, &ctx.guard) {
+        if let Some(note) = self.follow_cwd(report.take(), &start, &ctx.guard) {
             notes.push(note);
         }
         render(finished, timeout_ms, &notes)
     }
 }
 
-/// Most of the cwd file read: a path, far below this.
-const MAX_CWD_FILE_BYTES: u64 = 64 * 1024;
-
 impl Bash {
-    /// Adopts the directory the shell ended in when it is inside the workspace; otherwise keeps
-    /// `start` and returns a note saying so.
-    fn follow_cwd(&self, file: &Path, start: &Path, guard: &WorkspaceGuard) -> Option<String> {
-        // The command could have put anything there: read it as any file rein reads itself.
-        let reported = crate::read_regular(file, MAX_CWD_FILE_BYTES).ok()??;
-        if reported.is_empty() {
-            return None; // The trap did not run (killed, `exec`, own EXIT trap).
-        }
-        let end = std::fs::canonicalize(&reported).unwrap_or_else(|_| PathBuf::from(&reported));
-        if guard.contains(&end) {
+    /// Adopts the directory the shell reported ending in when the guard finds it inside the
+    /// workspace and not a file; otherwise keeps `start` and returns a note saying so.
+    fn follow_cwd(
+        &self,
+        reported: Option<String>,
+        start: &Path,
+        guard: &WorkspaceGuard,
+    ) -> Option<String> {
+        // The trap did not run (killed, `exec`, the command's own EXIT trap).
+        let reported = reported?;
+        let end = Path::new(&reported)
+            .is_absolute()
+            .then(|| guard.resolve_read(&reported).ok())
+            .flatten()
+            // A folder removed meanwhile is remembered: the next call says it is gone.
+            .filter(|end| guard.contains(end) && !end.is_file());
+        if let Some(end) = end {
             self.remember(end);
-            None
-        } else {
-            self.remember(start.to_path_buf());
-            Some(format!(
-                "[note: the command ended in {reported}, outside the workspace; \
-                 the working directory stays {}]",
-                guard.display(start)
-            ))
+            return None;
         }
+        self.remember(start.to_path_buf());
+        Some(format!(
+            "[note: the command ended in {}, outside the workspace; the working directory \
+             stays {}]",
+            reported.chars().take(200).collect::<String>(),
+            guard.display(start)
+        ))
     }
 }
 
@@ -288,13 +264,4 @@ fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
 fn seconds(ms: u64) -> String {
     // f64's Display prints no trailing zeros and is exact for any sane timeout.
     format!("{} s", ms as f64 / 1000.0)
-}
-
-/// The exit trap's temp file, removed when the call ends (or is abandoned).
-struct CwdFile(PathBuf);
-
-impl Drop for CwdFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
 }
