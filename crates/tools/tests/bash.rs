@@ -405,3 +405,46 @@ async fn a_background_process_holding_the_report_pipe_does_not_hold_up_the_call(
         .args(["-f", "^sleep 30$"])
         .status();
 }
+
+/// Processes whose command line is exactly `sleep <seconds>` for one of `seconds`.
+fn sleeping(seconds: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'));
+        if !zombie
+            && seconds
+                .iter()
+                .any(|s| cmdline.trim_end() == format!("sleep {s}"))
+        {
+            found.push(format!(
+                "{}: {cmdline}",
+                entry.file_name().to_string_lossy()
+            ));
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_timeout_kills_what_left_the_group_too() {
+    let ws = Workspace::new();
+    // A new session (setsid), and a double fork, both outliving the shell's group.
+    let line = "setsid sleep 917.1 & ( ( sleep 917.2 & ) & ); setsid -f sleep 917.3; sleep 60";
+    let out = ws
+        .call("bash", json!({"command": line, "timeout_ms": 700}))
+        .await;
+    assert!(out.is_error);
+    assert!(
+        out.text
+            .contains("the command and its child processes were killed"),
+        "{}",
+        out.text
+    );
+    let left = sleeping(&["917.1", "917.2", "917.3"]);
+    assert!(left.is_empty(), "still running: {left:?}");
+}

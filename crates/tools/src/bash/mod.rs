@@ -9,6 +9,7 @@ mod cwd;
 mod facts;
 mod paths;
 mod process;
+mod tree;
 
 use process::OutputFile;
 
@@ -234,13 +235,14 @@ fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
         Ending::Exited(code) => Some(format!("[exit code {code}]")),
         Ending::Signalled(signal) => Some(format!("[killed by signal {signal}]")),
         Ending::TimedOut => Some(format!(
-            "[timed out after {}; the command and its child processes were killed]",
-            seconds(timeout_ms)
+            "[timed out after {}; {}]",
+            seconds(timeout_ms),
+            killed(&finished.survivors)
         )),
-        Ending::Cancelled => Some(
-            "[interrupted by the user; the command and its child processes were killed]"
-                .to_string(),
-        ),
+        Ending::Cancelled => Some(format!(
+            "[interrupted by the user; {}]",
+            killed(&finished.survivors)
+        )),
     };
     let is_error = status.is_some();
     if text.is_empty() && !is_error {
@@ -260,8 +262,37 @@ fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
     .with_details(ToolDetails::Command(run))
 }
 
+/// What a kill did: all of it, or honestly which processes are still running.
+fn killed(survivors: &[i32]) -> String {
+    if survivors.is_empty() {
+        return "the command and its child processes were killed".to_string();
+    }
+    let pids: Vec<String> = survivors.iter().map(i32::to_string).collect();
+    format!(
+        "the command was killed, but processes it started are still running (pid {})",
+        pids.join(", ")
+    )
+}
+
 /// `120000` → `120 s`, `500` → `0.5 s`.
 fn seconds(ms: u64) -> String {
     // f64's Display prints no trailing zeros and is exact for any sane timeout.
     format!("{} s", ms as f64 / 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kill_that_left_processes_running_says_which() {
+        assert_eq!(
+            killed(&[]),
+            "the command and its child processes were killed"
+        );
+        assert_eq!(
+            killed(&[41, 42]),
+            "the command was killed, but processes it started are still running (pid 41, 42)"
+        );
+    }
 }

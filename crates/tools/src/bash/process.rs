@@ -53,6 +53,8 @@ pub(crate) enum Ending {
 pub(crate) struct Finished {
     /// How it ended.
     pub ending: Ending,
+    /// Processes the call started that were still alive after it was killed.
+    pub survivors: Vec<i32>,
     /// Merged stdout and stderr, head and tail kept within the limit.
     pub output: String,
 }
@@ -244,10 +246,12 @@ pub(crate) async fn run_in_group(
         .stdout(Stdio::from(write_end.try_clone()?))
         .stderr(Stdio::from(write_end))
         .process_group(0);
+    let mark = super::tree::CallMark::new();
+    command.env(super::tree::MARK_VAR, mark.value());
     let mut child = command.spawn()?;
     // The command holds our copies of the write end; EOF comes only once they are closed.
     drop(command);
-    let mut group = GroupKiller::new(child.id());
+    let mut group = GroupKiller::new(child.id(), mark);
 
     let mut output = Sinks {
         limit: output_limit,
@@ -274,20 +278,25 @@ pub(crate) async fn run_in_group(
                 if live_due.is_some() => output.flush_live(),
         }
     };
-    match ending {
+    let survivors = match ending {
         Ending::TimedOut | Ending::Cancelled => {
-            group.kill();
+            let survivors = group.kill();
             child.wait().await?;
+            survivors
         }
         // The shell is gone; what it left running in the background is not ours to kill.
-        Ending::Exited(_) | Ending::Signalled(_) => group.disarm(),
-    }
+        Ending::Exited(_) | Ending::Signalled(_) => {
+            group.disarm();
+            Vec::new()
+        }
+    };
     if open {
         drain(&mut reader, &mut output, &mut chunk).await;
     }
     output.flush_live();
     Ok(Finished {
         ending,
+        survivors,
         output: output.finish(),
     })
 }
@@ -315,21 +324,26 @@ fn ending_of(status: ExitStatus) -> Ending {
 /// mid-run leaves no processes behind.
 struct GroupKiller {
     pgid: Option<Pid>,
+    /// The call's mark, for what left the group (`setsid`).
+    mark: super::tree::CallMark,
 }
 
 impl GroupKiller {
-    fn new(leader: Option<u32>) -> Self {
+    fn new(leader: Option<u32>, mark: super::tree::CallMark) -> Self {
         let pgid = leader
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
-        Self { pgid }
+        Self { pgid, mark }
     }
 
-    fn kill(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            // ESRCH (the group is already gone) is fine.
-            let _ = killpg(pgid, Signal::SIGKILL);
-        }
+    /// Kills the group and every process carrying the call's mark; returns those still alive.
+    fn kill(&mut self) -> Vec<i32> {
+        let Some(pgid) = self.pgid.take() else {
+            return Vec::new();
+        };
+        // ESRCH (the group is already gone) is fine.
+        let _ = killpg(pgid, Signal::SIGKILL);
+        self.mark.kill_marked()
     }
 
     /// Called once the leader is reaped normally: its pid (and so the group id) may be reused.
@@ -340,6 +354,6 @@ impl GroupKiller {
 
 impl Drop for GroupKiller {
     fn drop(&mut self) {
-        self.kill();
+        let _ = self.kill();
     }
 }
