@@ -16,7 +16,15 @@ pub struct OutputBudget {
     limit: usize,
     save_dir: Option<PathBuf>,
     saved: Arc<AtomicU64>,
+    /// Most bytes the session's saved outputs may take before the oldest are removed.
+    session_cap: u64,
+    /// Saved outputs removed to stay under the cap and not yet told to the model.
+    dropped: Arc<AtomicU64>,
 }
+
+/// Most bytes one session's saved outputs take: past it, the oldest are removed before the
+/// next is saved (one more output, at most 64 MiB, may overshoot it until then).
+pub const SESSION_SAVED_CAP: u64 = 512 * 1024 * 1024;
 
 impl Default for OutputBudget {
     fn default() -> Self {
@@ -32,6 +40,56 @@ impl OutputBudget {
             limit: limit.max(200),
             save_dir,
             saved: Arc::new(AtomicU64::new(0)),
+            session_cap: SESSION_SAVED_CAP,
+            dropped: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Keeps the session's saved outputs under `bytes` instead of [`SESSION_SAVED_CAP`].
+    pub fn with_session_cap(mut self, bytes: u64) -> Self {
+        self.session_cap = bytes;
+        self
+    }
+
+    /// A note for the model when saved outputs were removed since it was last told (their
+    /// paths, quoted in earlier results, no longer open).
+    pub fn take_dropped_note(&self) -> Option<String> {
+        let dropped = self.dropped.swap(0, Ordering::Relaxed);
+        (dropped > 0).then(|| {
+            format!(
+                "[note: {dropped} older saved output(s) were removed to keep this session's \
+                 saved outputs under {} MiB]",
+                self.session_cap / (1024 * 1024)
+            )
+        })
+    }
+
+    /// Removes the oldest saved outputs (lowest numbers) until the folder holds at most the
+    /// session cap.
+    fn prune(&self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<(String, u64)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let meta = e.metadata().ok().filter(std::fs::Metadata::is_file)?;
+                Some((e.file_name().to_string_lossy().into_owned(), meta.len()))
+            })
+            .collect();
+        let mut total: u64 = files.iter().map(|(_, len)| len).sum();
+        if total <= self.session_cap {
+            return;
+        }
+        files.sort();
+        for (name, len) in files {
+            if total <= self.session_cap {
+                break;
+            }
+            if std::fs::remove_file(dir.join(&name)).is_ok() {
+                total = total.saturating_sub(len);
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 
@@ -66,10 +124,14 @@ impl OutputBudget {
             Some(Err(e)) => format!(" (the full output could not be saved: {e})"),
             None => format!(" of {} bytes", text.len()),
         };
-        let marker = format!(
+        let mut marker = format!(
             "\n[... {} bytes omitted{where_} ...]\n",
             tail_start - head_end
         );
+        if let Some(note) = self.take_dropped_note() {
+            marker.push_str(&note);
+            marker.push('\n');
+        }
         let mut out = String::with_capacity(self.limit + marker.len());
         out.push_str(&text[..head_end]);
         out.push_str(&marker);
@@ -88,6 +150,7 @@ impl OutputBudget {
         if let Err(e) = std::fs::create_dir_all(dir) {
             return Some(Err(e));
         }
+        self.prune(dir);
         let name: String = tool
             .chars()
             .map(|c| {
@@ -176,6 +239,37 @@ mod tests {
             out.text
                 .contains(&format!("bytes omitted of {} bytes", text.len()))
         );
+    }
+
+    #[test]
+    fn past_the_session_cap_the_oldest_saved_outputs_go_first_and_the_model_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let budget = OutputBudget::new(500, Some(dir.path().to_path_buf())).with_session_cap(5_000);
+        for _ in 0..4 {
+            let out = budget.apply("bash", ToolOutput::ok(long_text(300)));
+            assert!(out.text.contains("is saved in"), "{}", out.text);
+        }
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let total: u64 = names
+            .iter()
+            .map(|n| std::fs::metadata(dir.path().join(n)).unwrap().len())
+            .sum();
+        // Each output is a few KB: the newest stays, the oldest went.
+        assert!(!names.contains(&"0001-bash.txt".to_string()), "{names:?}");
+        assert!(names.contains(&"0004-bash.txt".to_string()), "{names:?}");
+        assert!(total <= 5_000 + 4_000, "{total}");
+        // The removal was said once, in the result that caused it.
+        let out = budget.apply("bash", ToolOutput::ok(long_text(300)));
+        assert!(
+            out.text.contains("older saved output(s) were removed"),
+            "{}",
+            out.text
+        );
+        assert!(budget.take_dropped_note().is_none());
     }
 
     #[test]

@@ -53,8 +53,8 @@ mod write_file;
 
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use atomic::write_atomic;
-pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS};
-pub use budget::OutputBudget;
+pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT};
+pub use budget::{OutputBudget, SESSION_SAVED_CAP};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
 pub use edit::{EditFile, EditFileArgs};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};

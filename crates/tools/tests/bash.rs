@@ -448,3 +448,52 @@ async fn a_timeout_kills_what_left_the_group_too() {
     let left = sleeping(&["917.1", "917.2", "917.3"]);
     assert!(left.is_empty(), "still running: {left:?}");
 }
+
+#[tokio::test]
+async fn each_call_has_a_private_temp_folder_removed_when_it_ends() {
+    let ws = Workspace::new();
+    let out = ws
+        .call(
+            "bash",
+            json!({"command": "echo $TMPDIR; echo spill > \"$TMPDIR/sort.tmp\"; sleep 30", "timeout_ms": 500}),
+        )
+        .await;
+    let tmp = out.text.lines().next().unwrap().to_string();
+    assert!(tmp.contains("rein-tmp-"), "{}", out.text);
+    assert!(out.text.contains("timed out"), "{}", out.text);
+    assert!(
+        !std::path::Path::new(&tmp).exists(),
+        "{tmp} was left behind"
+    );
+    // The next call gets a folder of its own.
+    let next = ws.call("bash", json!({"command": "echo $TMPDIR"})).await;
+    assert_ne!(next.text.trim(), tmp);
+}
+
+#[tokio::test]
+async fn a_line_run_without_asking_has_a_memory_ceiling_and_others_do_not() {
+    let mut ws = Workspace::new();
+    let mut registry = rein_tools::ToolRegistry::new();
+    registry.register(rein_tools::typed(
+        rein_tools::Bash::new().with_read_only_memory(32 * 1024 * 1024),
+    ));
+    ws.registry = registry;
+    // One 64 MiB line: sorting it needs more than the ceiling.
+    std::fs::File::create(ws.root.join("big"))
+        .unwrap()
+        .set_len(64 * 1024 * 1024)
+        .unwrap();
+    let proven = ws
+        .call("bash", json!({"command": "sort big | wc -c"}))
+        .await;
+    assert!(proven.text.contains("memory exhausted"), "{}", proven.text);
+    // The same work in a line that needed the user's approval is not held back.
+    let asked = ws
+        .call(
+            "bash",
+            json!({"command": "sort big > sorted && wc -c < sorted"}),
+        )
+        .await;
+    // (sort ends the one line with a newline.)
+    assert_eq!(asked.text.trim(), "67108865", "{}", asked.text);
+}

@@ -43,12 +43,24 @@ pub struct BashArgs {
 }
 
 /// The `bash` tool. Holds the shell's working directory between calls.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Bash {
     /// The directory the next command starts in; `None` means the workspace root.
     cwd: Mutex<Option<PathBuf>>,
     /// Most bytes of output kept.
     output_limit: usize,
+    /// Most bytes of data memory a proven read-only line may take.
+    read_only_memory: u64,
+}
+
+/// Data memory (`ulimit -d`) for a line that runs without asking because it is proven
+/// read-only: generous for any reader, a ceiling for one that never stops growing.
+pub const READ_ONLY_MEMORY_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
+
+impl Default for Bash {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Bash {
@@ -63,7 +75,15 @@ impl Bash {
         Self {
             cwd: Mutex::new(None),
             output_limit: limit,
+            read_only_memory: READ_ONLY_MEMORY_LIMIT,
         }
+    }
+
+    /// Lets proven read-only lines take at most `bytes` of data memory instead of
+    /// [`READ_ONLY_MEMORY_LIMIT`].
+    pub fn with_read_only_memory(mut self, bytes: u64) -> Self {
+        self.read_only_memory = bytes;
+        self
     }
 
     /// Where the next command starts, and a note when the remembered directory is gone.
@@ -144,16 +164,32 @@ impl TypedTool for Bash {
             Ok(report) => report,
             Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
         };
+        // A private temp folder, removed with everything in it when the call ends (a killed
+        // `sort` leaves its spill files there).
+        let tmp = match tempfile::Builder::new().prefix("rein-tmp-").tempdir() {
+            Ok(tmp) => tmp,
+            Err(e) => return ToolOutput::error(format!("cannot start bash: a temp folder: {e}")),
+        };
+        let proven = self.proven_read_only(&args.command, &start, ctx);
+        // A line that runs without asking gets a memory ceiling (`tail` of an endless file).
+        let ceiling = if proven {
+            format!("ulimit -d {} 2>/dev/null\n", self.read_only_memory / 1024)
+        } else {
+            String::new()
+        };
         command
             .arg("-c")
-            .arg(format!("{}\n{}", cwd::CWD_TRAP, args.command))
+            .arg(format!("{}\n{ceiling}{}", cwd::CWD_TRAP, args.command))
             .current_dir(&start)
             // Nothing can answer a pager or a prompt.
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
+        for var in ["TMPDIR", "TMP", "TEMP"] {
+            command.env(var, tmp.path());
+        }
         ctx.hidden_env.apply(&mut command);
-        if self.proven_read_only(&args.command, &start, ctx) {
+        if proven {
             // Run as proven: git may not start a hook-like program from the repository's
             // config, no pager or `LESSOPEN` preprocessor runs.
             let env = crate::shell::read_only_env();
@@ -183,9 +219,11 @@ impl TypedTool for Bash {
             Ok(finished) => finished,
             Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
         };
+        drop(tmp);
         if let Some(note) = self.follow_cwd(report.take(), &start, &ctx.guard) {
             notes.push(note);
         }
+        notes.extend(ctx.budget.take_dropped_note());
         render(finished, timeout_ms, &notes)
     }
 }
