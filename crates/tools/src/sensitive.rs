@@ -63,6 +63,11 @@ pub const DEFAULT_SENSITIVE: &[&str] = &[
 #[derive(Debug, Clone)]
 pub struct SensitivePaths {
     prefixes: Vec<(PathBuf, String)>,
+    /// The clean prefixes by their bytes, to their first place in `prefixes`: a clean path
+    /// looks up each of its ancestors instead of comparing itself with every prefix.
+    clean_prefixes: rustc_hash::FxHashMap<Vec<u8>, usize>,
+    /// Whether some prefix is not clean (then every prefix is compared).
+    unclean_prefix: bool,
     names: GlobSet,
     name_patterns: Vec<String>,
     /// Absolute path globs with what to call them (e.g. the user's `Read` deny rules).
@@ -108,8 +113,11 @@ impl SensitivePaths {
         let names = names
             .build()
             .map_err(|e| format!("invalid sensitive-path patterns: {e}"))?;
+        let (clean_prefixes, unclean_prefix) = index(&prefixes);
         Ok(Self {
             prefixes,
+            clean_prefixes,
+            unclean_prefix,
             names,
             name_patterns,
             globs: Vec::new(),
@@ -131,6 +139,8 @@ impl SensitivePaths {
     pub fn empty() -> Self {
         Self {
             prefixes: Vec::new(),
+            clean_prefixes: rustc_hash::FxHashMap::default(),
+            unclean_prefix: false,
             names: GlobSet::empty(),
             name_patterns: Vec::new(),
             globs: Vec::new(),
@@ -154,9 +164,7 @@ impl SensitivePaths {
         granted: Option<&Path>,
     ) -> Option<&str> {
         let clean = is_clean(path);
-        if let Some((_, pattern)) = self.prefixes.iter().find(|(prefix, _)| {
-            starts_with(path, clean, prefix) && !granted.is_some_and(|g| g.starts_with(prefix))
-        }) {
+        if let Some(pattern) = self.prefix_of(path, clean, granted) {
             return Some(pattern);
         }
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
@@ -200,6 +208,55 @@ impl SensitivePaths {
             .find(|(prefix, _)| holds_inode(prefix, target, &mut budget))
             .map(|(_, pattern)| pattern.as_str())
     }
+}
+
+impl SensitivePaths {
+    /// The pattern of the first prefix (in list order) that holds `path` and does not hold
+    /// `granted`.
+    fn prefix_of(&self, path: &Path, clean: bool, granted: Option<&Path>) -> Option<&str> {
+        use std::os::unix::ffi::OsStrExt;
+        let holds = |prefix: &Path| {
+            starts_with(path, clean, prefix) && !granted.is_some_and(|g| g.starts_with(prefix))
+        };
+        if !clean || self.unclean_prefix {
+            return self
+                .prefixes
+                .iter()
+                .find(|(prefix, _)| holds(prefix))
+                .map(|(_, pattern)| pattern.as_str());
+        }
+        // Every ancestor of a clean path ends before one of its `/`s (or is the path itself).
+        let bytes = path.as_os_str().as_bytes();
+        let ends = bytes
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| **b == b'/' && *i > 0)
+            .map(|(i, _)| i)
+            .chain([bytes.len()]);
+        let root = self.clean_prefixes.get(b"/".as_slice()).copied();
+        ends.filter_map(|end| self.clean_prefixes.get(&bytes[..end]).copied())
+            .chain(root)
+            .filter(|i| holds(&self.prefixes[*i].0))
+            .min()
+            .map(|i| self.prefixes[i].1.as_str())
+    }
+}
+
+/// The clean prefixes by their bytes (first place in the list), and whether any is not clean.
+fn index(prefixes: &[(PathBuf, String)]) -> (rustc_hash::FxHashMap<Vec<u8>, usize>, bool) {
+    use std::os::unix::ffi::OsStrExt;
+    let mut clean = rustc_hash::FxHashMap::default();
+    let mut unclean = false;
+    for (i, (prefix, _)) in prefixes.iter().enumerate() {
+        if is_clean(prefix) {
+            clean
+                .entry(prefix.as_os_str().as_bytes().to_vec())
+                .or_insert(i);
+        } else {
+            unclean = true;
+        }
+    }
+    (clean, unclean)
 }
 
 /// [`Path::starts_with`] (component by component), compared as bytes when both paths are
@@ -327,6 +384,47 @@ mod tests {
         ];
         for (path, expected) in cases {
             assert_eq!(list.matching(Path::new(path), root), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn looking_up_ancestors_finds_what_comparing_every_prefix_finds() {
+        let home = Path::new("/home/u");
+        let list = SensitivePaths::new(
+            DEFAULT_SENSITIVE
+                .iter()
+                .copied()
+                .chain(["/srv/keys", "/home/u/.config", "/"]),
+            Some(home),
+        )
+        .unwrap();
+        let paths = [
+            "/home/u/.ssh/id",
+            "/home/u/.sshx",
+            "/home/u/.config/gh/hosts.yml",
+            "/home/u/.config",
+            "/home/u/.configs/x",
+            "/home/u/proj/src/main.rs",
+            "/srv/keys",
+            "/srv/keys/a/b",
+            "/srv/keysx",
+            "/",
+            "/etc/passwd",
+            "/home/u/.local/share/rein/x",
+        ];
+        let granted = [None, Some(Path::new("/home/u/.config/gh"))];
+        for path in paths {
+            for granted in granted {
+                let linear = list
+                    .prefixes
+                    .iter()
+                    .find(|(p, _)| {
+                        Path::new(path).starts_with(p) && !granted.is_some_and(|g| g.starts_with(p))
+                    })
+                    .map(|(_, pattern)| pattern.as_str());
+                let indexed = list.prefix_of(Path::new(path), true, granted);
+                assert_eq!(indexed, linear, "{path} granted {granted:?}");
+            }
         }
     }
 
