@@ -130,6 +130,9 @@ pub struct ExecArgs {
     /// The model's context window in tokens (default: from the model's name).
     #[arg(long, value_name = "TOKENS")]
     pub context_window: Option<u64>,
+    /// How hard the model thinks: minimal, low, medium or high (default: the model's own).
+    #[arg(long, value_name = "LEVEL", value_parser = rein_llm::Effort::parse)]
+    pub effort: Option<rein_llm::Effort>,
     /// Compact the (resumed) transcript now, before the prompt if one is given.
     #[arg(long)]
     pub compact: bool,

@@ -245,6 +245,7 @@ pub fn agent_config(
     if let Some(ttl) = &config.cache_ttl {
         agent.cache_ttl = ttl.value;
     }
+    agent.effort = args.effort.or(config.effort.as_ref().map(|s| s.value));
     if let Some(limit) = &config.output_limit {
         agent.output_limit = limit.value;
     }

@@ -222,3 +222,40 @@ async fn a_deny_rule_beats_bypass_end_to_end() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn the_effort_flag_reaches_the_request_and_a_bad_level_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "thought about it"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--effort",
+        "medium",
+        "think",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = &server.requests()[0].body;
+    assert_eq!(body["thinking"]["type"], "enabled", "{body}");
+    assert_eq!(body["thinking"]["budget_tokens"], 10_000, "{body}");
+
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--effort",
+        "max",
+        "think",
+    ]);
+    let out = output(cmd).await;
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("minimal, low, medium or high"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -35,6 +35,7 @@ pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
+pub use rein_llm::Effort;
 
 /// Where the engine sends its events. A closed receiver is fine: events are then dropped.
 pub type EventSender = tokio::sync::mpsc::UnboundedSender<rein_protocol::Event>;

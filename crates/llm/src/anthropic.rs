@@ -42,6 +42,15 @@ impl WireProtocol for AnthropicProtocol {
         request_body(request)
     }
 
+    /// Thinking between tool calls (interleaved) is a beta the request must name.
+    fn request_headers(&self, request: &ModelRequest) -> Vec<(&'static str, &'static str)> {
+        if thinking_budget(request).is_some() && !request.tools.is_empty() {
+            vec![("anthropic-beta", crate::effort::INTERLEAVED_THINKING_BETA)]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn parser(&self) -> Box<dyn StreamParser> {
         Box::new(AnthropicParser::default())
     }
@@ -59,6 +68,9 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         "messages": messages,
         "stream": true,
     });
+    if let Some(budget) = thinking_budget(request) {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
     if !request.system.is_empty() {
         body["system"] = json!([{
             "type": "text",
@@ -72,6 +84,11 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         body["tools"] = json!(tools);
     }
     body
+}
+
+/// The thinking budget the request's effort asks for, if it asks to think.
+fn thinking_budget(request: &ModelRequest) -> Option<u32> {
+    request.effort?.anthropic_budget(request.max_tokens)
 }
 
 fn tool(spec: &ToolSpec) -> Value {

@@ -46,6 +46,8 @@ pub struct ModelRequest {
     pub max_tokens: u32,
     /// Prompt-cache settings (Anthropic breakpoint lifetime, OpenAI cache key).
     pub cache: PromptCache,
+    /// How hard the model should think; `None` leaves the model's default.
+    pub effort: Option<crate::Effort>,
 }
 
 /// One step of a streamed model response.

@@ -38,6 +38,10 @@ pub(crate) trait WireProtocol: Send + Sync + 'static {
     fn endpoint(&self, base_url: &str) -> String;
     /// Adds authentication and protocol headers.
     fn authorize(&self, builder: RequestBuilder, api_key: Option<&str>) -> RequestBuilder;
+    /// Headers a particular request needs (a beta feature it uses).
+    fn request_headers(&self, _request: &ModelRequest) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
     /// The JSON body for a request (built anew for every attempt).
     fn body(&self, request: &ModelRequest) -> Value;
     /// A fresh parser for one response.
@@ -211,9 +215,12 @@ impl<P: WireProtocol> Attempts<P> {
             .header(ACCEPT, "text/event-stream")
             .header(USER_AGENT, concat!("rein/", env!("CARGO_PKG_VERSION")))
             .body(body);
-        let builder = inner
+        let mut builder = inner
             .protocol
             .authorize(builder, inner.config.api_key.as_deref());
+        for (name, value) in inner.protocol.request_headers(&self.request) {
+            builder = builder.header(name, value);
+        }
         let idle = inner.config.idle_timeout;
         let response = match tokio::time::timeout(idle, builder.send()).await {
             Err(_) => return Err(self.idle_error()),

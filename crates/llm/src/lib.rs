@@ -27,6 +27,7 @@
 //!     tools: vec![],
 //!     max_tokens: 1024,
 //!     cache: Default::default(),
+//!     effort: None,
 //! });
 //! let mut assembler = ResponseAssembler::new();
 //! while let Some(event) = stream.next().await {
@@ -41,6 +42,7 @@ mod anthropic;
 mod assemble;
 mod cache;
 mod client;
+mod effort;
 mod error;
 mod http;
 mod openai_chat;
@@ -53,6 +55,7 @@ mod sse;
 pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use cache::{CacheTtl, PromptCache};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
+pub use effort::Effort;
 pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, price, round_cost};
 pub use provider::{

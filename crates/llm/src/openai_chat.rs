@@ -22,6 +22,7 @@ pub(crate) use stream::ChatParser;
 pub(crate) struct ChatProtocol {
     omit_stream_options: AtomicBool,
     omit_prompt_cache_key: AtomicBool,
+    omit_reasoning_effort: AtomicBool,
 }
 
 /// Which optional fields a Chat Completions body carries; a server that refuses one gets the
@@ -32,6 +33,8 @@ pub(crate) struct ChatFields {
     pub usage_in_stream: bool,
     /// `prompt_cache_key` (OpenAI's cache routing; other servers may not know it).
     pub prompt_cache_key: bool,
+    /// `reasoning_effort`, when the request sets an effort.
+    pub reasoning_effort: bool,
 }
 
 #[cfg(test)]
@@ -40,6 +43,7 @@ impl ChatFields {
     pub(crate) const ALL: Self = Self {
         usage_in_stream: true,
         prompt_cache_key: true,
+        reasoning_effort: true,
     };
 }
 
@@ -60,6 +64,7 @@ impl WireProtocol for ChatProtocol {
         let fields = ChatFields {
             usage_in_stream: !self.omit_stream_options.load(Ordering::Relaxed),
             prompt_cache_key: !self.omit_prompt_cache_key.load(Ordering::Relaxed),
+            reasoning_effort: !self.omit_reasoning_effort.load(Ordering::Relaxed),
         };
         request_body(request, fields)
     }
@@ -79,6 +84,8 @@ impl WireProtocol for ChatProtocol {
             &self.omit_stream_options
         } else if message.contains("prompt_cache_key") {
             &self.omit_prompt_cache_key
+        } else if message.contains("reasoning_effort") {
+            &self.omit_reasoning_effort
         } else {
             return false;
         };
@@ -106,6 +113,9 @@ pub(crate) fn request_body(request: &ModelRequest, fields: ChatFields) -> Value 
     }
     if let (true, Some(key)) = (fields.prompt_cache_key, &request.cache.key) {
         body["prompt_cache_key"] = json!(key);
+    }
+    if let (true, Some(effort)) = (fields.reasoning_effort, request.effort) {
+        body["reasoning_effort"] = json!(effort.name());
     }
     if !request.tools.is_empty() {
         body["tools"] = request.tools.iter().map(tool).collect();

@@ -54,6 +54,9 @@ pub(crate) fn request_body(request: &ModelRequest) -> Value {
         // Caching is automatic by prefix; the key routes a session to the cache holding it.
         body["prompt_cache_key"] = json!(key);
     }
+    if let Some(effort) = request.effort {
+        body["reasoning"] = json!({"effort": effort.name(), "summary": "auto"});
+    }
     if !request.system.is_empty() {
         body["instructions"] = json!(request.system);
     }

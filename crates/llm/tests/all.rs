@@ -4,6 +4,7 @@
 mod anthropic;
 mod caching;
 mod chat;
+mod effort;
 mod faults;
 mod responses;
 mod support;

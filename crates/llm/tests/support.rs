@@ -131,6 +131,7 @@ pub fn hello() -> ModelRequest {
         tools: vec![],
         max_tokens: 256,
         cache: Default::default(),
+        effort: None,
     }
 }
 
@@ -171,6 +172,7 @@ pub fn mid_conversation(model: &str) -> ModelRequest {
         tools: vec![read_file_spec()],
         max_tokens: 1000,
         cache: Default::default(),
+        effort: None,
     }
 }
 

@@ -144,6 +144,11 @@ impl Driver {
         Ok(status_of(&agent))
     }
 
+    /// Sets how hard the model thinks from the next request on.
+    pub async fn set_effort(&self, effort: Option<rein_engine::Effort>) {
+        self.agent.lock().await.set_effort(effort);
+    }
+
     /// The host (for the session list).
     pub fn host(&self) -> &Arc<dyn SessionHost> {
         &self.host
@@ -170,5 +175,6 @@ pub fn status_of(agent: &Agent) -> Status {
         cost_usd,
         context_tokens: rein_engine::context::estimate(agent.transcript()),
         context_window: agent.context_window(),
+        effort: agent.effort(),
     }
 }

@@ -247,6 +247,14 @@ pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> b
             }
             Err(message) => app.error(message),
         },
+        Action::SetEffort(effort) => {
+            driver.set_effort(effort).await;
+            app.status_mut().effort = effort;
+            app.info(format!(
+                "effort: {}",
+                effort.map_or("the model's own", |e| e.name())
+            ));
+        }
         Action::SetMode(mode) => {
             if let Ok(mut policy) = driver.policy().lock() {
                 policy.mode = mode;

@@ -16,6 +16,8 @@ pub enum SlashCommand {
     Resume(Option<String>),
     /// `/model [name]`: show or switch the model.
     Model(Option<String>),
+    /// `/effort [level]`: show or set how hard the model thinks.
+    Effort(Option<String>),
     /// `/cost`.
     Cost,
     /// `/permissions [mode]`: show the rules and mode, or switch the mode.
@@ -41,7 +43,7 @@ pub struct CommandInfo {
     template: Option<String>,
 }
 
-const BUILTIN: [(&str, &str); 10] = [
+const BUILTIN: [(&str, &str); 11] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -50,6 +52,10 @@ const BUILTIN: [(&str, &str); 10] = [
     ),
     ("resume", "continue a stored session"),
     ("model", "show or switch the model [name]"),
+    (
+        "effort",
+        "show or set how hard the model thinks [minimal|low|medium|high|default]",
+    ),
     ("cost", "tokens and cost of this session"),
     (
         "permissions",
@@ -172,6 +178,7 @@ impl Commands {
             "compact" => SlashCommand::Compact(arg),
             "resume" => SlashCommand::Resume(arg),
             "model" => SlashCommand::Model(arg),
+            "effort" => SlashCommand::Effort(arg),
             "cost" => SlashCommand::Cost,
             "permissions" => SlashCommand::Permissions(arg),
             "init" => SlashCommand::Init,
@@ -243,6 +250,8 @@ mod tests {
             ),
             ("/compact", SlashCommand::Compact(None)),
             ("/model gpt-5", SlashCommand::Model(Some("gpt-5".into()))),
+            ("/effort high", SlashCommand::Effort(Some("high".into()))),
+            ("/effort", SlashCommand::Effort(None)),
             (
                 "/permissions plan",
                 SlashCommand::Permissions(Some("plan".into())),

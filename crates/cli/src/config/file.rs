@@ -28,6 +28,8 @@ pub struct TomlFile {
     pub permission_mode: Option<Spanned<String>>,
     /// How long Anthropic keeps prompt-cache entries: `5m` or `1h`.
     pub cache_ttl: Option<Spanned<String>>,
+    /// How hard the model thinks: `minimal`, `low`, `medium` or `high`.
+    pub effort: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,
     #[serde(default)]

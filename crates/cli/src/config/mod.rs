@@ -102,6 +102,8 @@ pub struct Config {
     pub permission_mode: Option<Sourced<PermissionMode>>,
     /// Lifetime of Anthropic's prompt-cache entries.
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
+    /// How hard the model thinks.
+    pub effort: Option<Sourced<rein_llm::Effort>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
     pub deny: Vec<Sourced<String>>,
@@ -275,6 +277,14 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         config.cache_ttl = Some(Sourced {
             value,
             source: reader.at(ttl),
+        });
+    }
+    if let Some(effort) = &file.effort {
+        let value = rein_llm::Effort::parse(effort.get_ref())
+            .map_err(|message| reader.error(effort, "effort", message))?;
+        config.effort = Some(Sourced {
+            value,
+            source: reader.at(effort),
         });
     }
     if let Some(mode) = &file.permission_mode {

@@ -54,6 +54,10 @@ pub fn render(config: &Config) -> String {
         Some(s) => line("cache_ttl", quoted(s.value.name()), &s.source),
         None => line("cache_ttl", quoted("5m"), defaults),
     }
+    match &config.effort {
+        Some(s) => line("effort", quoted(s.value.name()), &s.source),
+        None => line("effort", "(the model's own)".to_string(), defaults),
+    }
     match &config.permission_mode {
         Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
         None => line("permission_mode", quoted("default"), defaults),

@@ -254,6 +254,25 @@ fn cache_ttl_is_read_and_shown_with_its_source() {
 }
 
 #[test]
+fn effort_is_read_and_shown_with_its_source_and_a_bad_one_is_named() {
+    let config = load(&[toml("user.toml", "effort = \"high\"\n")]).unwrap();
+    assert_eq!(
+        config.effort.as_ref().map(|s| (s.value, s.source.as_str())),
+        Some((rein_llm::Effort::High, "user.toml:1"))
+    );
+    assert!(render(&config).contains("effort = \"high\"  # user.toml:1\n"));
+    let defaults = render(&load(&[]).unwrap());
+    assert!(
+        defaults.contains("effort = (the model's own)  # default\n"),
+        "{defaults}"
+    );
+    let err = load(&[toml("user.toml", "effort = \"max\"\n")])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("minimal, low, medium or high"), "{err}");
+}
+
+#[test]
 fn output_limits_are_a_scalar_and_a_table_by_model_prefix() {
     let user = toml(
         "user.toml",

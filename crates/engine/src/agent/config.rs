@@ -27,6 +27,8 @@ pub struct AgentConfig {
     pub max_output_tokens: Vec<(String, u32)>,
     /// How long Anthropic keeps the prompt cache's entries (`1h` for slow sessions).
     pub cache_ttl: rein_llm::CacheTtl,
+    /// How hard the model should think (`--effort`); `None` leaves the model's default.
+    pub effort: Option<rein_llm::Effort>,
     /// Concurrency and timeout of tool calls.
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
@@ -62,6 +64,7 @@ impl AgentConfig {
             max_tokens: None,
             max_output_tokens: Vec::new(),
             cache_ttl: rein_llm::CacheTtl::default(),
+            effort: None,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
             sensitive_paths: Vec::new(),

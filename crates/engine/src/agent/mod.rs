@@ -198,6 +198,16 @@ impl Agent {
         (self.session_usage, self.session_cost)
     }
 
+    /// Sets how hard the model thinks from the next request on (`None`: its own default).
+    pub fn set_effort(&mut self, effort: Option<rein_llm::Effort>) {
+        self.config.effort = effort;
+    }
+
+    /// How hard the model is asked to think (`None`: its own default).
+    pub fn effort(&self) -> Option<rein_llm::Effort> {
+        self.config.effort
+    }
+
     /// Switches to another model from the next request on, served by `client` (the same
     /// client when the provider does not change). The tool set stays as it is.
     pub fn set_model(&mut self, model: impl Into<String>, client: Arc<dyn ModelClient>) {
@@ -427,6 +437,7 @@ impl Agent {
                 key: Some(self.session_id.clone()),
                 ttl: self.config.cache_ttl,
             },
+            effort: self.config.effort,
         }
     }
 

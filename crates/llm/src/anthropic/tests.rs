@@ -260,6 +260,7 @@ fn request_body_translates_the_canonical_transcript() {
         }],
         max_tokens: 1024,
         cache: Default::default(),
+        effort: None,
     };
     assert_eq!(
         request_body(&request),

@@ -170,6 +170,7 @@ fn stream_options_refusal_is_adapted_to_once() {
         tools: vec![],
         max_tokens: 10,
         cache: Default::default(),
+        effort: None,
     };
     assert!(protocol.body(&request).get("stream_options").is_some());
     let refusal = LlmError {
@@ -244,6 +245,7 @@ fn request_body_maps_the_transcript_to_chat_messages() {
         }],
         max_tokens: 512,
         cache: Default::default(),
+        effort: None,
     };
     assert_eq!(
         request_body(&request, ChatFields::ALL),

@@ -204,6 +204,7 @@ fn request_body_maps_the_transcript_to_items() {
         }],
         max_tokens: 2048,
         cache: Default::default(),
+        effort: None,
     };
     assert_eq!(
         request_body(&request),

@@ -81,6 +81,7 @@ impl App {
                 | SlashCommand::Compact(_)
                 | SlashCommand::Resume(_)
                 | SlashCommand::Model(Some(_))
+                | SlashCommand::Effort(Some(_))
                 | SlashCommand::Init
                 | SlashCommand::Prompt(_)
         );
@@ -113,6 +114,23 @@ impl App {
                 self.info(format!("model: {model} (/model NAME switches)"));
                 Vec::new()
             }
+            SlashCommand::Effort(None) => {
+                let effort = self.status.effort.map_or("the model's own", |e| e.name());
+                self.info(format!(
+                    "effort: {effort} (/effort minimal|low|medium|high|default sets it)"
+                ));
+                Vec::new()
+            }
+            SlashCommand::Effort(Some(name)) if name.trim() == "default" => {
+                vec![Action::SetEffort(None)]
+            }
+            SlashCommand::Effort(Some(name)) => match rein_engine::Effort::parse(&name) {
+                Ok(effort) => vec![Action::SetEffort(Some(effort))],
+                Err(message) => {
+                    self.error(message);
+                    Vec::new()
+                }
+            },
             SlashCommand::Cost => {
                 self.cost();
                 Vec::new()

@@ -47,6 +47,8 @@ pub enum Action {
     Resume(String),
     /// Switch to this model.
     SetModel(String),
+    /// Sets how hard the model thinks (`None`: the model's own default).
+    SetEffort(Option<rein_engine::Effort>),
     /// Switch the permission mode.
     SetMode(PermissionMode),
     /// Show the permission rules ([`App::show_policy`]).
@@ -72,6 +74,8 @@ pub struct Status {
     pub context_tokens: u64,
     /// The model's context window.
     pub context_window: u64,
+    /// How hard the model is asked to think (`None`: its own default).
+    pub effort: Option<rein_engine::Effort>,
 }
 
 /// Work in progress, for the spinner.

@@ -178,6 +178,12 @@ fn slash_commands_become_actions() {
         ("/resume", vec![Action::ListSessions]),
         ("/model gpt-5", vec![Action::SetModel("gpt-5".into())]),
         (
+            "/effort high",
+            vec![Action::SetEffort(Some(rein_engine::Effort::High))],
+        ),
+        ("/effort default", vec![Action::SetEffort(None)]),
+        ("/effort max", vec![]),
+        (
             "/permissions plan",
             vec![Action::SetMode(PermissionMode::Plan)],
         ),
