@@ -57,7 +57,7 @@ pub use cache::{CacheTtl, PromptCache};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
 pub use effort::Effort;
 pub use error::{LlmError, LlmErrorKind};
-pub use pricing::{ModelPrice, cost_usd, price, round_cost};
+pub use pricing::{ModelPrice, cost_usd, cost_usd_with, price, round_cost};
 pub use provider::{
     DEFAULT_IDLE_TIMEOUT, ProviderConfig, connect, connect_with, default_base_url, default_key_env,
     infer_provider,

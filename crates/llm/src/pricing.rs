@@ -85,7 +85,16 @@ pub fn price(model: &str) -> Option<ModelPrice> {
 
 /// The cost of `usage` on `model` in US dollars; `None` when the model's price is unknown.
 pub fn cost_usd(model: &str, usage: &Usage) -> Option<f64> {
-    let price = price(model)?;
+    cost_usd_with(model, usage, crate::CacheTtl::FiveMinutes)
+}
+
+/// [`cost_usd`] for requests whose cache entries live `ttl`: Anthropic bills a one-hour cache
+/// write at twice the input price instead of 1.25 times.
+pub fn cost_usd_with(model: &str, usage: &Usage, ttl: crate::CacheTtl) -> Option<f64> {
+    let mut price = price(model)?;
+    if ttl == crate::CacheTtl::OneHour {
+        price.cache_write = price.input * 2.0;
+    }
     let part = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1_000_000.0;
     Some(round_cost(
         part(usage.input_tokens, price.input)
@@ -104,6 +113,20 @@ pub fn round_cost(usd: f64) -> f64 {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_one_hour_cache_write_costs_twice_the_input_price() {
+        let usage = Usage {
+            cache_creation_input_tokens: 1_000_000,
+            ..Usage::default()
+        };
+        let input = price("claude-sonnet-4-5").unwrap().input;
+        assert_eq!(cost_usd("claude-sonnet-4-5", &usage), Some(input * 1.25));
+        assert_eq!(
+            cost_usd_with("claude-sonnet-4-5", &usage, crate::CacheTtl::OneHour),
+            Some(input * 2.0)
+        );
+    }
 
     #[test]
     fn costs_are_rounded_to_a_billionth_of_a_dollar() {

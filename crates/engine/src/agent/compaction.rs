@@ -141,7 +141,8 @@ impl Agent {
             TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
             TurnOutcome::Failed(error) => return Err(error.to_string()),
         };
-        let cost = rein_llm::cost_usd(&self.config.model, &response.usage);
+        let cost =
+            rein_llm::cost_usd_with(&self.config.model, &response.usage, self.config.cache_ttl);
         self.record(SessionRecord::Usage {
             model: self.config.model.clone(),
             usage: response.usage,
