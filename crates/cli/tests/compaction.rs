@@ -157,12 +157,11 @@ async fn prompt_too_long_triggers_one_reactive_compaction() {
     );
 }
 
-#[tokio::test]
-async fn compact_on_demand_with_a_focus() {
-    let dir = tempfile::tempdir().unwrap();
+/// A stored session of two prompts and answers in `workspace`, to compact.
+async fn two_turn_session(workspace: &std::path::Path) {
     let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
     for prompt in ["first question", "second question"] {
-        let mut cmd = rein(dir.path());
+        let mut cmd = rein(workspace);
         cmd.args(["exec", "--base-url", &server.url()]);
         if prompt.starts_with("second") {
             cmd.arg("--continue");
@@ -170,6 +169,12 @@ async fn compact_on_demand_with_a_focus() {
         cmd.arg(prompt);
         assert!(output(cmd).await.status.success());
     }
+}
+
+#[tokio::test]
+async fn compact_on_demand_with_a_focus() {
+    let dir = tempfile::tempdir().unwrap();
+    two_turn_session(dir.path()).await;
     let server = mock(r#"{"turns": [{"text": "FOCUSED SUMMARY"}]}"#).await;
     let mut cmd = rein(dir.path());
     cmd.args([
@@ -194,16 +199,7 @@ async fn compact_on_demand_with_a_focus() {
 #[tokio::test]
 async fn a_summary_request_answered_with_a_tool_call_is_asked_again_without_tools() {
     let dir = tempfile::tempdir().unwrap();
-    let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
-    for prompt in ["first question", "second question"] {
-        let mut cmd = rein(dir.path());
-        cmd.args(["exec", "--base-url", &server.url()]);
-        if prompt.starts_with("second") {
-            cmd.arg("--continue");
-        }
-        cmd.arg(prompt);
-        assert!(output(cmd).await.status.success());
-    }
+    two_turn_session(dir.path()).await;
     let server = mock(
         r#"{"turns": [
             {"tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}]},

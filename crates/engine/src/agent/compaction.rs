@@ -141,13 +141,7 @@ impl Agent {
             TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
             TurnOutcome::Failed(error) => return Err(error.to_string()),
         };
-        let cost =
-            rein_llm::cost_usd_with(&self.config.model, &response.usage, self.config.cache_ttl);
-        self.record(SessionRecord::Usage {
-            model: self.config.model.clone(),
-            usage: response.usage,
-            cost_usd: cost,
-        });
+        let cost = self.record_usage(response.usage);
         self.session_usage.add(&response.usage);
         self.session_cost = self
             .session_cost

@@ -198,6 +198,17 @@ impl Agent {
         (self.session_usage, self.session_cost)
     }
 
+    /// Prices one request's usage with the session's cache lifetime and records it; the cost.
+    fn record_usage(&mut self, usage: rein_protocol::Usage) -> Option<f64> {
+        let cost = rein_llm::cost_usd_with(&self.config.model, &usage, self.config.cache_ttl);
+        self.record(SessionRecord::Usage {
+            model: self.config.model.clone(),
+            usage,
+            cost_usd: cost,
+        });
+        cost
+    }
+
     /// Sets how hard the model thinks from the next request on (`None`: its own default).
     pub fn set_effort(&mut self, effort: Option<rein_llm::Effort>) {
         self.config.effort = effort;
@@ -347,13 +358,7 @@ impl Agent {
                     return RunOutcome::Failed;
                 }
             };
-            let cost =
-                rein_llm::cost_usd_with(&self.config.model, &response.usage, self.config.cache_ttl);
-            self.record(SessionRecord::Usage {
-                model: self.config.model.clone(),
-                usage: response.usage,
-                cost_usd: cost,
-            });
+            let cost = self.record_usage(response.usage);
             summary.usage.add(&response.usage);
             summary.cost_usd = summary
                 .cost_usd
