@@ -5,6 +5,7 @@
 //! remembers where it came from, so errors name the file, line and key, and `rein config show`
 //! can say where each setting was set. Finding the files is [`discover::sources`].
 
+mod claude;
 pub mod discover;
 mod file;
 pub mod missing_tools;
@@ -147,7 +148,7 @@ pub fn load(sources: &[Source]) -> Result<Config, ConfigError> {
     for source in sources {
         match source.format {
             Format::Toml => merge_toml(&mut config, source)?,
-            Format::ClaudeSettings => merge_claude(&mut config, source)?,
+            Format::ClaudeSettings => claude::merge_claude(&mut config, source)?,
         }
     }
     Ok(config)
@@ -382,86 +383,6 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
                     command: command.get_ref().clone(),
                     timeout: timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
                     source: reader.at(command),
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
-    let settings: file::ClaudeSettings =
-        serde_json::from_str(&source.text).map_err(|e| ConfigError {
-            path: source.path.clone(),
-            line: Some(e.line()),
-            key: None,
-            message: e.to_string(),
-        })?;
-    let located = |key: &str, message: String| ConfigError {
-        path: source.path.clone(),
-        line: None,
-        key: Some(key.to_string()),
-        message,
-    };
-    let at = format!("{} (Claude Code settings)", source.path);
-    let untrusted = source.scope == Scope::UntrustedWorkspace;
-    let permissions = settings.permissions;
-    let mut held_back = Vec::new();
-    let lists = [
-        ("permissions.allow", permissions.allow, &mut config.allow),
-        ("permissions.ask", permissions.ask, &mut config.ask),
-        ("permissions.deny", permissions.deny, &mut config.deny),
-    ];
-    for (key, rules, into) in lists {
-        for rule in rules {
-            // Rules for tools rein does not have (WebFetch…) are kept: they simply never match.
-            check_rule(&rule).map_err(|m| located(key, m))?;
-            if untrusted && key == "permissions.allow" {
-                held_back.push(Ignored {
-                    what: format!("allow rule {rule}"),
-                    source: at.clone(),
-                    why: Why::Untrusted,
-                });
-                continue;
-            }
-            into.push(Sourced {
-                value: rule,
-                source: at.clone(),
-            });
-        }
-    }
-    config.ignored.extend(held_back);
-    if let Some(mode) = permissions.default_mode {
-        let parsed =
-            parse_mode(&mode, || at.clone()).map_err(|m| located("permissions.defaultMode", m))?;
-        set_mode(config, parsed, untrusted);
-    }
-    for (event_name, groups) in settings.hooks {
-        // Events rein does not fire (Notification…) are skipped, not errors: the file is
-        // Claude Code's, not ours.
-        let Some(event) = HookEvent::parse(&event_name) else {
-            continue;
-        };
-        for group in groups {
-            for hook in group.hooks {
-                if hook.kind.as_deref().is_some_and(|k| k != "command")
-                    || hook.command.trim().is_empty()
-                {
-                    continue;
-                }
-                if untrusted {
-                    let what = format!("{} hook: {}", event.name(), hook.command);
-                    ignore(config, what, at.clone(), Why::Untrusted);
-                    continue;
-                }
-                config.hooks.push(HookSpec {
-                    event,
-                    matcher: group.matcher.clone(),
-                    command: hook.command,
-                    timeout: hook
-                        .timeout
-                        .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                    source: at.clone(),
                 });
             }
         }

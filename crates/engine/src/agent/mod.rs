@@ -3,6 +3,7 @@
 mod compaction;
 mod config;
 mod hook_points;
+mod recording;
 mod setup;
 
 pub use config::AgentConfig;
@@ -135,33 +136,6 @@ impl Agent {
         Arc::clone(&self.gate.policy)
     }
 
-    /// Records the session from now on: every message, usage and error is appended to
-    /// `writer` as it happens. Hooks get its file as `transcript_path`.
-    pub fn record_to(&mut self, writer: SessionWriter) {
-        self.gate.hooks.set_transcript_path(writer.path());
-        self.recorder = Some(writer);
-    }
-
-    /// Continues an earlier conversation: its transcript becomes this agent's (before the
-    /// first run; call [`Agent::record_to`] first so repairs are recorded too). The
-    /// `SessionStart` hooks see it as a resume.
-    /// A session killed during a tool call ends with calls that have no results: they are
-    /// answered as interrupted, so the transcript is valid for the provider again.
-    pub fn restore(&mut self, transcript: Vec<Message>, usage: Usage, cost_usd: Option<f64>) {
-        self.transcript = transcript;
-        self.session_usage = usage;
-        self.session_cost = cost_usd;
-        self.resumed = true;
-        if let Some(last) = self.transcript.last()
-            && last.role == Role::Assistant
-        {
-            let calls = tool_calls(last);
-            if !calls.is_empty() {
-                self.push_user_blocks(dispatch::interrupted(calls));
-            }
-        }
-    }
-
     /// The transcript so far.
     pub fn transcript(&self) -> &[Message] {
         &self.transcript
@@ -196,17 +170,6 @@ impl Agent {
     /// Usage and cost (when known) of the whole session so far.
     pub fn session_totals(&self) -> (Usage, Option<f64>) {
         (self.session_usage, self.session_cost)
-    }
-
-    /// Prices one request's usage with the session's cache lifetime and records it; the cost.
-    fn record_usage(&mut self, usage: rein_protocol::Usage) -> Option<f64> {
-        let cost = rein_llm::cost_usd_with(&self.config.model, &usage, self.config.cache_ttl);
-        self.record(SessionRecord::Usage {
-            model: self.config.model.clone(),
-            usage,
-            cost_usd: cost,
-        });
-        cost
     }
 
     /// Sets how hard the model thinks from the next request on (`None`: its own default).
@@ -463,16 +426,6 @@ impl Agent {
         self.transcript.push(message);
         if !calls.is_empty() {
             self.push_user_blocks(dispatch::interrupted(calls));
-        }
-    }
-
-    /// Appends a record to the session file; a failure is kept and reported once.
-    fn record(&mut self, record: SessionRecord) {
-        if let Some(writer) = self.recorder.as_mut()
-            && let Err(e) = writer.append(&record)
-            && self.record_problem.is_none()
-        {
-            self.record_problem = Some(format!("the session could not be saved: {e}"));
         }
     }
 
