@@ -23,6 +23,7 @@ mod anthropic;
 mod body;
 mod cache;
 mod conformance;
+mod hang;
 mod install;
 mod openai_chat;
 mod openai_responses;
@@ -33,6 +34,7 @@ mod sse;
 mod wire;
 
 pub use conformance::{conformance_file, git_init};
+pub use hang::{HANG_LIMIT, without_hanging};
 pub use install::{require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};

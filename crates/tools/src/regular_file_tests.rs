@@ -1,6 +1,5 @@
 use std::io::Read;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 
@@ -22,16 +21,17 @@ pub(crate) fn plant_special_files(dir: &Path) {
 fn special_files_are_refused_promptly_and_named() {
     let dir = tempfile::tempdir().unwrap();
     plant_special_files(dir.path());
-    let started = Instant::now();
-    let refusals: Vec<String> = ["zero", "fifo", "folder", "huge"]
-        .iter()
-        .map(|name| {
-            read_regular(&dir.path().join(name), 1024)
-                .unwrap_err()
-                .to_string()
-        })
-        .collect();
-    assert!(started.elapsed() < Duration::from_secs(2));
+    let folder = dir.path().to_path_buf();
+    let refusals: Vec<String> = rein_testkit::without_hanging("reading special files", move || {
+        ["zero", "fifo", "folder", "huge"]
+            .iter()
+            .map(|name| {
+                read_regular(&folder.join(name), 1024)
+                    .unwrap_err()
+                    .to_string()
+            })
+            .collect()
+    });
     let d = dir.path().display();
     assert_eq!(
         refusals,

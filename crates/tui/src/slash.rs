@@ -271,9 +271,10 @@ mod tests {
         nix::unistd::mkfifo(&dir.path().join("wait.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.md")).unwrap();
         std::fs::write(dir.path().join("ok.md"), "Fine.\n").unwrap();
-        let started = std::time::Instant::now();
-        let commands = Commands::load(&[dir.path()]);
-        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let folder = dir.path().to_path_buf();
+        let commands = rein_testkit::without_hanging("loading commands", move || {
+            Commands::load(&[folder.as_path()])
+        });
         assert_eq!(
             commands.parse("/ok"),
             Some(SlashCommand::Prompt("Fine.".into()))

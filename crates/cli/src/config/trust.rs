@@ -226,9 +226,8 @@ mod tests {
             .unwrap()
             .set_len(10 * 1024 * 1024)
             .unwrap();
-        let started = std::time::Instant::now();
-        let special = digest(ws);
-        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let folder = ws.to_path_buf();
+        let special = rein_testkit::without_hanging("the digest", move || digest(&folder));
         assert_ne!(special, plain, "planting them changes the digest");
         assert_eq!(digest(ws), special, "and the digest is stable");
     }
