@@ -1,0 +1,56 @@
+//! The network filter: a seccomp program that refuses to create any socket but a Unix one
+//! (and `io_uring`, which can create sockets past the filter), with `EPERM`, so a tool says
+//! "Operation not permitted" at once instead of timing out.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+/// The filter compiled for this machine, as the bytes bubblewrap's `--seccomp` reads (an array
+/// of `struct sock_filter` in native byte order).
+pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let not_unix = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        libc::AF_UNIX as u64,
+    )
+    .map_err(|e| e.to_string())?;
+    let socket = SeccompRule::new(vec![not_unix]).map_err(|e| e.to_string())?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    rules.insert(libc::SYS_socket, vec![socket]);
+    // An empty rule list matches the syscall whatever its arguments.
+    rules.insert(libc::SYS_io_uring_setup, vec![]);
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for instruction in program {
+        bytes.extend_from_slice(&instruction.code.to_ne_bytes());
+        bytes.push(instruction.jt);
+        bytes.push(instruction.jf);
+        bytes.extend_from_slice(&instruction.k.to_ne_bytes());
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_filter_compiles_to_whole_instructions() {
+        let bytes = super::network_filter().unwrap();
+        assert!(!bytes.is_empty());
+        assert_eq!(bytes.len() % 8, 0);
+    }
+}

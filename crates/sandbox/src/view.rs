@@ -1,0 +1,200 @@
+//! The bubblewrap command line for one call: what the command sees of the file system, and
+//! whether it has a network.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use crate::{Policy, Sandbox};
+
+/// System folders shown read-only when they exist (a symlink, as `/bin` → `usr/bin` on a
+/// merged-`/usr` system, is recreated as the same symlink).
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys", "/nix",
+];
+
+/// Paths inside the workspace a `workspace-write` command may read but not change: git's hooks
+/// and config (a hook or `core.fsmonitor` runs code at the next `git` call), and the agents'
+/// own settings (they grant permissions and start MCP servers).
+pub const PROTECTED: &[&str] = &[".git/hooks", ".git/config", ".rein", ".claude", ".mcp.json"];
+
+/// Variables naming sockets outside the sandbox (an ssh agent, a Docker daemon, a desktop
+/// bus), removed from a restricted command's environment: a socket reached through them would
+/// escape any file sandbox.
+pub const SOCKET_ENV: &[&str] = &[
+    "SSH_AUTH_SOCK",
+    "DOCKER_HOST",
+    "CONTAINER_HOST",
+    "PODMAN_HOST",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_SYSTEM_BUS_ADDRESS",
+    "GPG_AGENT_INFO",
+    "XDG_RUNTIME_DIR",
+];
+
+/// The descriptor the command's bubblewrap reads the seccomp program from.
+pub const SECCOMP_FD: i32 = 78;
+
+/// One call to wrap.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// Its policy (not [`Policy::Off`]).
+    pub policy: Policy,
+    /// The workspace root.
+    pub workspace: &'a Path,
+    /// Where the command starts (inside the workspace).
+    pub cwd: &'a Path,
+    /// The call's private temp folder, writable under both policies.
+    pub tmp: &'a Path,
+    /// Files and folders inside the workspace to hide (sensitive ones, e.g. `.env`).
+    pub hidden: &'a [PathBuf],
+}
+
+/// A wrapped call: run `program` with `args`, then the command's own program and arguments,
+/// with `filter` mapped to descriptor `filter_fd` when present.
+#[derive(Debug)]
+pub struct Wrapped {
+    /// bubblewrap.
+    pub program: PathBuf,
+    /// Its arguments, ending with `--`.
+    pub args: Vec<OsString>,
+    /// The read end of a pipe holding the seccomp program (network off).
+    pub filter: Option<OwnedFd>,
+    /// The descriptor the child must see `filter` as.
+    pub filter_fd: i32,
+}
+
+impl Sandbox {
+    /// The bubblewrap command line that runs a command for `call`.
+    pub fn wrap(&self, call: &Call<'_>) -> io::Result<Wrapped> {
+        let mut args = Args::default();
+        args.flag("--die-with-parent");
+        args.flag("--unshare-pid");
+        args.pair("--proc", "/proc");
+        args.pair("--dev", "/dev");
+        for dir in SYSTEM {
+            let path = Path::new(dir);
+            match std::fs::read_link(path) {
+                Ok(target) => args.triple("--symlink", target.as_os_str(), path.as_os_str()),
+                Err(_) if path.is_dir() => args.triple("--ro-bind", path, path),
+                Err(_) => {}
+            }
+        }
+        args.pair("--tmpfs", "/tmp");
+        let writable = call.policy == Policy::WorkspaceWrite;
+        let settings = &self.settings;
+        for root in settings.read_roots.iter().filter(|r| r.exists()) {
+            args.triple("--ro-bind", root, root);
+        }
+        if writable {
+            for root in settings.writable_roots.iter().filter(|r| r.exists()) {
+                args.triple("--bind", root, root);
+            }
+        }
+        let bind = if writable { "--bind" } else { "--ro-bind" };
+        args.triple(bind, call.workspace, call.workspace);
+        args.triple("--bind", call.tmp, call.tmp);
+        if writable {
+            for name in PROTECTED {
+                let path = call.workspace.join(name);
+                if path.symlink_metadata().is_ok() {
+                    args.triple("--ro-bind", &path, &path);
+                }
+            }
+        }
+        let shown = |path: &Path| {
+            path.starts_with(call.workspace)
+                || settings.read_roots.iter().any(|r| path.starts_with(r))
+                || (writable && settings.writable_roots.iter().any(|r| path.starts_with(r)))
+        };
+        for path in settings
+            .hidden
+            .iter()
+            .filter(|p| shown(p))
+            .chain(call.hidden)
+        {
+            hide(&mut args, path);
+        }
+        // Nothing but the call's temp folder is writable in the private `/tmp`, and nothing in
+        // the root bubblewrap builds the view on: a write outside says "Read-only file system".
+        args.pair("--remount-ro", "/tmp");
+        args.pair("--remount-ro", "/");
+        args.pair("--chdir", call.cwd);
+        let filter = if settings.network {
+            None
+        } else {
+            args.flag("--unshare-net");
+            args.pair("--seccomp", SECCOMP_FD.to_string());
+            Some(self.filter_pipe()?)
+        };
+        args.flag("--");
+        Ok(Wrapped {
+            program: self.bwrap.clone(),
+            args: args.0,
+            filter,
+            filter_fd: SECCOMP_FD,
+        })
+    }
+
+    /// A pipe holding the compiled filter, its write end closed.
+    fn filter_pipe(&self) -> io::Result<OwnedFd> {
+        let (read, write) = nix::unistd::pipe().map_err(io::Error::from)?;
+        // A few hundred bytes: far under a pipe's buffer, so the write never blocks.
+        std::fs::File::from(write).write_all(&self.filter)?;
+        Ok(read)
+    }
+}
+
+/// Covers `path` with an empty read-only folder or file, when it exists and is not a symlink
+/// (a symlink leads somewhere the view shows or does not).
+fn hide(args: &mut Args, path: &Path) {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.is_dir() => {
+            args.pair("--tmpfs", path);
+            args.pair("--remount-ro", path);
+        }
+        Ok(meta) if meta.is_file() => args.triple("--ro-bind", "/dev/null", path),
+        _ => {}
+    }
+}
+
+#[derive(Default)]
+struct Args(Vec<OsString>);
+
+impl Args {
+    fn flag(&mut self, flag: &str) {
+        self.0.push(flag.into());
+    }
+
+    fn pair(&mut self, flag: &str, value: impl AsRef<std::ffi::OsStr>) {
+        self.0.push(flag.into());
+        self.0.push(value.as_ref().to_owned());
+    }
+
+    fn triple(
+        &mut self,
+        flag: &str,
+        a: impl AsRef<std::ffi::OsStr>,
+        b: impl AsRef<std::ffi::OsStr>,
+    ) {
+        self.0.push(flag.into());
+        self.0.push(a.as_ref().to_owned());
+        self.0.push(b.as_ref().to_owned());
+    }
+}
+
+/// Whether `path` is `root` or under it, after removing `.` and `..` lexically.
+pub(crate) fn lexically_inside(path: &Path, root: &Path) -> bool {
+    let mut clean = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => clean.push(other),
+        }
+    }
+    clean.starts_with(root)
+}
