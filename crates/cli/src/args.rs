@@ -25,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a prompt to completion without interaction and print the answer.
-    Exec(ExecArgs),
+    Exec(Box<ExecArgs>),
     /// Run one tool directly, as the model would.
     Tool(ToolArgs),
     /// Inspect the configuration.
@@ -41,8 +41,21 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// The OS sandbox of shell commands.
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
     /// List this workspace's stored sessions, newest first.
     Sessions {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SandboxCommand {
+    /// Print whether this machine can sandbox commands, and with what.
+    Check {
         /// Workspace directory (default: the current directory).
         #[arg(long)]
         cwd: Option<PathBuf>,
@@ -104,9 +117,14 @@ pub struct ExecArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
     /// Permission mode: default (read-only tools run; edits and shell commands need approval,
-    /// which a headless run cannot give), accept-edits, plan (read-only), bypass.
-    #[arg(long, value_parser = ["default", "accept-edits", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
+    /// which a headless run cannot give), accept-edits, auto (edits and commands run, the
+    /// commands in the workspace-write OS sandbox), plan (read-only), bypass.
+    #[arg(long, value_parser = ["default", "accept-edits", "auto", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
     pub permission_mode: Option<String>,
+    /// OS sandbox of shell commands: read-only, workspace-write or off (default: the
+    /// config's `sandbox`, else off; proven read-only commands always run read-only).
+    #[arg(long, value_parser = ["read-only", "workspace-write", "off"])]
+    pub sandbox: Option<String>,
     /// Trust this workspace's own config files as they are now (like `rein trust`) and apply
     /// them.
     #[arg(long)]

@@ -8,6 +8,7 @@ mod exec;
 mod interactive;
 mod output;
 mod resolve;
+mod sandbox;
 mod sessions;
 mod setup;
 mod tool_cmd;
@@ -17,7 +18,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command, ConfigCommand};
+use crate::args::{Cli, Command, ConfigCommand, SandboxCommand};
 
 /// A failure that ends the process: one line on stderr and an exit code.
 #[derive(Debug)]
@@ -82,7 +83,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
-        Some(Command::Exec(args)) => exec::run(args).await,
+        Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Sessions { cwd }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
@@ -97,6 +98,10 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
             print!("{}", config::render(&config));
             Ok(())
+        }
+        Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            sandbox::check(&workspace)
         }
         Some(Command::Trust { cwd, revoke }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;

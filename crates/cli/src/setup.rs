@@ -24,6 +24,10 @@ pub struct Setup {
     pub config: Config,
     /// Where sessions are stored (absent without HOME and XDG_DATA_HOME).
     pub store: Option<SessionStore>,
+    /// The OS sandbox, detected once (absent where this machine has none).
+    pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
+    /// The sandbox policy of commands not proven read-only.
+    pub sandbox_policy: rein_sandbox::Policy,
 }
 
 fn env(key: &str) -> Option<String> {
@@ -38,11 +42,18 @@ impl Setup {
         crate::trust::confirm_home(&workspace, &env, asking)?;
         let config = crate::trust::load(&workspace, &env, args.trust_workspace, asking)?;
         let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
+        let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
+        let mode = resolve::policy(&args, &workspace, &env, &config)?.mode;
+        let sensitive = crate::sandbox::sensitive_list(&config)?;
+        let settings = crate::sandbox::settings(&config, &sensitive);
+        let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
         Ok(Self {
             args,
             workspace,
             config,
             store,
+            sandbox,
+            sandbox_policy,
         })
     }
 
@@ -72,6 +83,8 @@ impl Setup {
         )?;
         // The key a command could print or send: never in a child's environment.
         config.hidden_env.push(key_env);
+        config.sandbox = self.sandbox.clone();
+        config.sandbox_policy = self.sandbox_policy;
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }

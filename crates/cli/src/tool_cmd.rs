@@ -41,8 +41,15 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let guard = rein_engine::workspace_guard(&workspace, &sensitive, &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();
+    // Proven read-only commands run in the read-only sandbox, as in a session.
+    let settings = crate::sandbox::settings(&config, guard.sensitive_paths());
+    let sandbox_policy = crate::sandbox::policy(None, &config)?;
+    let mode = policy.mode;
+    let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
     let ctx = ToolContext {
         cancel: cancel.clone(),
+        sandbox,
+        sandbox_policy,
         ..ToolContext::new(guard)
     };
     let interrupt = tokio::spawn(async move {

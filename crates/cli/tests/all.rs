@@ -8,6 +8,7 @@ mod control;
 mod errors;
 mod exec;
 mod odd_workspaces;
+mod sandbox;
 mod secrets;
 mod sessions;
 mod special_files;

@@ -139,6 +139,7 @@ async fn run_one(
             let id = call.id.clone();
             let own = ToolContext {
                 cancel: ctx.cancel.child_token(),
+                sandbox_policy: gate.sandbox_policy(ctx.sandbox_policy),
                 facts: Some(std::sync::Arc::clone(&facts)),
                 progress: Some(Progress::new(move |text| {
                     let _ = live.send(Event::ToolOutputDelta {

@@ -253,6 +253,7 @@ impl Gate {
             PermissionMode::AcceptEdits => "acceptEdits",
             PermissionMode::Plan => "plan",
             PermissionMode::Bypass => "bypassPermissions",
+            PermissionMode::Auto => "auto",
         }
     }
 
@@ -260,6 +261,16 @@ impl Gate {
         self.policy
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The sandbox policy a shell call runs under in the current mode: `auto` confines every
+    /// command to at least `workspace-write`; other modes keep the configured policy.
+    pub(crate) fn sandbox_policy(&self, configured: rein_sandbox::Policy) -> rein_sandbox::Policy {
+        if self.policy().mode == PermissionMode::Auto {
+            configured.stricter(rein_sandbox::Policy::WorkspaceWrite)
+        } else {
+            configured
+        }
     }
 
     fn mode_is_plan(&self) -> bool {

@@ -79,7 +79,7 @@ impl fmt::Display for Support {
             "  file system: mount namespace (read-only binds, hidden sensitive paths)"
         )?;
         let network = if settings.network {
-            "allowed (config sandbox_network = true)"
+            "allowed (config sandbox_settings.network = true)"
         } else {
             "off (network namespace + seccomp: only Unix sockets)"
         };

@@ -13,6 +13,10 @@ const SIGNS: &[&str] = &[
     "Could not resolve host",
     "Temporary failure in name resolution",
     "Name or service not known",
+    // With the network off every connection fails, whatever the program says about it.
+    "Couldn't connect to server",
+    "Failed to connect",
+    "Connection refused",
 ];
 
 /// What programs print for a path that is not there: under a sandbox, a path outside the

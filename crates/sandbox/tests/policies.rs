@@ -244,7 +244,10 @@ fn network_setting_lets_connections_through() {
     let sandbox = match Sandbox::detect(settings) {
         Ok(sandbox) => sandbox,
         Err(why) => {
-            return rein_testkit::skip("network_setting_lets_connections_through", &why.to_string());
+            return rein_testkit::skip(
+                "network_setting_lets_connections_through",
+                &why.to_string(),
+            );
         }
     };
     let server = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -252,4 +255,100 @@ fn network_setting_lets_connections_through() {
     let line = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo tcp-connected");
     let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, &line));
     assert!(said.contains("tcp-connected"), "{said}");
+}
+
+/// The settings a real user gets: their home's toolchain folders readable, plus `writable`.
+fn real_sandbox(writable: &[PathBuf], test: &str) -> Option<Sandbox> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut settings = Settings::with_home(home.as_deref());
+    settings.writable_roots = writable.to_vec();
+    match Sandbox::detect(settings) {
+        Ok(sandbox) => Some(sandbox),
+        Err(why) => {
+            rein_testkit::skip(test, &why.to_string());
+            None
+        }
+    }
+}
+
+/// Runs `line` like [`run`] but with the real home (toolchains need theirs).
+fn run_real(sandbox: &Sandbox, policy: Policy, fx: &Fixture, line: &str) -> Output {
+    let call = Call {
+        policy,
+        workspace: &fx.ws,
+        cwd: &fx.ws,
+        tmp: &fx.tmp,
+        hidden: &[],
+    };
+    let wrapped = sandbox.wrap(&call).unwrap();
+    let mut command = Command::new(&wrapped.program);
+    command
+        .args(&wrapped.args)
+        .args(["bash", "-c", line])
+        .env("TMPDIR", &fx.tmp)
+        .stdin(Stdio::null());
+    if let Some(filter) = wrapped.filter {
+        command
+            .fd_mappings(vec![FdMapping {
+                parent_fd: filter,
+                child_fd: wrapped.filter_fd,
+            }])
+            .unwrap();
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn git_python_and_cargo_work_in_workspace_write() {
+    let test = "git_python_and_cargo_work_in_workspace_write";
+    for program in ["git", "python3", "cargo"] {
+        if !rein_testkit::require(program, "--version", test) {
+            return;
+        }
+    }
+    let fx = fixture();
+    let target = fx.outside.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    let Some(sandbox) = real_sandbox(std::slice::from_ref(&target), test) else {
+        return;
+    };
+    std::fs::write(
+        fx.ws.join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(fx.ws.join("src")).unwrap();
+    std::fs::write(
+        fx.ws.join("src/main.rs"),
+        "fn main() { println!(\"tiny ran\"); }\n",
+    )
+    .unwrap();
+    let line = format!(
+        "set -e; git init -q . && git add Cargo.toml src && \
+         git -c user.name=t -c user.email=t@t commit -qm first && echo committed; \
+         python3 -c 'open(\"py.txt\", \"w\").write(\"from python\")'; \
+         CARGO_TARGET_DIR={target} cargo run --offline -q",
+        target = target.display()
+    );
+    let output = run_real(&sandbox, Policy::WorkspaceWrite, &fx, &line);
+    let said = text(&output);
+    assert!(output.status.success(), "{said}");
+    assert!(
+        said.contains("committed") && said.contains("tiny ran"),
+        "{said}"
+    );
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&fx.ws)
+        .output()
+        .unwrap();
+    assert!(text(&log).contains("first"), "{}", text(&log));
+    assert_eq!(
+        std::fs::read_to_string(fx.ws.join("py.txt")).unwrap(),
+        "from python"
+    );
+    assert!(
+        target.join("debug").is_dir(),
+        "no build in the writable target"
+    );
 }

@@ -58,6 +58,9 @@ pub struct CallFacts {
     pub subject: Option<String>,
     /// One line for people: `cargo test`, `src/lib.rs`, `**/*.rs in src`.
     pub summary: String,
+    /// For a shell call that asks to run outside the OS sandbox: its one-line reason (the
+    /// call always asks the user, who sees the reason).
+    pub unsandboxed: Option<String>,
 }
 
 impl CallFacts {
@@ -73,6 +76,7 @@ impl CallFacts {
             shell: None,
             subject: None,
             summary: String::new(),
+            unsandboxed: None,
         }
     }
 

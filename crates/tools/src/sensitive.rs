@@ -83,6 +83,12 @@ impl Default for SensitivePaths {
 }
 
 impl SensitivePaths {
+    /// The folders and files the list names by path (`~/.ssh`, rein's data folder), absolute:
+    /// what an OS sandbox hides.
+    pub fn named_paths(&self) -> impl Iterator<Item = &Path> {
+        self.prefixes.iter().map(|(path, _)| path.as_path())
+    }
+
     /// Compiles `patterns`, expanding `~` to `home` (patterns under `~` are dropped without a
     /// home directory). An invalid glob is an error naming it.
     pub fn new<'a>(

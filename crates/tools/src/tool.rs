@@ -99,6 +99,12 @@ pub struct ToolContext {
     /// What this call touches, as the permission check saw it (set by the engine's dispatch;
     /// absent when a tool is run directly, which then works it out itself).
     pub facts: Option<std::sync::Arc<CallFacts>>,
+    /// The OS sandbox, when this machine has one: proven read-only shell lines always run
+    /// under [`rein_sandbox::Policy::ReadOnly`] in it.
+    pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
+    /// The policy other shell commands run under (set per call by the engine from the
+    /// configured policy and the permission mode; `auto` means `workspace-write`).
+    pub sandbox_policy: rein_sandbox::Policy,
 }
 
 impl ToolContext {
@@ -113,6 +119,8 @@ impl ToolContext {
             progress: None,
             hidden_env: crate::HiddenEnv::default(),
             facts: None,
+            sandbox: None,
+            sandbox_policy: rein_sandbox::Policy::Off,
         }
     }
 }

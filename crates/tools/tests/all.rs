@@ -10,6 +10,7 @@ mod edit_file;
 mod races;
 mod read_file;
 mod registry;
+mod sandbox;
 mod search;
 mod shell;
 mod support;

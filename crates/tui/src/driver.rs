@@ -26,6 +26,8 @@ pub struct Driver {
     compacted: UnboundedSender<Result<(), String>>,
     approver: Option<Arc<dyn Approver>>,
     cancel: CancellationToken,
+    /// Whether the agent has the OS sandbox (fixed for the invocation).
+    sandboxed: bool,
 }
 
 impl Driver {
@@ -41,6 +43,7 @@ impl Driver {
             agent.set_approver(Arc::clone(approver));
         }
         Self {
+            sandboxed: agent.sandboxed(),
             policy: agent.policy(),
             agent: Arc::new(Mutex::new(agent)),
             host,
@@ -93,6 +96,11 @@ impl Driver {
     /// Cancels the running job.
     pub fn cancel(&self) {
         self.cancel.cancel();
+    }
+
+    /// Whether `auto` mode can be used (shell commands can run in the OS sandbox).
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxed
     }
 
     /// The live permission policy.

@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
+use rein_engine::permissions::PermissionMode;
 use rein_engine::session::SessionSummary;
 use rein_engine::{Agent, Approval, ApprovalRequest, Approver};
 use rein_protocol::Event;
@@ -254,6 +255,13 @@ pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> b
                 "effort: {}",
                 effort.map_or("the model's own", |e| e.name())
             ));
+        }
+        Action::SetMode(PermissionMode::Auto) if !driver.sandboxed() => {
+            app.error(
+                "auto mode needs the OS sandbox, which is unavailable here (see `rein sandbox \
+                 check`); staying in the current mode"
+                    .to_string(),
+            );
         }
         Action::SetMode(mode) => {
             if let Ok(mut policy) = driver.policy().lock() {

@@ -36,6 +36,24 @@ pub struct TomlFile {
     pub tools: Tools,
     #[serde(default)]
     pub hooks: BTreeMap<Spanned<String>, Vec<HookGroup>>,
+    /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.
+    pub sandbox: Option<Spanned<String>>,
+    #[serde(default)]
+    pub sandbox_settings: SandboxSettings,
+}
+
+/// `[sandbox_settings]`: what restricted shell commands may reach besides the workspace.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSettings {
+    /// Whether they may use the network (off by default).
+    pub network: Option<Spanned<bool>>,
+    /// Extra readable folders (`~/` allowed).
+    #[serde(default)]
+    pub read_roots: Vec<Spanned<String>>,
+    /// Writable folders under `workspace-write` (`~/.cargo/registry`, `~/.npm`).
+    #[serde(default)]
+    pub writable_roots: Vec<Spanned<String>>,
 }
 
 /// `[permissions]`: rule lists.

@@ -9,6 +9,7 @@ mod claude;
 pub mod discover;
 mod file;
 pub mod missing_tools;
+mod sandbox;
 mod show;
 pub mod trust;
 
@@ -114,6 +115,8 @@ pub struct Config {
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
+    /// The OS sandbox: policy, network, roots.
+    pub sandbox: sandbox::SandboxConfig,
     /// What workspace files set that was not applied.
     pub ignored: Vec<Ignored>,
     /// Files skipped unread (not a regular file, too large), as warnings naming them.
@@ -332,6 +335,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.tools.max_parallel.as_ref(),
         &reader,
     );
+    sandbox::merge(config, &file, &reader, untrusted)?;
     for path in file.tools.sensitive_paths.iter().flatten() {
         config.sensitive_paths.push(reader.sourced(path));
     }
@@ -418,7 +422,7 @@ fn parse_mode(name: &str, at: impl Fn() -> String) -> Result<Sourced<PermissionM
             source: at(),
         }),
         None => Err(format!(
-            "unknown permission mode {name:?}; expected default, accept-edits, plan or bypass"
+            "unknown permission mode {name:?}; expected default, accept-edits, auto, plan or bypass"
         )),
     }
 }

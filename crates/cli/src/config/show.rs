@@ -122,6 +122,36 @@ pub fn render(config: &Config) -> String {
             &path.source,
         );
     }
+    let sandbox = &config.sandbox;
+    match &sandbox.policy {
+        Some(policy) => line(
+            "sandbox",
+            format!("{:?}", policy.value.name()),
+            &policy.source,
+        ),
+        None => line("sandbox", "\"off\"".to_string(), defaults),
+    }
+    match &sandbox.network {
+        Some(network) => line(
+            "sandbox_settings.network",
+            network.value.to_string(),
+            &network.source,
+        ),
+        None => line("sandbox_settings.network", "false".to_string(), defaults),
+    }
+    line(
+        "sandbox_settings.read_roots",
+        format!("{:?}", rein_sandbox::DEFAULT_READ_ROOTS),
+        defaults,
+    );
+    for (key, roots) in [
+        ("sandbox_settings.read_roots", &sandbox.read_roots),
+        ("sandbox_settings.writable_roots", &sandbox.writable_roots),
+    ] {
+        for root in roots {
+            line(key, format!("{:?}", root.value), &root.source);
+        }
+    }
     for hook in &config.hooks {
         let matcher = hook
             .matcher

@@ -296,3 +296,50 @@ fn output_limits_are_a_scalar_and_a_table_by_model_prefix() {
         "{shown}"
     );
 }
+
+#[test]
+fn sandbox_keys_come_from_the_user_or_a_trusted_workspace_only() {
+    let user = toml(
+        "user.toml",
+        "sandbox = \"workspace-write\"\n[sandbox_settings]\nnetwork = true\nwritable_roots = [\"~/.npm\"]\nread_roots = [\"/opt/data\"]\n",
+    );
+    let hostile = Source {
+        scope: Scope::UntrustedWorkspace,
+        ..toml(
+            "ws.toml",
+            "sandbox = \"off\"\n[sandbox_settings]\nwritable_roots = [\"/etc\"]\n",
+        )
+    };
+    let config = load(&[user, hostile]).unwrap();
+    let sandbox = &config.sandbox;
+    assert_eq!(
+        sandbox
+            .policy
+            .as_ref()
+            .map(|p| (p.value, p.source.as_str())),
+        Some((rein_sandbox::Policy::WorkspaceWrite, "user.toml:1"))
+    );
+    assert_eq!(sandbox.network.as_ref().map(|n| n.value), Some(true));
+    let writable: Vec<&str> = sandbox
+        .writable_roots
+        .iter()
+        .map(|r| r.value.as_str())
+        .collect();
+    assert_eq!(writable, ["~/.npm"]);
+    assert_eq!(sandbox.read_roots[0].value, "/opt/data");
+    let ignored: Vec<&str> = config.ignored.iter().map(|i| i.what.as_str()).collect();
+    assert_eq!(ignored, ["sandbox = \"off\"", "sandbox root \"/etc\""]);
+
+    let bad = load(&[toml("user.toml", "sandbox = \"strict\"\n")]).unwrap_err();
+    assert_eq!((bad.line, bad.key.as_deref()), (Some(1), Some("sandbox")));
+    assert!(
+        bad.message.contains("read-only, workspace-write or off"),
+        "{bad}"
+    );
+    let relative = toml(
+        "user.toml",
+        "[sandbox_settings]\nwritable_roots = [\"target\"]\n",
+    );
+    let bad = load(&[relative]).unwrap_err();
+    assert_eq!(bad.key.as_deref(), Some("sandbox_settings.writable_roots"));
+}

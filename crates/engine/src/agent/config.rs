@@ -50,6 +50,11 @@ pub struct AgentConfig {
     /// `<workspace key>/<session id>/` (the key of [`crate::session::workspace_key`]), which
     /// `read_file` may read; `None` keeps only their head and tail.
     pub outputs_root: Option<PathBuf>,
+    /// The OS sandbox, when this machine has one (proven read-only shell lines always run in
+    /// it, read-only; `auto` mode needs it).
+    pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
+    /// The policy of other shell commands (`auto` raises it to `workspace-write`).
+    pub sandbox_policy: rein_sandbox::Policy,
 }
 
 impl AgentConfig {
@@ -74,6 +79,8 @@ impl AgentConfig {
             user_memory_dir: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
+            sandbox: None,
+            sandbox_policy: rein_sandbox::Policy::Off,
         }
     }
 }

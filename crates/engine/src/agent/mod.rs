@@ -119,6 +119,8 @@ impl Agent {
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
+                sandbox: config.sandbox.clone(),
+                sandbox_policy: config.sandbox_policy,
                 ..ToolContext::new(guard)
             },
             config,
@@ -134,6 +136,11 @@ impl Agent {
     /// The live permission policy (a front end may switch the mode mid-session).
     pub fn policy(&self) -> Arc<Mutex<Policy>> {
         Arc::clone(&self.gate.policy)
+    }
+
+    /// Whether shell commands can run in the OS sandbox (`auto` mode needs it).
+    pub fn sandboxed(&self) -> bool {
+        self.tool_ctx.sandbox.is_some()
     }
 
     /// The transcript so far.

@@ -44,6 +44,10 @@ pub enum PermissionMode {
     Plan,
     /// Everything runs (deny rules and the workspace guard still hold).
     Bypass,
+    /// Shell commands and file edits inside the workspace run without asking, the shell
+    /// confined by the OS sandbox (`workspace-write`, no network); a command asking to leave
+    /// the sandbox asks. Needs the sandbox: refused where this machine has none.
+    Auto,
 }
 
 impl PermissionMode {
@@ -54,6 +58,7 @@ impl PermissionMode {
             Self::AcceptEdits => "accept-edits",
             Self::Plan => "plan",
             Self::Bypass => "bypass",
+            Self::Auto => "auto",
         }
     }
 
@@ -64,6 +69,7 @@ impl PermissionMode {
             "accept-edits" | "acceptEdits" => Some(Self::AcceptEdits),
             "plan" => Some(Self::Plan),
             "bypass" | "bypassPermissions" => Some(Self::Bypass),
+            "auto" => Some(Self::Auto),
             _ => None,
         }
     }
@@ -177,6 +183,15 @@ impl Policy {
         if !bypass && let Some(decision) = self.asks(&allow, &call, guard) {
             return decision;
         }
+        if let Some(reason) = facts.unsandboxed.as_deref()
+            && !bypass
+        {
+            // Leaving the sandbox is the user's call, whatever the rules allow.
+            return Decision::new(
+                Verdict::Ask,
+                format!("a request to run outside the sandbox: {}", one_line(reason)),
+            );
+        }
         // A proven read-only call needs no allow rule (and naming the rules that would cover
         // every command of a long line costs more than the rest of the decision).
         if facts.effect == Effect::ReadOnly && !bypass {
@@ -189,12 +204,17 @@ impl Policy {
         if bypass {
             return Decision::new(Verdict::Allow, "mode bypass");
         }
-        if self.mode == PermissionMode::AcceptEdits
-            && facts.kind == CallKind::Edit
+        if self.mode == PermissionMode::Auto && facts.kind == CallKind::Shell {
+            return Decision::new(Verdict::Allow, "mode auto (in the workspace-write sandbox)");
+        }
+        if matches!(
+            self.mode,
+            PermissionMode::AcceptEdits | PermissionMode::Auto
+        ) && facts.kind == CallKind::Edit
             && !facts.writes.is_empty()
             && facts.writes.iter().all(|p| guard.contains(p))
         {
-            return Decision::new(Verdict::Allow, "mode accept-edits");
+            return Decision::new(Verdict::Allow, format!("mode {}", self.mode.name()));
         }
         Decision::new(Verdict::Ask, format!("mode {}", self.mode.name()))
     }
@@ -240,6 +260,16 @@ impl Policy {
             format!("dangerous command: {what}"),
         ))
     }
+}
+
+/// The first line of `text`, at most 200 characters.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(200)
+        .collect()
 }
 
 fn describe(list: &str, rule: &SourcedRule) -> String {

@@ -357,3 +357,69 @@ fn shell_words_naming_secrets_are_denied_in_every_mode() {
         assert_eq!(ok.verdict, Verdict::Allow, "{ok}");
     }
 }
+
+#[test]
+fn auto_runs_commands_and_workspace_edits_but_asks_to_leave_the_sandbox() {
+    let s = setup();
+    let policy = Policy {
+        mode: PermissionMode::Auto,
+        rules: rules(&s.guard, &["Bash(npm install *)"], &[], &["Bash(rm *)"]),
+        ..Policy::default()
+    };
+    let edit = (
+        "write_file".to_string(),
+        json!({"path": "src/a.rs", "content": ""}),
+    );
+    let outside = (
+        "write_file".to_string(),
+        json!({"path": "/tmp/x", "content": ""}),
+    );
+    let escape = (
+        "bash".to_string(),
+        json!({"command": "npm install left-pad", "unsandboxed": "needs the registry\nsecond line"}),
+    );
+    let cases = [
+        (
+            bash("cargo build"),
+            Verdict::Allow,
+            "mode auto (in the workspace-write sandbox)",
+        ),
+        (edit, Verdict::Allow, "mode auto"),
+        (outside, Verdict::Ask, "mode auto"),
+        (
+            bash("rm -rf src"),
+            Verdict::Deny,
+            "deny rule Bash(rm *) (test)",
+        ),
+        (
+            bash("git push --force"),
+            Verdict::Ask,
+            "dangerous command: a force push to main",
+        ),
+        // Even an allow rule covering the command does not let it leave the sandbox.
+        (
+            escape,
+            Verdict::Ask,
+            "a request to run outside the sandbox: needs the registry",
+        ),
+    ];
+    for (call, verdict, reason) in cases {
+        let decision = decide(&policy, &s.guard, &call);
+        assert_eq!(
+            (decision.verdict, decision.reason.as_str()),
+            (verdict, reason),
+            "{call:?}"
+        );
+    }
+    // Bypass lets the request through, as everything else.
+    let bypass = Policy {
+        mode: PermissionMode::Bypass,
+        ..Policy::default()
+    };
+    let escape = (
+        "bash".to_string(),
+        json!({"command": "ls", "unsandboxed": "why"}),
+    );
+    assert_eq!(decide(&bypass, &s.guard, &escape).verdict, Verdict::Allow);
+    assert_eq!(PermissionMode::parse("auto"), Some(PermissionMode::Auto));
+}

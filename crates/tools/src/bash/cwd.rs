@@ -9,7 +9,7 @@
 use std::io::Read;
 use std::os::fd::OwnedFd;
 
-use command_fds::{CommandFdExt, FdMapping};
+use command_fds::FdMapping;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
 /// The shell's descriptor for the report; high enough that commands do not use it by habit.
@@ -27,17 +27,15 @@ const MAX_REPORT_BYTES: usize = 64 * 1024;
 pub(super) struct CwdReport(OwnedFd);
 
 impl CwdReport {
-    /// Opens the pipe and gives `command` its write end as [`CWD_FD`] (closed in rein once the
-    /// command is spawned and dropped).
-    pub(super) fn attach(command: &mut tokio::process::Command) -> std::io::Result<Self> {
+    /// Opens the pipe; the mapping gives the command its write end as [`CWD_FD`] (closed in
+    /// rein once the command is spawned and dropped).
+    pub(super) fn open() -> std::io::Result<(Self, FdMapping)> {
         let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
-        command
-            .fd_mappings(vec![FdMapping {
-                parent_fd: write,
-                child_fd: CWD_FD,
-            }])
-            .map_err(std::io::Error::other)?;
-        Ok(Self(read))
+        let mapping = FdMapping {
+            parent_fd: write,
+            child_fd: CWD_FD,
+        };
+        Ok((Self(read), mapping))
     }
 
     /// The directory the shell reported last, once it has exited; `None` when the trap did not

@@ -5,6 +5,7 @@
 //! opened itself ([`cwd`]), and followed only when the guard finds it a folder inside the
 //! workspace.
 
+mod confine;
 mod cwd;
 mod facts;
 mod paths;
@@ -40,6 +41,9 @@ pub struct BashArgs {
     pub command: String,
     /// Timeout in milliseconds (default 120000, at most 600000).
     pub timeout_ms: Option<u64>,
+    /// Only after the sandbox refused something the command needs (network, a path outside
+    /// the workspace): a one-line reason to run it outside the sandbox. The user is asked.
+    pub unsandboxed: Option<String>,
 }
 
 /// The `bash` tool. Holds the shell's working directory between calls.
@@ -133,7 +137,10 @@ impl TypedTool for Bash {
              must not wait for input. Default timeout {} s; `timeout_ms` may raise it to at most \
              {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
              child processes are killed. Long output keeps its head and tail. Use read_file \
-             rather than cat to read files.",
+             rather than cat to read files. Commands may run in an OS sandbox (writes only \
+             inside the workspace, no network); when the result says the sandbox refused \
+             something the command truly needs, call again with `unsandboxed` set to a \
+             one-line reason (the user is asked).",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }
@@ -148,6 +155,7 @@ impl TypedTool for Bash {
     fn describe(&self, args: &BashArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
         let (cwd, _) = self.start_dir(guard);
         facts::describe(&args.command, &cwd, guard, facts);
+        facts.unsandboxed = args.unsandboxed.clone();
     }
 
     async fn run(&self, args: BashArgs, ctx: &ToolContext) -> ToolOutput {
@@ -159,11 +167,6 @@ impl TypedTool for Bash {
             (dir, Some(note)) => (dir, vec![note]),
             (dir, None) => (dir, vec![]),
         };
-        let mut command = tokio::process::Command::new("bash");
-        let report = match cwd::CwdReport::attach(&mut command) {
-            Ok(report) => report,
-            Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
-        };
         // A private temp folder, removed with everything in it when the call ends (a killed
         // `sort` leaves its spill files there).
         let tmp = match tempfile::Builder::new().prefix("rein-tmp-").tempdir() {
@@ -171,6 +174,22 @@ impl TypedTool for Bash {
             Err(e) => return ToolOutput::error(format!("cannot start bash: a temp folder: {e}")),
         };
         let proven = self.proven_read_only(&args.command, &start, ctx);
+        let policy = match confine::policy(args.unsandboxed.is_some(), proven, ctx) {
+            Ok(policy) => policy,
+            Err(refusal) => return ToolOutput::error(refusal),
+        };
+        let (report, cwd_fd) = match cwd::CwdReport::open() {
+            Ok(opened) => opened,
+            Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
+        };
+        let mut fds = vec![cwd_fd];
+        let mut command = match confine::command(policy, ctx, &start, tmp.path(), &mut fds) {
+            Ok(command) => command,
+            Err(e) => return ToolOutput::error(format!("cannot start bash: the sandbox: {e}")),
+        };
+        if let Err(e) = command_fds::CommandFdExt::fd_mappings(&mut command, fds) {
+            return ToolOutput::error(format!("cannot start bash: descriptors: {e}"));
+        }
         // A line that runs without asking gets a memory ceiling (`tail` of an endless file).
         let ceiling = if proven {
             format!("ulimit -d {} 2>/dev/null\n", self.read_only_memory / 1024)
@@ -224,6 +243,12 @@ impl TypedTool for Bash {
             notes.push(note);
         }
         notes.extend(ctx.budget.take_dropped_note());
+        if matches!(finished.ending, Ending::Exited(code) if code != 0)
+            && let Some(note) =
+                rein_sandbox::refusal_note(policy, &finished.output, &start, ctx.guard.root())
+        {
+            notes.push(note);
+        }
         render(finished, timeout_ms, &notes)
     }
 }

@@ -140,7 +140,7 @@ impl App {
                 Some(mode) => vec![Action::SetMode(mode)],
                 None => {
                     self.error(format!(
-                        "unknown mode {name:?}: default, accept-edits, plan or bypass"
+                        "unknown mode {name:?}: default, accept-edits, auto, plan or bypass"
                     ));
                     Vec::new()
                 }

@@ -287,7 +287,8 @@ impl App {
             KeyCode::BackTab => {
                 let next = match self.status.mode {
                     PermissionMode::Default => PermissionMode::AcceptEdits,
-                    PermissionMode::AcceptEdits => PermissionMode::Plan,
+                    PermissionMode::AcceptEdits => PermissionMode::Auto,
+                    PermissionMode::Auto => PermissionMode::Plan,
                     PermissionMode::Plan | PermissionMode::Bypass => PermissionMode::Default,
                 };
                 return vec![Action::SetMode(next)];

@@ -1,0 +1,101 @@
+//! The OS sandbox as the CLI sets it up: the policy from `--sandbox` or the config, the
+//! settings from the config, detection once per invocation, and what to say when this
+//! machine has none (`auto` and an explicit policy refuse to start; otherwise one notice).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rein_engine::permissions::PermissionMode;
+use rein_sandbox::{Policy, Sandbox, Settings, Support};
+
+use crate::Exit;
+use crate::config::Config;
+
+/// The policy of shell commands not proven read-only: `--sandbox`, else the config, else off.
+pub fn policy(flag: Option<&str>, config: &Config) -> Result<Policy, Exit> {
+    match flag {
+        Some(name) => Policy::parse(name).map_err(|e| Exit::usage(format!("--sandbox: {e}"))),
+        None => Ok(config
+            .sandbox
+            .policy
+            .as_ref()
+            .map_or(Policy::Off, |p| p.value)),
+    }
+}
+
+/// The settings from the config: network, the default and configured read roots, writable
+/// roots, and the sensitive folders to hide.
+pub fn settings(config: &Config, sensitive: &rein_tools::SensitivePaths) -> Settings {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let expand = |text: &str| match (text.strip_prefix("~/"), &home) {
+        (Some(rest), Some(home)) => Some(home.join(rest)),
+        (Some(_), None) => None,
+        (None, _) => Some(PathBuf::from(text)),
+    };
+    let mut settings = Settings::with_home(home.as_deref());
+    settings.network = config.sandbox.network.as_ref().is_some_and(|n| n.value);
+    let configured = |roots: &[crate::config::Sourced<String>]| -> Vec<PathBuf> {
+        roots.iter().filter_map(|r| expand(&r.value)).collect()
+    };
+    settings
+        .read_roots
+        .extend(configured(&config.sandbox.read_roots));
+    settings.writable_roots = configured(&config.sandbox.writable_roots);
+    settings.hidden = sensitive.named_paths().map(Path::to_path_buf).collect();
+    settings
+}
+
+/// The sandbox for this invocation, or why not: an error when `mode` or `policy` needs one
+/// this machine lacks; else `None` with a notice on stderr (proven read-only commands then
+/// run unconfined).
+pub fn detect(
+    settings: Settings,
+    policy: Policy,
+    mode: PermissionMode,
+) -> Result<Option<Arc<Sandbox>>, Exit> {
+    match Sandbox::detect(settings) {
+        Ok(sandbox) => Ok(Some(Arc::new(sandbox))),
+        Err(why) if mode == PermissionMode::Auto => Err(Exit::usage(format!(
+            "--permission-mode auto runs commands without asking only inside the OS sandbox, \
+             which is unavailable here: {why}. Use --permission-mode accept-edits (edits run, \
+             commands ask) or default instead."
+        ))),
+        Err(why) if policy != Policy::Off => Err(Exit::usage(format!(
+            "the {policy} sandbox is configured but unavailable here: {why}. Pass --sandbox off \
+             to run commands unconfined."
+        ))),
+        Err(why) => {
+            eprintln!("rein: note: no OS sandbox ({why}); shell commands run unconfined");
+            Ok(None)
+        }
+    }
+}
+
+/// `rein sandbox check`: what this machine supports with the configuration of `workspace`.
+pub fn check(workspace: &Path) -> Result<(), Exit> {
+    let env = |key: &str| std::env::var(key).ok();
+    let config = crate::trust::load(workspace, &env, false, crate::trust::Asking::Silently)?;
+    let sensitive = sensitive_list(&config)?;
+    let support = Support::check(settings(&config, &sensitive));
+    let policy = policy(None, &config)?;
+    print!("{support}");
+    println!("  configured policy: {policy} (proven read-only commands: read-only)");
+    Ok(())
+}
+
+/// The sensitive list of `config` (built-in patterns plus the configured ones).
+pub fn sensitive_list(config: &Config) -> Result<rein_tools::SensitivePaths, Exit> {
+    let env = |key: &str| std::env::var(key).ok();
+    let extra = crate::resolve::sensitive_paths(config, &env);
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    rein_tools::SensitivePaths::new(
+        rein_tools::DEFAULT_SENSITIVE
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str)),
+        home.as_deref(),
+    )
+    .map_err(Exit::usage)
+}

@@ -1,0 +1,151 @@
+//! The OS sandbox through `rein exec`: `auto` mode runs the model's commands without asking,
+//! confined; what the sandbox refuses reaches the model as such; leaving it asks.
+
+use std::net::TcpListener;
+
+use crate::support::*;
+
+/// Whether bubblewrap works here (else the test is skipped visibly, or fails under CI=true).
+fn sandbox_ready(test: &str) -> bool {
+    match rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()) {
+        Ok(_) => true,
+        Err(why) => {
+            rein_testkit::skip(test, &why.to_string());
+            false
+        }
+    }
+}
+
+#[tokio::test]
+async fn auto_mode_confines_commands_and_tells_the_model_what_the_sandbox_refused() {
+    if !sandbox_ready("auto_mode_confines_commands") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let scenario = format!(
+        r#"{{"turns": [
+            {{"tool_calls": [{{"name": "bash", "arguments": {{"command": "touch ../outside"}}}}]}},
+            {{"tool_calls": [{{"name": "bash", "arguments": {{"command": "curl -sS --max-time 5 http://127.0.0.1:{port}/"}}}}]}},
+            {{"tool_calls": [{{"name": "bash", "arguments": {{"command": "echo made > inside.txt"}}}}]}},
+            {{"text": "done"}}
+        ]}}"#
+    );
+    let server = mock(&scenario).await;
+    let mut cmd = rein(&ws);
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "auto",
+    ])
+    .arg("try things");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Neither escape took effect; the command inside the workspace did, without asking.
+    assert!(!root.path().join("outside").exists());
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_err(), "curl reached the server");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
+        "made\n"
+    );
+    let requests = server.requests();
+    for (turn, what) in [(1, "touch"), (2, "curl")] {
+        // The newest message: this turn's tool result alone.
+        let sent = requests[turn].body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .unwrap()
+            .to_string();
+        assert!(
+            sent.contains("workspace-write sandbox"),
+            "the {what} result does not say the sandbox refused it: {sent}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn leaving_the_sandbox_asks_with_the_models_reason() {
+    if !sandbox_ready("leaving_the_sandbox_asks") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi > escaped.txt", "unsandboxed": "needs the network to fetch crates"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "auto",
+    ])
+    .arg("go");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A headless run cannot ask: refused, with the reason the policy gave.
+    assert!(!dir.path().join("escaped.txt").exists());
+    let sent = server.requests()[1].body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .unwrap()
+        .to_string();
+    assert!(sent.contains("outside the sandbox"), "{sent}");
+    assert!(sent.contains("needs the network to fetch crates"), "{sent}");
+}
+
+#[tokio::test]
+async fn auto_refuses_to_start_without_a_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    // No bubblewrap on this PATH.
+    cmd.env("PATH", dir.path().join("empty-bin"))
+        .args([
+            "exec",
+            "--base-url",
+            &server.url(),
+            "--permission-mode",
+            "auto",
+        ])
+        .arg("go");
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("bubblewrap") && said.contains("accept-edits"),
+        "{said}"
+    );
+    assert!(server.requests().is_empty(), "a request went out");
+}
+
+#[tokio::test]
+async fn sandbox_check_says_what_this_machine_supports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["sandbox", "check"]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    let available = rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()).is_ok();
+    if available {
+        assert!(said.contains("sandbox: available"), "{said}");
+        assert!(said.contains("network: off"), "{said}");
+    } else {
+        assert!(said.contains("sandbox: unavailable"), "{said}");
+    }
+    assert!(said.contains("configured policy: off"), "{said}");
+}
