@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use crate::{Policy, Sandbox};
 
 /// System folders shown read-only when they exist (a symlink, as `/bin` → `usr/bin` on a
-/// merged-`/usr` system, is recreated as the same symlink).
+/// merged-`/usr` system, is recreated as the same symlink). Not `/sys`: its dozen cgroup
+/// submounts make the bind cost more than anything a build reads there is worth.
 const SYSTEM: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys", "/nix",
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
 ];
 
 /// Paths inside the workspace a `workspace-write` command may read but not change: git's hooks
