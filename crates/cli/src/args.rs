@@ -44,11 +44,22 @@ pub enum Command {
     /// The OS sandbox of shell commands.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
-    /// List this workspace's stored sessions, newest first.
+    /// List this workspace's stored sessions, newest first; or remove stored sessions.
     Sessions {
         /// Workspace directory (default: the current directory).
         #[arg(long)]
         cwd: Option<PathBuf>,
+        /// Remove the sessions of every workspace not touched for longer than the retention
+        /// period (`cleanup_period_days`, default 30) or --older-than, with their saved
+        /// outputs, and print what went.
+        #[arg(long, conflicts_with = "delete")]
+        prune: bool,
+        /// With --prune: the age in days beyond which a session goes.
+        #[arg(long, value_name = "DAYS", requires = "prune")]
+        older_than: Option<u64>,
+        /// Remove this workspace's session ID and its saved outputs.
+        #[arg(long, value_name = "ID")]
+        delete: Option<String>,
     },
 }
 

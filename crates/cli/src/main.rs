@@ -85,12 +85,24 @@ async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
-        Some(Command::Sessions { cwd }) => {
+        Some(Command::Sessions {
+            cwd,
+            prune,
+            older_than,
+            delete,
+        }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            sessions::list(
-                &workspace,
-                resolve::data_dir(&|key| std::env::var(key).ok()),
-            )
+            let data_dir = resolve::data_dir(&|key| std::env::var(key).ok());
+            if prune {
+                let env = |key: &str| std::env::var(key).ok();
+                let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
+                let days = older_than.unwrap_or_else(|| sessions::retention_days(&config));
+                sessions::prune(data_dir, days)
+            } else if let Some(id) = delete {
+                sessions::delete(&workspace, data_dir, &id)
+            } else {
+                sessions::list(&workspace, data_dir)
+            }
         }
         Some(Command::Config(ConfigCommand::Show { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;

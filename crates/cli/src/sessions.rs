@@ -123,3 +123,74 @@ pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
     }
     Ok(())
 }
+
+/// The retention period: `cleanup_period_days` from the user's config, else 30 days.
+pub fn retention_days(config: &crate::config::Config) -> u64 {
+    config
+        .cleanup_period_days
+        .as_ref()
+        .map_or(rein_engine::session::DEFAULT_CLEANUP_DAYS, |d| d.value)
+}
+
+/// Removes sessions idle for more than `days` in the background (start-up), never `keep`.
+pub fn prune_in_background(data_dir: PathBuf, days: u64, keep: Option<String>) {
+    std::thread::spawn(move || {
+        let older_than = std::time::Duration::from_secs(days.saturating_mul(86_400));
+        rein_engine::session::prune(
+            &data_dir,
+            older_than,
+            keep.as_deref(),
+            std::time::SystemTime::now(),
+        );
+    });
+}
+
+/// `rein sessions --prune`: removes every workspace's sessions idle for more than `days`.
+pub fn prune(data_dir: Option<PathBuf>, days: u64) -> Result<(), Exit> {
+    let data_dir = data_dir
+        .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
+    let older_than = std::time::Duration::from_secs(days.saturating_mul(86_400));
+    let removed =
+        rein_engine::session::prune(&data_dir, older_than, None, std::time::SystemTime::now());
+    if removed.is_empty() {
+        println!("Nothing to remove: no session has been idle for more than {days} days.");
+        return Ok(());
+    }
+    let mut total = 0;
+    for session in &removed {
+        total += session.bytes;
+        println!(
+            "removed {} (idle {} days, {}): {}",
+            session.id,
+            session.idle_days,
+            size(session.bytes),
+            session.file.display()
+        );
+    }
+    println!("Removed {} sessions ({}).", removed.len(), size(total));
+    Ok(())
+}
+
+/// `rein sessions --delete ID`: removes one session of `workspace` with its outputs.
+pub fn delete(workspace: &Path, data_dir: Option<PathBuf>, id: &str) -> Result<(), Exit> {
+    let data_dir = data_dir
+        .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
+    let store = SessionStore::new(&data_dir, workspace);
+    let removed = rein_engine::session::delete(&store, &data_dir, id)
+        .map_err(|e| Exit::usage(e.to_string()))?;
+    println!(
+        "removed {} ({}): {}",
+        removed.id,
+        size(removed.bytes),
+        removed.file.display()
+    );
+    Ok(())
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1024 * 1024 => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+        b if b >= 1024 => format!("{:.1} KB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
+}

@@ -30,6 +30,23 @@ pub struct Setup {
     pub sandbox_policy: rein_sandbox::Policy,
 }
 
+/// Narrows rein's data folder to its owner when an older rein (or the umask) left it readable
+/// by others, saying so once.
+fn private_store(data_dir: &std::path::Path) {
+    match rein_tools::private::narrow_tree(data_dir) {
+        Ok(0) => {}
+        Ok(n) => eprintln!(
+            "rein: note: {} was readable by other users; narrowed {n} folders and files to \
+             owner-only (0700/0600)",
+            data_dir.display()
+        ),
+        Err(e) => eprintln!(
+            "rein: warning: cannot make {} private: {e}",
+            data_dir.display()
+        ),
+    }
+}
+
 fn env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
@@ -41,7 +58,19 @@ impl Setup {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
         crate::trust::confirm_home(&workspace, &env, asking)?;
         let config = crate::trust::load(&workspace, &env, args.trust_workspace, asking)?;
-        let store = resolve::data_dir(&env).map(|dir| SessionStore::new(&dir, &workspace));
+        let data_dir = resolve::data_dir(&env);
+        let store = data_dir
+            .as_ref()
+            .map(|dir| SessionStore::new(dir, &workspace));
+        if let Some(dir) = &data_dir {
+            private_store(dir);
+            let keep = args.resume.clone().or_else(|| {
+                args.continue_latest
+                    .then(|| store.as_ref().and_then(SessionStore::latest))
+                    .flatten()
+            });
+            sessions::prune_in_background(dir.clone(), sessions::retention_days(&config), keep);
+        }
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
         let mode = resolve::policy(&args, &workspace, &env, &config)?.mode;
         let sensitive = crate::sandbox::sensitive_list(&config)?;

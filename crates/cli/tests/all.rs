@@ -12,6 +12,7 @@ mod sandbox;
 mod secrets;
 mod sessions;
 mod special_files;
+mod stored_data;
 mod support;
 mod terminal;
 mod tool;

@@ -35,6 +35,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_new(&Dir::open_following(dir)?, name, bytes, mode)
 }
 
+/// [`write_atomic`] for rein's own data (trust records): the file ends up `0600` whatever its
+/// mode was and whatever the umask.
+pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
+    let mode = crate::private::PRIVATE_FILE_MODE;
+    write_new(&Dir::open_following(dir)?, name, bytes, mode)
+}
+
 /// [`write_atomic`] for the file `name` in the open folder `dir`: the temp file is created,
 /// written and renamed through the folder's descriptor. An existing regular file's mode is
 /// kept (a symlink there is replaced, never written through).

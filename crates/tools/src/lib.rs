@@ -41,6 +41,7 @@ mod hunks;
 mod locks;
 mod lstats;
 mod output;
+pub mod private;
 mod read_file;
 mod registry;
 mod regular_file;
@@ -52,7 +53,7 @@ mod typed;
 mod write_file;
 
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_private};
 pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT};
 pub use budget::{OutputBudget, SESSION_SAVED_CAP};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};

@@ -159,7 +159,11 @@ impl ToolRegistry {
                 ));
             }
         }
-        let output = entry.tool.call(args, ctx).await;
+        let mut output = entry.tool.call(args, ctx).await;
+        // A provider key a command printed is neither saved nor shown to the model.
+        if let std::borrow::Cow::Owned(redacted) = ctx.hidden_env.redact(&output.text) {
+            output.text = redacted;
+        }
         ctx.budget.apply(name, output)
     }
 

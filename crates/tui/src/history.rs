@@ -128,9 +128,9 @@ fn read_tail(path: &Path) -> Result<String, ReadRefusal> {
 
 fn append_line(path: &std::path::Path, prompt: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        rein_tools::private::create_private_dir_all(dir)?;
     }
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = rein_tools::private::private_options()
         .create(true)
         .append(true)
         .open(path)?;
@@ -158,6 +158,11 @@ mod tests {
         assert_eq!(history.newer().as_deref(), Some("second\nline"));
         assert_eq!(history.newer().as_deref(), Some("draft"));
         assert!(!history.browsing());
+        // Prompts are the user's: only they may read them.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir.path().join("h")), 0o700);
+        assert_eq!(mode(&dir.path().join("h/history.jsonl")), 0o600);
     }
 
     #[test]

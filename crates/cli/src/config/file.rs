@@ -36,6 +36,8 @@ pub struct TomlFile {
     pub tools: Tools,
     #[serde(default)]
     pub hooks: BTreeMap<Spanned<String>, Vec<HookGroup>>,
+    /// Days a stored session may stay untouched before start-up removes it (default 30).
+    pub cleanup_period_days: Option<Spanned<u64>>,
     /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.
     pub sandbox: Option<Spanned<String>>,
     #[serde(default)]

@@ -76,6 +76,8 @@ pub enum Why {
     Untrusted,
     /// Credentials are never routed by a workspace file, trusted or not.
     Credentials,
+    /// A setting of the user's whole store (retention), never a workspace's.
+    UserOnly,
 }
 
 /// A value and where it was set (`path:line`, `env REIN_MODEL`, `--model`).
@@ -115,6 +117,8 @@ pub struct Config {
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
+    /// Days a stored session may stay untouched before start-up removes it (user config).
+    pub cleanup_period_days: Option<Sourced<u64>>,
     /// The OS sandbox: policy, network, roots.
     pub sandbox: sandbox::SandboxConfig,
     /// What workspace files set that was not applied.
@@ -336,6 +340,14 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         &reader,
     );
     sandbox::merge(config, &file, &reader, untrusted)?;
+    if let Some(days) = &file.cleanup_period_days {
+        if scope == Scope::User {
+            config.cleanup_period_days = Some(reader.sourced(days));
+        } else {
+            let what = format!("cleanup_period_days = {}", days.get_ref());
+            ignore(config, what, reader.at(days), Why::UserOnly);
+        }
+    }
     for path in file.tools.sensitive_paths.iter().flatten() {
         config.sensitive_paths.push(reader.sourced(path));
     }

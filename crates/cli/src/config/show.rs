@@ -122,6 +122,15 @@ pub fn render(config: &Config) -> String {
             &path.source,
         );
     }
+    number(
+        config
+            .cleanup_period_days
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "cleanup_period_days",
+        "30",
+        &mut line,
+    );
     let sandbox = &config.sandbox;
     match &sandbox.policy {
         Some(policy) => line(
@@ -172,6 +181,7 @@ pub fn render(config: &Config) -> String {
         let why = match ignored.why {
             super::Why::Untrusted => "ignored: the workspace is not trusted (`rein trust`)",
             super::Why::Credentials => "ignored: a workspace file never routes credentials",
+            super::Why::UserOnly => "ignored: only your own config (~/.config/rein) sets this",
         };
         out.push_str(&format!(
             "# {} ({}) — {why}\n",

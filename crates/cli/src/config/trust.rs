@@ -168,10 +168,10 @@ impl TrustStore {
 
     fn write(&self, store: &StoreFile) -> std::io::Result<()> {
         if let Some(dir) = self.file.parent() {
-            std::fs::create_dir_all(dir)?;
+            rein_tools::private::create_private_dir_all(dir)?;
         }
         let text = serde_json::to_string_pretty(store).map_err(std::io::Error::other)?;
-        rein_tools::write_atomic(&self.file, text.as_bytes())
+        rein_tools::write_atomic_private(&self.file, text.as_bytes())
     }
 }
 

@@ -111,7 +111,7 @@ impl Agent {
                     return None;
                 }
                 let path = budget.new_save_path(tool)?.ok()?;
-                std::fs::write(&path, content).ok()?;
+                rein_tools::private::write_private_new(&path, content.as_bytes()).ok()?;
                 Some(path.display().to_string())
             },
         );

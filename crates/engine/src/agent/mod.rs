@@ -444,7 +444,18 @@ impl Agent {
 
     /// Appends user content, merging into a trailing user message (e.g. tool results of a
     /// cancelled turn) so roles keep alternating.
-    fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+    fn push_user_blocks(&mut self, mut blocks: Vec<ContentBlock>) {
+        // A provider key pasted into a prompt or printed by a tool is neither stored nor sent.
+        for block in &mut blocks {
+            let (ContentBlock::Text { text } | ContentBlock::ToolResult { content: text, .. }) =
+                block
+            else {
+                continue;
+            };
+            if let std::borrow::Cow::Owned(clean) = self.tool_ctx.hidden_env.redact(text) {
+                *text = clean;
+            }
+        }
         self.record(SessionRecord::Message {
             message: Message {
                 role: Role::User,

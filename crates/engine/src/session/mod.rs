@@ -8,6 +8,7 @@
 //! [`SESSION_FILE_CAP`] bytes.
 
 mod loaded;
+mod retention;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
@@ -18,6 +19,7 @@ use rein_protocol::{SessionLine, SessionRecord};
 use rein_tools::{ReadRefusal, open_regular};
 
 pub use loaded::{LoadedSession, SessionSummary, load_from};
+pub use retention::{DEFAULT_CLEANUP_DAYS, Removed, delete, prune};
 
 /// Largest session file loaded. Tool outputs over the budget are saved apart, so a session
 /// this large is damaged or not rein's; it is refused, and left as it is.
@@ -125,8 +127,8 @@ impl SessionStore {
             path: path.display().to_string(),
             source,
         };
-        std::fs::create_dir_all(&self.dir).map_err(io_err)?;
-        let file = OpenOptions::new()
+        rein_tools::private::create_private_dir_all(&self.dir).map_err(io_err)?;
+        let file = rein_tools::private::private_options()
             .create_new(true)
             .append(true)
             .open(&path)

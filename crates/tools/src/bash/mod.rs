@@ -222,7 +222,7 @@ impl TypedTool for Bash {
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());
         let save = match ctx.budget.new_save_path(Self::NAME) {
-            Some(Ok(path)) => OutputFile::create(path).ok(),
+            Some(Ok(path)) => OutputFile::create(path, ctx.hidden_env.clone()).ok(),
             _ => None,
         };
         let finished = match process::run_in_group(

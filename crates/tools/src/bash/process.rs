@@ -72,17 +72,24 @@ pub(crate) struct OutputFile {
     written: u64,
     /// Why saving stopped early, if it did.
     pub problem: Option<String>,
+    /// Whose values the kept file must not hold.
+    hidden: crate::HiddenEnv,
 }
 
 impl OutputFile {
-    /// Creates the file at `path`.
-    pub(crate) fn create(path: PathBuf) -> io::Result<Self> {
-        let file = std::fs::File::create_new(&path)?;
+    /// Creates the file at `path` (private to the user); `hidden`'s values are taken out of it
+    /// if it is kept.
+    pub(crate) fn create(path: PathBuf, hidden: crate::HiddenEnv) -> io::Result<Self> {
+        let file = crate::private::private_options()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
         Ok(Self {
             path,
             file: Some(file),
             written: 0,
             problem: None,
+            hidden,
         })
     }
 
@@ -117,6 +124,18 @@ impl OutputFile {
              with read_file (offset/limit) or grep ...]\n",
             self.path.display()
         )
+    }
+
+    /// Rewrites the kept file without the hidden variables' values (a key split across two
+    /// pipe reads is whole in the file). Not valid UTF-8, or unreadable: left as written.
+    fn scrub(&mut self) {
+        self.file = None;
+        let Ok(text) = std::fs::read_to_string(&self.path) else {
+            return;
+        };
+        if let std::borrow::Cow::Owned(clean) = self.hidden.redact(&text) {
+            let _ = crate::write_atomic_private(&self.path, clean.as_bytes());
+        }
     }
 
     /// Deletes the file (its output fitted in the result).
@@ -219,7 +238,10 @@ impl Sinks {
     fn finish(self) -> String {
         let cut = self.buffer.total() > self.limit;
         match self.file {
-            Some(file) if cut => self.buffer.finish_with(|omitted| file.marker(omitted)),
+            Some(mut file) if cut => {
+                file.scrub();
+                self.buffer.finish_with(|omitted| file.marker(omitted))
+            }
             Some(file) => {
                 file.discard();
                 self.buffer.finish()

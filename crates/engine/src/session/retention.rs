@@ -1,0 +1,254 @@
+//! Removing stored sessions: those not touched for longer than the retention period (at
+//! start-up, and `rein sessions --prune`), or one by id (`rein sessions --delete`), each with
+//! everything that belongs to it (its saved outputs under `<data>/outputs/<key>/<id>/`).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::{SessionError, SessionStore};
+
+/// Default retention: sessions untouched for 30 days go (Claude Code's
+/// `cleanupPeriodDays` default too).
+pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// One session removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// The session id.
+    pub id: String,
+    /// Its session file (gone now).
+    pub file: PathBuf,
+    /// Bytes freed (the session file and its outputs).
+    pub bytes: u64,
+    /// Days since it was last written.
+    pub idle_days: u64,
+}
+
+/// Removes every session under `data_dir` (every workspace's) last written more than
+/// `older_than` before `now`, with its outputs; never the session `keep` (the one being
+/// resumed). Outputs folders whose session is gone and that are as old go too. What cannot
+/// be removed is skipped.
+pub fn prune(
+    data_dir: &Path,
+    older_than: Duration,
+    keep: Option<&str>,
+    now: SystemTime,
+) -> Vec<Removed> {
+    let mut removed = Vec::new();
+    let idle = |path: &Path| -> Option<Duration> {
+        let modified = std::fs::symlink_metadata(path).ok()?.modified().ok()?;
+        Some(now.duration_since(modified).unwrap_or_default())
+    };
+    for workspace in entries(&data_dir.join("sessions")) {
+        let key = workspace.file_name().map(|n| n.to_os_string());
+        for file in entries(&workspace) {
+            let Some(id) = session_id(&file) else {
+                continue;
+            };
+            if keep == Some(id.as_str()) {
+                continue;
+            }
+            let Some(age) = idle(&file).filter(|age| *age > older_than) else {
+                continue;
+            };
+            let outputs = key
+                .as_ref()
+                .map(|key| data_dir.join("outputs").join(key).join(&id));
+            if let Some(bytes) = remove_session(&file, outputs.as_deref()) {
+                removed.push(Removed {
+                    id,
+                    file,
+                    bytes,
+                    idle_days: age.as_secs() / 86_400,
+                });
+            }
+        }
+    }
+    // Outputs of sessions already gone (removed by hand, or by an older rein).
+    for workspace in entries(&data_dir.join("outputs")) {
+        for outputs in entries(&workspace) {
+            let name = outputs
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            let session_file = workspace.file_name().zip(name.as_ref()).map(|(key, id)| {
+                data_dir
+                    .join("sessions")
+                    .join(key)
+                    .join(format!("{id}.jsonl"))
+            });
+            let orphan = session_file.is_some_and(|f| f.symlink_metadata().is_err());
+            if orphan
+                && keep != name.as_deref()
+                && idle(&outputs).is_some_and(|age| age > older_than)
+            {
+                let _ = std::fs::remove_dir_all(&outputs);
+            }
+        }
+    }
+    removed
+}
+
+/// Removes session `id` of `store`'s workspace with its outputs.
+pub fn delete(store: &SessionStore, data_dir: &Path, id: &str) -> Result<Removed, SessionError> {
+    let file = store.path(id)?;
+    if std::fs::symlink_metadata(&file).is_err() {
+        return Err(SessionError::NotFound { id: id.to_string() });
+    }
+    let outputs = store
+        .dir()
+        .file_name()
+        .map(|key| data_dir.join("outputs").join(key).join(id));
+    let bytes = remove_session(&file, outputs.as_deref()).ok_or_else(|| SessionError::Io {
+        path: file.display().to_string(),
+        source: std::io::Error::other("could not remove it"),
+    })?;
+    Ok(Removed {
+        id: id.to_string(),
+        file,
+        bytes,
+        idle_days: 0,
+    })
+}
+
+/// Removes the session file and its outputs folder; the bytes freed, `None` when the file
+/// stays.
+fn remove_session(file: &Path, outputs: Option<&Path>) -> Option<u64> {
+    let mut bytes = std::fs::symlink_metadata(file).ok()?.len();
+    std::fs::remove_file(file).ok()?;
+    if let Some(outputs) = outputs {
+        bytes += tree_size(outputs);
+        let _ = std::fs::remove_dir_all(outputs);
+    }
+    Some(bytes)
+}
+
+fn tree_size(path: &Path) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => entries(path).iter().map(|p| tree_size(p)).sum(),
+        Ok(meta) => meta.len(),
+        Err(_) => 0,
+    }
+}
+
+/// The entries of `dir` (none when it cannot be read), sorted.
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    list.sort();
+    list
+}
+
+/// The id of a session file (`<id>.jsonl`).
+fn session_id(file: &Path) -> Option<String> {
+    let name = file.file_name()?.to_str()?;
+    name.strip_suffix(".jsonl").map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: Duration = Duration::from_secs(86_400);
+
+    /// A session file of `workspace_key` last written `days` ago, with one saved output.
+    fn session(data: &Path, key: &str, id: &str, days: u64, now: SystemTime) {
+        let dir = data.join("sessions").join(key);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&file, "{}\n").unwrap();
+        let outputs = data.join("outputs").join(key).join(id);
+        std::fs::create_dir_all(&outputs).unwrap();
+        std::fs::write(outputs.join("0001-bash.txt"), "output").unwrap();
+        let when = now - DAY * days as u32;
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+
+    #[test]
+    fn prune_removes_exactly_the_sessions_idle_too_long_with_their_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let now = SystemTime::now();
+        for (key, id, days) in [
+            ("ws-a", "fresh", 1),
+            ("ws-a", "month", 29),
+            ("ws-a", "old", 31),
+            ("ws-b", "ancient", 400),
+            ("ws-b", "resumed", 90),
+        ] {
+            session(data, key, id, days, now);
+        }
+        // Outputs whose session file is long gone.
+        let orphan = data.join("outputs/ws-b/gone");
+        std::fs::create_dir_all(&orphan).unwrap();
+        std::fs::File::open(&orphan)
+            .unwrap()
+            .set_modified(now - DAY * 60)
+            .unwrap();
+
+        let removed = prune(data, DAY * 30, Some("resumed"), now);
+        let mut ids: Vec<(&str, u64)> = removed
+            .iter()
+            .map(|r| (r.id.as_str(), r.idle_days))
+            .collect();
+        ids.sort();
+        assert_eq!(ids, [("ancient", 400), ("old", 31)]);
+        for (key, id, kept) in [
+            ("ws-a", "fresh", true),
+            ("ws-a", "month", true),
+            ("ws-a", "old", false),
+            ("ws-b", "ancient", false),
+            ("ws-b", "resumed", true),
+        ] {
+            let file = data.join("sessions").join(key).join(format!("{id}.jsonl"));
+            assert_eq!(file.exists(), kept, "{id}");
+            assert_eq!(
+                data.join("outputs").join(key).join(id).exists(),
+                kept,
+                "{id} outputs"
+            );
+        }
+        assert!(!orphan.exists());
+        assert!(removed.iter().all(|r| r.bytes > 0));
+    }
+
+    #[test]
+    fn delete_removes_one_session_and_its_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().join("project");
+        std::fs::create_dir(&workspace).unwrap();
+        let data = dir.path().join("data");
+        let store = SessionStore::new(&data, &workspace);
+        let key = store
+            .dir()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let now = SystemTime::now();
+        session(&data, &key, "one", 0, now);
+        session(&data, &key, "two", 0, now);
+        let removed = delete(&store, &data, "one").unwrap();
+        assert_eq!(removed.id, "one");
+        assert!(!store.path("one").unwrap().exists());
+        assert!(!data.join("outputs").join(&key).join("one").exists());
+        assert!(store.path("two").unwrap().exists());
+        assert!(matches!(
+            delete(&store, &data, "one"),
+            Err(SessionError::NotFound { .. })
+        ));
+        assert!(matches!(
+            delete(&store, &data, "../x"),
+            Err(SessionError::InvalidId { .. })
+        ));
+    }
+}
