@@ -96,6 +96,7 @@ fn launcher(workspace: &Path, url: &str, extra: &str) -> std::path::PathBuf {
         "#!/bin/sh\n\
          unset ANTHROPIC_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL REIN_MODEL REIN_PERMISSION_MODE NO_COLOR\n\
          export ANTHROPIC_API_KEY=test XDG_DATA_HOME='{data}' XDG_CONFIG_HOME='{config}'\n\
+         umask 0000\n\
          cd '{ws}'\n\
          '{rein}' --base-url '{url}' {extra}\n\
          echo \"rein exited with $?\"\n\
@@ -189,6 +190,20 @@ async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
         "{screen}"
     );
     assert_eq!(server.requests().len(), 2, "no request after the cancel");
+    // Under umask 0000 too, the prompt history and the session are the user's alone.
+    let data = dir.path().join(".rein-test-data/rein");
+    assert!(data.join("history").is_dir(), "no prompt history");
+    let mut stack = vec![data];
+    while let Some(path) = stack.pop() {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        let mode = meta.permissions().mode() & 0o777;
+        let wanted = if meta.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode, wanted, "{} is {mode:o}", path.display());
+        if meta.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
