@@ -136,7 +136,20 @@ impl LlmError {
             _ if is_context_length(&code, &provider_message) => LlmErrorKind::ContextLength,
             _ => LlmErrorKind::BadRequest,
         };
+        // Without a key a gateway may answer 5xx instead of 401: say so, and spend no retries.
+        let keyless_failure =
+            matches!(kind, LlmErrorKind::Server | LlmErrorKind::Overloaded) && !key.present;
+        let kind = if keyless_failure {
+            LlmErrorKind::Auth
+        } else {
+            kind
+        };
         let message = match kind {
+            LlmErrorKind::Auth if keyless_failure => format!(
+                "server error (HTTP {}): {provider_message}. The request went without a key \
+                 ({} is not set or empty): if this server needs one, that is the likely cause",
+                failure.status, key.env
+            ),
             LlmErrorKind::Auth if !key.present => {
                 format!(
                     "authentication failed: {} is not set ({provider_message})",
@@ -214,8 +227,19 @@ pub(crate) fn is_context_length(code: &str, message: &str) -> bool {
 /// `{"error": {"type"|"code", "message"}}` (Anthropic, OpenAI), `{"error": "text"}` and
 /// `{"message"|"detail": "text"}` (various compatible servers).
 pub(crate) fn provider_message(body: &str) -> (Option<String>, Option<String>) {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(body) else {
-        return (None, None);
+    let value = match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(value) => value,
+        // An error framed as server-sent events (`data: {"error": …}`): the first data line
+        // that is a JSON object.
+        Err(_) => match body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<serde_json::Value>(data.trim()).ok())
+            .find(serde_json::Value::is_object)
+        {
+            Some(value) => value,
+            None => return (None, None),
+        },
     };
     let error = value.get("error").unwrap_or(&value);
     if let Some(text) = error.as_str() {

@@ -100,6 +100,9 @@ impl<P: WireProtocol> ModelClient for HttpClient<P> {
     }
 }
 
+/// Largest whole JSON answer read in place of a stream.
+const MAX_WHOLE_REPLY: u64 = 64 * 1024 * 1024;
+
 /// Refused optional fields a request is resent without, at most.
 const MAX_ADAPTATIONS: u8 = 4;
 
@@ -247,12 +250,65 @@ impl<P: WireProtocol> Attempts<P> {
             };
             return Err(LlmError::from_http(self.provider(), key, failure));
         }
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("application/json") {
+            return self.read_whole(response, request_id).await;
+        }
         Ok(Reading {
             body: Box::pin(response.bytes_stream()),
             decoder: SseDecoder::default(),
             parser: inner.protocol.parser(),
             request_id,
             output_started: false,
+            ended: false,
+        })
+    }
+
+    /// A whole JSON answer to the streamed request ([`crate::whole`]): read, turned into the
+    /// stream's events and parsed at once; the reading that follows only ends.
+    async fn read_whole(
+        &mut self,
+        response: reqwest::Response,
+        request_id: Option<String>,
+    ) -> Result<Reading, LlmError> {
+        let provider = self.provider();
+        let protocol_error =
+            |message: String| LlmError::new(LlmErrorKind::Protocol, provider, message);
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_WHOLE_REPLY)
+        {
+            return Err(protocol_error(format!(
+                "the server answered with a JSON document over {MAX_WHOLE_REPLY} bytes instead of a stream"
+            )));
+        }
+        let idle = self.inner.config.idle_timeout;
+        let bytes = match tokio::time::timeout(idle, response.bytes()).await {
+            Err(_) => return Err(self.idle_error()),
+            Ok(Err(e)) => return Err(self.transport_error(&e)),
+            Ok(Ok(bytes)) => bytes,
+        };
+        let mut parser = self.inner.protocol.parser();
+        let out = crate::whole::parse(self.inner.protocol.kind(), parser.as_mut(), &bytes)?;
+        if std::env::var_os("REIN_DEBUG").is_some() {
+            eprintln!(
+                "rein: debug: {} answered the streamed request with a whole JSON message",
+                self.inner.url
+            );
+        }
+        let output_started = out.iter().any(|e| !matches!(e, ModelEvent::Retry { .. }));
+        self.pending.extend(out.into_iter().map(Ok));
+        Ok(Reading {
+            body: Box::pin(futures::stream::empty()),
+            decoder: SseDecoder::default(),
+            parser,
+            request_id,
+            output_started,
             ended: false,
         })
     }

@@ -51,6 +51,7 @@ mod pricing;
 mod provider;
 mod retry;
 mod sse;
+mod whole;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use cache::{CacheTtl, PromptCache};

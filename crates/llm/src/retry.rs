@@ -64,22 +64,72 @@ impl RetryPolicy {
     }
 }
 
-/// Reads the server's requested wait from `retry-after-ms` (OpenAI) or `retry-after` (seconds;
-/// an HTTP date is not understood and ignored).
+/// Longest wait taken from a rate-limit reset hint: a bucket that refills in minutes still
+/// lets a request through much sooner, so the hint only stretches the backoff this far.
+const MAX_RESET_HINT_MS: u64 = 30_000;
+
+/// Reads the server's requested wait: `retry-after-ms` (OpenAI), `retry-after` (seconds or an
+/// HTTP date), the same under a gateway's `llm_provider-` prefix (LiteLLM), and when none is
+/// there, OpenAI's `x-ratelimit-reset-requests`/`-tokens` (`1s`, `6m0s`, `20ms`; the longer,
+/// capped at [`MAX_RESET_HINT_MS`]).
 pub(crate) fn retry_after_ms(headers: &reqwest::header::HeaderMap) -> Option<u64> {
     let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let parse = |text: &str| {
-        text.trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-    };
-    if let Some(ms) = value("retry-after-ms").and_then(parse) {
-        return Some(ms.round() as u64);
+    for prefix in ["", "llm_provider-"] {
+        if let Some(ms) = value(&format!("{prefix}retry-after-ms")).and_then(seconds) {
+            return Some(ms.round() as u64);
+        }
+        if let Some(text) = value(&format!("{prefix}retry-after")) {
+            if let Some(secs) = seconds(text) {
+                return Some((secs * 1000.0).round() as u64);
+            }
+            if let Ok(date) = chrono::DateTime::parse_from_rfc2822(text.trim()) {
+                let wait = date.with_timezone(&chrono::Utc) - chrono::Utc::now();
+                return Some(u64::try_from(wait.num_milliseconds()).unwrap_or(0));
+            }
+        }
     }
-    value("retry-after")
-        .and_then(parse)
-        .map(|secs| (secs * 1000.0).round() as u64)
+    ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"]
+        .into_iter()
+        .filter_map(|name| value(name).and_then(go_duration_ms))
+        .max()
+        .map(|ms| ms.min(MAX_RESET_HINT_MS))
+}
+
+/// A non-negative finite number.
+fn seconds(text: &str) -> Option<f64> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+/// A Go-style duration (`1h2m3.5s`, `6m0s`, `20ms`, `1.5s`) in milliseconds.
+fn go_duration_ms(text: &str) -> Option<u64> {
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let number: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let factor = match &rest[..unit_end] {
+            "h" => 3_600_000.0,
+            "m" => 60_000.0,
+            "s" => 1_000.0,
+            "ms" => 1.0,
+            _ => return None,
+        };
+        total += number * factor;
+        rest = &rest[unit_end..];
+    }
+    total.is_finite().then(|| total.round() as u64)
 }
 
 #[cfg(test)]
@@ -189,8 +239,49 @@ mod tests {
                 "retry-after",
                 "Wed, 21 Oct 2015 07:28:00 GMT"
             )])),
-            None
+            Some(0)
         );
         assert_eq!(retry_after_ms(&headers(&[])), None);
+    }
+
+    #[test]
+    fn retry_hints_in_other_forms_are_read() {
+        let headers = |pairs: &[(&'static str, String)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from_str(value).unwrap());
+            }
+            map
+        };
+        let soon = chrono::Utc::now() + chrono::Duration::seconds(20);
+        let date = soon.format("%a, %d %b %Y %H:%M:%S GMT").to_string();
+        let waited = retry_after_ms(&headers(&[("retry-after", date)])).unwrap();
+        assert!((18_000..=20_000).contains(&waited), "{waited}");
+        let past = "Wed, 21 Oct 2015 07:28:00 GMT".to_string();
+        assert_eq!(retry_after_ms(&headers(&[("retry-after", past)])), Some(0));
+        assert_eq!(
+            retry_after_ms(&headers(&[("llm_provider-retry-after", "3".into())])),
+            Some(3000)
+        );
+        // A standard header beats a gateway's copy.
+        let both = [
+            ("retry-after", "1".into()),
+            ("llm_provider-retry-after", "9".into()),
+        ];
+        assert_eq!(retry_after_ms(&headers(&both)), Some(1000));
+        for (text, ms) in [
+            ("1s", 1000),
+            ("6m0s", 30_000),
+            ("20ms", 20),
+            ("1.5s", 1500),
+            ("1m2s", 30_000),
+        ] {
+            let hint = [("x-ratelimit-reset-tokens", text.to_string())];
+            assert_eq!(retry_after_ms(&headers(&hint)), Some(ms), "{text}");
+        }
+        assert_eq!(go_duration_ms("2m30s"), Some(150_000));
+        for bad in ["", "5", "1x", "s"] {
+            assert_eq!(go_duration_ms(bad), None, "{bad:?}");
+        }
     }
 }

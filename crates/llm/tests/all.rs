@@ -6,5 +6,6 @@ mod caching;
 mod chat;
 mod effort;
 mod faults;
+mod gateways;
 mod responses;
 mod support;

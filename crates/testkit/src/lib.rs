@@ -31,6 +31,7 @@ mod recorded;
 mod scenario;
 mod server;
 mod sse;
+mod whole;
 mod wire;
 
 pub use conformance::{conformance_file, git_init};

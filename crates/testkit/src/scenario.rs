@@ -10,7 +10,8 @@
 //! ]}
 //! ```
 //!
-//! Faults are externally tagged: `{"http": {"status": 529, "body": {...}, "retry_after": 2}}`,
+//! Faults are externally tagged: `{"http": {"status": 529, "body": {...}, "retry_after": 2}}`
+//! (or `"raw_body": "data: {...}"` sent verbatim, and `"headers": {"name": "value"}`),
 //! `{"cut_after": {"events": 3}}`, `{"hang_after": {"events": 3}}`. Event counts include every
 //! SSE frame the protocol sends (`ping`, `[DONE]`, ...).
 //!
@@ -109,6 +110,10 @@ pub struct ScenarioTurn {
     /// A failure instead of (or in the middle of) the normal answer.
     #[serde(default)]
     pub fault: Option<Fault>,
+    /// Answer with the whole message as one `200 application/json` document in the protocol's
+    /// non-streamed shape, ignoring the request's `stream: true` (as some gateways do).
+    #[serde(default)]
+    pub whole: bool,
 }
 
 /// A scripted tool call.
@@ -159,6 +164,13 @@ pub enum Fault {
         /// `retry-after` header value in seconds.
         #[serde(default)]
         retry_after: Option<u64>,
+        /// The body sent verbatim instead (an SSE-framed error, plain text): served as
+        /// `text/event-stream` when it starts with `data:` or `event:`, else `text/plain`.
+        #[serde(default)]
+        raw_body: Option<String>,
+        /// Extra response headers (`llm_provider-retry-after`, `x-ratelimit-reset-tokens`).
+        #[serde(default)]
+        headers: std::collections::BTreeMap<String, String>,
     },
     /// Send this many SSE events of the normal answer, then drop the connection.
     CutAfter {

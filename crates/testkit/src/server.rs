@@ -302,13 +302,32 @@ async fn play(shared: &Shared, wire: Wire, reply: &Reply<'_>, request_id: &str) 
             _ = shutdown.changed() => {}
         }
     }
+    if turn.whole && turn.fault.is_none() {
+        return json_response(StatusCode::OK, &crate::whole::reply(wire, reply));
+    }
     let frames = wire.frames(reply);
     let (frames, ending) = match &turn.fault {
         Some(Fault::Http {
             status,
             body,
             retry_after,
-        }) => return http_fault(wire, *status, body.as_ref(), *retry_after, request_id),
+            raw_body,
+            headers,
+        }) => {
+            let mut response = match raw_body {
+                Some(raw) => raw_response(*status, raw),
+                None => http_fault(wire, *status, body.as_ref(), *retry_after, request_id),
+            };
+            for (name, value) in headers {
+                if let (Ok(name), Ok(value)) = (
+                    header::HeaderName::from_bytes(name.as_bytes()),
+                    HeaderValue::from_str(value),
+                ) {
+                    response.headers_mut().insert(name, value);
+                }
+            }
+            return response;
+        }
         Some(Fault::CutAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Cut),
         Some(Fault::HangAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Hang),
         None => (&frames[..], Ending::Complete),
@@ -348,6 +367,21 @@ fn http_fault(
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    response
+}
+
+/// `raw` verbatim under `status`, typed as an event stream when it is SSE-framed.
+fn raw_response(status: u16, raw: &str) -> Response {
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (code, Body::from(raw.to_string())).into_response();
+    let kind = if raw.starts_with("data:") || raw.starts_with("event:") {
+        "text/event-stream"
+    } else {
+        "text/plain"
+    };
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
     response
 }
 

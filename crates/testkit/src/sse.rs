@@ -35,6 +35,11 @@ impl SseFrame {
         }
     }
 
+    /// The `data:` payload.
+    pub(crate) fn payload(&self) -> &str {
+        &self.data
+    }
+
     /// The frame's bytes. Serialized JSON never contains a raw newline, so one `data:` line
     /// always suffices.
     pub(crate) fn encode(&self) -> String {
