@@ -7,6 +7,7 @@ mod config;
 mod control;
 mod errors;
 mod exec;
+mod kill;
 mod odd_workspaces;
 mod sandbox;
 mod secrets;

@@ -56,7 +56,16 @@ pub(crate) async fn dispatch(
     limits: DispatchLimits,
     gate: &Gate,
     events: &EventSender,
+    on_done: &(dyn Fn(&ContentBlock) + Send + Sync),
 ) -> Vec<ContentBlock> {
+    let shared = Shared {
+        tools,
+        ctx,
+        timeout: limits.call_timeout,
+        gate,
+        events,
+        on_done,
+    };
     let mut results = Vec::with_capacity(calls.len());
     // What each call touches, computed once: batching, the gate, hooks and events read it.
     let planned: Vec<(ToolCall, CallFacts)> = calls
@@ -73,15 +82,27 @@ pub(crate) async fn dispatch(
             1
         };
         let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
-            .map(|(call, facts)| {
-                run_one(tools, call, facts, ctx, limits.call_timeout, gate, events)
-            })
+            // Each result is recorded as its call finishes: a process killed mid-batch keeps
+            // what already ran.
+            .map(|(call, facts)| run_one(shared, call, facts))
             .buffered(parallel)
             .collect()
             .await;
         results.extend(outputs);
     }
     results
+}
+
+/// What every call of a dispatch shares.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    tools: &'a ToolRegistry,
+    ctx: &'a ToolContext,
+    timeout: Duration,
+    gate: &'a Gate,
+    events: &'a EventSender,
+    /// Told each result once its call is done, before `ToolCallEnd` goes out.
+    on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
 }
 
 /// Splits calls, in order, into runs of read-only calls and single mutating calls.
@@ -105,15 +126,15 @@ fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>>
 }
 
 /// Runs one call with its own timeout and cancellation, reporting its start and end.
-async fn run_one(
-    tools: &ToolRegistry,
-    call: ToolCall,
-    facts: CallFacts,
-    ctx: &ToolContext,
-    timeout: Duration,
-    gate: &Gate,
-    events: &EventSender,
-) -> ContentBlock {
+async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> ContentBlock {
+    let Shared {
+        tools,
+        ctx,
+        timeout,
+        gate,
+        events,
+        on_done,
+    } = shared;
     let _ = events.send(Event::ToolCallStart {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -176,18 +197,21 @@ async fn run_one(
                 .await
         }
     };
+    let block = ContentBlock::ToolResult {
+        tool_use_id: call.id.clone(),
+        content: output.text.clone(),
+        is_error: output.is_error,
+    };
+    // Saved before anyone is told it finished: a result a front end showed is never lost.
+    on_done(&block);
     let _ = events.send(Event::ToolCallEnd {
-        id: call.id.clone(),
+        id: call.id,
         name: call.name,
-        output: output.text.clone(),
+        output: output.text,
         is_error: output.is_error,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
-    ContentBlock::ToolResult {
-        tool_use_id: call.id,
-        content: output.text,
-        is_error: output.is_error,
-    }
+    block
 }
 
 /// Results for calls issued by a reply that was cut off by cancellation.

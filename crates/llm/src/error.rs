@@ -253,6 +253,18 @@ pub(crate) fn provider_message(body: &str) -> (Option<String>, Option<String>) {
     (code, message)
 }
 
+/// Whether a TLS failure's causes say the other side answered in plain text (rustls:
+/// "received corrupt message of type InvalidContentType"; OpenSSL: "wrong version number").
+pub(crate) fn speaks_no_tls(causes: &str) -> bool {
+    [
+        "InvalidContentType",
+        "corrupt message",
+        "wrong version number",
+    ]
+    .iter()
+    .any(|sign| causes.contains(sign))
+}
+
 /// The first `max` characters of `text`, with an ellipsis when cut.
 pub(crate) fn truncate(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {

@@ -391,6 +391,15 @@ impl<P: WireProtocol> Attempts<P> {
                 LlmErrorKind::Unreachable,
                 format!("cannot connect to {url}: connection refused (is the server running?)"),
             )
+        } else if url.starts_with("https://") && crate::error::speaks_no_tls(&causes) {
+            let plain = url.replacen("https://", "http://", 1);
+            (
+                LlmErrorKind::Unreachable,
+                format!(
+                    "cannot connect to {url}: the server does not speak TLS (HTTPS); if it is a \
+                     plain-HTTP server, such as a local one, use {plain} ({causes})"
+                ),
+            )
         } else if error.is_connect() && causes.contains("dns error") {
             (
                 LlmErrorKind::Unreachable,

@@ -267,3 +267,46 @@ async fn a_connection_dropped_before_the_answer_is_retried() {
     assert_eq!(outcome.error().kind, LlmErrorKind::Connection);
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
+
+#[tokio::test]
+async fn https_to_a_plain_http_server_fails_at_once_saying_so() {
+    let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
+    let kind = ProviderKind::Anthropic;
+    let url = base_url(&server, kind).replacen("http://", "https://", 1);
+    let outcome = run(connect(config(kind, url)).as_ref(), hello()).await;
+    assert!(outcome.retries().is_empty(), "retried a TLS mismatch");
+    let err = outcome.error();
+    assert_eq!(err.kind, LlmErrorKind::Unreachable);
+    assert!(
+        err.message.contains("does not speak TLS") && err.message.contains("http://"),
+        "{}",
+        err.message
+    );
+}
+
+#[tokio::test]
+async fn a_gzip_encoded_stream_is_decoded() {
+    for kind in [
+        ProviderKind::Anthropic,
+        ProviderKind::Openai,
+        ProviderKind::OpenaiChat,
+    ] {
+        let server =
+            mock(r#"{"turns": [{"gzip": true, "text": "compressed hello", "chunk_size": 7}]}"#)
+                .await;
+        let outcome = run(client(&server, kind).as_ref(), hello()).await;
+        assert_eq!(outcome.text(), "compressed hello", "{kind:?}");
+        assert_eq!(
+            outcome.result.unwrap().message.text(),
+            "compressed hello",
+            "{kind:?}"
+        );
+        let asked = &server.requests()[0].headers;
+        assert!(
+            asked
+                .iter()
+                .any(|(k, v)| k == "accept-encoding" && v.contains("gzip")),
+            "{kind:?}"
+        );
+    }
+}

@@ -114,6 +114,9 @@ pub struct ScenarioTurn {
     /// non-streamed shape, ignoring the request's `stream: true` (as some gateways do).
     #[serde(default)]
     pub whole: bool,
+    /// Send the stream gzip-compressed (`Content-Encoding: gzip`), in one piece.
+    #[serde(default)]
+    pub gzip: bool,
 }
 
 /// A scripted tool call.

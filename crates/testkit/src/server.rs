@@ -332,6 +332,9 @@ async fn play(shared: &Shared, wire: Wire, reply: &Reply<'_>, request_id: &str) 
         Some(Fault::HangAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Hang),
         None => (&frames[..], Ending::Complete),
     };
+    if turn.gzip && ending == Ending::Complete {
+        return gzip_response(frames.iter().map(|f| f.encode()).collect::<String>());
+    }
     let encoded = frames.iter().map(|f| f.encode()).collect();
     let body = streaming_body(encoded, turn.chunk_size, ending, shared.shutdown.clone());
     let mut response = Response::new(body);
@@ -367,6 +370,24 @@ fn http_fault(
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
+    response
+}
+
+/// The whole stream `text`, gzip-compressed.
+fn gzip_response(text: String) -> Response {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let compressed = encoder
+        .write_all(text.as_bytes())
+        .and_then(|()| encoder.finish())
+        .unwrap_or_default();
+    let mut response = Response::new(Body::from(compressed));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
     response
 }
 

@@ -63,7 +63,8 @@ pub struct Agent {
     /// Whether a run has started (the `SessionStart` hooks ran).
     started: bool,
     /// Where the session is recorded, if anywhere.
-    recorder: Option<SessionWriter>,
+    /// Shared with the dispatch of a batch, which records each result as its call finishes.
+    recorder: Option<Arc<Mutex<SessionWriter>>>,
     /// The first failure to record, reported once at the end of the run.
     record_problem: Option<String>,
     /// Whether the transcript was restored from a stored session.
@@ -375,6 +376,11 @@ impl Agent {
                 .iter()
                 .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
                 .collect();
+            let recorder = self.recorder.clone();
+            let hidden = self.tool_ctx.hidden_env.clone();
+            let record_result = move |block: &ContentBlock| {
+                recording::append_result(recorder.as_ref(), &hidden, block);
+            };
             let mut results = dispatch::dispatch(
                 &self.tools,
                 calls,
@@ -382,10 +388,11 @@ impl Agent {
                 self.config.dispatch,
                 &self.gate,
                 events,
+                &record_result,
             )
             .await;
             self.add_folder_memory(&inputs, &mut results, events);
-            self.push_user_blocks(results);
+            self.push_recorded_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
             }
@@ -444,7 +451,31 @@ impl Agent {
 
     /// Appends user content, merging into a trailing user message (e.g. tool results of a
     /// cancelled turn) so roles keep alternating.
-    fn push_user_blocks(&mut self, mut blocks: Vec<ContentBlock>) {
+    fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        let blocks = self.redacted(blocks);
+        self.record(SessionRecord::Message {
+            message: Message {
+                role: Role::User,
+                content: blocks.clone(),
+            },
+        });
+        self.push_recorded_user_blocks(blocks);
+    }
+
+    /// [`Agent::push_user_blocks`] for blocks already in the session file (tool results,
+    /// recorded as their calls finished).
+    fn push_recorded_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        match self.transcript.last_mut() {
+            Some(last) if last.role == Role::User => last.content.extend(blocks),
+            _ => self.transcript.push(Message {
+                role: Role::User,
+                content: blocks,
+            }),
+        }
+    }
+
+    /// `blocks` without the provider keys' values.
+    fn redacted(&self, mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
         // A provider key pasted into a prompt or printed by a tool is neither stored nor sent.
         for block in &mut blocks {
             let (ContentBlock::Text { text } | ContentBlock::ToolResult { content: text, .. }) =
@@ -456,19 +487,7 @@ impl Agent {
                 *text = clean;
             }
         }
-        self.record(SessionRecord::Message {
-            message: Message {
-                role: Role::User,
-                content: blocks.clone(),
-            },
-        });
-        match self.transcript.last_mut() {
-            Some(last) if last.role == Role::User => last.content.extend(blocks),
-            _ => self.transcript.push(Message {
-                role: Role::User,
-                content: blocks,
-            }),
-        }
+        blocks
     }
 }
 

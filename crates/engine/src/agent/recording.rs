@@ -1,10 +1,11 @@
 //! What the session file gets: the agent starts recording, continues a stored transcript, and
 //! appends each record (usage priced with the session's cache lifetime).
 
-use rein_protocol::{Message, Role, SessionRecord, Usage};
+use std::sync::{Arc, Mutex};
+
+use rein_protocol::{ContentBlock, Message, Role, SessionRecord, Usage};
 
 use super::{Agent, tool_calls};
-use crate::dispatch;
 use crate::session::SessionWriter;
 
 impl Agent {
@@ -12,14 +13,15 @@ impl Agent {
     /// `writer` as it happens. Hooks get its file as `transcript_path`.
     pub fn record_to(&mut self, writer: SessionWriter) {
         self.gate.hooks.set_transcript_path(writer.path());
-        self.recorder = Some(writer);
+        self.recorder = Some(Arc::new(Mutex::new(writer)));
     }
 
     /// Continues an earlier conversation: its transcript becomes this agent's (before the
     /// first run; call [`Agent::record_to`] first so repairs are recorded too). The
     /// `SessionStart` hooks see it as a resume.
     /// A session killed during a tool call ends with calls that have no results: they are
-    /// answered as interrupted, so the transcript is valid for the provider again.
+    /// answered as possibly run with the result lost, so the transcript is valid for the
+    /// provider again.
     pub fn restore(&mut self, transcript: Vec<Message>, usage: Usage, cost_usd: Option<f64>) {
         self.transcript = transcript;
         self.session_usage = usage;
@@ -30,7 +32,16 @@ impl Agent {
         {
             let calls = tool_calls(last);
             if !calls.is_empty() {
-                self.push_user_blocks(dispatch::interrupted(calls));
+                // Loading repairs this already; a transcript restored from elsewhere may not be.
+                let lost = calls
+                    .into_iter()
+                    .map(|call| ContentBlock::ToolResult {
+                        tool_use_id: call.id,
+                        content: crate::session::LOST_RESULT.to_string(),
+                        is_error: true,
+                    })
+                    .collect();
+                self.push_user_blocks(lost);
             }
         }
     }
@@ -48,11 +59,42 @@ impl Agent {
 
     /// Appends a record to the session file; a failure is kept and reported once.
     pub(super) fn record(&mut self, record: SessionRecord) {
-        if let Some(writer) = self.recorder.as_mut()
-            && let Err(e) = writer.append(&record)
+        if let Some(writer) = self.recorder.as_ref()
+            && let Err(e) = writer
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .append(&record)
             && self.record_problem.is_none()
         {
             self.record_problem = Some(format!("the session could not be saved: {e}"));
         }
     }
+}
+
+/// Records one tool result as its own user message part (joined with its batch's other
+/// results when the session is loaded). A failure shows up at the agent's next record.
+pub(super) fn append_result(
+    recorder: Option<&Arc<Mutex<SessionWriter>>>,
+    hidden: &rein_tools::HiddenEnv,
+    block: &ContentBlock,
+) {
+    let Some(recorder) = recorder else {
+        return;
+    };
+    let mut block = block.clone();
+    if let ContentBlock::ToolResult { content, .. } = &mut block
+        && let std::borrow::Cow::Owned(clean) = hidden.redact(content)
+    {
+        *content = clean;
+    }
+    let record = SessionRecord::Message {
+        message: Message {
+            role: Role::User,
+            content: vec![block],
+        },
+    };
+    let _ = recorder
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .append(&record);
 }

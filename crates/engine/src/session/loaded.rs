@@ -80,12 +80,23 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
     let mut cost: Option<f64> = Some(0.0);
     let mut requests = 0;
     let mut warnings = Vec::new();
-    let mut lines = reader.lines().enumerate().peekable();
+    let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
-        let line = line.map_err(|source| SessionError::Io {
+        let bytes = line.map_err(|source| SessionError::Io {
             path: path.to_string(),
             source,
         })?;
+        // A torn write inside a character (a full disk) damages one line, not the session.
+        let Ok(line) = String::from_utf8(bytes) else {
+            if meta.is_none() {
+                return Err(SessionError::Corrupt {
+                    path: path.to_string(),
+                    reason: format!("line {}: not valid UTF-8", index + 1),
+                });
+            }
+            warnings.push(format!("skipped line {}: not valid UTF-8", index + 1));
+            continue;
+        };
         if line.trim().is_empty() {
             continue;
         }
@@ -141,6 +152,8 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         path: path.to_string(),
         reason: "the file is empty".into(),
     })?;
+    let (transcript, repairs) = super::repair(transcript);
+    warnings.extend(repairs);
     Ok(LoadedSession {
         meta,
         transcript,

@@ -8,6 +8,7 @@
 //! [`SESSION_FILE_CAP`] bytes.
 
 mod loaded;
+mod repair;
 mod retention;
 
 use std::fs::{File, OpenOptions};
@@ -19,6 +20,7 @@ use rein_protocol::{SessionLine, SessionRecord};
 use rein_tools::{ReadRefusal, open_regular};
 
 pub use loaded::{LoadedSession, SessionSummary, load_from};
+pub use repair::{LOST_RESULT, repair};
 pub use retention::{DEFAULT_CLEANUP_DAYS, Removed, delete, prune};
 
 /// Largest session file loaded. Tool outputs over the budget are saved apart, so a session

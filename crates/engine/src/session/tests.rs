@@ -32,7 +32,19 @@ fn records_round_trip_and_parts_of_a_message_are_joined() {
         .unwrap();
     writer
         .append(&SessionRecord::Message {
-            message: Message::assistant_text("done"),
+            message: Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::Text {
+                        text: "done".into(),
+                    },
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "bash".into(),
+                        input: serde_json::json!({}),
+                    },
+                ],
+            },
         })
         .unwrap();
     writer
@@ -105,6 +117,37 @@ fn a_torn_last_line_is_skipped_with_a_warning_and_appending_resumes_cleanly() {
         .unwrap();
     let loaded = store.load("s2").unwrap();
     assert_eq!(loaded.transcript.len(), 2, "{:?}", loaded.warnings);
+}
+
+#[test]
+fn a_line_with_invalid_utf8_is_skipped_with_a_warning_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let mut writer = store.create(meta("s3")).unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::user_text("one"),
+        })
+        .unwrap();
+    let path = writer.path().to_path_buf();
+    drop(writer);
+    // A torn write inside a multi-byte character, then more records after it.
+    let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(b"{\"v\":1,\"type\":\"message\",\"message\":{\"text\":\"\xc3\n")
+        .unwrap();
+    drop(file);
+    let mut writer = store.append_to("s3").unwrap();
+    writer
+        .append(&SessionRecord::Message {
+            message: Message::assistant_text("two"),
+        })
+        .unwrap();
+    let loaded = store.load("s3").unwrap();
+    assert_eq!(
+        loaded.transcript,
+        [Message::user_text("one"), Message::assistant_text("two")]
+    );
+    assert_eq!(loaded.warnings, ["skipped line 3: not valid UTF-8"]);
 }
 
 #[test]
