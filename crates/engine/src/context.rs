@@ -68,6 +68,7 @@ impl Tokenizer {
                     ContentBlock::ToolUse { name, input, .. } => format!("{name}{input}").into(),
                     ContentBlock::ToolResult { content, .. } => content.into(),
                     ContentBlock::Image { .. } => return 1_500,
+                    ContentBlock::Provider { block, .. } => block.to_string().into(),
                 };
                 bpe.encode_ordinary(&text).len() + 4
             })
@@ -88,6 +89,7 @@ pub fn estimate(messages: &[Message]) -> u64 {
             ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
             ContentBlock::ToolResult { content, .. } => content.len(),
             ContentBlock::Image { .. } => 6_000,
+            ContentBlock::Provider { block, .. } => block.to_string().len(),
         } + 16)
         .sum();
     (bytes as f64 / BYTES_PER_TOKEN).ceil() as u64

@@ -147,6 +147,8 @@ fn block(block: &ContentBlock) -> Option<Value> {
             "type": "image",
             "source": {"type": "base64", "media_type": source.media_type, "data": source.data},
         }),
+        ContentBlock::Provider { protocol, block } if protocol == "anthropic" => block.clone(),
+        ContentBlock::Provider { .. } => return None,
     })
 }
 

@@ -139,8 +139,15 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
     let mut texts: Vec<&str> = Vec::new();
     let mut images: Vec<Value> = Vec::new();
     let mut tool_calls: Vec<Value> = Vec::new();
+    let mut reasoning = String::new();
     for block in &message.content {
         match block {
+            // Reasoning this protocol streamed (unsigned); another provider's signed
+            // thinking is not this server's to read.
+            ContentBlock::Thinking {
+                thinking,
+                signature: None,
+            } => reasoning.push_str(thinking),
             ContentBlock::Text { text } if !text.is_empty() => texts.push(text),
             ContentBlock::Image { source } => images.push(json!({
                 "type": "image_url",
@@ -159,7 +166,8 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
             } => out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": content})),
             ContentBlock::Text { .. }
             | ContentBlock::Thinking { .. }
-            | ContentBlock::RedactedThinking { .. } => {}
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Provider { .. } => {}
         }
     }
     let text = texts.join("\n\n");
@@ -184,6 +192,12 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
             let mut wire = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
             if !tool_calls.is_empty() {
                 wire["tool_calls"] = json!(tool_calls);
+                // DeepSeek's thinking mode refuses the next request without the reasoning of
+                // a message with tool calls, and GLM asks for it; others ignore it. Only
+                // servers that streamed reasoning have any to send.
+                if !reasoning.is_empty() {
+                    wire["reasoning_content"] = json!(reasoning);
+                }
             }
             out.push(wire);
         }

@@ -139,10 +139,21 @@ pub(crate) fn input_items(messages: &[Message]) -> Vec<Value> {
                         "encrypted_content": signature,
                     }));
                 }
-                // Reasoning without OpenAI's encrypted content, Anthropic's redacted thinking
-                // and assistant images have no place in this protocol.
+                // The phase of the message item just before (`commentary`, `final_answer`),
+                // which OpenAI asks clients to send back.
+                ContentBlock::Provider { protocol, block } if protocol == "openai" => {
+                    flush(&mut parts, &mut items);
+                    if let (Some(phase), Some(last)) = (block["phase"].as_str(), items.last_mut())
+                        && last["type"] == "message"
+                    {
+                        last["phase"] = json!(phase);
+                    }
+                }
+                // Reasoning without OpenAI's encrypted content, Anthropic's redacted thinking,
+                // other protocols' blocks and assistant images have no place in this protocol.
                 ContentBlock::Thinking { .. }
                 | ContentBlock::RedactedThinking { .. }
+                | ContentBlock::Provider { .. }
                 | ContentBlock::Image { .. } => {}
             }
         }

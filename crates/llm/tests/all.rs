@@ -7,5 +7,6 @@ mod chat;
 mod effort;
 mod faults;
 mod gateways;
+mod real_streams;
 mod responses;
 mod support;

@@ -79,6 +79,16 @@ pub enum ContentBlock {
         /// The image bytes.
         source: ImageSource,
     },
+    /// A block only one wire protocol understands, kept as the provider sent it and sent back
+    /// verbatim to that protocol (never to another): an Anthropic server-tool call or its
+    /// result (`server_tool_use`, `web_search_tool_result`, `mcp_tool_use`…), or the `phase`
+    /// of the OpenAI Responses message item before it. Display and compaction skip it.
+    Provider {
+        /// The protocol it came from (`anthropic`, `openai`).
+        protocol: String,
+        /// The block as sent.
+        block: Value,
+    },
 }
 
 impl Message {

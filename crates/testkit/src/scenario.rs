@@ -117,6 +117,10 @@ pub struct ScenarioTurn {
     /// Send the stream gzip-compressed (`Content-Encoding: gzip`), in one piece.
     #[serde(default)]
     pub gzip: bool,
+    /// Send this body verbatim as the event stream (a recorded provider response), cut into
+    /// `chunk_size` writes when set.
+    #[serde(default)]
+    pub raw_stream: Option<String>,
 }
 
 /// A scripted tool call.

@@ -302,6 +302,20 @@ async fn play(shared: &Shared, wire: Wire, reply: &Reply<'_>, request_id: &str) 
             _ = shutdown.changed() => {}
         }
     }
+    if let Some(raw) = &turn.raw_stream {
+        let body = streaming_body(
+            vec![raw.clone()],
+            turn.chunk_size,
+            Ending::Complete,
+            shared.shutdown.clone(),
+        );
+        let mut response = Response::new(body);
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        return response;
+    }
     if turn.whole && turn.fault.is_none() {
         return json_response(StatusCode::OK, &crate::whole::reply(wire, reply));
     }

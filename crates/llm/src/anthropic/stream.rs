@@ -27,8 +27,12 @@ enum OpenBlock {
         name: String,
         json: String,
     },
-    /// A block type this client does not handle (server tools, ...): skipped.
-    Ignored,
+    /// A block only the API understands (server tools and their results, compaction…):
+    /// kept as it came, its streamed input joined, and sent back verbatim.
+    Opaque {
+        block: Value,
+        json: String,
+    },
 }
 
 /// Parser state for one response.
@@ -154,7 +158,10 @@ impl AnthropicParser {
                     json: String::new(),
                 }
             }
-            _ => OpenBlock::Ignored,
+            _ => OpenBlock::Opaque {
+                block: block.clone(),
+                json: String::new(),
+            },
         };
         self.open.insert(index, open);
     }
@@ -189,7 +196,10 @@ impl AnthropicParser {
                     fragment: field("partial_json").to_string(),
                 });
             }
-            _ => {} // citations and deltas of ignored blocks
+            ("input_json_delta", OpenBlock::Opaque { json, .. }) => {
+                json.push_str(field("partial_json"));
+            }
+            _ => {} // citations
         }
         Ok(())
     }
@@ -208,7 +218,16 @@ impl AnthropicParser {
                 let input = parse_tool_input(PROVIDER, &name, &json)?;
                 ContentBlock::ToolUse { id, name, input }
             }
-            Some(OpenBlock::Ignored) | None => return Ok(()),
+            Some(OpenBlock::Opaque { mut block, json }) => {
+                if !json.trim().is_empty() {
+                    block["input"] = parse_tool_input(PROVIDER, "a server tool", &json)?;
+                }
+                ContentBlock::Provider {
+                    protocol: PROVIDER.to_string(),
+                    block,
+                }
+            }
+            None => return Ok(()),
         };
         out.push(ModelEvent::BlockComplete(block));
         Ok(())

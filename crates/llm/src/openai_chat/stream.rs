@@ -75,8 +75,11 @@ impl StreamParser for ChatParser {
         if let Some(thinking) = reasoning.filter(|t| !t.is_empty()) {
             self.append(OpenText::Thinking(thinking.to_string()), out);
         }
-        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-            self.append(OpenText::Text(text.to_string()), out);
+        // A refusal is the answer: shown and kept as text, not dropped.
+        for field in ["content", "refusal"] {
+            if let Some(text) = delta[field].as_str().filter(|t| !t.is_empty()) {
+                self.append(OpenText::Text(text.to_string()), out);
+            }
         }
         if let Some(tool_calls) = delta["tool_calls"].as_array() {
             self.close_text(out);

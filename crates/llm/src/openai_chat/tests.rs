@@ -261,7 +261,8 @@ fn request_body_maps_the_transcript_to_chat_messages() {
                     {"type": "text", "text": "See"},
                     {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
                 ]},
-                {"role": "assistant", "content": null, "tool_calls": [
+                // The reasoning this server streamed goes back with the calls (DeepSeek, GLM).
+                {"role": "assistant", "content": null, "reasoning_content": "hidden", "tool_calls": [
                     {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}},
                 ]},
                 {"role": "tool", "tool_call_id": "call_1", "content": "a.txt"},

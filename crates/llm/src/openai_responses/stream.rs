@@ -191,7 +191,15 @@ impl ResponsesParser {
                 if text.is_empty() {
                     return Ok(());
                 }
-                ContentBlock::Text { text }
+                out.push(ModelEvent::BlockComplete(ContentBlock::Text { text }));
+                // OpenAI asks clients to send the item's phase back with it.
+                let Some(phase) = item["phase"].as_str() else {
+                    return Ok(());
+                };
+                ContentBlock::Provider {
+                    protocol: PROVIDER.to_string(),
+                    block: serde_json::json!({"type": "message_phase", "phase": phase}),
+                }
             }
             "reasoning" => {
                 let mut thinking = summary_text(item);
