@@ -96,16 +96,12 @@ impl Setup {
     pub fn agent(&self, resumed: Option<LoadedSession>, fork: bool) -> Result<Agent, Exit> {
         let settings = resolve::provider(&self.args, &env, &self.config)?;
         let key_env = settings.key_env.clone();
-        let client = rein_llm::connect(ProviderConfig::new(
-            settings.kind,
-            settings.base_url,
-            settings.api_key,
-            settings.key_env,
-        ));
         let provider = settings.kind.name();
+        let model = settings.model.clone();
+        let client = rein_llm::connect(self.provider_config(settings));
         let mut config = resolve::agent_config(
             &self.args,
-            settings.model,
+            model,
             self.workspace.clone(),
             &env,
             &self.config,
@@ -130,6 +126,26 @@ impl Setup {
         Ok(agent)
     }
 
+    /// The provider connection for `settings`, with the configured stream timeouts.
+    fn provider_config(&self, settings: resolve::ProviderSettings) -> ProviderConfig {
+        let mut config = ProviderConfig::new(
+            settings.kind,
+            settings.base_url,
+            settings.api_key,
+            settings.key_env,
+        );
+        let secs = |s: &Option<crate::config::Sourced<u64>>| {
+            s.as_ref().map(|s| std::time::Duration::from_secs(s.value))
+        };
+        if let Some(idle) = secs(&self.config.idle_timeout_secs) {
+            config.idle_timeout = idle;
+        }
+        if let Some(deadline) = secs(&self.config.no_progress_timeout_secs) {
+            config.no_progress_timeout = deadline;
+        }
+        config
+    }
+
     /// A client for `model` with the provider it implies (or the configured one).
     pub fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), Exit> {
         let args = ExecArgs {
@@ -137,13 +153,9 @@ impl Setup {
             ..self.args.clone()
         };
         let settings = resolve::provider(&args, &env, &self.config)?;
-        let client = rein_llm::connect(ProviderConfig::new(
-            settings.kind,
-            settings.base_url,
-            settings.api_key,
-            settings.key_env,
-        ));
-        agent.set_model(settings.model, client);
+        let model = settings.model.clone();
+        let client = rein_llm::connect(self.provider_config(settings));
+        agent.set_model(model, client);
         Ok(())
     }
 }

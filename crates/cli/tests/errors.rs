@@ -100,3 +100,32 @@ async fn version_prints_the_crate_version() {
         format!("rein {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[tokio::test]
+async fn an_empty_reply_is_asked_again_once_then_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{}, {"text": "here it is"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url(), "answer me"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "here it is");
+    assert_eq!(server.requests().len(), 2);
+    // The retried request is the same: the empty reply is not in the transcript.
+    assert_eq!(
+        server.requests()[0].body["messages"],
+        server.requests()[1].body["messages"]
+    );
+
+    let server = mock(r#"{"turns": [{}, {}, {"text": "never"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url(), "answer me"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("empty reply twice"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(server.requests().len(), 2);
+}

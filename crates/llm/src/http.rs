@@ -136,6 +136,8 @@ struct Reading {
     output_started: bool,
     /// The body has ended.
     ended: bool,
+    /// When the parser last produced output (or the body started).
+    progressed: tokio::time::Instant,
 }
 
 impl<P: WireProtocol> Attempts<P> {
@@ -266,6 +268,7 @@ impl<P: WireProtocol> Attempts<P> {
             request_id,
             output_started: false,
             ended: false,
+            progressed: tokio::time::Instant::now(),
         })
     }
 
@@ -310,6 +313,7 @@ impl<P: WireProtocol> Attempts<P> {
             request_id,
             output_started,
             ended: false,
+            progressed: tokio::time::Instant::now(),
         })
     }
 
@@ -345,6 +349,21 @@ impl<P: WireProtocol> Attempts<P> {
         };
         if out.iter().any(|e| !matches!(e, ModelEvent::Retry { .. })) {
             reading.output_started = true;
+            reading.progressed = tokio::time::Instant::now();
+        } else if result.is_ok() && !reading.ended {
+            let limit = self.inner.config.no_progress_timeout;
+            if reading.progressed.elapsed() > limit {
+                return Err(LlmError::new(
+                    LlmErrorKind::IdleTimeout,
+                    self.provider(),
+                    format!(
+                        "{} sent only keep-alive data and no content for {} s (the no-progress \
+                         deadline, `no_progress_timeout_secs` in config)",
+                        self.inner.url,
+                        limit.as_secs_f64()
+                    ),
+                ));
+            }
         }
         self.pending.extend(out.into_iter().map(Ok));
         result
@@ -375,53 +394,14 @@ impl<P: WireProtocol> Attempts<P> {
             LlmErrorKind::IdleTimeout,
             self.provider(),
             format!(
-                "no data from {} for {secs} s (idle timeout)",
+                "no data from {} for {secs} s (idle timeout, `idle_timeout_secs` in config)",
                 self.inner.url
             ),
         )
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> LlmError {
-        let url = &self.inner.url;
-        // reqwest's own top line repeats the URL; the causes say what went wrong.
-        let causes =
-            std::error::Error::source(error).map_or_else(|| error.to_string(), error_chain);
-        let (kind, message) = if is_refused(error) {
-            (
-                LlmErrorKind::Unreachable,
-                format!("cannot connect to {url}: connection refused (is the server running?)"),
-            )
-        } else if url.starts_with("https://") && crate::error::speaks_no_tls(&causes) {
-            let plain = url.replacen("https://", "http://", 1);
-            (
-                LlmErrorKind::Unreachable,
-                format!(
-                    "cannot connect to {url}: the server does not speak TLS (HTTPS); if it is a \
-                     plain-HTTP server, such as a local one, use {plain} ({causes})"
-                ),
-            )
-        } else if error.is_connect() && causes.contains("dns error") {
-            (
-                LlmErrorKind::Unreachable,
-                format!("cannot connect to {url}: the host name does not resolve ({causes})"),
-            )
-        } else if error.is_connect() {
-            (
-                LlmErrorKind::Connection,
-                format!("cannot connect to {url}: {causes}"),
-            )
-        } else if error.is_body() || error.is_decode() {
-            (
-                LlmErrorKind::Connection,
-                format!("connection broke while streaming from {url}: {causes}"),
-            )
-        } else {
-            (
-                LlmErrorKind::Connection,
-                format!("request to {url} failed: {causes}"),
-            )
-        };
-        LlmError::new(kind, self.provider(), message)
+        crate::transport::error(&self.inner.url, self.provider(), error)
     }
 }
 
@@ -440,35 +420,6 @@ fn request_id(headers: &HeaderMap) -> Option<String> {
         .iter()
         .find_map(|name| headers.get(*name)?.to_str().ok())
         .map(str::to_string)
-}
-
-/// Whether the connection was refused: nothing listens at the address.
-fn is_refused(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut source = Some(error);
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::ConnectionRefused
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
-}
-
-/// An error and its causes, innermost last ("connection refused" is usually at the bottom).
-fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// Runs `parser` over a whole recorded stream, as the client would (tests only).

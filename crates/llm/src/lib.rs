@@ -51,6 +51,7 @@ mod pricing;
 mod provider;
 mod retry;
 mod sse;
+mod transport;
 mod whole;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
@@ -60,7 +61,7 @@ pub use effort::Effort;
 pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, cost_usd_with, price, round_cost};
 pub use provider::{
-    DEFAULT_IDLE_TIMEOUT, ProviderConfig, connect, connect_with, default_base_url, default_key_env,
-    infer_provider,
+    DEFAULT_IDLE_TIMEOUT, DEFAULT_NO_PROGRESS_TIMEOUT, ProviderConfig, connect, connect_with,
+    default_base_url, default_key_env, infer_provider,
 };
 pub use retry::RetryPolicy;

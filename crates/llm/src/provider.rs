@@ -12,6 +12,11 @@ use crate::{ModelClient, ProviderKind, RetryPolicy};
 /// Default idle-stream timeout: no bytes for this long fails the request.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// Default no-progress deadline: bytes but no content (only keep-alive pings) for this long
+/// fails the request. Longer than the idle timeout: a server-side tool (web search) may run a
+/// while with pings before its result.
+pub const DEFAULT_NO_PROGRESS_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// Everything needed to talk to one provider. `Debug` shows whether a key is set, never the key.
 #[derive(Clone, PartialEq)]
 pub struct ProviderConfig {
@@ -28,6 +33,9 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
     /// A stream that sends no bytes for this long fails with an idle-timeout error.
     pub idle_timeout: Duration,
+    /// A stream that sends bytes (keep-alive pings, comments, empty events) but no content
+    /// for this long fails too.
+    pub no_progress_timeout: Duration,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -39,6 +47,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("api_key_env", &self.api_key_env)
             .field("retry", &self.retry)
             .field("idle_timeout", &self.idle_timeout)
+            .field("no_progress_timeout", &self.no_progress_timeout)
             .finish()
     }
 }
@@ -58,6 +67,7 @@ impl ProviderConfig {
             api_key_env: api_key_env.into(),
             retry: RetryPolicy::default(),
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            no_progress_timeout: DEFAULT_NO_PROGRESS_TIMEOUT,
         }
     }
 }

@@ -310,3 +310,31 @@ async fn a_gzip_encoded_stream_is_decoded() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_stream_of_keep_alives_without_content_fails_at_the_no_progress_deadline() {
+    for kind in [
+        ProviderKind::Anthropic,
+        ProviderKind::Openai,
+        ProviderKind::OpenaiChat,
+    ] {
+        let server =
+            mock(r#"{"turns": [{"text": "never", "fault": {"ping_after": {"events": 1}}}]}"#).await;
+        let mut config = config(kind, base_url(&server, kind));
+        config.no_progress_timeout = Duration::from_millis(300);
+        // The config's 10 s idle timeout is the safety net should the deadline not hold.
+        let outcome = run(connect(config).as_ref(), hello()).await;
+        let err = outcome.error();
+        assert_eq!(err.kind, LlmErrorKind::IdleTimeout, "{kind:?}");
+        assert!(
+            err.message.contains("no content"),
+            "{kind:?}: {}",
+            err.message
+        );
+        assert!(
+            err.message.contains("no_progress_timeout_secs"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -18,6 +18,8 @@ pub(crate) enum Ending {
     Cut,
     /// Nothing more is sent until the server shuts down.
     Hang,
+    /// Only SSE keep-alive comments, every 20 ms, until the server shuts down.
+    Ping,
 }
 
 /// Builds the body from encoded SSE frames.
@@ -63,7 +65,7 @@ pub(crate) fn streaming_body(
                     "scenario fault: connection cut",
                 )))
             }
-            Ending::Hang => {
+            Ending::Hang | Ending::Ping => {
                 // Resolves only when the server is dropped (the sender goes away).
                 let _ = shutdown.changed().await;
                 Some(Err(io::Error::other("mock server shut down")))
@@ -71,5 +73,17 @@ pub(crate) fn streaming_body(
         }
     })
     .filter_map(futures::future::ready);
+    if ending == Ending::Ping {
+        let pings = futures::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            Some((
+                Ok::<_, io::Error>(Bytes::from_static(b": keep-alive\n\n")),
+                (),
+            ))
+        });
+        // The tail ends the body at shutdown; the pings run until then.
+        let pings = futures::stream::select(pings, tail);
+        return Body::from_stream(body.chain(pings));
+    }
     Body::from_stream(body.chain(tail))
 }

@@ -189,6 +189,11 @@ pub enum Fault {
         /// Events sent before going silent.
         events: usize,
     },
+    /// Send this many SSE events, then only keep-alive comments (bytes, but no content).
+    PingAfter {
+        /// Events sent before the pings.
+        events: usize,
+    },
 }
 
 /// Why a scenario could not be loaded.

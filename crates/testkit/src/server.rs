@@ -344,6 +344,7 @@ async fn play(shared: &Shared, wire: Wire, reply: &Reply<'_>, request_id: &str) 
         }
         Some(Fault::CutAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Cut),
         Some(Fault::HangAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Hang),
+        Some(Fault::PingAfter { events }) => (&frames[..(*events).min(frames.len())], Ending::Ping),
         None => (&frames[..], Ending::Complete),
     };
     if turn.gzip && ending == Ending::Complete {

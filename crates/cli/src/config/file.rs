@@ -36,6 +36,10 @@ pub struct TomlFile {
     pub tools: Tools,
     #[serde(default)]
     pub hooks: BTreeMap<Spanned<String>, Vec<HookGroup>>,
+    /// Seconds a model stream may send nothing before it fails (default 120).
+    pub idle_timeout_secs: Option<Spanned<u64>>,
+    /// Seconds a model stream may send only keep-alives, no content, before it fails (300).
+    pub no_progress_timeout_secs: Option<Spanned<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (default 30).
     pub cleanup_period_days: Option<Spanned<u64>>,
     /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.

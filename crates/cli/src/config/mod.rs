@@ -117,6 +117,10 @@ pub struct Config {
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
+    /// Seconds a model stream may send nothing.
+    pub idle_timeout_secs: Option<Sourced<u64>>,
+    /// Seconds a model stream may send only keep-alives.
+    pub no_progress_timeout_secs: Option<Sourced<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (user config).
     pub cleanup_period_days: Option<Sourced<u64>>,
     /// The OS sandbox: policy, network, roots.
@@ -340,6 +344,25 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         &reader,
     );
     sandbox::merge(config, &file, &reader, untrusted)?;
+    for (key, value, slot) in [
+        (
+            "idle_timeout_secs",
+            &file.idle_timeout_secs,
+            &mut config.idle_timeout_secs,
+        ),
+        (
+            "no_progress_timeout_secs",
+            &file.no_progress_timeout_secs,
+            &mut config.no_progress_timeout_secs,
+        ),
+    ] {
+        if let Some(secs) = value {
+            if *secs.get_ref() == 0 {
+                return Err(reader.error(secs, key, "a timeout must be at least 1 second"));
+            }
+            *slot = Some(reader.sourced(secs));
+        }
+    }
     if let Some(days) = &file.cleanup_period_days {
         if scope == Scope::User {
             config.cleanup_period_days = Some(reader.sourced(days));

@@ -122,6 +122,23 @@ pub fn render(config: &Config) -> String {
             &path.source,
         );
     }
+    for (key, value, default) in [
+        ("idle_timeout_secs", &config.idle_timeout_secs, "120"),
+        (
+            "no_progress_timeout_secs",
+            &config.no_progress_timeout_secs,
+            "300",
+        ),
+    ] {
+        number(
+            value
+                .as_ref()
+                .map(|s| (s.value.to_string(), s.source.clone())),
+            key,
+            default,
+            &mut line,
+        );
+    }
     number(
         config
             .cleanup_period_days

@@ -343,3 +343,16 @@ fn sandbox_keys_come_from_the_user_or_a_trusted_workspace_only() {
     let bad = load(&[relative]).unwrap_err();
     assert_eq!(bad.key.as_deref(), Some("sandbox_settings.writable_roots"));
 }
+
+#[test]
+fn stream_timeouts_are_read_and_zero_is_refused() {
+    let config = load(&[toml(
+        "user.toml",
+        "idle_timeout_secs = 30\nno_progress_timeout_secs = 90\n",
+    )])
+    .unwrap();
+    assert_eq!(config.idle_timeout_secs.map(|s| s.value), Some(30));
+    assert_eq!(config.no_progress_timeout_secs.map(|s| s.value), Some(90));
+    let bad = load(&[toml("user.toml", "idle_timeout_secs = 0\n")]).unwrap_err();
+    assert_eq!(bad.key.as_deref(), Some("idle_timeout_secs"));
+}

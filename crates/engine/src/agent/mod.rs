@@ -5,23 +5,23 @@ mod config;
 mod hook_points;
 mod recording;
 mod setup;
+mod transcript;
 
 pub use config::AgentConfig;
 use setup::new_session_id;
 pub use setup::workspace_guard;
+use transcript::{is_empty_reply, tool_calls};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest, PromptCache};
-use rein_protocol::{
-    ContentBlock, Event, Message, Role, RunOutcome, SessionRecord, StopReason, Usage,
-};
+use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason, Usage};
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Anchor;
-use crate::dispatch::{self, ToolCall};
+use crate::dispatch;
 use crate::gate::{Approver, Gate};
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
@@ -268,6 +268,7 @@ impl Agent {
         };
         let mut stop_continuations = 0;
         let mut reactive_tried = false;
+        let mut empty_retried = false;
         loop {
             if summary.turns >= self.config.max_turns {
                 let _ = events.send(Event::Error {
@@ -347,6 +348,26 @@ impl Agent {
                 turn,
                 stop_reason: response.stop_reason.clone(),
             });
+            if is_empty_reply(&message, &response.stop_reason) {
+                if !empty_retried {
+                    // Not kept: the same request goes again, once.
+                    empty_retried = true;
+                    let _ = events.send(Event::Retry {
+                        attempt: 1,
+                        delay_ms: 0,
+                        reason: "the model sent an empty reply (no text, no tool calls)".into(),
+                    });
+                    continue;
+                }
+                let message = "the model sent an empty reply twice (no text, no tool calls); \
+                               try again, or another model"
+                    .to_string();
+                self.record(SessionRecord::Error {
+                    message: message.clone(),
+                });
+                let _ = events.send(Event::Error { message });
+                return RunOutcome::Failed;
+            }
             let text = message.text();
             if !text.is_empty() {
                 summary.text = text;
@@ -423,81 +444,4 @@ impl Agent {
             effort: self.config.effort,
         }
     }
-
-    /// Keeps what a cancelled reply completed; its tool calls get "interrupted" results.
-    fn record_cut_reply(&mut self, blocks: Vec<ContentBlock>) {
-        if blocks.is_empty() {
-            return;
-        }
-        let message = Message {
-            role: Role::Assistant,
-            content: blocks,
-        };
-        let calls = tool_calls(&message);
-        self.record(SessionRecord::Message {
-            message: message.clone(),
-        });
-        self.transcript.push(message);
-        if !calls.is_empty() {
-            self.push_user_blocks(dispatch::interrupted(calls));
-        }
-    }
-
-    fn push_user_text(&mut self, text: &str) {
-        self.push_user_blocks(vec![ContentBlock::Text {
-            text: text.to_string(),
-        }]);
-    }
-
-    /// Appends user content, merging into a trailing user message (e.g. tool results of a
-    /// cancelled turn) so roles keep alternating.
-    fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
-        let blocks = self.redacted(blocks);
-        self.record(SessionRecord::Message {
-            message: Message {
-                role: Role::User,
-                content: blocks.clone(),
-            },
-        });
-        self.push_recorded_user_blocks(blocks);
-    }
-
-    /// [`Agent::push_user_blocks`] for blocks already in the session file (tool results,
-    /// recorded as their calls finished).
-    fn push_recorded_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
-        match self.transcript.last_mut() {
-            Some(last) if last.role == Role::User => last.content.extend(blocks),
-            _ => self.transcript.push(Message {
-                role: Role::User,
-                content: blocks,
-            }),
-        }
-    }
-
-    /// `blocks` without the provider keys' values.
-    fn redacted(&self, mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
-        // A provider key pasted into a prompt or printed by a tool is neither stored nor sent.
-        for block in &mut blocks {
-            let (ContentBlock::Text { text } | ContentBlock::ToolResult { content: text, .. }) =
-                block
-            else {
-                continue;
-            };
-            if let std::borrow::Cow::Owned(clean) = self.tool_ctx.hidden_env.redact(text) {
-                *text = clean;
-            }
-        }
-        blocks
-    }
-}
-
-fn tool_calls(message: &Message) -> Vec<ToolCall> {
-    message
-        .tool_uses()
-        .map(|(id, name, input)| ToolCall {
-            id: id.to_string(),
-            name: name.to_string(),
-            input: input.clone(),
-        })
-        .collect()
 }

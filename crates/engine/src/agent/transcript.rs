@@ -1,0 +1,97 @@
+//! Growing the transcript: the user's side (prompts, tool results, memory) merged into
+//! alternating roles and kept free of provider keys, and what the model's replies carry.
+
+use rein_protocol::{ContentBlock, Message, Role, SessionRecord, StopReason};
+
+use super::Agent;
+use crate::dispatch::{self, ToolCall};
+
+impl Agent {
+    /// Keeps what a cancelled reply completed; its tool calls get "interrupted" results.
+    pub(super) fn record_cut_reply(&mut self, blocks: Vec<ContentBlock>) {
+        if blocks.is_empty() {
+            return;
+        }
+        let message = Message {
+            role: Role::Assistant,
+            content: blocks,
+        };
+        let calls = tool_calls(&message);
+        self.record(SessionRecord::Message {
+            message: message.clone(),
+        });
+        self.transcript.push(message);
+        if !calls.is_empty() {
+            self.push_user_blocks(dispatch::interrupted(calls));
+        }
+    }
+
+    pub(super) fn push_user_text(&mut self, text: &str) {
+        self.push_user_blocks(vec![ContentBlock::Text {
+            text: text.to_string(),
+        }]);
+    }
+
+    /// Appends user content, merging into a trailing user message (e.g. tool results of a
+    /// cancelled turn) so roles keep alternating.
+    pub(super) fn push_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        let blocks = self.redacted(blocks);
+        self.record(SessionRecord::Message {
+            message: Message {
+                role: Role::User,
+                content: blocks.clone(),
+            },
+        });
+        self.push_recorded_user_blocks(blocks);
+    }
+
+    /// [`Agent::push_user_blocks`] for blocks already in the session file (tool results,
+    /// recorded as their calls finished).
+    pub(super) fn push_recorded_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
+        match self.transcript.last_mut() {
+            Some(last) if last.role == Role::User => last.content.extend(blocks),
+            _ => self.transcript.push(Message {
+                role: Role::User,
+                content: blocks,
+            }),
+        }
+    }
+
+    /// `blocks` without the provider keys' values.
+    pub(super) fn redacted(&self, mut blocks: Vec<ContentBlock>) -> Vec<ContentBlock> {
+        // A provider key pasted into a prompt or printed by a tool is neither stored nor sent.
+        for block in &mut blocks {
+            let (ContentBlock::Text { text } | ContentBlock::ToolResult { content: text, .. }) =
+                block
+            else {
+                continue;
+            };
+            if let std::borrow::Cow::Owned(clean) = self.tool_ctx.hidden_env.redact(text) {
+                *text = clean;
+            }
+        }
+        blocks
+    }
+}
+
+/// A reply with nothing to act on: no text, no tool calls, no block to send back (thinking
+/// alone does not count), ended normally.
+pub(super) fn is_empty_reply(message: &Message, stop: &StopReason) -> bool {
+    let nothing = message.content.iter().all(|block| match block {
+        ContentBlock::Text { text } => text.trim().is_empty(),
+        ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => true,
+        _ => false,
+    });
+    nothing && matches!(stop, StopReason::EndTurn | StopReason::StopSequence)
+}
+
+pub(super) fn tool_calls(message: &Message) -> Vec<ToolCall> {
+    message
+        .tool_uses()
+        .map(|(id, name, input)| ToolCall {
+            id: id.to_string(),
+            name: name.to_string(),
+            input: input.clone(),
+        })
+        .collect()
+}
