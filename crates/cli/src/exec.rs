@@ -1,6 +1,8 @@
 //! `rein exec`: run one prompt to completion, headless.
 
 use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use rein_protocol::RunOutcome;
 use tokio_util::sync::CancellationToken;
@@ -31,7 +33,8 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         }
     });
     let cancel = CancellationToken::new();
-    let interrupts = tokio::spawn(watch_interrupts(cancel.clone()));
+    let stopped_by = Arc::new(AtomicI32::new(0));
+    let interrupts = tokio::spawn(watch_interrupts(cancel.clone(), Arc::clone(&stopped_by)));
     if args.compact
         && let Err(message) = agent
             .compact("manual", args.focus.as_deref(), &tx, &cancel)
@@ -51,6 +54,16 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     interrupts.abort();
     drop(tx);
     let _ = printer.await;
+    let signal = stopped_by.load(Ordering::SeqCst);
+    if signal != 0 {
+        return Err(Exit::signalled(
+            signal,
+            format!(
+                "stopped by {}: the turn was cancelled, its commands killed and the session saved",
+                signal_name(signal)
+            ),
+        ));
+    }
     match summary.outcome {
         RunOutcome::Completed => Ok(()),
         RunOutcome::Cancelled => Err(Exit::failed("cancelled")),
@@ -59,15 +72,43 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
 }
 
 /// First Ctrl-C cancels the run (tools are killed, the transcript stays valid); a second one
-/// quits at once.
-async fn watch_interrupts(cancel: CancellationToken) {
-    if tokio::signal::ctrl_c().await.is_err() {
+/// quits at once. SIGTERM and SIGHUP (a closed terminal, a supervisor stopping rein) cancel the
+/// run the same way and then end rein with their conventional status, once the session is
+/// saved; `stopped_by` records which came.
+async fn watch_interrupts(cancel: CancellationToken, stopped_by: Arc<AtomicI32>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) else {
         return;
+    };
+    tokio::select! {
+        interrupted = tokio::signal::ctrl_c() => {
+            if interrupted.is_err() {
+                return;
+            }
+            eprintln!("rein: cancelling the turn (Ctrl-C again to quit)");
+        }
+        _ = term.recv() => stopped_by.store(libc_signal(SignalKind::terminate()), Ordering::SeqCst),
+        _ = hup.recv() => stopped_by.store(libc_signal(SignalKind::hangup()), Ordering::SeqCst),
     }
-    eprintln!("rein: cancelling the turn (Ctrl-C again to quit)");
     cancel.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
         std::process::exit(130);
+    }
+}
+
+/// The signal number of `kind`.
+fn libc_signal(kind: tokio::signal::unix::SignalKind) -> i32 {
+    kind.as_raw_value()
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        15 => "SIGTERM",
+        1 => "SIGHUP",
+        _ => "a signal",
     }
 }
 

@@ -45,6 +45,14 @@ impl Exit {
         }
     }
 
+    /// Ended by signal `signal` (the conventional status 128 + its number).
+    pub fn signalled(signal: i32, message: impl Into<String>) -> Self {
+        Self {
+            code: u8::try_from(128 + signal).unwrap_or(1),
+            message: message.into(),
+        }
+    }
+
     /// Exit code 1 with nothing more to print (the failure was already reported).
     pub fn silent_failure() -> Self {
         Self::failed(String::new())

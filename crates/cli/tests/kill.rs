@@ -161,3 +161,49 @@ async fn a_kill_at_any_moment_loses_no_finished_result_and_resumes_cleanly() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_cancel_kill_the_commands_save_and_exit_conventionally() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    for (signal, status) in [(Signal::SIGTERM, 143), (Signal::SIGHUP, 129)] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = mock(
+            r#"{"turns": [
+                {"tool_calls": [{"name": "bash", "arguments": {"command": "touch started; sleep 41; touch finished"}}]},
+                {"text": "never"}
+            ]}"#,
+        )
+        .await;
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--base-url", &server.url(), "--permission-mode", "bypass", "go"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        let started = dir.path().join("started");
+        rein_testkit::without_hanging("the command to start", move || {
+            while !started.exists() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(status), "{signal}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("session saved"), "{}", text(&out.stderr));
+        // The command was killed with its group, not left to finish.
+        std::thread::sleep(Duration::from_millis(100));
+        let sleeping = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+            .any(|cmdline| String::from_utf8_lossy(&cmdline).contains("sleep\u{0}41"));
+        assert!(!sleeping, "{signal}: the command outlived rein");
+        // The call and its interruption are in the session.
+        let files = session_files(dir.path());
+        let recorded = recorded_results(&files[0]);
+        assert_eq!(recorded.len(), 1, "{signal}: {recorded:?}");
+        assert!(recorded.values().all(|c| c.contains("interrupted")), "{recorded:?}");
+    }
+}
