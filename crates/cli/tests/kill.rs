@@ -176,9 +176,16 @@ async fn sigterm_and_sighup_cancel_kill_the_commands_save_and_exit_conventionall
         )
         .await;
         let mut cmd = rein(dir.path());
-        cmd.args(["exec", "--base-url", &server.url(), "--permission-mode", "bypass", "go"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
+        cmd.args([
+            "exec",
+            "--base-url",
+            &server.url(),
+            "--permission-mode",
+            "bypass",
+            "go",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
         let child = cmd.spawn().unwrap();
         let started = dir.path().join("started");
         rein_testkit::without_hanging("the command to start", move || {
@@ -190,8 +197,17 @@ async fn sigterm_and_sighup_cancel_kill_the_commands_save_and_exit_conventionall
         let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
             .await
             .unwrap();
-        assert_eq!(out.status.code(), Some(status), "{signal}: {}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("session saved"), "{}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(status),
+            "{signal}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("session saved"),
+            "{}",
+            text(&out.stderr)
+        );
         // The command was killed with its group, not left to finish.
         std::thread::sleep(Duration::from_millis(100));
         let sleeping = std::fs::read_dir("/proc")
@@ -204,6 +220,9 @@ async fn sigterm_and_sighup_cancel_kill_the_commands_save_and_exit_conventionall
         let files = session_files(dir.path());
         let recorded = recorded_results(&files[0]);
         assert_eq!(recorded.len(), 1, "{signal}: {recorded:?}");
-        assert!(recorded.values().all(|c| c.contains("interrupted")), "{recorded:?}");
+        assert!(
+            recorded.values().all(|c| c.contains("interrupted")),
+            "{recorded:?}"
+        );
     }
 }

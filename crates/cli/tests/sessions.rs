@@ -252,3 +252,55 @@ async fn the_session_list_shows_the_share_of_input_read_from_the_cache() {
     assert!(header.contains("cache"), "{listing}");
     assert!(listing.contains(" 90%  first"), "{listing}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_continue_while_the_first_runs_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _) = exec(dir.path(), r#"{"turns": [{"text": "one"}]}"#, &[], "start").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The first continuation waits on a slow model while holding the session.
+    let slow = mock(r#"{"turns": [{"text": "two", "delay_ms": 3000}]}"#).await;
+    let mut first = rein(dir.path());
+    first
+        .args(["exec", "--base-url", &slow.url(), "--continue", "first"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut first = first.spawn().unwrap();
+    let sent = async {
+        while slow.requests().is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(rein_testkit::HANG_LIMIT, sent)
+        .await
+        .expect("the first continuation never sent its request");
+    let (second, bodies) = exec(
+        dir.path(),
+        r#"{"turns": [{"text": "x"}]}"#,
+        &["--continue"],
+        "second",
+    )
+    .await;
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second.stderr));
+    assert!(
+        text(&second.stderr).contains("being continued by another rein process"),
+        "{}",
+        text(&second.stderr)
+    );
+    assert!(bodies.is_empty(), "the second run sent a request");
+    assert!(first.wait().unwrap().success());
+    let (out, bodies) = exec(
+        dir.path(),
+        r#"{"turns": [{"text": "three"}]}"#,
+        &["--continue"],
+        "third",
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
+    let messages = sent["messages"].to_string();
+    assert!(
+        messages.contains("\"first\"") && !messages.contains("\"second\""),
+        "{messages}"
+    );
+}

@@ -16,6 +16,7 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use nix::fcntl::{Flock, FlockArg};
 use rein_protocol::{SessionLine, SessionRecord};
 use rein_tools::{ReadRefusal, open_regular};
 
@@ -71,6 +72,15 @@ pub enum SessionError {
         recorded_id: String,
         /// The workspace its header records.
         recorded_cwd: String,
+    },
+    /// Another rein process is writing this session (`--continue` twice at once).
+    #[error(
+        "session {id} is being continued by another rein process; wait for it to end, or pass \
+         --fork-session to continue a copy"
+    )]
+    InUse {
+        /// The session.
+        id: String,
     },
     /// Reading or writing failed.
     #[error("session file {path}: {source}")]
@@ -135,6 +145,7 @@ impl SessionStore {
             .append(true)
             .open(&path)
             .map_err(io_err)?;
+        let file = lock(file, session_id, &path)?;
         let mut writer = SessionWriter { file, path };
         writer.append(&meta)?;
         Ok(writer)
@@ -158,6 +169,8 @@ impl SessionStore {
                     }
                 }
             })?;
+        // One writer per session: two processes appending would interleave their messages.
+        let file = lock(file, id, &path)?;
         // A torn last line (killed mid-write) must not swallow the next record.
         let mut writer = SessionWriter { file, path };
         writer.end_torn_line()?;
@@ -230,11 +243,27 @@ impl SessionStore {
     }
 }
 
-/// Appends records to a session file, one line each, flushed as written.
+/// Appends records to a session file, one line each, flushed as written. Holds the file's
+/// exclusive lock until dropped.
 #[derive(Debug)]
 pub struct SessionWriter {
-    file: File,
+    file: Flock<File>,
     path: PathBuf,
+}
+
+/// `file` with its exclusive lock taken without waiting: [`SessionError::InUse`] when another
+/// process holds it.
+fn lock(file: File, id: &str, path: &Path) -> Result<Flock<File>, SessionError> {
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, errno)| {
+        if errno == nix::errno::Errno::EWOULDBLOCK {
+            SessionError::InUse { id: id.to_string() }
+        } else {
+            SessionError::Io {
+                path: path.display().to_string(),
+                source: io::Error::from(errno),
+            }
+        }
+    })
 }
 
 impl SessionWriter {

@@ -273,3 +273,20 @@ fn a_session_path_that_is_not_a_small_regular_file_is_refused_promptly() {
         assert!(store.list().is_empty());
     });
 }
+
+#[test]
+fn one_writer_per_session_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let first = store.create(meta("s4")).unwrap();
+    let err = store.append_to("s4").unwrap_err();
+    assert!(matches!(err, SessionError::InUse { .. }), "{err}");
+    assert!(err.to_string().contains("--fork-session"), "{err}");
+    drop(first);
+    let mut again = store.append_to("s4").unwrap();
+    again
+        .append(&SessionRecord::Message {
+            message: Message::user_text("after"),
+        })
+        .unwrap();
+}
