@@ -49,6 +49,11 @@ pub fn record(
     workspace: &Path,
 ) -> Result<(), Exit> {
     let Some(store) = store else {
+        // Said as loudly as a full disk or a read-only folder: the run goes on, unsaved.
+        eprintln!(
+            "rein: warning: this session will not be saved: neither HOME nor XDG_DATA_HOME \
+             names a folder"
+        );
         if let Some(loaded) = resumed {
             agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
         }
@@ -57,7 +62,11 @@ pub fn record(
     let failed = |e: rein_engine::session::SessionError| Exit::failed(e.to_string());
     match resumed {
         Some(loaded) if !fork => {
-            agent.record_to(store.append_to(loaded.id()).map_err(failed)?);
+            match store.append_to(loaded.id()) {
+                Ok(writer) => agent.record_to(writer),
+                Err(e @ rein_engine::session::SessionError::InUse { .. }) => return Err(failed(e)),
+                Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
+            }
             agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
         }
         resumed => {
@@ -69,17 +78,18 @@ pub fn record(
                 provider: provider.to_string(),
                 forked_from: resumed.as_ref().map(|l| l.id().to_string()),
             };
-            let mut writer = store.create(meta).map_err(failed)?;
-            if let Some(loaded) = &resumed {
-                for message in &loaded.transcript {
-                    writer
-                        .append(&SessionRecord::Message {
-                            message: message.clone(),
-                        })
-                        .map_err(failed)?;
+            let written = store.create(meta).and_then(|mut writer| {
+                for message in resumed.iter().flat_map(|l| &l.transcript) {
+                    writer.append(&SessionRecord::Message {
+                        message: message.clone(),
+                    })?;
                 }
+                Ok(writer)
+            });
+            match written {
+                Ok(writer) => agent.record_to(writer),
+                Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
             }
-            agent.record_to(writer);
             if let Some(loaded) = resumed {
                 agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
             }

@@ -304,3 +304,35 @@ async fn a_second_continue_while_the_first_runs_is_refused_clearly() {
         "{messages}"
     );
 }
+
+#[tokio::test]
+async fn a_store_that_cannot_be_written_warns_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // A data folder that cannot be created (its parent is a file), then no data folder at all.
+    let unwritable = |cmd: &mut std::process::Command| {
+        cmd.env("XDG_DATA_HOME", "/dev/null/rein-data");
+    };
+    let homeless = |cmd: &mut std::process::Command| {
+        cmd.env_remove("XDG_DATA_HOME").env_remove("HOME");
+    };
+    for (what, setup) in [
+        (
+            "unwritable",
+            &unwritable as &dyn Fn(&mut std::process::Command),
+        ),
+        ("homeless", &homeless),
+    ] {
+        let server = mock(r#"{"turns": [{"text": "answered"}]}"#).await;
+        let mut cmd = rein(dir.path());
+        setup(&mut cmd);
+        cmd.args(["exec", "--base-url", &server.url(), "hello"]);
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout).trim(), "answered", "{what}");
+        assert!(
+            text(&out.stderr).contains("this session will not be saved"),
+            "{what}: {}",
+            text(&out.stderr)
+        );
+    }
+}
