@@ -186,14 +186,16 @@ impl Page {
         let mut line = Vec::new();
         while page.shown.count < self.limit {
             line.clear();
-            if reader.read_until(b'\n', &mut line)? == 0 {
+            let read = read_line_capped(reader, &mut line, LINE_BYTES_CAP)?;
+            if read.bytes == 0 {
                 break;
             }
             page.lines_read += 1;
             if page.lines_read < self.offset {
                 continue;
             }
-            let shown_line = display_line(&line);
+            let capped = (read.bytes > line.len() as u64).then_some(read.bytes);
+            let shown_line = display_line(&line, capped);
             let numbered = format!("{:>6}\t{shown_line}\n", page.lines_read);
             if !page.body.is_empty() && page.body.len() + numbered.len() > self.max_bytes {
                 page.stopped_early = true;
@@ -274,18 +276,63 @@ struct Shown {
     count: u64,
 }
 
-/// A line without its line ending, invalid UTF-8 replaced, cut at [`MAX_LINE_CHARS`].
-fn display_line(raw: &[u8]) -> String {
+/// Most bytes of one line kept in memory: enough for [`MAX_LINE_CHARS`] characters of any
+/// width; the rest of a longer line is skipped as it is read, never buffered (a minified file
+/// or a log with a multi-gigabyte line costs this much, not the line).
+const LINE_BYTES_CAP: usize = MAX_LINE_CHARS * 4 + 8;
+
+/// What [`read_line_capped`] consumed.
+struct LineRead {
+    /// Bytes of the line in the file, its newline included (0 at the end of the file).
+    bytes: u64,
+}
+
+/// Reads one line into `line`, keeping at most `cap` bytes of it (the newline, if kept, last)
+/// and skipping the rest up to and including its newline.
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<LineRead> {
+    let mut bytes = 0u64;
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(LineRead { bytes });
+        }
+        let (chunk, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(at) => (&buf[..=at], true),
+            None => (buf, false),
+        };
+        let room = cap.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len();
+        bytes += used as u64;
+        reader.consume(used);
+        if done {
+            return Ok(LineRead { bytes });
+        }
+    }
+}
+
+/// A line without its line ending, invalid UTF-8 replaced, cut at [`MAX_LINE_CHARS`];
+/// `capped_bytes` is the whole line's size when only its start was read.
+fn display_line(raw: &[u8], capped_bytes: Option<u64>) -> String {
     let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     let text = String::from_utf8_lossy(raw);
-    match text.char_indices().nth(MAX_LINE_CHARS) {
-        None => text.into_owned(),
-        Some((cut, _)) => format!(
+    let cut = text
+        .char_indices()
+        .nth(MAX_LINE_CHARS)
+        .map_or(text.len(), |(cut, _)| cut);
+    match capped_bytes {
+        Some(bytes) => format!("{} [... line cut: {bytes} bytes in all]", &text[..cut]),
+        None if cut < text.len() => format!(
             "{} [... line cut: {} characters in all]",
             &text[..cut],
             text.chars().count()
         ),
+        None => text.into_owned(),
     }
 }
 

@@ -4,15 +4,15 @@ use super::*;
 
 #[test]
 fn display_line_strips_line_endings() {
-    assert_eq!(display_line(b"abc\r\n"), "abc");
-    assert_eq!(display_line(b"abc\n"), "abc");
-    assert_eq!(display_line(b"abc"), "abc");
+    assert_eq!(display_line(b"abc\r\n", None), "abc");
+    assert_eq!(display_line(b"abc\n", None), "abc");
+    assert_eq!(display_line(b"abc", None), "abc");
 }
 
 #[test]
 fn display_line_cuts_long_lines_with_a_marker() {
     let long = "x".repeat(MAX_LINE_CHARS + 500);
-    let shown = display_line(long.as_bytes());
+    let shown = display_line(long.as_bytes(), None);
     assert_eq!(
         shown,
         format!(
@@ -70,4 +70,35 @@ fn image_detection_by_magic_and_extension() {
     for (name, head, expected) in cases {
         assert_eq!(image_kind(Path::new(name), head), *expected, "{name}");
     }
+}
+
+#[test]
+fn a_huge_line_is_read_past_without_being_buffered() {
+    // A 64 MiB line, then a short one: only the cap of the first is ever held.
+    let huge = 64 * 1024 * 1024;
+    let source = std::io::repeat(b'a').take(huge).chain(&b"\nnext\n"[..]);
+    let mut reader = std::io::BufReader::new(source);
+    let mut line = Vec::new();
+    let read = read_line_capped(&mut reader, &mut line, LINE_BYTES_CAP).unwrap();
+    assert_eq!(read.bytes, huge + 1);
+    assert_eq!(line.len(), LINE_BYTES_CAP);
+    assert!(line.capacity() < 4 * LINE_BYTES_CAP, "{}", line.capacity());
+    let shown = display_line(&line, Some(read.bytes));
+    assert!(
+        shown.ends_with(&format!("[... line cut: {} bytes in all]", huge + 1)),
+        "{}",
+        &shown[shown.len() - 60..]
+    );
+    let kept = shown.split(" [...").next().unwrap();
+    assert_eq!(kept, "a".repeat(MAX_LINE_CHARS));
+    line.clear();
+    let read = read_line_capped(&mut reader, &mut line, LINE_BYTES_CAP).unwrap();
+    assert_eq!((read.bytes, line.as_slice()), (5, &b"next\n"[..]));
+    line.clear();
+    assert_eq!(
+        read_line_capped(&mut reader, &mut line, LINE_BYTES_CAP)
+            .unwrap()
+            .bytes,
+        0
+    );
 }
