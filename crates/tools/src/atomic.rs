@@ -62,17 +62,55 @@ pub(crate) fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Resu
     write_new(dir, name, bytes, mode)
 }
 
+/// [`write_atomic_in`], running `check` after the temp file is written and before it replaces
+/// `name` (a failed check writes nothing), then `after` on the new file once it is in place
+/// (positioned at its end).
+pub(crate) fn write_atomic_in_checked(
+    dir: &Dir,
+    name: &OsStr,
+    bytes: &[u8],
+    check: impl FnOnce() -> io::Result<()>,
+    after: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
+    let mode = match dir.entry(name)? {
+        Some(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
+            stat.st_mode & 0o7777
+        }
+        _ => default_new_file_mode(),
+    };
+    match write_new_checked(dir, name, bytes, mode, check)? {
+        Some(mut file) => after(&mut file),
+        None => Ok(()),
+    }
+}
+
 /// The temp file, written, given `mode` and renamed to `name`; removed again on failure.
 fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_new_checked(dir, name, bytes, mode, || Ok(())).map(drop)
+}
+
+/// [`write_new`] with `check` just before the rename.
+fn write_new_checked(
+    dir: &Dir,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: u32,
+    check: impl FnOnce() -> io::Result<()>,
+) -> io::Result<Option<std::fs::File>> {
     let (mut file, temp) = create_temp(dir)?;
     let written = file
         .write_all(bytes)
         .and_then(|()| file.set_permissions(std::fs::Permissions::from_mode(mode)))
+        .and_then(|()| check())
         .and_then(|()| dir.rename(&temp, name));
-    if written.is_err() {
-        let _ = dir.remove_file(&temp);
+    match written {
+        // The descriptor now names the new file.
+        Ok(()) => Ok(Some(file)),
+        Err(e) => {
+            let _ = dir.remove_file(&temp);
+            Err(e)
+        }
     }
-    written
 }
 
 /// A new, empty temp file in `dir` with a random name, and that name.

@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -47,6 +47,19 @@ pub(crate) enum Kind {
 
 /// A resolved path, reached through descriptors: its folder and its name there (`.` for the
 /// root itself).
+/// Checks of the replaced version without growth before its late appends are taken as all
+/// carried over.
+const CARRY_OVER_QUIET_ROUNDS: u32 = 8;
+
+/// A version of a file, as [`CheckedFile::stamp`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    ino: u64,
+    size: i64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
 #[derive(Debug)]
 pub(crate) struct CheckedFile {
     dir: Dir,
@@ -124,6 +137,56 @@ impl CheckedFile {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
         Ok(bytes)
+    }
+
+    /// What identifies the file's current version: inode, size, change and modification
+    /// times (`None` when it does not exist).
+    pub(crate) fn stamp(&self) -> io::Result<Option<Stamp>> {
+        Ok(self.dir.entry(&self.name)?.map(|s| Stamp {
+            ino: s.st_ino,
+            size: s.st_size,
+            mtime: (s.st_mtime, s.st_mtime_nsec),
+            ctime: (s.st_ctime, s.st_ctime_nsec),
+        }))
+    }
+
+    /// [`CheckedFile::write_atomic`], but only while the file is still at version `before`,
+    /// checked after the new contents are written and just before they replace it; an
+    /// [`io::ErrorKind::WouldBlock`] error (nothing written) when another process changed it.
+    pub(crate) fn write_atomic_unchanged(&self, bytes: &[u8], before: Stamp) -> io::Result<()> {
+        // The version being replaced, held open: what is appended to it between the check and
+        // the rename is carried over to the new file.
+        let mut old = self.open_read()?;
+        let checked_size = u64::try_from(before.size).unwrap_or(0);
+        let check = || {
+            if self.stamp()? == Some(before) {
+                Ok(())
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "the file changed while it was being edited",
+                ))
+            }
+        };
+        let carry_over = |new: &mut File| -> io::Result<()> {
+            // A writer that opened the old version just before the rename may still be
+            // writing: follow it until it has been quiet for a few scheduling rounds.
+            let mut copied = checked_size;
+            let mut quiet = 0;
+            while quiet < CARRY_OVER_QUIET_ROUNDS {
+                let size = old.metadata()?.len();
+                if size > copied {
+                    old.seek(io::SeekFrom::Start(copied))?;
+                    copied += io::copy(&mut (&old).take(size - copied), new)?;
+                    quiet = 0;
+                } else {
+                    quiet += 1;
+                    std::thread::yield_now();
+                }
+            }
+            Ok(())
+        };
+        crate::atomic::write_atomic_in_checked(&self.dir, &self.name, bytes, check, carry_over)
     }
 
     /// Replaces the file's contents atomically (a temp file in the same folder, renamed over

@@ -169,3 +169,62 @@ async fn two_hundred_concurrent_edits_of_one_file_lose_nothing() {
     }
     assert_eq!(text.lines().count(), 202);
 }
+
+#[tokio::test]
+async fn edits_never_lose_lines_another_process_appends_meanwhile() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ws = Workspace::new();
+    let path = ws.root.join("app.log");
+    std::fs::write(&path, "header = 0\n").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // Appends as `echo line >> app.log` does: open, append, close, over and over.
+    let appender = {
+        let (path, stop) = (path.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut written = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                file.write_all(format!("appended {written}\n").as_bytes())
+                    .unwrap();
+                written += 1;
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            written
+        })
+    };
+    let mut edits = 0;
+    for _ in 0..40 {
+        let out = ws
+            .call(
+                "edit_file",
+                json!({"path": "app.log", "old_string": format!("header = {edits}"), "new_string": format!("header = {}", edits + 1)}),
+            )
+            .await;
+        if !out.is_error {
+            edits += 1;
+        } else {
+            assert!(out.text.contains("kept changing"), "{}", out.text);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let appended = appender.join().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let kept = text.lines().filter(|l| l.starts_with("appended ")).count();
+    let missing: Vec<usize> = (0..appended)
+        .filter(|n| !text.lines().any(|l| l == format!("appended {n}")))
+        .collect();
+    assert_eq!(
+        kept, appended,
+        "appended lines were lost: {missing:?} (edits {edits})"
+    );
+    assert!(edits > 0, "no edit went through");
+    assert!(
+        text.starts_with(&format!("header = {edits}\n")),
+        "{}",
+        &text[..40]
+    );
+}

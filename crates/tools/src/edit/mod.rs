@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::checked::{Access, CheckedFile, Kind};
+use crate::checked::{Access, CheckedFile, Kind, Stamp};
 use crate::{
     CallFacts, CallKind, Effect, FileEdit, ToolContext, ToolDetails, ToolOutput, TypedTool,
     WorkspaceGuard,
@@ -100,12 +100,39 @@ impl TypedTool for EditFile {
 /// The whole edit, under the lock, through descriptors beneath the workspace (see
 /// [`crate::checked`]).
 fn edit(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
+    // Another process writing the file between the read and the rename (an appending log, a
+    // formatter) would lose its change: the edit is made again on the new contents.
+    for _ in 0..CHANGED_RETRIES {
+        let mut changed = false;
+        let output = edit_attempt(guard, path, shown, args, &mut changed);
+        if !changed {
+            return output;
+        }
+    }
+    ToolOutput::error(format!(
+        "{shown} kept changing while it was being edited (another process is writing it); \
+         nothing was written. Wait for that process, read the file again and retry."
+    ))
+}
+
+/// Times an edit is made again on a file another process keeps changing.
+const CHANGED_RETRIES: usize = 3;
+
+/// One attempt at [`edit`]; sets `changed` (and writes nothing) when the file changed between
+/// its read and the rename.
+fn edit_attempt(
+    guard: &WorkspaceGuard,
+    path: &Path,
+    shown: &str,
+    args: &EditFileArgs,
+    changed: &mut bool,
+) -> ToolOutput {
     if args.old_string == args.new_string {
         return ToolOutput::error(
             "old_string and new_string are the same; there is nothing to change",
         );
     }
-    let (file, bytes) = match read_existing(guard, path) {
+    let (file, stamp, bytes) = match read_existing(guard, path) {
         Ok(Some(found)) => found,
         Ok(None) if args.old_string.is_empty() => return create(guard, path, shown, args),
         Ok(None) => {
@@ -175,8 +202,13 @@ fn edit(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -
         apply_into(&mut contents, &text, &replacements);
         &contents[bom.len()..]
     };
-    if let Err(e) = file.write_atomic(contents.as_bytes()) {
-        return ToolOutput::error(format!("cannot write {shown}: {e}"));
+    match file.write_atomic_unchanged(contents.as_bytes(), stamp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+            *changed = true;
+            return ToolOutput::error(e.to_string());
+        }
+        Err(e) => return ToolOutput::error(format!("cannot write {shown}: {e}")),
     }
     let changed = match (replacements.first(), replacements.last()) {
         (Some(first), Some(last)) => first.range.start..last.range.end,
@@ -204,12 +236,12 @@ fn edit(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -
     }))
 }
 
-/// The file the guard checked and its bytes; `None` when it (or its folder) does not exist,
-/// an `IsADirectory` error for a folder.
+/// The file the guard checked, its version before the read, and its bytes; `None` when it
+/// (or its folder) does not exist, an `IsADirectory` error for a folder.
 fn read_existing(
     guard: &WorkspaceGuard,
     path: &Path,
-) -> std::io::Result<Option<(CheckedFile, Vec<u8>)>> {
+) -> std::io::Result<Option<(CheckedFile, Stamp, Vec<u8>)>> {
     let file = match guard.open_checked(path, Access::Write) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -220,8 +252,11 @@ fn read_existing(
         Kind::Dir => return Err(std::io::ErrorKind::IsADirectory.into()),
         Kind::File { .. } | Kind::Other => {}
     }
+    let Some(stamp) = file.stamp()? else {
+        return Ok(None);
+    };
     match file.read() {
-        Ok(bytes) => Ok(Some((file, bytes))),
+        Ok(bytes) => Ok(Some((file, stamp, bytes))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
