@@ -10,6 +10,8 @@
 //! throughout (the caller folds and restores it).
 
 use std::borrow::Cow;
+
+use super::indent::reindent;
 use std::ops::Range;
 
 /// How a match was found.
@@ -292,37 +294,6 @@ impl<'a> Lines<'a> {
             text
         })
     }
-}
-
-/// Shifts `new`'s lines by the difference between the file's indentation and the quote's
-/// (taken from their first non-blank lines).
-fn reindent(new: &str, quote: &[&str], matched: &[&str]) -> String {
-    let indent = |l: &str| l.len() - l.trim_start().len();
-    let Some(k) = quote.iter().position(|l| !l.trim().is_empty()) else {
-        return new.to_string();
-    };
-    let quote_indent = &quote[k][..indent(quote[k])];
-    let file_indent = &matched[k][..indent(matched[k])];
-    if quote_indent == file_indent {
-        return new.to_string();
-    }
-    new.split('\n')
-        .map(|line| {
-            if line.trim().is_empty() {
-                line.to_string()
-            } else if let Some(rest) = line.strip_prefix(quote_indent) {
-                format!("{file_indent}{rest}")
-            } else if file_indent.len() > quote_indent.len() {
-                // Less indented than the quote's first line: shift by the same amount.
-                let extra = &file_indent[quote_indent.len().min(file_indent.len())..];
-                format!("{extra}{line}")
-            } else {
-                let cut = (quote_indent.len() - file_indent.len()).min(indent(line));
-                line[cut..].to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn collapse_whitespace(line: &str) -> Cow<'_, str> {

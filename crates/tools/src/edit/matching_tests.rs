@@ -205,3 +205,38 @@ fn regression_blank_lines_quoted_with_indentation() {
     let got = edit("\n;\n\n", "\t\n\t;\n\t", "REPLACED");
     assert_eq!(got, Ok((Tier::Indentation, "REPLACED\n".to_string())));
 }
+
+#[test]
+fn spaces_quoted_from_a_tab_indented_file_become_tabs_at_every_level() {
+    let file = "func f() {\n\tif ok {\n\t\treturn 1\n\t}\n}\n";
+    // The model quotes with 4 spaces a level and adds deeper lines.
+    let old = "    if ok {\n        return 1\n    }";
+    let new =
+        "    if ok {\n        if more {\n            return 2\n        }\n        return 1\n    }";
+    let (tier, got) = edit(file, old, new).unwrap();
+    assert_eq!(tier, Tier::Indentation);
+    assert_eq!(
+        got,
+        "func f() {\n\tif ok {\n\t\tif more {\n\t\t\treturn 2\n\t\t}\n\t\treturn 1\n\t}\n}\n"
+    );
+    assert!(
+        !got.contains(' ') || !got.lines().any(|l| l.starts_with("\t ")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn tabs_quoted_from_a_space_indented_file_become_its_spaces() {
+    let file = "def f():\n  if ok:\n    return 1\n";
+    let (tier, got) = edit(
+        file,
+        "\tif ok:\n\t\treturn 1",
+        "\tif ok:\n\t\tif more:\n\t\t\treturn 2\n\t\treturn 1",
+    )
+    .unwrap();
+    assert_eq!(tier, Tier::Indentation);
+    assert_eq!(
+        got,
+        "def f():\n  if ok:\n    if more:\n      return 2\n    return 1\n"
+    );
+}

@@ -8,6 +8,7 @@
 
 mod closest;
 mod diff;
+mod indent;
 pub(crate) mod matching;
 
 use std::borrow::Cow;
