@@ -139,3 +139,66 @@ fn an_endless_line_is_refused_before_it_ends() {
     let mut decoder = SseDecoder::new(8);
     assert_eq!(decoder.push(b"data: 0123"), Err(SseTooLarge { max: 8 }));
 }
+
+/// The recorded provider streams, when `../shared` is there.
+fn recordings() -> &'static [Vec<u8>] {
+    static BODIES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    BODIES.get_or_init(|| {
+        let Ok(Some(manifest)) =
+            rein_testkit::conformance_file("real-streams/corpus/manifest.json")
+        else {
+            return Vec::new();
+        };
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap_or_default();
+        manifest["recordings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["file"].as_str())
+            .filter_map(|file| {
+                rein_testkit::conformance_file(&format!("real-streams/corpus/{file}")).ok()?
+            })
+            .map(String::into_bytes)
+            .collect()
+    })
+}
+
+proptest::proptest! {
+    /// Fuzz target (`bench/fuzz`): a real recording cut at arbitrary places decodes to the same
+    /// events as whole.
+    #[test]
+    fn fuzz_sse_decoder_splits_real_streams_like_whole(
+        pick in proptest::prelude::any::<proptest::sample::Index>(),
+        cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..24),
+    ) {
+        let bodies = recordings();
+        if bodies.is_empty() {
+            return Ok(());
+        }
+        let body = &bodies[pick.index(bodies.len())];
+        let mut at: Vec<usize> = cuts.iter().map(|c| c.index(body.len() + 1)).collect();
+        at.sort_unstable();
+        let mut decoder = SseDecoder::default();
+        let mut events = Vec::new();
+        let mut from = 0;
+        for cut in at.into_iter().chain([body.len()]) {
+            events.extend(decoder.push(&body[from..cut]).unwrap());
+            from = cut;
+        }
+        events.extend(decoder.finish());
+        proptest::prop_assert_eq!(events, decode_whole(body));
+    }
+
+    /// Fuzz target: any bytes, in any pieces, decode or are refused, never panic.
+    #[test]
+    fn fuzz_sse_decoder_takes_any_bytes(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+        cut in 0usize..600,
+    ) {
+        let mut decoder = SseDecoder::default();
+        let cut = cut.min(bytes.len());
+        let _ = decoder.push(&bytes[..cut]);
+        let _ = decoder.push(&bytes[cut..]);
+        let _ = decoder.finish();
+    }
+}

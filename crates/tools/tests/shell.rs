@@ -373,3 +373,26 @@ mod literal_words_match_bash {
         }
     }
 }
+
+/// Fuzz target (`bench/fuzz` runs it long): a line the classifier proves read-only is always
+/// one the analyser could take apart. Cases: `PROPTEST_CASES` (default 256).
+mod fuzz {
+    use proptest::prelude::*;
+    use rein_tools::WorkspaceGuard;
+    use rein_tools::shell::{analyse, is_read_only};
+
+    proptest! {
+        #[test]
+        fn fuzz_shell_read_only_lines_are_always_analysable(
+            line in "((ls|cat|grep -rn|git status|git log|head -n 3|sed -n 1p|find \\.|sort|wc -l|echo) ){0,2}[a-z .$'\"\\\\;|&<>(){}*?~=!#`\n/-]{0,40}"
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("a"), "x").unwrap();
+            let guard = WorkspaceGuard::new(dir.path()).unwrap();
+            let analysis = analyse(&line);
+            if is_read_only(&analysis, &guard, guard.root()) {
+                prop_assert!(analysis.unanalysable.is_none(), "{line:?} is read-only but unanalysable");
+            }
+        }
+    }
+}

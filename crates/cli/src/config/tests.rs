@@ -356,3 +356,19 @@ fn stream_timeouts_are_read_and_zero_is_refused() {
     let bad = load(&[toml("user.toml", "idle_timeout_secs = 0\n")]).unwrap_err();
     assert_eq!(bad.key.as_deref(), Some("idle_timeout_secs"));
 }
+
+proptest::proptest! {
+    /// Fuzz target (`bench/fuzz`): any rein TOML or Claude settings text loads or is refused
+    /// with an error naming the file; never a panic.
+    #[test]
+    fn fuzz_config_loading_never_panics(
+        toml_text in "((model|provider|base_url|sandbox|effort|cache_ttl|permission_mode|max_turns|idle_timeout_secs) = (\"[a-z:/.-]{0,10}\"|[0-9]{1,3})\n|\\[(permissions|tools|hooks|sandbox_settings|context_windows)\\]\n|(allow|deny|writable_roots) = \\[\"[^\"]{0,12}\"\\]\n|[^\\n]{0,10}\n){0,8}",
+        json_text in "\\{(\"(permissions|hooks|allow|deny|defaultMode)\": ?(\\{|\\[|\"[a-zA-Z()* ]{0,10}\"|[0-9]+|null)[,}\\] ]{0,3}){0,5}\\}?",
+    ) {
+        for source in [toml("fuzz.toml", &toml_text), claude("fuzz.json", &json_text)] {
+            if let Err(e) = load(&[source]) {
+                proptest::prop_assert!(e.to_string().contains("fuzz."), "{e}");
+            }
+        }
+    }
+}

@@ -129,3 +129,20 @@ fn malformed_rules_are_errors_naming_them() {
         assert!(err.contains(text.trim()), "{err}");
     }
 }
+
+proptest::proptest! {
+    /// Fuzz target (`bench/fuzz`): any rule text parses or is refused with a message, and a
+    /// parsed rule matches calls without panicking.
+    #[test]
+    fn fuzz_rule_parsing_never_panics(
+        text in "(Bash|Read|Edit|Write|Glob|Grep|WebFetch|mcp__x__y|Agent|Skill|[A-Za-z_]{0,6})(\\([^)]{0,20}\\)?)?[ ()*:~/.a-z-]{0,6}"
+    ) {
+        let root = std::path::Path::new("/ws");
+        match Rule::parse(&text, root, Some(std::path::Path::new("/home/u"))) {
+            Ok(rule) => {
+                let _ = rule.path_globs();
+            }
+            Err(message) => proptest::prop_assert!(!message.to_string().is_empty()),
+        }
+    }
+}

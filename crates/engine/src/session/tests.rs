@@ -290,3 +290,31 @@ fn one_writer_per_session_at_a_time() {
         })
         .unwrap();
 }
+
+proptest::proptest! {
+    /// Fuzz target (`bench/fuzz`): any bytes, and real records damaged at any byte, load or
+    /// are refused with a clear error; never a panic.
+    #[test]
+    fn fuzz_session_loading_never_panics(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        at in 0usize..2000,
+        junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8),
+    ) {
+        let _ = load_from(&bytes[..], "fuzz.jsonl");
+        let mut file = Vec::new();
+        for record in [
+            meta("f1"),
+            SessionRecord::Message { message: Message::user_text("hello") },
+            SessionRecord::Message { message: Message::assistant_text("hi") },
+        ] {
+            file.extend(serde_json::to_vec(&rein_protocol::SessionLine::from(record)).unwrap());
+            file.push(b'\n');
+        }
+        let at = at.min(file.len());
+        file.splice(at..at, junk);
+        match load_from(&file[..], "fuzz.jsonl") {
+            Ok(loaded) => proptest::prop_assert!(loaded.transcript.len() <= 2),
+            Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}

@@ -335,4 +335,14 @@ mod tests {
             assert!(err.contains(message), "{patch:?}: {err}");
         }
     }
+
+    proptest::proptest! {
+        /// Fuzz target (`bench/fuzz`): any patch-like text parses or is refused, never panics.
+        #[test]
+        fn fuzz_apply_patch_parser_never_panics(
+            patch in "(\\*\\*\\* (Begin Patch|End Patch|Add File: a|Delete File: b|Update File: c|Move to: d|End of File)\n|@@ ?[a-z ]{0,6}\n|[-+ ][a-z ]{0,8}\n|\n|[^\n]{0,6}\n){0,16}"
+        ) {
+            let _ = parse(&patch);
+        }
+    }
 }

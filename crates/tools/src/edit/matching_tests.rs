@@ -150,11 +150,14 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        // `bench/fuzz` raises the count through PROPTEST_CASES.
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+        ))]
 
         /// An exact edit of a unique substring changes only that span.
         #[test]
-        fn exact_edits_change_only_the_span(lines in file(), start in 0usize..400, len in 1usize..30, new in "[A-Z]{0,10}") {
+        fn fuzz_exact_edits_change_only_the_span(lines in file(), start in 0usize..400, len in 1usize..30, new in "[A-Z]{0,10}") {
             let text = lines.join("\n");
             prop_assume!(!text.is_empty());
             let start = start % text.len();
@@ -171,7 +174,7 @@ mod properties {
 
         /// A tolerant edit never changes bytes outside the matched lines.
         #[test]
-        fn tolerant_edits_stay_inside_the_matched_lines(lines in file(), at in 0usize..30, height in 1usize..4, indent in "[ \t]{1,4}") {
+        fn fuzz_tolerant_edits_stay_inside_the_matched_lines(lines in file(), at in 0usize..30, height in 1usize..4, indent in "[ \t]{1,4}") {
             let at = at % lines.len();
             let height = height.min(lines.len() - at);
             // Quote the lines with different indentation so only tolerant tiers can match.
