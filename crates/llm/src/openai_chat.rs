@@ -140,8 +140,13 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
     let mut images: Vec<Value> = Vec::new();
     let mut tool_calls: Vec<Value> = Vec::new();
     let mut reasoning = String::new();
+    let mut reasoning_details: Vec<Value> = Vec::new();
     for block in &message.content {
         match block {
+            ContentBlock::Provider { protocol, block } if protocol == "openai-chat" => {
+                let details = block["reasoning_details"].as_array().into_iter().flatten();
+                reasoning_details.extend(details.cloned());
+            }
             // Reasoning this protocol streamed (unsigned); another provider's signed
             // thinking is not this server's to read.
             ContentBlock::Thinking {
@@ -190,6 +195,10 @@ fn push_message(message: &Message, out: &mut Vec<Value>) {
                 return;
             }
             let mut wire = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+            // OpenRouter keeps a model's reasoning across turns when they come back.
+            if !reasoning_details.is_empty() {
+                wire["reasoning_details"] = json!(reasoning_details);
+            }
             if !tool_calls.is_empty() {
                 wire["tool_calls"] = json!(tool_calls);
                 // DeepSeek's thinking mode refuses the next request without the reasoning of

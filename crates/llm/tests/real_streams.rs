@@ -519,6 +519,27 @@ fn follow_up_ok(recording: &Recording, answer: &Message, body: &Value) -> Result
             if !ids.is_empty() && !reasoning.is_empty() && !echoes {
                 return Err("the reasoning of a message with tool calls is not sent back".into());
             }
+            // OpenRouter's reasoning_details go back whole: each streamed item's text joined.
+            let recorded_details: Vec<&Value> = recorded
+                .iter()
+                .flat_map(|(_, d)| d["choices"][0]["delta"]["reasoning_details"].as_array())
+                .flatten()
+                .collect();
+            if !recorded_details.is_empty() {
+                let sent = assistant["reasoning_details"]
+                    .as_array()
+                    .ok_or("reasoning_details are not sent back")?;
+                let text = |items: &mut dyn Iterator<Item = &Value>| -> String {
+                    items
+                        .filter_map(|d| d["text"].as_str().or(d["data"].as_str()))
+                        .collect()
+                };
+                if text(&mut sent.iter()) != text(&mut recorded_details.into_iter()) {
+                    return Err(
+                        "the reasoning_details sent back differ from the recorded ones".into(),
+                    );
+                }
+            }
         }
     }
     Ok(())

@@ -40,6 +40,9 @@ pub(crate) struct ChatParser {
     finish_reason: Option<String>,
     usage: Option<Usage>,
     done: bool,
+    /// OpenRouter's `reasoning_details`, streamed pieces of one item (same `index` and type)
+    /// joined: sent back with the message, as OpenRouter asks, to keep the reasoning.
+    reasoning_details: Vec<Value>,
 }
 
 impl StreamParser for ChatParser {
@@ -80,6 +83,9 @@ impl StreamParser for ChatParser {
             if let Some(text) = delta[field].as_str().filter(|t| !t.is_empty()) {
                 self.append(OpenText::Text(text.to_string()), out);
             }
+        }
+        for detail in delta["reasoning_details"].as_array().into_iter().flatten() {
+            self.add_reasoning_detail(detail);
         }
         if let Some(tool_calls) = delta["tool_calls"].as_array() {
             self.close_text(out);
@@ -221,8 +227,34 @@ impl ChatParser {
         }
     }
 
+    fn add_reasoning_detail(&mut self, detail: &Value) {
+        let same_item = |last: &Value| {
+            last["index"] == detail["index"]
+                && last["type"] == detail["type"]
+                && detail["type"] == "reasoning.text"
+        };
+        match self.reasoning_details.last_mut() {
+            Some(last) if same_item(last) => {
+                let joined = format!(
+                    "{}{}",
+                    last["text"].as_str().unwrap_or(""),
+                    detail["text"].as_str().unwrap_or("")
+                );
+                last["text"] = Value::String(joined);
+            }
+            _ => self.reasoning_details.push(detail.clone()),
+        }
+    }
+
     fn complete(&mut self, out: &mut Vec<ModelEvent>) -> Result<(), LlmError> {
         self.close_text(out);
+        if !self.reasoning_details.is_empty() {
+            let details = std::mem::take(&mut self.reasoning_details);
+            out.push(ModelEvent::BlockComplete(ContentBlock::Provider {
+                protocol: PROVIDER.to_string(),
+                block: serde_json::json!({"reasoning_details": details}),
+            }));
+        }
         let calls = std::mem::take(&mut self.calls);
         let has_calls = calls.iter().any(|c| c.started);
         for call in calls.into_iter().filter(|c| c.started) {
