@@ -88,5 +88,11 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     if !session.is_empty() {
         eprintln!("{}", rein_tui::resume_hint(&session));
     }
+    if let Some(signal) = rein_tui::stopped_by() {
+        return Err(Exit::signalled(
+            signal,
+            "stopped by a signal: the turn was cancelled, its commands killed and the session saved",
+        ));
+    }
     Ok(())
 }

@@ -445,3 +445,45 @@ async fn a_home_folder_workspace_asks_before_starting() {
     assert!(!screen.contains("rein exited with 0"), "{screen}");
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_end_the_ui_like_quit_and_kill_the_running_command() {
+    for (signal, status) in [
+        (nix::sys::signal::Signal::SIGTERM, 143),
+        (nix::sys::signal::Signal::SIGHUP, 129),
+    ] {
+        // A terminal of its own for each run.
+        let Some(tmux) = Tmux::start() else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let server = mock(
+            r#"{"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 43"}}]}, {"text": "never"}]}"#,
+        )
+        .await;
+        let script = launcher(dir.path(), &server.url(), "--permission-mode bypass");
+        tmux.open(&format!("sh '{}'", script.display()));
+        tmux.wait_for("/help for commands").await;
+        tmux.type_text("run the long thing");
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("│ started").await;
+        let rein = running_in(dir.path(), env!("CARGO_BIN_EXE_rein"));
+        let pid: i32 = rein
+            .iter()
+            .find(|p| !p.contains("sh "))
+            .and_then(|p| p.split(':').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("rein not found: {rein:?}"));
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).unwrap();
+        tmux.wait_for(&format!("rein exited with {status}")).await;
+        let sleeping = running_in(dir.path(), "sleep 43");
+        assert!(
+            sleeping.is_empty(),
+            "{signal}: the command outlived rein: {sleeping:?}"
+        );
+        let files = session_files(dir.path());
+        assert_eq!(files.len(), 1, "{signal}");
+        let saved = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(saved.contains("interrupted"), "{signal}: {saved}");
+    }
+}

@@ -38,7 +38,7 @@ pub mod tool_view;
 mod wrap;
 
 pub use app::{Action, App, Status};
-pub use runner::{Launch, SessionHost, TuiError, run};
+pub use runner::{Launch, SessionHost, TuiError, run, stopped_by};
 pub use sanitize::text_block as terminal_safe;
 pub use screen::Screen;
 pub use term::resume_hint;

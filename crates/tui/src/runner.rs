@@ -5,7 +5,10 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
+
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use async_trait::async_trait;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
@@ -116,6 +119,10 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         None => Vec::new(),
     };
     let mut dirty = true;
+    // SIGTERM (a supervisor) and SIGHUP (the terminal went away) end the session as /quit
+    // does: the turn cancelled, its commands killed, the session saved.
+    let mut terminate = signal(SignalKind::terminate()).ok();
+    let mut hangup = signal(SignalKind::hangup()).ok();
     'ui: loop {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
@@ -183,6 +190,14 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 dirty = true;
             }
             () = tokio::time::sleep(TICK), if animating => dirty = true,
+            Some(()) = next_signal(&mut terminate) => {
+                STOPPED_BY.store(SignalKind::terminate().as_raw_value(), Ordering::SeqCst);
+                break 'ui;
+            }
+            Some(()) = next_signal(&mut hangup) => {
+                STOPPED_BY.store(SignalKind::hangup().as_raw_value(), Ordering::SeqCst);
+                break 'ui;
+            }
         }
     }
     driver.shutdown("prompt_input_exit").await;
@@ -194,6 +209,22 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let _ = screen.finish();
     drop(raw);
     Ok(app.session_id().to_string())
+}
+
+/// The signal that ended the last [`run`], if one did (0: none).
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+/// The signal (SIGTERM, SIGHUP) that ended the UI, once [`run`] has returned.
+pub fn stopped_by() -> Option<i32> {
+    Some(STOPPED_BY.load(Ordering::SeqCst)).filter(|s| *s != 0)
+}
+
+/// The next delivery of `signal`; never, without one.
+async fn next_signal(signal: &mut Option<Signal>) -> Option<()> {
+    match signal {
+        Some(signal) => signal.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// An `App` for the driver's agent, with this workspace's history and commands.
