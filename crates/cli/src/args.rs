@@ -118,8 +118,8 @@ pub struct ExecArgs {
     /// Environment variable holding the API key (default: ANTHROPIC_API_KEY or OPENAI_API_KEY).
     #[arg(long)]
     pub api_key_env: Option<String>,
-    /// Maximum model requests for this run (default 50).
-    #[arg(long)]
+    /// Maximum model requests for this run (default 50; at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
     /// Workspace directory (default: the current directory).
     #[arg(long)]
@@ -172,8 +172,12 @@ pub struct ExecArgs {
 
 #[derive(Debug, Args)]
 pub struct ToolArgs {
-    /// Tool name (e.g. bash, read_file).
+    /// Tool name (e.g. bash, read_file); `--list` shows them all.
+    #[arg(required_unless_present = "list", default_value = "")]
     pub name: String,
+    /// List the tools with their descriptions and argument schemas.
+    #[arg(long)]
+    pub list: bool,
     /// Arguments as a JSON object; read from standard input when absent.
     #[arg(long)]
     pub args: Option<String>,

@@ -62,7 +62,16 @@ pub fn provider(
             }
         },
     };
+    let model = model_alias(&model).map_or(model, str::to_string);
     let kind = explicit_kind.unwrap_or_else(|| rein_llm::infer_provider(&model));
+    // Said in any error the guess may explain.
+    let guessed = match explicit_kind {
+        Some(_) => String::new(),
+        None => format!(
+            " (`{model}` → {}, guessed from the model name; --provider chooses)",
+            kind.name()
+        ),
+    };
     let base_env = match kind {
         ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
         ProviderKind::Openai | ProviderKind::OpenaiChat => "OPENAI_BASE_URL",
@@ -80,6 +89,7 @@ pub fn provider(
             "base URL {base_url:?} must start with http:// or https://"
         )));
     }
+    let base_url = normalise_v1(kind, base_url);
     let key_env = args
         .api_key_env
         .clone()
@@ -89,7 +99,7 @@ pub fn provider(
     if api_key.is_none() && base_url == default_base {
         return Err(Exit::usage(format!(
             "{key_env} is not set: export your {} API key in it (or use --base-url for a \
-             server that needs no key)",
+             server that needs no key){guessed}",
             kind.name()
         )));
     }
@@ -100,6 +110,40 @@ pub fn provider(
         api_key,
         key_env,
     })
+}
+
+/// The model an alias Claude Code users type stands for.
+fn model_alias(name: &str) -> Option<&'static str> {
+    match name {
+        "sonnet" => Some("claude-sonnet-4-5"),
+        "opus" => Some("claude-opus-4-1"),
+        "haiku" => Some("claude-haiku-4-5"),
+        _ => None,
+    }
+}
+
+/// `base_url` without a `/v1` the client adds itself: Anthropic's endpoint is `/v1/messages`
+/// below the base, so a base ending in `/v1` would ask for `/v1/v1/messages`; an OpenAI-style
+/// base ending in `/v1/v1` is doubled. Both are fixed, with a note; a base that may lack
+/// `/v1` is left alone (some servers serve elsewhere) and a 404 says what to try.
+fn normalise_v1(kind: ProviderKind, base_url: String) -> String {
+    let fixed = match kind {
+        ProviderKind::Anthropic => base_url.strip_suffix("/v1"),
+        ProviderKind::Openai | ProviderKind::OpenaiChat => base_url
+            .strip_suffix("/v1/v1")
+            .map(|_| &base_url[..base_url.len() - 3]),
+    };
+    match fixed {
+        Some(fixed) => {
+            eprintln!(
+                "rein: note: using base URL {fixed} ({base_url} would double the /v1 the {} \
+                 protocol adds)",
+                kind.name()
+            );
+            fixed.to_string()
+        }
+        None => base_url,
+    }
 }
 
 /// The workspace directory: `--cwd` or the current directory, canonicalized.

@@ -235,3 +235,59 @@ fn flags_beat_the_environment_which_beats_the_config() {
         rein_engine::permissions::PermissionMode::AcceptEdits
     );
 }
+
+#[test]
+fn claude_code_aliases_name_models_and_a_guess_is_said_in_errors() {
+    let env = env_of(&[("ANTHROPIC_API_KEY", "a")]);
+    for (alias, model) in [
+        ("sonnet", "claude-sonnet-4-5"),
+        ("opus", "claude-opus-4-1"),
+        ("haiku", "claude-haiku-4-5"),
+    ] {
+        let settings = provider(&args(Some(alias), None, None), &env, &Config::default()).unwrap();
+        assert_eq!(
+            (settings.model.as_str(), settings.kind),
+            (model, ProviderKind::Anthropic)
+        );
+    }
+    let err = provider(
+        &args(Some("qwen3-coder"), None, None),
+        &env_of(&[]),
+        &Config::default(),
+    )
+    .unwrap_err();
+    assert!(
+        err.message
+            .contains("`qwen3-coder` → openai-chat, guessed from the model name"),
+        "{}",
+        err.message
+    );
+    let chosen = args(Some("qwen3-coder"), Some(ProviderArg::OpenaiChat), None);
+    let err = provider(&chosen, &env_of(&[]), &Config::default()).unwrap_err();
+    assert!(!err.message.contains("guessed"), "{}", err.message);
+}
+
+#[test]
+fn a_v1_the_protocol_adds_itself_is_not_doubled() {
+    let env = env_of(&[("ANTHROPIC_API_KEY", "a"), ("OPENAI_API_KEY", "o")]);
+    let cases = [
+        ("claude-sonnet-4-5", "http://gw:4000/v1", "http://gw:4000"),
+        ("claude-sonnet-4-5", "http://gw:4000", "http://gw:4000"),
+        ("qwen3", "http://gw:4000/v1/v1/", "http://gw:4000/v1"),
+        ("qwen3", "http://gw:4000/v1", "http://gw:4000/v1"),
+        (
+            "qwen3",
+            "https://api.deepseek.com",
+            "https://api.deepseek.com",
+        ),
+    ];
+    for (model, base, wanted) in cases {
+        let settings = provider(
+            &args(Some(model), None, Some(base)),
+            &env,
+            &Config::default(),
+        )
+        .unwrap();
+        assert_eq!(settings.base_url, wanted, "{model} {base}");
+    }
+}

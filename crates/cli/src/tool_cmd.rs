@@ -11,8 +11,17 @@ use crate::args::ToolArgs;
 use crate::resolve;
 
 pub async fn run(args: ToolArgs) -> Result<(), Exit> {
-    let workspace = resolve::workspace(args.cwd.as_deref())?;
     let registry = ToolRegistry::builtin();
+    if args.list {
+        for spec in registry.specs() {
+            println!(
+                "{}\n  {}\n  arguments: {}\n",
+                spec.name, spec.description, spec.input_schema
+            );
+        }
+        return Ok(());
+    }
+    let workspace = resolve::workspace(args.cwd.as_deref())?;
     let names = registry.names();
     if !names.contains(&args.name) {
         return Err(Exit::usage(format!(

@@ -129,3 +129,35 @@ async fn an_empty_reply_is_asked_again_once_then_reported() {
     );
     assert_eq!(server.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn zero_turns_is_refused_from_the_flag_and_the_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "--max-turns", "0", "hi"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--max-turns"),
+        "{}",
+        text(&out.stderr)
+    );
+    let config = dir.path().join(".rein-test-config/rein");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "max_turns = 0\n").unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["exec", "hi"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("at least 1 turn"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -103,3 +103,27 @@ async fn paths_outside_the_workspace_are_refused() {
         text(&out.stdout)
     );
 }
+
+#[tokio::test]
+async fn tool_list_shows_every_tool_with_its_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = output({
+        let mut cmd = rein(dir.path());
+        cmd.args(["tool", "--list"]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    for tool in [
+        "bash",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "glob",
+        "grep",
+    ] {
+        assert!(said.lines().any(|l| l == tool), "{tool} missing: {said}");
+    }
+    assert!(said.contains("\"old_string\""), "{said}");
+}

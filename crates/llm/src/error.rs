@@ -253,6 +253,19 @@ pub(crate) fn provider_message(body: &str) -> (Option<String>, Option<String>) {
     (code, message)
 }
 
+/// What a 404 from `url` may mean about the base URL's `/v1`, as a sentence to append.
+pub(crate) fn v1_hint(url: &str) -> String {
+    if url.contains("/v1/v1/") {
+        format!(" (POST {url}: the path has /v1 twice; drop /v1 from the base URL)")
+    } else if !url.contains("/v1/") {
+        format!(
+            " (POST {url}: no /v1 in the path; if the server's API is under /v1, end the base URL with /v1)"
+        )
+    } else {
+        format!(" (POST {url}: check the base URL and the model name)")
+    }
+}
+
 /// Whether a TLS failure's causes say the other side answered in plain text (rustls:
 /// "received corrupt message of type InvalidContentType"; OpenSSL: "wrong version number").
 pub(crate) fn speaks_no_tls(causes: &str) -> bool {

@@ -250,7 +250,11 @@ impl<P: WireProtocol> Attempts<P> {
                 request_id,
                 retry_after_ms: retry_after,
             };
-            return Err(LlmError::from_http(self.provider(), key, failure));
+            let mut error = LlmError::from_http(self.provider(), key, failure);
+            if status.as_u16() == 404 {
+                error.message.push_str(&crate::error::v1_hint(&inner.url));
+            }
+            return Err(error);
         }
         let content_type = response
             .headers()

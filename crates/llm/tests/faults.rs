@@ -338,3 +338,24 @@ async fn a_stream_of_keep_alives_without_content_fails_at_the_no_progress_deadli
         );
     }
 }
+
+#[tokio::test]
+async fn a_404_says_what_the_base_urls_v1_may_be() {
+    let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
+    // The mock serves /v1/chat/completions; a base without /v1 asks for /chat/completions.
+    let kind = ProviderKind::OpenaiChat;
+    let err = run(connect(config(kind, server.url())).as_ref(), hello())
+        .await
+        .error();
+    assert_eq!(err.status, Some(404));
+    assert!(
+        err.message.contains("no /v1 in the path"),
+        "{}",
+        err.message
+    );
+    let doubled = format!("{}/v1", server.openai_url());
+    let err = run(connect(config(kind, doubled)).as_ref(), hello())
+        .await
+        .error();
+    assert!(err.message.contains("/v1 twice"), "{}", err.message);
+}

@@ -243,6 +243,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
             ignore(config, what, reader.at(key_env), Why::Credentials);
         }
     }
+    if let Some(turns) = &file.max_turns
+        && *turns.get_ref() == 0
+    {
+        return Err(reader.error(turns, "max_turns", "a run needs at least 1 turn"));
+    }
     set(&mut config.max_turns, file.max_turns.as_ref(), &reader);
     set(
         &mut config.context_window,
