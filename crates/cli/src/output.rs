@@ -40,32 +40,70 @@ impl<O: Write, E: Write> Printer<O, E> {
                 if matches!(event, Event::Error { .. }) {
                     self.progress(&event);
                 }
-                self.json_line(&EventEnvelope::from(event));
+                if matches!(event, Event::Result { .. }) {
+                    let value = self.result_value(event);
+                    self.json_line(&value);
+                } else {
+                    self.json_line(&EventEnvelope::from(event));
+                }
             }
             OutputFormat::Json => {
                 if matches!(event, Event::Result { .. }) {
-                    let mut value =
-                        serde_json::to_value(EventEnvelope::from(event)).unwrap_or(Value::Null);
-                    if let Value::Object(map) = &mut value {
-                        map.insert("session_id".into(), Value::String(self.session_id.clone()));
-                    }
+                    let value = self.result_value(event);
                     self.json_line(&value);
                 } else {
                     self.progress(&event);
                 }
             }
             OutputFormat::Text => match event {
-                Event::Result { text, .. } => {
+                Event::Result {
+                    outcome,
+                    text,
+                    turns,
+                    usage,
+                    cost_usd,
+                    ..
+                } => {
                     if !text.is_empty() {
                         // What the model wrote must not drive the user's terminal.
                         let safe = rein_tui::terminal_safe(text.trim_end());
                         let _ = writeln!(self.out, "{safe}");
                     }
                     let _ = self.out.flush();
+                    // After a run that reached the model: how to continue it, and what it cost.
+                    let reached =
+                        outcome != rein_protocol::RunOutcome::Failed || usage.output_tokens > 0;
+                    if !self.session_id.is_empty() && reached {
+                        let cost = cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"));
+                        let _ = writeln!(
+                            self.err,
+                            "rein: session {id}: {turns} turns, {} tokens in, {} out{cost}; \
+                             continue it with: rein exec --resume {id} \"…\"",
+                            usage.total_input(),
+                            usage.output_tokens,
+                            id = self.session_id,
+                        );
+                    }
+                }
+                Event::AssistantMessage { message } if message.tool_uses().next().is_some() => {
+                    // The model's words between its tool calls; its last words go to stdout.
+                    let text = message.text();
+                    if !text.trim().is_empty() {
+                        let _ = writeln!(self.err, "{}", rein_tui::terminal_safe(text.trim()));
+                    }
                 }
                 other => self.progress(&other),
             },
         }
+    }
+
+    /// The `result` event as JSON, with the session id (which `--resume` takes).
+    fn result_value(&self, event: Event) -> Value {
+        let mut value = serde_json::to_value(EventEnvelope::from(event)).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert("session_id".into(), Value::String(self.session_id.clone()));
+        }
+        value
     }
 
     fn json_line(&mut self, value: &impl serde::Serialize) {
@@ -96,6 +134,15 @@ impl<O: Write, E: Write> Printer<O, E> {
                 output,
                 ..
             } => format!("  error: {}", first_line(output)),
+            Event::ToolCallEnd { output, .. } => {
+                let lines = output.lines().count();
+                let more = if lines > 1 {
+                    format!(" (+{} lines)", lines - 1)
+                } else {
+                    String::new()
+                };
+                format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
+            }
             Event::Retry {
                 attempt,
                 delay_ms,
@@ -238,6 +285,73 @@ mod tests {
         assert_eq!(value["session_id"], "s1");
         assert_eq!(value["text"], "hi");
         assert_eq!(out.lines().count(), 1);
+    }
+
+    #[test]
+    fn text_mode_tells_the_story_on_stderr_and_ends_with_how_to_continue() {
+        let session = Event::SessionStart {
+            session_id: "s9".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            cwd: "/w".into(),
+            tools: vec![],
+        };
+        let message = rein_protocol::Message {
+            role: rein_protocol::Role::Assistant,
+            content: vec![
+                rein_protocol::ContentBlock::Text {
+                    text: "Let me run the tests.".into(),
+                },
+                rein_protocol::ContentBlock::ToolUse {
+                    id: "1".into(),
+                    name: "bash".into(),
+                    input: json!({"command": "cargo test"}),
+                },
+            ],
+        };
+        let end = Event::ToolCallEnd {
+            id: "1".into(),
+            name: "bash".into(),
+            output: "test result: ok\nline 2\nline 3".into(),
+            is_error: false,
+            duration_ms: 3,
+        };
+        let mut done = result("All green.");
+        if let Event::Result {
+            usage, cost_usd, ..
+        } = &mut done
+        {
+            usage.input_tokens = 120;
+            usage.output_tokens = 30;
+            *cost_usd = Some(0.0123);
+        }
+        let (out, err) = printed(
+            OutputFormat::Text,
+            vec![session, Event::AssistantMessage { message }, end, done],
+        );
+        assert_eq!(out, "All green.\n");
+        assert_eq!(
+            err,
+            "Let me run the tests.\n  test result: ok (+2 lines)\nrein: session s9: 1 turns, 120 \
+             tokens in, 30 out, $0.0123; continue it with: rein exec --resume s9 \"…\"\n"
+        );
+    }
+
+    #[test]
+    fn the_stream_json_result_carries_the_session_id() {
+        let session = Event::SessionStart {
+            session_id: "s7".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            cwd: "/w".into(),
+            tools: vec![],
+        };
+        let (out, _) = printed(OutputFormat::StreamJson, vec![session, result("hi")]);
+        let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            (last["type"].as_str(), last["session_id"].as_str()),
+            (Some("result"), Some("s7"))
+        );
     }
 
     #[test]
