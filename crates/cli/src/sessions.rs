@@ -109,16 +109,24 @@ pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
         return Ok(());
     }
     println!(
-        "{:<26} {:<20} {:>5} {:>9} {:>6}  first prompt",
-        "id", "date", "turns", "cost", "cache"
+        "{:<26} {:<20} {:>8} {:>9} {:>6}  first prompt",
+        "id", "last active", "requests", "cost", "cache"
     );
     for s in sessions {
-        let date: String = s
-            .created_at
-            .chars()
-            .take(19)
-            .collect::<String>()
-            .replace('T', " ");
+        let date = s
+            .last_active
+            .map(|t| {
+                chrono::DateTime::<chrono::Local>::from(t)
+                    .format("%Y-%m-%d %H:%M:%S")
+                    .to_string()
+            })
+            .unwrap_or_else(|| {
+                s.created_at
+                    .chars()
+                    .take(19)
+                    .collect::<String>()
+                    .replace('T', " ")
+            });
         let cost = s.cost_usd.map_or("?".to_string(), |c| format!("${c:.4}"));
         // Share of the session's input tokens read from the prompt cache.
         let cache = s
@@ -127,7 +135,7 @@ pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
             .map_or("-".to_string(), |rate| format!("{:.0}%", rate * 100.0));
         let prompt: String = s.first_prompt.chars().take(60).collect();
         println!(
-            "{:<26} {:<20} {:>5} {:>9} {:>6}  {prompt}",
+            "{:<26} {:<20} {:>8} {:>9} {:>6}  {prompt}",
             s.id, date, s.requests, cost, cache
         );
     }

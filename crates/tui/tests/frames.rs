@@ -264,6 +264,7 @@ fn resume_lists_stored_sessions() {
             .map(|n| SessionSummary {
                 id: format!("20261123T10{n}000-abcd000{n}"),
                 created_at: format!("2026-11-23T10:{n}0:00Z"),
+                last_active: None,
                 first_prompt: format!("task number {n}"),
                 requests: n * 4,
                 cost_usd: Some(0.01 * f64::from(n)),

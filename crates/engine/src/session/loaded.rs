@@ -22,6 +22,8 @@ pub struct LoadedSession {
     pub requests: u32,
     /// Problems skipped while reading (a torn last line…).
     pub warnings: Vec<String>,
+    /// The user's first prompt as recorded (a compaction's summary does not replace it).
+    pub first_prompt: String,
 }
 
 /// One line of `rein sessions`.
@@ -31,6 +33,8 @@ pub struct SessionSummary {
     pub id: String,
     /// Creation time (RFC 3339).
     pub created_at: String,
+    /// Last activity: when the file was last written (set by [`super::SessionStore::list`]).
+    pub last_active: Option<std::time::SystemTime>,
     /// The first prompt, on one line.
     pub first_prompt: String,
     /// Model requests made.
@@ -56,14 +60,14 @@ impl LoadedSession {
             _ => String::new(),
         };
         let first_prompt = self
-            .transcript
-            .iter()
-            .find(|m| m.role == rein_protocol::Role::User)
-            .map(|m| m.text().split_whitespace().collect::<Vec<_>>().join(" "))
-            .unwrap_or_default();
+            .first_prompt
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         SessionSummary {
             id: self.id().to_string(),
             created_at,
+            last_active: None,
             first_prompt,
             requests: self.requests,
             cost_usd: self.cost_usd,
@@ -80,6 +84,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
     let mut cost: Option<f64> = Some(0.0);
     let mut requests = 0;
     let mut warnings = Vec::new();
+    let mut first_prompt = String::new();
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
         let bytes = line.map_err(|source| SessionError::Io {
@@ -127,6 +132,17 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
                     reason: "the first record is not a session header".into(),
                 });
             }
+            SessionRecord::Message { message }
+                if first_prompt.is_empty()
+                    && message.role == rein_protocol::Role::User
+                    && !message.text().trim().is_empty() =>
+            {
+                first_prompt = message.text();
+                match transcript.last_mut() {
+                    Some(last) if last.role == message.role => last.content.extend(message.content),
+                    _ => transcript.push(message),
+                }
+            }
             SessionRecord::Message { message } => match transcript.last_mut() {
                 Some(last) if last.role == message.role => last.content.extend(message.content),
                 _ => transcript.push(message),
@@ -161,5 +177,6 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         cost_usd: cost,
         requests,
         warnings,
+        first_prompt,
     })
 }

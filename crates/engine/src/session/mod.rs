@@ -216,14 +216,20 @@ impl SessionStore {
             .map(|(id, _)| id)
     }
 
-    /// Summaries of this workspace's sessions, newest first. Unreadable files are skipped.
+    /// Summaries of this workspace's sessions, most recently active first. Unreadable files
+    /// are skipped, and so are runs that never got an answer (0 requests): they hold nothing
+    /// to continue.
     pub fn list(&self) -> Vec<SessionSummary> {
         let mut files = self.files();
         files.sort_by_key(|f| std::cmp::Reverse(f.1));
         files
             .into_iter()
-            .filter_map(|(id, _)| self.load(&id).ok())
-            .map(|s| s.summary())
+            .filter_map(|(id, modified)| Some((self.load(&id).ok()?, modified)))
+            .filter(|(loaded, _)| loaded.requests > 0)
+            .map(|(loaded, modified)| SessionSummary {
+                last_active: Some(modified),
+                ..loaded.summary()
+            })
             .collect()
     }
 

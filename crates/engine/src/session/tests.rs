@@ -195,7 +195,15 @@ fn workspace_keys_are_readable_and_distinct() {
 fn a_session_file_stored_under_another_id_is_refused_and_left_as_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let store = SessionStore::new(dir.path(), Path::new("/ws"));
-    let writer = store.create(meta("real")).unwrap();
+    let mut writer = store.create(meta("real")).unwrap();
+    // A run that got an answer (runs without one are not listed).
+    writer
+        .append(&SessionRecord::Usage {
+            model: "m".into(),
+            usage: Usage::default(),
+            cost_usd: None,
+        })
+        .unwrap();
     let renamed = store.path("other").unwrap();
     std::fs::copy(writer.path(), &renamed).unwrap();
     let before = std::fs::read(&renamed).unwrap();
@@ -317,4 +325,42 @@ proptest::proptest! {
             Err(e) => proptest::prop_assert!(!e.to_string().is_empty()),
         }
     }
+}
+
+#[test]
+fn the_list_hides_unanswered_runs_and_labels_with_the_first_prompt_even_after_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let mut empty = store.create(meta("empty")).unwrap();
+    empty
+        .append(&SessionRecord::Message {
+            message: Message::user_text("never answered"),
+        })
+        .unwrap();
+    let mut compacted = store.create(meta("compacted")).unwrap();
+    for record in [
+        SessionRecord::Message {
+            message: Message::user_text("refactor the parser"),
+        },
+        SessionRecord::Usage {
+            model: "m".into(),
+            usage: Usage::default(),
+            cost_usd: None,
+        },
+        SessionRecord::Message {
+            message: Message::assistant_text("done"),
+        },
+        SessionRecord::Compaction {
+            trigger: "manual".into(),
+            summary: "Summary of the work so far".into(),
+            kept_messages: 0,
+        },
+    ] {
+        compacted.append(&record).unwrap();
+    }
+    let listed = store.list();
+    let ids: Vec<&str> = listed.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["compacted"]);
+    assert_eq!(listed[0].first_prompt, "refactor the parser");
+    assert!(listed[0].last_active.is_some());
 }
