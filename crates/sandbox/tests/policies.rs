@@ -72,6 +72,18 @@ fn run(sandbox: &Sandbox, policy: Policy, fx: &Fixture, line: &str) -> Output {
 }
 
 fn run_in(sandbox: &Sandbox, policy: Policy, fx: &Fixture, cwd: &Path, line: &str) -> Output {
+    run_with_home(sandbox, policy, fx, cwd, line, Some(&fx.home))
+}
+
+/// Runs `line` with `bash -c` under `policy`, `HOME` set to `home` (else the real one).
+fn run_with_home(
+    sandbox: &Sandbox,
+    policy: Policy,
+    fx: &Fixture,
+    cwd: &Path,
+    line: &str,
+    home: Option<&Path>,
+) -> Output {
     let call = Call {
         policy,
         workspace: &fx.ws,
@@ -85,8 +97,10 @@ fn run_in(sandbox: &Sandbox, policy: Policy, fx: &Fixture, cwd: &Path, line: &st
         .args(&wrapped.args)
         .args(["bash", "-c", line])
         .env("TMPDIR", &fx.tmp)
-        .env("HOME", &fx.home)
         .stdin(Stdio::null());
+    if let Some(home) = home {
+        command.env("HOME", home);
+    }
     if let Some(filter) = wrapped.filter {
         command
             .fd_mappings(vec![FdMapping {
@@ -273,29 +287,7 @@ fn real_sandbox(writable: &[PathBuf], test: &str) -> Option<Sandbox> {
 
 /// Runs `line` like [`run`] but with the real home (toolchains need theirs).
 fn run_real(sandbox: &Sandbox, policy: Policy, fx: &Fixture, line: &str) -> Output {
-    let call = Call {
-        policy,
-        workspace: &fx.ws,
-        cwd: &fx.ws,
-        tmp: &fx.tmp,
-        hidden: &[],
-    };
-    let wrapped = sandbox.wrap(&call).unwrap();
-    let mut command = Command::new(&wrapped.program);
-    command
-        .args(&wrapped.args)
-        .args(["bash", "-c", line])
-        .env("TMPDIR", &fx.tmp)
-        .stdin(Stdio::null());
-    if let Some(filter) = wrapped.filter {
-        command
-            .fd_mappings(vec![FdMapping {
-                parent_fd: filter,
-                child_fd: wrapped.filter_fd,
-            }])
-            .unwrap();
-    }
-    command.output().unwrap()
+    run_with_home(sandbox, policy, fx, &fx.ws, line, None)
 }
 
 #[test]
