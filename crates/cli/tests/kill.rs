@@ -58,17 +58,10 @@ async fn a_kill_at_any_moment_loses_no_finished_result_and_resumes_cleanly() {
         let turns: Vec<String> = (1..=3).map(|t| turn(&format!("r{round}t{t}"))).collect();
         let scenario = format!(r#"{{"turns": [{}, {{"text": "done"}}]}}"#, turns.join(", "));
         let server = mock(&scenario).await;
-        let mut cmd = rein(dir.path());
-        cmd.args([
-            "exec",
-            "--base-url",
-            &server.url(),
-            "--permission-mode",
-            "bypass",
-        ])
-        .args(["--output-format", "stream-json", "go"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        let mut cmd = exec_in(dir.path(), &server, "bypass", "go");
+        cmd.args(["--output-format", "stream-json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
         let mut child = cmd.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let delay = Duration::from_millis(rng.u64(20..700));
@@ -175,17 +168,8 @@ async fn sigterm_and_sighup_cancel_kill_the_commands_save_and_exit_conventionall
             ]}"#,
         )
         .await;
-        let mut cmd = rein(dir.path());
-        cmd.args([
-            "exec",
-            "--base-url",
-            &server.url(),
-            "--permission-mode",
-            "bypass",
-            "go",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        let mut cmd = exec_in(dir.path(), &server, "bypass", "go");
+        cmd.stdout(Stdio::null()).stderr(Stdio::piped());
         let child = cmd.spawn().unwrap();
         let started = dir.path().join("started");
         rein_testkit::without_hanging("the command to start", move || {

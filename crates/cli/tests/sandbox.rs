@@ -35,16 +35,7 @@ async fn auto_mode_confines_commands_and_tells_the_model_what_the_sandbox_refuse
         ]}}"#
     );
     let server = mock(&scenario).await;
-    let mut cmd = rein(&ws);
-    cmd.args([
-        "exec",
-        "--base-url",
-        &server.url(),
-        "--permission-mode",
-        "auto",
-    ])
-    .arg("try things");
-    let out = output(cmd).await;
+    let out = output(exec_in(&ws, &server, "auto", "try things")).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     // Neither escape took effect; the command inside the workspace did, without asking.
     assert!(!root.path().join("outside").exists());
@@ -54,14 +45,9 @@ async fn auto_mode_confines_commands_and_tells_the_model_what_the_sandbox_refuse
         std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
         "made\n"
     );
-    let requests = server.requests();
     for (turn, what) in [(1, "touch"), (2, "curl")] {
         // The newest message: this turn's tool result alone.
-        let sent = requests[turn].body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .unwrap()
-            .to_string();
+        let sent = last_message(&server, turn);
         assert!(
             sent.contains("workspace-write sandbox"),
             "the {what} result does not say the sandbox refused it: {sent}"
@@ -82,24 +68,11 @@ async fn leaving_the_sandbox_asks_with_the_models_reason() {
         ]}"#,
     )
     .await;
-    let mut cmd = rein(dir.path());
-    cmd.args([
-        "exec",
-        "--base-url",
-        &server.url(),
-        "--permission-mode",
-        "auto",
-    ])
-    .arg("go");
-    let out = output(cmd).await;
+    let out = output(exec_in(dir.path(), &server, "auto", "go")).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     // A headless run cannot ask: refused, with the reason the policy gave.
     assert!(!dir.path().join("escaped.txt").exists());
-    let sent = server.requests()[1].body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .unwrap()
-        .to_string();
+    let sent = last_message(&server, 1);
     assert!(sent.contains("outside the sandbox"), "{sent}");
     assert!(sent.contains("needs the network to fetch crates"), "{sent}");
 }

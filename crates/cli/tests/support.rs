@@ -60,3 +60,27 @@ pub fn session_files(workspace: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// `rein exec` in `workspace` against `server` in permission mode `mode`, with `prompt`.
+pub fn exec_in(workspace: &Path, server: &MockServer, mode: &str, prompt: &str) -> Command {
+    let mut cmd = rein(workspace);
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        mode,
+        prompt,
+    ]);
+    cmd
+}
+
+/// The newest message of the `n`-th request `server` received (0-based): what the last turn
+/// added, such as the results of its tool calls.
+pub fn last_message(server: &MockServer, n: usize) -> String {
+    server.requests()[n].body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(|m| m.to_string())
+        .unwrap_or_default()
+}
