@@ -151,9 +151,12 @@ mod properties {
 
     proptest! {
         // `bench/fuzz` raises the count through PROPTEST_CASES.
-        #![proptest_config(ProptestConfig::with_cases(
-            std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
-        ))]
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+            // Long runs reject many generated files (no unique match): not a failure.
+            max_global_rejects: u32::MAX,
+            ..ProptestConfig::default()
+        })]
 
         /// An exact edit of a unique substring changes only that span.
         #[test]
@@ -186,9 +189,19 @@ mod properties {
                 // The re-indented quote may still occur verbatim elsewhere (inside a longer
                 // line): that is an exact edit, covered by the property above.
                 Ok((Tier::Exact, _)) => {}
-                Ok((_, out)) => {
+                Ok((tier, out)) => {
                     let before: Vec<&str> = text.split('\n').collect();
                     let after: Vec<&str> = out.split('\n').collect();
+                    // Blank quote lines at the edges are not part of what that tier matched
+                    // (fuzzing found a quote whose inner line matched another place).
+                    let height = if tier == Tier::BlankLinesAround {
+                        let lines: Vec<&str> = quote.split('\n').collect();
+                        let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
+                        let last = lines.iter().rposition(|l| !l.trim().is_empty()).unwrap_or(0);
+                        last + 1 - first
+                    } else {
+                        height
+                    };
                     // Exactly the matched lines became the one replacement line; every other
                     // line is byte-identical.
                     prop_assert_eq!(after.len() + height, before.len() + 1);
