@@ -138,9 +138,9 @@ impl TypedTool for Bash {
              {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
              child processes are killed. Long output keeps its head and tail. Use read_file \
              rather than cat to read files. Commands may run in an OS sandbox (writes only \
-             inside the workspace, no network); when the result says the sandbox refused \
-             something the command truly needs, call again with `unsandboxed` set to a \
-             one-line reason (the user is asked).",
+             inside the workspace, no network, background processes end with the call); when \
+             the result says the sandbox refused something the command truly needs, call \
+             again with `unsandboxed` set to a one-line reason (the user is asked).",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }
