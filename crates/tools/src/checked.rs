@@ -47,9 +47,9 @@ pub(crate) enum Kind {
 
 /// A resolved path, reached through descriptors: its folder and its name there (`.` for the
 /// root itself).
-/// Checks of the replaced version without growth before its late appends are taken as all
-/// carried over.
-const CARRY_OVER_QUIET_ROUNDS: u32 = 8;
+/// How long the replaced version must stay unchanged before its late appends are taken as
+/// all carried over (a writer preempted between its `open` and its `write` on a busy machine).
+const CARRY_OVER_QUIET: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// A version of a file, as [`CheckedFile::stamp`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,16 +172,15 @@ impl CheckedFile {
             // A writer that opened the old version just before the rename may still be
             // writing: follow it until it has been quiet for a few scheduling rounds.
             let mut copied = checked_size;
-            let mut quiet = 0;
-            while quiet < CARRY_OVER_QUIET_ROUNDS {
+            let mut quiet_since = std::time::Instant::now();
+            while quiet_since.elapsed() < CARRY_OVER_QUIET {
                 let size = old.metadata()?.len();
                 if size > copied {
                     old.seek(io::SeekFrom::Start(copied))?;
                     copied += io::copy(&mut (&old).take(size - copied), new)?;
-                    quiet = 0;
+                    quiet_since = std::time::Instant::now();
                 } else {
-                    quiet += 1;
-                    std::thread::yield_now();
+                    std::thread::sleep(std::time::Duration::from_micros(100));
                 }
             }
             Ok(())
