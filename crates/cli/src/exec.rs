@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use rein_engine::{Controller, EndReason, Op};
 use rein_protocol::RunOutcome;
 use tokio_util::sync::CancellationToken;
 
@@ -13,7 +14,7 @@ use crate::output::Printer;
 use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    let setup = Setup::new(args, crate::trust::Asking::Never)?;
+    let setup = Arc::new(Setup::new(args, crate::trust::Asking::Never)?);
     let args = &setup.args;
     // `--compact` alone compacts and stops; with a prompt it compacts first.
     let prompt = if args.compact && args.prompt.is_none() {
@@ -22,7 +23,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         Some(read_prompt(args.prompt.as_deref())?)
     };
     let resumed = setup.to_resume()?;
-    let mut agent = setup.agent(resumed, args.fork_session)?;
+    let agent = setup.agent(resumed, args.fork_session)?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let format = args.output_format;
@@ -32,27 +33,28 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             printer.handle(event);
         }
     });
+    // Compactions run in the foreground here, so nothing reports on the job channel.
+    let (jobs, _) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(agent, setup.clone(), tx.clone(), jobs, None);
     let cancel = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
     let interrupts = tokio::spawn(watch_interrupts(cancel.clone(), Arc::clone(&stopped_by)));
     if args.compact
-        && let Err(message) = agent
-            .compact("manual", args.focus.as_deref(), &tx, &cancel)
-            .await
+        && let Err(error) = controller.compact_now(args.focus.as_deref(), &cancel).await
     {
-        drop(tx);
+        drop((tx, controller));
         let _ = printer.await;
-        return Err(Exit::failed(format!("compaction failed: {message}")));
+        return Err(Exit::failed(format!("compaction failed: {error}")));
     }
     let Some(prompt) = prompt else {
-        drop(tx);
+        drop((tx, controller));
         let _ = printer.await;
         return Ok(());
     };
-    let summary = agent.run(&prompt, &tx, cancel).await;
-    agent.end_session("other", &tx).await;
+    let summary = controller.run(&prompt, cancel).await;
+    let _ = controller.apply(Op::Shutdown(EndReason::Other)).await;
     interrupts.abort();
-    drop(tx);
+    drop((tx, controller));
     let _ = printer.await;
     let signal = stopped_by.load(Ordering::SeqCst);
     if signal != 0 {

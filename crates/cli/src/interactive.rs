@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rein_engine::Agent;
 use rein_engine::session::{SessionSummary, workspace_key};
+use rein_engine::{Agent, AgentFactory, ControlError};
 use rein_tui::{Launch, SessionHost};
 
 use crate::Exit;
@@ -17,31 +17,27 @@ struct CliHost {
     setup: Setup,
 }
 
+impl AgentFactory for CliHost {
+    fn new_session(&self) -> Result<Agent, ControlError> {
+        self.setup.new_session()
+    }
+
+    fn resume(&self, id: &str) -> Result<Agent, ControlError> {
+        self.setup.resume(id)
+    }
+
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
+        AgentFactory::switch_model(&self.setup, agent, model)
+    }
+}
+
 impl SessionHost for CliHost {
-    fn new_session(&self) -> Result<Agent, String> {
-        self.setup.agent(None, false).map_err(|e| e.message)
-    }
-
-    fn resume(&self, id: &str) -> Result<Agent, String> {
-        let store = self
-            .setup
-            .store
-            .as_ref()
-            .ok_or("cannot find stored sessions: set HOME or XDG_DATA_HOME")?;
-        let loaded = store.load(id).map_err(|e| e.to_string())?;
-        self.setup.agent(Some(loaded), false).map_err(|e| e.message)
-    }
-
     fn sessions(&self) -> Vec<SessionSummary> {
         self.setup
             .store
             .as_ref()
             .map(|store| store.list())
             .unwrap_or_default()
-    }
-
-    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), String> {
-        self.setup.switch_model(agent, model).map_err(|e| e.message)
     }
 
     fn history_file(&self) -> Option<PathBuf> {

@@ -5,6 +5,7 @@
 mod args;
 mod config;
 mod exec;
+mod factory;
 mod interactive;
 mod output;
 mod resolve;

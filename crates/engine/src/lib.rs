@@ -19,6 +19,7 @@
 
 mod agent;
 pub mod context;
+pub mod controller;
 mod dispatch;
 mod error;
 mod gate;
@@ -31,6 +32,9 @@ pub mod session;
 mod turn;
 
 pub use agent::{Agent, AgentConfig, RunSummary, workspace_guard};
+pub use controller::{
+    AgentFactory, Applied, CompactTrigger, ControlError, Controller, EndReason, Op, SessionStatus,
+};
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};

@@ -4,7 +4,9 @@
 
 mod attacks;
 mod caching;
+
 mod cancel;
+mod controller;
 mod dispatch;
 mod hooks;
 mod hooks_claude;

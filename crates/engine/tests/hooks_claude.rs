@@ -107,7 +107,7 @@ async fn record(event: HookEvent, tool: Option<&str>) -> Recorded {
     agent
         .run("Run the scripted steps.", &tx, CancellationToken::new())
         .await;
-    agent.end_session("other", &tx).await;
+    agent.end_session(rein_engine::EndReason::Other, &tx).await;
     let mut inputs: Vec<Value> = std::fs::read_dir(out.path())
         .unwrap()
         .map(|entry| {

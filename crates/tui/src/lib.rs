@@ -8,8 +8,8 @@
 //! output is not a terminal it falls back to plain lines.
 //!
 //! The crate holds no engine logic: [`App`] turns keys and [`rein_protocol::Event`]s into
-//! lines and [`Action`]s; the runner carries the actions out on the engine through a
-//! [`SessionHost`] the binary provides.
+//! lines and [`Action`]s; the runner carries the actions out as the engine's session
+//! controller's [`rein_engine::Op`]s, with agents from a [`SessionHost`] the binary provides.
 //!
 //! ```no_run
 //! # async fn demo(agent: rein_engine::Agent, host: std::sync::Arc<dyn rein_tui::SessionHost>) {
@@ -21,7 +21,6 @@
 
 pub mod app;
 mod diff;
-mod driver;
 mod highlight;
 pub mod history;
 pub mod input;

@@ -11,22 +11,17 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
 use crate::app::{Action, App};
-use crate::driver::Driver;
 use crate::runner::{Launch, TuiError, act, is_result, new_app};
 use crate::theme::Theme;
+use rein_engine::{Controller, EndReason, Op};
 
 /// Runs prompts until standard input ends or `/quit`.
 pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
-    let mut driver = Driver::new(
-        launch.agent,
-        Arc::clone(&launch.host),
-        events_tx,
-        compacted_tx,
-        None,
-    );
-    let mut app = new_app(&driver, Theme::PLAIN).await;
+    let host = Arc::clone(&launch.host);
+    let mut driver = Controller::new(launch.agent, host.clone(), events_tx, compacted_tx, None);
+    let mut app = new_app(&driver, host.as_ref(), Theme::PLAIN).await;
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut next = launch.prompt;
     loop {
@@ -43,7 +38,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         while !pending.is_empty() {
             for action in std::mem::take(&mut pending) {
                 let job = matches!(action, Action::Run(_) | Action::Compact(_));
-                if act(action, &mut app, &mut driver).await {
+                if act(action, &mut app, &mut driver, host.as_ref()).await {
                     quit = true;
                     break;
                 }
@@ -81,7 +76,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             break;
         }
     }
-    driver.shutdown("prompt_input_exit").await;
+    let _ = driver.apply(Op::Shutdown(EndReason::PromptInputExit)).await;
     while let Ok(event) = events.try_recv() {
         app.event(event, Instant::now());
     }

@@ -14,14 +14,14 @@ use async_trait::async_trait;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
-use rein_engine::permissions::PermissionMode;
 use rein_engine::session::SessionSummary;
-use rein_engine::{Agent, Approval, ApprovalRequest, Approver};
+use rein_engine::{
+    Agent, AgentFactory, Applied, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
+};
 use rein_protocol::Event;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::app::{Action, App};
-use crate::driver::Driver;
 use crate::history::PromptHistory;
 use crate::input::Input;
 use crate::screen::Screen;
@@ -37,15 +37,10 @@ const TICK: Duration = Duration::from_millis(100);
 const FRAME_BUFFER: usize = 64 * 1024;
 
 /// What the binary provides: sessions and models, which need its configuration.
-pub trait SessionHost: Send + Sync {
-    /// A fresh agent recording a new session (`/clear`).
-    fn new_session(&self) -> Result<Agent, String>;
-    /// An agent continuing the stored session `id` (`/resume`).
-    fn resume(&self, id: &str) -> Result<Agent, String>;
+/// Agents for `/clear`, `/resume` and `/model` come from its [`AgentFactory`] side.
+pub trait SessionHost: AgentFactory {
     /// This workspace's stored sessions, newest first.
     fn sessions(&self) -> Vec<SessionSummary>;
-    /// Points `agent` at `model` (a new client when the provider changes).
-    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), String>;
     /// Where this workspace's prompt history is kept.
     fn history_file(&self) -> Option<PathBuf>;
     /// Folders of custom slash commands (`*.md`), least specific first.
@@ -103,8 +98,14 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     });
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
-    let mut driver = Driver::new(launch.agent, host, events_tx, compacted_tx, Some(approver));
-    let mut app = new_app(&driver, theme).await;
+    let mut driver = Controller::new(
+        launch.agent,
+        host.clone(),
+        events_tx,
+        compacted_tx,
+        Some(approver),
+    );
+    let mut app = new_app(&driver, host.as_ref(), theme).await;
     app.replay(&driver.transcript().await, &session_id);
 
     let mut raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
@@ -138,7 +139,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 dirty = true;
                 continue;
             }
-            if act(action, &mut app, &mut driver).await {
+            if act(action, &mut app, &mut driver, host.as_ref()).await {
                 break 'ui;
             }
             dirty = true;
@@ -200,7 +201,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             }
         }
     }
-    driver.shutdown("prompt_input_exit").await;
+    let _ = driver.apply(Op::Shutdown(EndReason::PromptInputExit)).await;
     while let Ok(event) = events.try_recv() {
         app.event(event, Instant::now());
     }
@@ -227,9 +228,8 @@ async fn next_signal(signal: &mut Option<Signal>) -> Option<()> {
     }
 }
 
-/// An `App` for the driver's agent, with this workspace's history and commands.
-pub(crate) async fn new_app(driver: &Driver, theme: Theme) -> App {
-    let host = driver.host();
+/// An `App` for the controller's agent, with this workspace's history and commands.
+pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: Theme) -> App {
     let dirs = host.command_dirs();
     let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
     let history = PromptHistory::load(host.history_file());
@@ -248,67 +248,66 @@ pub(crate) async fn new_app(driver: &Driver, theme: Theme) -> App {
 }
 
 /// Carries out one action; true when the UI should end.
-pub(crate) async fn act(action: Action, app: &mut App, driver: &mut Driver) -> bool {
-    match action {
+pub(crate) async fn act(
+    action: Action,
+    app: &mut App,
+    driver: &mut Controller,
+    host: &dyn SessionHost,
+) -> bool {
+    let op = match action {
         Action::Quit => return true,
-        Action::Run(prompt) => driver.run(prompt),
-        Action::Cancel => driver.cancel(),
-        Action::Compact(focus) => driver.compact(focus),
-        Action::NewSession => match driver.new_session().await {
-            Ok(status) => app.session_replaced(status, "── new session ──"),
-            Err(message) => app.error(message),
-        },
+        // Only the terminal loop can suspend.
+        Action::Suspend => return false,
         Action::ListSessions => {
-            let sessions = driver.host().sessions();
-            app.open_session_picker(&sessions);
+            app.open_session_picker(&host.sessions());
+            return false;
         }
-        Action::Resume(id) => match driver.resume(&id).await {
-            Ok(status) => {
-                app.session_replaced(status, "");
+        Action::ShowPermissions => {
+            if let Some(policy) = driver.policy().await {
+                app.show_policy(&policy);
+            }
+            return false;
+        }
+        Action::Run(prompt) => Op::Submit(prompt),
+        Action::Cancel => Op::Cancel,
+        Action::Compact(focus) => Op::Compact { focus },
+        Action::NewSession => Op::NewSession,
+        Action::Resume(id) => Op::Resume(id),
+        Action::SetModel(model) => Op::SetModel(model),
+        Action::SetEffort(effort) => Op::SetEffort(effort),
+        Action::SetMode(mode) => Op::SetMode(mode),
+    };
+    let shown = match &op {
+        Op::Resume(id) => Some(id.clone()),
+        _ => None,
+    };
+    match (op.clone(), driver.apply(op).await) {
+        (_, Err(error)) => app.error(error.to_string()),
+        (Op::NewSession, Ok(Applied::Status(status))) => {
+            app.session_replaced(status, "── new session ──");
+        }
+        (Op::Resume(_), Ok(Applied::Status(status))) => {
+            app.session_replaced(status, "");
+            if let Some(id) = shown {
                 app.replay(&driver.transcript().await, &id);
             }
-            Err(message) => app.error(message),
-        },
-        Action::SetModel(model) => match driver.switch_model(&model).await {
-            Ok(status) => {
-                app.info(format!("model: {}", status.model));
-                let current = app.status_mut();
-                current.model = status.model;
-                current.context_window = status.context_window;
-                current.context_tokens = status.context_tokens;
-            }
-            Err(message) => app.error(message),
-        },
-        Action::SetEffort(effort) => {
-            driver.set_effort(effort).await;
+        }
+        (Op::SetModel(_), Ok(Applied::Status(status))) => {
+            app.info(format!("model: {}", status.model));
+            let current = app.status_mut();
+            current.model = status.model;
+            current.context_window = status.context_window;
+            current.context_tokens = status.context_tokens;
+        }
+        (Op::SetEffort(effort), Ok(_)) => {
             app.status_mut().effort = effort;
             app.info(format!(
                 "effort: {}",
                 effort.map_or("the model's own", |e| e.name())
             ));
         }
-        Action::SetMode(PermissionMode::Auto) if !driver.sandboxed() => {
-            app.error(
-                "auto mode needs the OS sandbox, which is unavailable here (see `rein sandbox \
-                 check`); staying in the current mode"
-                    .to_string(),
-            );
-        }
-        Action::SetMode(mode) => {
-            if let Ok(mut policy) = driver.policy().lock() {
-                policy.mode = mode;
-            }
-            app.set_mode(mode);
-        }
-        // Only the terminal loop can suspend.
-        Action::Suspend => {}
-        Action::ShowPermissions => {
-            let policy = driver.policy();
-            let snapshot = policy.lock().map(|p| p.clone());
-            if let Ok(policy) = snapshot {
-                app.show_policy(&policy);
-            }
-        }
+        (Op::SetMode(mode), Ok(_)) => app.set_mode(mode),
+        _ => {}
     }
     false
 }

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::Agent;
 use crate::EventSender;
 use crate::context;
+use crate::controller::CompactTrigger;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
 
@@ -159,13 +160,13 @@ impl Agent {
     /// turns verbatim. On failure the transcript is left as it was.
     pub async fn compact(
         &mut self,
-        trigger: &str,
+        trigger: CompactTrigger,
         focus: Option<&str>,
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), String> {
         let mut fields = serde_json::Map::new();
-        fields.insert("trigger".into(), trigger.into());
+        fields.insert("trigger".into(), trigger.name().into());
         fields.insert("custom_instructions".into(), focus.unwrap_or("").into());
         let mode = self.gate.hook_mode();
         let hooks = Arc::clone(&self.gate.hooks);
@@ -213,12 +214,12 @@ impl Agent {
         self.transcript = context::compacted(transcript, &summary, keep);
         self.anchor = None;
         self.record(SessionRecord::Compaction {
-            trigger: trigger.to_string(),
+            trigger: trigger.name().to_string(),
             summary,
             kept_messages: keep,
         });
         let _ = events.send(Event::Compaction {
-            trigger: trigger.to_string(),
+            trigger: trigger.name().to_string(),
             tokens_before,
             tokens_after: self.next_request_tokens(),
             kept_messages: keep,

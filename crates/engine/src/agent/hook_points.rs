@@ -7,6 +7,7 @@ use rein_protocol::{ContentBlock, Event, Message, Role};
 
 use super::Agent;
 use crate::EventSender;
+use crate::controller::EndReason;
 use crate::hooks::HookEvent;
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -62,9 +63,9 @@ impl Agent {
     }
 
     /// Runs the `SessionEnd` hooks; front ends call it once when the session is over.
-    pub async fn end_session(&self, reason: &str, events: &EventSender) {
+    pub async fn end_session(&self, reason: EndReason, events: &EventSender) {
         let mut fields = serde_json::Map::new();
-        fields.insert("reason".into(), reason.into());
+        fields.insert("reason".into(), reason.name().into());
         let mode = self.gate.hook_mode();
         self.gate
             .hooks

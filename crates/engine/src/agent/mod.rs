@@ -21,6 +21,7 @@ use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Anchor;
+use crate::controller::CompactTrigger;
 use crate::dispatch;
 use crate::gate::{Approver, Gate};
 use crate::hooks::Hooks;
@@ -281,7 +282,9 @@ impl Agent {
             }
             self.clear_old_results(events);
             if self.over_threshold()
-                && let Err(message) = self.compact("auto", None, events, cancel).await
+                && let Err(message) = self
+                    .compact(CompactTrigger::Auto, None, events, cancel)
+                    .await
             {
                 let _ = events.send(Event::Error {
                     message: format!("compaction failed, continuing without it: {message}"),
@@ -304,7 +307,10 @@ impl Agent {
                 {
                     // The prompt no longer fits: compact once and try again.
                     reactive_tried = true;
-                    match self.compact("reactive", None, events, cancel).await {
+                    match self
+                        .compact(CompactTrigger::Reactive, None, events, cancel)
+                        .await
+                    {
                         Ok(()) => continue,
                         Err(message) => {
                             let message = format!(

@@ -15,7 +15,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::{Line, Span};
 use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
-use rein_protocol::Usage;
 use tokio::sync::oneshot;
 
 pub use prompt::{PermissionPrompt, PickOutcome, Picker, PromptOutcome};
@@ -57,26 +56,8 @@ pub enum Action {
     Suspend,
 }
 
-/// What the status line shows.
-#[derive(Debug, Clone, Default)]
-pub struct Status {
-    /// The session shown.
-    pub session_id: String,
-    /// Model name.
-    pub model: String,
-    /// Permission mode.
-    pub mode: PermissionMode,
-    /// Session usage so far.
-    pub usage: Usage,
-    /// Session cost so far; `None` when the model is not priced.
-    pub cost_usd: Option<f64>,
-    /// Tokens of the last request (input and output): the context in use.
-    pub context_tokens: u64,
-    /// The model's context window.
-    pub context_window: u64,
-    /// How hard the model is asked to think (`None`: its own default).
-    pub effort: Option<rein_engine::Effort>,
-}
+/// What the status line shows: the engine's session status.
+pub use rein_engine::SessionStatus as Status;
 
 /// Work in progress, for the spinner.
 #[derive(Debug, Clone)]

@@ -1,0 +1,28 @@
+//! The command line's agents for the session controller: new sessions, stored ones, and
+//! model switches, from the invocation's configuration.
+
+use rein_engine::{Agent, AgentFactory, ControlError};
+
+use crate::setup::Setup;
+
+impl AgentFactory for Setup {
+    fn new_session(&self) -> Result<Agent, ControlError> {
+        self.agent(None, false)
+            .map_err(|e| ControlError::Session(e.message))
+    }
+
+    fn resume(&self, id: &str) -> Result<Agent, ControlError> {
+        let store = self.store.as_ref().ok_or_else(|| {
+            ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
+        })?;
+        let loaded = store
+            .load(id)
+            .map_err(|e| ControlError::Session(e.to_string()))?;
+        self.agent(Some(loaded), false)
+            .map_err(|e| ControlError::Session(e.message))
+    }
+
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
+        Setup::switch_model(self, agent, model).map_err(|e| ControlError::Model(e.message))
+    }
+}

@@ -1,0 +1,221 @@
+//! The session controller: the one place a session's lifecycle lives. A front end (the TUI,
+//! `rein exec`, later an editor) sends it [`Op`]s — submit a prompt, cancel, compact, switch
+//! model, mode or effort, start or resume a session, shut down — and reads the agent's
+//! [`rein_protocol::Event`]s; it never touches the agent, the policy or the context estimate
+//! itself. Where agents come from (configuration, the session store) is the front end's
+//! [`AgentFactory`].
+//!
+//! Runs and compactions are jobs: they run in the background on the one agent, so the front
+//! end keeps drawing and can cancel. A run ends with its `Result` event; a compaction reports
+//! its end on the controller's job channel.
+
+mod types;
+
+pub use types::{AgentFactory, CompactTrigger, ControlError, EndReason, Op, SessionStatus};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Mutex;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::permissions::{PermissionMode, Policy};
+use crate::{Agent, Approver, EventSender, RunSummary};
+
+/// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).
+const WIND_DOWN: Duration = Duration::from_secs(5);
+
+/// What an [`Op`] gave back, when it gives anything.
+#[derive(Debug, Clone)]
+pub enum Applied {
+    /// Started a job (a run ends with `Result`; a compaction on the job channel), or
+    /// changed a setting with nothing to report.
+    Done,
+    /// The session shown changed (new, resumed) or its model did: the new status.
+    Status(SessionStatus),
+}
+
+/// Drives one agent at a time for a front end.
+pub struct Controller {
+    agent: Arc<Mutex<Agent>>,
+    factory: Arc<dyn AgentFactory>,
+    events: EventSender,
+    /// Compactions report their end here (runs end with their `Result` event).
+    jobs: UnboundedSender<Result<(), ControlError>>,
+    approver: Option<Arc<dyn Approver>>,
+    cancel: CancellationToken,
+    /// Whether the agent has the OS sandbox (fixed for the invocation).
+    sandboxed: bool,
+}
+
+impl Controller {
+    /// Drives `agent`, which asks `approver` (if any) about the calls the policy asks about;
+    /// `factory` builds the agents of later sessions and switches models.
+    pub fn new(
+        mut agent: Agent,
+        factory: Arc<dyn AgentFactory>,
+        events: EventSender,
+        jobs: UnboundedSender<Result<(), ControlError>>,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Self {
+        if let Some(approver) = &approver {
+            agent.set_approver(Arc::clone(approver));
+        }
+        Self {
+            sandboxed: agent.sandboxed(),
+            agent: Arc::new(Mutex::new(agent)),
+            factory,
+            events,
+            jobs,
+            approver,
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// Carries out `op`.
+    pub async fn apply(&mut self, op: Op) -> Result<Applied, ControlError> {
+        match op {
+            Op::Submit(prompt) => self.submit(prompt),
+            Op::Cancel => self.cancel(),
+            Op::Compact { focus } => self.compact(focus),
+            Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
+            Op::SetMode(mode) => self.set_mode(mode).await?,
+            Op::SetEffort(effort) => self.agent.lock().await.set_effort(effort),
+            Op::NewSession => {
+                let agent = self.factory.new_session()?;
+                return Ok(Applied::Status(self.replace(agent, EndReason::Clear).await));
+            }
+            Op::Resume(id) => {
+                let agent = self.factory.resume(&id)?;
+                return Ok(Applied::Status(
+                    self.replace(agent, EndReason::Resume).await,
+                ));
+            }
+            Op::Shutdown(reason) => self.shutdown(reason).await,
+        }
+        Ok(Applied::Done)
+    }
+
+    /// Runs `prompt` to completion in the foreground (what `rein exec` does): the same job as
+    /// [`Op::Submit`], awaited.
+    pub async fn run(&self, prompt: &str, cancel: CancellationToken) -> RunSummary {
+        let mut agent = self.agent.lock().await;
+        agent.run(prompt, &self.events, cancel).await
+    }
+
+    /// Compacts in the foreground (`rein exec --compact`).
+    pub async fn compact_now(
+        &self,
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<(), ControlError> {
+        let mut agent = self.agent.lock().await;
+        agent
+            .compact(CompactTrigger::Manual, focus, &self.events, cancel)
+            .await
+            .map_err(ControlError::Compaction)
+    }
+
+    /// The status line's data (waits for a running job).
+    pub async fn status(&self) -> SessionStatus {
+        SessionStatus::of(&*self.agent.lock().await)
+    }
+
+    /// The transcript so far (waits for a running job).
+    pub async fn transcript(&self) -> Vec<rein_protocol::Message> {
+        self.agent.lock().await.transcript().to_vec()
+    }
+
+    /// The permission policy as it is now (rules, mode, what was allowed for the session).
+    pub async fn policy(&self) -> Option<Policy> {
+        let policy = self.agent.lock().await.policy();
+        policy.lock().ok().map(|p| p.clone())
+    }
+
+    /// Whether `auto` mode can be used (shell commands can run in the OS sandbox).
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxed
+    }
+
+    fn submit(&mut self, prompt: String) {
+        self.cancel = CancellationToken::new();
+        let cancel = self.cancel.clone();
+        let agent = Arc::clone(&self.agent);
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let mut agent = agent.lock().await;
+            agent.run(&prompt, &events, cancel).await;
+        });
+    }
+
+    fn compact(&mut self, focus: Option<String>) {
+        self.cancel = CancellationToken::new();
+        let cancel = self.cancel.clone();
+        let agent = Arc::clone(&self.agent);
+        let events = self.events.clone();
+        let done = self.jobs.clone();
+        tokio::spawn(async move {
+            let mut agent = agent.lock().await;
+            let result = agent
+                .compact(CompactTrigger::Manual, focus.as_deref(), &events, &cancel)
+                .await
+                .map_err(ControlError::Compaction);
+            drop(agent);
+            let _ = done.send(result);
+        });
+    }
+
+    fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    async fn set_mode(&self, mode: PermissionMode) -> Result<(), ControlError> {
+        if mode == PermissionMode::Auto && !self.sandboxed {
+            return Err(ControlError::NoSandbox);
+        }
+        let policy = self.agent.lock().await.policy();
+        if let Ok(mut policy) = policy.lock() {
+            policy.mode = mode;
+        }
+        Ok(())
+    }
+
+    async fn switch_model(&self, model: &str) -> Result<SessionStatus, ControlError> {
+        let mut agent = self.agent.lock().await;
+        self.factory.switch_model(&mut agent, model)?;
+        Ok(SessionStatus::of(&agent))
+    }
+
+    /// Ends the current session and continues with `agent`. The model and permission mode
+    /// chosen during the session (`/model`, Shift+Tab) carry over.
+    async fn replace(&mut self, mut agent: Agent, reason: EndReason) -> SessionStatus {
+        if let Some(approver) = &self.approver {
+            agent.set_approver(Arc::clone(approver));
+        }
+        self.cancel();
+        let mut current = self.agent.lock().await;
+        if agent.model() != current.model() {
+            // The model was usable a moment ago; should the factory refuse it now, the new
+            // agent keeps its own.
+            let _ = self.factory.switch_model(&mut agent, current.model());
+        }
+        if let (Ok(mode), Ok(mut policy)) = (
+            current.policy().lock().map(|p| p.mode),
+            agent.policy().lock(),
+        ) {
+            policy.mode = mode;
+        }
+        current.end_session(reason, &self.events).await;
+        *current = agent;
+        SessionStatus::of(&current)
+    }
+
+    /// Cancels what runs, waits for it to wind down, and runs the session-end hooks.
+    async fn shutdown(&self, reason: EndReason) {
+        self.cancel();
+        if let Ok(agent) = tokio::time::timeout(WIND_DOWN, self.agent.lock()).await {
+            agent.end_session(reason, &self.events).await;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The typed vocabulary of the controller's API: its commands, the reasons and triggers it
+//! passes on to hooks, its errors, and the status it reports.
+
+use rein_protocol::Usage;
+
+use crate::permissions::PermissionMode;
+use crate::{Agent, Effort};
+
+/// A command to the controller.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Add a user prompt and work on it (a background job ending with a `Result` event).
+    Submit(String),
+    /// Cancel the running job: tools are killed, the transcript stays valid.
+    Cancel,
+    /// Summarise the transcript so far, optionally focused on something.
+    Compact {
+        /// What the summary should keep in particular.
+        focus: Option<String>,
+    },
+    /// Ask another model from the next request on.
+    SetModel(String),
+    /// Switch the permission mode.
+    SetMode(PermissionMode),
+    /// Set how hard the model thinks (`None`: its own default).
+    SetEffort(Option<Effort>),
+    /// End the session and start a new one.
+    NewSession,
+    /// End the session and continue the stored session with this id.
+    Resume(String),
+    /// Cancel what runs and end the session.
+    Shutdown(EndReason),
+}
+
+/// What started a compaction (the `PreCompact` hooks' `trigger`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactTrigger {
+    /// The user asked (`/compact`, `rein exec --compact`).
+    Manual,
+    /// The context estimate crossed the threshold.
+    Auto,
+    /// The provider said the prompt is too long.
+    Reactive,
+}
+
+impl CompactTrigger {
+    /// The name hooks and events use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Manual => "manual",
+            Self::Auto => "auto",
+            Self::Reactive => "reactive",
+        }
+    }
+}
+
+/// Why a session ended (the `SessionEnd` hooks' `reason`, as Claude Code names them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndReason {
+    /// A new session replaced it (`/clear`).
+    Clear,
+    /// A stored session replaced it (`/resume`).
+    Resume,
+    /// The user quit the interactive UI.
+    PromptInputExit,
+    /// Anything else (`rein exec` finished).
+    Other,
+}
+
+impl EndReason {
+    /// The name hooks see.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Clear => "clear",
+            Self::Resume => "resume",
+            Self::PromptInputExit => "prompt_input_exit",
+            Self::Other => "other",
+        }
+    }
+}
+
+/// Why the controller could not carry out a command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    /// No agent for a new or stored session (configuration, a missing or broken session).
+    #[error("{0}")]
+    Session(String),
+    /// The model cannot be used (unknown provider, missing key).
+    #[error("{0}")]
+    Model(String),
+    /// Compacting failed; the transcript is unchanged.
+    #[error("{0}")]
+    Compaction(String),
+    /// `auto` needs the OS sandbox, and this machine has none.
+    #[error(
+        "auto mode needs the OS sandbox, which is unavailable here (see `rein sandbox check`); \
+         staying in the current mode"
+    )]
+    NoSandbox,
+}
+
+/// Where the controller gets agents: the front end's configuration and session store.
+pub trait AgentFactory: Send + Sync {
+    /// A fresh agent recording a new session.
+    fn new_session(&self) -> Result<Agent, ControlError>;
+    /// An agent continuing the stored session `id`.
+    fn resume(&self, id: &str) -> Result<Agent, ControlError>;
+    /// Points `agent` at `model` (a new client when the provider changes); a
+    /// [`ControlError::Model`] when it cannot be used.
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError>;
+}
+
+/// What a status line shows about the session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionStatus {
+    /// The session's id.
+    pub session_id: String,
+    /// Model name.
+    pub model: String,
+    /// Permission mode.
+    pub mode: PermissionMode,
+    /// Session usage so far.
+    pub usage: Usage,
+    /// Session cost so far; `None` when the model is not priced.
+    pub cost_usd: Option<f64>,
+    /// The context in use, estimated.
+    pub context_tokens: u64,
+    /// The model's context window.
+    pub context_window: u64,
+    /// How hard the model is asked to think (`None`: its own default).
+    pub effort: Option<Effort>,
+}
+
+impl SessionStatus {
+    /// The status of `agent`.
+    pub fn of(agent: &Agent) -> Self {
+        let (usage, cost_usd) = agent.session_totals();
+        let mode = agent.policy().lock().map(|p| p.mode).unwrap_or_default();
+        Self {
+            session_id: agent.session_id().to_string(),
+            model: agent.model().to_string(),
+            mode,
+            usage,
+            cost_usd,
+            context_tokens: crate::context::estimate(agent.transcript()),
+            context_window: agent.context_window(),
+            effort: agent.effort(),
+        }
+    }
+}

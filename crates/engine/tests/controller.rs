@@ -1,0 +1,188 @@
+//! The session controller driven as a front end drives it: ops in, events and job ends out.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rein_engine::permissions::PermissionMode;
+use rein_engine::{
+    Agent, AgentFactory, Applied, ControlError, Controller, EndReason, Op, SessionStatus,
+};
+use rein_llm::ProviderKind;
+use rein_protocol::{Event, RunOutcome};
+use rein_testkit::MockServer;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::support::*;
+
+struct Factory {
+    server: MockServer,
+    workspace: PathBuf,
+}
+
+impl AgentFactory for Factory {
+    fn new_session(&self) -> Result<Agent, ControlError> {
+        Ok(agent(
+            ProviderKind::Anthropic,
+            &self.server,
+            &self.workspace,
+        ))
+    }
+
+    fn resume(&self, id: &str) -> Result<Agent, ControlError> {
+        Err(ControlError::Session(format!("no stored session {id}")))
+    }
+
+    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
+        if model.starts_with("claude") {
+            agent.set_model(model, client(ProviderKind::Anthropic, &self.server));
+            Ok(())
+        } else {
+            Err(ControlError::Model(format!("unknown model {model}")))
+        }
+    }
+}
+
+async fn result_of(events: &mut UnboundedReceiver<Event>) -> (RunOutcome, String) {
+    while let Some(event) = events.recv().await {
+        if let Event::Result { outcome, text, .. } = event {
+            return (outcome, text);
+        }
+    }
+    panic!("the run ended without a Result event");
+}
+
+#[tokio::test]
+async fn ops_run_prompts_switch_settings_and_replace_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi > made.txt"}}]},
+          {"text": "made it"},
+          {"text": "second session"}
+        ]}"#,
+    )
+    .await;
+    let first = agent(ProviderKind::Anthropic, &server, dir.path());
+    let first_id = first.session_id().to_string();
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let (jobs_tx, mut jobs) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory.clone(), tx, jobs_tx, None);
+
+    // A prompt is a background job that ends with its Result.
+    controller
+        .apply(Op::Submit("make a file".into()))
+        .await
+        .unwrap();
+    assert_eq!(
+        result_of(&mut events).await,
+        (RunOutcome::Completed, "made it".to_string())
+    );
+    assert!(dir.path().join("made.txt").exists());
+    assert_eq!(controller.transcript().await.len(), 4);
+
+    // Settings: a mode, a refused model, a usable one, auto without a sandbox.
+    controller
+        .apply(Op::SetMode(PermissionMode::Plan))
+        .await
+        .unwrap();
+    let refused = controller.apply(Op::SetModel("gpt-9".into())).await;
+    assert_eq!(
+        refused.unwrap_err(),
+        ControlError::Model("unknown model gpt-9".into())
+    );
+    let Applied::Status(status) = controller
+        .apply(Op::SetModel("claude-opus-4-1".into()))
+        .await
+        .unwrap()
+    else {
+        panic!("a model switch reports the new status");
+    };
+    assert_eq!(status.model, "claude-opus-4-1");
+    assert!(!controller.sandboxed());
+    assert_eq!(
+        controller
+            .apply(Op::SetMode(PermissionMode::Auto))
+            .await
+            .unwrap_err(),
+        ControlError::NoSandbox
+    );
+    assert_eq!(controller.status().await.mode, PermissionMode::Plan);
+
+    // A stored session the factory cannot give leaves the current one in place.
+    let missing = controller.apply(Op::Resume("nope".into())).await;
+    assert!(
+        matches!(missing, Err(ControlError::Session(_))),
+        "{missing:?}"
+    );
+    assert_eq!(controller.status().await.session_id, first_id);
+
+    // A new session: another id, an empty transcript, the mode and model carried over.
+    let Applied::Status(SessionStatus {
+        session_id,
+        model,
+        mode,
+        ..
+    }) = controller.apply(Op::NewSession).await.unwrap()
+    else {
+        panic!("a new session reports its status");
+    };
+    assert_ne!(session_id, first_id);
+    assert_eq!(model, "claude-opus-4-1");
+    assert_eq!(mode, PermissionMode::Plan);
+    assert!(controller.transcript().await.is_empty());
+
+    // Compacting an empty transcript fails, and says so on the job channel.
+    controller.apply(Op::Compact { focus: None }).await.unwrap();
+    let ended = jobs.recv().await.unwrap();
+    assert!(
+        matches!(ended, Err(ControlError::Compaction(_))),
+        "{ended:?}"
+    );
+
+    controller.apply(Op::Submit("again".into())).await.unwrap();
+    assert_eq!(
+        result_of(&mut events).await,
+        (RunOutcome::Completed, "second session".to_string())
+    );
+    controller
+        .apply(Op::Shutdown(EndReason::Other))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn cancel_ends_the_running_prompt_and_the_next_one_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30"}}]},
+          {"text": "after the cancel"}
+        ]}"#,
+    )
+    .await;
+    let first = agent(ProviderKind::Anthropic, &server, dir.path());
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    controller.apply(Op::Submit("sleep".into())).await.unwrap();
+    while let Some(event) = events.recv().await {
+        if matches!(event, Event::ToolOutputDelta { .. }) {
+            break;
+        }
+    }
+    controller.apply(Op::Cancel).await.unwrap();
+    assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
+    controller.apply(Op::Submit("go on".into())).await.unwrap();
+    assert_eq!(
+        result_of(&mut events).await,
+        (RunOutcome::Completed, "after the cancel".to_string())
+    );
+}
