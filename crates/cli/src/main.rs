@@ -2,6 +2,7 @@
 //! codes (0 success, 1 the run failed, 2 usage or config error). All real work lives in the
 //! library crates.
 
+mod agents;
 mod args;
 mod config;
 mod exec;

@@ -115,66 +115,82 @@ impl<O: Write, E: Write> Printer<O, E> {
 
     /// One-line progress on stderr for the events a person watching wants to see.
     fn progress(&mut self, event: &Event) {
-        let line = match event {
-            Event::ToolCallStart {
-                name,
-                input,
-                summary,
-                ..
-            } => {
-                let summary = if summary.is_empty() {
-                    clip(&input.to_string(), SUMMARY_CHARS)
-                } else {
-                    clip(summary, SUMMARY_CHARS)
-                };
-                format!("> {name} {summary}")
-            }
-            Event::ToolCallEnd {
-                is_error: true,
-                output,
-                ..
-            } => format!("  error: {}", first_line(output)),
-            Event::ToolCallEnd { output, .. } => {
-                let lines = output.lines().count();
-                let more = if lines > 1 {
-                    format!(" (+{} lines)", lines - 1)
-                } else {
-                    String::new()
-                };
-                format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
-            }
-            Event::Retry {
-                attempt,
-                delay_ms,
-                reason,
-            } => format!(
-                "rein: attempt {attempt} failed, retrying in {:.1}s: {reason}",
-                *delay_ms as f64 / 1000.0
-            ),
-            Event::Error { message } => format!("rein: {message}"),
-            Event::Compaction {
-                trigger,
-                tokens_before,
-                tokens_after,
-                kept_messages,
-            } => format!(
-                "  compacted the transcript ({trigger}): ~{tokens_before} → ~{tokens_after} tokens, \
-                 {kept_messages} recent messages kept"
-            ),
-            Event::HookRun {
-                event,
-                message: Some(message),
-                blocked,
-                ..
-            } => {
-                let verb = if *blocked { "blocked" } else { "said" };
-                format!("  {event} hook {verb}: {}", first_line(message))
-            }
-            _ => return,
+        let Some(line) = progress_line(event) else {
+            return;
         };
         // Tool output, model text and server messages may carry escape sequences.
         let _ = writeln!(self.err, "{}", rein_tui::terminal_safe(&line));
     }
+}
+
+/// The progress line of `event`, if a person watching wants to see it.
+fn progress_line(event: &Event) -> Option<String> {
+    let line = match event {
+        Event::ToolCallStart {
+            name,
+            input,
+            summary,
+            ..
+        } => {
+            let summary = if summary.is_empty() {
+                clip(&input.to_string(), SUMMARY_CHARS)
+            } else {
+                clip(summary, SUMMARY_CHARS)
+            };
+            format!("> {name} {summary}")
+        }
+        Event::ToolCallEnd {
+            is_error: true,
+            output,
+            ..
+        } => format!("  error: {}", first_line(output)),
+        Event::ToolCallEnd { output, .. } => {
+            let lines = output.lines().count();
+            let more = if lines > 1 {
+                format!(" (+{} lines)", lines - 1)
+            } else {
+                String::new()
+            };
+            format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
+        }
+        Event::Retry {
+            attempt,
+            delay_ms,
+            reason,
+        } => format!(
+            "rein: attempt {attempt} failed, retrying in {:.1}s: {reason}",
+            *delay_ms as f64 / 1000.0
+        ),
+        Event::Error { message } => format!("rein: {message}"),
+        Event::Compaction {
+            trigger,
+            tokens_before,
+            tokens_after,
+            kept_messages,
+        } => format!(
+            "  compacted the transcript ({trigger}): ~{tokens_before} → ~{tokens_after} tokens, \
+                 {kept_messages} recent messages kept"
+        ),
+        Event::HookRun {
+            event,
+            message: Some(message),
+            blocked,
+            ..
+        } => {
+            let verb = if *blocked { "blocked" } else { "said" };
+            format!("  {event} hook {verb}: {}", first_line(message))
+        }
+        // A subagent's calls and errors, indented under its `task` call.
+        Event::Subagent { agent, event, .. } => match event.as_ref() {
+            Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {
+                format!("  [{agent}] {}", progress_line(event)?.trim_start())
+            }
+            Event::Error { message } => format!("  [{agent}] {message}"),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(line)
 }
 
 /// The argument a person recognises a call by: the command for bash, the path for file tools.

@@ -319,6 +319,7 @@ pub fn config(
     let mut config =
         crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;
     config.unread = found.unread;
+    config.workspace_trusted = scope != crate::config::Scope::UntrustedWorkspace;
     Ok(config)
 }
 

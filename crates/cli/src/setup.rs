@@ -28,6 +28,8 @@ pub struct Setup {
     pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
     /// The sandbox policy of commands not proven read-only.
     pub sandbox_policy: rein_sandbox::Policy,
+    /// The subagents the `task` tool offers (definitions read once).
+    pub subagents: rein_engine::subagents::Subagents,
 }
 
 /// Narrows rein's data folder to its owner when an older rein (or the umask) left it readable
@@ -76,7 +78,9 @@ impl Setup {
         let sensitive = crate::sandbox::sensitive_list(&config)?;
         let settings = crate::sandbox::settings(&config, &sensitive);
         let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
+        let subagents = crate::agents::subagents(&args, &workspace, &config, &env);
         Ok(Self {
+            subagents,
             args,
             workspace,
             config,
@@ -110,6 +114,7 @@ impl Setup {
         config.hidden_env.push(key_env);
         config.sandbox = self.sandbox.clone();
         config.sandbox_policy = self.sandbox_policy;
+        config.subagents = Some(self.subagents.clone());
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }
@@ -126,24 +131,8 @@ impl Setup {
         Ok(agent)
     }
 
-    /// The provider connection for `settings`, with the configured stream timeouts.
     fn provider_config(&self, settings: resolve::ProviderSettings) -> ProviderConfig {
-        let mut config = ProviderConfig::new(
-            settings.kind,
-            settings.base_url,
-            settings.api_key,
-            settings.key_env,
-        );
-        let secs = |s: &Option<crate::config::Sourced<u64>>| {
-            s.as_ref().map(|s| std::time::Duration::from_secs(s.value))
-        };
-        if let Some(idle) = secs(&self.config.idle_timeout_secs) {
-            config.idle_timeout = idle;
-        }
-        if let Some(deadline) = secs(&self.config.no_progress_timeout_secs) {
-            config.no_progress_timeout = deadline;
-        }
-        config
+        provider_config(&self.config, settings)
     }
 
     /// A client for `model` with the provider it implies (or the configured one).
@@ -158,4 +147,24 @@ impl Setup {
         agent.set_model(model, client);
         Ok(())
     }
+}
+
+/// The provider connection for `settings`, with the configured stream timeouts.
+pub fn provider_config(config: &Config, settings: resolve::ProviderSettings) -> ProviderConfig {
+    let mut provider = ProviderConfig::new(
+        settings.kind,
+        settings.base_url,
+        settings.api_key,
+        settings.key_env,
+    );
+    let secs = |s: &Option<crate::config::Sourced<u64>>| {
+        s.as_ref().map(|s| std::time::Duration::from_secs(s.value))
+    };
+    if let Some(idle) = secs(&config.idle_timeout_secs) {
+        provider.idle_timeout = idle;
+    }
+    if let Some(deadline) = secs(&config.no_progress_timeout_secs) {
+        provider.no_progress_timeout = deadline;
+    }
+    provider
 }

@@ -64,7 +64,8 @@ fn settle(
     if trusted || trust_flag {
         return trusted_config(!trusted);
     }
-    let config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
+    let mut config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
+    hold_back_agents(workspace, &mut config);
     let held_back = held_back(&config);
     if held_back.is_empty() {
         report_ignored(&config, asking);
@@ -163,6 +164,28 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
 }
 
 /// What an untrusted workspace's files would enable once trusted.
+/// The workspace's agent definitions, which only a trusted workspace's files may add.
+fn hold_back_agents(workspace: &Path, config: &mut Config) {
+    for dir in crate::config::trust::AGENT_DIRS {
+        let Ok(entries) = std::fs::read_dir(workspace.join(dir)) else {
+            continue;
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".md"))
+            .collect();
+        names.sort();
+        for name in names {
+            config.ignored.push(Ignored {
+                what: format!("agent definition {}", name.trim_end_matches(".md")),
+                source: format!("{dir}/{name}"),
+                why: Why::Untrusted,
+            });
+        }
+    }
+}
+
 fn held_back(config: &Config) -> Vec<&Ignored> {
     config
         .ignored
@@ -233,6 +256,8 @@ fn kinds(held_back: &[&Ignored]) -> String {
             "hooks"
         } else if ignored.what.starts_with("allow rule") {
             "allow rules"
+        } else if ignored.what.starts_with("agent definition") {
+            "agent definitions"
         } else {
             "the permission mode"
         };

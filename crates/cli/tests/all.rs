@@ -14,6 +14,7 @@ mod secrets;
 mod sessions;
 mod special_files;
 mod stored_data;
+mod subagents;
 mod support;
 mod terminal;
 mod tool;

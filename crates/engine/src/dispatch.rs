@@ -162,6 +162,7 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
                 cancel: ctx.cancel.child_token(),
                 sandbox_policy: gate.sandbox_policy(ctx.sandbox_policy),
                 facts: Some(std::sync::Arc::clone(&facts)),
+                call_id: Some(call.id.clone()),
                 progress: Some(Progress::new(move |text| {
                     let _ = live.send(Event::ToolOutputDelta {
                         id: id.clone(),
@@ -173,6 +174,12 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
             // Tools watch their token and kill what they started; on timeout the call's
             // future is dropped as well, which kills anything it still runs.
             let run = tools.call(&call.name, cleared.input.clone(), &own);
+            // A subagent's own calls have their timeouts; its run is bounded by its turns.
+            let timeout = if call.name == crate::subagents::TASK_TOOL {
+                crate::subagents::TASK_TIMEOUT
+            } else {
+                timeout
+            };
             let mut output = match tokio::time::timeout(timeout, run).await {
                 Ok(output) => output,
                 Err(_) => {

@@ -25,6 +25,8 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// Why approval is needed (the rule or mode that asked).
     pub reason: String,
+    /// The subagent whose call it is (`None`: the main agent's).
+    pub agent: Option<String>,
 }
 
 /// The user's answer.
@@ -169,6 +171,7 @@ impl Gate {
                     input: cleared.input.clone(),
                     summary: cleared.facts.summary.clone(),
                     reason: decision.reason.clone(),
+                    agent: None,
                 };
                 match approver.approve(request).await {
                     Approval::AllowOnce => {

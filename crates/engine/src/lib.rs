@@ -29,6 +29,7 @@ pub mod models;
 pub mod permissions;
 mod prompt;
 pub mod session;
+pub mod subagents;
 mod turn;
 
 pub use agent::{Agent, AgentConfig, RunSummary, workspace_guard};

@@ -84,6 +84,7 @@ impl SystemPrompt {
 /// Builds a [`SystemPrompt`] from its parts.
 #[derive(Debug, Clone)]
 pub struct SystemPromptBuilder {
+    identity: String,
     environment: Environment,
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
@@ -99,6 +100,7 @@ impl SystemPromptBuilder {
         let mut warnings = environment.warnings.clone();
         let memory = read_memory_file(&environment.cwd, Some(guard), &mut warnings);
         Self {
+            identity: IDENTITY.to_string(),
             environment,
             tool_names: Vec::new(),
             memory,
@@ -120,6 +122,13 @@ impl SystemPromptBuilder {
         &self.warnings
     }
 
+    /// Replaces rein's own opening (who the agent is, its rules) with `text`: a subagent's
+    /// definition.
+    pub fn identity(mut self, text: &str) -> Self {
+        self.identity = text.trim().to_string();
+        self
+    }
+
     /// Names of the tools offered, so guidance is given only for those.
     pub fn tools(mut self, names: Vec<String>) -> Self {
         self.tool_names = names;
@@ -130,7 +139,7 @@ impl SystemPromptBuilder {
     pub fn build(self) -> SystemPrompt {
         let env = &self.environment;
         let mut out = String::with_capacity(2048);
-        out.push_str(IDENTITY);
+        out.push_str(&self.identity);
         out.push_str("\n\n# Environment\n");
         out.push_str(&format!("- Working directory: {}\n", env.cwd.display()));
         out.push_str(&format!("- OS: {}\n", env.os));

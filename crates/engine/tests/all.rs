@@ -16,4 +16,5 @@ mod permissions;
 mod session40;
 mod special_files;
 mod stores;
+mod subagents;
 mod support;

@@ -200,6 +200,16 @@ pub enum Event {
         /// Why the model stopped.
         stop_reason: StopReason,
     },
+    /// Something a subagent's own run reported (its turns, tool calls, usage, result),
+    /// wrapped with the call that started it.
+    Subagent {
+        /// The id of the parent's `task` call running the subagent.
+        parent_tool_use_id: String,
+        /// The subagent's definition (`general`, `explore`, a file's `name`).
+        agent: String,
+        /// The subagent's event.
+        event: Box<Event>,
+    },
     /// An error the user should see.
     Error {
         /// What went wrong and what to do about it.
@@ -339,6 +349,11 @@ mod tests {
                 turn: 1,
                 stop_reason: StopReason::EndTurn,
             },
+            Event::Subagent {
+                parent_tool_use_id: text(),
+                agent: text(),
+                event: Box::new(Event::TurnStart { turn: 1 }),
+            },
             Event::Error { message: text() },
             Event::Result {
                 outcome: RunOutcome::Completed,
@@ -368,6 +383,7 @@ mod tests {
                 | Event::ToolCallEnd { .. }
                 | Event::Usage { .. }
                 | Event::TurnEnd { .. }
+                | Event::Subagent { .. }
                 | Event::Error { .. }
                 | Event::Result { .. } => {}
             }

@@ -30,6 +30,30 @@ pub fn conformance_file(relative: &str) -> Result<Option<String>, String> {
     }
 }
 
+/// The folder `../shared/conformance/<relative>`, under the same rule as
+/// [`conformance_file`]: `Ok(None)` (and a `SKIPPED:` line) when it is absent outside CI, an
+/// `Err` under `CI=true`.
+pub fn conformance_dir(relative: &str) -> Result<Option<std::path::PathBuf>, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/conformance")
+        .join(relative);
+    if path.is_dir() {
+        return Ok(Some(path));
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        return Err(format!(
+            "the fixture folder {} is missing (CI=true)",
+            path.display()
+        ));
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {relative}: no fixture folder at {}",
+        path.display()
+    );
+    Ok(None)
+}
+
 /// Makes `dir` a git repository of its own.
 pub fn git_init(dir: &Path) -> Result<(), String> {
     if !crate::require("git", "--version", "git_init") {

@@ -113,6 +113,15 @@ impl ToolRegistry {
         }
     }
 
+    /// The tools whose names `keep` accepts, in the same order (the subset a subagent gets).
+    pub fn subset(&self, keep: impl Fn(&str) -> bool) -> Self {
+        let mut subset = Self::new();
+        for entry in self.entries.iter().filter(|e| keep(&e.spec.name)) {
+            subset.register(Arc::clone(&entry.tool));
+        }
+        subset
+    }
+
     /// The specs of all tools, in registration order.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.entries.iter().map(|e| e.spec.clone()).collect()

@@ -105,6 +105,8 @@ pub struct ToolContext {
     /// The policy other shell commands run under (set per call by the engine from the
     /// configured policy and the permission mode; `auto` means `workspace-write`).
     pub sandbox_policy: rein_sandbox::Policy,
+    /// The id of the model's call being run (set by the engine's dispatch).
+    pub call_id: Option<String>,
 }
 
 impl ToolContext {
@@ -121,6 +123,7 @@ impl ToolContext {
             facts: None,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
+            call_id: None,
         }
     }
 }

@@ -205,6 +205,7 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
             summary: summary_of(tool, &input),
             input,
             reason: reason.into(),
+            agent: None,
         },
         reply,
     );

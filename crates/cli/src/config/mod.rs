@@ -129,6 +129,9 @@ pub struct Config {
     pub ignored: Vec<Ignored>,
     /// Files skipped unread (not a regular file, too large), as warnings naming them.
     pub unread: Vec<String>,
+    /// Whether the workspace's own files were read as trusted (the workspace is trusted or
+    /// has no configuration): only then are its agent definitions loaded.
+    pub workspace_trusted: bool,
 }
 
 /// A configuration problem, located.

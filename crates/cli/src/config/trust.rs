@@ -19,8 +19,17 @@ pub const TRUSTED_FILES: &[&str] = &[
     ".mcp.json",
 ];
 
-/// Folders whose files (hook scripts) are covered too, relative to the root.
-const TRUSTED_DIRS: &[&str] = &[".claude/hooks", ".rein/hooks"];
+/// Folders whose files (hook scripts, agent definitions) are covered too, relative to the
+/// root.
+const TRUSTED_DIRS: &[&str] = &[
+    ".claude/hooks",
+    ".rein/hooks",
+    ".claude/agents",
+    ".rein/agents",
+];
+
+/// Folders of agent definitions (subagents' prompts, tools and models), relative to the root.
+pub const AGENT_DIRS: &[&str] = &[".claude/agents", ".rein/agents"];
 
 /// Most files of [`TRUSTED_DIRS`] hashed; past it the digest notes the overflow.
 const MAX_DIR_FILES: usize = 500;

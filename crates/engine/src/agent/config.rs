@@ -55,6 +55,8 @@ pub struct AgentConfig {
     pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
     /// The policy of other shell commands (`auto` raises it to `workspace-write`).
     pub sandbox_policy: rein_sandbox::Policy,
+    /// The subagents the `task` tool offers; `None`: no `task` tool.
+    pub subagents: Option<crate::subagents::Subagents>,
 }
 
 impl AgentConfig {
@@ -81,6 +83,7 @@ impl AgentConfig {
             outputs_root: None,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
+            subagents: None,
         }
     }
 }

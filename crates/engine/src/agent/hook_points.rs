@@ -36,6 +36,11 @@ impl Agent {
         let mut blocks = vec![ContentBlock::Text {
             text: prompt.to_string(),
         }];
+        if self.agent_name.is_some() {
+            // A subagent's task comes from the model: the user's prompt hooks ran already.
+            self.push_user_blocks(blocks);
+            return Ok(());
+        }
         if !self.started {
             self.started = true;
             let mut fields = serde_json::Map::new();

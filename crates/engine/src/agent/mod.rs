@@ -5,11 +5,13 @@ mod config;
 mod hook_points;
 mod recording;
 mod setup;
+mod subagent;
 mod transcript;
 
 pub use config::AgentConfig;
 use setup::new_session_id;
 pub use setup::workspace_guard;
+pub(crate) use subagent::ParentView;
 use transcript::{is_empty_reply, tool_calls};
 
 use std::sync::{Arc, Mutex};
@@ -29,6 +31,7 @@ use crate::memory::FolderMemory;
 use crate::permissions::Policy;
 use crate::prompt::SystemPrompt;
 use crate::session::SessionWriter;
+use crate::subagents::{Spawner, TASK_TOOL, TaskTool};
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
 
@@ -80,15 +83,26 @@ pub struct Agent {
     /// Problems met setting up (a memory file or `.git/HEAD` skipped), reported as `Error`
     /// events at the start of the next run.
     notices: Vec<String>,
+    /// What the `task` tool needs of this agent, when it offers one.
+    subagents: Option<Arc<Spawner>>,
+    /// The definition's name when this agent is a subagent (no session or prompt hooks).
+    agent_name: Option<String>,
 }
 
 impl Agent {
     /// Sets up an agent in `config.workspace`, which must be an existing directory.
     pub fn new(
         client: Arc<dyn ModelClient>,
-        tools: ToolRegistry,
+        mut tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
+        let subagents = config.subagents.clone().map(|catalog| {
+            let own = tools.subset(|name| name != TASK_TOOL);
+            Arc::new(Spawner::new(catalog, own))
+        });
+        if let Some(spawner) = &subagents {
+            tools.register(Arc::new(TaskTool(Arc::clone(spawner))));
+        }
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
@@ -118,6 +132,8 @@ impl Agent {
                 ),
                 stop: Arc::default(),
             },
+            subagents,
+            agent_name: None,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -236,6 +252,10 @@ impl Agent {
                 summary.outcome = RunOutcome::Failed;
             }
         }
+        if let Some(spawner) = &self.subagents {
+            // It holds a sender of this run's events: a front end waits for them to close.
+            spawner.clear_parent();
+        }
         if let Some(problem) = self.record_problem.take() {
             let _ = events.send(Event::Error { message: problem });
         }
@@ -267,6 +287,9 @@ impl Agent {
             cancel: cancel.clone(),
             ..self.tool_ctx.clone()
         };
+        if let Some(spawner) = &self.subagents {
+            spawner.set_parent(self.parent_view(events));
+        }
         let mut stop_continuations = 0;
         let mut reactive_tried = false;
         let mut empty_retried = false;
@@ -394,7 +417,10 @@ impl Agent {
                 if response.stop_reason == StopReason::PauseTurn {
                     continue;
                 }
-                if self.stop_blocked(&mut stop_continuations, events).await {
+                // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
+                if self.agent_name.is_none()
+                    && self.stop_blocked(&mut stop_continuations, events).await
+                {
                     continue;
                 }
                 return RunOutcome::Completed;
@@ -418,6 +444,7 @@ impl Agent {
                 &record_result,
             )
             .await;
+            self.count_subagents(summary);
             self.add_folder_memory(&inputs, &mut results, events);
             self.push_recorded_user_blocks(results);
             if cancel.is_cancelled() {
@@ -429,6 +456,25 @@ impl Agent {
                 });
                 return RunOutcome::Failed;
             }
+        }
+    }
+
+    /// Adds what the batch's subagents spent to the run and the session file.
+    fn count_subagents(&mut self, summary: &mut RunSummary) {
+        let Some(spawner) = &self.subagents else {
+            return;
+        };
+        for (model, usage, cost_usd) in spawner.take_spent() {
+            summary.usage.add(&usage);
+            summary.cost_usd = summary
+                .cost_usd
+                .zip(cost_usd)
+                .map(|(a, b)| rein_llm::round_cost(a + b));
+            self.record(SessionRecord::Usage {
+                model,
+                usage,
+                cost_usd,
+            });
         }
     }
 

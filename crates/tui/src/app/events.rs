@@ -112,6 +112,11 @@ impl App {
                 }
             }
             Event::PermissionRequest { .. } => {}
+            Event::Subagent {
+                parent_tool_use_id,
+                agent,
+                event,
+            } => self.subagent_progress(&parent_tool_use_id, &agent, *event),
             Event::Retry {
                 attempt,
                 delay_ms,
@@ -339,5 +344,37 @@ impl App {
             }
         }
         self.info("── continuing ──");
+    }
+}
+
+impl App {
+    /// A subagent's progress, as lines of its `task` call's live tail: each tool it calls,
+    /// then how its run ended.
+    fn subagent_progress(&mut self, parent: &str, agent: &str, event: Event) {
+        let line = match event {
+            Event::ToolCallStart {
+                name,
+                input,
+                summary,
+                ..
+            } => format!(
+                "{agent} › {}",
+                tool_view::call_line(&name, &summary, &input)
+            ),
+            Event::Result {
+                outcome,
+                turns,
+                usage,
+                ..
+            } => format!(
+                "{agent}: {outcome:?} after {turns} turns, {} tokens",
+                usage.total_input() + usage.output_tokens
+            ),
+            _ => return,
+        };
+        if let Some(tool) = self.running.iter_mut().find(|t| t.id == parent) {
+            tool.output.push_str(&line);
+            tool.output.push('\n');
+        }
     }
 }

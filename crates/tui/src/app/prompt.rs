@@ -111,7 +111,10 @@ impl PermissionPrompt {
             ),
         ])];
         lines.push(Line::styled(
-            format!("  asked by {}", request.reason),
+            match &request.agent {
+                Some(agent) => format!("  asked by {} (subagent {agent})", request.reason),
+                None => format!("  asked by {}", request.reason),
+            },
             theme.dim(),
         ));
         lines.extend(self.body.iter().cloned());

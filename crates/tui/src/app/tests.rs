@@ -47,6 +47,7 @@ fn request(id: &str, command: &str) -> ApprovalRequest {
         input: json!({ "command": command }),
         summary: command.into(),
         reason: "mode default".into(),
+        agent: None,
     }
 }
 
@@ -151,6 +152,46 @@ fn deny_with_a_note_sends_the_note() {
         Approval::Deny {
             note: Some("use make clean".into())
         }
+    );
+}
+
+#[test]
+fn a_subagents_question_says_whose_it_is_and_its_calls_show_under_the_task() {
+    let now = Instant::now();
+    let mut app = app();
+    app.event(
+        Event::ToolCallStart {
+            id: "t1".into(),
+            name: "task".into(),
+            input: json!({"description": "look", "prompt": "p"}),
+            summary: "general: look".into(),
+        },
+        now,
+    );
+    app.event(
+        Event::Subagent {
+            parent_tool_use_id: "t1".into(),
+            agent: "general".into(),
+            event: Box::new(Event::ToolCallStart {
+                id: "s1".into(),
+                name: "bash".into(),
+                input: json!({"command": "touch x"}),
+                summary: "touch x".into(),
+            }),
+        },
+        now,
+    );
+    let live = text(&app.live_lines(100, now).0).join("\n");
+    assert!(live.contains("general › "), "{live}");
+    assert!(live.contains("touch x"), "{live}");
+    let (reply, _answer) = oneshot::channel();
+    let mut asked = request("s1", "touch x");
+    asked.agent = Some("general".into());
+    app.ask(asked, reply);
+    let live = text(&app.live_lines(100, now).0).join("\n");
+    assert!(
+        live.contains("asked by mode default (subagent general)"),
+        "{live}"
     );
 }
 

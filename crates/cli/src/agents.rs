@@ -1,0 +1,83 @@
+//! The subagents an invocation offers: rein's two, the user's definition files, and — in a
+//! trusted workspace — the workspace's; models named by definitions are resolved like
+//! `--model`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rein_engine::subagents::{ModelSource, Subagents, built_in, load};
+use rein_llm::ModelClient;
+
+use crate::args::ExecArgs;
+use crate::config::Config;
+
+/// Folders of definition files, least specific first: the user's (Claude Code's, then
+/// rein's), then the workspace's (Claude Code's, then rein's) when it is trusted.
+pub fn folders(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    trusted: bool,
+) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
+        dirs.push(Path::new(&home).join(".claude/agents"));
+    }
+    if let Some(dir) = crate::config::discover::user_config_dir(env) {
+        dirs.push(dir.join("rein/agents"));
+    }
+    let own = [
+        workspace.join(".claude/agents"),
+        workspace.join(".rein/agents"),
+    ];
+    if trusted {
+        dirs.extend(own);
+    } else if own.iter().any(|d| d.is_dir()) {
+        eprintln!(
+            "rein: this workspace's agent definitions are not loaded: the workspace is not \
+             trusted (run `rein trust` in {} or pass --trust-workspace)",
+            workspace.display()
+        );
+    }
+    dirs
+}
+
+/// The subagents of an invocation, warning once about files and tools that could not be used.
+pub fn subagents(
+    args: &ExecArgs,
+    workspace: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Subagents {
+    let dirs = folders(workspace, env, config.workspace_trusted);
+    let loaded = load(built_in(None), &dirs);
+    for warning in &loaded.warnings {
+        eprintln!("rein: {warning}");
+    }
+    let mut subagents = Subagents::new(loaded.definitions);
+    subagents.models = Some(Arc::new(Models {
+        args: args.clone(),
+        config: config.clone(),
+    }));
+    subagents
+}
+
+/// Clients for the models definitions name, resolved as `--model` would be.
+struct Models {
+    args: ExecArgs,
+    config: Config,
+}
+
+impl ModelSource for Models {
+    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String> {
+        let args = ExecArgs {
+            model: Some(model.to_string()),
+            ..self.args.clone()
+        };
+        let env = |key: &str| std::env::var(key).ok();
+        let settings =
+            crate::resolve::provider(&args, &env, &self.config).map_err(|e| e.message)?;
+        let model = settings.model.clone();
+        let client = rein_llm::connect(crate::setup::provider_config(&self.config, settings));
+        Ok((model, client))
+    }
+}

@@ -1,0 +1,147 @@
+//! An agent as a subagent: built from its parent's state for one `task` call, and the view of
+//! the parent the `task` tool keeps for that.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rein_llm::ModelClient;
+use rein_tools::{ToolContext, ToolRegistry};
+
+use super::{Agent, AgentConfig};
+use crate::EventSender;
+use crate::gate::{Approval, ApprovalRequest, Approver, Gate};
+use crate::hooks::HookEvent;
+use crate::memory::FolderMemory;
+use crate::prompt::{Environment, SystemPromptBuilder};
+use crate::subagents::AgentDefinition;
+
+/// What a subagent takes from its parent, as the parent's current run sees it.
+#[derive(Clone)]
+pub(crate) struct ParentView {
+    client: Arc<dyn ModelClient>,
+    config: AgentConfig,
+    gate: Gate,
+    tool_ctx: ToolContext,
+    events: EventSender,
+    session_id: String,
+}
+
+impl ParentView {
+    pub(crate) fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    pub(crate) fn client(&self) -> Arc<dyn ModelClient> {
+        Arc::clone(&self.client)
+    }
+
+    pub(crate) fn events(&self) -> EventSender {
+        self.events.clone()
+    }
+
+    /// Runs the `SubagentStop` hooks for the subagent that ran call `call_id`.
+    pub(crate) async fn subagent_stopped(&self, agent: &str, call_id: &str, last: &str) {
+        let mut fields = serde_json::Map::new();
+        fields.insert("stop_hook_active".into(), false.into());
+        fields.insert("agent_id".into(), call_id.into());
+        fields.insert("agent_type".into(), agent.into());
+        fields.insert("last_assistant_message".into(), last.into());
+        let mode = self.gate.hook_mode();
+        self.gate
+            .hooks
+            .run(HookEvent::SubagentStop, None, mode, fields, &self.events)
+            .await;
+    }
+}
+
+/// Passes a subagent's permission questions to the parent's approver, saying whose they are.
+struct Labelled {
+    inner: Arc<dyn Approver>,
+    agent: String,
+}
+
+#[async_trait]
+impl Approver for Labelled {
+    async fn approve(&self, mut request: ApprovalRequest) -> Approval {
+        request.agent = Some(self.agent.clone());
+        self.inner.approve(request).await
+    }
+}
+
+impl Agent {
+    /// The parent's state a subagent started during the coming run needs.
+    pub(super) fn parent_view(&self, events: &EventSender) -> ParentView {
+        ParentView {
+            client: Arc::clone(&self.client),
+            config: self.config.clone(),
+            gate: self.gate.clone(),
+            tool_ctx: self.tool_ctx.clone(),
+            events: events.clone(),
+            session_id: self.session_id.clone(),
+        }
+    }
+
+    /// A fresh agent for one `task` call: `definition`'s prompt and `tools`, the parent's
+    /// guard, policy, hooks, approver (labelled), output budget and path locks. It records
+    /// nothing of its own and runs no session or prompt hooks.
+    pub(crate) fn subagent(
+        parent: &ParentView,
+        definition: &AgentDefinition,
+        tools: ToolRegistry,
+        (model, client): (String, Arc<dyn ModelClient>),
+        call_id: &str,
+        max_turns: u32,
+        ctx: &ToolContext,
+    ) -> Self {
+        let mut config = parent.config.clone();
+        config.model = model;
+        config.max_turns = max_turns;
+        config.subagents = None;
+        let guard = &parent.tool_ctx.guard;
+        let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
+            .identity(&definition.prompt)
+            .tools(tools.names());
+        if let Some(dir) = &config.user_memory_dir {
+            builder = builder.user_memory(dir);
+        }
+        let gate = Gate {
+            policy: Arc::clone(&parent.gate.policy),
+            approver: parent.gate.approver.as_ref().map(|inner| {
+                Arc::new(Labelled {
+                    inner: Arc::clone(inner),
+                    agent: definition.name.clone(),
+                }) as Arc<dyn Approver>
+            }),
+            hooks: Arc::clone(&parent.gate.hooks),
+            stop: Arc::default(),
+        };
+        Self {
+            notices: Vec::new(),
+            client,
+            tools,
+            system: builder.build(),
+            transcript: Vec::new(),
+            // Its own prompt-cache key; the parent's id shows whose it is.
+            session_id: format!("{}-{call_id}", parent.session_id),
+            started: true,
+            recorder: None,
+            record_problem: None,
+            resumed: false,
+            session_usage: Default::default(),
+            session_cost: Some(0.0),
+            anchor: None,
+            folder_memory: FolderMemory::default(),
+            gate,
+            tool_ctx: ToolContext {
+                cancel: ctx.cancel.clone(),
+                call_id: None,
+                facts: None,
+                progress: None,
+                ..parent.tool_ctx.clone()
+            },
+            subagents: None,
+            agent_name: Some(definition.name.clone()),
+            config,
+        }
+    }
+}

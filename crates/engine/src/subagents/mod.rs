@@ -1,0 +1,69 @@
+//! Subagents: the `task` tool runs a task in a fresh agent — its definition's system prompt and
+//! tools, the task as its only message — and gives the parent only the final answer. The
+//! subagent shares the parent's workspace guard, permission policy, hooks, approver, output
+//! budget and path locks; it has no `task` tool of its own. Its events reach the parent's
+//! stream wrapped in `Event::Subagent`; its usage counts toward the session.
+
+mod definitions;
+mod task;
+
+pub use definitions::{AgentDefinition, Loaded, ModelChoice, built_in, load, parse};
+pub(crate) use task::{Spawner, TaskTool};
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_llm::ModelClient;
+
+/// The tool's name for the model (hooks and rules see Claude Code's `Agent`; rules may also
+/// say `Task`).
+pub const TASK_TOOL: &str = "task";
+
+/// A subagent's run is bounded by its turns, not by the dispatch's per-call timeout; this is
+/// the backstop.
+pub(crate) const TASK_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// Model requests a subagent may make before it must answer.
+pub const SUBAGENT_MAX_TURNS: u32 = 30;
+
+/// Where a subagent that names a model (`haiku`, `claude-opus-4-1`) gets a client for it.
+pub trait ModelSource: Send + Sync {
+    /// The full model name for `model` (an alias or a name) and a client that serves it; an
+    /// error the model can read when there is none (unknown provider, missing key).
+    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String>;
+}
+
+/// What an agent offers through its `task` tool.
+#[derive(Clone)]
+pub struct Subagents {
+    /// The definitions the model can name (built-in first, then files).
+    pub definitions: Vec<AgentDefinition>,
+    /// Clients for the models definitions name; without one every subagent uses the parent's.
+    pub models: Option<Arc<dyn ModelSource>>,
+    /// Model requests per subagent run.
+    pub max_turns: u32,
+}
+
+impl Subagents {
+    /// The built-in definitions with `definitions` read from files on top.
+    pub fn new(definitions: Vec<AgentDefinition>) -> Self {
+        Self {
+            definitions,
+            models: None,
+            max_turns: SUBAGENT_MAX_TURNS,
+        }
+    }
+}
+
+impl std::fmt::Debug for Subagents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subagents")
+            .field(
+                "definitions",
+                &self.definitions.iter().map(|d| &d.name).collect::<Vec<_>>(),
+            )
+            .field("models", &self.models.is_some())
+            .field("max_turns", &self.max_turns)
+            .finish()
+    }
+}
