@@ -137,6 +137,8 @@ impl Tool for TaskTool {
             .and_then(Value::as_str)
             .unwrap_or("");
         facts.summary = format!("{agent}: {description}");
+        // Rules name agents: `Agent(explore)`, `Task(general)`.
+        facts.subject = Some(agent.to_string());
         facts
     }
 
