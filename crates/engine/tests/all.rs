@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod attacks;
+mod background;
 mod caching;
 
 mod cancel;

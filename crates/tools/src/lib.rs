@@ -54,7 +54,10 @@ mod write_file;
 
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use atomic::{write_atomic, write_atomic_private};
-pub use bash::{Bash, BashArgs, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT};
+pub use bash::{
+    Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobRead, JobStatus, JobSummary,
+    Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
+};
 pub use budget::{OutputBudget, SESSION_SAVED_CAP};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
 pub use edit::{EditFile, EditFileArgs};

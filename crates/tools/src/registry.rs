@@ -65,6 +65,8 @@ impl ToolRegistry {
         registry.register(crate::typed(crate::ApplyPatch));
         registry.register(crate::typed(crate::Glob));
         registry.register(crate::typed(crate::Grep));
+        registry.register(crate::typed(crate::BashOutput));
+        registry.register(crate::typed(crate::KillShell));
         registry
     }
 

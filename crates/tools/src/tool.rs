@@ -107,6 +107,8 @@ pub struct ToolContext {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The id of the model's call being run (set by the engine's dispatch).
     pub call_id: Option<String>,
+    /// The session's background shells (shared by every call of the session).
+    pub jobs: crate::Jobs,
 }
 
 impl ToolContext {
@@ -124,6 +126,7 @@ impl ToolContext {
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             call_id: None,
+            jobs: crate::Jobs::default(),
         }
     }
 }

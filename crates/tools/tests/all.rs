@@ -7,6 +7,7 @@ mod attacks;
 mod bash;
 mod details;
 mod edit_file;
+mod jobs;
 mod races;
 mod read_file;
 mod registry;

@@ -36,6 +36,12 @@ impl Agent {
         let mut blocks = vec![ContentBlock::Text {
             text: prompt.to_string(),
         }];
+        let ended = self.tool_ctx.jobs.take_ended();
+        if !ended.is_empty() {
+            blocks.push(ContentBlock::Text {
+                text: ended.join("\n"),
+            });
+        }
         if self.agent_name.is_some() {
             // A subagent's task comes from the model: the user's prompt hooks ran already.
             self.push_user_blocks(blocks);

@@ -446,6 +446,7 @@ impl Agent {
             .await;
             self.count_subagents(summary);
             self.add_folder_memory(&inputs, &mut results, events);
+            self.tell_ended_jobs(&mut results);
             self.push_recorded_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
@@ -456,6 +457,19 @@ impl Agent {
                 });
                 return RunOutcome::Failed;
             }
+        }
+    }
+
+    /// Background jobs that ended since the model last heard, told at the end of the batch's
+    /// last result (a text block beside results is not valid everywhere).
+    fn tell_ended_jobs(&self, results: &mut [ContentBlock]) {
+        let ended = self.tool_ctx.jobs.take_ended();
+        if ended.is_empty() {
+            return;
+        }
+        if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
+            content.push_str("\n\n");
+            content.push_str(&ended.join("\n"));
         }
     }
 

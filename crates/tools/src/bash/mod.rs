@@ -8,11 +8,16 @@
 mod confine;
 mod cwd;
 mod facts;
+mod job_tools;
+mod jobs;
 mod paths;
 mod process;
 mod tree;
 
 use process::OutputFile;
+
+pub use job_tools::{BashOutput, BashOutputArgs, KillShell, KillShellArgs};
+pub use jobs::{JobRead, JobStatus, JobSummary, Jobs};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -42,8 +47,10 @@ pub struct BashArgs {
     /// Timeout in milliseconds (default 120000, at most 600000).
     pub timeout_ms: Option<u64>,
     /// Only after the sandbox refused something the command needs (network, a path outside
-    /// the workspace): a one-line reason to run it outside the sandbox. The user is asked.
+    /// the workspace): why it must run unsandboxed. The user is asked.
     pub unsandboxed: Option<String>,
+    /// Run it as a background job (the call returns its id).
+    pub run_in_background: Option<bool>,
 }
 
 /// The `bash` tool. Holds the shell's working directory between calls.
@@ -140,7 +147,10 @@ impl TypedTool for Bash {
              rather than cat to read files. Commands may run in an OS sandbox (writes only \
              inside the workspace, no network, background processes end with the call); when \
              the result says the sandbox refused something the command truly needs, call \
-             again with `unsandboxed` set to a one-line reason (the user is asked).",
+             again with `unsandboxed` set to a one-line reason (the user is asked). With \
+             `run_in_background: true` the command starts as a job and the call returns its id \
+             at once: read its output with bash_output, end it with kill_shell; jobs end with \
+             the session, and you are told when one ends.",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }
@@ -218,6 +228,21 @@ impl TypedTool for Bash {
             for key in env.remove {
                 command.env_remove(key);
             }
+        }
+        if args.run_in_background == Some(true) {
+            return match ctx.jobs.start(
+                command,
+                Box::new((tmp, report)),
+                &args.command,
+                ctx.hidden_env.clone(),
+            ) {
+                Ok(id) => ToolOutput::ok(format!(
+                    "started in the background as {id}; read its output with bash_output \
+                     {{\"id\": \"{id}\"}} (add \"block\": true to wait for more), stop it with \
+                     kill_shell {{\"id\": \"{id}\"}}"
+                )),
+                Err(message) => ToolOutput::error(message),
+            };
         }
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());

@@ -74,6 +74,8 @@ pub(crate) struct OutputFile {
     pub problem: Option<String>,
     /// Whose values the kept file must not hold.
     hidden: crate::HiddenEnv,
+    /// A background job's log: kept whole, never discarded or named in a marker.
+    log: bool,
 }
 
 impl OutputFile {
@@ -90,7 +92,16 @@ impl OutputFile {
             written: 0,
             problem: None,
             hidden,
+            log: false,
         })
+    }
+
+    /// A background job's log at `path`: everything the job prints (up to
+    /// [`MAX_SAVED_BYTES`]), kept after the job ends.
+    pub(crate) fn log(path: PathBuf, hidden: crate::HiddenEnv) -> io::Result<Self> {
+        let mut file = Self::create(path, hidden)?;
+        file.log = true;
+        Ok(file)
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -238,6 +249,8 @@ impl Sinks {
     fn finish(self) -> String {
         let cut = self.buffer.total() > self.limit;
         match self.file {
+            // Read while it grows, by offset: redacted as it is read, not rewritten.
+            Some(file) if file.log => self.buffer.finish(),
             Some(mut file) if cut => {
                 file.scrub();
                 self.buffer.finish_with(|omitted| file.marker(omitted))

@@ -1,0 +1,145 @@
+//! `bash_output` and `kill_shell`: the model's handles on its background shells.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::jobs::JobStatus;
+use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+
+/// How long a blocking read waits when the call gives no timeout.
+const DEFAULT_WAIT_MS: u64 = 30_000;
+/// Longest a blocking read may wait.
+const MAX_WAIT_MS: u64 = 600_000;
+/// How often a blocking read looks for news.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Arguments of `bash_output`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BashOutputArgs {
+    /// The job id `bash` returned (`bg_1`).
+    pub id: String,
+    /// Keep only output lines matching this regular expression (the others are consumed).
+    pub filter: Option<String>,
+    /// Wait for new output or for the job to end instead of returning at once.
+    pub block: Option<bool>,
+    /// With `block`: most milliseconds to wait (default 30000, at most 600000).
+    pub timeout_ms: Option<u64>,
+}
+
+/// Reads a background job's new output.
+#[derive(Debug, Default)]
+pub struct BashOutput;
+
+#[async_trait]
+impl TypedTool for BashOutput {
+    type Args = BashOutputArgs;
+    const NAME: &'static str = "bash_output";
+    const CLAUDE_NAME: &'static str = "BashOutput";
+
+    fn description(&self) -> String {
+        "Returns what a background job (bash with run_in_background) printed since the last \
+         read, and whether it is still running. With `block: true` it waits until there is new \
+         output or the job ends (up to `timeout_ms`): wait this way instead of calling again and \
+         again. `filter` keeps only matching lines."
+            .to_string()
+    }
+
+    /// It only reads a job rein started.
+    fn effect(&self, _args: &BashOutputArgs) -> Effect {
+        Effect::ReadOnly
+    }
+
+    async fn run(&self, args: BashOutputArgs, ctx: &ToolContext) -> ToolOutput {
+        let filter = match args.filter.as_deref().map(regex::Regex::new).transpose() {
+            Ok(filter) => filter,
+            Err(e) => return ToolOutput::error(format!("the filter is not a valid regex: {e}")),
+        };
+        if args.block == Some(true) {
+            let wait = Duration::from_millis(
+                args.timeout_ms
+                    .unwrap_or(DEFAULT_WAIT_MS)
+                    .clamp(1, MAX_WAIT_MS),
+            );
+            let until = tokio::time::Instant::now() + wait;
+            loop {
+                match ctx.jobs.poll(&args.id) {
+                    Err(message) => return ToolOutput::error(message),
+                    Ok((JobStatus::Running, false)) if tokio::time::Instant::now() < until => {}
+                    Ok(_) => break,
+                }
+                tokio::select! {
+                    () = ctx.cancel.cancelled() => break,
+                    () = tokio::time::sleep(POLL) => {}
+                }
+            }
+        }
+        let limit = ctx.budget.content_room();
+        let read = match ctx
+            .jobs
+            .read(&args.id, filter.as_ref(), limit, &ctx.hidden_env)
+        {
+            Ok(read) => read,
+            Err(message) => return ToolOutput::error(message),
+        };
+        let mut text = if read.text.is_empty() {
+            "(no new output)\n".to_string()
+        } else {
+            read.text
+        };
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!("[{}: {}", args.id, read.status));
+        if read.more > 0 {
+            text.push_str(&format!(
+                "; {} more bytes of output follow: read again",
+                read.more
+            ));
+        }
+        text.push(']');
+        ToolOutput::ok(text)
+    }
+}
+
+/// Arguments of `kill_shell`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KillShellArgs {
+    /// The job id `bash` returned (`bg_1`).
+    pub id: String,
+}
+
+/// Ends a background job and everything it started.
+#[derive(Debug, Default)]
+pub struct KillShell;
+
+#[async_trait]
+impl TypedTool for KillShell {
+    type Args = KillShellArgs;
+    const NAME: &'static str = "kill_shell";
+    const CLAUDE_NAME: &'static str = "KillShell";
+
+    fn description(&self) -> String {
+        "Stops a background job (bash with run_in_background): its process group and every \
+         process it started are killed."
+            .to_string()
+    }
+
+    /// It only ends a process rein started for this session.
+    fn effect(&self, _args: &KillShellArgs) -> Effect {
+        Effect::ReadOnly
+    }
+
+    async fn run(&self, args: KillShellArgs, ctx: &ToolContext) -> ToolOutput {
+        match ctx.jobs.kill(&args.id).await {
+            Ok(JobStatus::Killed) => ToolOutput::ok(format!("{} killed", args.id)),
+            Ok(JobStatus::Running) => {
+                ToolOutput::error(format!("{} was told to stop but is still running", args.id))
+            }
+            Ok(ended) => ToolOutput::ok(format!("{} had already ended: {ended}", args.id)),
+            Err(message) => ToolOutput::error(message),
+        }
+    }
+}
