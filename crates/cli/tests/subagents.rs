@@ -116,3 +116,24 @@ async fn the_users_own_agents_load_in_any_workspace() {
     assert_eq!(tool_names(&server.requests()[1].body), ["read_file"]);
     assert_eq!(text(&out.stdout).trim(), "It says hello.");
 }
+
+#[tokio::test]
+async fn rein_exec_waits_for_a_background_subagent_and_hands_its_answer_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "task", "arguments": {"description": "slow",
+             "prompt": "take your time", "run_in_background": true}}]},
+          {"when": "You are a subagent of rein", "text": "slow answer", "delay_ms": 400},
+          {"text": "Waiting for it."},
+          {"text": "It said: slow answer."}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "go");
+    cmd.env("HOME", dir.path().join("home"));
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "It said: slow answer.");
+    assert_eq!(server.requests().len(), 4);
+}

@@ -501,3 +501,55 @@ async fn hooks_see_the_subagents_calls_and_its_stop() {
     assert_eq!(seen[2]["agent_type"], "general");
     assert_eq!(seen[2]["last_assistant_message"], "inner done");
 }
+
+#[tokio::test]
+async fn a_background_subagents_answer_reaches_the_parent_which_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = serde_json::json!({"tool_calls": [{"name": "task", "arguments": {
+        "description": "slow job", "prompt": "do the slow job", "run_in_background": true}}]});
+    let server = mock(&format!(
+        r#"{{"turns": [
+          {start},
+          {{"when": "You are a subagent of rein", "text": "the slow job is done",
+            "delay_ms": 300}},
+          {{"text": "It runs in the background; I will wait."}},
+          {{"text": "Done: the slow job finished."}}
+        ]}}"#
+    ))
+    .await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Default,
+    );
+    let (summary, events) = run_all(&mut agent, "go").await;
+    assert_eq!(summary.outcome, RunOutcome::Completed);
+    assert_eq!(summary.text, "Done: the slow job finished.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let started = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCallEnd { name, output, .. } if name == "task" => Some(output.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        started.starts_with("started in the background as agent_1"),
+        "{started}"
+    );
+    // The parent's last request carries the answer as a message of its own.
+    let last = requests
+        .iter()
+        .map(|r| r.body.to_string())
+        .find(|body| body.contains("I will wait"))
+        .unwrap();
+    assert!(
+        last.contains("[background agent agent_1 (general: slow job) finished; its answer:]")
+            && last.contains("the slow job is done"),
+        "{last}"
+    );
+    // Its usage counts too.
+    assert_eq!(summary.usage, usage_events(&events));
+}

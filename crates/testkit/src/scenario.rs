@@ -6,9 +6,13 @@
 //!   {"thinking": "Let me look.", "text": "Reading it.",
 //!    "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}],
 //!    "usage": {"input_tokens": 120, "output_tokens": 30}},
-//!   {"text": "Done.", "delay_ms": 50, "chunk_size": 7}
+//!   {"text": "Done.", "delay_ms": 50, "chunk_size": 7},
+//!   {"when": "You are a subagent", "text": "A subagent's answer."}
 //! ]}
 //! ```
+//!
+//! A turn with `when` goes only to a request whose body contains that text (agents asking at
+//! the same time); other requests take the unused turns without `when`, in order.
 //!
 //! Faults are externally tagged: `{"http": {"status": 529, "body": {...}, "retry_after": 2}}`
 //! (or `"raw_body": "data: {...}"` sent verbatim, and `"headers": {"name": "value"}`),
@@ -121,6 +125,11 @@ pub struct ScenarioTurn {
     /// `chunk_size` writes when set.
     #[serde(default)]
     pub raw_stream: Option<String>,
+    /// Only for a request whose body contains this text (agents asking at the same time): a
+    /// request takes the first unused turn whose `when` it matches, else the first unused
+    /// turn without one.
+    #[serde(default)]
+    pub when: Option<String>,
 }
 
 /// A scripted tool call.

@@ -49,7 +49,10 @@ struct Shared {
 #[derive(Debug, Default)]
 struct Log {
     requests: Vec<RecordedRequest>,
-    turns_used: usize,
+    /// Which turns have been given.
+    taken: Vec<bool>,
+    /// Requests that wanted a turn, including those past the end.
+    turns_asked: usize,
 }
 
 /// What a request gets, decided under the lock.
@@ -160,6 +163,10 @@ impl Shared {
                 .and_then(|l| l.last())
                 .is_some_and(|last| last.to_string().contains(&self.scenario.summary_marker))
         });
+        // Turns with `when` go to the requests whose body holds their text.
+        let text = request.body.to_string();
+        let wants =
+            |turn: &crate::ScenarioTurn| turn.when.as_ref().is_none_or(|w| text.contains(w));
         let mut request = request;
         if !self.scenario.record_bodies {
             request.body = Value::Null;
@@ -195,12 +202,24 @@ impl Shared {
                 Admission::Summary(wire)
             }
             Some(wire) => {
-                let turn = log.turns_used;
-                log.turns_used += 1;
-                if turn < self.scenario.turns.len() {
-                    Admission::Turn(wire, turn)
-                } else {
-                    Admission::Exhausted(wire, turn)
+                let turns = &self.scenario.turns;
+                log.taken.resize(turns.len(), false);
+                let free = |i: &usize| !log.taken[*i];
+                let matched = (0..turns.len())
+                    .filter(free)
+                    .find(|&i| turns[i].when.is_some() && wants(&turns[i]))
+                    .or_else(|| {
+                        (0..turns.len())
+                            .filter(free)
+                            .find(|&i| turns[i].when.is_none())
+                    });
+                log.turns_asked += 1;
+                match matched {
+                    Some(turn) => {
+                        log.taken[turn] = true;
+                        Admission::Turn(wire, turn)
+                    }
+                    None => Admission::Exhausted(wire, log.turns_asked - 1),
                 }
             }
         };

@@ -36,7 +36,10 @@ impl Agent {
         let mut blocks = vec![ContentBlock::Text {
             text: prompt.to_string(),
         }];
-        let ended = self.tool_ctx.jobs.take_ended();
+        let mut ended = self.tool_ctx.jobs.take_ended();
+        if let Some(spawner) = &self.subagents {
+            ended.extend(spawner.take_finished());
+        }
         if !ended.is_empty() {
             blocks.push(ContentBlock::Text {
                 text: ended.join("\n"),

@@ -2,6 +2,7 @@
 
 mod compaction;
 mod config;
+mod delegation;
 mod hook_points;
 mod recording;
 mod setup;
@@ -423,6 +424,10 @@ impl Agent {
                 {
                     continue;
                 }
+                if self.await_background(events, cancel).await {
+                    continue;
+                }
+                self.count_subagents(summary);
                 return RunOutcome::Completed;
             }
             let inputs: Vec<(String, String, serde_json::Value)> = calls
@@ -447,6 +452,7 @@ impl Agent {
             self.count_subagents(summary);
             self.add_folder_memory(&inputs, &mut results, events);
             self.tell_ended_jobs(&mut results);
+            self.tell_finished_subagents(&mut results);
             self.push_recorded_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
@@ -457,38 +463,6 @@ impl Agent {
                 });
                 return RunOutcome::Failed;
             }
-        }
-    }
-
-    /// Background jobs that ended since the model last heard, told at the end of the batch's
-    /// last result (a text block beside results is not valid everywhere).
-    fn tell_ended_jobs(&self, results: &mut [ContentBlock]) {
-        let ended = self.tool_ctx.jobs.take_ended();
-        if ended.is_empty() {
-            return;
-        }
-        if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
-            content.push_str("\n\n");
-            content.push_str(&ended.join("\n"));
-        }
-    }
-
-    /// Adds what the batch's subagents spent to the run and the session file.
-    fn count_subagents(&mut self, summary: &mut RunSummary) {
-        let Some(spawner) = &self.subagents else {
-            return;
-        };
-        for (model, usage, cost_usd) in spawner.take_spent() {
-            summary.usage.add(&usage);
-            summary.cost_usd = summary
-                .cost_usd
-                .zip(cost_usd)
-                .map(|(a, b)| rein_llm::round_cost(a + b));
-            self.record(SessionRecord::Usage {
-                model,
-                usage,
-                cost_usd,
-            });
         }
     }
 

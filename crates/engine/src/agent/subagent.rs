@@ -91,7 +91,7 @@ impl Agent {
         (model, client): (String, Arc<dyn ModelClient>),
         call_id: &str,
         max_turns: u32,
-        ctx: &ToolContext,
+        cancel: tokio_util::sync::CancellationToken,
     ) -> Self {
         let mut config = parent.config.clone();
         config.model = model;
@@ -133,7 +133,7 @@ impl Agent {
             folder_memory: FolderMemory::default(),
             gate,
             tool_ctx: ToolContext {
-                cancel: ctx.cancel.clone(),
+                cancel,
                 call_id: None,
                 facts: None,
                 progress: None,

@@ -5,10 +5,12 @@
 //! stream wrapped in `Event::Subagent`; its usage counts toward the session.
 
 mod definitions;
+mod spawner;
 mod task;
 
 pub use definitions::{AgentDefinition, Loaded, ModelChoice, built_in, load, parse};
-pub(crate) use task::{Spawner, TaskTool};
+pub(crate) use spawner::Spawner;
+pub(crate) use task::TaskTool;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +24,9 @@ pub const TASK_TOOL: &str = "task";
 /// A subagent's run is bounded by its turns, not by the dispatch's per-call timeout; this is
 /// the backstop.
 pub(crate) const TASK_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How long a parent that has nothing left to do waits for a background subagent's answer.
+pub(crate) const BACKGROUND_WAIT: Duration = Duration::from_secs(1800);
 
 /// Model requests a subagent may make before it must answer.
 pub const SUBAGENT_MAX_TURNS: u32 = 30;

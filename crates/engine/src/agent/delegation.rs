@@ -1,0 +1,98 @@
+//! What the loop does about work it handed off: background shells that ended, subagents'
+//! answers that came in the background, and what subagents spent.
+
+use rein_protocol::{ContentBlock, Event, Message, SessionRecord};
+use tokio_util::sync::CancellationToken;
+
+use super::{Agent, RunSummary};
+use crate::EventSender;
+use crate::subagents::BACKGROUND_WAIT;
+
+impl Agent {
+    /// Background jobs that ended since the model last heard, told at the end of the batch's
+    /// last result (a text block beside results is not valid everywhere).
+    pub(super) fn tell_ended_jobs(&self, results: &mut [ContentBlock]) {
+        let ended = self.tool_ctx.jobs.take_ended();
+        if ended.is_empty() {
+            return;
+        }
+        if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
+            content.push_str("\n\n");
+            content.push_str(&ended.join("\n"));
+        }
+    }
+
+    /// Answers of background subagents that arrived during the batch, told at the end of
+    /// its last result.
+    pub(super) fn tell_finished_subagents(&self, results: &mut [ContentBlock]) {
+        let Some(spawner) = &self.subagents else {
+            return;
+        };
+        let finished = spawner.take_finished();
+        if let (false, Some(ContentBlock::ToolResult { content, .. })) =
+            (finished.is_empty(), results.last_mut())
+        {
+            content.push_str("\n\n");
+            content.push_str(&finished.join("\n\n"));
+        }
+    }
+
+    /// When the model is done but background subagents it started still run: waits for the
+    /// next answer (up to [`BACKGROUND_WAIT`]) and hands it to the model as a new message;
+    /// `true` to go on. A wait that runs out stops them and says so.
+    pub(super) async fn await_background(
+        &mut self,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> bool {
+        let Some(spawner) = self.subagents.clone() else {
+            return false;
+        };
+        let mut ready = spawner.take_finished();
+        if ready.is_empty() && spawner.running() > 0 {
+            match spawner.next_finished(BACKGROUND_WAIT, cancel).await {
+                Some(notice) => ready.push(notice),
+                None if cancel.is_cancelled() => return false,
+                None => {
+                    spawner.stop_all();
+                    let _ = events.send(Event::Error {
+                        message: format!(
+                            "background subagents were still running after {} min; they were \
+                             stopped",
+                            BACKGROUND_WAIT.as_secs() / 60
+                        ),
+                    });
+                    return false;
+                }
+            }
+        }
+        if ready.is_empty() {
+            return false;
+        }
+        let message = Message::user_text(ready.join("\n\n"));
+        self.record(SessionRecord::Message {
+            message: message.clone(),
+        });
+        self.transcript.push(message);
+        true
+    }
+
+    /// Adds what the batch's subagents spent to the run and the session file.
+    pub(super) fn count_subagents(&mut self, summary: &mut RunSummary) {
+        let Some(spawner) = &self.subagents else {
+            return;
+        };
+        for (model, usage, cost_usd) in spawner.take_spent() {
+            summary.usage.add(&usage);
+            summary.cost_usd = summary
+                .cost_usd
+                .zip(cost_usd)
+                .map(|(a, b)| rein_llm::round_cost(a + b));
+            self.record(SessionRecord::Usage {
+                model,
+                usage,
+                cost_usd,
+            });
+        }
+    }
+}

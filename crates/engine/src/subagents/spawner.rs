@@ -1,0 +1,308 @@
+//! Starting subagents for one parent agent: in the foreground (the `task` call waits for the
+//! answer) or in the background (the answer is handed to the parent when it comes).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rein_llm::ModelClient;
+use rein_protocol::{Event, RunOutcome, Usage};
+use rein_tools::ToolOutput;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentDefinition, ModelChoice, Subagents};
+use crate::agent::ParentView;
+use crate::{Agent, EventSender};
+
+/// What a subagent spent: its model, usage and cost, for the parent's session.
+pub(crate) type Spent = (String, Usage, Option<f64>);
+
+/// One `task` call, ready to run.
+pub(crate) struct Job {
+    pub definition: AgentDefinition,
+    pub parent: ParentView,
+    pub prompt: String,
+    pub call_id: String,
+    pub description: String,
+}
+
+/// A background subagent still running.
+struct Running {
+    cancel: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// What running a subagent needs of its spawner (shared with a background run, which must not
+/// keep the spawner, and so the parent's session, alive).
+#[derive(Clone)]
+struct Parts {
+    /// The parent's tools but `task`.
+    tools: Arc<rein_tools::ToolRegistry>,
+    max_turns: u32,
+    spent: Arc<Mutex<Vec<Spent>>>,
+}
+
+/// Starts subagents for one parent agent.
+pub(crate) struct Spawner {
+    catalog: Subagents,
+    /// Tools, turn limit, and what finished subagents spent until the parent takes it.
+    parts: Parts,
+    /// The parent as its current run sees it (set at the start of each run).
+    parent: Mutex<Option<ParentView>>,
+    next: AtomicU32,
+    running: Mutex<Vec<Running>>,
+    /// Answers of background subagents, as notices for the parent.
+    finished_tx: UnboundedSender<(String, String)>,
+    finished_rx: tokio::sync::Mutex<UnboundedReceiver<(String, String)>>,
+}
+
+impl Drop for Spawner {
+    fn drop(&mut self) {
+        let running = self.running.get_mut().unwrap_or_else(|p| p.into_inner());
+        for job in running.iter() {
+            job.cancel.cancel();
+            job.task.abort();
+        }
+    }
+}
+
+impl Spawner {
+    pub(crate) fn new(catalog: Subagents, tools: rein_tools::ToolRegistry) -> Self {
+        let (finished_tx, finished_rx) = unbounded_channel();
+        Self {
+            parts: Parts {
+                tools: Arc::new(tools),
+                max_turns: catalog.max_turns,
+                spent: Arc::default(),
+            },
+            catalog,
+            parent: Mutex::new(None),
+            next: AtomicU32::new(0),
+            running: Mutex::new(Vec::new()),
+            finished_tx,
+            finished_rx: tokio::sync::Mutex::new(finished_rx),
+        }
+    }
+
+    /// The definitions the model can name.
+    pub(crate) fn definitions(&self) -> &[AgentDefinition] {
+        &self.catalog.definitions
+    }
+
+    pub(crate) fn definition(&self, name: &str) -> Option<&AgentDefinition> {
+        self.catalog.definitions.iter().find(|d| d.name == name)
+    }
+
+    /// The parent's state for the calls of the run going on, if one is.
+    pub(crate) fn parent(&self) -> Option<ParentView> {
+        self.parent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The parent's state for the calls of the run starting now.
+    pub(crate) fn set_parent(&self, view: ParentView) {
+        *self.parent.lock().unwrap_or_else(|p| p.into_inner()) = Some(view);
+    }
+
+    /// Forgets the parent's state when its run ends.
+    pub(crate) fn clear_parent(&self) {
+        *self.parent.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// What subagents spent since the last call.
+    pub(crate) fn take_spent(&self) -> Vec<Spent> {
+        std::mem::take(&mut *self.parts.spent.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// How many background subagents are still running.
+    pub(crate) fn running(&self) -> usize {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running.retain(|job| !job.task.is_finished());
+        running.len()
+    }
+
+    /// Notices of background subagents that finished since the last call.
+    pub(crate) fn take_finished(&self) -> Vec<String> {
+        let Ok(mut rx) = self.finished_rx.try_lock() else {
+            return Vec::new();
+        };
+        std::iter::from_fn(|| rx.try_recv().ok())
+            .map(|(_, notice)| notice)
+            .collect()
+    }
+
+    /// The next background subagent's notice, waiting up to `wait` (or until `cancel`).
+    pub(crate) async fn next_finished(
+        &self,
+        wait: Duration,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let mut rx = self.finished_rx.lock().await;
+        tokio::select! {
+            () = cancel.cancelled() => None,
+            got = tokio::time::timeout(wait, rx.recv()) => got.ok().flatten().map(|(_, n)| n),
+        }
+    }
+
+    /// Stops every background subagent.
+    pub(crate) fn stop_all(&self) {
+        for job in self
+            .running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            job.cancel.cancel();
+        }
+    }
+
+    /// Runs `job` to its end; its answer is the call's result.
+    pub(crate) async fn run(&self, job: Job, cancel: CancellationToken) -> ToolOutput {
+        let (model, client) = match self.model_for(&job.definition, &job.parent) {
+            Ok(found) => found,
+            Err(message) => return ToolOutput::error(message),
+        };
+        run_job(job, self.parts.clone(), (model, client), cancel).await
+    }
+
+    /// Starts `job` in the background; its answer comes as a notice.
+    pub(crate) fn start_background(self: &Arc<Self>, job: Job) -> Result<String, String> {
+        let model = self.model_for(&job.definition, &job.parent)?;
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = format!("agent_{n}");
+        let cancel = CancellationToken::new();
+        let parts = self.parts.clone();
+        let (token, label) = (
+            cancel.clone(),
+            format!("{id} ({}: {})", job.definition.name, job.description),
+        );
+        let finished = self.finished_tx.clone();
+        let notice_id = id.clone();
+        let task = tokio::spawn(async move {
+            let output = run_job(job, parts, model, token).await;
+            let verb = if output.is_error {
+                "failed"
+            } else {
+                "finished"
+            };
+            let notice = format!(
+                "[background agent {label} {verb}; its answer:]\n{}",
+                output.text
+            );
+            let _ = finished.send((notice_id, notice));
+        });
+        self.running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(Running { cancel, task });
+        Ok(id)
+    }
+
+    /// The model and client for `definition`, given the parent's.
+    fn model_for(
+        &self,
+        definition: &AgentDefinition,
+        parent: &ParentView,
+    ) -> Result<(String, Arc<dyn ModelClient>), String> {
+        match (&definition.model, &self.catalog.models) {
+            (ModelChoice::Inherit, _) | (_, None) => {
+                Ok((parent.model().to_string(), parent.client()))
+            }
+            (ModelChoice::Named(model), Some(source)) => source.client_for(model).map_err(|e| {
+                format!(
+                    "the {} agent's model `{model}` cannot be used: {e}",
+                    definition.name
+                )
+            }),
+        }
+    }
+}
+
+/// Runs `job` to its end with `model`; its answer as a tool result.
+async fn run_job(
+    job: Job,
+    parts: Parts,
+    (model, client): (String, Arc<dyn ModelClient>),
+    cancel: CancellationToken,
+) -> ToolOutput {
+    let Job {
+        definition,
+        parent,
+        prompt,
+        call_id,
+        ..
+    } = job;
+    let tools = match &definition.tools {
+        None => parts.tools.subset(|_| true),
+        Some(names) => parts.tools.subset(|tool| names.iter().any(|n| n == tool)),
+    };
+    let mut agent = Agent::subagent(
+        &parent,
+        &definition,
+        tools,
+        (model.clone(), client),
+        &call_id,
+        parts.max_turns,
+        cancel.clone(),
+    );
+    let (tx, forwarder) = forward(parent.events(), &call_id, &definition.name);
+    let summary = agent.run(&prompt, &tx, cancel).await;
+    drop((tx, agent));
+    let _ = forwarder.await;
+    parent
+        .subagent_stopped(&definition.name, &call_id, &summary.text)
+        .await;
+    parts.spent.lock().unwrap_or_else(|p| p.into_inner()).push((
+        model,
+        summary.usage,
+        summary.cost_usd,
+    ));
+    match summary.outcome {
+        RunOutcome::Completed if summary.text.trim().is_empty() => {
+            ToolOutput::ok("(the subagent finished without a final message)")
+        }
+        RunOutcome::Completed => ToolOutput::ok(summary.text),
+        RunOutcome::MaxTurns => ToolOutput::ok(format!(
+            "{}\n\n[the subagent stopped at its limit of {} turns before it finished; \
+             the text above is its last message]",
+            if summary.text.is_empty() {
+                "(no text)"
+            } else {
+                &summary.text
+            },
+            parts.max_turns
+        )),
+        RunOutcome::Cancelled => ToolOutput::error("the subagent was cancelled"),
+        RunOutcome::Failed => ToolOutput::error(format!(
+            "the subagent failed: {}",
+            summary
+                .error
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "see its events".to_string())
+        )),
+    }
+}
+
+/// A channel for the subagent's events, and a task passing each on to `parent` wrapped with
+/// the call's id and the agent's name; it ends when the sender is dropped.
+fn forward(
+    parent: EventSender,
+    call_id: &str,
+    agent: &str,
+) -> (EventSender, tokio::task::JoinHandle<()>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let (call_id, agent) = (call_id.to_string(), agent.to_string());
+    let forwarder = tokio::spawn(async move {
+        while let Some(event) = rx.recv().await {
+            let _ = parent.send(Event::Subagent {
+                parent_tool_use_id: call_id.clone(),
+                agent: agent.clone(),
+                event: Box::new(event),
+            });
+        }
+    });
+    (tx, forwarder)
+}
