@@ -137,3 +137,71 @@ async fn rein_exec_waits_for_a_background_subagent_and_hands_its_answer_to_the_m
     assert_eq!(text(&out.stdout).trim(), "It said: slow answer.");
     assert_eq!(server.requests().len(), 4);
 }
+
+#[tokio::test]
+async fn a_subagents_transcript_is_kept_as_a_side_chain_and_resume_restores_the_parent_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let server = mock(&task_scenario("general")).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "go");
+    cmd.env("HOME", dir.path().join("home"))
+        .args(["--output-format", "json"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result: Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    let session = result["session_id"].as_str().unwrap().to_string();
+
+    let files = session_files(dir.path());
+    assert_eq!(files.len(), 1);
+    let records: Vec<Value> = std::fs::read_to_string(&files[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let chain: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "sidechain")
+        .collect();
+    // The subagent's prompt, its read_file call, the call's result and its answer.
+    let kinds: Vec<&str> = chain
+        .iter()
+        .map(|r| r["record"]["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.iter().filter(|k| **k == "message").count() >= 4,
+        "{kinds:?}"
+    );
+    assert!(chain.iter().all(|r| r["agent"] == "general"));
+    let task_call = records
+        .iter()
+        .find_map(|r| {
+            r["message"]["content"]
+                .as_array()?
+                .iter()
+                .find(|b| b["type"] == "tool_use" && b["name"] == "task")
+                .map(|b| b["id"].clone())
+        })
+        .unwrap();
+    assert!(chain.iter().all(|r| r["agent_id"] == task_call));
+    assert!(
+        chain
+            .iter()
+            .any(|r| r["record"].to_string().contains("hello"))
+    );
+
+    let next = mock(r#"{"turns": [{"text": "resumed"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.env("HOME", dir.path().join("home")).args([
+        "exec",
+        "--base-url",
+        &next.url(),
+        "--resume",
+        &session,
+        "and now?",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = next.requests()[0].body["messages"].to_string();
+    assert!(body.contains("a.txt says hello"), "{body}");
+    assert!(!body.contains("read_file"), "{body}");
+}

@@ -80,6 +80,16 @@ pub enum SessionRecord {
         /// What went wrong.
         message: String,
     },
+    /// A record of a subagent's own transcript (its side chain), kept beside the parent's:
+    /// resuming restores the parent's transcript only.
+    Sidechain {
+        /// The parent's `task` call that ran the subagent.
+        agent_id: String,
+        /// The subagent's definition.
+        agent: String,
+        /// The subagent's record (a message, usage, an error).
+        record: Box<SessionRecord>,
+    },
     /// A record type this reader does not know (written by a newer rein); skipped.
     #[serde(other)]
     Unknown,

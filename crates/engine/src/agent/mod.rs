@@ -88,6 +88,9 @@ pub struct Agent {
     subagents: Option<Arc<Spawner>>,
     /// The definition's name when this agent is a subagent (no session or prompt hooks).
     agent_name: Option<String>,
+    /// A subagent's (`task` call id, agent name): its records go into the parent's session
+    /// file wrapped as a side chain.
+    sidechain: Option<(String, String)>,
 }
 
 impl Agent {
@@ -135,6 +138,7 @@ impl Agent {
             },
             subagents,
             agent_name: None,
+            sidechain: None,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -436,8 +440,9 @@ impl Agent {
                 .collect();
             let recorder = self.recorder.clone();
             let hidden = self.tool_ctx.hidden_env.clone();
+            let sidechain = self.sidechain.clone();
             let record_result = move |block: &ContentBlock| {
-                recording::append_result(recorder.as_ref(), &hidden, block);
+                recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
             };
             let mut results = dispatch::dispatch(
                 &self.tools,

@@ -59,6 +59,7 @@ impl Agent {
 
     /// Appends a record to the session file; a failure is kept and reported once.
     pub(super) fn record(&mut self, record: SessionRecord) {
+        let record = sidechained(self.sidechain.as_ref(), record);
         if let Some(writer) = self.recorder.as_ref()
             && let Err(e) = writer
                 .lock()
@@ -76,6 +77,7 @@ impl Agent {
 pub(super) fn append_result(
     recorder: Option<&Arc<Mutex<SessionWriter>>>,
     hidden: &rein_tools::HiddenEnv,
+    sidechain: Option<&(String, String)>,
     block: &ContentBlock,
 ) {
     let Some(recorder) = recorder else {
@@ -87,14 +89,29 @@ pub(super) fn append_result(
     {
         *content = clean;
     }
-    let record = SessionRecord::Message {
-        message: Message {
-            role: Role::User,
-            content: vec![block],
+    let record = sidechained(
+        sidechain,
+        SessionRecord::Message {
+            message: Message {
+                role: Role::User,
+                content: vec![block],
+            },
         },
-    };
+    );
     let _ = recorder
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .append(&record);
+}
+
+/// `record` as a subagent's side-chain record when `sidechain` names one.
+fn sidechained(sidechain: Option<&(String, String)>, record: SessionRecord) -> SessionRecord {
+    match sidechain {
+        Some((agent_id, agent)) => SessionRecord::Sidechain {
+            agent_id: agent_id.clone(),
+            agent: agent.clone(),
+            record: Box::new(record),
+        },
+        None => record,
+    }
 }

@@ -24,6 +24,7 @@ pub(crate) struct ParentView {
     tool_ctx: ToolContext,
     events: EventSender,
     session_id: String,
+    recorder: Option<Arc<std::sync::Mutex<crate::session::SessionWriter>>>,
 }
 
 impl ParentView {
@@ -78,12 +79,13 @@ impl Agent {
             tool_ctx: self.tool_ctx.clone(),
             events: events.clone(),
             session_id: self.session_id.clone(),
+            recorder: self.recorder.clone(),
         }
     }
 
     /// A fresh agent for one `task` call: `definition`'s prompt and `tools`, the parent's
-    /// guard, policy, hooks, approver (labelled), output budget and path locks. It records
-    /// nothing of its own and runs no session or prompt hooks.
+    /// guard, policy, hooks, approver (labelled), output budget and path locks. Its records
+    /// go into the parent's session file as a side chain; it runs no session or prompt hooks.
     pub(crate) fn subagent(
         parent: &ParentView,
         definition: &AgentDefinition,
@@ -124,7 +126,7 @@ impl Agent {
             // Its own prompt-cache key; the parent's id shows whose it is.
             session_id: format!("{}-{call_id}", parent.session_id),
             started: true,
-            recorder: None,
+            recorder: parent.recorder.clone(),
             record_problem: None,
             resumed: false,
             session_usage: Default::default(),
@@ -141,6 +143,7 @@ impl Agent {
             },
             subagents: None,
             agent_name: Some(definition.name.clone()),
+            sidechain: Some((call_id.to_string(), definition.name.clone())),
             config,
         }
     }

@@ -24,6 +24,8 @@ pub struct LoadedSession {
     pub warnings: Vec<String>,
     /// The user's first prompt as recorded (a compaction's summary does not replace it).
     pub first_prompt: String,
+    /// Subagents' transcripts, by the `task` call that ran them: (call id, agent, messages).
+    pub sidechains: Vec<(String, String, Vec<Message>)>,
 }
 
 /// One line of `rein sessions`.
@@ -85,6 +87,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
     let mut requests = 0;
     let mut warnings = Vec::new();
     let mut first_prompt = String::new();
+    let mut sidechains: Vec<(String, String, Vec<Message>)> = Vec::new();
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
         let bytes = line.map_err(|source| SessionError::Io {
@@ -161,6 +164,28 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
                 kept_messages,
                 ..
             } => transcript = crate::context::compacted(transcript, &summary, kept_messages),
+            SessionRecord::Sidechain {
+                agent_id,
+                agent,
+                record,
+            } => {
+                if let SessionRecord::Message { message } = *record {
+                    let at = match sidechains.iter().position(|(id, _, _)| *id == agent_id) {
+                        Some(at) => at,
+                        None => {
+                            sidechains.push((agent_id, agent, Vec::new()));
+                            sidechains.len() - 1
+                        }
+                    };
+                    let chain = &mut sidechains[at].2;
+                    match chain.last_mut() {
+                        Some(last) if last.role == message.role => {
+                            last.content.extend(message.content);
+                        }
+                        _ => chain.push(message),
+                    }
+                }
+            }
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
     }
@@ -178,5 +203,6 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         requests,
         warnings,
         first_prompt,
+        sidechains,
     })
 }
