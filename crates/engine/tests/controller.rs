@@ -186,3 +186,53 @@ async fn cancel_ends_the_running_prompt_and_the_next_one_runs() {
         (RunOutcome::Completed, "after the cancel".to_string())
     );
 }
+
+#[tokio::test]
+async fn background_work_is_listed_and_stopped_while_the_agent_is_busy() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash",
+             "arguments": {"command": "sleep 60", "run_in_background": true}}]},
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo waiting; sleep 30"}}]},
+          {"text": "stopped"}
+        ]}"#,
+    )
+    .await;
+    let first = agent(ProviderKind::Anthropic, &server, dir.path());
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    assert!(controller.tasks().is_empty());
+    controller
+        .apply(Op::Submit("start it".into()))
+        .await
+        .unwrap();
+    // The second command is running: the agent is busy.
+    while let Some(event) = events.recv().await {
+        if matches!(event, Event::ToolOutputDelta { .. }) {
+            break;
+        }
+    }
+    let tasks = controller.tasks();
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    assert_eq!((tasks[0].id.as_str(), tasks[0].running), ("bg_1", true));
+    assert_eq!(tasks[0].label, "sleep 60");
+    let stopped = controller.apply(Op::StopTask("bg_1".into())).await.unwrap();
+    assert!(
+        matches!(&stopped, Applied::Said(said) if said == "bg_1 killed"),
+        "{stopped:?}"
+    );
+    assert_eq!(controller.tasks()[0].status, "killed");
+    let unknown = controller.apply(Op::StopTask("agent_7".into())).await;
+    assert_eq!(
+        unknown.unwrap_err(),
+        ControlError::Task("there is no background agent agent_7".into())
+    );
+    controller.apply(Op::Cancel).await.unwrap();
+    assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
+}

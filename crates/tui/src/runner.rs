@@ -268,6 +268,11 @@ pub(crate) async fn act(
             }
             return false;
         }
+        Action::ListTasks => {
+            app.show_tasks(&driver.tasks());
+            return false;
+        }
+        Action::StopTask(id) => Op::StopTask(id),
         Action::Run(prompt) => Op::Submit(prompt),
         Action::Cancel => Op::Cancel,
         Action::Compact(focus) => Op::Compact { focus },
@@ -307,6 +312,7 @@ pub(crate) async fn act(
             ));
         }
         (Op::SetMode(mode), Ok(_)) => app.set_mode(mode),
+        (_, Ok(Applied::Said(said))) => app.info(said),
         _ => {}
     }
     false

@@ -22,6 +22,8 @@ pub enum SlashCommand {
     Cost,
     /// `/permissions [mode]`: show the rules and mode, or switch the mode.
     Permissions(Option<String>),
+    /// `/tasks [stop ID]`: list background shells and subagents, or stop one.
+    Tasks(Option<String>),
     /// `/init`: ask the model to write an AGENTS.md.
     Init,
     /// `/quit`.
@@ -43,7 +45,7 @@ pub struct CommandInfo {
     template: Option<String>,
 }
 
-const BUILTIN: [(&str, &str); 11] = [
+const BUILTIN: [(&str, &str); 12] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -57,6 +59,7 @@ const BUILTIN: [(&str, &str); 11] = [
         "show or set how hard the model thinks [minimal|low|medium|high|default]",
     ),
     ("cost", "tokens and cost of this session"),
+    ("tasks", "background shells and subagents [stop ID]"),
     (
         "permissions",
         "show the rules and mode, or switch mode [mode]",
@@ -181,6 +184,7 @@ impl Commands {
             "effort" => SlashCommand::Effort(arg),
             "cost" => SlashCommand::Cost,
             "permissions" => SlashCommand::Permissions(arg),
+            "tasks" => SlashCommand::Tasks(arg),
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
             other => match self

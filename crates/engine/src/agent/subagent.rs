@@ -70,6 +70,14 @@ impl Approver for Labelled {
 }
 
 impl Agent {
+    /// The session's background shells and subagents, for a front end's `/tasks`.
+    pub fn background(&self) -> crate::subagents::Background {
+        crate::subagents::Background {
+            jobs: self.tool_ctx.jobs.clone(),
+            agents: self.subagents.clone(),
+        }
+    }
+
     /// The parent's state a subagent started during the coming run needs.
     pub(super) fn parent_view(&self, events: &EventSender) -> ParentView {
         ParentView {

@@ -21,6 +21,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::permissions::{PermissionMode, Policy};
+use crate::subagents::{Background, BackgroundTask};
 use crate::{Agent, Approver, EventSender, RunSummary};
 
 /// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).
@@ -34,6 +35,8 @@ pub enum Applied {
     Done,
     /// The session shown changed (new, resumed) or its model did: the new status.
     Status(SessionStatus),
+    /// What happened, in words for the user (`bg_1 killed`).
+    Said(String),
 }
 
 /// Drives one agent at a time for a front end.
@@ -47,6 +50,8 @@ pub struct Controller {
     cancel: CancellationToken,
     /// Whether the agent has the OS sandbox (fixed for the invocation).
     sandboxed: bool,
+    /// The session's background work, reachable while a job holds the agent.
+    background: Background,
 }
 
 impl Controller {
@@ -64,6 +69,7 @@ impl Controller {
         }
         Self {
             sandboxed: agent.sandboxed(),
+            background: agent.background(),
             agent: Arc::new(Mutex::new(agent)),
             factory,
             events,
@@ -91,6 +97,14 @@ impl Controller {
                 return Ok(Applied::Status(
                     self.replace(agent, EndReason::Resume).await,
                 ));
+            }
+            Op::StopTask(id) => {
+                let said = self
+                    .background
+                    .stop(&id)
+                    .await
+                    .map_err(ControlError::Task)?;
+                return Ok(Applied::Said(said));
             }
             Op::Shutdown(reason) => self.shutdown(reason).await,
         }
@@ -131,6 +145,11 @@ impl Controller {
     pub async fn policy(&self) -> Option<Policy> {
         let policy = self.agent.lock().await.policy();
         policy.lock().ok().map(|p| p.clone())
+    }
+
+    /// The session's background shells and subagents (without waiting for a running job).
+    pub fn tasks(&self) -> Vec<BackgroundTask> {
+        self.background.list()
     }
 
     /// Whether `auto` mode can be used (shell commands can run in the OS sandbox).
@@ -208,6 +227,7 @@ impl Controller {
         }
         current.end_session(reason, &self.events).await;
         *current = agent;
+        self.background = current.background();
         SessionStatus::of(&current)
     }
 

@@ -28,6 +28,8 @@ pub enum Op {
     NewSession,
     /// End the session and continue the stored session with this id.
     Resume(String),
+    /// Stop a background shell (`bg_1`) or subagent (`agent_1`).
+    StopTask(String),
     /// Cancel what runs and end the session.
     Shutdown(EndReason),
 }
@@ -91,6 +93,9 @@ pub enum ControlError {
     /// Compacting failed; the transcript is unchanged.
     #[error("{0}")]
     Compaction(String),
+    /// No background work by that id, or it would not stop.
+    #[error("{0}")]
+    Task(String),
     /// `auto` needs the OS sandbox, and this machine has none.
     #[error(
         "auto mode needs the OS sandbox, which is unavailable here (see `rein sandbox check`); \

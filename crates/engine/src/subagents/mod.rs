@@ -4,10 +4,12 @@
 //! budget and path locks; it has no `task` tool of its own. Its events reach the parent's
 //! stream wrapped in `Event::Subagent`; its usage counts toward the session.
 
+mod background;
 mod definitions;
 mod spawner;
 mod task;
 
+pub use background::{Background, BackgroundTask};
 pub use definitions::{AgentDefinition, Loaded, ModelChoice, built_in, load, parse};
 pub(crate) use spawner::Spawner;
 pub(crate) use task::TaskTool;

@@ -27,8 +27,11 @@ pub(crate) struct Job {
     pub description: String,
 }
 
-/// A background subagent still running.
+/// A background subagent.
 struct Running {
+    id: String,
+    /// `explore: find the parser`.
+    label: String,
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -119,9 +122,29 @@ impl Spawner {
 
     /// How many background subagents are still running.
     pub(crate) fn running(&self) -> usize {
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        running.retain(|job| !job.task.is_finished());
-        running.len()
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running.iter().filter(|job| !job.task.is_finished()).count()
+    }
+
+    /// Background subagents: id, what they work on, whether they still run.
+    pub(crate) fn list(&self) -> Vec<(String, String, bool)> {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        running
+            .iter()
+            .map(|job| (job.id.clone(), job.label.clone(), !job.task.is_finished()))
+            .collect()
+    }
+
+    /// Stops background subagent `id`; `false` when there is none by that id.
+    pub(crate) fn stop(&self, id: &str) -> bool {
+        let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        match running.iter().find(|job| job.id == id) {
+            Some(job) => {
+                job.cancel.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// Notices of background subagents that finished since the last call.
@@ -175,10 +198,8 @@ impl Spawner {
         let id = format!("agent_{n}");
         let cancel = CancellationToken::new();
         let parts = self.parts.clone();
-        let (token, label) = (
-            cancel.clone(),
-            format!("{id} ({}: {})", job.definition.name, job.description),
-        );
+        let what = format!("{}: {}", job.definition.name, job.description);
+        let (token, label) = (cancel.clone(), format!("{id} ({what})"));
         let finished = self.finished_tx.clone();
         let notice_id = id.clone();
         let task = tokio::spawn(async move {
@@ -197,7 +218,12 @@ impl Spawner {
         self.running
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(Running { cancel, task });
+            .push(Running {
+                id: id.clone(),
+                label: what,
+                cancel,
+                task,
+            });
         Ok(id)
     }
 

@@ -34,6 +34,32 @@ impl App {
         self.picker = Some(Picker::new("Resume a session", items));
     }
 
+    /// Lists the session's background shells and subagents.
+    pub fn show_tasks(&mut self, tasks: &[rein_engine::subagents::BackgroundTask]) {
+        let theme = self.theme;
+        if tasks.is_empty() {
+            self.info("no background shells or subagents in this session".to_string());
+            return;
+        }
+        let mut lines = vec![Line::styled("  Background work:", theme.bold())];
+        for task in tasks {
+            let label =
+                crate::sanitize::clean(task.label.lines().next().unwrap_or("")).into_owned();
+            let style = if task.running {
+                theme.bold()
+            } else {
+                theme.dim()
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("    {:<9}", task.id), style),
+                Span::raw(format!("{label}  ")),
+                Span::styled(task.status.clone(), theme.dim()),
+            ]));
+        }
+        lines.push(Line::styled("  /tasks stop ID stops one", theme.dim()));
+        self.commit(lines);
+    }
+
     /// Shows the permission mode and rules.
     pub fn show_policy(&mut self, policy: &Policy) {
         let theme = self.theme;
@@ -136,6 +162,18 @@ impl App {
                 Vec::new()
             }
             SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
+            SlashCommand::Tasks(None) => vec![Action::ListTasks],
+            SlashCommand::Tasks(Some(args)) => {
+                match args.split_whitespace().collect::<Vec<_>>()[..] {
+                    ["stop", id] => vec![Action::StopTask(id.to_string())],
+                    _ => {
+                        self.error(
+                            "usage: /tasks lists them, /tasks stop ID stops one".to_string(),
+                        );
+                        Vec::new()
+                    }
+                }
+            }
             SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {
                 Some(mode) => vec![Action::SetMode(mode)],
                 None => {

@@ -52,6 +52,10 @@ pub enum Action {
     SetMode(PermissionMode),
     /// Show the permission rules ([`App::show_policy`]).
     ShowPermissions,
+    /// List background shells and subagents ([`App::show_tasks`]).
+    ListTasks,
+    /// Stop the background shell or subagent with this id.
+    StopTask(String),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
     Suspend,
 }

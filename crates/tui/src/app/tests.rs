@@ -208,6 +208,35 @@ fn a_prompt_dropped_unanswered_denies() {
 }
 
 #[test]
+fn tasks_are_listed_with_their_status() {
+    let mut app = app();
+    app.show_tasks(&[
+        rein_engine::subagents::BackgroundTask {
+            id: "bg_1".into(),
+            label: "npm run dev\nmore".into(),
+            running: true,
+            status: "running".into(),
+        },
+        rein_engine::subagents::BackgroundTask {
+            id: "agent_1".into(),
+            label: "explore: find the parser".into(),
+            running: false,
+            status: "finished".into(),
+        },
+    ]);
+    let shown = text(&app.take_committed());
+    assert_eq!(
+        shown,
+        [
+            "  Background work:",
+            "    bg_1     npm run dev  running",
+            "    agent_1  explore: find the parser  finished",
+            "  /tasks stop ID stops one",
+        ]
+    );
+}
+
+#[test]
 fn slash_commands_become_actions() {
     let now = Instant::now();
     let cases = [
@@ -229,6 +258,9 @@ fn slash_commands_become_actions() {
             vec![Action::SetMode(PermissionMode::Plan)],
         ),
         ("/permissions", vec![Action::ShowPermissions]),
+        ("/tasks", vec![Action::ListTasks]),
+        ("/tasks stop bg_2", vec![Action::StopTask("bg_2".into())]),
+        ("/tasks kill", vec![]),
         ("/quit", vec![Action::Quit]),
         ("/init", vec![Action::Run(INIT_PROMPT.into())]),
     ];

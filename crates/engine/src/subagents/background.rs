@@ -1,0 +1,66 @@
+//! What a front end sees of a session's background work (`/tasks`): its shells and its
+//! subagents, and a way to stop one, without waiting for the agent's run.
+
+use std::sync::Arc;
+
+use rein_tools::{JobStatus, Jobs};
+
+use super::Spawner;
+
+/// One piece of background work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackgroundTask {
+    /// `bg_1` (a shell) or `agent_1` (a subagent).
+    pub id: String,
+    /// The command line, or the agent and its task.
+    pub label: String,
+    /// Whether it still runs.
+    pub running: bool,
+    /// How it stands, in words (`running`, `exited with code 0`…).
+    pub status: String,
+}
+
+/// A session's background shells and subagents; clones share them.
+#[derive(Clone, Default)]
+pub struct Background {
+    pub(crate) jobs: Jobs,
+    pub(crate) agents: Option<Arc<Spawner>>,
+}
+
+impl Background {
+    /// Every shell and subagent started in the background, shells first.
+    pub fn list(&self) -> Vec<BackgroundTask> {
+        let shells = self.jobs.list().into_iter().map(|job| BackgroundTask {
+            running: job.status == JobStatus::Running,
+            status: job.status.to_string(),
+            id: job.id,
+            label: job.command,
+        });
+        let agents =
+            self.agents
+                .iter()
+                .flat_map(|spawner| spawner.list())
+                .map(|(id, label, running)| BackgroundTask {
+                    id,
+                    label,
+                    running,
+                    status: if running { "running" } else { "finished" }.to_string(),
+                });
+        shells.chain(agents).collect()
+    }
+
+    /// Stops the shell or subagent `id`.
+    pub async fn stop(&self, id: &str) -> Result<String, String> {
+        if id.starts_with("agent_") {
+            return match self.agents.as_ref().is_some_and(|s| s.stop(id)) {
+                true => Ok(format!("{id} stopped")),
+                false => Err(format!("there is no background agent {id}")),
+            };
+        }
+        match self.jobs.kill(id).await? {
+            JobStatus::Running => Err(format!("{id} was told to stop but is still running")),
+            JobStatus::Killed => Ok(format!("{id} killed")),
+            ended => Ok(format!("{id} had already ended: {ended}")),
+        }
+    }
+}
