@@ -34,7 +34,8 @@ mod turn;
 
 pub use agent::{Agent, AgentConfig, RunSummary, workspace_guard};
 pub use controller::{
-    AgentFactory, Applied, CompactTrigger, ControlError, Controller, EndReason, Op, SessionStatus,
+    AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason, Op,
+    SessionStatus,
 };
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rein_engine::permissions::PermissionMode;
 use rein_engine::{
-    Agent, AgentFactory, Applied, ControlError, Controller, EndReason, Op, SessionStatus,
+    Agent, AgentFactory, Applied, Approval, ControlError, Controller, EndReason, Op, SessionStatus,
 };
 use rein_llm::ProviderKind;
 use rein_protocol::{Event, RunOutcome};
@@ -235,4 +235,74 @@ async fn background_work_is_listed_and_stopped_while_the_agent_is_busy() {
     );
     controller.apply(Op::Cancel).await.unwrap();
     assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
+}
+
+#[tokio::test]
+async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "touch by-parent"}}]},
+          {"tool_calls": [{"name": "task", "arguments": {"description": "d", "prompt": "p"}}]},
+          {"when": "You are a subagent of rein",
+           "tool_calls": [{"name": "bash", "arguments": {"command": "touch by-sub"}}]},
+          {"when": "You are a subagent of rein", "text": "sub refused"},
+          {"text": "finished"}
+        ]}"#,
+    )
+    .await;
+    let mut config = rein_engine::AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.subagents = Some(rein_engine::subagents::Subagents::new(
+        rein_engine::subagents::built_in(None),
+    ));
+    let first = Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::answering(first, factory, tx, jobs_tx);
+    assert_eq!(
+        controller
+            .apply(Op::Answer {
+                id: "nothing".into(),
+                approval: Approval::AllowOnce
+            })
+            .await
+            .unwrap_err(),
+        ControlError::NoQuestion("nothing".into())
+    );
+    controller.apply(Op::Submit("go".into())).await.unwrap();
+    let mut asked = Vec::new();
+    let outcome = loop {
+        let event = events.recv().await.unwrap();
+        let (request, from) = match event {
+            Event::PermissionRequest { id, .. } => (Some(id), "parent"),
+            Event::Subagent { event, agent, .. } => match *event {
+                Event::PermissionRequest { id, .. } => (Some(id), "sub"),
+                _ => (None, ""),
+            },
+            Event::Result { outcome, .. } => break outcome,
+            _ => (None, ""),
+        };
+        if let Some(id) = request {
+            let approval = if from == "parent" {
+                Approval::AllowOnce
+            } else {
+                Approval::Deny { note: None }
+            };
+            asked.push(from);
+            controller.apply(Op::Answer { id, approval }).await.unwrap();
+        }
+    };
+    assert_eq!(outcome, RunOutcome::Completed);
+    assert_eq!(asked, ["parent", "sub"]);
+    assert!(dir.path().join("by-parent").exists());
+    assert!(!dir.path().join("by-sub").exists());
 }

@@ -9,7 +9,10 @@
 //! end keeps drawing and can cancel. A run ends with its `Result` event; a compaction reports
 //! its end on the controller's job channel.
 
+mod answers;
 mod types;
+
+pub use answers::Answers;
 
 pub use types::{AgentFactory, CompactTrigger, ControlError, EndReason, Op, SessionStatus};
 
@@ -52,6 +55,8 @@ pub struct Controller {
     sandboxed: bool,
     /// The session's background work, reachable while a job holds the agent.
     background: Background,
+    /// Questions answered by [`Op::Answer`], when this controller answers them.
+    answers: Option<Arc<Answers>>,
 }
 
 impl Controller {
@@ -70,6 +75,7 @@ impl Controller {
         Self {
             sandboxed: agent.sandboxed(),
             background: agent.background(),
+            answers: None,
             agent: Arc::new(Mutex::new(agent)),
             factory,
             events,
@@ -77,6 +83,21 @@ impl Controller {
             approver,
             cancel: CancellationToken::new(),
         }
+    }
+
+    /// Drives `agent` for a front end that answers permission questions with [`Op::Answer`]
+    /// after each `Event::PermissionRequest`.
+    pub fn answering(
+        agent: Agent,
+        factory: Arc<dyn AgentFactory>,
+        events: EventSender,
+        jobs: UnboundedSender<Result<(), ControlError>>,
+    ) -> Self {
+        let answers = Arc::new(Answers::default());
+        let approver: Arc<dyn Approver> = answers.clone();
+        let mut controller = Self::new(agent, factory, events, jobs, Some(approver));
+        controller.answers = Some(answers);
+        controller
     }
 
     /// Carries out `op`.
@@ -105,6 +126,15 @@ impl Controller {
                     .await
                     .map_err(ControlError::Task)?;
                 return Ok(Applied::Said(said));
+            }
+            Op::Answer { id, approval } => {
+                let answered = self
+                    .answers
+                    .as_ref()
+                    .is_some_and(|answers| answers.answer(&id, approval));
+                if !answered {
+                    return Err(ControlError::NoQuestion(id));
+                }
             }
             Op::Shutdown(reason) => self.shutdown(reason).await,
         }

@@ -30,6 +30,14 @@ pub enum Op {
     Resume(String),
     /// Stop a background shell (`bg_1`) or subagent (`agent_1`).
     StopTask(String),
+    /// Answer the permission question about call `id` (a controller made with
+    /// [`crate::Controller::answering`]; the question came as `Event::PermissionRequest`).
+    Answer {
+        /// The call asked about.
+        id: String,
+        /// The user's answer.
+        approval: crate::Approval,
+    },
     /// Cancel what runs and end the session.
     Shutdown(EndReason),
 }
@@ -96,6 +104,9 @@ pub enum ControlError {
     /// No background work by that id, or it would not stop.
     #[error("{0}")]
     Task(String),
+    /// No permission question waits under that call id.
+    #[error("no permission question is waiting for call {0}")]
+    NoQuestion(String),
     /// `auto` needs the OS sandbox, and this machine has none.
     #[error(
         "auto mode needs the OS sandbox, which is unavailable here (see `rein sandbox check`); \
