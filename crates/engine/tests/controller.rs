@@ -284,7 +284,7 @@ async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
         let event = events.recv().await.unwrap();
         let (request, from) = match event {
             Event::PermissionRequest { id, .. } => (Some(id), "parent"),
-            Event::Subagent { event, agent, .. } => match *event {
+            Event::Subagent { event, .. } => match *event {
                 Event::PermissionRequest { id, .. } => (Some(id), "sub"),
                 _ => (None, ""),
             },
