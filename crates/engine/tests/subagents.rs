@@ -16,17 +16,21 @@ use tokio_util::sync::CancellationToken;
 
 use crate::support::*;
 
+fn model_of(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "claude-sonnet-4-5",
+        ProviderKind::Openai => "gpt-5",
+        ProviderKind::OpenaiChat => "qwen3-coder",
+    }
+}
+
 fn parent(
     kind: ProviderKind,
     server: &MockServer,
     workspace: &Path,
     mode: PermissionMode,
 ) -> Agent {
-    let model = match kind {
-        ProviderKind::Anthropic => "claude-sonnet-4-5",
-        ProviderKind::Openai => "gpt-5",
-        ProviderKind::OpenaiChat => "qwen3-coder",
-    };
+    let model = model_of(kind);
     let mut config = AgentConfig::new(model, workspace.to_path_buf());
     config.policy.mode = mode;
     config.subagents = Some(Subagents::new(built_in(None)));
@@ -155,6 +159,12 @@ async fn a_subagent_starts_fresh_without_task_and_its_answer_reaches_the_parent(
 
 #[tokio::test]
 async fn two_subagents_in_one_reply_run_at_the_same_time() {
+    for kind in ALL_KINDS {
+        two_subagents_in_one_reply_run_at_the_same_time_on(kind).await;
+    }
+}
+
+async fn two_subagents_in_one_reply_run_at_the_same_time_on(kind: ProviderKind) {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(&format!(
         r#"{{"turns": [
@@ -166,12 +176,7 @@ async fn two_subagents_in_one_reply_run_at_the_same_time() {
         task_turn(&[("general", "first job"), ("explore", "second job")])
     ))
     .await;
-    let mut agent = parent(
-        ProviderKind::Anthropic,
-        &server,
-        dir.path(),
-        PermissionMode::Default,
-    );
+    let mut agent = parent(kind, &server, dir.path(), PermissionMode::Default);
     let (summary, events) = run_all(&mut agent, "do both").await;
     assert_eq!(summary.outcome, RunOutcome::Completed);
     // Both started before either finished.
@@ -207,6 +212,12 @@ async fn two_subagents_in_one_reply_run_at_the_same_time() {
 
 #[tokio::test]
 async fn a_definitions_tools_are_all_its_subagent_is_offered() {
+    for kind in ALL_KINDS {
+        a_definitions_tools_are_all_its_subagent_is_offered_on(kind).await;
+    }
+}
+
+async fn a_definitions_tools_are_all_its_subagent_is_offered_on(kind: ProviderKind) {
     let dir = tempfile::tempdir().unwrap();
     let agents = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -220,11 +231,11 @@ async fn a_definitions_tools_are_all_its_subagent_is_offered() {
         task_turn(&[("reader", "read something")])
     ))
     .await;
-    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    let mut config = AgentConfig::new(model_of(kind), dir.path().to_path_buf());
     config.policy.mode = PermissionMode::Bypass;
     config.subagents = Some(Subagents::new(loaded.definitions));
     let mut agent = Agent::new(
-        client(ProviderKind::Anthropic, &server),
+        client(kind, &server),
         rein_tools::ToolRegistry::builtin(),
         config,
     )
@@ -256,6 +267,14 @@ impl Approver for Recording {
 
 #[tokio::test]
 async fn a_subagents_permission_question_reaches_the_parents_approver_with_its_name() {
+    for kind in ALL_KINDS {
+        a_subagents_permission_question_reaches_the_parents_approver_with_its_name_on(kind).await;
+    }
+}
+
+async fn a_subagents_permission_question_reaches_the_parents_approver_with_its_name_on(
+    kind: ProviderKind,
+) {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(&format!(
         r#"{{"turns": [
@@ -267,12 +286,7 @@ async fn a_subagents_permission_question_reaches_the_parents_approver_with_its_n
         task_turn(&[("general", "make a file")])
     ))
     .await;
-    let mut agent = parent(
-        ProviderKind::Anthropic,
-        &server,
-        dir.path(),
-        PermissionMode::Default,
-    );
+    let mut agent = parent(kind, &server, dir.path(), PermissionMode::Default);
     let approver = Arc::new(Recording::default());
     agent.set_approver(approver.clone());
     let (summary, _) = run_all(&mut agent, "go").await;
@@ -286,6 +300,12 @@ async fn a_subagents_permission_question_reaches_the_parents_approver_with_its_n
 
 #[tokio::test]
 async fn cancelling_the_parent_kills_a_subagents_running_shell() {
+    for kind in ALL_KINDS {
+        cancelling_the_parent_kills_a_subagents_running_shell_on(kind).await;
+    }
+}
+
+async fn cancelling_the_parent_kills_a_subagents_running_shell_on(kind: ProviderKind) {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(&format!(
         r#"{{"turns": [
@@ -297,12 +317,7 @@ async fn cancelling_the_parent_kills_a_subagents_running_shell() {
         task_turn(&[("general", "wait")])
     ))
     .await;
-    let mut agent = parent(
-        ProviderKind::Anthropic,
-        &server,
-        dir.path(),
-        PermissionMode::Bypass,
-    );
+    let mut agent = parent(kind, &server, dir.path(), PermissionMode::Bypass);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -504,6 +519,14 @@ async fn hooks_see_the_subagents_calls_and_its_stop() {
 
 #[tokio::test]
 async fn a_background_subagents_answer_reaches_the_parent_which_waits_for_it() {
+    for kind in ALL_KINDS {
+        a_background_subagents_answer_reaches_the_parent_which_waits_for_it_on(kind).await;
+    }
+}
+
+async fn a_background_subagents_answer_reaches_the_parent_which_waits_for_it_on(
+    kind: ProviderKind,
+) {
     let dir = tempfile::tempdir().unwrap();
     let start = serde_json::json!({"tool_calls": [{"name": "task", "arguments": {
         "description": "slow job", "prompt": "do the slow job", "run_in_background": true}}]});
@@ -517,12 +540,7 @@ async fn a_background_subagents_answer_reaches_the_parent_which_waits_for_it() {
         ]}}"#
     ))
     .await;
-    let mut agent = parent(
-        ProviderKind::Anthropic,
-        &server,
-        dir.path(),
-        PermissionMode::Default,
-    );
+    let mut agent = parent(kind, &server, dir.path(), PermissionMode::Default);
     let (summary, events) = run_all(&mut agent, "go").await;
     assert_eq!(summary.outcome, RunOutcome::Completed);
     assert_eq!(summary.text, "Done: the slow job finished.");
