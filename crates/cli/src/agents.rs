@@ -49,7 +49,8 @@ pub fn subagents(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Subagents {
     let dirs = folders(workspace, env, config.workspace_trusted);
-    let loaded = load(built_in(None), &dirs);
+    let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
+    let loaded = load(built_in(explore), &dirs);
     for warning in &loaded.warnings {
         eprintln!("rein: {warning}");
     }

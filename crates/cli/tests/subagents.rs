@@ -205,3 +205,23 @@ async fn a_subagents_transcript_is_kept_as_a_side_chain_and_resume_restores_the_
     assert!(body.contains("a.txt says hello"), "{body}");
     assert!(!body.contains("read_file"), "{body}");
 }
+
+#[tokio::test]
+async fn the_explore_agent_asks_the_configured_cheaper_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let config = dir.path().join(".rein-test-config/rein");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "explore_model = \"haiku\"\n").unwrap();
+    let server = mock(&task_scenario("explore")).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "go");
+    cmd.env("HOME", dir.path().join("home"))
+        .args(["--model", "claude-sonnet-4-5"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = server.requests();
+    assert_eq!(requests[0].body["model"], "claude-sonnet-4-5");
+    let sub = requests[1].body["model"].as_str().unwrap();
+    assert!(sub.starts_with("claude-haiku"), "{sub}");
+    assert_eq!(requests[3].body["model"], "claude-sonnet-4-5");
+}

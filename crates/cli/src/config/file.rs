@@ -12,6 +12,9 @@ use toml::Spanned;
 #[serde(deny_unknown_fields)]
 pub struct TomlFile {
     pub model: Option<Spanned<String>>,
+    /// The model of the built-in `explore` subagent (an alias or a name; default: the
+    /// session's).
+    pub explore_model: Option<Spanned<String>>,
     pub provider: Option<Spanned<String>>,
     pub base_url: Option<Spanned<String>>,
     pub api_key_env: Option<Spanned<String>>,

@@ -91,6 +91,8 @@ pub struct Sourced<T> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {
     pub model: Option<Sourced<String>>,
+    /// The built-in `explore` subagent's model.
+    pub explore_model: Option<Sourced<String>>,
     pub provider: Option<Sourced<String>>,
     pub base_url: Option<Sourced<String>>,
     pub api_key_env: Option<Sourced<String>>,
@@ -211,6 +213,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     let scope = source.scope;
     let untrusted = scope == Scope::UntrustedWorkspace;
     set(&mut config.model, file.model.as_ref(), &reader);
+    set(
+        &mut config.explore_model,
+        file.explore_model.as_ref(),
+        &reader,
+    );
     if let Some(provider) = &file.provider {
         if !matches!(
             provider.get_ref().as_str(),

@@ -15,6 +15,7 @@ pub fn render(config: &Config) -> String {
     let defaults = "default";
     for (key, value) in [
         ("model", scalar(&config.model)),
+        ("explore_model", scalar(&config.explore_model)),
         ("provider", scalar(&config.provider)),
         ("base_url", scalar(&config.base_url)),
         ("api_key_env", scalar(&config.api_key_env)),
