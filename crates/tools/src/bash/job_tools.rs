@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::jobs::JobStatus;
-use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use crate::{CallFacts, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 
 /// How long a blocking read waits when the call gives no timeout.
 const DEFAULT_WAIT_MS: u64 = 30_000;
@@ -50,6 +50,10 @@ impl TypedTool for BashOutput {
     /// It only reads a job rein started.
     fn effect(&self, _args: &BashOutputArgs) -> Effect {
         Effect::ReadOnly
+    }
+
+    fn describe(&self, args: &BashOutputArgs, _guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        facts.summary = args.id.clone();
     }
 
     async fn run(&self, args: BashOutputArgs, ctx: &ToolContext) -> ToolOutput {
@@ -130,6 +134,10 @@ impl TypedTool for KillShell {
     /// It only ends a process rein started for this session.
     fn effect(&self, _args: &KillShellArgs) -> Effect {
         Effect::ReadOnly
+    }
+
+    fn describe(&self, args: &KillShellArgs, _guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        facts.summary = args.id.clone();
     }
 
     async fn run(&self, args: KillShellArgs, ctx: &ToolContext) -> ToolOutput {
