@@ -55,6 +55,7 @@ impl App {
                     output: String::new(),
                     input,
                     waiting: false,
+                    sub_tokens: 0,
                 });
             }
             Event::ToolOutputDelta { id, text } => {
@@ -348,33 +349,29 @@ impl App {
 }
 
 impl App {
-    /// A subagent's progress, as lines of its `task` call's live tail: each tool it calls,
-    /// then how its run ended.
+    /// A subagent's progress as its `task` call's one live line: the agent, what it does
+    /// now, the tokens it has used (the call's own line shows the time).
     fn subagent_progress(&mut self, parent: &str, agent: &str, event: Event) {
-        let line = match event {
+        let Some(tool) = self.running.iter_mut().find(|t| t.id == parent) else {
+            return;
+        };
+        let doing = match event {
             Event::ToolCallStart {
                 name,
                 input,
                 summary,
                 ..
-            } => format!(
-                "{agent} › {}",
-                tool_view::call_line(&name, &summary, &input)
-            ),
-            Event::Result {
-                outcome,
-                turns,
-                usage,
-                ..
-            } => format!(
-                "{agent}: {outcome:?} after {turns} turns, {} tokens",
-                usage.total_input() + usage.output_tokens
-            ),
+            } => tool_view::call_line(&name, &summary, &input),
+            Event::TurnStart { .. } => "thinking".to_string(),
+            Event::Usage { usage, .. } => {
+                tool.sub_tokens += usage.total_input() + usage.output_tokens;
+                return;
+            }
+            Event::Result { outcome, turns, .. } => {
+                format!("{outcome:?} after {turns} turns").to_lowercase()
+            }
             _ => return,
         };
-        if let Some(tool) = self.running.iter_mut().find(|t| t.id == parent) {
-            tool.output.push_str(&line);
-            tool.output.push('\n');
-        }
+        tool.output = format!("{agent} › {doing} · {} tokens", tool.sub_tokens);
     }
 }

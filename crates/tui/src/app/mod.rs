@@ -80,6 +80,8 @@ struct RunningTool {
     output: String,
     /// Asked about and not answered yet: not running.
     waiting: bool,
+    /// Tokens a subagent run by this call has used so far.
+    sub_tokens: u64,
 }
 
 /// The interactive UI's state.

@@ -181,9 +181,24 @@ fn a_subagents_question_says_whose_it_is_and_its_calls_show_under_the_task() {
         },
         now,
     );
+    app.event(
+        Event::Subagent {
+            parent_tool_use_id: "t1".into(),
+            agent: "general".into(),
+            event: Box::new(Event::Usage {
+                usage: Usage {
+                    input_tokens: 100,
+                    output_tokens: 20,
+                    ..Usage::default()
+                },
+                cost_usd: None,
+            }),
+        },
+        now,
+    );
     let live = text(&app.live_lines(100, now).0).join("\n");
     assert!(live.contains("general › "), "{live}");
-    assert!(live.contains("touch x"), "{live}");
+    assert!(live.contains("touch x · 0 tokens"), "{live}");
     let (reply, _answer) = oneshot::channel();
     let mut asked = request("s1", "touch x");
     asked.agent = Some("general".into());
