@@ -299,6 +299,12 @@ pub fn agent_config(
     if let Some(parallel) = &config.max_parallel {
         agent.dispatch.max_parallel = parallel.value.max(1);
     }
+    if let Some(warn) = &config.repeat_warn {
+        agent.repeat_limits.warn = warn.value.max(1);
+    }
+    if let Some(stop) = &config.repeat_stop {
+        agent.repeat_limits.stop = stop.value.max(1);
+    }
     agent.sensitive_paths = sensitive_paths(config, env);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));

@@ -144,6 +144,14 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
     let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
     let cleared = if ctx.cancel.is_cancelled() {
         Err(ToolOutput::error(NOT_RUN))
+    } else if let Some(problem) = call.input.get(rein_protocol::INVALID_ARGUMENTS) {
+        // Nothing to check or run: the model's arguments never became JSON.
+        Err(ToolOutput::error(format!(
+            "this call was not run: its arguments are not valid JSON ({}). Send it again with \
+             complete, valid JSON arguments (a very long argument may have been cut off: split \
+             the work into smaller calls).",
+            problem.as_str().unwrap_or_default()
+        )))
     } else {
         gate.check(&call.id, &call.input, facts, &facts_of, &ctx.guard, events)
             .await

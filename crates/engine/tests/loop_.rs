@@ -237,3 +237,84 @@ async fn a_failed_call_does_not_use_up_a_folders_memory_file() {
     let read = tool_results(&agent.transcript()[4]);
     assert!(read[0].0.contains("lib rule: keep it small"), "{read:?}");
 }
+
+#[tokio::test]
+async fn a_call_with_malformed_arguments_becomes_an_error_result_and_the_run_goes_on() {
+    for kind in ALL_KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let server = mock(
+            r#"{"turns": [
+              {"text": "Let me run it.",
+               "tool_calls": [{"name": "bash", "arguments": "{\"command\": \"touch made"}]},
+              {"tool_calls": [{"name": "bash", "arguments": {"command": "touch made"}}]},
+              {"text": "fixed"}
+            ]}"#,
+        )
+        .await;
+        let mut agent = agent(kind, &server, dir.path());
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let summary = agent
+            .run("go", &tx, tokio_util::sync::CancellationToken::new())
+            .await;
+        assert_eq!(
+            summary.outcome,
+            rein_protocol::RunOutcome::Completed,
+            "{kind:?}"
+        );
+        assert_eq!(summary.text, "fixed");
+        let transcript = agent.transcript();
+        assert_transcript_valid(transcript);
+        assert_eq!(transcript[1].text(), "Let me run it.", "{kind:?}");
+        let results = tool_results(&transcript[2]);
+        assert!(results[0].1, "{kind:?}");
+        assert!(
+            results[0].0.contains("not valid JSON") && results[0].0.contains("touch made"),
+            "{kind:?}: {}",
+            results[0].0
+        );
+        // Nothing ran from the broken call; the corrected one did.
+        assert!(dir.path().join("made").exists());
+        assert_eq!(server.requests().len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn the_same_failing_call_is_reminded_at_three_and_stopped_at_six() {
+    for kind in ALL_KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let same = r#"{"tool_calls": [{"name": "bash", "arguments": {"command": "exit 2"}}]}"#;
+        let turns = vec![same; 7].join(",");
+        let server = mock(&format!(r#"{{"turns": [{turns}, {{"text": "never"}}]}}"#)).await;
+        let mut agent = agent(kind, &server, dir.path());
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let summary = agent.run("go", &tx, CancellationToken::new()).await;
+        assert_eq!(summary.outcome, RunOutcome::Failed, "{kind:?}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 6, "{kind:?}");
+        let reminded: Vec<bool> = (1..6)
+            .map(|n| {
+                let body = requests[n].body.to_string();
+                let last_result = body
+                    .rfind("exit code 2")
+                    .map(|at| &body[at..])
+                    .unwrap_or("");
+                last_result.contains("system-reminder")
+            })
+            .collect();
+        // The 3rd call's result (in the 4th request) carries it; none before it.
+        assert_eq!(reminded, [false, false, true, false, false], "{kind:?}");
+        let errors: Vec<String> = drain(&mut rx)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Error { message } => Some(message),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            errors
+                .iter()
+                .any(|m| m.contains("same bash call with the same result 6 times")),
+            "{kind:?}: {errors:?}"
+        );
+    }
+}

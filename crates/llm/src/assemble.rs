@@ -77,26 +77,22 @@ impl ResponseAssembler {
     }
 }
 
-/// Parses a tool call's accumulated JSON arguments: empty means `{}`; invalid JSON is a
-/// protocol error naming the tool.
+/// Parses a tool call's accumulated JSON arguments: empty means `{}`. Invalid JSON (cut off
+/// or malformed by the model) is not an error of the stream: the input becomes
+/// `{INVALID_ARGUMENTS: "<what is wrong>: <text>"}`, which the engine answers with an error
+/// result for the model to fix.
 pub(crate) fn parse_tool_input(
-    provider: &'static str,
-    tool: &str,
+    _provider: &'static str,
+    _tool: &str,
     json: &str,
 ) -> Result<Value, LlmError> {
     if json.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }
-    serde_json::from_str(json).map_err(|e| {
-        LlmError::new(
-            LlmErrorKind::Protocol,
-            provider,
-            format!(
-                "tool call `{tool}` has invalid JSON arguments ({e}): {}",
-                crate::error::truncate(json, 200)
-            ),
-        )
-    })
+    Ok(serde_json::from_str(json).unwrap_or_else(|e| {
+        let problem = format!("{e}: {}", crate::error::truncate(json, 200));
+        serde_json::json!({ rein_protocol::INVALID_ARGUMENTS: problem })
+    }))
 }
 
 #[cfg(test)]
@@ -167,8 +163,8 @@ mod tests {
             parse_tool_input("anthropic", "bash", r#"{"a":1}"#).unwrap(),
             json!({"a": 1})
         );
-        let err = parse_tool_input("anthropic", "bash", r#"{"a":"#).unwrap_err();
-        assert_eq!(err.kind, LlmErrorKind::Protocol);
-        assert!(err.message.contains("`bash`"), "{}", err.message);
+        let cut = parse_tool_input("anthropic", "bash", r#"{"a":"#).unwrap();
+        let problem = cut[rein_protocol::INVALID_ARGUMENTS].as_str().unwrap();
+        assert!(problem.ends_with(r#": {"a":"#), "{problem}");
     }
 }

@@ -18,5 +18,5 @@ mod usage;
 pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome};
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};
-pub use tool::ToolSpec;
+pub use tool::{INVALID_ARGUMENTS, ToolSpec};
 pub use usage::{StopReason, Usage};

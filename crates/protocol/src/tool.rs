@@ -13,3 +13,8 @@ pub struct ToolSpec {
     /// JSON schema (an object schema) of the arguments.
     pub input_schema: Value,
 }
+
+/// The key of the one field a tool call's input holds when the model's arguments were not
+/// valid JSON: what was wrong, and the start of the text. The call is answered with an error
+/// result instead of running, and the input stays a valid object for the provider.
+pub const INVALID_ARGUMENTS: &str = "__rein_invalid_arguments";

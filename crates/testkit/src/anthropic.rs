@@ -61,7 +61,7 @@ pub(crate) fn frames(reply: &Reply<'_>) -> Vec<SseFrame> {
         index += 1;
     }
     for (n, call) in turn.tool_calls.iter().enumerate() {
-        let arguments = call.arguments.to_string();
+        let arguments = call.arguments_text();
         // The real API opens every tool_use block with an empty fragment.
         let deltas = std::iter::once("")
             .chain(fragments(&arguments))

@@ -49,7 +49,7 @@ pub(crate) fn frames(reply: &Reply<'_>) -> Vec<SseFrame> {
             "function": {"name": call.name, "arguments": ""},
         });
         out.push(chunk(json!({"tool_calls": [first]}), Value::Null));
-        let arguments = call.arguments.to_string();
+        let arguments = call.arguments_text();
         for fragment in fragments(&arguments) {
             let more = json!({"index": index, "function": {"arguments": fragment}});
             out.push(chunk(json!({"tool_calls": [more]}), Value::Null));

@@ -38,7 +38,7 @@ pub(crate) fn frames(reply: &Reply<'_>) -> Vec<SseFrame> {
     for (n, call) in turn.tool_calls.iter().enumerate() {
         let index = s.done_items.len();
         let item_id = format!("fc_mock_{}_{}", reply.number, n + 1);
-        let arguments = call.arguments.to_string();
+        let arguments = call.arguments_text();
         let item = |status: &str, arguments: &str| {
             json!({
                 "id": item_id,

@@ -141,8 +141,19 @@ pub struct ScenarioToolCall {
     pub id: Option<String>,
     /// Tool name.
     pub name: String,
-    /// Arguments.
+    /// Arguments: an object; a string is sent verbatim as the arguments' text (a model's
+    /// truncated or malformed JSON).
     pub arguments: Value,
+}
+
+impl ScenarioToolCall {
+    /// The arguments as the wire carries them.
+    pub fn arguments_text(&self) -> String {
+        match &self.arguments {
+            Value::String(raw) => raw.clone(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Scripted token usage.

@@ -76,7 +76,7 @@ fn chat(reply: &Reply<'_>) -> Value {
                 json!({
                     "id": reply.call_id(n, call),
                     "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments.to_string()},
+                    "function": {"name": call.name, "arguments": call.arguments_text()},
                 })
             })
             .collect();

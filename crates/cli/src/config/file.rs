@@ -87,6 +87,10 @@ pub struct Tools {
     pub call_timeout_secs: Option<Spanned<u64>>,
     /// Read-only calls running at once.
     pub max_parallel: Option<Spanned<usize>>,
+    /// Identical calls with identical results in a row before the model is reminded (3).
+    pub repeat_warn: Option<Spanned<u32>>,
+    /// Identical calls with identical results in a row that end the run (6).
+    pub repeat_stop: Option<Spanned<u32>>,
     /// Paths no tool may touch, added to the built-in list.
     pub sensitive_paths: Option<Vec<Spanned<String>>>,
 }

@@ -116,6 +116,9 @@ pub struct Config {
     pub output_limit: Option<Sourced<usize>>,
     pub call_timeout_secs: Option<Sourced<u64>>,
     pub max_parallel: Option<Sourced<usize>>,
+    /// Loop detection: the reminder's and the stop's counts of identical calls.
+    pub repeat_warn: Option<Sourced<u32>>,
+    pub repeat_stop: Option<Sourced<u32>>,
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
@@ -356,6 +359,16 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     set(
         &mut config.max_parallel,
         file.tools.max_parallel.as_ref(),
+        &reader,
+    );
+    set(
+        &mut config.repeat_warn,
+        file.tools.repeat_warn.as_ref(),
+        &reader,
+    );
+    set(
+        &mut config.repeat_stop,
+        file.tools.repeat_stop.as_ref(),
         &reader,
     );
     sandbox::merge(config, &file, &reader, untrusted)?;

@@ -111,6 +111,18 @@ pub fn render(config: &Config) -> String {
         "8",
         &mut line,
     );
+    for (key, slot, default) in [
+        ("tools.repeat_warn", &config.repeat_warn, "3"),
+        ("tools.repeat_stop", &config.repeat_stop, "6"),
+    ] {
+        number(
+            slot.as_ref()
+                .map(|s| (s.value.to_string(), s.source.clone())),
+            key,
+            default,
+            &mut line,
+        );
+    }
     line(
         "tools.sensitive_paths",
         format!("{:?}", rein_tools::DEFAULT_SENSITIVE),

@@ -57,6 +57,8 @@ pub struct AgentConfig {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
+    /// When identical calls with identical results earn a reminder, and end the run.
+    pub repeat_limits: super::RepeatLimits,
 }
 
 impl AgentConfig {
@@ -84,6 +86,7 @@ impl AgentConfig {
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,
+            repeat_limits: super::RepeatLimits::default(),
         }
     }
 }

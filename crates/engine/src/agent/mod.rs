@@ -5,11 +5,13 @@ mod config;
 mod delegation;
 mod hook_points;
 mod recording;
+mod repeats;
 mod setup;
 mod subagent;
 mod transcript;
 
 pub use config::AgentConfig;
+pub use repeats::RepeatLimits;
 use setup::new_session_id;
 pub use setup::workspace_guard;
 pub(crate) use subagent::ParentView;
@@ -18,7 +20,7 @@ use transcript::{is_empty_reply, tool_calls};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rein_llm::{LlmError, LlmErrorKind, ModelClient, ModelRequest, PromptCache};
+use rein_llm::{LlmError, LlmErrorKind, ModelClient};
 use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason, Usage};
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
@@ -91,6 +93,8 @@ pub struct Agent {
     /// A subagent's (`task` call id, agent name): its records go into the parent's session
     /// file wrapped as a side chain.
     sidechain: Option<(String, String)>,
+    /// Identical calls with identical results in a row (loop detection).
+    repeats: repeats::Repeats,
 }
 
 impl Agent {
@@ -139,6 +143,7 @@ impl Agent {
             subagents,
             agent_name: None,
             sidechain: None,
+            repeats: Default::default(),
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -458,9 +463,15 @@ impl Agent {
             self.add_folder_memory(&inputs, &mut results, events);
             self.tell_ended_jobs(&mut results);
             self.tell_finished_subagents(&mut results);
+            let verdict = self
+                .repeats
+                .check(self.config.repeat_limits, &inputs, &mut results);
             self.push_recorded_user_blocks(results);
             if cancel.is_cancelled() {
                 return RunOutcome::Cancelled;
+            }
+            if self.stopped_for_repeats(verdict, events) {
+                return RunOutcome::Failed;
             }
             if let Some(reason) = self.gate.take_stop() {
                 let _ = events.send(Event::Error {
@@ -468,25 +479,6 @@ impl Agent {
                 });
                 return RunOutcome::Failed;
             }
-        }
-    }
-
-    /// A request for `messages` with what every request of the session shares, in the order
-    /// providers cache it: the same tools, the same system prompt, the session's cache key.
-    /// Nothing here may change from one turn to the next (a clock, a re-read file, a reordered
-    /// tool list), or every request pays for the whole prompt again.
-    pub(super) fn request(&self, messages: Vec<Message>) -> ModelRequest {
-        ModelRequest {
-            model: self.config.model.clone(),
-            system: self.system.as_str().to_string(),
-            messages,
-            tools: self.tools.specs(),
-            max_tokens: self.max_output(),
-            cache: PromptCache {
-                key: Some(self.session_id.clone()),
-                ttl: self.config.cache_ttl,
-            },
-            effort: self.config.effort,
         }
     }
 }

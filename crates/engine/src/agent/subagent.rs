@@ -152,6 +152,7 @@ impl Agent {
             subagents: None,
             agent_name: Some(definition.name.clone()),
             sidechain: Some((call_id.to_string(), definition.name.clone())),
+            repeats: Default::default(),
             config,
         }
     }

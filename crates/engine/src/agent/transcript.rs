@@ -1,12 +1,32 @@
 //! Growing the transcript: the user's side (prompts, tool results, memory) merged into
 //! alternating roles and kept free of provider keys, and what the model's replies carry.
 
+use rein_llm::{ModelRequest, PromptCache};
 use rein_protocol::{ContentBlock, Message, Role, SessionRecord, StopReason};
 
 use super::Agent;
 use crate::dispatch::{self, ToolCall};
 
 impl Agent {
+    /// A request for `messages` with what every request of the session shares, in the order
+    /// providers cache it: the same tools, the same system prompt, the session's cache key.
+    /// Nothing here may change from one turn to the next (a clock, a re-read file, a reordered
+    /// tool list), or every request pays for the whole prompt again.
+    pub(super) fn request(&self, messages: Vec<Message>) -> ModelRequest {
+        ModelRequest {
+            model: self.config.model.clone(),
+            system: self.system.as_str().to_string(),
+            messages,
+            tools: self.tools.specs(),
+            max_tokens: self.max_output(),
+            cache: PromptCache {
+                key: Some(self.session_id.clone()),
+                ttl: self.config.cache_ttl,
+            },
+            effort: self.config.effort,
+        }
+    }
+
     /// Keeps what a cancelled reply completed; its tool calls get "interrupted" results.
     pub(super) fn record_cut_reply(&mut self, blocks: Vec<ContentBlock>) {
         if blocks.is_empty() {

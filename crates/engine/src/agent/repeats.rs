@@ -1,0 +1,210 @@
+//! Loop detection: the same call (tool and arguments) giving the same result again and again
+//! earns the model a reminder to change approach, and past a second limit ends the run.
+
+use std::hash::{Hash, Hasher};
+
+use rein_protocol::ContentBlock;
+use serde_json::Value;
+
+/// When to remind and when to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepeatLimits {
+    /// Identical call-and-result in a row before the reminder.
+    pub warn: u32,
+    /// Identical call-and-result in a row that end the run.
+    pub stop: u32,
+}
+
+impl Default for RepeatLimits {
+    fn default() -> Self {
+        Self { warn: 3, stop: 6 }
+    }
+}
+
+/// Tools whose identical results are expected (reading a quiet background job).
+const EXEMPT: &[&str] = &["bash_output"];
+
+impl super::Agent {
+    /// Ends the run when `verdict` says so, telling the user and the session file.
+    pub(super) fn stopped_for_repeats(
+        &mut self,
+        verdict: Verdict,
+        events: &crate::EventSender,
+    ) -> bool {
+        let Verdict::Stop { tool, count } = verdict else {
+            return false;
+        };
+        let message = format!(
+            "stopped: the model made the same {tool} call with the same result {count} times \
+             in a row (see `repeat_stop` to change the limit)"
+        );
+        self.record(rein_protocol::SessionRecord::Error {
+            message: message.clone(),
+        });
+        let _ = events.send(rein_protocol::Event::Error { message });
+        true
+    }
+}
+
+/// The run of identical call-and-result pairs so far.
+#[derive(Debug, Default)]
+pub(super) struct Repeats {
+    last: Option<u64>,
+    count: u32,
+}
+
+/// What a batch's repeats call for.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Fine,
+    /// The run must end: this call was made `count` times in a row.
+    Stop {
+        tool: String,
+        count: u32,
+    },
+}
+
+impl Repeats {
+    /// Counts the batch's calls in order (`calls` as (id, name, input), `results` their
+    /// results); adds the reminder to the result that reaches the warning limit.
+    pub(super) fn check(
+        &mut self,
+        limits: RepeatLimits,
+        calls: &[(String, String, Value)],
+        results: &mut [ContentBlock],
+    ) -> Verdict {
+        for (id, name, input) in calls {
+            let Some(ContentBlock::ToolResult { content, .. }) = results.iter_mut().find(
+                |b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == id),
+            ) else {
+                continue;
+            };
+            if EXEMPT.contains(&name.as_str()) {
+                self.last = None;
+                self.count = 0;
+                continue;
+            }
+            let key = fingerprint(name, input, content);
+            if self.last == Some(key) {
+                self.count += 1;
+            } else {
+                self.last = Some(key);
+                self.count = 1;
+            }
+            if self.count >= limits.stop {
+                return Verdict::Stop {
+                    tool: name.clone(),
+                    count: self.count,
+                };
+            }
+            if self.count == limits.warn {
+                content.push_str(&format!(
+                    "\n\n<system-reminder>This is the {} time in a row you made this same \
+                     {name} call and got this same result. Repeating it will not change the \
+                     outcome: read the result, then change your approach (other arguments, \
+                     another tool, or ask the user).</system-reminder>",
+                    ordinal(self.count)
+                ));
+            }
+        }
+        Verdict::Fine
+    }
+}
+
+fn fingerprint(name: &str, input: &Value, result: &str) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    name.hash(&mut hasher);
+    input.to_string().hash(&mut hasher);
+    result.hash(&mut hasher);
+    hasher.finish()
+}
+
+fn ordinal(n: u32) -> String {
+    match n {
+        1 => "1st".into(),
+        2 => "2nd".into(),
+        3 => "3rd".into(),
+        n => format!("{n}th"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn batch(
+        id: &str,
+        name: &str,
+        input: Value,
+        result: &str,
+    ) -> (Vec<(String, String, Value)>, Vec<ContentBlock>) {
+        (
+            vec![(id.into(), name.into(), input)],
+            vec![ContentBlock::ToolResult {
+                tool_use_id: id.into(),
+                content: result.into(),
+                is_error: true,
+            }],
+        )
+    }
+
+    fn content(results: &[ContentBlock]) -> &str {
+        match &results[0] {
+            ContentBlock::ToolResult { content, .. } => content,
+            _ => "",
+        }
+    }
+
+    #[test]
+    fn the_third_identical_call_is_reminded_and_the_sixth_stops() {
+        let mut repeats = Repeats::default();
+        let limits = RepeatLimits::default();
+        for n in 1..=6 {
+            let (calls, mut results) = batch(
+                &format!("c{n}"),
+                "bash",
+                json!({"command": "make"}),
+                "error 2",
+            );
+            let verdict = repeats.check(limits, &calls, &mut results);
+            assert_eq!(
+                content(&results).contains("<system-reminder>"),
+                n == 3,
+                "call {n}"
+            );
+            let expected = if n == 6 {
+                Verdict::Stop {
+                    tool: "bash".into(),
+                    count: 6,
+                }
+            } else {
+                Verdict::Fine
+            };
+            assert_eq!(verdict, expected, "call {n}");
+        }
+    }
+
+    #[test]
+    fn another_result_or_arguments_or_a_job_read_start_the_count_again() {
+        let mut repeats = Repeats::default();
+        let limits = RepeatLimits::default();
+        let steps = [
+            ("bash", json!({"command": "make"}), "error 2"),
+            ("bash", json!({"command": "make"}), "error 2"),
+            ("bash", json!({"command": "make"}), "error 3"),
+            ("bash", json!({"command": "make"}), "error 3"),
+            ("bash", json!({"command": "make -j2"}), "error 3"),
+            ("bash_output", json!({"id": "bg_1"}), "(no new output)"),
+            ("bash_output", json!({"id": "bg_1"}), "(no new output)"),
+            ("bash_output", json!({"id": "bg_1"}), "(no new output)"),
+            ("bash", json!({"command": "make -j2"}), "error 3"),
+            ("bash", json!({"command": "make -j2"}), "error 3"),
+        ];
+        for (n, (name, input, result)) in steps.into_iter().enumerate() {
+            let (calls, mut results) = batch(&format!("c{n}"), name, input, result);
+            assert_eq!(repeats.check(limits, &calls, &mut results), Verdict::Fine);
+            assert!(!content(&results).contains("<system-reminder>"), "step {n}");
+        }
+    }
+}
