@@ -283,7 +283,7 @@ async fn the_same_failing_call_is_reminded_at_three_and_stopped_at_six() {
     for kind in ALL_KINDS {
         let dir = tempfile::tempdir().unwrap();
         let same = r#"{"tool_calls": [{"name": "bash", "arguments": {"command": "exit 2"}}]}"#;
-        let turns = vec![same; 7].join(",");
+        let turns = [same; 7].join(",");
         let server = mock(&format!(r#"{{"turns": [{turns}, {{"text": "never"}}]}}"#)).await;
         let mut agent = agent(kind, &server, dir.path());
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
