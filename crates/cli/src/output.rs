@@ -180,6 +180,19 @@ fn progress_line(event: &Event) -> Option<String> {
             let verb = if *blocked { "blocked" } else { "said" };
             format!("  {event} hook {verb}: {}", first_line(message))
         }
+        Event::Todos { todos } => {
+            use rein_protocol::TodoStatus;
+            let done = todos
+                .iter()
+                .filter(|t| t.status == TodoStatus::Completed)
+                .count();
+            let now = todos
+                .iter()
+                .find(|t| t.status == TodoStatus::InProgress)
+                .map(|t| format!(" · {}", clip(&t.active_form, SUMMARY_CHARS)))
+                .unwrap_or_default();
+            format!("  todos: {done}/{} done{now}", todos.len())
+        }
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {
             Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {

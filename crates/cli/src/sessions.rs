@@ -55,7 +55,7 @@ pub fn record(
              names a folder"
         );
         if let Some(loaded) = resumed {
-            agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
+            agent.resume_from(loaded);
         }
         return Ok(());
     };
@@ -67,7 +67,7 @@ pub fn record(
                 Err(e @ rein_engine::session::SessionError::InUse { .. }) => return Err(failed(e)),
                 Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
             }
-            agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
+            agent.resume_from(loaded);
         }
         resumed => {
             let meta = SessionRecord::Meta {
@@ -84,6 +84,11 @@ pub fn record(
                         message: message.clone(),
                     })?;
                 }
+                if let Some(loaded) = resumed.as_ref().filter(|l| !l.todos.is_empty()) {
+                    writer.append(&SessionRecord::Todos {
+                        todos: loaded.todos.clone(),
+                    })?;
+                }
                 Ok(writer)
             });
             match written {
@@ -91,7 +96,7 @@ pub fn record(
                 Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
             }
             if let Some(loaded) = resumed {
-                agent.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
+                agent.resume_from(loaded);
             }
         }
     }

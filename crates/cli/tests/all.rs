@@ -17,5 +17,6 @@ mod stored_data;
 mod subagents;
 mod support;
 mod terminal;
+mod todos;
 mod tool;
 mod trust;

@@ -14,8 +14,9 @@ fn session_text(workspace: &Path) -> String {
 
 fn seq_call(n: u32) -> String {
     format!(
-        r#"{{"text": "step {n}", "tool_calls": [{{"name": "bash", "arguments": {{"command": "seq 1 1200"}}}}],
+        r#"{{"text": "step {n}", "tool_calls": [{{"name": "bash", "arguments": {{"command": "seq {n} {}"}}}}],
             "usage": {{"input_tokens": {}, "output_tokens": 20}}}}"#,
+        1199 + n,
         800 + n * 1500
     )
 }

@@ -122,8 +122,9 @@ fn prompt_and_tool_specs_stay_lean() {
             prompt.len(),
             specs.len()
         );
-        // What every request carries before the conversation: keep it near 2k tokens.
-        assert!(total < 9_000, "{model}: {total} bytes");
+        // What every request carries before the conversation, with todo_write, skill and task
+        // offered: at most 12 KB (about 3k tokens).
+        assert!(total < 12_000, "{model}: {total} bytes");
     }
 }
 

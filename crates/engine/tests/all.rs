@@ -19,3 +19,4 @@ mod special_files;
 mod stores;
 mod subagents;
 mod support;
+mod todos;

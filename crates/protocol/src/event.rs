@@ -210,6 +210,11 @@ pub enum Event {
         /// The subagent's event.
         event: Box<Event>,
     },
+    /// The todo list changed (a `todo_write` call): the whole list as it is now.
+    Todos {
+        /// The items, in the model's order.
+        todos: Vec<TodoItem>,
+    },
     /// An error the user should see.
     Error {
         /// What went wrong and what to do about it.
@@ -237,6 +242,30 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session_cost_usd: Option<f64>,
     },
+}
+
+/// One item of the model's todo list (Claude Code's `TodoWrite` shape).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TodoItem {
+    /// What is to be done, imperative (`Run the tests`).
+    pub content: String,
+    /// `pending`, `in_progress` or `completed`.
+    pub status: TodoStatus,
+    /// The same in the present continuous, shown while it is in progress (`Running the tests`).
+    #[serde(rename = "activeForm", default)]
+    pub active_form: String,
+}
+
+/// Where a todo item stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on (at most one item at a time).
+    InProgress,
+    /// Done.
+    Completed,
 }
 
 #[cfg(test)]
@@ -354,6 +383,13 @@ mod tests {
                 agent: text(),
                 event: Box::new(Event::TurnStart { turn: 1 }),
             },
+            Event::Todos {
+                todos: vec![TodoItem {
+                    content: text(),
+                    status: TodoStatus::InProgress,
+                    active_form: text(),
+                }],
+            },
             Event::Error { message: text() },
             Event::Result {
                 outcome: RunOutcome::Completed,
@@ -384,6 +420,7 @@ mod tests {
                 | Event::Usage { .. }
                 | Event::TurnEnd { .. }
                 | Event::Subagent { .. }
+                | Event::Todos { .. }
                 | Event::Error { .. }
                 | Event::Result { .. } => {}
             }

@@ -15,7 +15,9 @@ mod record;
 mod tool;
 mod usage;
 
-pub use event::{EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome};
+pub use event::{
+    EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem, TodoStatus,
+};
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};
 pub use tool::{INVALID_ARGUMENTS, ToolSpec};

@@ -80,6 +80,12 @@ pub enum SessionRecord {
         /// What went wrong.
         message: String,
     },
+    /// The todo list after a `todo_write` call (the last one is restored on resume, and
+    /// survives compaction).
+    Todos {
+        /// The items.
+        todos: Vec<crate::TodoItem>,
+    },
     /// A record of a subagent's own transcript (its side chain), kept beside the parent's:
     /// resuming restores the parent's transcript only.
     Sidechain {

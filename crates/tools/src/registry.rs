@@ -67,6 +67,7 @@ impl ToolRegistry {
         registry.register(crate::typed(crate::Grep));
         registry.register(crate::typed(crate::BashOutput));
         registry.register(crate::typed(crate::KillShell));
+        registry.register(crate::typed(crate::TodoWrite));
         registry
     }
 

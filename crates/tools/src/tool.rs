@@ -109,6 +109,8 @@ pub struct ToolContext {
     pub call_id: Option<String>,
     /// The session's background shells (shared by every call of the session).
     pub jobs: crate::Jobs,
+    /// The session's todo list (`todo_write`).
+    pub todos: crate::Todos,
 }
 
 impl ToolContext {
@@ -127,6 +129,7 @@ impl ToolContext {
             sandbox_policy: rein_sandbox::Policy::Off,
             call_id: None,
             jobs: crate::Jobs::default(),
+            todos: crate::Todos::default(),
         }
     }
 }

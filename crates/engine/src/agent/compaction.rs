@@ -207,10 +207,17 @@ impl Agent {
         }
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);
-        let summary = match self.folder_memory.all() {
+        let mut summary = match self.folder_memory.all() {
             Some(memory) => format!("{summary}\n\n{memory}"),
             None => summary,
         };
+        let todos = self.tool_ctx.todos.get();
+        if !todos.is_empty() {
+            summary.push_str(&format!(
+                "\n\nYour todo list (todo_write) as it stands:\n{}",
+                super::todos::render(&todos)
+            ));
+        }
         self.transcript = context::compacted(transcript, &summary, keep);
         self.anchor = None;
         self.record(SessionRecord::Compaction {

@@ -8,6 +8,7 @@ mod recording;
 mod repeats;
 mod setup;
 mod subagent;
+mod todos;
 mod transcript;
 
 pub use config::AgentConfig;
@@ -95,6 +96,8 @@ pub struct Agent {
     sidechain: Option<(String, String)>,
     /// Identical calls with identical results in a row (loop detection).
     repeats: repeats::Repeats,
+    /// Model turns since the last `todo_write`.
+    turns_without_todos: u32,
 }
 
 impl Agent {
@@ -144,6 +147,7 @@ impl Agent {
             agent_name: None,
             sidechain: None,
             repeats: Default::default(),
+            turns_without_todos: 0,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -462,6 +466,7 @@ impl Agent {
             self.count_subagents(summary);
             self.add_folder_memory(&inputs, &mut results, events);
             self.tell_ended_jobs(&mut results);
+            self.after_todos(&inputs, &mut results, events);
             self.tell_finished_subagents(&mut results);
             let verdict = self
                 .repeats

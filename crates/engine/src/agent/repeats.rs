@@ -65,42 +65,46 @@ pub(super) enum Verdict {
 }
 
 impl Repeats {
-    /// Counts the batch's calls in order (`calls` as (id, name, input), `results` their
-    /// results); adds the reminder to the result that reaches the warning limit.
+    /// Counts one batch (`calls` as (id, name, input), `results` their results) against the
+    /// batches before it: a repeat is the model making, after it saw the result, the very same
+    /// calls again and getting the same results. Calls within one batch are made before any
+    /// result is seen, so identical calls side by side are not a repeat. Adds the reminder to
+    /// the batch's results when the warning limit is reached.
     pub(super) fn check(
         &mut self,
         limits: RepeatLimits,
         calls: &[(String, String, Value)],
         results: &mut [ContentBlock],
     ) -> Verdict {
-        for (id, name, input) in calls {
-            let Some(ContentBlock::ToolResult { content, .. }) = results.iter_mut().find(
-                |b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == id),
-            ) else {
-                continue;
+        let Some(key) = batch_fingerprint(calls, results) else {
+            self.last = None;
+            self.count = 0;
+            return Verdict::Fine;
+        };
+        if self.last == Some(key) {
+            self.count += 1;
+        } else {
+            self.last = Some(key);
+            self.count = 1;
+        }
+        let tool = calls
+            .first()
+            .map(|(_, name, _)| name.clone())
+            .unwrap_or_default();
+        if self.count >= limits.stop {
+            return Verdict::Stop {
+                tool,
+                count: self.count,
             };
-            if EXEMPT.contains(&name.as_str()) {
-                self.last = None;
-                self.count = 0;
-                continue;
-            }
-            let key = fingerprint(name, input, content);
-            if self.last == Some(key) {
-                self.count += 1;
-            } else {
-                self.last = Some(key);
-                self.count = 1;
-            }
-            if self.count >= limits.stop {
-                return Verdict::Stop {
-                    tool: name.clone(),
-                    count: self.count,
-                };
-            }
-            if self.count == limits.warn {
+        }
+        if self.count == limits.warn {
+            let last_id = calls.last().map(|(id, _, _)| id.as_str());
+            if let Some(ContentBlock::ToolResult { content, .. }) = results.iter_mut().find(
+                |b| matches!(b, ContentBlock::ToolResult { tool_use_id, .. } if Some(tool_use_id.as_str()) == last_id),
+            ) {
                 content.push_str(&format!(
                     "\n\n<system-reminder>This is the {} time in a row you made this same \
-                     {name} call and got this same result. Repeating it will not change the \
+                     {tool} call and got this same result. Repeating it will not change the \
                      outcome: read the result, then change your approach (other arguments, \
                      another tool, or ask the user).</system-reminder>",
                     ordinal(self.count)
@@ -109,6 +113,31 @@ impl Repeats {
         }
         Verdict::Fine
     }
+}
+
+/// One hash over the batch's calls and their results, in order; `None` when the batch is
+/// empty or reads a background job (whose identical answers are expected).
+fn batch_fingerprint(calls: &[(String, String, Value)], results: &[ContentBlock]) -> Option<u64> {
+    if calls.is_empty()
+        || calls
+            .iter()
+            .any(|(_, name, _)| EXEMPT.contains(&name.as_str()))
+    {
+        return None;
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for (id, name, input) in calls {
+        let content = results.iter().find_map(|b| match b {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } if tool_use_id == id => Some(content.as_str()),
+            _ => None,
+        });
+        fingerprint(name, input, content.unwrap_or("")).hash(&mut hasher);
+    }
+    Some(hasher.finish())
 }
 
 fn fingerprint(name: &str, input: &Value, result: &str) -> u64 {
@@ -206,5 +235,29 @@ mod tests {
             assert_eq!(repeats.check(limits, &calls, &mut results), Verdict::Fine);
             assert!(!content(&results).contains("<system-reminder>"), "step {n}");
         }
+    }
+
+    #[test]
+    fn identical_calls_side_by_side_in_one_batch_are_not_a_repeat() {
+        let mut repeats = Repeats::default();
+        let limits = RepeatLimits::default();
+        let calls: Vec<(String, String, Value)> = (0..8)
+            .map(|n| {
+                (
+                    format!("c{n}"),
+                    "bash".into(),
+                    json!({"command": "sleep 0.3"}),
+                )
+            })
+            .collect();
+        let mut results: Vec<ContentBlock> = (0..8)
+            .map(|n| ContentBlock::ToolResult {
+                tool_use_id: format!("c{n}"),
+                content: "(no output)".into(),
+                is_error: false,
+            })
+            .collect();
+        assert_eq!(repeats.check(limits, &calls, &mut results), Verdict::Fine);
+        assert!(results.iter().all(|b| !matches!(b, ContentBlock::ToolResult { content, .. } if content.contains("<system-reminder>"))));
     }
 }

@@ -144,6 +144,8 @@ impl Agent {
             gate,
             tool_ctx: ToolContext {
                 cancel,
+                // Its own list: the parent's is the parent's plan.
+                todos: rein_tools::Todos::default(),
                 call_id: None,
                 facts: None,
                 progress: None,
@@ -153,6 +155,7 @@ impl Agent {
             agent_name: Some(definition.name.clone()),
             sidechain: Some((call_id.to_string(), definition.name.clone())),
             repeats: Default::default(),
+            turns_without_todos: 0,
             config,
         }
     }

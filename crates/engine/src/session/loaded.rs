@@ -26,6 +26,8 @@ pub struct LoadedSession {
     pub first_prompt: String,
     /// Subagents' transcripts, by the `task` call that ran them: (call id, agent, messages).
     pub sidechains: Vec<(String, String, Vec<Message>)>,
+    /// The todo list as last written.
+    pub todos: Vec<rein_protocol::TodoItem>,
 }
 
 /// One line of `rein sessions`.
@@ -88,6 +90,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
     let mut warnings = Vec::new();
     let mut first_prompt = String::new();
     let mut sidechains: Vec<(String, String, Vec<Message>)> = Vec::new();
+    let mut todos = Vec::new();
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
         let bytes = line.map_err(|source| SessionError::Io {
@@ -186,6 +189,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
                     }
                 }
             }
+            SessionRecord::Todos { todos: list } => todos = list,
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
     }
@@ -204,5 +208,6 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         warnings,
         first_prompt,
         sidechains,
+        todos,
     })
 }

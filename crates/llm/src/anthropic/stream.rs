@@ -215,12 +215,12 @@ impl AnthropicParser {
             },
             Some(OpenBlock::Redacted(data)) => ContentBlock::RedactedThinking { data },
             Some(OpenBlock::Tool { id, name, json }) => {
-                let input = parse_tool_input(PROVIDER, &name, &json)?;
+                let input = parse_tool_input(&json);
                 ContentBlock::ToolUse { id, name, input }
             }
             Some(OpenBlock::Opaque { mut block, json }) => {
                 if !json.trim().is_empty() {
-                    block["input"] = parse_tool_input(PROVIDER, "a server tool", &json)?;
+                    block["input"] = parse_tool_input(&json);
                 }
                 ContentBlock::Provider {
                     protocol: PROVIDER.to_string(),

@@ -159,17 +159,32 @@ data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}
 }
 
 #[test]
-fn invalid_tool_json_is_a_protocol_error_naming_the_tool() {
+fn invalid_tool_json_becomes_an_input_naming_the_problem() {
     let stream = r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"bash","input":{}}}
 
 data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\":"}}
 
 data: {"type":"content_block_stop","index":0}
 
+data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}
+
+data: {"type":"message_stop"}
+
 "#;
-    let err = parse_recorded(&mut AnthropicParser::default(), stream).unwrap_err();
-    assert_eq!(err.kind, LlmErrorKind::Protocol);
-    assert!(err.message.contains("`bash`"), "{}", err.message);
+    let events = parse_recorded(&mut AnthropicParser::default(), stream).unwrap();
+    let input = events
+        .iter()
+        .find_map(|e| match e {
+            ModelEvent::BlockComplete(ContentBlock::ToolUse { name, input, .. })
+                if name == "bash" =>
+            {
+                Some(input.clone())
+            }
+            _ => None,
+        })
+        .expect("the call is still reported");
+    let problem = input[rein_protocol::INVALID_ARGUMENTS].as_str().unwrap();
+    assert!(problem.contains(r#"{"command":"#), "{problem}");
 }
 
 #[test]

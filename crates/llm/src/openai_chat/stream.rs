@@ -258,7 +258,7 @@ impl ChatParser {
         let calls = std::mem::take(&mut self.calls);
         let has_calls = calls.iter().any(|c| c.started);
         for call in calls.into_iter().filter(|c| c.started) {
-            let input = parse_tool_input(PROVIDER, &call.name, &call.arguments)?;
+            let input = parse_tool_input(&call.arguments);
             out.push(ModelEvent::BlockComplete(ContentBlock::ToolUse {
                 id: call.id,
                 name: call.name,

@@ -242,7 +242,7 @@ impl ResponsesParser {
                     }),
                 }
                 let arguments = arguments.unwrap_or_default();
-                let input = parse_tool_input(PROVIDER, &name, &arguments)?;
+                let input = parse_tool_input(&arguments);
                 self.saw_tool_call = true;
                 ContentBlock::ToolUse { id, name, input }
             }

@@ -113,6 +113,7 @@ impl App {
                 }
             }
             Event::PermissionRequest { .. } => {}
+            Event::Todos { todos } => self.set_todos(todos),
             Event::Subagent {
                 parent_tool_use_id,
                 agent,
@@ -373,5 +374,23 @@ impl App {
             _ => return,
         };
         tool.output = format!("{agent} › {doing} · {} tokens", tool.sub_tokens);
+    }
+}
+
+impl App {
+    /// The todo list changed: shown live while items are open; once all are done it folds
+    /// into one line in the scrollback.
+    fn set_todos(&mut self, todos: Vec<rein_protocol::TodoItem>) {
+        use rein_protocol::TodoStatus;
+        let all_done = !todos.is_empty() && todos.iter().all(|t| t.status == TodoStatus::Completed);
+        if all_done {
+            self.todos.clear();
+            self.committed.push(Line::styled(
+                format!("  ✓ todo list done ({} items)", todos.len()),
+                self.theme.dim(),
+            ));
+        } else {
+            self.todos = todos;
+        }
     }
 }

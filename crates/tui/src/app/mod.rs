@@ -100,6 +100,8 @@ pub struct App {
     thinking: String,
     show_thinking: bool,
     running: Vec<RunningTool>,
+    /// The model's todo list while it has open items.
+    todos: Vec<rein_protocol::TodoItem>,
     prompt: Option<PermissionPrompt>,
     /// Questions waiting behind the one shown.
     waiting: VecDeque<PermissionPrompt>,
@@ -128,6 +130,7 @@ impl App {
             thinking: String::new(),
             show_thinking: false,
             running: Vec::new(),
+            todos: Vec::new(),
             prompt: None,
             waiting: VecDeque::new(),
             picker: None,

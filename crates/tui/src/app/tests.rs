@@ -223,6 +223,50 @@ fn a_prompt_dropped_unanswered_denies() {
 }
 
 #[test]
+fn the_todo_list_shows_live_and_folds_when_done() {
+    use rein_protocol::{TodoItem, TodoStatus};
+    let now = Instant::now();
+    let mut app = app();
+    let item = |content: &str, status| TodoItem {
+        content: content.into(),
+        status,
+        active_form: String::new(),
+    };
+    app.event(
+        Event::Todos {
+            todos: vec![
+                item("Read the code", TodoStatus::Completed),
+                item("Fix the bug", TodoStatus::InProgress),
+                item("Run the tests", TodoStatus::Pending),
+            ],
+        },
+        now,
+    );
+    let live = text(&app.live_lines(80, now).0);
+    assert_eq!(
+        live[..3],
+        ["  ☒ Read the code", "  ▸ Fix the bug", "  ☐ Run the tests"].map(String::from)
+    );
+    assert!(app.take_committed().is_empty());
+    app.event(
+        Event::Todos {
+            todos: vec![
+                item("Read the code", TodoStatus::Completed),
+                item("Fix the bug", TodoStatus::Completed),
+                item("Run the tests", TodoStatus::Completed),
+            ],
+        },
+        now,
+    );
+    let live = text(&app.live_lines(80, now).0).join("\n");
+    assert!(!live.contains("Run the tests"), "{live}");
+    assert_eq!(
+        text(&app.take_committed()),
+        ["  ✓ todo list done (3 items)"]
+    );
+}
+
+#[test]
 fn tasks_are_listed_with_their_status() {
     let mut app = app();
     app.show_tasks(&[

@@ -39,6 +39,18 @@ impl App {
             spans.extend(line.spans);
             lines.push(Line::from(spans));
         }
+        // The todo list while items are open: the one in progress in bold, done ones dim.
+        for todo in &self.todos {
+            use rein_protocol::TodoStatus;
+            let text = crate::sanitize::clean(&todo.content).into_owned();
+            let (mark, style) = match todo.status {
+                TodoStatus::Completed => ("☒", theme.dim()),
+                TodoStatus::InProgress => ("▸", theme.bold()),
+                TodoStatus::Pending => ("☐", ratatui::style::Style::new()),
+            };
+            let shown: String = format!("  {mark} {text}").chars().take(width).collect();
+            lines.push(Line::styled(shown, style));
+        }
         // Running calls with their elapsed time and last output lines.
         for tool in &self.running {
             if tool.waiting {

@@ -1,0 +1,136 @@
+//! `todo_write`: the model's todo list, in Claude Code's shape. The list lives in the
+//! session's [`Todos`] (the engine reports it, reminds the model of it, and keeps it in the
+//! session file); each call replaces it whole.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rein_protocol::{TodoItem, TodoStatus};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+
+/// Most items a list may hold.
+const MAX_ITEMS: usize = 100;
+
+/// The session's todo list; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct Todos(Arc<Mutex<Vec<TodoItem>>>);
+
+impl Todos {
+    /// The list as it is now.
+    pub fn get(&self) -> Vec<TodoItem> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Replaces the list (a resumed session's).
+    pub fn set(&self, todos: Vec<TodoItem>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = todos;
+    }
+
+    /// Whether any item is not completed.
+    pub fn has_open(&self) -> bool {
+        self.get().iter().any(|t| t.status != TodoStatus::Completed)
+    }
+}
+
+/// One item as the model writes it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TodoArg {
+    /// What is to be done, imperative ("Run the tests").
+    pub content: String,
+    /// pending, in_progress or completed.
+    pub status: TodoStatusArg,
+    /// The same in the present continuous ("Running the tests").
+    #[serde(rename = "activeForm")]
+    pub active_form: String,
+}
+
+/// Where an item stands.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatusArg {
+    /// Not started.
+    Pending,
+    /// Being worked on (at most one).
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// Arguments of `todo_write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TodoWriteArgs {
+    /// The whole updated list.
+    pub todos: Vec<TodoArg>,
+}
+
+/// The `todo_write` tool.
+#[derive(Debug, Default)]
+pub struct TodoWrite;
+
+#[async_trait]
+impl TypedTool for TodoWrite {
+    type Args = TodoWriteArgs;
+    const NAME: &'static str = "todo_write";
+    const CLAUDE_NAME: &'static str = "TodoWrite";
+
+    fn description(&self) -> String {
+        "Keeps your todo list for this task: send the whole updated list each time. Use it \
+         for work of three or more steps: write the steps first, mark one in_progress before \
+         you start it (only one at a time), mark it completed as soon as it is done, and add \
+         steps you discover. Skip it for a single simple step."
+            .to_string()
+    }
+
+    fn effect(&self, _args: &TodoWriteArgs) -> Effect {
+        Effect::ReadOnly
+    }
+
+    async fn run(&self, args: TodoWriteArgs, ctx: &ToolContext) -> ToolOutput {
+        if args.todos.len() > MAX_ITEMS {
+            return ToolOutput::error(format!(
+                "{} items: a todo list holds at most {MAX_ITEMS}; merge steps",
+                args.todos.len()
+            ));
+        }
+        if let Some(at) = args.todos.iter().position(|t| t.content.trim().is_empty()) {
+            return ToolOutput::error(format!("item {} has no content", at + 1));
+        }
+        let started = args
+            .todos
+            .iter()
+            .filter(|t| matches!(t.status, TodoStatusArg::InProgress))
+            .count();
+        if started > 1 {
+            return ToolOutput::error(format!(
+                "{started} items are in_progress: work on one at a time (mark the others \
+                 pending or completed); the list was not changed"
+            ));
+        }
+        let todos: Vec<TodoItem> = args
+            .todos
+            .into_iter()
+            .map(|t| TodoItem {
+                content: t.content.trim().to_string(),
+                status: match t.status {
+                    TodoStatusArg::Pending => TodoStatus::Pending,
+                    TodoStatusArg::InProgress => TodoStatus::InProgress,
+                    TodoStatusArg::Completed => TodoStatus::Completed,
+                },
+                active_form: t.active_form.trim().to_string(),
+            })
+            .collect();
+        let done = todos
+            .iter()
+            .filter(|t| t.status == TodoStatus::Completed)
+            .count();
+        let total = todos.len();
+        ctx.todos.set(todos);
+        ToolOutput::ok(format!(
+            "The todo list is updated ({done} of {total} done). Keep it current: mark each \
+             item completed as soon as it is done."
+        ))
+    }
+}
