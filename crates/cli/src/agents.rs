@@ -11,34 +11,54 @@ use rein_llm::ModelClient;
 use crate::args::ExecArgs;
 use crate::config::Config;
 
-/// Folders of definition files, least specific first: the user's (Claude Code's, then
-/// rein's), then the workspace's (Claude Code's, then rein's) when it is trusted.
+/// Folders named `kind` (`agents`, `commands`, `skills`), least specific first: the user's
+/// (Claude Code's, then rein's), then the workspace's (Claude Code's, then rein's) when it is
+/// trusted.
 pub fn folders(
+    kind: &str,
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     trusted: bool,
 ) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
-        dirs.push(Path::new(&home).join(".claude/agents"));
+        dirs.push(Path::new(&home).join(".claude").join(kind));
     }
     if let Some(dir) = crate::config::discover::user_config_dir(env) {
-        dirs.push(dir.join("rein/agents"));
+        dirs.push(dir.join("rein").join(kind));
     }
     let own = [
-        workspace.join(".claude/agents"),
-        workspace.join(".rein/agents"),
+        workspace.join(".claude").join(kind),
+        workspace.join(".rein").join(kind),
     ];
     if trusted {
         dirs.extend(own);
     } else if own.iter().any(|d| d.is_dir()) {
         eprintln!(
-            "rein: this workspace's agent definitions are not loaded: the workspace is not \
-             trusted (run `rein trust` in {} or pass --trust-workspace)",
+            "rein: this workspace's {kind} are not loaded: the workspace is not trusted (run \
+             `rein trust` in {} or pass --trust-workspace)",
             workspace.display()
         );
     }
     dirs
+}
+
+/// The custom commands and skills of an invocation, warning once about files that could not
+/// be used.
+pub fn commands(
+    workspace: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> rein_engine::commands::Catalog {
+    let trusted = config.workspace_trusted;
+    let loaded = rein_engine::commands::load(
+        &folders("commands", workspace, env, trusted),
+        &folders("skills", workspace, env, trusted),
+    );
+    for warning in &loaded.warnings {
+        eprintln!("rein: {warning}");
+    }
+    loaded.catalog
 }
 
 /// The subagents of an invocation, warning once about files and tools that could not be used.
@@ -48,7 +68,7 @@ pub fn subagents(
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Subagents {
-    let dirs = folders(workspace, env, config.workspace_trusted);
+    let dirs = folders("agents", workspace, env, config.workspace_trusted);
     let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
     let loaded = load(built_in(explore), &dirs);
     for warning in &loaded.warnings {

@@ -47,15 +47,8 @@ impl SessionHost for CliHost {
         })
     }
 
-    fn command_dirs(&self) -> Vec<PathBuf> {
-        let mut dirs = Vec::new();
-        if let Some(dir) = crate::config::discover::user_config_dir(&|key| std::env::var(key).ok())
-        {
-            dirs.push(dir.join("rein/commands"));
-        }
-        dirs.push(self.setup.workspace.join(".claude/commands"));
-        dirs.push(self.setup.workspace.join(".rein/commands"));
-        dirs
+    fn commands(&self) -> rein_engine::commands::Catalog {
+        self.setup.commands.clone()
     }
 }
 

@@ -30,6 +30,8 @@ pub struct Setup {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers (definitions read once).
     pub subagents: rein_engine::subagents::Subagents,
+    /// Custom commands and skills (read once).
+    pub commands: rein_engine::commands::Catalog,
 }
 
 /// Narrows rein's data folder to its owner when an older rein (or the umask) left it readable
@@ -79,8 +81,10 @@ impl Setup {
         let settings = crate::sandbox::settings(&config, &sensitive);
         let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
         let subagents = crate::agents::subagents(&args, &workspace, &config, &env);
+        let commands = crate::agents::commands(&workspace, &config, &env);
         Ok(Self {
             subagents,
+            commands,
             args,
             workspace,
             config,
@@ -115,6 +119,7 @@ impl Setup {
         config.sandbox = self.sandbox.clone();
         config.sandbox_policy = self.sandbox_policy;
         config.subagents = Some(self.subagents.clone());
+        config.commands = self.commands.clone();
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }

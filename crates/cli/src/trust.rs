@@ -164,21 +164,23 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
 }
 
 /// What an untrusted workspace's files would enable once trusted.
-/// The workspace's agent definitions, which only a trusted workspace's files may add.
+/// The workspace's agent definitions, commands and skills, which only a trusted workspace's
+/// files may add.
 fn hold_back_agents(workspace: &Path, config: &mut Config) {
-    for dir in crate::config::trust::AGENT_DIRS {
+    for (kind, dir) in crate::config::trust::PROMPT_DIRS {
         let Ok(entries) = std::fs::read_dir(workspace.join(dir)) else {
             continue;
         };
+        let skills = *kind == "skill";
         let mut names: Vec<String> = entries
             .filter_map(Result::ok)
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".md"))
+            .filter(|name| !name.starts_with('.') && (skills || name.ends_with(".md")))
             .collect();
         names.sort();
         for name in names {
             config.ignored.push(Ignored {
-                what: format!("agent definition {}", name.trim_end_matches(".md")),
+                what: format!("{kind} {}", name.trim_end_matches(".md")),
                 source: format!("{dir}/{name}"),
                 why: Why::Untrusted,
             });
@@ -258,6 +260,10 @@ fn kinds(held_back: &[&Ignored]) -> String {
             "allow rules"
         } else if ignored.what.starts_with("agent definition") {
             "agent definitions"
+        } else if ignored.what.starts_with("command ") {
+            "commands"
+        } else if ignored.what.starts_with("skill ") {
+            "skills"
         } else {
             "the permission mode"
         };

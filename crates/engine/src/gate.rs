@@ -260,7 +260,7 @@ impl Gate {
         }
     }
 
-    fn policy(&self) -> std::sync::MutexGuard<'_, Policy> {
+    pub(crate) fn policy(&self) -> std::sync::MutexGuard<'_, Policy> {
         self.policy
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -18,10 +18,12 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod commands;
 pub mod context;
 pub mod controller;
 mod dispatch;
 mod error;
+mod frontmatter;
 mod gate;
 pub mod hooks;
 mod memory;

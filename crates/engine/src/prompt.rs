@@ -89,6 +89,7 @@ pub struct SystemPromptBuilder {
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
     user_memory: Option<(String, String)>,
+    skills: Option<String>,
     warnings: Vec<String>,
 }
 
@@ -105,6 +106,7 @@ impl SystemPromptBuilder {
             tool_names: Vec::new(),
             memory,
             user_memory: None,
+            skills: None,
             warnings,
         }
     }
@@ -135,6 +137,19 @@ impl SystemPromptBuilder {
         self
     }
 
+    /// Lists the skills of `catalog` the model may load (when the `skill` tool is offered:
+    /// call after [`Self::tools`]).
+    pub fn skills(mut self, catalog: &crate::commands::Catalog) -> Self {
+        if self
+            .tool_names
+            .iter()
+            .any(|t| t == crate::commands::SKILL_TOOL)
+        {
+            self.skills = catalog.prompt_section();
+        }
+        self
+    }
+
     /// Assembles the prompt.
     pub fn build(self) -> SystemPrompt {
         let env = &self.environment;
@@ -160,6 +175,9 @@ impl SystemPromptBuilder {
                 out.push_str(line);
                 out.push('\n');
             }
+        }
+        if let Some(section) = &self.skills {
+            out.push_str(section);
         }
         if let Some((name, text)) = &self.user_memory {
             out.push_str(&format!(

@@ -7,6 +7,7 @@ mod background;
 mod caching;
 
 mod cancel;
+mod commands;
 mod controller;
 mod dispatch;
 mod hooks;

@@ -56,7 +56,7 @@ fn main() {
     };
     let mut app = App::new(
         Theme::COLOR,
-        Commands::load(&[]),
+        Commands::load(&Default::default()),
         Input::new(PromptHistory::default()),
         status,
     );

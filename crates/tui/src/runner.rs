@@ -43,8 +43,8 @@ pub trait SessionHost: AgentFactory {
     fn sessions(&self) -> Vec<SessionSummary>;
     /// Where this workspace's prompt history is kept.
     fn history_file(&self) -> Option<PathBuf>;
-    /// Folders of custom slash commands (`*.md`), least specific first.
-    fn command_dirs(&self) -> Vec<PathBuf>;
+    /// The custom commands and skills the user may type.
+    fn commands(&self) -> rein_engine::commands::Catalog;
 }
 
 /// What `rein` starts the UI with.
@@ -230,16 +230,9 @@ async fn next_signal(signal: &mut Option<Signal>) -> Option<()> {
 
 /// An `App` for the controller's agent, with this workspace's history and commands.
 pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: Theme) -> App {
-    let dirs = host.command_dirs();
-    let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
     let history = PromptHistory::load(host.history_file());
-    let commands = Commands::load(&dirs);
-    let warnings: Vec<String> = history
-        .warning()
-        .map(str::to_string)
-        .into_iter()
-        .chain(commands.unread().iter().cloned())
-        .collect();
+    let commands = Commands::load(&host.commands());
+    let warnings: Vec<String> = history.warning().map(str::to_string).into_iter().collect();
     let mut app = App::new(theme, commands, Input::new(history), driver.status().await);
     for warning in warnings {
         app.error(warning);

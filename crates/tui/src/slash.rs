@@ -1,7 +1,5 @@
-//! Slash commands: the built-in ones, custom ones from `.rein/commands/*.md`, parsing and
-//! completion.
-
-use std::path::Path;
+//! Slash commands: the built-in ones and the custom commands and skills the user may type,
+//! parsing and completion.
 
 /// What a slash command asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,8 +39,8 @@ pub struct CommandInfo {
     pub name: String,
     /// One line for the completion list and `/help`.
     pub description: String,
-    /// For custom commands: the prompt template (`$ARGUMENTS` substituted).
-    template: Option<String>,
+    /// A custom command or skill (sent as typed; the agent expands it).
+    custom: bool,
 }
 
 const BUILTIN: [(&str, &str); 12] = [
@@ -78,73 +76,39 @@ its root for coding agents working here: what the project is, how it is laid out
 to build, test and lint it, and the conventions its code follows. Keep it short and concrete. \
 If an AGENTS.md (or CLAUDE.md) already exists, improve it instead of starting over.";
 
-/// Most of a custom command file read; a larger one, or anything but a regular file (a FIFO,
-/// a link to a device), is skipped with a warning.
-const COMMAND_FILE_CAP: u64 = 256 * 1024;
-
 /// The built-in commands plus the custom ones.
 #[derive(Debug, Clone, Default)]
 pub struct Commands {
     all: Vec<CommandInfo>,
-    /// Command files skipped unread, as warnings naming them.
-    unread: Vec<String>,
 }
 
 impl Commands {
-    /// Built-ins, then the custom commands of `dirs` (`*.md`, later folders override earlier
-    /// ones of the same name; a custom command never replaces a built-in).
-    pub fn load(dirs: &[&Path]) -> Self {
+    /// Built-ins, then the custom commands and skills of `catalog` the user may type (a
+    /// custom command never replaces a built-in). The agent expands them.
+    pub fn load(catalog: &rein_engine::commands::Catalog) -> Self {
         let mut all: Vec<CommandInfo> = BUILTIN
             .iter()
             .map(|(name, description)| CommandInfo {
                 name: (*name).to_string(),
                 description: (*description).to_string(),
-                template: None,
+                custom: false,
             })
             .collect();
-        let mut unread = Vec::new();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(dir) else {
+        for command in catalog.for_user() {
+            if BUILTIN.iter().any(|(b, _)| *b == command.name) {
                 continue;
-            };
-            let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            files.sort();
-            for path in files {
-                if path.extension().and_then(|e| e.to_str()) != Some("md") {
-                    continue;
-                }
-                let Some(name) = path.file_stem().and_then(|s| s.to_str()) else {
-                    continue;
-                };
-                let text = match rein_tools::read_regular(&path, COMMAND_FILE_CAP) {
-                    Ok(Some(text)) => text,
-                    Ok(None) => continue,
-                    Err(refused) => {
-                        unread.push(format!("command file not read: {refused}"));
-                        continue;
-                    }
-                };
-                if BUILTIN.iter().any(|(b, _)| *b == name) {
-                    continue;
-                }
-                let (description, body) = split_frontmatter(&text);
-                let info = CommandInfo {
-                    name: name.to_string(),
-                    description: description
-                        .unwrap_or_else(|| first_words(&body))
-                        .to_string(),
-                    template: Some(body),
-                };
-                all.retain(|c| c.name != info.name);
-                all.push(info);
             }
+            let description = match &command.argument_hint {
+                Some(hint) => format!("{} {hint}", command.description),
+                None => command.description.clone(),
+            };
+            all.push(CommandInfo {
+                name: command.name.clone(),
+                description,
+                custom: true,
+            });
         }
-        Self { all, unread }
-    }
-
-    /// Command files skipped unread (not a regular file, too large, not UTF-8), as warnings.
-    pub fn unread(&self) -> &[String] {
-        &self.unread
+        Self { all }
     }
 
     /// Every command, built-ins first.
@@ -187,55 +151,11 @@ impl Commands {
             "tasks" => SlashCommand::Tasks(arg),
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
-            other => match self
-                .all
-                .iter()
-                .find(|c| c.name == other)
-                .and_then(|c| c.template.as_ref())
-            {
-                Some(template) => SlashCommand::Prompt(expand(template, args)),
+            other => match self.all.iter().find(|c| c.name == other && c.custom) {
+                Some(_) => SlashCommand::Prompt(input.trim().to_string()),
                 None => SlashCommand::Unknown(other.to_string()),
             },
         })
-    }
-}
-
-/// `$ARGUMENTS` replaced by `args`; without the placeholder, the arguments are appended.
-fn expand(template: &str, args: &str) -> String {
-    if template.contains("$ARGUMENTS") {
-        template.replace("$ARGUMENTS", args)
-    } else if args.is_empty() {
-        template.to_string()
-    } else {
-        format!("{template}\n\n{args}")
-    }
-}
-
-/// The `description:` of a `---` frontmatter block, and the body after it.
-fn split_frontmatter(text: &str) -> (Option<&str>, String) {
-    let Some(rest) = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-    else {
-        return (None, text.trim().to_string());
-    };
-    let Some(end) = rest.find("\n---") else {
-        return (None, text.trim().to_string());
-    };
-    let front = &rest[..end];
-    let body = rest[end + 4..].trim_start_matches(['-', '\r', '\n']);
-    let description = front.lines().find_map(|line| {
-        line.strip_prefix("description:")
-            .map(|d| d.trim().trim_matches('"').trim_matches('\''))
-    });
-    (description, body.trim().to_string())
-}
-
-fn first_words(body: &str) -> &str {
-    let line = body.lines().next().unwrap_or("");
-    match line.char_indices().nth(60) {
-        Some((at, _)) => &line[..at],
-        None => line,
     }
 }
 
@@ -246,7 +166,7 @@ mod tests {
 
     #[test]
     fn builtins_parse_with_their_arguments() {
-        let commands = Commands::load(&[]);
+        let commands = Commands::load(&Default::default());
         let cases = [
             (
                 "/compact the API",
@@ -270,33 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn a_command_file_that_is_not_a_small_regular_file_is_skipped_with_a_warning() {
-        let dir = tempfile::tempdir().unwrap();
-        nix::unistd::mkfifo(&dir.path().join("wait.md"), nix::sys::stat::Mode::S_IRWXU).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", dir.path().join("zero.md")).unwrap();
-        std::fs::write(dir.path().join("ok.md"), "Fine.\n").unwrap();
-        let folder = dir.path().to_path_buf();
-        let commands = rein_testkit::without_hanging("loading commands", move || {
-            Commands::load(&[folder.as_path()])
-        });
-        assert_eq!(
-            commands.parse("/ok"),
-            Some(SlashCommand::Prompt("Fine.".into()))
-        );
-        let d = dir.path().display();
-        assert_eq!(
-            commands.unread(),
-            [
-                format!("command file not read: {d}/wait.md is a FIFO, not a regular file"),
-                format!(
-                    "command file not read: {d}/zero.md is a character device, not a regular file"
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn custom_commands_come_from_markdown_files_with_arguments_substituted() {
+    fn custom_commands_are_offered_and_sent_as_typed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(
             dir.path().join("review.md"),
@@ -305,14 +199,15 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("plain.md"), "Explain the build.\n").unwrap();
         std::fs::write(dir.path().join("help.md"), "never replaces a built-in").unwrap();
-        let commands = Commands::load(&[dir.path()]);
+        let commands =
+            Commands::load(&rein_engine::commands::load(&[dir.path().into()], &[]).catalog);
         assert_eq!(
             commands.parse("/review src/lib.rs"),
-            Some(SlashCommand::Prompt("Review src/lib.rs for bugs.".into()))
+            Some(SlashCommand::Prompt("/review src/lib.rs".into()))
         );
         assert_eq!(
             commands.parse("/plain now"),
-            Some(SlashCommand::Prompt("Explain the build.\n\nnow".into()))
+            Some(SlashCommand::Prompt("/plain now".into()))
         );
         assert_eq!(commands.parse("/help"), Some(SlashCommand::Help));
         let names: Vec<(&str, &str)> = commands

@@ -35,7 +35,7 @@ impl Harness {
         };
         let app = App::new(
             theme,
-            Commands::load(&[]),
+            Commands::load(&Default::default()),
             Input::new(PromptHistory::default()),
             status,
         );

@@ -19,17 +19,30 @@ pub const TRUSTED_FILES: &[&str] = &[
     ".mcp.json",
 ];
 
-/// Folders whose files (hook scripts, agent definitions) are covered too, relative to the
-/// root.
+/// Folders whose files (hook scripts, agent definitions, commands, skills) are covered too,
+/// relative to the root.
 const TRUSTED_DIRS: &[&str] = &[
     ".claude/hooks",
     ".rein/hooks",
     ".claude/agents",
     ".rein/agents",
+    ".claude/commands",
+    ".rein/commands",
+    ".claude/skills",
+    ".rein/skills",
 ];
 
-/// Folders of agent definitions (subagents' prompts, tools and models), relative to the root.
-pub const AGENT_DIRS: &[&str] = &[".claude/agents", ".rein/agents"];
+/// Folders of files that only a trusted workspace may add — agent definitions (subagents'
+/// prompts, tools and models), custom commands and skills (prompts, `!` commands, allow
+/// rules) — as (what one file is, folder relative to the root).
+pub const PROMPT_DIRS: &[(&str, &str)] = &[
+    ("agent definition", ".claude/agents"),
+    ("agent definition", ".rein/agents"),
+    ("command", ".claude/commands"),
+    ("command", ".rein/commands"),
+    ("skill", ".claude/skills"),
+    ("skill", ".rein/skills"),
+];
 
 /// Most files of [`TRUSTED_DIRS`] hashed; past it the digest notes the overflow.
 const MAX_DIR_FILES: usize = 500;

@@ -57,6 +57,9 @@ pub struct AgentConfig {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
+    /// Custom slash commands and skills (`/name args` expands; the `skill` tool is offered
+    /// when the model may load one).
+    pub commands: crate::commands::Catalog,
     /// When identical calls with identical results earn a reminder, and end the run.
     pub repeat_limits: super::RepeatLimits,
 }
@@ -86,6 +89,7 @@ impl AgentConfig {
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,
+            commands: Default::default(),
             repeat_limits: super::RepeatLimits::default(),
         }
     }

@@ -1,5 +1,6 @@
 //! The agent: a transcript plus the loop that extends it.
 
+mod commands;
 mod compaction;
 mod config;
 mod delegation;
@@ -35,7 +36,7 @@ use crate::memory::FolderMemory;
 use crate::permissions::Policy;
 use crate::prompt::SystemPrompt;
 use crate::session::SessionWriter;
-use crate::subagents::{Spawner, TASK_TOOL, TaskTool};
+use crate::subagents::Spawner;
 use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
 
@@ -107,18 +108,13 @@ impl Agent {
         mut tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
-        let subagents = config.subagents.clone().map(|catalog| {
-            let own = tools.subset(|name| name != TASK_TOOL);
-            Arc::new(Spawner::new(catalog, own))
-        });
-        if let Some(spawner) = &subagents {
-            tools.register(Arc::new(TaskTool(Arc::clone(spawner))));
-        }
+        let subagents = setup::add_delegating_tools(&mut tools, &config);
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
-        let (system, notices) = setup::system_prompt(&guard, &tools, &config);
+        let (system, mut notices) = setup::system_prompt(&guard, &tools, &config);
+        let guard = setup::with_skill_dirs(guard, &config, &mut notices);
         Ok(Self {
             notices,
             client,
@@ -259,6 +255,11 @@ impl Agent {
             cost_usd: Some(0.0),
             error: None,
         };
+        let expanded = match self.agent_name {
+            None => self.expand_command(prompt, events).await,
+            Some(_) => None,
+        };
+        let prompt = expanded.as_deref().unwrap_or(prompt);
         match self.submit(prompt, events).await {
             Ok(()) => summary.outcome = self.drive(&mut summary, events, &cancel).await,
             Err(message) => {

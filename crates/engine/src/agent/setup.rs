@@ -73,14 +73,64 @@ pub(super) fn with_output_dir(
     Ok((guard, Some(dir)))
 }
 
+/// Registers `task` (its subagents get the tools registered so far) and, when the model may
+/// load a skill, `skill`; returns the spawner that runs the subagents.
+pub(super) fn add_delegating_tools(
+    tools: &mut ToolRegistry,
+    config: &AgentConfig,
+) -> Option<std::sync::Arc<crate::subagents::Spawner>> {
+    use crate::subagents::{Spawner, TASK_TOOL, TaskTool};
+    use std::sync::Arc;
+    let subagents = config.subagents.clone().map(|catalog| {
+        let own = tools.subset(|name| name != TASK_TOOL);
+        Arc::new(Spawner::new(catalog, own))
+    });
+    if let Some(spawner) = &subagents {
+        tools.register(Arc::new(TaskTool(Arc::clone(spawner))));
+    }
+    if config.commands.skills_for_model().next().is_some() {
+        tools.register(Arc::new(crate::commands::SkillTool(
+            config.commands.clone(),
+        )));
+    }
+    subagents
+}
+
+/// `guard` also letting tools read the folders of the skills the model may load (a user's
+/// skill under `~/.claude/skills/` points at its own files); one that cannot be resolved is
+/// left out and said.
+pub(super) fn with_skill_dirs(
+    mut guard: WorkspaceGuard,
+    config: &AgentConfig,
+    notices: &mut Vec<String>,
+) -> WorkspaceGuard {
+    for skill in config.commands.skills_for_model() {
+        let Some(info) = &skill.skill else { continue };
+        if guard.contains(&info.dir) {
+            continue;
+        }
+        let dir = info.dir.clone();
+        match guard.clone().with_read_root(&dir) {
+            Ok(widened) => guard = widened,
+            Err(e) => notices.push(format!(
+                "skill `{}`: its folder {} cannot be read: {e}",
+                skill.name,
+                dir.display()
+            )),
+        }
+    }
+    guard
+}
+
 /// The system prompt for `root`, and the problems met reading its files (to report).
 pub(super) fn system_prompt(
     guard: &WorkspaceGuard,
     tools: &ToolRegistry,
     config: &AgentConfig,
 ) -> (SystemPrompt, Vec<String>) {
-    let mut builder =
-        SystemPromptBuilder::new(Environment::detect(guard.root()), guard).tools(tools.names());
+    let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
+        .tools(tools.names())
+        .skills(&config.commands);
     if let Some(dir) = &config.user_memory_dir {
         builder = builder.user_memory(dir);
     }

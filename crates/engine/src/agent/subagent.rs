@@ -110,7 +110,8 @@ impl Agent {
         let guard = &parent.tool_ctx.guard;
         let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
             .identity(&definition.prompt)
-            .tools(tools.names());
+            .tools(tools.names())
+            .skills(&config.commands);
         if let Some(dir) = &config.user_memory_dir {
             builder = builder.user_memory(dir);
         }

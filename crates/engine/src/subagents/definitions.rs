@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::frontmatter::{self, NameList, split};
+
 /// The model a subagent asks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelChoice {
@@ -142,23 +144,14 @@ fn read(path: &Path) -> Result<(AgentDefinition, Vec<String>), String> {
 struct Frontmatter {
     name: Option<String>,
     description: Option<String>,
-    tools: Option<ToolList>,
+    tools: Option<NameList>,
     model: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum ToolList {
-    Text(String),
-    List(Vec<String>),
 }
 
 /// A definition from a file's text, and the tools it lists that rein lacks.
 pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), String> {
     let (head, body) = split(text).ok_or("no `---` frontmatter with a name")?;
-    // Real files carry unquoted `: ` inside descriptions, which YAML refuses; Claude Code reads
-    // them anyway, so a frontmatter YAML rejects is read as `key: value` lines.
-    let front: Frontmatter = serde_yaml_ng::from_str(head).unwrap_or_else(|_| lenient(head));
+    let front: Frontmatter = frontmatter::parse(head);
     let name = front
         .name
         .map(|n| n.trim().to_string())
@@ -167,15 +160,7 @@ pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), String> {
     let (tools, unknown) = match front.tools {
         None => (None, Vec::new()),
         Some(list) => {
-            let names = match list {
-                ToolList::Text(text) => text
-                    .split(',')
-                    .map(|t| t.trim().to_string())
-                    .filter(|t| !t.is_empty())
-                    .collect(),
-                ToolList::List(list) => list,
-            };
-            let (tools, unknown) = map_tools(&names);
+            let (tools, unknown) = map_tools(&list.names());
             (Some(tools), unknown)
         }
     };
@@ -196,57 +181,9 @@ pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), String> {
     ))
 }
 
-/// The frontmatter and the body of a `---`-fenced Markdown file.
-fn split(text: &str) -> Option<(&str, &str)> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))?;
-    let mut at = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some((&rest[..at], &rest[at + line.len()..]));
-        }
-        at += line.len();
-    }
-    None
-}
-
-/// `key: value` lines at the left margin; indented lines continue the previous value.
-fn lenient(head: &str) -> Frontmatter {
-    let mut front = Frontmatter::default();
-    let mut current: Option<(String, String)> = None;
-    let finish = |entry: Option<(String, String)>, front: &mut Frontmatter| {
-        let Some((key, value)) = entry else { return };
-        let value = value.trim().trim_matches(['"', '\'']).to_string();
-        match key.as_str() {
-            "name" => front.name = Some(value),
-            "description" => front.description = Some(value),
-            "tools" => front.tools = Some(ToolList::Text(value)),
-            "model" => front.model = Some(value),
-            _ => {}
-        }
-    };
-    for line in head.lines() {
-        let starts_key = !line.starts_with([' ', '\t'])
-            && line
-                .split_once(':')
-                .is_some_and(|(k, _)| !k.is_empty() && !k.contains(' '));
-        if starts_key && let Some((key, value)) = line.split_once(':') {
-            finish(current.take(), &mut front);
-            current = Some((key.trim().to_string(), value.to_string()));
-        } else if let Some((_, value)) = current.as_mut() {
-            value.push('\n');
-            value.push_str(line.trim());
-        }
-    }
-    finish(current, &mut front);
-    front
-}
-
 /// rein's names for the tools a definition lists (Claude Code's names or rein's), and the
 /// ones rein lacks. `Agent`/`Task` are dropped: a subagent starts no subagents.
-fn map_tools(names: &[String]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn map_tools(names: &[String]) -> (Vec<String>, Vec<String>) {
     let mut tools: Vec<String> = Vec::new();
     let mut unknown: Vec<String> = Vec::new();
     for name in names {

@@ -13,7 +13,7 @@ use crate::slash::INIT_PROMPT;
 fn app() -> App {
     App::new(
         Theme::PLAIN,
-        Commands::load(&[]),
+        Commands::load(&Default::default()),
         Input::new(PromptHistory::default()),
         Status::default(),
     )

@@ -1,0 +1,58 @@
+//! Custom commands and skills through the binary: found where Claude Code keeps them (the
+//! workspace's only once it is trusted, the user's always), typed as `/name args`.
+
+use crate::support::*;
+
+const HELLO: &str = "---\ndescription: say hello\n---\nSay hello to $1 from $2.\n";
+const GREET: &str = "---\nname: greet\ndescription: Greets people politely.\n---\nBow first.\n";
+
+fn workspace_with_files() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".claude/commands");
+    let skill = dir.path().join(".claude/skills/greet");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(commands.join("hello.md"), HELLO).unwrap();
+    std::fs::write(skill.join("SKILL.md"), GREET).unwrap();
+    dir
+}
+
+#[tokio::test]
+async fn a_trusted_workspaces_command_and_skill_are_used() {
+    let dir = workspace_with_files();
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "/hello rein tests");
+    cmd.env("HOME", dir.path().join("home"));
+    cmd.arg("--trust-workspace");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("Say hello to rein from tests."), "{body}");
+    assert!(body.contains("- greet: Greets people politely."), "{body}");
+}
+
+#[tokio::test]
+async fn an_untrusted_workspaces_commands_and_skills_are_held_back_but_the_users_load() {
+    let dir = workspace_with_files();
+    let home = dir.path().join("home");
+    let user_skill = home.join(".claude/skills/tidy");
+    std::fs::create_dir_all(&user_skill).unwrap();
+    std::fs::write(
+        user_skill.join("SKILL.md"),
+        "---\ndescription: Tidies imports.\n---\nSort them.\n",
+    )
+    .unwrap();
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "/hello rein tests");
+    cmd.env("HOME", &home);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("commands are not loaded"), "{stderr}");
+    assert!(stderr.contains("skills are not loaded"), "{stderr}");
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("/hello rein tests"), "sent as typed: {body}");
+    assert!(!body.contains("Say hello to"), "{body}");
+    assert!(!body.contains("- greet:"), "{body}");
+    assert!(body.contains("- tidy: Tidies imports."), "{body}");
+}
