@@ -26,6 +26,7 @@ mod error;
 mod frontmatter;
 mod gate;
 pub mod hooks;
+mod imports;
 mod memory;
 pub mod models;
 pub mod permissions;

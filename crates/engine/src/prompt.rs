@@ -250,6 +250,11 @@ pub(crate) fn read_memory_file(
         if text.trim().is_empty() {
             return None;
         }
+        let home = match guard {
+            Some(guard) => guard.home().map(Path::to_path_buf),
+            None => std::env::var_os("HOME").map(PathBuf::from),
+        };
+        let text = crate::imports::follow(text, cwd, guard, home.as_deref(), warnings);
         Some((name.to_string(), cap_text(text)))
     })
 }

@@ -200,3 +200,19 @@ fn a_memory_file_leading_where_tools_may_not_read_is_not_sent() {
         .0;
     assert!(text.contains("Use tabs."), "{text}");
 }
+
+#[test]
+fn the_project_memory_brings_in_what_it_imports() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("CLAUDE.md"), "@docs/rules.md\nMore rules.").unwrap();
+    std::fs::create_dir(ws.path().join("docs")).unwrap();
+    std::fs::write(ws.path().join("docs/rules.md"), "Never push to main.").unwrap();
+    let prompt = SystemPromptBuilder::new(env_for(ws.path()), &guard_for(ws.path())).build();
+    assert!(
+        prompt
+            .as_str()
+            .contains("## Imported from @docs/rules.md\n\nNever push to main."),
+        "{}",
+        prompt.as_str()
+    );
+}

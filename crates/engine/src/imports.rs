@@ -1,0 +1,159 @@
+//! `@path` imports in memory files (`CLAUDE.md`, `AGENTS.md`), as Claude Code follows them:
+//! a reference outside code spans and fenced blocks to a file that exists brings that file's
+//! text in, relative to the importing file's folder (`~/` is the home folder), up to
+//! [`MAX_DEPTH`] hops, each file once.
+
+use std::path::{Path, PathBuf};
+
+use rein_tools::{WorkspaceGuard, read_regular};
+
+use crate::commands::at_references;
+use crate::prompt::MEMORY_FILE_READ_CAP;
+
+/// Most hops from the memory file to an imported one.
+const MAX_DEPTH: usize = 5;
+
+/// `text` (of a memory file in `dir`) followed by the files it imports, each under a
+/// heading naming it. With `guard` (a workspace's memory), an import must be a path tools may
+/// read; one refused or unreadable is skipped and said in `warnings`. A reference to nothing
+/// (`@alice`, a missing file) is plain text.
+pub(crate) fn follow(
+    text: String,
+    dir: &Path,
+    guard: Option<&WorkspaceGuard>,
+    home: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> String {
+    let mut seen = Vec::new();
+    let mut out = text.clone();
+    collect(&text, dir, guard, home, 1, &mut seen, &mut out, warnings);
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn collect(
+    text: &str,
+    dir: &Path,
+    guard: Option<&WorkspaceGuard>,
+    home: Option<&Path>,
+    depth: usize,
+    seen: &mut Vec<PathBuf>,
+    out: &mut String,
+    warnings: &mut Vec<String>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for (_, reference) in at_references(text) {
+        let path = match (reference.strip_prefix("~/"), home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            (Some(_), None) => continue,
+            (None, _) => dir.join(&reference),
+        };
+        if !path.is_file() {
+            continue;
+        }
+        let Ok(canonical) = path.canonicalize() else {
+            continue;
+        };
+        if seen.contains(&canonical) {
+            continue;
+        }
+        seen.push(canonical.clone());
+        if let Some(guard) = guard
+            && let Err(refused) = guard.resolve_read(&path.to_string_lossy())
+        {
+            warnings.push(format!("memory import @{reference} not read: {refused}"));
+            continue;
+        }
+        let imported = match read_regular(&canonical, MEMORY_FILE_READ_CAP) {
+            Ok(Some(imported)) => imported,
+            Ok(None) => continue,
+            Err(refused) => {
+                warnings.push(format!("memory import @{reference} not read: {refused}"));
+                continue;
+            }
+        };
+        out.push_str(&format!("\n\n## Imported from @{reference}\n\n"));
+        out.push_str(imported.trim_end());
+        let parent = canonical.parent().unwrap_or(dir).to_path_buf();
+        collect(
+            &imported,
+            &parent,
+            guard,
+            home,
+            depth + 1,
+            seen,
+            out,
+            warnings,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_followed_relative_bounded_and_once() {
+        let ws = tempfile::tempdir().unwrap();
+        let root = ws.path();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(
+            root.join("docs/style.md"),
+            "Use tabs. See @../AGENTS.md again",
+        )
+        .unwrap();
+        std::fs::write(root.join("AGENTS.md"), "Top rules.").unwrap();
+        let text = "Read @docs/style.md and @AGENTS.md; ask @alice.\n\
+                    `@docs/style.md` in a span\n```\n@AGENTS.md\n```\n";
+        let guard = WorkspaceGuard::new(root).unwrap();
+        let mut warnings = Vec::new();
+        let out = follow(text.into(), root, Some(&guard), None, &mut warnings);
+        assert!(out.starts_with(text));
+        assert_eq!(out.matches("## Imported from").count(), 2, "{out}");
+        assert!(out.contains("## Imported from @docs/style.md\n\nUse tabs."));
+        assert!(out.contains("## Imported from @../AGENTS.md\n\nTop rules."));
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_workspace_memory_cannot_import_what_tools_may_not_read() {
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "SECRET").unwrap();
+        std::fs::write(ws.path().join(".env"), "KEY=1").unwrap();
+        let text = format!("@{}/secret.md and @.env", outside.path().display());
+        let guard = WorkspaceGuard::new(ws.path()).unwrap();
+        let mut warnings = Vec::new();
+        let out = follow(text.clone(), ws.path(), Some(&guard), None, &mut warnings);
+        assert_eq!(out, text);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+    }
+
+    #[test]
+    fn real_memory_files_import_what_they_name_and_skip_code() {
+        let Some(dir) = rein_testkit::conformance_dir("agent-files/memory").unwrap() else {
+            return;
+        };
+        // GEMINI.md imports only; its targets are not in the fixture folder, so nothing is
+        // brought in and the text stays as it is.
+        let gemini = std::fs::read_to_string(dir.join("obra__superpowers__GEMINI.md")).unwrap();
+        let mut warnings = Vec::new();
+        assert_eq!(
+            follow(gemini.clone(), &dir, None, None, &mut warnings),
+            gemini
+        );
+        // `@` inside code blocks of a large AGENTS.md is never an import.
+        let vercel = std::fs::read_to_string(dir.join("vercel__ai__AGENTS.md")).unwrap();
+        let refs: Vec<String> = at_references(&vercel).into_iter().map(|(_, r)| r).collect();
+        assert!(refs.iter().all(|r| !r.starts_with("ai-sdk/")), "{refs:?}");
+        let diversio =
+            std::fs::read_to_string(dir.join("DiversioTeam__claude-plugins__CLAUDE.md")).unwrap();
+        let refs: Vec<String> = at_references(&diversio)
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        assert_eq!(refs, ["AGENTS.md"]);
+    }
+}
