@@ -90,15 +90,37 @@ struct Models {
 
 impl ModelSource for Models {
     fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String> {
-        let args = ExecArgs {
-            model: Some(model.to_string()),
-            ..self.args.clone()
-        };
-        let env = |key: &str| std::env::var(key).ok();
-        let settings =
-            crate::resolve::provider(&args, &env, &self.config).map_err(|e| e.message)?;
-        let model = settings.model.clone();
-        let client = rein_llm::connect(crate::setup::provider_config(&self.config, settings));
-        Ok((model, client))
+        client_for(&self.args, &self.config, model)
     }
+}
+
+/// A client for `model` (an alias or a name), resolved as `--model` would be.
+pub fn client_for(
+    args: &ExecArgs,
+    config: &Config,
+    model: &str,
+) -> Result<(String, Arc<dyn ModelClient>), String> {
+    let args = ExecArgs {
+        model: Some(model.to_string()),
+        ..args.clone()
+    };
+    let env = |key: &str| std::env::var(key).ok();
+    let settings = crate::resolve::provider(&args, &env, config).map_err(|e| e.message)?;
+    let model = settings.model.clone();
+    let client = rein_llm::connect(crate::setup::provider_config(config, settings));
+    Ok((model, client))
+}
+
+/// The fallback model of `--fallback-model` or `fallback_model`, with its client.
+pub fn fallback(args: &ExecArgs, config: &Config) -> Result<Option<rein_engine::Fallback>, String> {
+    let Some(model) = args
+        .fallback_model
+        .clone()
+        .or_else(|| config.fallback_model.as_ref().map(|m| m.value.clone()))
+    else {
+        return Ok(None);
+    };
+    let (model, client) =
+        client_for(args, config, &model).map_err(|e| format!("the fallback model {model}: {e}"))?;
+    Ok(Some(rein_engine::Fallback { model, client }))
 }

@@ -109,6 +109,10 @@ pub struct ExecArgs {
     /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
     #[arg(long, short = 'm')]
     pub model: Option<String>,
+    /// The model asked instead when the first is overloaded or not found (config:
+    /// `fallback_model`).
+    #[arg(long, value_name = "MODEL")]
+    pub fallback_model: Option<String>,
     /// Wire protocol; inferred from the model name when absent.
     #[arg(long, value_enum)]
     pub provider: Option<ProviderArg>,

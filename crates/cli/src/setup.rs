@@ -120,6 +120,7 @@ impl Setup {
         config.sandbox_policy = self.sandbox_policy;
         config.subagents = Some(self.subagents.clone());
         config.commands = self.commands.clone();
+        config.fallback = crate::agents::fallback(&self.args, &self.config).map_err(Exit::usage)?;
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }

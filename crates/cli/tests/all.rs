@@ -8,6 +8,7 @@ mod config;
 mod control;
 mod errors;
 mod exec;
+mod fallback;
 mod kill;
 mod odd_workspaces;
 mod sandbox;

@@ -35,7 +35,7 @@ pub mod session;
 pub mod subagents;
 mod turn;
 
-pub use agent::{Agent, AgentConfig, RepeatLimits, RunSummary, workspace_guard};
+pub use agent::{Agent, AgentConfig, Fallback, RepeatLimits, RunSummary, workspace_guard};
 pub use controller::{
     AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason, Op,
     SessionStatus,

@@ -67,6 +67,19 @@ fn longest<'a, T>(model: &str, table: impl Iterator<Item = (&'a str, T)>) -> Opt
         .map(|(_, value)| value)
 }
 
+/// Most output the first request of a turn asks for when neither the user's table nor
+/// `max_tokens` sets it: Anthropic counts `max_tokens` against output rate limits up front, so
+/// rein asks for the model's full limit only when a reply was cut inside a tool call (as
+/// Claude Code goes from 32k to 64k).
+pub const FIRST_OUTPUT_CAP: u32 = 32_000;
+
+/// The output limit a request to `model` asks for first: the user's table's, else the
+/// built-in limit up to [`FIRST_OUTPUT_CAP`].
+pub fn first_output(model: &str, outputs: &[(String, u32)]) -> u32 {
+    longest(model, outputs.iter().map(|(p, o)| (p.as_str(), *o)))
+        .unwrap_or_else(|| limits(model).max_output.min(FIRST_OUTPUT_CAP))
+}
+
 /// The built-in limits of `model` ([`UNKNOWN_MODEL`] when the table has no prefix of it).
 pub fn limits(model: &str) -> ModelLimits {
     longest(model, TABLE.iter().map(|(p, l)| (*p, *l))).unwrap_or(UNKNOWN_MODEL)

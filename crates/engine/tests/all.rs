@@ -15,6 +15,7 @@ mod hooks_claude;
 mod limits;
 mod loop_;
 mod permissions;
+mod recovery;
 mod session40;
 mod special_files;
 mod stores;

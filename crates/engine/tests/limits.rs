@@ -1,5 +1,6 @@
-//! Per-model limits in what is sent: each request's output limit is the model's, unless the
-//! config's table or scalar says otherwise.
+//! Per-model limits in what is sent: each request's output limit is the model's, up to 32,000
+//! (the full limit is asked for after a reply is cut inside a tool call), unless the config's
+//! table or scalar says otherwise.
 
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::ProviderKind;
@@ -32,14 +33,15 @@ async fn sent_limit(kind: ProviderKind, model: &str, tune: impl FnOnce(&mut Agen
 }
 
 #[tokio::test]
-async fn each_request_asks_for_the_models_own_output_limit() {
+async fn each_request_asks_for_the_models_own_output_limit_up_to_32k() {
     let cases = [
-        (ProviderKind::Anthropic, "claude-sonnet-4-5", 64_000),
+        (ProviderKind::Anthropic, "claude-sonnet-4-5", 32_000),
         (ProviderKind::Anthropic, "claude-opus-4-1", 32_000),
         (ProviderKind::Anthropic, "claude-3-5-haiku-latest", 8_192),
-        (ProviderKind::Openai, "gpt-5", 128_000),
-        (ProviderKind::Openai, "gpt-4.1", 32_768),
-        (ProviderKind::OpenaiChat, "deepseek-reasoner", 64_000),
+        (ProviderKind::Openai, "gpt-5", 32_000),
+        (ProviderKind::Openai, "gpt-4.1", 32_000),
+        (ProviderKind::OpenaiChat, "deepseek-reasoner", 32_000),
+        (ProviderKind::OpenaiChat, "kimi-k2", 16_384),
         (ProviderKind::OpenaiChat, "my-local-model", 8_192),
     ];
     for (kind, model, expected) in cases {
@@ -50,7 +52,7 @@ async fn each_request_asks_for_the_models_own_output_limit() {
 #[tokio::test]
 async fn configured_limits_beat_the_models() {
     let by_prefix = |config: &mut AgentConfig| {
-        config.max_output_tokens = vec![("my-local".into(), 2_048), ("claude".into(), 20_000)];
+        config.max_output_tokens = vec![("my-local".into(), 2_048), ("claude".into(), 50_000)];
     };
     assert_eq!(
         sent_limit(ProviderKind::OpenaiChat, "my-local-model", by_prefix).await,
@@ -58,7 +60,7 @@ async fn configured_limits_beat_the_models() {
     );
     assert_eq!(
         sent_limit(ProviderKind::Anthropic, "claude-sonnet-4-5", by_prefix).await,
-        20_000
+        50_000
     );
     let scalar = |config: &mut AgentConfig| {
         by_prefix(config);

@@ -95,6 +95,16 @@ pub enum Event {
         /// Why the attempt failed.
         reason: String,
     },
+    /// The model failed in a way its fallback may not (overloaded, not found): the rest of
+    /// the session asks the fallback model.
+    ModelFallback {
+        /// The model that failed.
+        from: String,
+        /// The model asked from now on.
+        to: String,
+        /// Why the first failed.
+        reason: String,
+    },
     /// The complete assistant message of a turn.
     AssistantMessage {
         /// The message as it enters the transcript.
@@ -322,6 +332,11 @@ mod tests {
                 delay_ms: 1,
                 reason: text(),
             },
+            Event::ModelFallback {
+                from: text(),
+                to: text(),
+                reason: text(),
+            },
             Event::AssistantMessage {
                 message: Message {
                     role: crate::Role::Assistant,
@@ -409,6 +424,7 @@ mod tests {
                 | Event::TextDelta { .. }
                 | Event::ThinkingDelta { .. }
                 | Event::Retry { .. }
+                | Event::ModelFallback { .. }
                 | Event::AssistantMessage { .. }
                 | Event::ToolCallStart { .. }
                 | Event::Permission { .. }

@@ -15,6 +15,8 @@ pub struct TomlFile {
     /// The model of the built-in `explore` subagent (an alias or a name; default: the
     /// session's).
     pub explore_model: Option<Spanned<String>>,
+    /// The model asked when the first is overloaded or not found.
+    pub fallback_model: Option<Spanned<String>>,
     pub provider: Option<Spanned<String>>,
     pub base_url: Option<Spanned<String>>,
     pub api_key_env: Option<Spanned<String>>,

@@ -93,6 +93,8 @@ pub struct Config {
     pub model: Option<Sourced<String>>,
     /// The built-in `explore` subagent's model.
     pub explore_model: Option<Sourced<String>>,
+    /// The model asked when the first is overloaded or not found.
+    pub fallback_model: Option<Sourced<String>>,
     pub provider: Option<Sourced<String>>,
     pub base_url: Option<Sourced<String>>,
     pub api_key_env: Option<Sourced<String>>,
@@ -219,6 +221,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     set(
         &mut config.explore_model,
         file.explore_model.as_ref(),
+        &reader,
+    );
+    set(
+        &mut config.fallback_model,
+        file.fallback_model.as_ref(),
         &reader,
     );
     if let Some(provider) = &file.provider {

@@ -16,6 +16,7 @@ pub fn render(config: &Config) -> String {
     for (key, value) in [
         ("model", scalar(&config.model)),
         ("explore_model", scalar(&config.explore_model)),
+        ("fallback_model", scalar(&config.fallback_model)),
         ("provider", scalar(&config.provider)),
         ("base_url", scalar(&config.base_url)),
         ("api_key_env", scalar(&config.api_key_env)),

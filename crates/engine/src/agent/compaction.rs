@@ -22,6 +22,14 @@ impl Agent {
 
     /// The output limit of each request: configured, else the model's.
     pub(super) fn max_output(&self) -> u32 {
+        self.config.max_tokens.unwrap_or_else(|| {
+            crate::models::first_output(&self.config.model, &self.config.max_output_tokens)
+        })
+    }
+
+    /// The most output a request may ask for after a reply was cut: the model's limit, or
+    /// `max_tokens` when the user set it.
+    pub(super) fn largest_output(&self) -> u32 {
         self.config
             .max_tokens
             .unwrap_or_else(|| self.model_limits().max_output)

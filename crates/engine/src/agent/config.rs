@@ -57,6 +57,8 @@ pub struct AgentConfig {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
+    /// The model asked instead when the configured one is overloaded or not found.
+    pub fallback: Option<Fallback>,
     /// Custom slash commands and skills (`/name args` expands; the `skill` tool is offered
     /// when the model may load one).
     pub commands: crate::commands::Catalog,
@@ -90,7 +92,25 @@ impl AgentConfig {
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,
             commands: Default::default(),
+            fallback: None,
             repeat_limits: super::RepeatLimits::default(),
         }
+    }
+}
+
+/// A second model for when the first fails (`--fallback-model`).
+#[derive(Clone)]
+pub struct Fallback {
+    /// Its name, as sent.
+    pub model: String,
+    /// Its provider's client.
+    pub client: std::sync::Arc<dyn rein_llm::ModelClient>,
+}
+
+impl std::fmt::Debug for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fallback")
+            .field("model", &self.model)
+            .finish_non_exhaustive()
     }
 }

@@ -6,13 +6,15 @@ mod config;
 mod delegation;
 mod hook_points;
 mod recording;
+mod recovery;
 mod repeats;
 mod setup;
 mod subagent;
 mod todos;
 mod transcript;
 
-pub use config::AgentConfig;
+pub use config::{AgentConfig, Fallback};
+use recovery::{Asked, Recovery};
 pub use repeats::RepeatLimits;
 use setup::new_session_id;
 pub use setup::workspace_guard;
@@ -22,7 +24,7 @@ use transcript::{is_empty_reply, tool_calls};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rein_llm::{LlmError, LlmErrorKind, ModelClient};
+use rein_llm::{LlmError, ModelClient};
 use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason, Usage};
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
@@ -37,7 +39,6 @@ use crate::permissions::Policy;
 use crate::prompt::SystemPrompt;
 use crate::session::SessionWriter;
 use crate::subagents::Spawner;
-use crate::turn::{self, TurnOutcome};
 use crate::{EngineError, EventSender};
 
 /// What a run produced.
@@ -306,7 +307,7 @@ impl Agent {
             spawner.set_parent(self.parent_view(events));
         }
         let mut stop_continuations = 0;
-        let mut reactive_tried = false;
+        let mut recovery = Recovery::default();
         let mut empty_retried = false;
         loop {
             if summary.turns >= self.config.max_turns {
@@ -331,48 +332,10 @@ impl Agent {
             summary.turns += 1;
             let turn = summary.turns;
             let _ = events.send(Event::TurnStart { turn });
-            let request = self.request(self.transcript.clone());
-            let response = match turn::stream_turn(self.client.as_ref(), request, events, cancel)
-                .await
-            {
-                TurnOutcome::Completed(response) => response,
-                TurnOutcome::Cancelled { blocks } => {
-                    self.record_cut_reply(blocks);
-                    return RunOutcome::Cancelled;
-                }
-                TurnOutcome::Failed(error)
-                    if error.kind == LlmErrorKind::ContextLength && !reactive_tried =>
-                {
-                    // The prompt no longer fits: compact once and try again.
-                    reactive_tried = true;
-                    match self
-                        .compact(CompactTrigger::Reactive, None, events, cancel)
-                        .await
-                    {
-                        Ok(()) => continue,
-                        Err(message) => {
-                            let message = format!(
-                                "{error}; compacting the transcript to make it fit failed: {message}"
-                            );
-                            self.record(SessionRecord::Error {
-                                message: message.clone(),
-                            });
-                            let _ = events.send(Event::Error { message });
-                            summary.error = Some(error);
-                            return RunOutcome::Failed;
-                        }
-                    }
-                }
-                TurnOutcome::Failed(error) => {
-                    self.record(SessionRecord::Error {
-                        message: error.to_string(),
-                    });
-                    let _ = events.send(Event::Error {
-                        message: error.to_string(),
-                    });
-                    summary.error = Some(error);
-                    return RunOutcome::Failed;
-                }
+            let response = match self.ask(summary, &mut recovery, events, cancel).await {
+                Asked::Reply(response) => response,
+                Asked::Again => continue,
+                Asked::End(outcome) => return outcome,
             };
             let cost = self.record_usage(response.usage);
             summary.usage.add(&response.usage);
@@ -412,8 +375,14 @@ impl Agent {
                 let _ = events.send(Event::Error { message });
                 return RunOutcome::Failed;
             }
+            let cut = response.stop_reason == StopReason::MaxTokens;
+            if cut && self.retry_cut_call(&mut recovery, &message, events) {
+                continue;
+            }
             let text = message.text();
-            if !text.is_empty() {
+            if std::mem::take(&mut recovery.continuing) {
+                summary.text.push_str(&text);
+            } else if !text.is_empty() {
                 summary.text = text;
             }
             let calls = tool_calls(&message);
@@ -429,7 +398,9 @@ impl Agent {
                     .saturating_add(response.usage.output_tokens),
             });
             if calls.is_empty() {
-                if response.stop_reason == StopReason::PauseTurn {
+                if response.stop_reason == StopReason::PauseTurn
+                    || (cut && self.continue_cut_text(&mut recovery))
+                {
                     continue;
                 }
                 // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
@@ -443,6 +414,10 @@ impl Agent {
                 }
                 self.count_subagents(summary);
                 return RunOutcome::Completed;
+            }
+            if cut {
+                self.refuse_cut_calls(&recovery, calls.into_iter().map(|c| c.id).collect());
+                continue;
             }
             let inputs: Vec<(String, String, serde_json::Value)> = calls
                 .iter()

@@ -119,6 +119,13 @@ impl App {
                 agent,
                 event,
             } => self.subagent_progress(&parent_tool_use_id, &agent, *event),
+            Event::ModelFallback { from, to, reason } => {
+                self.status.model = to.clone();
+                self.info(format!(
+                    "{from} failed ({}); asking the fallback model {to} from now on",
+                    tool_view::clip(&reason, 200)
+                ))
+            }
             Event::Retry {
                 attempt,
                 delay_ms,
