@@ -305,6 +305,7 @@ pub fn agent_config(
     if let Some(stop) = &config.repeat_stop {
         agent.repeat_limits.stop = stop.value.max(1);
     }
+    agent.compact_tool = config.compact_tool.as_ref().is_some_and(|c| c.value);
     agent.sensitive_paths = sensitive_paths(config, env);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));

@@ -1,6 +1,7 @@
 //! Recovery paths of the loop on every protocol: a tool call cut at the output limit is asked
 //! again with the model's larger limit (and never run cut), cut text is continued, and an
-//! overloaded or missing model hands the session to the fallback model.
+//! overloaded or missing model hands the session to the fallback model; and the model frees
+//! its own context with the `compact` tool.
 
 use rein_engine::{Agent, AgentConfig, Fallback};
 use rein_llm::ProviderKind;
@@ -174,4 +175,64 @@ async fn a_missing_model_falls_back_and_without_a_fallback_the_run_fails() {
     // The fallback is used once: failing too, the run fails.
     let summary = agent.run("again", &tx, CancellationToken::new()).await;
     assert_eq!(summary.outcome, RunOutcome::Failed);
+}
+
+#[tokio::test]
+async fn the_model_compacts_with_the_compact_tool_only_when_it_is_offered() {
+    for kind in ALL_KINDS {
+        let dir = tempfile::tempdir().unwrap();
+        let server = mock(
+            r#"{"turns": [
+              {"tool_calls": [{"name": "compact", "arguments": {"focus": "the parser bug"}}]},
+              {"text": "carrying on"}
+            ],
+            "summary": {"text": "SUMMARY: fixing the parser bug"}}"#,
+        )
+        .await;
+        let mut agent = agent_for(kind, &server, dir.path(), |c| c.compact_tool = true);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let summary = agent.run("fix it", &tx, CancellationToken::new()).await;
+        assert_eq!(summary.outcome, RunOutcome::Completed, "{kind:?}");
+        let triggers: Vec<String> = drain(&mut rx)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Compaction { trigger, .. } => Some(trigger),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(triggers, ["model"], "{kind:?}");
+        let requests = server.requests();
+        assert!(
+            requests[0].body.to_string().contains("\"compact\""),
+            "{kind:?}"
+        );
+        // The summary request carries the focus; the next turn starts from the summary.
+        assert!(
+            requests[1].body.to_string().contains("the parser bug"),
+            "{kind:?}"
+        );
+        assert!(
+            requests[2]
+                .body
+                .to_string()
+                .contains("SUMMARY: fixing the parser bug"),
+            "{kind:?}"
+        );
+        assert_transcript_valid(agent.transcript());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut agent = agent_for(ProviderKind::Anthropic, &server, dir.path(), |_| {});
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("hi", &tx, CancellationToken::new()).await;
+    let names: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !names.contains(&"compact".to_string()),
+        "off by default: {names:?}"
+    );
 }

@@ -148,7 +148,7 @@ pub enum Event {
     /// The transcript was compacted to fit the context window.
     Compaction {
         /// `auto` (the estimate crossed the threshold), `reactive` (the provider said the
-        /// prompt is too long) or `manual`.
+        /// prompt is too long), `manual` or `model` (the `compact` tool).
         trigger: String,
         /// Estimated tokens before.
         tokens_before: u64,

@@ -93,6 +93,8 @@ pub struct Tools {
     pub repeat_warn: Option<Spanned<u32>>,
     /// Identical calls with identical results in a row that end the run (6).
     pub repeat_stop: Option<Spanned<u32>>,
+    /// Offer the model the `compact` tool (off).
+    pub compact: Option<Spanned<bool>>,
     /// Paths no tool may touch, added to the built-in list.
     pub sensitive_paths: Option<Vec<Spanned<String>>>,
 }

@@ -121,6 +121,8 @@ pub struct Config {
     /// Loop detection: the reminder's and the stop's counts of identical calls.
     pub repeat_warn: Option<Sourced<u32>>,
     pub repeat_stop: Option<Sourced<u32>>,
+    /// Offer the model the `compact` tool.
+    pub compact_tool: Option<Sourced<bool>>,
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,
@@ -376,6 +378,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     set(
         &mut config.repeat_stop,
         file.tools.repeat_stop.as_ref(),
+        &reader,
+    );
+    set(
+        &mut config.compact_tool,
+        file.tools.compact.as_ref(),
         &reader,
     );
     sandbox::merge(config, &file, &reader, untrusted)?;

@@ -124,6 +124,15 @@ pub fn render(config: &Config) -> String {
             &mut line,
         );
     }
+    number(
+        config
+            .compact_tool
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "tools.compact",
+        "false",
+        &mut line,
+    );
     line(
         "tools.sensitive_paths",
         format!("{:?}", rein_tools::DEFAULT_SENSITIVE),

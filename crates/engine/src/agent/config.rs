@@ -57,6 +57,8 @@ pub struct AgentConfig {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
+    /// Offer the `compact` tool, with which the model compacts its own transcript.
+    pub compact_tool: bool,
     /// The model asked instead when the configured one is overloaded or not found.
     pub fallback: Option<Fallback>,
     /// Custom slash commands and skills (`/name args` expands; the `skill` tool is offered
@@ -93,6 +95,7 @@ impl AgentConfig {
             subagents: None,
             commands: Default::default(),
             fallback: None,
+            compact_tool: false,
             repeat_limits: super::RepeatLimits::default(),
         }
     }

@@ -1,6 +1,7 @@
 //! The agent: a transcript plus the loop that extends it.
 
 mod commands;
+mod compact_tool;
 mod compaction;
 mod config;
 mod delegation;
@@ -100,6 +101,8 @@ pub struct Agent {
     repeats: repeats::Repeats,
     /// Model turns since the last `todo_write`.
     turns_without_todos: u32,
+    /// Where the `compact` tool leaves its request, when it is offered.
+    compact_asked: Option<compact_tool::CompactRequest>,
 }
 
 impl Agent {
@@ -110,6 +113,11 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
         let subagents = setup::add_delegating_tools(&mut tools, &config);
+        let compact_asked = config.compact_tool.then(|| {
+            let asked = compact_tool::CompactRequest::default();
+            tools.register(Arc::new(compact_tool::CompactTool(Arc::clone(&asked))));
+            asked
+        });
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
@@ -145,6 +153,7 @@ impl Agent {
             sidechain: None,
             repeats: Default::default(),
             turns_without_todos: 0,
+            compact_asked,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -454,6 +463,7 @@ impl Agent {
             if self.stopped_for_repeats(verdict, events) {
                 return RunOutcome::Failed;
             }
+            self.compact_if_asked(events, cancel).await;
             if let Some(reason) = self.gate.take_stop() {
                 let _ = events.send(Event::Error {
                     message: format!("a hook ended the session: {reason}"),

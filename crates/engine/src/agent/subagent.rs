@@ -157,6 +157,7 @@ impl Agent {
             sidechain: Some((call_id.to_string(), definition.name.clone())),
             repeats: Default::default(),
             turns_without_todos: 0,
+            compact_asked: None,
             config,
         }
     }

@@ -51,6 +51,8 @@ pub enum CompactTrigger {
     Auto,
     /// The provider said the prompt is too long.
     Reactive,
+    /// The model called the `compact` tool.
+    Model,
 }
 
 impl CompactTrigger {
@@ -60,6 +62,7 @@ impl CompactTrigger {
             Self::Manual => "manual",
             Self::Auto => "auto",
             Self::Reactive => "reactive",
+            Self::Model => "model",
         }
     }
 }
