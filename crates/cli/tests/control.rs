@@ -119,6 +119,17 @@ async fn plan_mode_refuses_an_edit() {
 }
 
 #[tokio::test]
+async fn exec_in_plan_mode_prints_the_plan_as_its_answer() {
+    let dir = workspace("");
+    let plan = r###"{"text": "Looked around.", "tool_calls": [{"name": "exit_plan_mode", "arguments": {"plan": "## Plan\n- change keep.txt"}}]}"###;
+    let (out, bodies) = exec(&dir, &[plan.into()], &["--permission-mode", "plan"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "## Plan\n- change keep.txt");
+    assert_eq!(bodies.len(), 1, "the run ends with the plan");
+    assert!(bodies[0].contains("exit_plan_mode"));
+}
+
+#[tokio::test]
 async fn eight_read_only_calls_overlap_in_time() {
     let dir = workspace("");
     let calls: Vec<String> = (0..8)

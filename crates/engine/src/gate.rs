@@ -41,6 +41,8 @@ pub enum Approval {
         /// What the user wants instead.
         note: Option<String>,
     },
+    /// For a plan (`exit_plan_mode`): approve it and go on in this mode.
+    SwitchMode(PermissionMode),
 }
 
 /// Something that can ask the user (an interactive front end).
@@ -60,6 +62,8 @@ pub(crate) struct Gate {
     /// Set when a tool hook answered `continue: false`: the run ends after this batch, with
     /// the hook's `stopReason`.
     pub stop: Arc<Mutex<Option<String>>>,
+    /// The OS sandbox is there (`auto` mode needs it).
+    pub sandboxed: bool,
 }
 
 /// A call that passed the gate: the input to run it with (a hook may have rewritten it), what
@@ -173,8 +177,12 @@ impl Gate {
                     reason: decision.reason.clone(),
                     agent: None,
                 };
-                match approver.approve(request).await {
-                    Approval::AllowOnce => {
+                let answer = approver.approve(request).await;
+                if tool == crate::plan::PLAN_TOOL {
+                    return self.plan_answered(&answer, cleared, &report);
+                }
+                match answer {
+                    Approval::AllowOnce | Approval::SwitchMode(_) => {
                         report(Verdict::Allow, "the user (once)");
                         Ok(cleared)
                     }
@@ -194,6 +202,45 @@ impl Gate {
                         )))
                     }
                 }
+            }
+        }
+    }
+
+    /// The user's answer to a plan: approved, the mode switches and the call runs; else the
+    /// model hears it is to keep planning, with the user's feedback.
+    fn plan_answered(
+        &self,
+        answer: &Approval,
+        mut cleared: Cleared,
+        report: &dyn Fn(Verdict, &str),
+    ) -> Result<Cleared, ToolOutput> {
+        match crate::plan::approved_mode(answer) {
+            Some(mode) => {
+                // `auto` confines commands to the sandbox: without one it is not offered.
+                let mode = if mode == PermissionMode::Auto && !self.sandboxed {
+                    PermissionMode::AcceptEdits
+                } else {
+                    mode
+                };
+                self.policy().mode = mode;
+                report(Verdict::Allow, "the user (plan approved)");
+                cleared
+                    .notes
+                    .push(format!("The permission mode is now {}.", mode.name()));
+                Ok(cleared)
+            }
+            None => {
+                report(Verdict::Deny, "the user (keep planning)");
+                let feedback = match answer {
+                    Approval::Deny { note: Some(note) } if !note.trim().is_empty() => {
+                        format!(" Their feedback: {}", note.trim())
+                    }
+                    _ => String::new(),
+                };
+                Err(ToolOutput::error(format!(
+                    "The user did not approve the plan: stay in plan mode, keep exploring with \
+                     read-only tools and present a revised plan.{feedback}"
+                )))
             }
         }
     }
@@ -393,8 +440,8 @@ fn hook_reason(why: &str) -> String {
 fn denied_message(decision: &Decision, plan: bool) -> String {
     if plan && decision.reason == "mode plan" {
         return "Not run: rein is in plan mode, where only read-only tools run. Keep exploring \
-                with read-only tools, then present your plan; the user leaves plan mode to let \
-                you make changes."
+                with read-only tools, then present your plan with exit_plan_mode; once the user \
+                approves it you can make changes."
             .to_string();
     }
     format!(

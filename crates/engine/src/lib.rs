@@ -30,6 +30,7 @@ mod imports;
 mod memory;
 pub mod models;
 pub mod permissions;
+pub mod plan;
 mod prompt;
 pub mod session;
 pub mod subagents;

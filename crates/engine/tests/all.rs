@@ -15,6 +15,7 @@ mod hooks_claude;
 mod limits;
 mod loop_;
 mod permissions;
+mod plan;
 mod recovery;
 mod session40;
 mod special_files;

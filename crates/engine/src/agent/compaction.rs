@@ -48,7 +48,7 @@ impl Agent {
     /// reported usage is counted with the model's own tokenizer.
     pub(super) fn next_request_tokens(&self) -> u64 {
         let fixed = self.system.as_str().len()
-            + serde_json::to_string(&self.tools.specs()).map_or(0, |s| s.len());
+            + serde_json::to_string(&self.offered_specs()).map_or(0, |s| s.len());
         let cheap = context::estimate_next(&self.transcript, fixed, self.anchor);
         let tokenizer = context::Tokenizer::for_model(&self.config.model);
         match (tokenizer, self.anchor) {

@@ -6,6 +6,7 @@ mod compaction;
 mod config;
 mod delegation;
 mod hook_points;
+mod planning;
 mod recording;
 mod recovery;
 mod repeats;
@@ -113,6 +114,7 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
         let subagents = setup::add_delegating_tools(&mut tools, &config);
+        tools.register(Arc::new(crate::plan::ExitPlanMode));
         let compact_asked = config.compact_tool.then(|| {
             let asked = compact_tool::CompactRequest::default();
             tools.register(Arc::new(compact_tool::CompactTool(Arc::clone(&asked))));
@@ -147,6 +149,7 @@ impl Agent {
                         .with_hidden_env(hidden_env.clone()),
                 ),
                 stop: Arc::default(),
+                sandboxed: config.sandbox.is_some(),
             },
             subagents,
             agent_name: None,
@@ -422,6 +425,10 @@ impl Agent {
                     continue;
                 }
                 self.count_subagents(summary);
+                return RunOutcome::Completed;
+            }
+            if let Some(plan) = self.plan_as_answer(&calls) {
+                summary.text = plan;
                 return RunOutcome::Completed;
             }
             if cut {

@@ -125,6 +125,7 @@ impl Agent {
             }),
             hooks: Arc::clone(&parent.gate.hooks),
             stop: Arc::default(),
+            sandboxed: parent.gate.sandboxed,
         };
         Self {
             notices: Vec::new(),

@@ -17,7 +17,7 @@ impl Agent {
             model: self.config.model.clone(),
             system: self.system.as_str().to_string(),
             messages,
-            tools: self.tools.specs(),
+            tools: self.offered_specs(),
             max_tokens: self.max_output(),
             cache: PromptCache {
                 key: Some(self.session_id.clone()),

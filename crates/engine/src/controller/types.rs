@@ -148,6 +148,8 @@ pub struct SessionStatus {
     pub context_window: u64,
     /// How hard the model is asked to think (`None`: its own default).
     pub effort: Option<Effort>,
+    /// The OS sandbox is there, so `auto` mode may be chosen.
+    pub sandboxed: bool,
 }
 
 impl SessionStatus {
@@ -164,6 +166,7 @@ impl SessionStatus {
             context_tokens: crate::context::estimate(agent.transcript()),
             context_window: agent.context_window(),
             effort: agent.effort(),
+            sandboxed: agent.sandboxed(),
         }
     }
 }

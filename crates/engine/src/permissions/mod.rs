@@ -172,6 +172,14 @@ impl Policy {
         {
             return Decision::new(Verdict::Deny, describe("deny", rule));
         }
+        if facts.tool == crate::plan::PLAN_TOOL {
+            // Only the user leaves plan mode, whatever the rules say.
+            return if self.mode == PermissionMode::Plan {
+                Decision::new(Verdict::Ask, "your approval of the plan")
+            } else {
+                Decision::new(Verdict::Deny, "not in plan mode")
+            };
+        }
         if let Some(pattern) = facts.paths().find_map(|p| guard.sensitive(p)) {
             return Decision::new(Verdict::Deny, format!("off-limits path ({pattern})"));
         }

@@ -203,7 +203,8 @@ impl App {
 
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        let prompt = PermissionPrompt::new(request, reply, self.theme);
+        let prompt =
+            PermissionPrompt::new(request, reply, self.theme).with_auto(self.status.sandboxed);
         if self.prompt.is_some() {
             self.waiting.push_back(prompt);
         } else {
@@ -404,8 +405,17 @@ impl App {
     }
 
     fn answered(&mut self, approval: &Approval) {
-        if let Approval::Deny { note: Some(note) } = approval {
-            self.info(format!("denied, told the model: {note}"));
+        match approval {
+            Approval::Deny { note: Some(note) } => {
+                self.info(format!("denied, told the model: {note}"))
+            }
+            Approval::SwitchMode(mode) => {
+                // The engine keeps `auto` only with the sandbox; the status line follows the
+                // next status it reports.
+                self.status.mode = *mode;
+                self.info(format!("plan approved; going on in {} mode", mode.name()));
+            }
+            _ => {}
         }
     }
 

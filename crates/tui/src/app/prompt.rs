@@ -3,6 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
+use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -12,6 +13,8 @@ use crate::tool_view;
 
 /// Lines of a diff or command shown in a permission prompt.
 const PROMPT_BODY_LINES: usize = 12;
+/// Lines of a plan shown for approval.
+const PLAN_BODY_LINES: usize = 40;
 
 /// A tool call waiting for the user's answer.
 #[derive(Debug)]
@@ -24,6 +27,8 @@ pub struct PermissionPrompt {
     body: Vec<Line<'static>>,
     /// Lines of it left out.
     more: usize,
+    /// For a plan: `auto` may be chosen (the OS sandbox is there).
+    auto: bool,
 }
 
 /// What a key did to the prompt.
@@ -39,15 +44,27 @@ impl PermissionPrompt {
     /// A prompt for `request`; the answer goes to `reply`.
     pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, theme: Theme) -> Self {
         let mut body = body(&request.tool, &request.input, theme);
-        let more = body.len().saturating_sub(PROMPT_BODY_LINES);
-        body.truncate(PROMPT_BODY_LINES);
+        let cap = if is_plan(&request) {
+            PLAN_BODY_LINES
+        } else {
+            PROMPT_BODY_LINES
+        };
+        let more = body.len().saturating_sub(cap);
+        body.truncate(cap);
         Self {
             request,
             reply: Some(reply),
             note: None,
             body,
             more,
+            auto: false,
         }
+    }
+
+    /// Offers `auto` among a plan's modes (only where the OS sandbox is).
+    pub fn with_auto(mut self, auto: bool) -> Self {
+        self.auto = auto;
+        self
     }
 
     /// The call being asked about.
@@ -75,6 +92,22 @@ impl PermissionPrompt {
             }
             return PromptOutcome::Open;
         }
+        if is_plan(&self.request) {
+            let mode = |mode| Approval::SwitchMode(mode);
+            return match key.code {
+                KeyCode::Char('1') => self.answer(mode(PermissionMode::AcceptEdits)),
+                KeyCode::Char('2') => self.answer(mode(PermissionMode::Default)),
+                KeyCode::Char('3') if self.auto => self.answer(mode(PermissionMode::Auto)),
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => {
+                    self.answer(Approval::Deny { note: None })
+                }
+                KeyCode::Char('t' | 'T' | '4') => {
+                    self.note = Some(String::new());
+                    PromptOutcome::Open
+                }
+                _ => PromptOutcome::Open,
+            };
+        }
         match key.code {
             KeyCode::Char('y' | 'Y') | KeyCode::Char('1') => self.answer(Approval::AllowOnce),
             KeyCode::Char('a' | 'A') | KeyCode::Char('2') => self.answer(Approval::AllowForSession),
@@ -100,15 +133,18 @@ impl PermissionPrompt {
     /// The prompt's rows.
     pub fn view(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
         let request = &self.request;
+        let plan = is_plan(request);
+        let title = if plan {
+            "Approve this plan?".to_string()
+        } else {
+            format!(
+                "Allow {}?",
+                tool_view::call_line(&request.tool, &request.summary, &request.input)
+            )
+        };
         let mut lines = vec![Line::from(vec![
             Span::styled("? ", theme.warning().patch(theme.bold())),
-            Span::styled(
-                format!(
-                    "Allow {}?",
-                    tool_view::call_line(&request.tool, &request.summary, &request.input)
-                ),
-                theme.bold(),
-            ),
+            Span::styled(title, theme.bold()),
         ])];
         lines.push(Line::styled(
             match &request.agent {
@@ -141,6 +177,20 @@ impl PermissionPrompt {
                     ]
                 };
                 let mut spans = vec![Span::raw("  ")];
+                if plan {
+                    spans.extend(choice("1", " yes, accept edits  "));
+                    spans.extend(choice("2", " yes, ask before edits  "));
+                    if self.auto {
+                        spans.extend(choice("3", " yes, auto  "));
+                    }
+                    spans.extend(choice("n", " keep planning  "));
+                    spans.extend(choice("t", " keep planning, and tell the model…"));
+                    lines.push(Line::from(spans));
+                    return lines
+                        .into_iter()
+                        .map(|line| clip_line(line, width))
+                        .collect();
+                }
                 spans.extend(choice("y", " yes  "));
                 spans.extend(choice("a", " yes, this session  "));
                 spans.extend(choice("n", " no  "));
@@ -164,10 +214,26 @@ impl Drop for PermissionPrompt {
     }
 }
 
-/// What the user is asked to approve: the command for bash, the change for edits, the
-/// arguments otherwise.
+/// Whether `request` asks to approve a plan.
+fn is_plan(request: &ApprovalRequest) -> bool {
+    request.tool == rein_engine::plan::PLAN_TOOL
+}
+
+/// What the user is asked to approve: the command for bash, the change for edits, the plan
+/// (rendered Markdown) for a plan, the arguments otherwise.
 fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
     match tool {
+        rein_engine::plan::PLAN_TOOL => {
+            let plan = input.get("plan").and_then(Value::as_str).unwrap_or("");
+            crate::markdown::render(plan, theme)
+                .into_iter()
+                .map(|line| {
+                    let mut spans = vec![Span::raw("    ")];
+                    spans.extend(line.spans);
+                    Line::from(spans)
+                })
+                .collect()
+        }
         "bash" => input
             .get("command")
             .and_then(Value::as_str)
