@@ -1,0 +1,123 @@
+//! What every request carries before the conversation: the system prompt and the tool specs,
+//! for the Claude tool set (edit_file/write_file) and the GPT one (apply_patch), with
+//! `todo_write`, `task` and `skill` offered; budget ≤ 12 KB for the Claude set. And what a
+//! catalog of 50 skills adds to it (budget ≤ 6 KB). Measured on the first request the mock
+//! server receives. Run with `cargo bench -p rein-engine --bench first_request`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use rein_engine::commands::{Catalog, PromptCommand, SkillInfo};
+use rein_engine::subagents::{Subagents, built_in};
+use rein_engine::{Agent, AgentConfig};
+use rein_llm::{ProviderConfig, ProviderKind};
+use rein_testkit::{MockServer, Scenario};
+use tokio_util::sync::CancellationToken;
+
+const REQUEST_BUDGET: usize = 12 * 1024;
+const CATALOG_BUDGET: usize = 6 * 1024;
+
+fn skills(n: usize) -> Catalog {
+    Catalog::new(
+        (0..n)
+            .map(|i| PromptCommand {
+                name: format!("skill-{i:02}"),
+                // As long as the catalog lets a description be.
+                description: format!("Use when working on area {i}: ").repeat(4)[..100].into(),
+                argument_hint: None,
+                allowed_tools: Vec::new(),
+                model: None,
+                body: "Steps.".into(),
+                source: PathBuf::from(format!("/skills/skill-{i:02}/SKILL.md")),
+                skill: Some(SkillInfo {
+                    dir: PathBuf::from(format!("/tmp/skills/skill-{i:02}")),
+                    model_invocable: true,
+                    user_invocable: true,
+                }),
+            })
+            .collect(),
+    )
+}
+
+/// Bytes of the system prompt and the tool specs of the first request.
+async fn first_request(
+    kind: ProviderKind,
+    model: &str,
+    workspace: &Path,
+    catalog: Catalog,
+) -> (usize, usize, Vec<String>) {
+    let server = MockServer::start(Scenario::from_json(r#"{"turns": [{"text": "ok"}]}"#).unwrap())
+        .await
+        .unwrap();
+    let base = match kind {
+        ProviderKind::Anthropic => server.url(),
+        _ => server.openai_url(),
+    };
+    let provider = ProviderConfig::new(kind, base, Some("bench-key".into()), "BENCH_KEY");
+    let mut config = AgentConfig::new(model, workspace.to_path_buf());
+    config.subagents = Some(Subagents::new(built_in(None)));
+    config.commands = catalog;
+    let mut agent = Agent::new(
+        rein_llm::connect(provider),
+        rein_tools::ToolRegistry::for_model(model),
+        config,
+    )
+    .unwrap();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("hi", &tx, CancellationToken::new()).await;
+    let body = &server.requests()[0].body;
+    let system = match kind {
+        ProviderKind::Anthropic => serde_json::to_string(&body["system"]).unwrap().len(),
+        ProviderKind::Openai => serde_json::to_string(&body["instructions"]).unwrap().len(),
+        ProviderKind::OpenaiChat => serde_json::to_string(&body["messages"][0]).unwrap().len(),
+    };
+    let tools = serde_json::to_string(&body["tools"]).unwrap().len();
+    let names = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| {
+            t["name"]
+                .as_str()
+                .or_else(|| t["function"]["name"].as_str())
+        })
+        .map(str::to_string)
+        .collect();
+    (system, tools, names)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        println!("first_request: bench");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut failed = false;
+    for (kind, model) in [
+        (ProviderKind::Anthropic, "claude-sonnet-4-5"),
+        (ProviderKind::Openai, "gpt-5"),
+    ] {
+        let (system, tools, names) = first_request(kind, model, dir.path(), skills(1)).await;
+        let total = system + tools;
+        println!(
+            "{model}: system {system} B + tools {tools} B = {total} B ({} tools: {})",
+            names.len(),
+            names.join(", ")
+        );
+        if kind == ProviderKind::Anthropic && total > REQUEST_BUDGET {
+            println!("  OVER BUDGET: {total} B > {REQUEST_BUDGET} B");
+            failed = true;
+        }
+        let (with_fifty, _, _) = first_request(kind, model, dir.path(), skills(50)).await;
+        let added = with_fifty - system;
+        println!("  50 skills add {added} B to the system prompt (budget {CATALOG_BUDGET} B)");
+        if added > CATALOG_BUDGET {
+            println!("  OVER BUDGET");
+            failed = true;
+        }
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}
