@@ -161,3 +161,53 @@ async fn the_model_loads_a_real_skill_and_reads_its_files() {
         assert!(read[0].0.contains(first_line.trim()), "{kind:?}: {read:?}");
     }
 }
+
+/// Serves every model with one client.
+struct OneClient(std::sync::Arc<dyn rein_llm::ModelClient>);
+
+impl rein_engine::subagents::ModelSource for OneClient {
+    fn client_for(
+        &self,
+        model: &str,
+    ) -> Result<(String, std::sync::Arc<dyn rein_llm::ModelClient>), String> {
+        Ok((model.to_string(), std::sync::Arc::clone(&self.0)))
+    }
+}
+
+#[tokio::test]
+async fn a_commands_model_answers_its_run_only() {
+    let ws = tempfile::tempdir().unwrap();
+    let commands = ws.path().join("commands");
+    std::fs::create_dir(&commands).unwrap();
+    std::fs::write(
+        commands.join("quick.md"),
+        "---\nmodel: claude-haiku-4-5\n---\nAnswer briefly.\n",
+    )
+    .unwrap();
+    let catalog = rein_engine::commands::load(&[commands], &[]).catalog;
+    let server = mock(r#"{"turns": [{"text": "long"}]}"#).await;
+    let other = mock(r#"{"turns": [{"text": "short"}]}"#).await;
+    let mut config = AgentConfig::new("claude-sonnet-4-5", ws.path().to_path_buf());
+    config.commands = catalog;
+    let mut subagents = rein_engine::subagents::Subagents::new(Vec::new());
+    subagents.models = Some(std::sync::Arc::new(OneClient(client(
+        rein_llm::ProviderKind::Anthropic,
+        &other,
+    ))));
+    config.subagents = Some(subagents);
+    let mut agent = Agent::new(
+        client(rein_llm::ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let summary = agent.run("/quick", &tx, CancellationToken::new()).await;
+    assert_eq!(summary.text, "short");
+    assert_eq!(other.requests()[0].body["model"], "claude-haiku-4-5");
+    assert_eq!(agent.model(), "claude-sonnet-4-5", "back after the run");
+    agent.run("and now?", &tx, CancellationToken::new()).await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], "claude-sonnet-4-5");
+}

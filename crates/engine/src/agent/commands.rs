@@ -20,12 +20,14 @@ const AT_DIR_ENTRIES: usize = 200;
 
 impl super::Agent {
     /// The prompt `prompt` stands for when it is `/name args` naming a command or skill the
-    /// user may type; `None` when it names none (it is then sent as typed).
+    /// user may type, and the model its frontmatter names (a client for it, with the model and
+    /// client to go back to after the run); `None` when it names none (it is then sent as
+    /// typed).
     pub(super) async fn expand_command(
         &mut self,
         prompt: &str,
         events: &EventSender,
-    ) -> Option<String> {
+    ) -> Option<(String, Option<(String, Arc<dyn rein_llm::ModelClient>)>)> {
         let rest = prompt.trim_start().strip_prefix('/')?;
         let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let command = self.config.commands.user_command(name)?.clone();
@@ -35,7 +37,49 @@ impl super::Agent {
         };
         let text = self.run_snippets(&command, text, events).await;
         let text = self.inline_references(text);
-        Some(format!("<command-name>/{name}</command-name>\n{text}"))
+        let previous = match &command.model {
+            Some(model) => self.use_command_model(&command.name, model, events),
+            None => None,
+        };
+        Some((
+            format!("<command-name>/{name}</command-name>\n{text}"),
+            previous,
+        ))
+    }
+
+    /// Switches to `model` for this run (resolved like a subagent's), giving the model and
+    /// client to go back to; says why not when it cannot.
+    fn use_command_model(
+        &mut self,
+        command: &str,
+        model: &str,
+        events: &EventSender,
+    ) -> Option<(String, Arc<dyn rein_llm::ModelClient>)> {
+        let source = self
+            .config
+            .subagents
+            .as_ref()
+            .and_then(|s| s.models.clone());
+        let resolved = match source {
+            Some(source) => source.client_for(model),
+            None => Err("no provider can be resolved here".to_string()),
+        };
+        match resolved {
+            Ok((name, client)) => {
+                let previous = (self.config.model.clone(), Arc::clone(&self.client));
+                self.set_model(name, client);
+                Some(previous)
+            }
+            Err(why) => {
+                let _ = events.send(rein_protocol::Event::Error {
+                    message: format!(
+                        "/{command} names the model {model}, which is not available ({why}); \
+                         the session's model answers"
+                    ),
+                });
+                None
+            }
+        }
     }
 
     /// `text` with each `` !`command` `` replaced by what the command printed.

@@ -272,13 +272,19 @@ impl Agent {
             None => self.expand_command(prompt, events).await,
             Some(_) => None,
         };
-        let prompt = expanded.as_deref().unwrap_or(prompt);
+        let (prompt, previous_model) = match &expanded {
+            Some((text, previous)) => (text.as_str(), previous.clone()),
+            None => (prompt, None),
+        };
         match self.submit(prompt, events).await {
             Ok(()) => summary.outcome = self.drive(&mut summary, events, &cancel).await,
             Err(message) => {
                 let _ = events.send(Event::Error { message });
                 summary.outcome = RunOutcome::Failed;
             }
+        }
+        if let Some((model, client)) = previous_model {
+            self.set_model(model, client);
         }
         if let Some(spawner) = &self.subagents {
             // It holds a sender of this run's events: a front end waits for them to close.
