@@ -200,9 +200,8 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
                 }
             };
             for note in &cleared.notes {
-                output
-                    .text
-                    .push_str(&format!("\n\n[PreToolUse hook: {note}]"));
+                output.text.push_str("\n\n");
+                output.text.push_str(note);
             }
             let ran = Ran {
                 duration: started.elapsed(),

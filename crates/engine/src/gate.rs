@@ -67,7 +67,7 @@ pub(crate) struct Gate {
 }
 
 /// A call that passed the gate: the input to run it with (a hook may have rewritten it), what
-/// that input touches, and notes for the model from the hooks.
+/// that input touches, and notes for the model (from the hooks, or the plan's approval).
 #[derive(Debug, Clone)]
 pub(crate) struct Cleared {
     pub input: Value,
@@ -139,7 +139,11 @@ impl Gate {
                     cleared.input = updated;
                     decision = self.policy().decide(&cleared.facts, guard);
                 }
-                cleared.notes = said.context;
+                cleared.notes = said
+                    .context
+                    .into_iter()
+                    .map(|note| format!("[PreToolUse hook: {note}]"))
+                    .collect();
                 match said.permission {
                     _ if decision.verdict == Verdict::Deny => {}
                     Some((verdict, why)) => decision = Decision::new(verdict, hook_reason(&why)),
