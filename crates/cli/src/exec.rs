@@ -14,7 +14,9 @@ use crate::output::Printer;
 use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    let setup = Arc::new(Setup::new(args, crate::trust::Asking::Never)?);
+    let mut setup = Setup::new(args, crate::trust::Asking::Never)?;
+    setup.start_mcp().await;
+    let setup = Arc::new(setup);
     let args = &setup.args;
     // `--compact` alone compacts and stops; with a prompt it compacts first.
     let prompt = if args.compact && args.prompt.is_none() {

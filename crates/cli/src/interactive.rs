@@ -59,7 +59,8 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             "--compact and --output-format belong to `rein exec`; use /compact in the UI",
         ));
     }
-    let setup = Setup::new(args, crate::trust::Asking::Terminal)?;
+    let mut setup = Setup::new(args, crate::trust::Asking::Terminal)?;
+    setup.start_mcp().await;
     let resumed = setup.to_resume()?;
     let agent = setup.agent(resumed, setup.args.fork_session)?;
     let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());

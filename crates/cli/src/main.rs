@@ -8,6 +8,7 @@ mod config;
 mod exec;
 mod factory;
 mod interactive;
+mod mcp;
 mod output;
 mod resolve;
 mod sandbox;

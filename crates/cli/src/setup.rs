@@ -32,6 +32,8 @@ pub struct Setup {
     pub subagents: rein_engine::subagents::Subagents,
     /// Custom commands and skills (read once).
     pub commands: rein_engine::commands::Catalog,
+    /// The MCP servers that started (see [`Setup::start_mcp`]), shared by every agent.
+    pub mcp: std::sync::Arc<rein_mcp::Started>,
 }
 
 /// Narrows rein's data folder to its owner when an older rein (or the umask) left it readable
@@ -85,6 +87,7 @@ impl Setup {
         Ok(Self {
             subagents,
             commands,
+            mcp: Default::default(),
             args,
             workspace,
             config,
@@ -92,6 +95,13 @@ impl Setup {
             sandbox,
             sandbox_policy,
         })
+    }
+
+    /// Starts the configured MCP servers (before the first agent is made).
+    pub async fn start_mcp(&mut self) {
+        let env = |key: &str| std::env::var(key).ok();
+        self.mcp =
+            std::sync::Arc::new(crate::mcp::start(&self.workspace, &self.config, &env).await);
     }
 
     /// The session `--resume`/`--continue` name, loaded.
@@ -124,8 +134,12 @@ impl Setup {
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }
-        let mut agent = Agent::new(client, ToolRegistry::for_model(&config.model), config)
-            .map_err(|e| Exit::usage(e.to_string()))?;
+        let mut tools = ToolRegistry::for_model(&config.model);
+        for tool in self.mcp.tools(&tools.names()) {
+            tools.register(tool);
+        }
+        let mut agent =
+            Agent::new(client, tools, config).map_err(|e| Exit::usage(e.to_string()))?;
         sessions::record(
             &mut agent,
             self.store.as_ref(),

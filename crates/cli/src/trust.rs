@@ -260,6 +260,8 @@ fn kinds(held_back: &[&Ignored]) -> String {
             "allow rules"
         } else if ignored.what.starts_with("agent definition") {
             "agent definitions"
+        } else if ignored.what.starts_with("MCP server") {
+            "MCP servers"
         } else if ignored.what.starts_with("command ") {
             "commands"
         } else if ignored.what.starts_with("skill ") {

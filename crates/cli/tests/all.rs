@@ -10,6 +10,7 @@ mod errors;
 mod exec;
 mod fallback;
 mod kill;
+mod mcp;
 mod odd_workspaces;
 mod sandbox;
 mod secrets;

@@ -40,3 +40,41 @@ pub use install::{require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;
+
+/// The path of `rein-mcp-test-server` (an MCP server over stdio for tests), built first when
+/// this test run has not built it.
+pub fn mcp_test_server() -> std::path::PathBuf {
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // Test binaries live in target/<profile>/deps; the workspace's binaries one up.
+            let exe = std::env::current_exe().unwrap_or_default();
+            let dir = exe
+                .parent()
+                .and_then(|deps| deps.parent())
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default();
+            let path = dir.join("rein-mcp-test-server");
+            if !path.is_file() {
+                let status = std::process::Command::new(env!("CARGO"))
+                    .args([
+                        "build",
+                        "-q",
+                        "-p",
+                        "rein-testkit",
+                        "--bin",
+                        "rein-mcp-test-server",
+                    ])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .status();
+                if !status.is_ok_and(|s| s.success()) || !path.is_file() {
+                    let _ = std::io::Write::write_fmt(
+                        &mut std::io::stderr(),
+                        format_args!("cannot build rein-mcp-test-server into {}\n", dir.display()),
+                    );
+                }
+            }
+            path
+        })
+        .clone()
+}

@@ -17,6 +17,8 @@ pub struct TomlFile {
     pub explore_model: Option<Spanned<String>>,
     /// The model asked when the first is overloaded or not found.
     pub fallback_model: Option<Spanned<String>>,
+    /// MCP servers, with codex's keys.
+    pub mcp_servers: Option<std::collections::BTreeMap<String, rein_mcp::TomlServer>>,
     pub provider: Option<Spanned<String>>,
     pub base_url: Option<Spanned<String>>,
     pub api_key_env: Option<Spanned<String>>,

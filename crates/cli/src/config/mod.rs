@@ -95,6 +95,9 @@ pub struct Config {
     pub explore_model: Option<Sourced<String>>,
     /// The model asked when the first is overloaded or not found.
     pub fallback_model: Option<Sourced<String>>,
+    /// MCP servers of `[mcp_servers]` tables (name, table, file), a later file's replacing
+    /// an earlier one's of the same name.
+    pub mcp_servers: Vec<(String, rein_mcp::TomlServer, String)>,
     pub provider: Option<Sourced<String>>,
     pub base_url: Option<Sourced<String>>,
     pub api_key_env: Option<Sourced<String>>,
@@ -230,6 +233,20 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.fallback_model.as_ref(),
         &reader,
     );
+    for (name, server) in file.mcp_servers.iter().flatten() {
+        if untrusted {
+            config.ignored.push(Ignored {
+                what: format!("MCP server {name}"),
+                source: source.path.clone(),
+                why: Why::Untrusted,
+            });
+            continue;
+        }
+        config.mcp_servers.retain(|(n, _, _)| n != name);
+        config
+            .mcp_servers
+            .push((name.clone(), server.clone(), source.path.clone()));
+    }
     if let Some(provider) = &file.provider {
         if !matches!(
             provider.get_ref().as_str(),

@@ -1,0 +1,75 @@
+//! The MCP servers of an invocation: the user's and a trusted workspace's `[mcp_servers]`
+//! tables, and a trusted workspace's `.mcp.json`; started together before the first request.
+
+use std::path::Path;
+
+use rein_mcp::ServerConfig;
+
+use crate::config::Config;
+
+/// Most of a `.mcp.json` read.
+const MCP_JSON_CAP: u64 = 1024 * 1024;
+
+/// The servers configured for `workspace`, and what could not be used.
+pub fn configs(
+    workspace: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Vec<ServerConfig>, Vec<String>) {
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    let mut warnings = Vec::new();
+    let add = |server: ServerConfig, servers: &mut Vec<ServerConfig>| {
+        servers.retain(|s| s.name != server.name);
+        servers.push(server);
+    };
+    let path = workspace.join(".mcp.json");
+    if config.workspace_trusted {
+        match rein_tools::read_regular(&path, MCP_JSON_CAP) {
+            Ok(Some(text)) => match rein_mcp::parse_mcp_json(&text, ".mcp.json", env) {
+                Ok(parsed) => {
+                    warnings.extend(parsed.warnings);
+                    for server in parsed.servers {
+                        add(server, &mut servers);
+                    }
+                }
+                Err(e) => warnings.push(format!("MCP servers not read: {e}")),
+            },
+            Ok(None) => {}
+            Err(e) => warnings.push(format!("MCP servers not read: {e}")),
+        }
+    } else if path.exists() {
+        warnings.push(format!(
+            "this workspace's .mcp.json is not used: the workspace is not trusted (run `rein \
+             trust` in {} or pass --trust-workspace)",
+            workspace.display()
+        ));
+    }
+    for (name, table, source) in &config.mcp_servers {
+        match table.to_config(name, source, env) {
+            Ok(Some(server)) => add(server, &mut servers),
+            Ok(None) => {}
+            Err(e) => warnings.push(e),
+        }
+    }
+    (servers, warnings)
+}
+
+/// Starts the configured servers, saying on stderr which could not be used.
+pub async fn start(
+    workspace: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> rein_mcp::Started {
+    let (servers, warnings) = configs(workspace, config, env);
+    for warning in warnings {
+        eprintln!("rein: {warning}");
+    }
+    if servers.is_empty() {
+        return rein_mcp::Started::default();
+    }
+    let started = rein_mcp::start(servers).await;
+    for failure in &started.failures {
+        eprintln!("rein: {failure}; going on without it");
+    }
+    started
+}

@@ -1,0 +1,317 @@
+//! MCP server configuration as users already have it: Claude Code's `.mcp.json` (with or
+//! without the `mcpServers` wrapper; `type` absent or `stdio`, `http`, `sse`; `${VAR}` and
+//! `${VAR:-default}` expanded) and codex's `[mcp_servers.<name>]` TOML tables.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// How long a server may take to start and list its tools, unless configured.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one tool call may take, unless configured.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One server, ready to connect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerConfig {
+    /// Its name (`mcp__<name>__<tool>`).
+    pub name: String,
+    /// How to reach it.
+    pub transport: Transport,
+    /// Longest wait for it to start and list its tools.
+    pub startup_timeout: Duration,
+    /// Longest one call may run.
+    pub tool_timeout: Duration,
+    /// Only these tools are offered, when set.
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools are never offered.
+    pub disabled_tools: Vec<String>,
+    /// Where it was configured (a file path).
+    pub source: String,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    /// A process speaking MCP on its standard input and output.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its environment.
+        env: BTreeMap<String, String>,
+    },
+    /// A streamable HTTP (or legacy SSE) endpoint.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Headers sent with every request (a bearer token among them).
+        headers: BTreeMap<String, String>,
+        /// The endpoint speaks the legacy SSE transport (`type: "sse"`).
+        sse: bool,
+    },
+}
+
+impl Transport {
+    /// `stdio`, `http` or `sse`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Http { sse: false, .. } => "http",
+            Self::Http { sse: true, .. } => "sse",
+        }
+    }
+}
+
+/// Servers read from a file, and what could not be used.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The servers, in the file's order.
+    pub servers: Vec<ServerConfig>,
+    /// Servers skipped and variables that were not set, each named.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct JsonServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+/// The servers of a `.mcp.json` text read from `source`; `env` gives variables (and
+/// `CLAUDE_PLUGIN_ROOT` when the file belongs to a plugin).
+pub fn parse_mcp_json(
+    text: &str,
+    source: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Parsed, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{source}: not valid JSON: {e}"))?;
+    let table = match value.get("mcpServers") {
+        Some(inner) => inner.clone(),
+        None => value,
+    };
+    let serde_json::Value::Object(entries) = table else {
+        return Err(format!("{source}: expected an object of servers"));
+    };
+    let mut parsed = Parsed::default();
+    for (name, entry) in entries {
+        // `_comment` and other notes beside the servers.
+        if name.starts_with('_') || !entry.is_object() {
+            continue;
+        }
+        let server: JsonServer = match serde_json::from_value(entry) {
+            Ok(server) => server,
+            Err(e) => {
+                parsed
+                    .warnings
+                    .push(format!("MCP server `{name}` ({source}) skipped: {e}"));
+                continue;
+            }
+        };
+        let mut expand = |text: &str| expand_vars(text, env, &name, source, &mut parsed.warnings);
+        let transport = match (server.kind.as_deref(), server.command, server.url) {
+            (None | Some("stdio"), Some(command), _) => Transport::Stdio {
+                command: expand(&command),
+                args: server.args.iter().map(|a| expand(a)).collect(),
+                env: server
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand(v)))
+                    .collect(),
+            },
+            (None | Some("http" | "streamable-http" | "sse"), _, Some(url)) => Transport::Http {
+                url: expand(&url),
+                headers: server
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand(v)))
+                    .collect(),
+                sse: server.kind.as_deref() == Some("sse"),
+            },
+            (kind, _, _) => {
+                parsed.warnings.push(format!(
+                    "MCP server `{name}` ({source}) skipped: {}",
+                    match kind {
+                        Some(kind) => format!("type `{kind}` needs a command or a url"),
+                        None => "it has neither a command nor a url".to_string(),
+                    }
+                ));
+                continue;
+            }
+        };
+        parsed.servers.push(ServerConfig {
+            name,
+            transport,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+            source: source.to_string(),
+        });
+    }
+    Ok(parsed)
+}
+
+/// A `[mcp_servers.<name>]` table, with codex's keys.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TomlServer {
+    /// The program of a stdio server.
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Variables added to its environment.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Variables passed through from rein's environment.
+    #[serde(default)]
+    pub env_vars: Vec<String>,
+    /// The folder it runs in.
+    pub cwd: Option<String>,
+    /// The endpoint of an HTTP server.
+    pub url: Option<String>,
+    /// The variable holding a bearer token for it.
+    pub bearer_token_env_var: Option<String>,
+    /// Headers with fixed values.
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    /// Headers whose values are read from variables.
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Seconds it may take to start.
+    pub startup_timeout_sec: Option<f64>,
+    /// Seconds one call may take.
+    pub tool_timeout_sec: Option<f64>,
+    /// Only these tools are offered.
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools are never offered.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
+    /// `false` leaves it out.
+    pub enabled: Option<bool>,
+    /// Whether the session fails without it (accepted; rein goes on without it).
+    pub required: Option<bool>,
+}
+
+impl TomlServer {
+    /// The server this table describes, or why not; `None` when it is disabled.
+    pub fn to_config(
+        &self,
+        name: &str,
+        source: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<ServerConfig>, String> {
+        if self.enabled == Some(false) {
+            return Ok(None);
+        }
+        let transport = match (&self.command, &self.url) {
+            (Some(command), None) => {
+                let mut vars = self.env.clone();
+                for key in &self.env_vars {
+                    if let Some(value) = env(key) {
+                        vars.insert(key.clone(), value);
+                    }
+                }
+                Transport::Stdio {
+                    command: command.clone(),
+                    args: self.args.clone(),
+                    env: vars,
+                }
+            }
+            (None, Some(url)) => {
+                let mut headers = self.http_headers.clone();
+                for (header, var) in &self.env_http_headers {
+                    if let Some(value) = env(var) {
+                        headers.insert(header.clone(), value);
+                    }
+                }
+                if let Some(var) = &self.bearer_token_env_var {
+                    let token = env(var).ok_or_else(|| {
+                        format!("MCP server `{name}` ({source}): {var} is not set")
+                    })?;
+                    headers.insert("Authorization".into(), format!("Bearer {token}"));
+                }
+                Transport::Http {
+                    url: url.clone(),
+                    headers,
+                    sse: false,
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "MCP server `{name}` ({source}) needs either `command` or `url`"
+                ));
+            }
+        };
+        let seconds = |s: Option<f64>, default: Duration| {
+            s.filter(|s| s.is_finite() && *s > 0.0)
+                .map_or(default, Duration::from_secs_f64)
+        };
+        Ok(Some(ServerConfig {
+            name: name.to_string(),
+            transport,
+            startup_timeout: seconds(self.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT),
+            tool_timeout: seconds(self.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT),
+            enabled_tools: self.enabled_tools.clone(),
+            disabled_tools: self.disabled_tools.clone(),
+            source: source.to_string(),
+        }))
+    }
+}
+
+/// `${VAR}` and `${VAR:-default}` in `text` replaced from `env`; a variable that is not set
+/// and has no default becomes empty and is said once in `warnings`.
+fn expand_vars(
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    server: &str,
+    source: &str,
+    warnings: &mut Vec<String>,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let inner = &after[..end];
+        let (var, default) = match inner.split_once(":-") {
+            Some((var, default)) => (var, Some(default)),
+            None => (inner, None),
+        };
+        // `${VAR:-default}`: the default also stands for an empty value.
+        let value = env(var).filter(|v| !v.is_empty() || default.is_none());
+        match (value, default) {
+            (Some(value), _) => out.push_str(&value),
+            (_, Some(default)) => out.push_str(default),
+            (None, None) => {
+                let warning = format!("MCP server `{server}` ({source}): {var} is not set");
+                if !warnings.contains(&warning) {
+                    warnings.push(warning);
+                }
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

@@ -1,0 +1,129 @@
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: BTreeMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |key| map.get(key).cloned()
+}
+
+#[test]
+fn claude_codes_shapes_parse_with_variables_expanded() {
+    let text = r#"{"mcpServers": {
+        "jira": {"type": "stdio", "command": "npx", "args": ["-y", "jira", "${HOST}"],
+                 "env": {"TOKEN": "${TOKEN}", "MODE": "${MODE:-fast}"}},
+        "docs": {"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer ${KEY:-}"}},
+        "old": {"type": "sse", "url": "https://x/sse"},
+        "broken": {"type": "http"}
+    }}"#;
+    let parsed = parse_mcp_json(text, ".mcp.json", &vars(&[("HOST", "h.example")])).unwrap();
+    let names: Vec<&str> = parsed.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["docs", "jira", "old"]);
+    let jira = &parsed.servers[1];
+    assert_eq!(
+        jira.transport,
+        Transport::Stdio {
+            command: "npx".into(),
+            args: vec!["-y".into(), "jira".into(), "h.example".into()],
+            env: [
+                ("MODE".into(), "fast".into()),
+                ("TOKEN".into(), String::new())
+            ]
+            .into(),
+        }
+    );
+    assert_eq!(parsed.servers[2].transport.name(), "sse");
+    assert_eq!(
+        parsed.warnings,
+        [
+            "MCP server `broken` (.mcp.json) skipped: type `http` needs a command or a url",
+            "MCP server `jira` (.mcp.json): TOKEN is not set",
+        ]
+    );
+}
+
+#[test]
+fn codex_tables_give_timeouts_filters_and_a_bearer_header() {
+    let table: BTreeMap<String, TomlServer> = toml_servers(
+        r#"
+        [mcp_servers.github]
+        url = "https://api.example/mcp/"
+        bearer_token_env_var = "PAT"
+        tool_timeout_sec = 20
+        enabled_tools = ["search"]
+        [mcp_servers.off]
+        command = "x"
+        enabled = false
+        "#,
+    );
+    let env = vars(&[("PAT", "secret")]);
+    let github = table["github"]
+        .to_config("github", "config.toml", &env)
+        .unwrap()
+        .unwrap();
+    assert_eq!(github.tool_timeout, Duration::from_secs(20));
+    assert_eq!(github.enabled_tools, Some(vec!["search".to_string()]));
+    let Transport::Http { headers, .. } = &github.transport else {
+        panic!("http");
+    };
+    assert_eq!(headers["Authorization"], "Bearer secret");
+    assert_eq!(table["off"].to_config("off", "c", &env).unwrap(), None);
+    let missing = table["github"]
+        .to_config("github", "c", &vars(&[]))
+        .unwrap_err();
+    assert!(missing.contains("PAT is not set"), "{missing}");
+}
+
+fn toml_servers(text: &str) -> BTreeMap<String, TomlServer> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(default)]
+        mcp_servers: BTreeMap<String, TomlServer>,
+    }
+    let file: File = toml::from_str(text).unwrap();
+    file.mcp_servers
+}
+
+#[test]
+fn every_real_configuration_parses() {
+    let Some(dir) = rein_testkit::conformance_dir("agent-files/mcp").unwrap() else {
+        return;
+    };
+    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    let mut servers = 0;
+    for entry in entries {
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        if name.ends_with(".toml") {
+            // Codex's whole config: only its `[mcp_servers]` tables are ours.
+            let value: toml::Table = toml::from_str(&text).unwrap();
+            let Some(table) = value.get("mcp_servers") else {
+                continue;
+            };
+            let table: BTreeMap<String, TomlServer> = table.clone().try_into().unwrap();
+            for (server, config) in &table {
+                let env = |_: &str| Some("x".to_string());
+                assert!(
+                    config.to_config(server, &name, &env).is_ok(),
+                    "{name} {server}"
+                );
+                servers += 1;
+            }
+        } else {
+            let env = |key: &str| (key == "CLAUDE_PLUGIN_ROOT").then(|| "/plugin".to_string());
+            let parsed = parse_mcp_json(&text, &name, &env).unwrap();
+            assert!(
+                parsed.warnings.iter().all(|w| w.contains("is not set")),
+                "{name}: {:?}",
+                parsed.warnings
+            );
+            assert!(!parsed.servers.is_empty(), "{name}");
+            servers += parsed.servers.len();
+        }
+    }
+    assert!(servers >= 15, "{servers}");
+}

@@ -1,0 +1,48 @@
+//! rein's MCP client: the servers users configure (`.mcp.json`, `[mcp_servers]`), started
+//! together when a session starts, their tools offered as rein [`rein_tools::Tool`]s named
+//! `mcp__<server>__<tool>` and guarded like built-in ones.
+#![deny(missing_docs)]
+
+pub mod config;
+mod server;
+mod tool;
+
+use std::sync::Arc;
+
+pub use config::{ServerConfig, TomlServer, Transport, parse_mcp_json};
+pub use server::Server;
+pub use tool::McpTool;
+
+/// The servers of a session that started, and those that did not.
+#[derive(Debug, Default)]
+pub struct Started {
+    /// Servers that answered, in configuration order.
+    pub servers: Vec<Arc<Server>>,
+    /// One line per server that failed.
+    pub failures: Vec<String>,
+}
+
+impl Started {
+    /// Every server's tools, uniquely named beside `taken` (the built-in tools' names).
+    pub fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tools::Tool>> {
+        let mut names = taken.to_vec();
+        self.servers
+            .iter()
+            .flat_map(|server| McpTool::all_of(server, &mut names))
+            .map(|tool| Arc::new(tool) as Arc<dyn rein_tools::Tool>)
+            .collect()
+    }
+}
+
+/// Starts every server at once; each has its own startup timeout.
+pub async fn start(configs: Vec<ServerConfig>) -> Started {
+    let results = futures::future::join_all(configs.into_iter().map(Server::connect)).await;
+    let mut started = Started::default();
+    for result in results {
+        match result {
+            Ok(server) => started.servers.push(Arc::new(server)),
+            Err(failure) => started.failures.push(failure),
+        }
+    }
+    started
+}

@@ -1,0 +1,214 @@
+//! An MCP server's tool as a rein [`Tool`]: named `mcp__<server>__<tool>`, its schema passed
+//! through, its results turned into text. A call always needs a permission decision of its
+//! own: the server's annotations (`readOnlyHint`) never grant one.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rein_protocol::ToolSpec;
+use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
+use serde_json::Value;
+
+use crate::server::Server;
+
+/// Longest tool name every provider accepts.
+const MAX_NAME: usize = 64;
+
+/// One tool of one server.
+pub struct McpTool {
+    /// The name the model sees (`mcp__server__tool`).
+    name: String,
+    /// The server's own name for it.
+    remote: String,
+    spec: ToolSpec,
+    server: Arc<Server>,
+}
+
+impl McpTool {
+    /// The tools of `server`, named so none collides with `taken` (which grows).
+    pub fn all_of(server: &Arc<Server>, taken: &mut Vec<String>) -> Vec<Self> {
+        server
+            .tools
+            .iter()
+            .map(|tool| {
+                let name = unique(
+                    &format!(
+                        "mcp__{}__{}",
+                        sanitise(&server.config.name),
+                        sanitise(&tool.name)
+                    ),
+                    taken,
+                );
+                taken.push(name.clone());
+                let mut schema = Value::Object((*tool.input_schema).clone());
+                // Strict providers want an object schema with properties.
+                if schema.get("type").is_none() {
+                    schema["type"] = "object".into();
+                }
+                if schema.get("properties").is_none() {
+                    schema["properties"] = serde_json::json!({});
+                }
+                let description = tool.description.as_deref().unwrap_or("").trim().to_string();
+                Self {
+                    spec: ToolSpec {
+                        name: name.clone(),
+                        description: format!(
+                            "{description} (MCP tool `{}` of server `{}`)",
+                            tool.name, server.config.name
+                        )
+                        .trim()
+                        .to_string(),
+                        input_schema: schema,
+                    },
+                    name,
+                    remote: tool.name.to_string(),
+                    server: Arc::clone(server),
+                }
+            })
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Tool for McpTool {
+    fn spec(&self) -> ToolSpec {
+        self.spec.clone()
+    }
+
+    fn effect(&self, _args: &Value) -> Effect {
+        Effect::Mutating
+    }
+
+    fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
+        // Hooks and rules name it as Claude Code does: `mcp__server__tool`.
+        let mut facts = CallFacts::new(&self.name, &self.name, CallKind::Other, Effect::Mutating);
+        facts.summary = summary(args);
+        facts
+    }
+
+    async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput {
+        let arguments = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return ToolOutput::error(format!(
+                    "the arguments must be a JSON object, not {other}"
+                ));
+            }
+        };
+        let result = tokio::select! {
+            () = ctx.cancel.cancelled() => {
+                return ToolOutput::error("cancelled by the user before the MCP server answered");
+            }
+            result = self.server.call(&self.remote, arguments) => result,
+        };
+        match result {
+            Ok(result) => {
+                let text = result_text(&result);
+                if result.is_error == Some(true) {
+                    ToolOutput::error(text)
+                } else {
+                    ToolOutput::ok(text)
+                }
+            }
+            Err(e) => ToolOutput::error(format!(
+                "MCP server `{}` failed: {e}",
+                self.server.config.name
+            )),
+        }
+    }
+}
+
+/// The result's content as text: text as it is, images and audio as a note of their type and
+/// size, resources by their URI (and text), plus `structuredContent` when there is no text.
+fn result_text(result: &rmcp::model::CallToolResult) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for block in &result.content {
+        let value = serde_json::to_value(block).unwrap_or_default();
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        let field = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+        parts.push(match kind {
+            "text" => field("text").to_string(),
+            "image" | "audio" => format!(
+                "[{kind}: {}, {} bytes of base64]",
+                field("mimeType"),
+                field("data").len()
+            ),
+            "resource_link" => format!("[resource: {} {}]", field("uri"), field("name")),
+            "resource" => {
+                let resource = value.get("resource").cloned().unwrap_or_default();
+                let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
+                match resource.get("text").and_then(Value::as_str) {
+                    Some(text) => format!("[resource: {uri}]\n{text}"),
+                    None => format!("[resource: {uri}]"),
+                }
+            }
+            other => format!("[{other} content]"),
+        });
+    }
+    if let Some(structured) = &result.structured_content
+        && parts.iter().all(|p| p.trim().is_empty())
+    {
+        parts.push(structured.to_string());
+    }
+    let text = parts.join("\n");
+    if text.trim().is_empty() {
+        "(no content)".to_string()
+    } else {
+        text
+    }
+}
+
+/// One line for people: the arguments, compact.
+fn summary(args: &Value) -> String {
+    let text = args.to_string();
+    match text.char_indices().nth(120) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// `name` with every character providers refuse replaced by `_`.
+fn sanitise(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `name` cut to [`MAX_NAME`] and made unlike every name in `taken`.
+fn unique(name: &str, taken: &[String]) -> String {
+    let cut = |s: &str, room: usize| s.chars().take(room).collect::<String>();
+    let base = cut(name, MAX_NAME);
+    if !taken.contains(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            format!("{}{suffix}", cut(name, MAX_NAME - suffix.len()))
+        })
+        .find(|candidate| !taken.contains(candidate))
+        .unwrap_or(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_sanitised_cut_and_made_unique() {
+        assert_eq!(sanitise("my server.v2/tool"), "my_server_v2_tool");
+        let long = format!("mcp__s__{}", "x".repeat(80));
+        let first = unique(&long, &[]);
+        assert_eq!(first.len(), MAX_NAME);
+        let second = unique(&long, std::slice::from_ref(&first));
+        assert_eq!(second.len(), MAX_NAME);
+        assert!(second.ends_with("_2"));
+    }
+}
