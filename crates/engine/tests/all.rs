@@ -20,6 +20,7 @@ mod recovery;
 mod session40;
 mod special_files;
 mod stores;
+mod subagent_control;
 mod subagents;
 mod support;
 mod todos;

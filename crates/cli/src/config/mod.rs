@@ -8,6 +8,7 @@
 mod claude;
 pub mod discover;
 mod file;
+mod hooks;
 pub mod missing_tools;
 mod sandbox;
 mod show;
@@ -15,9 +16,8 @@ pub mod trust;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::time::Duration;
 
-use rein_engine::hooks::{DEFAULT_HOOK_TIMEOUT, HookEvent, HookSpec};
+use rein_engine::hooks::{HookEvent, HookSpec};
 use rein_engine::permissions::{PermissionMode, Rule};
 use toml::Spanned;
 
@@ -433,58 +433,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     for path in file.tools.sensitive_paths.iter().flatten() {
         config.sensitive_paths.push(reader.sourced(path));
     }
-    for (event_name, groups) in &file.hooks {
-        let event = HookEvent::parse(event_name.get_ref()).ok_or_else(|| {
-            reader.error(
-                event_name,
-                "hooks",
-                format!(
-                    "unknown hook event {:?}; expected one of {}",
-                    event_name.get_ref(),
-                    event_names()
-                ),
-            )
-        })?;
-        for group in groups {
-            let matcher = group.matcher.as_ref().map(|m| m.get_ref().clone());
-            let mut commands: Vec<(&Spanned<String>, Option<u64>)> = group
-                .hooks
-                .iter()
-                .map(|h| (&h.command, h.timeout.as_ref().map(|t| *t.get_ref())))
-                .collect();
-            if let Some(command) = &group.command {
-                commands.push((command, group.timeout.as_ref().map(|t| *t.get_ref())));
-            }
-            if let Some(kind) = group
-                .hooks
-                .iter()
-                .find_map(|h| h.kind.as_ref().filter(|k| k.get_ref() != "command"))
-            {
-                return Err(reader.error(
-                    kind,
-                    "hooks",
-                    "only hooks of type \"command\" are supported",
-                ));
-            }
-            for (command, timeout) in commands {
-                if command.get_ref().trim().is_empty() {
-                    return Err(reader.error(command, "hooks", "the hook command is empty"));
-                }
-                if untrusted {
-                    let what = format!("{} hook: {}", event.name(), command.get_ref());
-                    ignore(config, what, reader.at(command), Why::Untrusted);
-                    continue;
-                }
-                config.hooks.push(HookSpec {
-                    event,
-                    matcher: matcher.clone(),
-                    command: command.get_ref().clone(),
-                    timeout: timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                    source: reader.at(command),
-                });
-            }
-        }
-    }
+    hooks::merge(config, &file, &reader, untrusted)?;
     Ok(())
 }
 

@@ -1,4 +1,7 @@
+use std::time::Duration;
+
 use pretty_assertions::assert_eq;
+use rein_engine::hooks::DEFAULT_HOOK_TIMEOUT;
 
 use super::*;
 

@@ -437,5 +437,8 @@ impl App {
 }
 
 #[cfg(test)]
+#[path = "plan_tests.rs"]
+mod plan_tests;
+#[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

@@ -10,7 +10,7 @@ use super::*;
 use crate::history::PromptHistory;
 use crate::slash::INIT_PROMPT;
 
-fn app() -> App {
+pub(super) fn app() -> App {
     App::new(
         Theme::PLAIN,
         Commands::load(&Default::default()),
@@ -19,7 +19,12 @@ fn app() -> App {
     )
 }
 
-fn press(app: &mut App, code: KeyCode, modifiers: KeyModifiers, now: Instant) -> Vec<Action> {
+pub(super) fn press(
+    app: &mut App,
+    code: KeyCode,
+    modifiers: KeyModifiers,
+    now: Instant,
+) -> Vec<Action> {
     app.key(KeyEvent::new(code, modifiers), now)
 }
 
@@ -51,7 +56,7 @@ fn request(id: &str, command: &str) -> ApprovalRequest {
     }
 }
 
-fn text(lines: &[Line<'_>]) -> Vec<String> {
+pub(super) fn text(lines: &[Line<'_>]) -> Vec<String> {
     lines.iter().map(ToString::to_string).collect()
 }
 
@@ -445,65 +450,4 @@ fn nothing_ticks_while_a_permission_prompt_waits_for_the_user() {
         later,
     );
     assert!(app.animating(), "the call runs");
-}
-
-fn plan_request() -> ApprovalRequest {
-    ApprovalRequest {
-        id: "p".into(),
-        tool: rein_engine::plan::PLAN_TOOL.into(),
-        input: json!({"plan": "# Fix the parser\n\n1. Read `src/parse.rs`\n2. **Add** a test"}),
-        summary: "Fix the parser".into(),
-        reason: "your approval of the plan".into(),
-        agent: None,
-    }
-}
-
-#[test]
-fn a_plan_is_shown_rendered_and_approved_with_the_mode_to_go_on_in() {
-    let now = Instant::now();
-    for (key, sandboxed, expected) in [
-        (
-            '1',
-            false,
-            Some(Approval::SwitchMode(PermissionMode::AcceptEdits)),
-        ),
-        (
-            '2',
-            false,
-            Some(Approval::SwitchMode(PermissionMode::Default)),
-        ),
-        ('3', true, Some(Approval::SwitchMode(PermissionMode::Auto))),
-        ('3', false, None),
-        ('n', false, Some(Approval::Deny { note: None })),
-    ] {
-        let mut app = app();
-        app.status_mut().sandboxed = sandboxed;
-        let (reply, mut answer) = oneshot::channel();
-        app.ask(plan_request(), reply);
-        let live = text(&app.live_lines(100, now).0).join("\n");
-        assert!(live.contains("Approve this plan?"), "{live}");
-        assert!(live.contains("Fix the parser"), "{live}");
-        assert!(live.contains("Add a test"), "rendered, not raw: {live}");
-        assert_eq!(live.contains("3 yes, auto"), sandboxed, "{live}");
-        press(&mut app, KeyCode::Char(key), KeyModifiers::NONE, now);
-        assert_eq!(answer.try_recv().ok(), expected, "{key} {sandboxed}");
-        if let Some(Approval::SwitchMode(mode)) = expected {
-            assert_eq!(app.status_mut().mode, mode);
-        }
-    }
-    // Feedback sends the model back to planning.
-    let mut app = app();
-    let (reply, answer) = oneshot::channel();
-    app.ask(plan_request(), reply);
-    press(&mut app, KeyCode::Char('t'), KeyModifiers::NONE, now);
-    for c in "keep the API".chars() {
-        press(&mut app, KeyCode::Char(c), KeyModifiers::NONE, now);
-    }
-    press(&mut app, KeyCode::Enter, KeyModifiers::NONE, now);
-    assert_eq!(
-        answer.blocking_recv().unwrap(),
-        Approval::Deny {
-            note: Some("keep the API".into())
-        }
-    );
 }
