@@ -52,20 +52,6 @@ fn write_call() -> String {
         .to_string()
 }
 
-fn tool_names(body: &serde_json::Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            t["name"]
-                .as_str()
-                .or_else(|| t["function"]["name"].as_str())
-                .map(str::to_string)
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn an_approved_plan_switches_the_mode_and_the_work_goes_on() {
     for kind in ALL_KINDS {
@@ -110,10 +96,10 @@ async fn an_approved_plan_switches_the_mode_and_the_work_goes_on() {
             "{kind:?}: the write after approval ran"
         );
         let requests = server.requests();
-        assert!(tool_names(&requests[0].body).contains(&"exit_plan_mode".to_string()));
+        assert!(offered(&requests[0].body).contains(&"exit_plan_mode".to_string()));
         // Out of plan mode, the tool is not offered any more.
         assert!(
-            !tool_names(&requests[3].body).contains(&"exit_plan_mode".to_string()),
+            !offered(&requests[3].body).contains(&"exit_plan_mode".to_string()),
             "{kind:?}"
         );
         let approved = requests[2].body.to_string();

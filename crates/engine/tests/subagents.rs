@@ -53,21 +53,6 @@ pub(crate) fn task_turn(calls: &[(&str, &str)]) -> String {
     serde_json::json!({ "tool_calls": calls }).to_string()
 }
 
-/// The tool names a recorded request offers, whatever its protocol.
-fn offered(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| {
-            t["name"]
-                .as_str()
-                .or_else(|| t["function"]["name"].as_str())
-                .map(str::to_string)
-        })
-        .collect()
-}
-
 pub(crate) async fn run_all(
     agent: &mut Agent,
     prompt: &str,

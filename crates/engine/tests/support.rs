@@ -180,3 +180,18 @@ fn compare_shape(
         _ => {}
     }
 }
+
+/// The tool names a recorded request offers, whatever its protocol.
+pub fn offered(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t["name"]
+                .as_str()
+                .or_else(|| t["function"]["name"].as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
