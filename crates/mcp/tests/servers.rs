@@ -1,6 +1,6 @@
 //! A real MCP server process (the test kit's, over stdio): tools listed and called, errors
 //! and images mapped, filters applied, a slow call cancelled, a crash survived as an error
-//! result, and the process group killed with the server.
+//! result and the server started again, and the process group killed with the server.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -91,12 +91,16 @@ async fn tools_are_listed_named_and_called() {
     );
     assert!(started_at.elapsed() < Duration::from_secs(5));
 
-    // A crash is an error result, not a hang or a panic.
+    // A crash is an error result, not a hang or a panic; the next call starts it again.
     let ctx = context(dir.path());
     let crash = tools[4].call(json!({}), &ctx).await;
     assert!(crash.is_error, "{}", crash.text);
+    assert!(crash.text.contains("started again"), "{}", crash.text);
     let after = tools[0].call(json!({"text": "again"}), &ctx).await;
-    assert!(after.is_error, "{}", after.text);
+    assert_eq!(
+        (after.text.as_str(), after.is_error),
+        ("echo: again", false)
+    );
 }
 
 #[tokio::test]
