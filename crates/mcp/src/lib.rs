@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+mod resources;
 mod server;
 mod tool;
 
@@ -23,14 +24,18 @@ pub struct Started {
 }
 
 impl Started {
-    /// Every server's tools, uniquely named beside `taken` (the built-in tools' names).
+    /// Every server's tools, uniquely named beside `taken` (the built-in tools' names), and
+    /// the resource tools when a server offers resources.
     pub fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tools::Tool>> {
         let mut names = taken.to_vec();
-        self.servers
+        let mut tools: Vec<Arc<dyn rein_tools::Tool>> = self
+            .servers
             .iter()
             .flat_map(|server| McpTool::all_of(server, &mut names))
             .map(|tool| Arc::new(tool) as Arc<dyn rein_tools::Tool>)
-            .collect()
+            .collect();
+        tools.extend(resources::tools(&self.servers));
+        tools
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Server {
     pub config: ServerConfig,
     /// The tools it offers (after `enabled_tools`/`disabled_tools`), as listed at start.
     pub tools: Vec<rmcp::model::Tool>,
+    /// It said at start that it offers resources.
+    pub has_resources: bool,
     conn: tokio::sync::Mutex<Conn>,
 }
 
@@ -55,6 +57,9 @@ impl Server {
             .list_all_tools()
             .await
             .map_err(|e| format!("MCP server `{name}` did not list its tools: {e}"))?;
+        let has_resources = client
+            .peer_info()
+            .is_some_and(|info| info.capabilities.resources.is_some());
         tools.retain(|t| {
             let name = t.name.as_ref();
             config
@@ -66,6 +71,7 @@ impl Server {
         Ok(Self {
             config,
             tools,
+            has_resources,
             conn: tokio::sync::Mutex::new(Conn {
                 client: Some(client),
                 _group: group,
@@ -99,6 +105,26 @@ impl Server {
                 "the call timed out after {:.0} s",
                 timeout.as_secs_f64()
             )),
+        }
+    }
+
+    /// The resources the server lists now.
+    pub async fn resources(&self) -> Result<Vec<rmcp::model::Resource>, String> {
+        let peer = self.peer().await?;
+        peer.list_all_resources().await.map_err(|e| e.to_string())
+    }
+
+    /// The contents of the resource at `uri`.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<Vec<rmcp::model::ResourceContents>, String> {
+        let peer = self.peer().await?;
+        let params = rmcp::model::ReadResourceRequestParams::new(uri);
+        match tokio::time::timeout(self.config.tool_timeout, peer.read_resource(params)).await {
+            Ok(Ok(result)) => Ok(result.contents),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the read timed out".to_string()),
         }
     }
 

@@ -58,7 +58,9 @@ async fn tools_are_listed_named_and_called() {
             "mcp__test_kit__fail",
             "mcp__test_kit__image",
             "mcp__test_kit__sleep",
-            "mcp__test_kit__crash"
+            "mcp__test_kit__crash",
+            "list_mcp_resources",
+            "read_mcp_resource"
         ]
     );
     let ctx = context(dir.path());
@@ -111,7 +113,11 @@ async fn the_servers_process_ends_with_it() {
     with_pid.enabled_tools = Some(vec!["pid".into()]);
     let started = rein_mcp::start(vec![with_pid]).await;
     let tools = started.tools(&[]);
-    assert_eq!(tools.len(), 1, "only the enabled tool");
+    assert_eq!(
+        tools.len(),
+        3,
+        "only the enabled tool, and the resource tools"
+    );
     let pid: i32 = tools[0]
         .call(json!({}), &context(dir.path()))
         .await
