@@ -22,6 +22,17 @@ pub struct Cli {
     pub interactive: ExecArgs,
 }
 
+/// `rein mcp …`.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Start each configured server and show its transport, status, tools and errors.
+    List {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a prompt to completion without interaction and print the answer.
@@ -44,6 +55,9 @@ pub enum Command {
     /// The OS sandbox of shell commands.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// The MCP servers this workspace would start.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// List this workspace's stored sessions, newest first; or remove stored sessions.
     Sessions {
         /// Workspace directory (default: the current directory).

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command, ConfigCommand, SandboxCommand};
+use crate::args::{Cli, Command, ConfigCommand, McpCommand, SandboxCommand};
 
 /// A failure that ends the process: one line on stderr and an exit code.
 #[derive(Debug)]
@@ -125,6 +125,12 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             sandbox::check(&workspace)
+        }
+        Some(Command::Mcp(McpCommand::List { cwd })) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            let env = |key: &str| std::env::var(key).ok();
+            let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
+            mcp::list(&workspace, &config, &env).await
         }
         Some(Command::Trust { cwd, revoke }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;

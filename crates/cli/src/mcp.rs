@@ -1,5 +1,6 @@
 //! The MCP servers of an invocation: the user's and a trusted workspace's `[mcp_servers]`
-//! tables, and a trusted workspace's `.mcp.json`; started together before the first request.
+//! tables, and a trusted workspace's `.mcp.json` (an untrusted one's are listed with the
+//! other held-back settings); started together before the first request.
 
 use std::path::Path;
 
@@ -37,12 +38,6 @@ pub fn configs(
             Ok(None) => {}
             Err(e) => warnings.push(format!("MCP servers not read: {e}")),
         }
-    } else if path.exists() {
-        warnings.push(format!(
-            "this workspace's .mcp.json is not used: the workspace is not trusted (run `rein \
-             trust` in {} or pass --trust-workspace)",
-            workspace.display()
-        ));
     }
     for (name, table, source) in &config.mcp_servers {
         match table.to_config(name, source, env) {
@@ -72,4 +67,72 @@ pub async fn start(
         eprintln!("rein: {failure}; going on without it");
     }
     started
+}
+
+/// `rein mcp list`: each configured server started, with its transport, its status and tools,
+/// or why it did not start; then the configuration problems.
+pub async fn list(
+    workspace: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), crate::Exit> {
+    let (servers, mut warnings) = configs(workspace, config, env);
+    if !config.workspace_trusted && workspace.join(".mcp.json").exists() {
+        warnings.push(format!(
+            "this workspace's .mcp.json is not used: the workspace is not trusted (run `rein \
+             trust` in {} first)",
+            workspace.display()
+        ));
+    }
+    if servers.is_empty() {
+        println!(
+            "no MCP servers configured (.mcp.json in a trusted workspace, or [mcp_servers] in config)"
+        );
+    }
+    let described: Vec<(String, String, String)> = servers
+        .iter()
+        .map(|s| {
+            let target = match &s.transport {
+                rein_mcp::Transport::Stdio { command, args, .. } => {
+                    std::iter::once(command.as_str())
+                        .chain(args.iter().map(String::as_str))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+                rein_mcp::Transport::Http { url, .. } => url.clone(),
+            };
+            (
+                s.name.clone(),
+                s.transport.name().to_string(),
+                format!("{target} ({})", s.source),
+            )
+        })
+        .collect();
+    let started = rein_mcp::start(servers).await;
+    for (name, transport, target) in described {
+        match started.servers.iter().find(|s| s.config.name == name) {
+            Some(server) => {
+                let tools: Vec<&str> = server.tools.iter().map(|t| t.name.as_ref()).collect();
+                println!(
+                    "{name}  {transport}  connected  {} tools: {}",
+                    tools.len(),
+                    tools.join(", ")
+                );
+            }
+            None => {
+                let why = started
+                    .failures
+                    .iter()
+                    .find(|f| f.contains(&format!("`{name}`")))
+                    .cloned()
+                    .unwrap_or_default();
+                println!("{name}  {transport}  failed  {why}");
+            }
+        }
+        println!("    {target}");
+    }
+    for warning in warnings {
+        println!("note: {warning}");
+    }
+    Ok(())
 }

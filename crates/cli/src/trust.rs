@@ -145,7 +145,8 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
         );
         return Ok(());
     }
-    let config = resolve::config(workspace, &env, Scope::UntrustedWorkspace)?;
+    let mut config = resolve::config(workspace, &env, Scope::UntrustedWorkspace)?;
+    hold_back_agents(workspace, &mut config);
     store
         .trust(workspace, &digest(workspace))
         .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
@@ -164,9 +165,20 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
 }
 
 /// What an untrusted workspace's files would enable once trusted.
-/// The workspace's agent definitions, commands and skills, which only a trusted workspace's
-/// files may add.
+/// The workspace's MCP servers, agent definitions, commands and skills, which only a trusted
+/// workspace's files may add.
 fn hold_back_agents(workspace: &Path, config: &mut Config) {
+    if let Ok(Some(text)) = rein_tools::read_regular(&workspace.join(".mcp.json"), 1024 * 1024)
+        && let Ok(parsed) = rein_mcp::parse_mcp_json(&text, ".mcp.json", &|_| None)
+    {
+        for server in parsed.servers {
+            config.ignored.push(Ignored {
+                what: format!("MCP server {} ({})", server.name, server.transport.name()),
+                source: ".mcp.json".into(),
+                why: Why::Untrusted,
+            });
+        }
+    }
     for (kind, dir) in crate::config::trust::PROMPT_DIRS {
         let Ok(entries) = std::fs::read_dir(workspace.join(dir)) else {
             continue;

@@ -104,6 +104,46 @@ async fn an_untrusted_workspaces_servers_do_not_start() {
     cmd.args(["exec", "--base-url", &server.url(), "hi"]);
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains(".mcp.json is not used"));
+    assert!(
+        text(&out.stderr).contains("(MCP servers)"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(!server.requests()[0].body.to_string().contains("mcp__kit"));
+}
+
+#[tokio::test]
+async fn rein_mcp_list_shows_each_server_after_trust() {
+    let dir = workspace_with_server(None);
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(".mcp.json")).unwrap())
+            .unwrap();
+    json["mcpServers"]["far"] = json!({"type": "http", "url": "https://example.invalid/mcp"});
+    std::fs::write(dir.path().join(".mcp.json"), json.to_string()).unwrap();
+    let mut untrusted = rein(dir.path());
+    untrusted.args(["mcp", "list"]);
+    let out = output(untrusted).await;
+    assert!(
+        text(&out.stdout).contains("is not trusted"),
+        "{}",
+        text(&out.stdout)
+    );
+    let mut trust = rein(dir.path());
+    trust.arg("trust");
+    let out = output(trust).await;
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("MCP server kit (stdio) (.mcp.json)"),
+        "{said}"
+    );
+    let mut list = rein(dir.path());
+    list.args(["mcp", "list"]);
+    let out = output(list).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = text(&out.stdout);
+    assert!(
+        listed.contains("kit  stdio  connected  6 tools: echo, fail, image, sleep, crash, pid"),
+        "{listed}"
+    );
+    assert!(listed.contains("far  http  failed"), "{listed}");
 }
