@@ -63,7 +63,7 @@ pub async fn start(
         return rein_mcp::Started::default();
     }
     let started = rein_mcp::start(servers).await;
-    for failure in &started.failures {
+    for (_, failure) in &started.failures {
         eprintln!("rein: {failure}; going on without it");
     }
     started
@@ -123,8 +123,8 @@ pub async fn list(
                 let why = started
                     .failures
                     .iter()
-                    .find(|f| f.contains(&format!("`{name}`")))
-                    .cloned()
+                    .find(|(failed, _)| *failed == name)
+                    .map(|(_, why)| why.as_str())
                     .unwrap_or_default();
                 println!("{name}  {transport}  failed  {why}");
             }

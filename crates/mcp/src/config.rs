@@ -19,6 +19,8 @@ pub struct ServerConfig {
     pub name: String,
     /// How to reach it.
     pub transport: Transport,
+    /// The folder a stdio server runs in (rein's own when `None`).
+    pub cwd: Option<String>,
     /// Longest wait for it to start and list its tools.
     pub startup_timeout: Duration,
     /// Longest one call may run.
@@ -153,6 +155,7 @@ pub fn parse_mcp_json(
         parsed.servers.push(ServerConfig {
             name,
             transport,
+            cwd: None,
             startup_timeout: DEFAULT_STARTUP_TIMEOUT,
             tool_timeout: DEFAULT_TOOL_TIMEOUT,
             enabled_tools: None,
@@ -262,6 +265,7 @@ impl TomlServer {
         Ok(Some(ServerConfig {
             name: name.to_string(),
             transport,
+            cwd: self.cwd.clone(),
             startup_timeout: seconds(self.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT),
             tool_timeout: seconds(self.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT),
             enabled_tools: self.enabled_tools.clone(),

@@ -56,6 +56,9 @@ fn codex_tables_give_timeouts_filters_and_a_bearer_header() {
         [mcp_servers.off]
         command = "x"
         enabled = false
+        [mcp_servers.local]
+        command = "serve"
+        cwd = "/srv/tools"
         "#,
     );
     let env = vars(&[("PAT", "secret")]);
@@ -70,6 +73,11 @@ fn codex_tables_give_timeouts_filters_and_a_bearer_header() {
     };
     assert_eq!(headers["Authorization"], "Bearer secret");
     assert_eq!(table["off"].to_config("off", "c", &env).unwrap(), None);
+    let local = table["local"]
+        .to_config("local", "c", &env)
+        .unwrap()
+        .unwrap();
+    assert_eq!(local.cwd.as_deref(), Some("/srv/tools"));
     let missing = table["github"]
         .to_config("github", "c", &vars(&[]))
         .unwrap_err();

@@ -19,8 +19,8 @@ pub use tool::McpTool;
 pub struct Started {
     /// Servers that answered, in configuration order.
     pub servers: Vec<Arc<Server>>,
-    /// One line per server that failed.
-    pub failures: Vec<String>,
+    /// The servers that failed: (name, one line saying why).
+    pub failures: Vec<(String, String)>,
 }
 
 impl Started {
@@ -41,12 +41,13 @@ impl Started {
 
 /// Starts every server at once; each has its own startup timeout.
 pub async fn start(configs: Vec<ServerConfig>) -> Started {
+    let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
     let results = futures::future::join_all(configs.into_iter().map(Server::connect)).await;
     let mut started = Started::default();
-    for result in results {
+    for (name, result) in names.into_iter().zip(results) {
         match result {
             Ok(server) => started.servers.push(Arc::new(server)),
-            Err(failure) => started.failures.push(failure),
+            Err(failure) => started.failures.push((name, failure)),
         }
     }
     started

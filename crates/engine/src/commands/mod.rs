@@ -73,11 +73,6 @@ impl Catalog {
         Self(Arc::new(unique))
     }
 
-    /// Whether there is nothing in it.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// All of them, in load order.
     pub fn all(&self) -> &[PromptCommand] {
         &self.0
