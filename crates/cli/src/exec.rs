@@ -58,6 +58,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     interrupts.abort();
     drop((tx, controller));
     let _ = printer.await;
+    setup.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
     let signal = stopped_by.load(Ordering::SeqCst);
     if signal != 0 {
         return Err(Exit::signalled(

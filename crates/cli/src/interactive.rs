@@ -65,6 +65,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let agent = setup.agent(resumed, setup.args.fork_session)?;
     let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let host_mcp = Arc::clone(&setup.mcp);
     let host = Arc::new(CliHost { setup });
     let launch = Launch {
         agent,
@@ -72,9 +73,9 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         prompt,
         no_color,
     };
-    let session = rein_tui::run(launch)
-        .await
-        .map_err(|e| Exit::failed(e.to_string()))?;
+    let session = rein_tui::run(launch).await;
+    host_mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+    let session = session.map_err(|e| Exit::failed(e.to_string()))?;
     if !session.is_empty() {
         eprintln!("{}", rein_tui::resume_hint(&session));
     }

@@ -8,6 +8,9 @@ use rein_mcp::ServerConfig;
 
 use crate::config::Config;
 
+/// How long servers get to exit once rein is done with them (then they are stopped).
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// Most of a `.mcp.json` read.
 const MCP_JSON_CAP: u64 = 1024 * 1024;
 
@@ -69,6 +72,39 @@ pub async fn start(
     started
 }
 
+/// The servers' prompts as slash commands (`/mcp__server__prompt args`).
+pub fn prompt_commands(started: &rein_mcp::Started) -> Vec<rein_engine::commands::PromptCommand> {
+    started
+        .prompts()
+        .into_iter()
+        .map(|prompt| rein_engine::commands::PromptCommand {
+            argument_hint: prompt.argument_hint(),
+            name: prompt.command,
+            description: prompt.description,
+            allowed_tools: Vec::new(),
+            model: None,
+            body: String::new(),
+            source: format!("MCP server {}", prompt.server.config.name).into(),
+            skill: None,
+            fetched: true,
+        })
+        .collect()
+}
+
+/// Where `/mcp__server__prompt` gets its text: the server.
+#[derive(Debug)]
+pub struct Prompts(pub std::sync::Arc<rein_mcp::Started>);
+
+#[async_trait::async_trait]
+impl rein_engine::commands::PromptSource for Prompts {
+    async fn fetch(&self, name: &str, args: &str) -> Result<String, String> {
+        match self.0.prompts().into_iter().find(|p| p.command == name) {
+            Some(prompt) => prompt.fetch(args).await,
+            None => Err(format!("no MCP server offers the prompt {name}")),
+        }
+    }
+}
+
 /// `rein mcp list`: each configured server started, with its transport, its status and tools,
 /// or why it did not start; then the configuration problems.
 pub async fn list(
@@ -112,7 +148,8 @@ pub async fn list(
     for (name, transport, target) in described {
         match started.servers.iter().find(|s| s.config.name == name) {
             Some(server) => {
-                let tools: Vec<&str> = server.tools.iter().map(|t| t.name.as_ref()).collect();
+                let listed = server.tools();
+                let tools: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
                 println!(
                     "{name}  {transport}  connected  {} tools: {}",
                     tools.len(),

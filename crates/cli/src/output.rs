@@ -161,6 +161,9 @@ fn progress_line(event: &Event) -> Option<String> {
             "rein: attempt {attempt} failed, retrying in {:.1}s: {reason}",
             *delay_ms as f64 / 1000.0
         ),
+        Event::ToolsChanged { added, removed } => {
+            format!("rein: {}", rein_protocol::tools_changed(added, removed))
+        }
         Event::ModelFallback { from, to, reason } => {
             format!("rein: {from} failed ({reason}); asking the fallback model {to} from now on")
         }

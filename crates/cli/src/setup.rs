@@ -102,6 +102,10 @@ impl Setup {
         let env = |key: &str| std::env::var(key).ok();
         self.mcp =
             std::sync::Arc::new(crate::mcp::start(&self.workspace, &self.config, &env).await);
+        let prompts = crate::mcp::prompt_commands(&self.mcp);
+        if !prompts.is_empty() {
+            self.commands = self.commands.with(prompts);
+        }
     }
 
     /// The session `--resume`/`--continue` name, loaded.
@@ -134,10 +138,9 @@ impl Setup {
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());
         }
-        let mut tools = ToolRegistry::for_model(&config.model);
-        for tool in self.mcp.tools(&tools.names()) {
-            tools.register(tool);
-        }
+        config.tool_source = Some(self.mcp.clone());
+        config.prompt_source = Some(std::sync::Arc::new(crate::mcp::Prompts(self.mcp.clone())));
+        let tools = ToolRegistry::for_model(&config.model);
         let mut agent =
             Agent::new(client, tools, config).map_err(|e| Exit::usage(e.to_string()))?;
         sessions::record(

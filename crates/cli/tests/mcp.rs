@@ -1,18 +1,38 @@
 //! MCP servers through the binary, on every protocol: a trusted workspace's `.mcp.json`
-//! starts the test kit's server, its tools are offered as `mcp__kit__…`, an allow rule lets a
-//! call run and its result reach the model, a deny rule blocks one, hooks see the `mcp__`
-//! name, and an untrusted workspace's servers never start.
+//! starts the test kit's server (over stdio, and over streamable HTTP), its tools are offered
+//! as `mcp__kit__…`, an allow rule lets a call run and its result reach the model, a crash is
+//! survived and the server started again, Ctrl-C cancels a slow call (the server is told), a
+//! deny rule blocks one, hooks see the `mcp__` name, a changed tool list is offered at the
+//! next request, a server's prompt is a slash command, and an untrusted workspace's servers
+//! never start.
 
 use serde_json::json;
 
 use crate::support::*;
 
 fn workspace_with_server(hook_log: Option<&std::path::Path>) -> tempfile::TempDir {
+    workspace_with_servers(hook_log, None)
+}
+
+/// A workspace whose `.mcp.json` names the kit over stdio and, given its URL, over HTTP as
+/// `web` (with its token from a variable).
+fn workspace_with_servers(
+    hook_log: Option<&std::path::Path>,
+    http: Option<&str>,
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let server = rein_testkit::mcp_test_server();
+    let mut servers = json!({"kit": {"command": server.display().to_string()}});
+    if let Some(url) = http {
+        servers["web"] = json!({
+            "type": "http",
+            "url": url,
+            "headers": {"Authorization": "Bearer ${KIT_TOKEN}"}
+        });
+    }
     std::fs::write(
         dir.path().join(".mcp.json"),
-        json!({"mcpServers": {"kit": {"command": server.display().to_string()}}}).to_string(),
+        json!({ "mcpServers": servers }).to_string(),
     )
     .unwrap();
     if let Some(log) = hook_log {
@@ -34,6 +54,7 @@ const ECHO: &str =
 
 #[tokio::test]
 async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
+    let web = rein_testkit::McpHttpServer::start(Some("s3cret")).unwrap();
     for (provider, model) in [
         ("anthropic", "claude-sonnet-4-5"),
         ("openai", "gpt-5"),
@@ -41,8 +62,15 @@ async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
     ] {
         let log_dir = tempfile::tempdir().unwrap();
         let log = log_dir.path().join("hooks.log");
-        let dir = workspace_with_server(Some(&log));
-        let server = mock(&format!(r#"{{"turns": [{ECHO}, {{"text": "done"}}]}}"#)).await;
+        let dir = workspace_with_servers(Some(&log), Some(&web.url));
+        let turns = [
+            ECHO,
+            r#"{"tool_calls": [{"name": "mcp__web__echo", "arguments": {"text": "by http"}}]}"#,
+            r#"{"tool_calls": [{"name": "mcp__kit__crash", "arguments": {}}]}"#,
+            r#"{"tool_calls": [{"name": "mcp__kit__echo", "arguments": {"text": "after"}}]}"#,
+            r#"{"text": "done"}"#,
+        ];
+        let server = mock(&format!(r#"{{"turns": [{}]}}"#, turns.join(", "))).await;
         let base = if provider == "anthropic" {
             server.url()
         } else {
@@ -59,22 +87,132 @@ async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
             "--base-url",
             &base,
             "--allowed-tools",
-            "mcp__kit__echo",
+            "mcp__kit__echo,mcp__kit__crash,mcp__web",
             "say hi",
         ]);
+        cmd.env("KIT_TOKEN", "s3cret");
         let out = output(cmd).await;
         assert!(out.status.success(), "{provider}: {}", text(&out.stderr));
         let requests = server.requests();
         let first = requests[0].body.to_string();
         assert!(first.contains("mcp__kit__echo"), "{provider}: offered");
         assert!(first.contains("mcp__kit__sleep"), "{provider}: offered");
+        assert!(first.contains("mcp__web__echo"), "{provider}: offered");
         let second = requests[1].body.to_string();
         assert!(second.contains("echo: hi there"), "{provider}: {second}");
+        let third = requests[2].body.to_string();
+        assert!(third.contains("echo: by http"), "{provider}: {third}");
+        let crashed = requests[3].body.to_string();
+        assert!(crashed.contains("started again"), "{provider}: {crashed}");
+        let after = requests[4].body.to_string();
+        assert!(after.contains("echo: after"), "{provider}: {after}");
         let hooks = std::fs::read_to_string(&log).unwrap_or_default();
-        let seen: serde_json::Value = serde_json::from_str(hooks.trim()).unwrap();
+        let seen: serde_json::Value = serde_json::Deserializer::from_str(&hooks)
+            .into_iter()
+            .next()
+            .unwrap()
+            .unwrap();
         assert_eq!(seen["tool_name"], "mcp__kit__echo", "{provider}");
         assert_eq!(seen["tool_input"]["text"], "hi there", "{provider}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_cancels_a_slow_mcp_call_and_the_server_is_told() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let dir = workspace_with_server(None);
+    let mark = dir.path().join("cancelled-mark");
+    let call = json!({"tool_calls": [{"name": "mcp__kit__sleep",
+        "arguments": {"ms": 60_000, "mark": mark}}]});
+    let server = mock(&format!(r#"{{"turns": [{call}, {{"text": "never"}}]}}"#)).await;
+    let mut cmd = exec_in(dir.path(), &server, "bypass", "go");
+    cmd.arg("--trust-workspace")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // Wait for the server to be in the call, then press Ctrl-C.
+    let started = dir.path().join("cancelled-mark.started");
+    rein_testkit::without_hanging("the MCP call to start", move || {
+        while !started.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    });
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        text(&out.stderr).contains("cancelling the turn"),
+        "{}",
+        text(&out.stderr)
+    );
+    let recorded = std::fs::read_to_string(&session_files(dir.path())[0]).unwrap();
+    assert!(recorded.contains("cancelled"), "{recorded}");
+    rein_testkit::without_hanging("the server to see the cancellation", move || {
+        while !mark.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    });
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_is_offered_at_the_next_request() {
+    let dir = workspace_with_server(None);
+    let grow = r#"{"tool_calls": [{"name": "mcp__kit__grow", "arguments": {}}]}"#;
+    let extra = r#"{"tool_calls": [{"name": "mcp__kit__extra", "arguments": {}}]}"#;
+    let server = mock(&format!(
+        r#"{{"turns": [{grow}, {ECHO}, {extra}, {{"text": "done"}}]}}"#
+    ))
+    .await;
+    let mut cmd = exec_in(dir.path(), &server, "bypass", "grow it");
+    cmd.arg("--trust-workspace");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("tools changed: + mcp__kit__extra"),
+        "{}",
+        text(&out.stderr)
+    );
+    let requests = server.requests();
+    assert!(!requests[0].body.to_string().contains("mcp__kit__extra"));
+    // The notification may arrive just after the result; the list is up to date by the
+    // request after it at the latest.
+    assert!(requests[2].body.to_string().contains("mcp__kit__extra"));
+    assert!(last_message(&server, 3).contains("extra ran"));
+}
+
+#[tokio::test]
+async fn a_servers_prompt_is_a_slash_command() {
+    let dir = workspace_with_server(None);
+    let server = mock(r#"{"turns": [{"text": "hello Ada"}, {"text": "again"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--trust-workspace",
+        "--base-url",
+        &server.url(),
+        "/mcp__kit__greet Ada warmly",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent = last_message(&server, 0);
+    assert!(sent.contains("Greet Ada warmly."), "{sent}");
+    // A required argument left out: said, not sent to the server as nonsense.
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--trust-workspace",
+        "--base-url",
+        &server.url(),
+        "/mcp__kit__greet",
+    ]);
+    let out = output(cmd).await;
+    assert!(
+        text(&out.stderr).contains("it needs `name`: /mcp__kit__greet <name> [style]"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[tokio::test]
@@ -118,7 +256,7 @@ async fn rein_mcp_list_shows_each_server_after_trust() {
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join(".mcp.json")).unwrap())
             .unwrap();
-    json["mcpServers"]["far"] = json!({"type": "http", "url": "https://example.invalid/mcp"});
+    json["mcpServers"]["far"] = json!({"type": "http", "url": "http://127.0.0.1:9/mcp"});
     std::fs::write(dir.path().join(".mcp.json"), json.to_string()).unwrap();
     let mut untrusted = rein(dir.path());
     untrusted.args(["mcp", "list"]);
@@ -142,7 +280,8 @@ async fn rein_mcp_list_shows_each_server_after_trust() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let listed = text(&out.stdout);
     assert!(
-        listed.contains("kit  stdio  connected  6 tools: echo, fail, image, sleep, crash, pid"),
+        listed
+            .contains("kit  stdio  connected  7 tools: echo, fail, image, sleep, crash, pid, grow"),
         "{listed}"
     );
     assert!(listed.contains("far  http  failed"), "{listed}");

@@ -21,6 +21,7 @@ fn skills(n: usize) -> Catalog {
     Catalog::new(
         (0..n)
             .map(|i| PromptCommand {
+                fetched: false,
                 name: format!("skill-{i:02}"),
                 // As long as the catalog lets a description be.
                 description: format!("Use when working on area {i}: ").repeat(4)[..100].into(),

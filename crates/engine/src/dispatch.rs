@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{CallFacts, Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{CallFacts, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
@@ -105,12 +105,13 @@ struct Shared<'a> {
     on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
 }
 
-/// Splits calls, in order, into runs of read-only calls and single mutating calls.
+/// Splits calls, in order, into runs of calls that may run together (read-only ones) and
+/// single other calls.
 fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>> {
     let mut batches: Vec<Vec<(ToolCall, CallFacts)>> = Vec::new();
     let mut reading: Vec<(ToolCall, CallFacts)> = Vec::new();
     for call in calls {
-        if call.1.effect == Effect::ReadOnly {
+        if call.1.runs_concurrently() {
             reading.push(call);
             continue;
         }

@@ -62,6 +62,6 @@ pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, cost_usd_with, price, round_cost};
 pub use provider::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_NO_PROGRESS_TIMEOUT, ProviderConfig, connect, connect_with,
-    default_base_url, default_key_env, infer_provider,
+    default_base_url, default_key_env, http_client, infer_provider, install_tls_provider,
 };
 pub use retry::RetryPolicy;

@@ -74,11 +74,22 @@ impl ProviderConfig {
 
 /// A client for `config` with its own HTTP connection pool.
 pub fn connect(config: ProviderConfig) -> Arc<dyn ModelClient> {
-    let http = reqwest::Client::builder()
+    connect_with(config, http_client())
+}
+
+/// An HTTP client as rein's providers use it (TLS through rustls with the `ring` provider).
+pub fn http_client() -> reqwest::Client {
+    install_tls_provider();
+    reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .build()
-        .unwrap_or_else(|_| reqwest::Client::new());
-    connect_with(config, http)
+        .unwrap_or_default()
+}
+
+/// Makes `ring` the process's TLS provider unless one is installed already; reqwest (built
+/// without a provider of its own, to keep aws-lc out of the binary) panics without one.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// A client for `config` that sends through `http` (to share one connection pool).

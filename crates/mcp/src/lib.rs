@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+mod prompts;
 mod resources;
 mod server;
 mod tool;
@@ -11,6 +12,7 @@ mod tool;
 use std::sync::Arc;
 
 pub use config::{ServerConfig, TomlServer, Transport, parse_mcp_json};
+pub use prompts::McpPrompt;
 pub use server::Server;
 pub use tool::McpTool;
 
@@ -36,6 +38,30 @@ impl Started {
             .collect();
         tools.extend(resources::tools(&self.servers));
         tools
+    }
+
+    /// Ends every connection politely (each server gets `grace` to exit; see
+    /// [`Server::shutdown`]).
+    pub async fn shutdown(&self, grace: std::time::Duration) {
+        futures::future::join_all(self.servers.iter().map(|s| s.shutdown(grace))).await;
+    }
+
+    /// Every server's prompts, as slash commands.
+    pub fn prompts(&self) -> Vec<McpPrompt> {
+        prompts::all(&self.servers)
+    }
+}
+
+#[async_trait::async_trait]
+impl rein_tools::ToolSource for Started {
+    fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tools::Tool>> {
+        Started::tools(self, taken)
+    }
+
+    async fn refresh(&self) -> bool {
+        let refreshed =
+            futures::future::join_all(self.servers.iter().map(|s| s.refresh_tools())).await;
+        refreshed.into_iter().any(|changed| changed)
     }
 }
 

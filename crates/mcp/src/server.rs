@@ -1,14 +1,24 @@
-//! One MCP server: started in its own process group (killed with it), its tools listed once
+//! One MCP server: a stdio server started in its own process group (killed with it), or a
+//! streamable HTTP endpoint, its tools listed once
 //! at start. A server that stopped (crashed, closed its pipes) is started again at the next
 //! call; one that fails to start again is tried later, waiting longer each time.
 
+use std::collections::BTreeMap;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
+use tokio_util::sync::CancellationToken;
 
 use crate::config::{ServerConfig, Transport};
 
@@ -19,16 +29,34 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 pub struct Server {
     /// Its configuration.
     pub config: ServerConfig,
-    /// The tools it offers (after `enabled_tools`/`disabled_tools`), as listed at start.
-    pub tools: Vec<rmcp::model::Tool>,
     /// It said at start that it offers resources.
     pub has_resources: bool,
+    /// The prompts it offered at start (slash commands).
+    pub prompts: Vec<rmcp::model::Prompt>,
+    /// The tools it offers (after `enabled_tools`/`disabled_tools`), as last listed.
+    tools: RwLock<Vec<rmcp::model::Tool>>,
+    /// Set when the server says its tool list changed, or it was started again.
+    tools_changed: Arc<AtomicBool>,
     conn: tokio::sync::Mutex<Conn>,
 }
 
+/// rein's side of a connection: notes when the server says its tools changed.
+#[derive(Clone)]
+struct Client {
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl rmcp::ClientHandler for Client {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+}
+
+type Running = RunningService<RoleClient, Client>;
+
 /// The running process and its client, when there is one.
 struct Conn {
-    client: Option<RunningService<RoleClient, ()>>,
+    client: Option<Running>,
     /// Killed when replaced or dropped.
     _group: GroupGuard,
     /// Failed starts in a row.
@@ -41,7 +69,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("name", &self.config.name)
-            .field("tools", &self.tools.len())
+            .field("tools", &self.tools().len())
             .finish_non_exhaustive()
     }
 }
@@ -50,28 +78,26 @@ impl Server {
     /// Starts the server and lists its tools, within its startup timeout.
     pub async fn connect(config: ServerConfig) -> Result<Self, String> {
         let name = config.name.clone();
-        let (client, group) = start_within(&config)
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let (client, group) = start_within(&config, &tools_changed)
             .await
             .map_err(|e| format!("MCP server `{name}` did not start: {e}"))?;
-        let mut tools = client
-            .list_all_tools()
+        let tools = list_tools(client.peer(), &config)
             .await
             .map_err(|e| format!("MCP server `{name}` did not list its tools: {e}"))?;
-        let has_resources = client
-            .peer_info()
-            .is_some_and(|info| info.capabilities.resources.is_some());
-        tools.retain(|t| {
-            let name = t.name.as_ref();
-            config
-                .enabled_tools
-                .as_ref()
-                .is_none_or(|only| only.iter().any(|o| o == name))
-                && !config.disabled_tools.iter().any(|d| d == name)
-        });
+        let capabilities = client.peer_info().map(|info| info.capabilities.clone());
+        let has_resources = capabilities.as_ref().is_some_and(|c| c.resources.is_some());
+        let prompts = match capabilities.as_ref().and_then(|c| c.prompts.as_ref()) {
+            // A server whose prompts cannot be listed still serves its tools.
+            Some(_) => client.list_all_prompts().await.unwrap_or_default(),
+            None => Vec::new(),
+        };
         Ok(Self {
             config,
-            tools,
+            tools: RwLock::new(tools),
+            tools_changed,
             has_resources,
+            prompts,
             conn: tokio::sync::Mutex::new(Conn {
                 client: Some(client),
                 _group: group,
@@ -81,12 +107,54 @@ impl Server {
         })
     }
 
+    /// The tools it offers, as last listed.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.tools.read().map(|t| t.clone()).unwrap_or_default()
+    }
+
+    /// Lists its tools again when it said they changed (or was started again); whether it
+    /// did. A server that cannot list them keeps the last list.
+    pub async fn refresh_tools(&self) -> bool {
+        if !self.tools_changed.swap(false, Ordering::SeqCst) {
+            return false;
+        }
+        let Ok(peer) = self.peer().await else {
+            return false;
+        };
+        match list_tools(&peer, &self.config).await {
+            Ok(tools) => {
+                if let Ok(mut listed) = self.tools.write() {
+                    *listed = tools;
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The messages of prompt `name` with `arguments`, as text.
+    pub async fn prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<rmcp::model::GetPromptResult, String> {
+        let peer = self.peer().await?;
+        let params = rmcp::model::GetPromptRequestParams::new(name).with_arguments(arguments);
+        match tokio::time::timeout(self.config.tool_timeout, peer.get_prompt(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the server did not answer in time".to_string()),
+        }
+    }
+
     /// Calls `tool` with `arguments`, within the server's tool timeout; starts the server
-    /// again first when it stopped.
+    /// again first when it stopped. When `cancel` fires first, the server is told
+    /// (`notifications/cancelled`) before this returns.
     pub async fn call(
         &self,
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
+        cancel: &CancellationToken,
     ) -> Result<CallToolResult, String> {
         let peer = self.peer().await?;
         let mut params = CallToolRequestParams::new(tool.to_string());
@@ -94,17 +162,36 @@ impl Server {
             params = params.with_arguments(arguments);
         }
         let timeout = self.config.tool_timeout;
-        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(ServiceError::TransportClosed)) => Err(
-                "the server stopped during the call; it is started again at the next call"
-                    .to_string(),
-            ),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!(
-                "the call timed out after {:.0} s",
-                timeout.as_secs_f64()
-            )),
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(timeout);
+        let handle = match peer.send_cancellable_request(request, options).await {
+            Ok(handle) => handle,
+            Err(e) => return Err(describe(e, timeout)),
+        };
+        let id = handle.id.clone();
+        tokio::select! {
+            response = handle.await_response() => match response {
+                Ok(ServerResult::CallToolResult(result)) => Ok(result),
+                Ok(_) => Err("the server answered the call with something else".to_string()),
+                Err(e) => Err(describe(e, timeout)),
+            },
+            () = cancel.cancelled() => {
+                let reason = "cancelled by the user".to_string();
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                    .await;
+                Err("cancelled by the user before the MCP server answered".to_string())
+            }
+        }
+    }
+
+    /// Ends the connection politely: the server's input is closed and it is given `grace`
+    /// to exit (then it is stopped); what was sent before, a cancellation among it, reaches
+    /// it first.
+    pub async fn shutdown(&self, grace: Duration) {
+        let mut conn = self.conn.lock().await;
+        if let Some(mut client) = conn.client.take() {
+            let _ = client.close_with_timeout(grace).await;
         }
     }
 
@@ -146,12 +233,14 @@ impl Server {
             }
             conn.client = None;
             conn._group = GroupGuard(None);
-            match start_within(&self.config).await {
+            match start_within(&self.config, &self.tools_changed).await {
                 Ok((client, group)) => {
                     conn.client = Some(client);
                     conn._group = group;
                     conn.failures = 0;
                     conn.retry_at = None;
+                    // A server started again may offer other tools.
+                    self.tools_changed.store(true, Ordering::SeqCst);
                 }
                 Err(e) => {
                     conn.failures += 1;
@@ -170,29 +259,77 @@ impl Server {
     }
 }
 
+/// The tools `peer` lists that `config` lets through (`enabled_tools`, `disabled_tools`).
+async fn list_tools(
+    peer: &rmcp::Peer<RoleClient>,
+    config: &ServerConfig,
+) -> Result<Vec<rmcp::model::Tool>, String> {
+    let mut tools = peer.list_all_tools().await.map_err(|e| e.to_string())?;
+    tools.retain(|t| {
+        let name = t.name.as_ref();
+        config
+            .enabled_tools
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|o| o == name))
+            && !config.disabled_tools.iter().any(|d| d == name)
+    });
+    Ok(tools)
+}
+
+/// One line for a failed call.
+fn describe(error: ServiceError, timeout: Duration) -> String {
+    match error {
+        ServiceError::TransportClosed => {
+            "the server stopped during the call; it is started again at the next call".to_string()
+        }
+        ServiceError::Timeout { .. } => {
+            format!("the call timed out after {:.0} s", timeout.as_secs_f64())
+        }
+        other => other.to_string(),
+    }
+}
+
 /// Starts the server's process and does the handshake within its startup timeout.
 async fn start_within(
     config: &ServerConfig,
-) -> Result<(RunningService<RoleClient, ()>, GroupGuard), String> {
+    tools_changed: &Arc<AtomicBool>,
+) -> Result<(Running, GroupGuard), String> {
     let timeout = config.startup_timeout;
-    match tokio::time::timeout(timeout, start(config)).await {
+    let client = Client {
+        tools_changed: Arc::clone(tools_changed),
+    };
+    match tokio::time::timeout(timeout, start(config, client)).await {
         Ok(result) => result,
         Err(_) => Err(format!("no answer within {:.0} s", timeout.as_secs_f64())),
     }
 }
 
-async fn start(
-    config: &ServerConfig,
-) -> Result<(RunningService<RoleClient, ()>, GroupGuard), String> {
-    let (command, args, env) = match &config.transport {
-        Transport::Stdio { command, args, env } => (command, args, env),
-        Transport::Http { .. } => {
-            return Err(format!(
-                "{} servers are not supported yet (stdio only)",
-                config.transport.name()
-            ));
+async fn start(config: &ServerConfig, client: Client) -> Result<(Running, GroupGuard), String> {
+    match &config.transport {
+        Transport::Stdio { command, args, env } => {
+            start_stdio(config, command, args, env, client).await
         }
-    };
+        Transport::Http {
+            url,
+            headers,
+            sse: false,
+        } => Ok((start_http(url, headers, client).await?, GroupGuard(None))),
+        Transport::Http { sse: true, .. } => Err(
+            "the legacy HTTP+SSE transport (`type: \"sse\"`) is not supported; most servers \
+             also answer streamable HTTP, usually at the same address ending in /mcp \
+             (`type: \"http\"`)"
+                .to_string(),
+        ),
+    }
+}
+
+async fn start_stdio(
+    config: &ServerConfig,
+    command: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    client: Client,
+) -> Result<(Running, GroupGuard), String> {
     let mut cmd = tokio::process::Command::new(command);
     cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
     if let Some(cwd) = &config.cwd {
@@ -203,8 +340,41 @@ async fn start(
         .spawn()
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
     let group = GroupGuard(transport.id().and_then(|id| i32::try_from(id).ok()));
-    let client = ().serve(transport).await.map_err(|e| format!("the MCP handshake failed: {e}"))?;
+    let client = client
+        .serve(transport)
+        .await
+        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
     Ok((client, group))
+}
+
+/// Connects to a streamable HTTP endpoint, sending `headers` with every request.
+async fn start_http(
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    client: Client,
+) -> Result<Running, String> {
+    let mut custom = std::collections::HashMap::new();
+    for (name, value) in headers {
+        let name = HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("`{name}` is not a valid header name"))?;
+        let value = HeaderValue::try_from(value.as_str())
+            .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
+        custom.insert(name, value);
+    }
+    // reqwest is built without a TLS provider of its own (see rein-llm).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+    let transport = StreamableHttpClientTransport::with_client(
+        http,
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom),
+    );
+    client
+        .serve(transport)
+        .await
+        .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))
 }
 
 /// Kills a process group when dropped.

@@ -1,6 +1,7 @@
 //! An MCP server's tool as a rein [`Tool`]: named `mcp__<server>__<tool>`, its schema passed
 //! through, its results turned into text. A call always needs a permission decision of its
-//! own: the server's annotations (`readOnlyHint`) never grant one.
+//! own: the server's annotations (`readOnlyHint`) never grant one, they only let it run beside
+//! read-only calls.
 
 use std::sync::Arc;
 
@@ -21,6 +22,9 @@ pub struct McpTool {
     /// The server's own name for it.
     remote: String,
     spec: ToolSpec,
+    /// The server says it changes nothing (`readOnlyHint`): it may run beside read-only
+    /// calls, though it still needs a permission like any other MCP call.
+    read_only_hint: bool,
     server: Arc<Server>,
 }
 
@@ -28,7 +32,7 @@ impl McpTool {
     /// The tools of `server`, named so none collides with `taken` (which grows).
     pub fn all_of(server: &Arc<Server>, taken: &mut Vec<String>) -> Vec<Self> {
         server
-            .tools
+            .tools()
             .iter()
             .map(|tool| {
                 let name = unique(
@@ -62,6 +66,11 @@ impl McpTool {
                     },
                     name,
                     remote: tool.name.to_string(),
+                    read_only_hint: tool
+                        .annotations
+                        .as_ref()
+                        .and_then(|a| a.read_only_hint)
+                        .unwrap_or(false),
                     server: Arc::clone(server),
                 }
             })
@@ -82,6 +91,7 @@ impl Tool for McpTool {
     fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
         // Hooks and rules name it as Claude Code does: `mcp__server__tool`.
         let mut facts = CallFacts::new(&self.name, &self.name, CallKind::Other, Effect::Mutating);
+        facts.concurrent = self.read_only_hint;
         facts.summary = summary(args);
         facts
     }
@@ -96,12 +106,7 @@ impl Tool for McpTool {
                 ));
             }
         };
-        let result = tokio::select! {
-            () = ctx.cancel.cancelled() => {
-                return ToolOutput::error("cancelled by the user before the MCP server answered");
-            }
-            result = self.server.call(&self.remote, arguments) => result,
-        };
+        let result = self.server.call(&self.remote, arguments, &ctx.cancel).await;
         match result {
             Ok(result) => {
                 let text = result_text(&result);
@@ -111,6 +116,7 @@ impl Tool for McpTool {
                     ToolOutput::ok(text)
                 }
             }
+            Err(e) if ctx.cancel.is_cancelled() => ToolOutput::error(e),
             Err(e) => ToolOutput::error(format!(
                 "MCP server `{}` failed: {e}",
                 self.server.config.name
@@ -169,7 +175,7 @@ fn summary(args: &Value) -> String {
 }
 
 /// `name` with every character providers refuse replaced by `_`.
-fn sanitise(name: &str) -> String {
+pub(crate) fn sanitise(name: &str) -> String {
     name.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -182,7 +188,7 @@ fn sanitise(name: &str) -> String {
 }
 
 /// `name` cut to [`MAX_NAME`] and made unlike every name in `taken`.
-fn unique(name: &str, taken: &[String]) -> String {
+pub(crate) fn unique(name: &str, taken: &[String]) -> String {
     let cut = |s: &str, room: usize| s.chars().take(room).collect::<String>();
     let base = cut(name, MAX_NAME);
     if !taken.contains(&base) {

@@ -1,6 +1,7 @@
-//! A real MCP server process (the test kit's, over stdio): tools listed and called, errors
-//! and images mapped, filters applied, a slow call cancelled, a crash survived as an error
-//! result and the server started again, and the process group killed with the server.
+//! A real MCP server process (the test kit's, over stdio and streamable HTTP): tools listed
+//! and called, errors and images mapped, filters applied, a slow call cancelled, a crash
+//! survived as an error result and the server started again, the process group killed with
+//! the server, a changed tool list taken, prompts listed and fetched.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -61,6 +62,7 @@ async fn tools_are_listed_named_and_called() {
             "mcp__test_kit__image",
             "mcp__test_kit__sleep",
             "mcp__test_kit__crash",
+            "mcp__test_kit__grow",
             "list_mcp_resources",
             "read_mcp_resource"
         ]
@@ -86,12 +88,21 @@ async fn tools_are_listed_named_and_called() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         cancel.cancel();
     });
-    let slow = tools[3].call(json!({"ms": 10_000}), &ctx).await;
+    let mark = dir.path().join("cancelled-mark");
+    let slow = tools[3]
+        .call(json!({"ms": 10_000, "mark": mark}), &ctx)
+        .await;
     assert!(
         slow.is_error && slow.text.contains("cancelled"),
         "{}",
         slow.text
     );
+    // The server was told (`notifications/cancelled`) and stopped the call.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !mark.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(mark.exists(), "the server was not told of the cancellation");
 
     // A crash is an error result, not a hang or a panic; the next call starts it again.
     let ctx = context(dir.path());
@@ -138,4 +149,124 @@ async fn the_servers_process_ends_with_it() {
         !alive(pid) || status.contains("State:\tZ"),
         "the server still runs: {status}"
     );
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_called_and_its_headers_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(server) = rein_testkit::McpHttpServer::start(Some("t0ken")) else {
+        panic!("the test kit's MCP server did not start over HTTP");
+    };
+    let http = |name: &str, token: &str| {
+        let mut http = config(name);
+        http.transport = Transport::Http {
+            url: server.url.clone(),
+            headers: BTreeMap::from([("Authorization".into(), format!("Bearer {token}"))]),
+            sse: false,
+        };
+        http
+    };
+    let started = rein_mcp::start(vec![http("web", "t0ken"), http("wrong", "guess")]).await;
+    assert_eq!(started.servers.len(), 1, "{:?}", started.failures);
+    assert_eq!(started.failures[0].0, "wrong");
+    assert!(
+        started.failures[0].1.contains("401") || started.failures[0].1.contains("uthori"),
+        "{:?}",
+        started.failures
+    );
+    let tools = started.tools(&[]);
+    let echo = tools
+        .iter()
+        .find(|t| t.spec().name == "mcp__web__echo")
+        .unwrap();
+    let said = echo
+        .call(json!({"text": "over http"}), &context(dir.path()))
+        .await;
+    assert_eq!(
+        (said.text.as_str(), said.is_error),
+        ("echo: over http", false)
+    );
+    // `readOnlyHint` lets it run beside read-only calls; it still asks (Mutating).
+    let facts = echo.facts(
+        &json!({"text": "x"}),
+        &WorkspaceGuard::new(dir.path()).unwrap(),
+    );
+    assert!(facts.concurrent);
+    assert_eq!(facts.effect, rein_tools::Effect::Mutating);
+    let sleep = tools
+        .iter()
+        .find(|t| t.spec().name == "mcp__web__sleep")
+        .unwrap();
+    assert!(
+        !sleep
+            .facts(&json!({}), &WorkspaceGuard::new(dir.path()).unwrap())
+            .concurrent
+    );
+}
+
+#[tokio::test]
+async fn a_legacy_sse_server_is_refused_with_the_fix() {
+    let mut sse = config("old");
+    sse.transport = Transport::Http {
+        url: "http://127.0.0.1:9/sse".into(),
+        headers: BTreeMap::new(),
+        sse: true,
+    };
+    let started = rein_mcp::start(vec![sse]).await;
+    assert_eq!(started.failures.len(), 1);
+    assert!(
+        started.failures[0].1.contains("type: \"http\""),
+        "{:?}",
+        started.failures
+    );
+}
+
+#[tokio::test]
+async fn a_changed_tool_list_is_taken_on_refresh() {
+    use rein_tools::ToolSource;
+    let dir = tempfile::tempdir().unwrap();
+    let started = rein_mcp::start(vec![config("kit")]).await;
+    assert!(!started.refresh().await, "nothing changed yet");
+    let names = |s: &rein_mcp::Started| -> Vec<String> {
+        s.tools(&[]).iter().map(|t| t.spec().name).collect()
+    };
+    assert!(!names(&started).contains(&"mcp__kit__extra".to_string()));
+    let grow = started
+        .tools(&[])
+        .into_iter()
+        .find(|t| t.spec().name == "mcp__kit__grow")
+        .unwrap();
+    let grown = grow.call(json!({}), &context(dir.path())).await;
+    assert_eq!(grown.text, "grown");
+    // The notification travels on its own; wait for it (bounded).
+    let mut changed = false;
+    for _ in 0..100 {
+        if started.refresh().await {
+            changed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        changed,
+        "the server's list_changed notification was not seen"
+    );
+    assert!(names(&started).contains(&"mcp__kit__extra".to_string()));
+}
+
+#[tokio::test]
+async fn prompts_are_listed_and_fetched() {
+    let started = rein_mcp::start(vec![config("kit")]).await;
+    let server = &started.servers[0];
+    let names: Vec<&str> = server.prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["greet"]);
+    let args = json!({"name": "Ada"}).as_object().unwrap().clone();
+    let result = server.prompt("greet", args).await.unwrap();
+    let text = serde_json::to_value(&result.messages).unwrap().to_string();
+    assert!(text.contains("Greet Ada plainly."), "{text}");
+    let missing = server
+        .prompt("greet", serde_json::Map::new())
+        .await
+        .unwrap_err();
+    assert!(missing.contains("name"), "{missing}");
 }

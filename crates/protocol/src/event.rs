@@ -105,6 +105,14 @@ pub enum Event {
         /// Why the first failed.
         reason: String,
     },
+    /// Tools beside the built-in ones changed (an MCP server said its list changed): these
+    /// are offered from the next request on, and these no longer.
+    ToolsChanged {
+        /// Tools offered now that were not before.
+        added: Vec<String>,
+        /// Tools no longer offered.
+        removed: Vec<String>,
+    },
     /// The complete assistant message of a turn.
     AssistantMessage {
         /// The message as it enters the transcript.
@@ -278,6 +286,18 @@ pub enum TodoStatus {
     Completed,
 }
 
+/// One line for a change of the offered tools: `tools changed: + a, b; - c`.
+pub fn tools_changed(added: &[String], removed: &[String]) -> String {
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("+ {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("- {}", removed.join(", ")));
+    }
+    format!("tools changed: {}", parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +356,10 @@ mod tests {
                 from: text(),
                 to: text(),
                 reason: text(),
+            },
+            Event::ToolsChanged {
+                added: vec![text()],
+                removed: vec![],
             },
             Event::AssistantMessage {
                 message: Message {
@@ -425,6 +449,7 @@ mod tests {
                 | Event::ThinkingDelta { .. }
                 | Event::Retry { .. }
                 | Event::ModelFallback { .. }
+                | Event::ToolsChanged { .. }
                 | Event::AssistantMessage { .. }
                 | Event::ToolCallStart { .. }
                 | Event::Permission { .. }

@@ -16,7 +16,8 @@ mod tool;
 mod usage;
 
 pub use event::{
-    EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem, TodoStatus,
+    EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem,
+    TodoStatus, tools_changed,
 };
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};

@@ -78,3 +78,48 @@ pub fn mcp_test_server() -> std::path::PathBuf {
         })
         .clone()
 }
+
+/// `rein-mcp-test-server --http` running: its URL (`http://127.0.0.1:PORT/mcp`); the process
+/// is killed when this is dropped.
+pub struct McpHttpServer {
+    /// The streamable HTTP endpoint.
+    pub url: String,
+    child: std::process::Child,
+}
+
+impl McpHttpServer {
+    /// Starts the server, which wants `Authorization: Bearer <token>` when `token` is given,
+    /// and reads its URL; `None` when it did not start.
+    pub fn start(token: Option<&str>) -> Option<Self> {
+        let mut child = std::process::Command::new(mcp_test_server())
+            .arg("--http")
+            .args(token)
+            .stdout(std::process::Stdio::piped())
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut line = String::new();
+        let read = child
+            .stdout
+            .take()
+            .map(|out| std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line));
+        let url = line.trim().to_string();
+        let server = Self { url, child };
+        match read {
+            Some(Ok(n)) if n > 0 && server.url.starts_with("http://") => Some(server),
+            _ => None,
+        }
+    }
+
+    /// Stops the server (as if it crashed).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for McpHttpServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

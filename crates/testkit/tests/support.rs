@@ -12,6 +12,7 @@ pub async fn mock(scenario: &str) -> MockServer {
 
 /// A client that never goes through a proxy.
 pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 

@@ -48,6 +48,9 @@ pub struct CallFacts {
     pub kind: CallKind,
     /// Whether it only observes (drives concurrency and the modes).
     pub effect: Effect,
+    /// It may run beside read-only calls though it is not proven read-only: its tool says it
+    /// changes nothing (an MCP tool's `readOnlyHint`), which grants no permission.
+    pub concurrent: bool,
     /// Paths it reads, absolute and normalised (symlinks resolved where they exist).
     pub reads: Vec<PathBuf>,
     /// Paths it creates, changes or deletes, absolute and normalised.
@@ -71,6 +74,7 @@ impl CallFacts {
             claude_name: claude_name.to_string(),
             kind,
             effect,
+            concurrent: false,
             reads: Vec::new(),
             writes: Vec::new(),
             shell: None,
@@ -78,6 +82,11 @@ impl CallFacts {
             summary: String::new(),
             unsandboxed: None,
         }
+    }
+
+    /// Whether it may run beside other read-only calls.
+    pub fn runs_concurrently(&self) -> bool {
+        self.effect == Effect::ReadOnly || self.concurrent
     }
 
     /// Every path the call touches, read or written.

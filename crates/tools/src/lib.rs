@@ -73,6 +73,6 @@ pub use regular_file::{ReadRefusal, open_regular, read_capped, read_regular, rea
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
 pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
 pub use todo::{TodoWrite, TodoWriteArgs, Todos};
-pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput};
+pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};
 pub use typed::{Typed, TypedTool, schema_for, typed};
 pub use write_file::{WriteFile, WriteFileArgs};

@@ -116,6 +116,11 @@ impl ToolRegistry {
         }
     }
 
+    /// Removes the tools named in `names`.
+    pub fn remove(&mut self, names: &[String]) {
+        self.entries.retain(|e| !names.contains(&e.spec.name));
+    }
+
     /// The tools whose names `keep` accepts, in the same order (the subset a subagent gets).
     pub fn subset(&self, keep: impl Fn(&str) -> bool) -> Self {
         let mut subset = Self::new();

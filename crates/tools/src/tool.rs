@@ -157,3 +157,15 @@ pub trait Tool: Send + Sync {
     /// Runs the call.
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput;
 }
+
+/// Tools that may change during a session (an MCP server's, when it says its list changed):
+/// offered beside the built-in ones and asked between model requests whether they changed.
+#[async_trait]
+pub trait ToolSource: Send + Sync + std::fmt::Debug {
+    /// Its tools as they are now, uniquely named beside `taken`.
+    fn tools(&self, taken: &[String]) -> Vec<std::sync::Arc<dyn Tool>>;
+
+    /// Brings the tools up to date when they may have changed since the last call; whether
+    /// they did (then [`ToolSource::tools`] gives the new set).
+    async fn refresh(&self) -> bool;
+}

@@ -31,6 +31,9 @@ impl super::Agent {
         let rest = prompt.trim_start().strip_prefix('/')?;
         let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         let command = self.config.commands.user_command(name)?.clone();
+        if command.fetched {
+            return self.fetch_command(name, args, events).await;
+        }
         let text = match &command.skill {
             Some(info) => crate::commands::skill_text(&command.body, &info.dir, args),
             None => substitute(&command.body, args, None),
@@ -45,6 +48,32 @@ impl super::Agent {
             format!("<command-name>/{name}</command-name>\n{text}"),
             previous,
         ))
+    }
+
+    /// The text of a fetched command (an MCP server's prompt); `None` (the line is sent as
+    /// typed) with an error event when it cannot be had.
+    async fn fetch_command(
+        &self,
+        name: &str,
+        args: &str,
+        events: &EventSender,
+    ) -> Option<(String, Option<(String, Arc<dyn rein_llm::ModelClient>)>)> {
+        let fetched = match &self.config.prompt_source {
+            Some(source) => source.fetch(name, args).await,
+            None => Err("nothing serves it here".to_string()),
+        };
+        match fetched {
+            Ok(text) => Some((
+                format!("<command-name>/{name}</command-name>\n{text}"),
+                None,
+            )),
+            Err(why) => {
+                let _ = events.send(rein_protocol::Event::Error {
+                    message: format!("/{name} could not be fetched: {why}; sent as typed"),
+                });
+                None
+            }
+        }
     }
 
     /// Switches to `model` for this run (resolved like a subagent's), giving the model and

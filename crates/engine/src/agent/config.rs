@@ -66,6 +66,10 @@ pub struct AgentConfig {
     pub commands: crate::commands::Catalog,
     /// When identical calls with identical results earn a reminder, and end the run.
     pub repeat_limits: super::RepeatLimits,
+    /// Tools beside the built-in ones that may change during the session (MCP servers').
+    pub tool_source: Option<std::sync::Arc<dyn rein_tools::ToolSource>>,
+    /// Where the text of a fetched command (an MCP server's prompt) comes from.
+    pub prompt_source: Option<std::sync::Arc<dyn crate::commands::PromptSource>>,
 }
 
 impl AgentConfig {
@@ -97,6 +101,8 @@ impl AgentConfig {
             fallback: None,
             compact_tool: false,
             repeat_limits: super::RepeatLimits::default(),
+            tool_source: None,
+            prompt_source: None,
         }
     }
 }

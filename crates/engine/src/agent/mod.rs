@@ -13,6 +13,7 @@ mod repeats;
 mod setup;
 mod subagent;
 mod todos;
+mod tool_source;
 mod transcript;
 
 pub use config::{AgentConfig, Fallback};
@@ -104,6 +105,8 @@ pub struct Agent {
     turns_without_todos: u32,
     /// Where the `compact` tool leaves its request, when it is offered.
     compact_asked: Option<compact_tool::CompactRequest>,
+    /// The names of the tools `config.tool_source` gave (replaced when they change).
+    sourced: Vec<String>,
 }
 
 impl Agent {
@@ -113,6 +116,10 @@ impl Agent {
         mut tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
+        let sourced = match &config.tool_source {
+            Some(source) => tool_source::add_sourced(&mut tools, source.as_ref(), &[]),
+            None => Vec::new(),
+        };
         let subagents = setup::add_delegating_tools(&mut tools, &config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
         let compact_asked = config.compact_tool.then(|| {
@@ -157,6 +164,7 @@ impl Agent {
             repeats: Default::default(),
             turns_without_todos: 0,
             compact_asked,
+            sourced,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -347,6 +355,7 @@ impl Agent {
                     message: format!("compaction failed, continuing without it: {message}"),
                 });
             }
+            self.refresh_tools(events).await;
             summary.turns += 1;
             let turn = summary.turns;
             let _ = events.send(Event::TurnStart { turn });

@@ -107,6 +107,8 @@ impl Agent {
         config.model = model;
         config.max_turns = max_turns;
         config.subagents = None;
+        // Its tools are chosen once, from the parent's, by its definition.
+        config.tool_source = None;
         let guard = &parent.tool_ctx.guard;
         let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
             .identity(&definition.prompt)
@@ -159,6 +161,7 @@ impl Agent {
             repeats: Default::default(),
             turns_without_todos: 0,
             compact_asked: None,
+            sourced: Vec::new(),
             config,
         }
     }

@@ -45,6 +45,16 @@ pub struct PromptCommand {
     pub source: PathBuf,
     /// Set for skills.
     pub skill: Option<SkillInfo>,
+    /// Its text is fetched when typed, from [`crate::AgentConfig::prompt_source`] (an MCP
+    /// server's prompt, `/mcp__server__prompt args`); `body` is then empty.
+    pub fetched: bool,
+}
+
+/// Prompts kept elsewhere (an MCP server's), fetched when the user types one.
+#[async_trait::async_trait]
+pub trait PromptSource: Send + Sync + std::fmt::Debug {
+    /// The text of prompt `name` with the words the user typed after it, or why not.
+    async fn fetch(&self, name: &str, args: &str) -> Result<String, String>;
 }
 
 /// What makes a command a skill.
@@ -71,6 +81,18 @@ impl Catalog {
             unique.push(command);
         }
         Self(Arc::new(unique))
+    }
+
+    /// This catalog with `more` added after its own commands (a same-named one of its own
+    /// wins: a file the user wrote beats a server's prompt).
+    pub fn with(&self, more: Vec<PromptCommand>) -> Self {
+        let mut all = self.0.as_ref().clone();
+        for command in more {
+            if !all.iter().any(|c| c.name == command.name) {
+                all.push(command);
+            }
+        }
+        Self(Arc::new(all))
     }
 
     /// All of them, in load order.
@@ -271,6 +293,7 @@ fn read_command(
             .is_none_or(|v| truthy(Some(v))),
     });
     Ok(PromptCommand {
+        fetched: false,
         name,
         description,
         argument_hint: front.argument_hint.as_ref().and_then(hint_text),

@@ -180,6 +180,7 @@ fn nested_commands_are_namespaced_and_later_folders_win() {
 fn fifty_skills_stay_within_the_catalog_cap() {
     let skills: Vec<PromptCommand> = (0..50)
         .map(|n| PromptCommand {
+            fetched: false,
             name: format!("skill-number-{n}"),
             description: "d".repeat(DESCRIPTION_CHARS),
             argument_hint: None,

@@ -1,20 +1,32 @@
-//! An MCP server over stdio for rein's tests, built on `rmcp`'s server side. Tools: `echo
-//! {text}`, `fail` (an `isError` result), `image` (a tiny PNG), `sleep {ms}`, `crash` (the
-//! process exits) and `pid` (its process id, to see restarts); one resource,
-//! `test://notes` (text).
+//! An MCP server for rein's tests, built on `rmcp`'s server side: over stdio, or with `--http`
+//! over streamable HTTP on 127.0.0.1 (it prints its URL as the first line of its output;
+//! `--http TOKEN` refuses requests without `Authorization: Bearer TOKEN`).
+//! Tools: `echo {text}` (annotated read-only), `fail` (an `isError` result), `image` (a tiny
+//! PNG), `sleep {ms, mark?}` (writes `<mark>.started` when it starts, `mark` when cancelled), `crash` (the process exits), `pid` (its process id, to see restarts)
+//! and `grow` (adds the tool `extra` and says the tool list changed); one resource,
+//! `test://notes` (text); one prompt, `greet {name}`.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use axum::response::IntoResponse;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-struct TestServer;
+/// One server's state, shared by its HTTP sessions.
+#[derive(Clone, Default)]
+struct TestServer {
+    /// `grow` was called: `extra` is listed.
+    grown: Arc<AtomicBool>,
+}
 
 fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
     let Value::Object(schema) = schema else {
@@ -28,8 +40,10 @@ impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
-                .enable_tools()
+                .enable_prompts()
                 .enable_resources()
+                .enable_tools()
+                .enable_tool_list_changed()
                 .build(),
         )
     }
@@ -68,21 +82,72 @@ impl ServerHandler for TestServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let text = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]});
         let none = json!({"type": "object", "properties": {}});
-        let ms = json!({"type": "object", "properties": {"ms": {"type": "integer"}}});
-        Ok(ListToolsResult::with_all_items(vec![
-            tool("echo", "Says the text back", text),
+        let ms = json!({"type": "object", "properties": {
+            "ms": {"type": "integer"}, "mark": {"type": "string"}
+        }});
+        let mut tools = vec![
+            tool("echo", "Says the text back", text)
+                .annotate(ToolAnnotations::new().read_only(true)),
             tool("fail", "Always fails", none.clone()),
             tool("image", "Returns a tiny image", none.clone()),
             tool("sleep", "Sleeps ms milliseconds", ms),
             tool("crash", "Exits the server", none.clone()),
-            tool("pid", "The server's process id", none),
-        ]))
+            tool("pid", "The server's process id", none.clone()),
+            tool("grow", "Adds the tool `extra`", none.clone()),
+        ];
+        if self.grown.load(Ordering::SeqCst) {
+            tools.push(tool("extra", "Appears after grow", none));
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "greet",
+            Some("Asks for a greeting"),
+            Some(vec![
+                PromptArgument::new("name")
+                    .with_description("who to greet")
+                    .with_required(true),
+                PromptArgument::new("style").with_description("how"),
+            ]),
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != "greet" {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt {}", request.name),
+                None,
+            ));
+        }
+        let args = request.arguments.unwrap_or_default();
+        let Some(name) = args.get("name").and_then(Value::as_str) else {
+            return Err(ErrorData::invalid_params("`name` is required", None));
+        };
+        let style = args
+            .get("style")
+            .and_then(Value::as_str)
+            .unwrap_or("plainly");
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Greet {name} {style}."),
+        )])
+        .into())
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
         let result = match request.name.as_ref() {
@@ -97,10 +162,30 @@ impl ServerHandler for TestServer {
             )]),
             "sleep" => {
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(1000);
-                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                let mark = args.get("mark").and_then(Value::as_str);
+                if let Some(mark) = mark {
+                    let _ = std::fs::write(format!("{mark}.started"), "started");
+                }
+                let slept = tokio::time::sleep(std::time::Duration::from_millis(ms));
+                tokio::select! {
+                    () = slept => {}
+                    () = context.ct.cancelled() => {
+                        // `mark`: a file written when the client cancels the call.
+                        if let Some(mark) = mark {
+                            let _ = std::fs::write(mark, "cancelled");
+                        }
+                        return Err(ErrorData::internal_error("cancelled", None));
+                    }
+                }
                 CallToolResult::success(vec![ContentBlock::text(format!("slept {ms} ms"))])
             }
             "crash" => std::process::exit(3),
+            "grow" => {
+                self.grown.store(true, Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                CallToolResult::success(vec![ContentBlock::text("grown")])
+            }
+            "extra" => CallToolResult::success(vec![ContentBlock::text("extra ran")]),
             "pid" => {
                 CallToolResult::success(vec![ContentBlock::text(std::process::id().to_string())])
             }
@@ -112,8 +197,55 @@ impl ServerHandler for TestServer {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let Ok(server) = TestServer.serve(rmcp::transport::stdio()).await else {
+    if std::env::args().nth(1).as_deref() == Some("--http") {
+        serve_http().await;
+        return;
+    }
+    let Ok(server) = TestServer::default().serve(rmcp::transport::stdio()).await else {
         std::process::exit(1);
     };
     let _ = server.waiting().await;
+}
+
+/// Serves streamable HTTP at `/mcp` on a free port of 127.0.0.1, printing the URL first.
+async fn serve_http() {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let state = TestServer::default();
+    let service = StreamableHttpService::new(
+        move || Ok(state.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    // `--http TOKEN`: every request must carry `Authorization: Bearer TOKEN`.
+    let token = std::env::args().nth(2).map(|t| format!("Bearer {t}"));
+    let router =
+        axum::Router::new()
+            .nest_service("/mcp", service)
+            .layer(axum::middleware::from_fn(
+                move |request: axum::extract::Request, next: axum::middleware::Next| {
+                    let expected = token.clone();
+                    async move {
+                        let given = request
+                            .headers()
+                            .get("authorization")
+                            .and_then(|v| v.to_str().ok());
+                        match expected {
+                            Some(expected) if given != Some(expected.as_str()) => {
+                                axum::http::StatusCode::UNAUTHORIZED.into_response()
+                            }
+                            _ => next.run(request).await,
+                        }
+                    }
+                },
+            ));
+    let Ok(listener) = tokio::net::TcpListener::bind("127.0.0.1:0").await else {
+        std::process::exit(1);
+    };
+    let Ok(addr) = listener.local_addr() else {
+        std::process::exit(1);
+    };
+    println!("http://{addr}/mcp");
+    let _ = axum::serve(listener, router).await;
 }

@@ -119,6 +119,9 @@ impl App {
                 agent,
                 event,
             } => self.subagent_progress(&parent_tool_use_id, &agent, *event),
+            Event::ToolsChanged { added, removed } => {
+                self.info(rein_protocol::tools_changed(&added, &removed))
+            }
             Event::ModelFallback { from, to, reason } => {
                 self.status.model = to.clone();
                 self.info(format!(
