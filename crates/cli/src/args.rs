@@ -31,6 +31,55 @@ pub enum McpCommand {
         #[arg(long)]
         cwd: Option<PathBuf>,
     },
+    /// Add a server: `rein mcp add NAME -- COMMAND [ARGS…]` or
+    /// `rein mcp add --transport http NAME URL`.
+    Add(McpAddArgs),
+    /// Remove a server (from the scope given, or from the one place it is).
+    Remove {
+        /// The server's name.
+        name: String,
+        /// Where it is: the user's config.toml or the workspace's .mcp.json.
+        #[arg(long, value_enum)]
+        scope: Option<McpScope>,
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// Where `rein mcp add` writes a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum McpScope {
+    /// The user's config.toml (`[mcp_servers.NAME]`): every workspace, only this user.
+    User,
+    /// The workspace's .mcp.json: shared with everyone who clones it (once they trust it).
+    Project,
+}
+
+/// `rein mcp add`.
+#[derive(Debug, Args)]
+pub struct McpAddArgs {
+    /// The server's name (tools become `mcp__NAME__tool`).
+    pub name: String,
+    /// After `--`, the command and its arguments; with --transport http, the URL.
+    #[arg(value_name = "COMMAND|URL")]
+    pub target: Vec<String>,
+    /// `stdio` (default) or `http` (streamable HTTP).
+    #[arg(long, short = 't')]
+    pub transport: Option<String>,
+    /// A variable of the server's environment, KEY=VALUE (repeatable).
+    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+    /// A header sent to an HTTP server, "Name: value" (repeatable; `Bearer ${VAR}` is read
+    /// from the environment when rein starts).
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    pub header: Vec<String>,
+    /// Where to write it.
+    #[arg(long, value_enum, default_value = "user")]
+    pub scope: McpScope,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,6 +9,7 @@ mod exec;
 mod factory;
 mod interactive;
 mod mcp;
+mod mcp_edit;
 mod output;
 mod resolve;
 mod sandbox;
@@ -131,6 +132,14 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let env = |key: &str| std::env::var(key).ok();
             let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
             mcp::list(&workspace, &config, &env).await
+        }
+        Some(Command::Mcp(McpCommand::Add(add))) => {
+            let workspace = resolve::workspace(add.cwd.as_deref())?;
+            mcp_edit::add(add, &workspace)
+        }
+        Some(Command::Mcp(McpCommand::Remove { name, scope, cwd })) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            mcp_edit::remove(&name, scope, &workspace)
         }
         Some(Command::Trust { cwd, revoke }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;

@@ -11,6 +11,7 @@ mod exec;
 mod fallback;
 mod kill;
 mod mcp;
+mod mcp_manage;
 mod odd_workspaces;
 mod sandbox;
 mod secrets;
