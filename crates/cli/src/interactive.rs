@@ -50,6 +50,10 @@ impl SessionHost for CliHost {
     fn commands(&self) -> rein_engine::commands::Catalog {
         self.setup.commands.clone()
     }
+
+    fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {
+        crate::mcp::views(&self.setup.mcp)
+    }
 }
 
 /// Runs the UI until the user quits.

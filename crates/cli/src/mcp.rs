@@ -105,6 +105,51 @@ impl rein_engine::commands::PromptSource for Prompts {
     }
 }
 
+/// The servers as `/mcp` shows them: those that started, then those that did not.
+pub fn views(started: &rein_mcp::Started) -> Vec<rein_tui::McpServerView> {
+    let prompts = started.prompts();
+    let mut views: Vec<rein_tui::McpServerView> = started
+        .servers
+        .iter()
+        .map(|server| {
+            let tools = server.tools();
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+            let mut details = vec![format!("tools: {}", names.join(", "))];
+            let own: Vec<String> = prompts
+                .iter()
+                .filter(|p| p.server.config.name == server.config.name)
+                .map(|p| format!("/{}", p.command))
+                .collect();
+            if !own.is_empty() {
+                details.push(format!("prompts: {}", own.join(", ")));
+            }
+            details.push(format!("from {}", server.config.source));
+            rein_tui::McpServerView {
+                name: server.config.name.clone(),
+                transport: server.config.transport.name().to_string(),
+                status: if server.running() {
+                    format!("connected · {} tools", tools.len())
+                } else {
+                    format!(
+                        "stopped (started again at the next call) · {} tools",
+                        tools.len()
+                    )
+                },
+                details,
+            }
+        })
+        .collect();
+    for (name, why) in &started.failures {
+        views.push(rein_tui::McpServerView {
+            name: name.clone(),
+            transport: String::new(),
+            status: "failed".to_string(),
+            details: vec![why.clone()],
+        });
+    }
+    views
+}
+
 /// `rein mcp list`: each configured server started, with its transport, its status and tools,
 /// or why it did not start; then the configuration problems.
 pub async fn list(

@@ -21,6 +21,8 @@ mod stored_data;
 mod subagents;
 mod support;
 mod terminal;
+mod terminal_mcp;
+mod tmux;
 mod todos;
 mod tool;
 mod trust;

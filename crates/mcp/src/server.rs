@@ -107,6 +107,18 @@ impl Server {
         })
     }
 
+    /// Whether its connection is up (a server busy with a call counts as up); one that
+    /// stopped is started again at the next call.
+    pub fn running(&self) -> bool {
+        match self.conn.try_lock() {
+            Ok(conn) => conn
+                .client
+                .as_ref()
+                .is_some_and(|c| !c.is_closed() && !c.peer().is_transport_closed()),
+            Err(_) => true,
+        }
+    }
+
     /// The tools it offers, as last listed.
     pub fn tools(&self) -> Vec<rmcp::model::Tool> {
         self.tools.read().map(|t| t.clone()).unwrap_or_default()

@@ -37,7 +37,7 @@ pub mod tool_view;
 mod wrap;
 
 pub use app::{Action, App, Status};
-pub use runner::{Launch, SessionHost, TuiError, run, stopped_by};
+pub use runner::{Launch, McpServerView, SessionHost, TuiError, run, stopped_by};
 pub use sanitize::text_block as terminal_safe;
 pub use screen::Screen;
 pub use term::resume_hint;

@@ -45,6 +45,23 @@ pub trait SessionHost: AgentFactory {
     fn history_file(&self) -> Option<PathBuf>;
     /// The custom commands and skills the user may type.
     fn commands(&self) -> rein_engine::commands::Catalog;
+    /// The session's MCP servers, for `/mcp`.
+    fn mcp_servers(&self) -> Vec<McpServerView> {
+        Vec::new()
+    }
+}
+
+/// One MCP server as `/mcp` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServerView {
+    /// Its name.
+    pub name: String,
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// `connected · 7 tools`, or why it failed.
+    pub status: String,
+    /// More lines: its tools, its prompts, where it is configured.
+    pub details: Vec<String>,
 }
 
 /// What `rein` starts the UI with.
@@ -263,6 +280,10 @@ pub(crate) async fn act(
         }
         Action::ListTasks => {
             app.show_tasks(&driver.tasks());
+            return false;
+        }
+        Action::ShowMcp => {
+            app.show_mcp(&host.mcp_servers());
             return false;
         }
         Action::StopTask(id) => Op::StopTask(id),

@@ -22,6 +22,8 @@ pub enum SlashCommand {
     Permissions(Option<String>),
     /// `/tasks [stop ID]`: list background shells and subagents, or stop one.
     Tasks(Option<String>),
+    /// `/mcp`: the MCP servers, their status, tools and prompts.
+    Mcp,
     /// `/init`: ask the model to write an AGENTS.md.
     Init,
     /// `/quit`.
@@ -43,7 +45,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 12] = [
+const BUILTIN: [(&str, &str); 13] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -58,6 +60,7 @@ const BUILTIN: [(&str, &str); 12] = [
     ),
     ("cost", "tokens and cost of this session"),
     ("tasks", "background shells and subagents [stop ID]"),
+    ("mcp", "MCP servers: status, tools and prompts"),
     (
         "permissions",
         "show the rules and mode, or switch mode [mode]",
@@ -149,6 +152,7 @@ impl Commands {
             "cost" => SlashCommand::Cost,
             "permissions" => SlashCommand::Permissions(arg),
             "tasks" => SlashCommand::Tasks(arg),
+            "mcp" => SlashCommand::Mcp,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
             other => match self.all.iter().find(|c| c.name == other && c.custom) {

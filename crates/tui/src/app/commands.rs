@@ -60,6 +60,33 @@ impl App {
         self.commit(lines);
     }
 
+    /// Shows the MCP servers: each one's line, then its details dimmed.
+    pub fn show_mcp(&mut self, servers: &[crate::McpServerView]) {
+        let theme = self.theme;
+        if servers.is_empty() {
+            self.info(
+                "no MCP servers (rein mcp add, or .mcp.json in a trusted workspace)".to_string(),
+            );
+            return;
+        }
+        let mut lines = vec![Line::styled("  MCP servers:", theme.bold())];
+        for server in servers {
+            let clean = |s: &str| crate::sanitize::clean(s).into_owned();
+            lines.push(Line::from(vec![
+                Span::styled(format!("    {}  ", clean(&server.name)), theme.bold()),
+                Span::raw(format!("{}  ", server.transport)),
+                Span::styled(clean(&server.status), theme.dim()),
+            ]));
+            for detail in &server.details {
+                lines.push(Line::styled(
+                    format!("      {}", clean(detail)),
+                    theme.dim(),
+                ));
+            }
+        }
+        self.commit(lines);
+    }
+
     /// Shows the permission mode and rules.
     pub fn show_policy(&mut self, policy: &Policy) {
         let theme = self.theme;
@@ -163,6 +190,7 @@ impl App {
             }
             SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
             SlashCommand::Tasks(None) => vec![Action::ListTasks],
+            SlashCommand::Mcp => vec![Action::ShowMcp],
             SlashCommand::Tasks(Some(args)) => {
                 match args.split_whitespace().collect::<Vec<_>>()[..] {
                     ["stop", id] => vec![Action::StopTask(id.to_string())],

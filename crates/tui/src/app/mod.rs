@@ -54,6 +54,8 @@ pub enum Action {
     ShowPermissions,
     /// List background shells and subagents ([`App::show_tasks`]).
     ListTasks,
+    /// Show the MCP servers ([`App::show_mcp`]).
+    ShowMcp,
     /// Stop the background shell or subagent with this id.
     StopTask(String),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).

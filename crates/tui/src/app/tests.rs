@@ -272,6 +272,42 @@ fn the_todo_list_shows_live_and_folds_when_done() {
 }
 
 #[test]
+fn mcp_servers_are_shown_with_status_and_details() {
+    let mut app = app();
+    app.show_mcp(&[]);
+    assert!(text(&app.take_committed())[0].contains("no MCP servers"));
+    app.show_mcp(&[
+        crate::McpServerView {
+            name: "kit".into(),
+            transport: "stdio".into(),
+            status: "connected · 2 tools".into(),
+            details: vec![
+                "tools: echo, pid".into(),
+                "prompts: /mcp__kit__greet".into(),
+            ],
+        },
+        crate::McpServerView {
+            name: "web\u{1b}[2J".into(),
+            transport: String::new(),
+            status: "failed".into(),
+            details: vec!["MCP server `web` did not start: HTTP 401".into()],
+        },
+    ]);
+    let shown = text(&app.take_committed());
+    assert_eq!(
+        shown,
+        [
+            "  MCP servers:",
+            "    kit  stdio  connected · 2 tools",
+            "      tools: echo, pid",
+            "      prompts: /mcp__kit__greet",
+            "    web    failed",
+            "      MCP server `web` did not start: HTTP 401",
+        ]
+    );
+}
+
+#[test]
 fn tasks_are_listed_with_their_status() {
     let mut app = app();
     app.show_tasks(&[
@@ -323,6 +359,7 @@ fn slash_commands_become_actions() {
         ),
         ("/permissions", vec![Action::ShowPermissions]),
         ("/tasks", vec![Action::ListTasks]),
+        ("/mcp", vec![Action::ShowMcp]),
         ("/tasks stop bg_2", vec![Action::StopTask("bg_2".into())]),
         ("/tasks kill", vec![]),
         ("/quit", vec![Action::Quit]),
