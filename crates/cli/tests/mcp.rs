@@ -286,3 +286,49 @@ async fn rein_mcp_list_shows_each_server_after_trust() {
     );
     assert!(listed.contains("far  http  failed"), "{listed}");
 }
+
+#[tokio::test]
+async fn many_mcp_tools_are_deferred_and_loaded_with_tool_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = rein_testkit::mcp_test_server().display().to_string();
+    std::fs::write(
+        dir.path().join(".mcp.json"),
+        json!({"mcpServers": {"kit": {"command": kit, "args": ["--many", "40"]}}}).to_string(),
+    )
+    .unwrap();
+    let search =
+        r#"{"tool_calls": [{"name": "tool_search", "arguments": {"query": "mcp__kit__echo"}}]}"#;
+    let server = mock(&format!(
+        r#"{{"turns": [{search}, {ECHO}, {{"text": "done"}}]}}"#
+    ))
+    .await;
+    let mut cmd = exec_in(dir.path(), &server, "bypass", "echo something");
+    cmd.arg("--trust-workspace");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = server.requests();
+    let offered = |n: usize| -> Vec<String> {
+        requests[n].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let first = offered(0);
+    assert!(first.contains(&"tool_search".to_string()), "{first:?}");
+    assert!(
+        !first.iter().any(|n| n.starts_with("mcp__kit__")),
+        "{first:?}"
+    );
+    let listed = requests[0].body.to_string();
+    assert!(
+        listed.contains("- mcp__kit__t39: One of many tools"),
+        "the catalog"
+    );
+    let second = offered(1);
+    assert!(second.contains(&"mcp__kit__echo".to_string()), "{second:?}");
+    assert!(!second.contains(&"mcp__kit__t39".to_string()), "{second:?}");
+    assert!(last_message(&server, 1).contains("Loaded 1 tool(s)"));
+    assert!(last_message(&server, 2).contains("echo: hi there"));
+}

@@ -13,6 +13,7 @@ mod repeats;
 mod setup;
 mod subagent;
 mod todos;
+mod tool_search;
 mod tool_source;
 mod transcript;
 
@@ -107,6 +108,8 @@ pub struct Agent {
     compact_asked: Option<compact_tool::CompactRequest>,
     /// The names of the tools `config.tool_source` gave (replaced when they change).
     sourced: Vec<String>,
+    /// Those of them left out of requests until the model loads them (`tool_search`).
+    deferred: tool_search::Deferred,
 }
 
 impl Agent {
@@ -116,8 +119,9 @@ impl Agent {
         mut tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
+        let deferred = tool_search::Deferred::default();
         let sourced = match &config.tool_source {
-            Some(source) => tool_source::add_sourced(&mut tools, source.as_ref(), &[]),
+            Some(source) => tool_source::add_sourced(&mut tools, source.as_ref(), &[], &deferred),
             None => Vec::new(),
         };
         let subagents = setup::add_delegating_tools(&mut tools, &config);
@@ -165,6 +169,7 @@ impl Agent {
             turns_without_todos: 0,
             compact_asked,
             sourced,
+            deferred,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,

@@ -25,6 +25,7 @@ pub(crate) struct ParentView {
     events: EventSender,
     session_id: String,
     recorder: Option<Arc<std::sync::Mutex<crate::session::SessionWriter>>>,
+    deferred: super::tool_search::Deferred,
 }
 
 impl ParentView {
@@ -88,6 +89,7 @@ impl Agent {
             events: events.clone(),
             session_id: self.session_id.clone(),
             recorder: self.recorder.clone(),
+            deferred: self.deferred.clone(),
         }
     }
 
@@ -162,6 +164,8 @@ impl Agent {
             turns_without_todos: 0,
             compact_asked: None,
             sourced: Vec::new(),
+            // Its `tool_search` (from the parent's tools) loads into the parent's list.
+            deferred: parent.deferred.clone(),
             config,
         }
     }

@@ -6,19 +6,27 @@ use rein_protocol::Event;
 use rein_tools::{ToolRegistry, ToolSource};
 
 use super::Agent;
+use super::tool_search::{Deferred, TOOL_SEARCH, ToolSearch};
 use crate::EventSender;
 
-/// Registers `source`'s tools in place of those named `before`; their names.
+/// Registers `source`'s tools in place of those named `before`, deferred when they are over
+/// the budget (then `tool_search` is offered to load them); their names.
 pub(super) fn add_sourced(
     tools: &mut ToolRegistry,
     source: &dyn ToolSource,
     before: &[String],
+    deferred: &Deferred,
 ) -> Vec<String> {
     tools.remove(before);
+    tools.remove(&[TOOL_SEARCH.to_string()]);
     let added = source.tools(&tools.names());
-    let names = added.iter().map(|t| t.spec().name).collect();
+    let specs: Vec<_> = added.iter().map(|t| t.spec()).collect();
+    let names = specs.iter().map(|s| s.name.clone()).collect();
     for tool in added {
         tools.register(tool);
+    }
+    if deferred.decide(specs) {
+        tools.register(std::sync::Arc::new(ToolSearch(deferred.clone())));
     }
     names
 }
@@ -33,7 +41,7 @@ impl Agent {
             return;
         }
         let before = std::mem::take(&mut self.sourced);
-        self.sourced = add_sourced(&mut self.tools, source.as_ref(), &before);
+        self.sourced = add_sourced(&mut self.tools, source.as_ref(), &before, &self.deferred);
         let added: Vec<String> = self
             .sourced
             .iter()

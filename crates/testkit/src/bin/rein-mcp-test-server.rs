@@ -4,7 +4,7 @@
 //! Tools: `echo {text}` (annotated read-only), `fail` (an `isError` result), `image` (a tiny
 //! PNG), `sleep {ms, mark?}` (writes `<mark>.started` when it starts, `mark` when cancelled), `crash` (the process exits), `pid` (its process id, to see restarts)
 //! and `grow` (adds the tool `extra` and says the tool list changed); one resource,
-//! `test://notes` (text); one prompt, `greet {name}`.
+//! `test://notes` (text); one prompt, `greet {name}`. `--many N` (stdio) adds N tools `t0`….
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,13 +26,16 @@ use serde_json::{Value, json};
 struct TestServer {
     /// `grow` was called: `extra` is listed.
     grown: Arc<AtomicBool>,
+    /// `--many N`: N more tools, `t0`…, each with a long description.
+    many: usize,
 }
 
-fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
-    let Value::Object(schema) = schema else {
-        return Tool::new(name, description, Arc::new(serde_json::Map::new()));
+fn tool(name: impl Into<String>, description: &'static str, schema: Value) -> Tool {
+    let schema = match schema {
+        Value::Object(schema) => schema,
+        _ => serde_json::Map::new(),
     };
-    Tool::new(name, description, Arc::new(schema))
+    Tool::new(name.into(), description, Arc::new(schema))
 }
 
 impl ServerHandler for TestServer {
@@ -96,7 +99,14 @@ impl ServerHandler for TestServer {
             tool("grow", "Adds the tool `extra`", none.clone()),
         ];
         if self.grown.load(Ordering::SeqCst) {
-            tools.push(tool("extra", "Appears after grow", none));
+            tools.push(tool("extra", "Appears after grow", none.clone()));
+        }
+        for n in 0..self.many {
+            tools.push(tool(
+                format!("t{n}"),
+                "One of many tools, there to make the list long",
+                none.clone(),
+            ));
         }
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -201,7 +211,18 @@ async fn main() {
         serve_http().await;
         return;
     }
-    let Ok(server) = TestServer::default().serve(rmcp::transport::stdio()).await else {
+    let args: Vec<String> = std::env::args().collect();
+    let many = args
+        .iter()
+        .position(|a| a == "--many")
+        .and_then(|at| args.get(at + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let server = TestServer {
+        many,
+        ..TestServer::default()
+    };
+    let Ok(server) = server.serve(rmcp::transport::stdio()).await else {
         std::process::exit(1);
     };
     let _ = server.waiting().await;
