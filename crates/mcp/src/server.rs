@@ -37,13 +37,64 @@ pub struct Server {
     tools: RwLock<Vec<rmcp::model::Tool>>,
     /// Set when the server says its tool list changed, or it was started again.
     tools_changed: Arc<AtomicBool>,
+    /// What it last wrote on its standard error.
+    stderr: StderrTail,
     conn: tokio::sync::Mutex<Conn>,
 }
 
-/// rein's side of a connection: notes when the server says its tools changed.
+/// rein's side of a connection: notes when the server says its tools changed, and keeps the
+/// last lines the server wrote on its standard error (said when it fails).
 #[derive(Clone)]
 struct Client {
     tools_changed: Arc<AtomicBool>,
+    stderr: StderrTail,
+}
+
+/// The last lines a stdio server wrote on its standard error.
+#[derive(Clone, Default)]
+struct StderrTail(Arc<std::sync::Mutex<std::collections::VecDeque<String>>>);
+
+/// Lines of a server's standard error kept.
+const STDERR_LINES: usize = 20;
+/// Longest stderr line kept.
+const STDERR_LINE_CHARS: usize = 300;
+
+impl StderrTail {
+    /// Reads `stderr` to its end in the background, keeping the last lines.
+    fn follow(&self, stderr: tokio::process::ChildStderr) -> tokio::task::JoinHandle<()> {
+        use tokio::io::AsyncBufReadExt;
+        let tail = self.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let line: String = line.trim_end().chars().take(STDERR_LINE_CHARS).collect();
+                if line.is_empty() {
+                    continue;
+                }
+                let mut kept = tail.0.lock().unwrap_or_else(|p| p.into_inner());
+                if kept.len() == STDERR_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        })
+    }
+
+    /// ` (its stderr: a | b | c)` with the last three lines, or nothing.
+    fn said(&self) -> String {
+        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_empty() {
+            return String::new();
+        }
+        let last: Vec<&str> = kept
+            .iter()
+            .rev()
+            .take(3)
+            .rev()
+            .map(String::as_str)
+            .collect();
+        format!(" (its stderr: {})", last.join(" | "))
+    }
 }
 
 impl rmcp::ClientHandler for Client {
@@ -78,8 +129,11 @@ impl Server {
     /// Starts the server and lists its tools, within its startup timeout.
     pub async fn connect(config: ServerConfig) -> Result<Self, String> {
         let name = config.name.clone();
-        let tools_changed = Arc::new(AtomicBool::new(false));
-        let (client, group) = start_within(&config, &tools_changed)
+        let handler = Client {
+            tools_changed: Arc::new(AtomicBool::new(false)),
+            stderr: StderrTail::default(),
+        };
+        let (client, group) = start_within(&config, &handler)
             .await
             .map_err(|e| format!("MCP server `{name}` did not start: {e}"))?;
         let tools = list_tools(client.peer(), &config)
@@ -95,7 +149,8 @@ impl Server {
         Ok(Self {
             config,
             tools: RwLock::new(tools),
-            tools_changed,
+            tools_changed: handler.tools_changed,
+            stderr: handler.stderr,
             has_resources,
             prompts,
             conn: tokio::sync::Mutex::new(Conn {
@@ -178,14 +233,14 @@ impl Server {
         let options = PeerRequestOptions::with_timeout(timeout);
         let handle = match peer.send_cancellable_request(request, options).await {
             Ok(handle) => handle,
-            Err(e) => return Err(describe(e, timeout)),
+            Err(e) => return Err(describe(e, timeout, &self.stderr)),
         };
         let id = handle.id.clone();
         tokio::select! {
             response = handle.await_response() => match response {
                 Ok(ServerResult::CallToolResult(result)) => Ok(result),
                 Ok(_) => Err("the server answered the call with something else".to_string()),
-                Err(e) => Err(describe(e, timeout)),
+                Err(e) => Err(describe(e, timeout, &self.stderr)),
             },
             () = cancel.cancelled() => {
                 let reason = "cancelled by the user".to_string();
@@ -245,7 +300,11 @@ impl Server {
             }
             conn.client = None;
             conn._group = GroupGuard(None);
-            match start_within(&self.config, &self.tools_changed).await {
+            let handler = Client {
+                tools_changed: Arc::clone(&self.tools_changed),
+                stderr: self.stderr.clone(),
+            };
+            match start_within(&self.config, &handler).await {
                 Ok((client, group)) => {
                     conn.client = Some(client);
                     conn._group = group;
@@ -289,11 +348,12 @@ async fn list_tools(
 }
 
 /// One line for a failed call.
-fn describe(error: ServiceError, timeout: Duration) -> String {
+fn describe(error: ServiceError, timeout: Duration, stderr: &StderrTail) -> String {
     match error {
-        ServiceError::TransportClosed => {
-            "the server stopped during the call; it is started again at the next call".to_string()
-        }
+        ServiceError::TransportClosed => format!(
+            "the server stopped during the call{}; it is started again at the next call",
+            stderr.said()
+        ),
         ServiceError::Timeout { .. } => {
             format!("the call timed out after {:.0} s", timeout.as_secs_f64())
         }
@@ -304,15 +364,16 @@ fn describe(error: ServiceError, timeout: Duration) -> String {
 /// Starts the server's process and does the handshake within its startup timeout.
 async fn start_within(
     config: &ServerConfig,
-    tools_changed: &Arc<AtomicBool>,
+    client: &Client,
 ) -> Result<(Running, GroupGuard), String> {
     let timeout = config.startup_timeout;
-    let client = Client {
-        tools_changed: Arc::clone(tools_changed),
-    };
-    match tokio::time::timeout(timeout, start(config, client)).await {
+    match tokio::time::timeout(timeout, start(config, client.clone())).await {
         Ok(result) => result,
-        Err(_) => Err(format!("no answer within {:.0} s", timeout.as_secs_f64())),
+        Err(_) => Err(format!(
+            "no answer within {:.0} s{}",
+            timeout.as_secs_f64(),
+            client.stderr.said()
+        )),
     }
 }
 
@@ -347,16 +408,23 @@ async fn start_stdio(
     if let Some(cwd) = &config.cwd {
         cmd.current_dir(cwd);
     }
-    let (transport, _stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::null())
+    let (transport, stderr) = TokioChildProcess::builder(cmd)
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
     let group = GroupGuard(transport.id().and_then(|id| i32::try_from(id).ok()));
-    let client = client
-        .serve(transport)
-        .await
-        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
-    Ok((client, group))
+    let tail = client.stderr.clone();
+    let reading = stderr.map(|stderr| tail.follow(stderr));
+    match client.serve(transport).await {
+        Ok(client) => Ok((client, group)),
+        Err(e) => {
+            // A server that failed has usually said why on its way out.
+            if let Some(reading) = reading {
+                let _ = tokio::time::timeout(Duration::from_millis(500), reading).await;
+            }
+            Err(format!("the MCP handshake failed: {e}{}", tail.said()))
+        }
+    }
 }
 
 /// Connects to a streamable HTTP endpoint, sending `headers` with every request.

@@ -109,6 +109,11 @@ async fn tools_are_listed_named_and_called() {
     let crash = tools[4].call(json!({}), &ctx).await;
     assert!(crash.is_error, "{}", crash.text);
     assert!(crash.text.contains("started again"), "{}", crash.text);
+    assert!(
+        crash.text.contains("(its stderr: crashing on purpose)"),
+        "{}",
+        crash.text
+    );
     let after = tools[0].call(json!({"text": "again"}), &ctx).await;
     assert_eq!(
         (after.text.as_str(), after.is_error),
@@ -269,4 +274,26 @@ async fn prompts_are_listed_and_fetched() {
         .await
         .unwrap_err();
     assert!(missing.contains("name"), "{missing}");
+}
+
+#[tokio::test]
+async fn a_server_that_fails_to_start_is_reported_with_what_it_said() {
+    let mut failing = config("npx-thing");
+    failing.transport = Transport::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            "echo 'npm ERR! 404 Not Found - @acme/mcp' >&2; exit 1".into(),
+        ],
+        env: BTreeMap::new(),
+    };
+    let started = rein_mcp::start(vec![failing]).await;
+    assert_eq!(started.failures.len(), 1);
+    assert!(
+        started.failures[0]
+            .1
+            .contains("(its stderr: npm ERR! 404 Not Found - @acme/mcp)"),
+        "{:?}",
+        started.failures
+    );
 }

@@ -189,7 +189,10 @@ impl ServerHandler for TestServer {
                 }
                 CallToolResult::success(vec![ContentBlock::text(format!("slept {ms} ms"))])
             }
-            "crash" => std::process::exit(3),
+            "crash" => {
+                eprintln!("crashing on purpose");
+                std::process::exit(3)
+            }
             "grow" => {
                 self.grown.store(true, Ordering::SeqCst);
                 let _ = context.peer.notify_tool_list_changed().await;
