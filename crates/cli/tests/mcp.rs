@@ -49,17 +49,45 @@ fn workspace_with_servers(
     dir
 }
 
+/// Each wire protocol: (provider, model).
+const PROTOCOLS: [(&str, &str); 3] = [
+    ("anthropic", "claude-sonnet-4-5"),
+    ("openai", "gpt-5"),
+    ("openai-chat", "qwen3-coder-plus"),
+];
+
+/// `rein exec` in `dir` against `server` speaking `provider`'s protocol.
+fn exec_with(
+    dir: &std::path::Path,
+    server: &rein_testkit::MockServer,
+    (provider, model): (&str, &str),
+) -> std::process::Command {
+    let base = if provider == "anthropic" {
+        server.url()
+    } else {
+        server.openai_url()
+    };
+    let mut cmd = rein(dir);
+    cmd.args([
+        "exec",
+        "--trust-workspace",
+        "--provider",
+        provider,
+        "--model",
+        model,
+        "--base-url",
+        &base,
+    ]);
+    cmd
+}
+
 const ECHO: &str =
     r#"{"tool_calls": [{"name": "mcp__kit__echo", "arguments": {"text": "hi there"}}]}"#;
 
 #[tokio::test]
 async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
     let web = rein_testkit::McpHttpServer::start(Some("s3cret")).unwrap();
-    for (provider, model) in [
-        ("anthropic", "claude-sonnet-4-5"),
-        ("openai", "gpt-5"),
-        ("openai-chat", "qwen3-coder-plus"),
-    ] {
+    for (provider, model) in PROTOCOLS {
         let log_dir = tempfile::tempdir().unwrap();
         let log = log_dir.path().join("hooks.log");
         let dir = workspace_with_servers(Some(&log), Some(&web.url));
@@ -71,21 +99,8 @@ async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
             r#"{"text": "done"}"#,
         ];
         let server = mock(&format!(r#"{{"turns": [{}]}}"#, turns.join(", "))).await;
-        let base = if provider == "anthropic" {
-            server.url()
-        } else {
-            server.openai_url()
-        };
-        let mut cmd = rein(dir.path());
+        let mut cmd = exec_with(dir.path(), &server, (provider, model));
         cmd.args([
-            "exec",
-            "--trust-workspace",
-            "--provider",
-            provider,
-            "--model",
-            model,
-            "--base-url",
-            &base,
             "--allowed-tools",
             "mcp__kit__echo,mcp__kit__crash,mcp__web",
             "say hi",
@@ -121,39 +136,41 @@ async fn an_allowed_mcp_call_runs_on_every_protocol_and_hooks_see_its_name() {
 async fn ctrl_c_cancels_a_slow_mcp_call_and_the_server_is_told() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
-    let dir = workspace_with_server(None);
-    let mark = dir.path().join("cancelled-mark");
-    let call = json!({"tool_calls": [{"name": "mcp__kit__sleep",
-        "arguments": {"ms": 60_000, "mark": mark}}]});
-    let server = mock(&format!(r#"{{"turns": [{call}, {{"text": "never"}}]}}"#)).await;
-    let mut cmd = exec_in(dir.path(), &server, "bypass", "go");
-    cmd.arg("--trust-workspace")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    // Wait for the server to be in the call, then press Ctrl-C.
-    let started = dir.path().join("cancelled-mark.started");
-    rein_testkit::without_hanging("the MCP call to start", move || {
-        while !started.exists() {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    });
-    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    assert!(
-        text(&out.stderr).contains("cancelling the turn"),
-        "{}",
-        text(&out.stderr)
-    );
-    let recorded = std::fs::read_to_string(&session_files(dir.path())[0]).unwrap();
-    assert!(recorded.contains("cancelled"), "{recorded}");
-    rein_testkit::without_hanging("the server to see the cancellation", move || {
-        while !mark.exists() {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    });
+    for protocol in PROTOCOLS {
+        let dir = workspace_with_server(None);
+        let mark = dir.path().join("cancelled-mark");
+        let call = json!({"tool_calls": [{"name": "mcp__kit__sleep",
+            "arguments": {"ms": 60_000, "mark": mark}}]});
+        let server = mock(&format!(r#"{{"turns": [{call}, {{"text": "never"}}]}}"#)).await;
+        let mut cmd = exec_with(dir.path(), &server, protocol);
+        cmd.args(["--permission-mode", "bypass", "go"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        let child = cmd.spawn().unwrap();
+        // Wait for the server to be in the call, then press Ctrl-C.
+        let started = dir.path().join("cancelled-mark.started");
+        rein_testkit::without_hanging("the MCP call to start", move || {
+            while !started.exists() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+            .await
+            .unwrap();
+        assert!(
+            text(&out.stderr).contains("cancelling the turn"),
+            "{protocol:?}: {}",
+            text(&out.stderr)
+        );
+        let recorded = std::fs::read_to_string(&session_files(dir.path())[0]).unwrap();
+        assert!(recorded.contains("cancelled"), "{protocol:?}: {recorded}");
+        rein_testkit::without_hanging("the server to see the cancellation", move || {
+            while !mark.exists() {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+    }
 }
 
 #[tokio::test]
@@ -217,20 +234,24 @@ async fn a_servers_prompt_is_a_slash_command() {
 
 #[tokio::test]
 async fn a_deny_rule_blocks_an_mcp_server_and_without_a_rule_exec_cannot_ask() {
-    for (flags, expected) in [
-        (vec!["--disallowed-tools", "mcp__kit"], "deny rule mcp__kit"),
-        (vec![], "needs the user's approval"),
-    ] {
-        let dir = workspace_with_server(None);
-        let server = mock(&format!(r#"{{"turns": [{ECHO}, {{"text": "done"}}]}}"#)).await;
-        let mut cmd = rein(dir.path());
-        cmd.args(["exec", "--trust-workspace", "--base-url", &server.url()]);
-        cmd.args(&flags).arg("say hi");
-        let out = output(cmd).await;
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let second = server.requests()[1].body.to_string();
-        assert!(!second.contains("echo: hi there"), "{second}");
-        assert!(second.contains(expected), "{expected}: {second}");
+    for protocol in PROTOCOLS {
+        for (flags, expected) in [
+            (vec!["--disallowed-tools", "mcp__kit"], "deny rule mcp__kit"),
+            (vec![], "needs the user's approval"),
+        ] {
+            let dir = workspace_with_server(None);
+            let server = mock(&format!(r#"{{"turns": [{ECHO}, {{"text": "done"}}]}}"#)).await;
+            let mut cmd = exec_with(dir.path(), &server, protocol);
+            cmd.args(&flags).arg("say hi");
+            let out = output(cmd).await;
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let second = server.requests()[1].body.to_string();
+            assert!(!second.contains("echo: hi there"), "{protocol:?}: {second}");
+            assert!(
+                second.contains(expected),
+                "{protocol:?} {expected}: {second}"
+            );
+        }
     }
 }
 

@@ -297,3 +297,41 @@ async fn a_server_that_fails_to_start_is_reported_with_what_it_said() {
         started.failures
     );
 }
+
+#[tokio::test]
+async fn a_changed_tool_list_is_taken_over_http_too() {
+    use rein_tools::ToolSource;
+    let dir = tempfile::tempdir().unwrap();
+    let web = rein_testkit::McpHttpServer::start(None).unwrap();
+    let mut http = config("web");
+    http.transport = Transport::Http {
+        url: web.url.clone(),
+        headers: BTreeMap::new(),
+        sse: false,
+    };
+    let started = rein_mcp::start(vec![http]).await;
+    assert!(started.failures.is_empty(), "{:?}", started.failures);
+    let grow = started
+        .tools(&[])
+        .into_iter()
+        .find(|t| t.spec().name == "mcp__web__grow")
+        .unwrap();
+    assert_eq!(
+        grow.call(json!({}), &context(dir.path())).await.text,
+        "grown"
+    );
+    let mut changed = false;
+    for _ in 0..100 {
+        if started.refresh().await {
+            changed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        changed,
+        "the server's list_changed notification was not seen over HTTP"
+    );
+    let names: Vec<String> = started.tools(&[]).iter().map(|t| t.spec().name).collect();
+    assert!(names.contains(&"mcp__web__extra".to_string()), "{names:?}");
+}
