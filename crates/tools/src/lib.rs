@@ -32,6 +32,7 @@ mod bash;
 mod beneath;
 mod budget;
 mod checked;
+pub mod checkpoint;
 mod details;
 mod edit;
 mod facts;

@@ -1,0 +1,310 @@
+//! Checkpoints: before a file tool changes a file, its previous state (bytes and mode, or its
+//! absence) is kept in a content-addressed store of the session, keyed to the user turn and the
+//! call; after the call, what rein left is noted, so a later restore can tell a file the user
+//! changed since. Identical contents are stored once; the store has a size cap (past it, a
+//! state is noted as not kept and cannot be restored). `undo` puts files back as they were
+//! before a turn.
+//!
+//! Layout: `<dir>/index.jsonl` (one [`Entry`] per line, appended) and `<dir>/objects/ab/cdef…`
+//! (contents by SHA-256), all private to the user.
+
+mod restore;
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
+
+/// Default most bytes of contents one session's store keeps.
+pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
+
+/// A file's state at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FileState {
+    /// There was no file.
+    Absent,
+    /// A regular file: its contents (in the store) and permission bits.
+    File {
+        /// SHA-256 of the contents, hex.
+        hash: String,
+        /// Permission bits (`0o644`).
+        mode: u32,
+        /// Size in bytes.
+        size: u64,
+    },
+    /// Something rein does not keep (a folder, a link, a device, a file over the cap…).
+    Unkept {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One line of the index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Entry {
+    /// A file's state before a call changed it.
+    Before {
+        /// The user turn (1 = the session's first prompt).
+        turn: u32,
+        /// The call's id.
+        call: String,
+        /// The file, absolute.
+        path: PathBuf,
+        /// Its state.
+        state: FileState,
+    },
+    /// What the call left.
+    After {
+        /// The user turn.
+        turn: u32,
+        /// The call's id.
+        call: String,
+        /// The file, absolute.
+        path: PathBuf,
+        /// Its state.
+        state: FileState,
+    },
+    /// The files of these turns were put back as they were before them.
+    Undone {
+        /// The turns undone.
+        turns: Vec<u32>,
+    },
+    /// A new user turn began.
+    Turn {
+        /// Its number.
+        turn: u32,
+    },
+}
+
+/// One session's checkpoints.
+#[derive(Debug)]
+pub struct Checkpoints {
+    dir: PathBuf,
+    cap: u64,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The current user turn (0 before the first).
+    turn: u32,
+    /// Bytes of contents stored.
+    bytes: u64,
+}
+
+impl Checkpoints {
+    /// The store in `dir` (made, private, when missing), keeping at most `cap` bytes of
+    /// contents; a store already there is continued.
+    pub fn open(dir: &Path, cap: u64) -> std::io::Result<Self> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir.join("objects"))?;
+        let entries = read_index(dir);
+        let turn = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Before { turn, .. } | Entry::After { turn, .. } | Entry::Turn { turn } => {
+                    Some(*turn)
+                }
+                Entry::Undone { .. } => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let bytes = tree_size(&dir.join("objects"));
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            cap,
+            state: Mutex::new(State { turn, bytes }),
+        })
+    }
+
+    /// The folder of the store.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts the next user turn; its number.
+    pub fn begin_turn(&self) -> u32 {
+        let turn = {
+            let mut state = self.state();
+            state.turn += 1;
+            state.turn
+        };
+        let _ = self.append(&Entry::Turn { turn });
+        turn
+    }
+
+    /// The current user turn.
+    pub fn turn(&self) -> u32 {
+        self.state().turn
+    }
+
+    /// Keeps the state of each of `paths` before call `call` changes them.
+    pub fn before(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
+        let turn = self.turn();
+        for path in paths {
+            let state = self.capture(path)?;
+            self.append(&Entry::Before {
+                turn,
+                call: call.to_string(),
+                path: path.clone(),
+                state,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Notes what call `call` left at each of `paths` (without keeping the contents).
+    pub fn after(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
+        let turn = self.turn();
+        for path in paths {
+            let state = observe(path)?;
+            self.append(&Entry::After {
+                turn,
+                call: call.to_string(),
+                path: path.clone(),
+                state,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Every entry of the index, in order (a torn or unknown line is skipped).
+    pub fn entries(&self) -> Vec<Entry> {
+        read_index(&self.dir)
+    }
+
+    /// `path`'s state, its contents stored (once per distinct contents, within the cap).
+    fn capture(&self, path: &Path) -> std::io::Result<FileState> {
+        let Some((bytes, mode)) = read_file(path)? else {
+            return observe(path);
+        };
+        let hash = hex(&Sha256::digest(&bytes));
+        let object = self.object(&hash);
+        if !object.exists() {
+            let mut state = self.state();
+            if state.bytes + bytes.len() as u64 > self.cap {
+                return Ok(FileState::Unkept {
+                    reason: format!(
+                        "the session's checkpoint store is full ({} MB)",
+                        self.cap / (1024 * 1024)
+                    ),
+                });
+            }
+            if let Some(dir) = object.parent() {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(dir)?;
+            }
+            crate::write_atomic_private(&object, &bytes)?;
+            state.bytes += bytes.len() as u64;
+        }
+        Ok(FileState::File {
+            hash,
+            mode,
+            size: bytes.len() as u64,
+        })
+    }
+
+    /// Where contents with `hash` are stored.
+    fn object(&self, hash: &str) -> PathBuf {
+        let (head, tail) = hash.split_at(2.min(hash.len()));
+        self.dir.join("objects").join(head).join(tail)
+    }
+
+    /// The stored contents with `hash`.
+    pub(crate) fn contents(&self, hash: &str) -> std::io::Result<Vec<u8>> {
+        std::fs::read(self.object(hash))
+    }
+
+    fn append(&self, entry: &Entry) -> std::io::Result<()> {
+        let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+        line.push('\n');
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(self.dir.join("index.jsonl"))?;
+        file.write_all(line.as_bytes())
+    }
+}
+
+fn read_index(dir: &Path) -> Vec<Entry> {
+    std::fs::read_to_string(dir.join("index.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// A regular file's contents and permission bits; `None` when `path` is not one.
+fn read_file(path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            let bytes = std::fs::read(path)?;
+            Ok(Some((bytes, meta.permissions().mode() & 0o7777)))
+        }
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `path`'s state without storing anything (the hash of a regular file's contents).
+pub fn observe(path: &Path) -> std::io::Result<FileState> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileState::Absent),
+        Err(e) => Err(e),
+        Ok(meta) if meta.is_file() => {
+            let bytes = std::fs::read(path)?;
+            Ok(FileState::File {
+                hash: hex(&Sha256::digest(&bytes)),
+                mode: meta.mode() & 0o7777,
+                size: meta.len(),
+            })
+        }
+        Ok(meta) => Ok(FileState::Unkept {
+            reason: if meta.is_dir() {
+                "a folder".to_string()
+            } else if meta.file_type().is_symlink() {
+                "a symbolic link".to_string()
+            } else {
+                "not a regular file".to_string()
+            },
+        }),
+    }
+}
+
+/// Bytes of the files under `dir`.
+fn tree_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => tree_size(&e.path()),
+            _ => e.metadata().map_or(0, |m| m.len()),
+        })
+        .sum()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

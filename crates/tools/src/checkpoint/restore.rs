@@ -1,0 +1,212 @@
+//! Putting files back as they were before some user turns: a plan first (what each file would
+//! become, and whether the user changed it since rein wrote it), then the restore, recorded in
+//! the index so the same turns are not undone twice.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::{Checkpoints, Entry, FileState, observe};
+
+/// What one user turn changed through file tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnChanges {
+    /// The turn.
+    pub turn: u32,
+    /// The files its calls changed, in first-change order.
+    pub files: Vec<PathBuf>,
+    /// Already undone.
+    pub undone: bool,
+}
+
+/// What a restore does to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreAction {
+    /// Its earlier contents (and mode) are written back.
+    Rewrite,
+    /// It was deleted since: it is made again.
+    Recreate,
+    /// It did not exist before: it is removed.
+    Delete,
+    /// It is already as it was.
+    Unchanged,
+    /// Its earlier state was not kept (why).
+    Unkept(String),
+}
+
+/// One file of a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRestore {
+    /// The file.
+    pub path: PathBuf,
+    /// What is done.
+    pub action: RestoreAction,
+    /// The file is not as rein left it: the user (or a command) changed it since.
+    pub changed_since: bool,
+    /// The state it is put back to.
+    pub target: FileState,
+}
+
+/// A restore, before it is carried out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UndoPlan {
+    /// The turns it undoes.
+    pub turns: Vec<u32>,
+    /// Each file they changed, in path order.
+    pub files: Vec<FileRestore>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreOutcome {
+    /// Written back (or made again).
+    Restored(PathBuf),
+    /// Removed (rein had created it).
+    Deleted(PathBuf),
+    /// Left as it is, and why.
+    Kept(PathBuf, String),
+    /// The restore failed.
+    Failed(PathBuf, String),
+}
+
+impl Checkpoints {
+    /// The turns whose calls changed files, oldest first.
+    pub fn turns(&self) -> Vec<TurnChanges> {
+        let mut turns: BTreeMap<u32, TurnChanges> = BTreeMap::new();
+        let mut undone = Vec::new();
+        for entry in self.entries() {
+            match entry {
+                Entry::Before { turn, path, .. } => {
+                    let changes = turns.entry(turn).or_insert_with(|| TurnChanges {
+                        turn,
+                        files: Vec::new(),
+                        undone: false,
+                    });
+                    if !changes.files.contains(&path) {
+                        changes.files.push(path);
+                    }
+                }
+                Entry::Undone { turns } => undone.extend(turns),
+                Entry::After { .. } | Entry::Turn { .. } => {}
+            }
+        }
+        turns
+            .into_values()
+            .map(|mut t| {
+                t.undone = undone.contains(&t.turn);
+                t
+            })
+            .collect()
+    }
+
+    /// The last `count` turns that changed files and are not undone yet, oldest first.
+    pub fn last_turns(&self, count: usize) -> Vec<u32> {
+        let open: Vec<u32> = self
+            .turns()
+            .into_iter()
+            .filter(|t| !t.undone)
+            .map(|t| t.turn)
+            .collect();
+        open[open.len().saturating_sub(count)..].to_vec()
+    }
+
+    /// What undoing `turns` would do to each file they changed: each goes back to its state
+    /// before the earliest of them.
+    pub fn plan(&self, turns: &[u32]) -> UndoPlan {
+        let mut target: BTreeMap<PathBuf, FileState> = BTreeMap::new();
+        let mut left: BTreeMap<PathBuf, FileState> = BTreeMap::new();
+        for entry in self.entries() {
+            match entry {
+                Entry::Before {
+                    turn, path, state, ..
+                } if turns.contains(&turn) => {
+                    target.entry(path).or_insert(state);
+                }
+                Entry::After {
+                    turn, path, state, ..
+                } if turns.contains(&turn) => {
+                    left.insert(path, state);
+                }
+                _ => {}
+            }
+        }
+        let files = target
+            .into_iter()
+            .map(|(path, target)| {
+                let now = observe(&path).unwrap_or(FileState::Unkept {
+                    reason: "unreadable".into(),
+                });
+                let changed_since = left.get(&path).is_some_and(|left| *left != now);
+                let action = action(&target, &now);
+                FileRestore {
+                    path,
+                    action,
+                    changed_since,
+                    target,
+                }
+            })
+            .collect();
+        UndoPlan {
+            turns: turns.to_vec(),
+            files,
+        }
+    }
+
+    /// Carries out `plan`; a file changed since rein wrote it is kept unless `force`. The
+    /// turns are recorded as undone.
+    pub fn apply(&self, plan: &UndoPlan, force: bool) -> std::io::Result<Vec<RestoreOutcome>> {
+        let mut outcomes = Vec::new();
+        for file in &plan.files {
+            let path = file.path.clone();
+            if file.changed_since && !force && file.action != RestoreAction::Unchanged {
+                outcomes.push(RestoreOutcome::Kept(
+                    path,
+                    "changed since rein wrote it".to_string(),
+                ));
+                continue;
+            }
+            outcomes.push(match &file.action {
+                RestoreAction::Unchanged => continue,
+                RestoreAction::Unkept(why) => RestoreOutcome::Kept(path, why.clone()),
+                RestoreAction::Delete => match std::fs::remove_file(&path) {
+                    Ok(()) => RestoreOutcome::Deleted(path),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => RestoreOutcome::Failed(path, e.to_string()),
+                },
+                RestoreAction::Rewrite | RestoreAction::Recreate => {
+                    match self.write_back(&path, &file.target) {
+                        Ok(()) => RestoreOutcome::Restored(path),
+                        Err(e) => RestoreOutcome::Failed(path, e.to_string()),
+                    }
+                }
+            });
+        }
+        self.append(&Entry::Undone {
+            turns: plan.turns.clone(),
+        })?;
+        Ok(outcomes)
+    }
+
+    fn write_back(&self, path: &Path, state: &FileState) -> std::io::Result<()> {
+        let FileState::File { hash, mode, .. } = state else {
+            return Err(std::io::Error::other("nothing kept to write back"));
+        };
+        let bytes = self.contents(hash)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        crate::write_atomic(path, &bytes)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
+    }
+}
+
+fn action(target: &FileState, now: &FileState) -> RestoreAction {
+    match (target, now) {
+        (FileState::Unkept { reason }, _) => RestoreAction::Unkept(reason.clone()),
+        (FileState::Absent, FileState::Absent) => RestoreAction::Unchanged,
+        (FileState::Absent, _) => RestoreAction::Delete,
+        (FileState::File { .. }, FileState::Absent) => RestoreAction::Recreate,
+        (target, now) if target == now => RestoreAction::Unchanged,
+        (FileState::File { .. }, _) => RestoreAction::Rewrite,
+    }
+}

@@ -1,0 +1,223 @@
+use std::os::unix::fs::PermissionsExt;
+
+use super::*;
+
+fn store(dir: &Path) -> Checkpoints {
+    Checkpoints::open(&dir.join("store"), DEFAULT_CAP_BYTES).unwrap()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// Runs one "call" of the current turn: keeps the states, changes the files, notes the result.
+fn call(cp: &Checkpoints, id: &str, paths: &[PathBuf], change: impl FnOnce()) {
+    cp.before(id, paths).unwrap();
+    change();
+    cp.after(id, paths).unwrap();
+}
+
+#[test]
+fn undo_brings_back_bytes_and_mode_recreates_deleted_and_removes_created() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let (edited, deleted, created) = (ws.join("a.sh"), ws.join("b.txt"), ws.join("new/c.txt"));
+    std::fs::write(&edited, b"#!/bin/sh\necho one\n").unwrap();
+    std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o750)).unwrap();
+    std::fs::write(&deleted, b"keep me\n").unwrap();
+    let cp = store(tmp.path());
+    assert_eq!(cp.begin_turn(), 1);
+    call(&cp, "c1", std::slice::from_ref(&edited), || {
+        std::fs::write(&edited, b"echo two\n").unwrap();
+        std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o644)).unwrap();
+    });
+    call(&cp, "c2", std::slice::from_ref(&deleted), || {
+        std::fs::remove_file(&deleted).unwrap()
+    });
+    call(&cp, "c3", std::slice::from_ref(&created), || {
+        std::fs::create_dir_all(created.parent().unwrap()).unwrap();
+        std::fs::write(&created, b"made\n").unwrap();
+    });
+
+    let plan = cp.plan(&cp.last_turns(1));
+    assert_eq!(plan.turns, vec![1]);
+    let actions: Vec<(&Path, &RestoreAction)> = plan
+        .files
+        .iter()
+        .map(|f| (f.path.as_path(), &f.action))
+        .collect();
+    assert_eq!(
+        actions,
+        vec![
+            (edited.as_path(), &RestoreAction::Rewrite),
+            (deleted.as_path(), &RestoreAction::Recreate),
+            (created.as_path(), &RestoreAction::Delete),
+        ]
+    );
+    assert!(plan.files.iter().all(|f| !f.changed_since));
+    let outcomes = cp.apply(&plan, false).unwrap();
+    assert_eq!(
+        outcomes,
+        vec![
+            RestoreOutcome::Restored(edited.clone()),
+            RestoreOutcome::Restored(deleted.clone()),
+            RestoreOutcome::Deleted(created.clone()),
+        ]
+    );
+    assert_eq!(std::fs::read(&edited).unwrap(), b"#!/bin/sh\necho one\n");
+    assert_eq!(mode(&edited), 0o750);
+    assert_eq!(std::fs::read(&deleted).unwrap(), b"keep me\n");
+    assert!(!created.exists());
+    // Undone turns are not offered again.
+    assert!(cp.last_turns(1).is_empty());
+    assert!(cp.turns()[0].undone);
+}
+
+#[test]
+fn a_file_changed_since_is_kept_unless_forced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    std::fs::write(&file, b"v1").unwrap();
+    let cp = store(tmp.path());
+    cp.begin_turn();
+    call(&cp, "c1", std::slice::from_ref(&file), || {
+        std::fs::write(&file, b"v2").unwrap()
+    });
+    std::fs::write(&file, b"the user's v3").unwrap();
+    let plan = cp.plan(&[1]);
+    assert!(plan.files[0].changed_since);
+    assert_eq!(
+        cp.apply(&plan, false).unwrap(),
+        vec![RestoreOutcome::Kept(
+            file.clone(),
+            "changed since rein wrote it".into()
+        )]
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"the user's v3");
+    // Forced, it goes back.
+    cp.apply(&plan, true).unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), b"v1");
+}
+
+#[test]
+fn several_turns_go_back_to_before_the_earliest_and_in_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    std::fs::write(&file, b"v0").unwrap();
+    let cp = store(tmp.path());
+    for (turn, text) in [(1, "v1"), (2, "v2"), (3, "v3")] {
+        assert_eq!(cp.begin_turn(), turn);
+        call(
+            &cp,
+            &format!("c{turn}"),
+            std::slice::from_ref(&file),
+            || std::fs::write(&file, text).unwrap(),
+        );
+    }
+    // A turn with no file changes is not a turn to undo.
+    cp.begin_turn();
+    assert_eq!(cp.last_turns(1), vec![3]);
+    cp.apply(&cp.plan(&[3]), false).unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), b"v2");
+    // The next undo takes the two before, not the undone one; the file is as rein's turn 2 left
+    // it (restored), so it is not "changed since".
+    let turns = cp.last_turns(2);
+    assert_eq!(turns, vec![1, 2]);
+    let plan = cp.plan(&turns);
+    assert!(!plan.files[0].changed_since);
+    cp.apply(&plan, false).unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), b"v0");
+}
+
+#[test]
+fn identical_contents_are_stored_once_and_the_cap_is_held() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    let cp = Checkpoints::open(&tmp.path().join("store"), 100).unwrap();
+    cp.begin_turn();
+    for i in 0..10 {
+        // Contents alternate between two values: two objects.
+        std::fs::write(&file, if i % 2 == 0 { "even" } else { "odd" }).unwrap();
+        cp.before(&format!("c{i}"), std::slice::from_ref(&file))
+            .unwrap();
+    }
+    assert_eq!(tree_size(&cp.dir().join("objects")), 7);
+    // Over the cap, the state is noted as not kept, and the undo says so.
+    std::fs::write(&file, vec![b'x'; 200]).unwrap();
+    cp.begin_turn();
+    cp.before("big", std::slice::from_ref(&file)).unwrap();
+    std::fs::write(&file, b"after").unwrap();
+    cp.after("big", std::slice::from_ref(&file)).unwrap();
+    let plan = cp.plan(&[2]);
+    assert!(
+        matches!(&plan.files[0].action, RestoreAction::Unkept(why) if why.contains("full")),
+        "{plan:?}"
+    );
+    let outcomes = cp.apply(&plan, false).unwrap();
+    assert!(matches!(&outcomes[0], RestoreOutcome::Kept(_, why) if why.contains("full")));
+    assert_eq!(std::fs::read(&file).unwrap(), b"after");
+}
+
+#[test]
+fn a_reopened_store_continues_its_turns_and_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    std::fs::write(&file, b"v0").unwrap();
+    {
+        let cp = store(tmp.path());
+        cp.begin_turn();
+        call(&cp, "c1", std::slice::from_ref(&file), || {
+            std::fs::write(&file, b"v1").unwrap()
+        });
+    }
+    let cp = store(tmp.path());
+    assert_eq!(cp.turn(), 1);
+    assert_eq!(cp.begin_turn(), 2);
+    assert_eq!(cp.state().bytes, 2);
+    // A torn last line (a crash mid-append) is skipped, the rest read.
+    let index = cp.dir().join("index.jsonl");
+    let mut text = std::fs::read_to_string(&index).unwrap();
+    text.push_str("{\"kind\":\"bef");
+    std::fs::write(&index, text).unwrap();
+    assert_eq!(cp.last_turns(5), vec![1]);
+    cp.apply(&cp.plan(&[1]), false).unwrap();
+    assert_eq!(std::fs::read(&file).unwrap(), b"v0");
+}
+
+#[test]
+fn the_store_is_private() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    std::fs::write(&file, b"secret").unwrap();
+    let cp = store(tmp.path());
+    cp.begin_turn();
+    cp.before("c1", std::slice::from_ref(&file)).unwrap();
+    assert_eq!(mode(cp.dir()), 0o700);
+    assert_eq!(mode(&cp.dir().join("index.jsonl")), 0o600);
+    let FileState::File { hash, .. } = observe(&file).unwrap() else {
+        panic!()
+    };
+    assert_eq!(mode(&cp.object(&hash)), 0o600);
+}
+
+#[test]
+fn folders_and_links_are_not_kept_but_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink("target", &link).unwrap();
+    let cp = store(tmp.path());
+    cp.begin_turn();
+    cp.before("c1", &[link.clone(), tmp.path().to_path_buf()])
+        .unwrap();
+    let plan = cp.plan(&[1]);
+    let reasons: Vec<String> = plan
+        .files
+        .iter()
+        .map(|f| match &f.action {
+            RestoreAction::Unkept(why) => why.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(reasons, vec!["a folder", "a symbolic link"]);
+}
