@@ -56,6 +56,26 @@ pub enum McpScope {
     Project,
 }
 
+/// `rein undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// The session whose turns are undone (default: this workspace's latest).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// How many of the session's last turns that changed files (and are not undone yet).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub turns: u32,
+    /// Show what would change; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Also restore files changed since rein wrote them (otherwise they are kept).
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// `rein mcp add`.
 #[derive(Debug, Args)]
 pub struct McpAddArgs {
@@ -107,6 +127,9 @@ pub enum Command {
     /// The MCP servers this workspace would start.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Put back the files rein's file tools changed in the last turns of a session (default:
+    /// this workspace's latest session, one turn), printing each file.
+    Undo(UndoArgs),
     /// List this workspace's stored sessions, newest first; or remove stored sessions.
     Sessions {
         /// Workspace directory (default: the current directory).

@@ -17,6 +17,7 @@ mod sessions;
 mod setup;
 mod tool_cmd;
 mod trust;
+mod undo;
 
 use std::process::ExitCode;
 
@@ -97,6 +98,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
+        Some(Command::Undo(args)) => undo::run(&args),
         Some(Command::Sessions {
             cwd,
             prune,

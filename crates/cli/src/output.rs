@@ -164,6 +164,9 @@ fn progress_line(event: &Event) -> Option<String> {
         Event::ToolsChanged { added, removed } => {
             format!("rein: {}", rein_protocol::tools_changed(added, removed))
         }
+        Event::FilesRestored { turns, files } => {
+            format!("rein: {}", rein_protocol::files_restored(turns, files))
+        }
         Event::ModelFallback { from, to, reason } => {
             format!("rein: {from} failed ({reason}); asking the fallback model {to} from now on")
         }

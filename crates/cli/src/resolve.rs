@@ -309,6 +309,10 @@ pub fn agent_config(
     agent.sensitive_paths = sensitive_paths(config, env);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
+    agent.checkpoints_root = data_dir(env).map(|dir| dir.join("checkpoints"));
+    if let Some(mb) = &config.checkpoint_cap_mb {
+        agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
+    }
     agent.user_memory_dir =
         crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein"));
     Ok(agent)

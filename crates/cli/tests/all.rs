@@ -26,3 +26,4 @@ mod tmux;
 mod todos;
 mod tool;
 mod trust;
+mod undo;

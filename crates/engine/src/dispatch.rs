@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{CallFacts, Progress, ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{CallFacts, CallKind, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
@@ -182,6 +182,7 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
             };
             // Tools watch their token and kill what they started; on timeout the call's
             // future is dropped as well, which kills anything it still runs.
+            let kept = keep_before(&own, &facts, &call.id);
             let run = tools.call(&call.name, cleared.input.clone(), &own);
             // A subagent's own calls have their timeouts; its run is bounded by its turns.
             let timeout = if call.name == crate::subagents::TASK_TOOL {
@@ -200,7 +201,8 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
                     ))
                 }
             };
-            for note in &cleared.notes {
+            keep_after(&own, &facts, &call.id);
+            for note in kept.iter().chain(&cleared.notes) {
                 output.text.push_str("\n\n");
                 output.text.push_str(note);
             }
@@ -227,6 +229,31 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
     block
+}
+
+/// Keeps the state of the files a file tool's call is about to change (`rein undo`); a note
+/// for the model when they could not be kept (the call still runs).
+fn keep_before(ctx: &ToolContext, facts: &CallFacts, id: &str) -> Option<String> {
+    let checkpoints = ctx.checkpoints.as_ref()?;
+    if facts.kind != CallKind::Edit || facts.writes.is_empty() {
+        return None;
+    }
+    let error = checkpoints.before(id, &facts.writes).err()?;
+    Some(format!(
+        "(rein could not keep the earlier state of these files, so this change cannot be \
+         undone with `rein undo`: {error})"
+    ))
+}
+
+/// Notes what a file tool's call left, so a later undo can tell a file changed since (when
+/// this cannot be written, the undo treats the file as changed since and asks for `--force`).
+fn keep_after(ctx: &ToolContext, facts: &CallFacts, id: &str) {
+    if let Some(checkpoints) = &ctx.checkpoints
+        && facts.kind == CallKind::Edit
+        && !facts.writes.is_empty()
+    {
+        let _ = checkpoints.after(id, &facts.writes);
+    }
 }
 
 /// Results for calls issued by a reply that was cut off by cancellation.

@@ -35,6 +35,7 @@ mod prompt;
 pub mod session;
 pub mod subagents;
 mod turn;
+pub mod undo;
 
 pub use agent::{Agent, AgentConfig, Fallback, RepeatLimits, RunSummary, workspace_guard};
 pub use controller::{

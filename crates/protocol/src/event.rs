@@ -113,6 +113,14 @@ pub enum Event {
         /// Tools no longer offered.
         removed: Vec<String>,
     },
+    /// Files were put back as they were before some user turns (`rein undo`, `/rewind`):
+    /// the model is told in its next request.
+    FilesRestored {
+        /// The turns undone (1 = the session's first prompt that changed files).
+        turns: Vec<u32>,
+        /// The files restored, recreated or removed, relative to the workspace.
+        files: Vec<String>,
+    },
     /// The complete assistant message of a turn.
     AssistantMessage {
         /// The message as it enters the transcript.
@@ -298,6 +306,25 @@ pub fn tools_changed(added: &[String], removed: &[String]) -> String {
     format!("tools changed: {}", parts.join("; "))
 }
 
+/// One line saying which files were put back (`restored 2 files to before turn 3: a, b`).
+pub fn files_restored(turns: &[u32], files: &[String]) -> String {
+    let turns = match turns {
+        [one] => format!("turn {one}"),
+        many => format!(
+            "turns {}",
+            many.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let count = match files.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    format!("restored {count} to before {turns}: {}", files.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,6 +387,10 @@ mod tests {
             Event::ToolsChanged {
                 added: vec![text()],
                 removed: vec![],
+            },
+            Event::FilesRestored {
+                turns: vec![1],
+                files: vec![text()],
             },
             Event::AssistantMessage {
                 message: Message {
@@ -450,6 +481,7 @@ mod tests {
                 | Event::Retry { .. }
                 | Event::ModelFallback { .. }
                 | Event::ToolsChanged { .. }
+                | Event::FilesRestored { .. }
                 | Event::AssistantMessage { .. }
                 | Event::ToolCallStart { .. }
                 | Event::Permission { .. }

@@ -86,6 +86,14 @@ pub enum SessionRecord {
         /// The items.
         todos: Vec<crate::TodoItem>,
     },
+    /// Files were put back as they were before some user turns (`rein undo`, `/rewind`); a
+    /// session resumed after it tells the model.
+    Restored {
+        /// The turns undone.
+        turns: Vec<u32>,
+        /// The files restored, recreated or removed, relative to the workspace.
+        files: Vec<String>,
+    },
     /// A record of a subagent's own transcript (its side chain), kept beside the parent's:
     /// resuming restores the parent's transcript only.
     Sidechain {

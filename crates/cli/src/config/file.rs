@@ -95,6 +95,8 @@ pub struct Tools {
     pub repeat_warn: Option<Spanned<u32>>,
     /// Identical calls with identical results in a row that end the run (6).
     pub repeat_stop: Option<Spanned<u32>>,
+    /// Most megabytes of earlier file contents one session's checkpoints keep (512).
+    pub checkpoint_cap_mb: Option<Spanned<u64>>,
     /// Offer the model the `compact` tool (off).
     pub compact: Option<Spanned<bool>>,
     /// Paths no tool may touch, added to the built-in list.

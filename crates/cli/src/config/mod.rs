@@ -121,6 +121,8 @@ pub struct Config {
     pub output_limit: Option<Sourced<usize>>,
     pub call_timeout_secs: Option<Sourced<u64>>,
     pub max_parallel: Option<Sourced<usize>>,
+    /// Megabytes of file contents one session's checkpoints keep.
+    pub checkpoint_cap_mb: Option<Sourced<u64>>,
     /// Loop detection: the reminder's and the stop's counts of identical calls.
     pub repeat_warn: Option<Sourced<u32>>,
     pub repeat_stop: Option<Sourced<u32>>,
@@ -380,6 +382,11 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     set(
         &mut config.call_timeout_secs,
         file.tools.call_timeout_secs.as_ref(),
+        &reader,
+    );
+    set(
+        &mut config.checkpoint_cap_mb,
+        file.tools.checkpoint_cap_mb.as_ref(),
         &reader,
     );
     set(

@@ -96,6 +96,15 @@ pub fn render(config: &Config) -> String {
     );
     number(
         config
+            .checkpoint_cap_mb
+            .as_ref()
+            .map(|s| (s.value.to_string(), s.source.clone())),
+        "tools.checkpoint_cap_mb",
+        "512",
+        &mut line,
+    );
+    number(
+        config
             .call_timeout_secs
             .as_ref()
             .map(|s| (s.value.to_string(), s.source.clone())),

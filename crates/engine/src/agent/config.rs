@@ -50,6 +50,11 @@ pub struct AgentConfig {
     /// `<workspace key>/<session id>/` (the key of [`crate::session::workspace_key`]), which
     /// `read_file` may read; `None` keeps only their head and tail.
     pub outputs_root: Option<PathBuf>,
+    /// Folder under which each session keeps the earlier state of the files its file tools
+    /// change, in `<workspace key>/<session id>/` (`rein undo`); `None` keeps nothing.
+    pub checkpoints_root: Option<PathBuf>,
+    /// Most bytes of file contents one session's checkpoints keep.
+    pub checkpoint_cap: u64,
     /// The OS sandbox, when this machine has one (proven read-only shell lines always run in
     /// it, read-only; `auto` mode needs it).
     pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
@@ -94,6 +99,8 @@ impl AgentConfig {
             user_memory_dir: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
+            checkpoints_root: None,
+            checkpoint_cap: rein_tools::checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,

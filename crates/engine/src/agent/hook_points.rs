@@ -45,6 +45,9 @@ impl Agent {
                 text: ended.join("\n"),
             });
         }
+        if let Some(note) = self.take_restored_note() {
+            blocks.push(note);
+        }
         if self.agent_name.is_some() {
             // A subagent's task comes from the model: the user's prompt hooks ran already.
             self.push_user_blocks(blocks);

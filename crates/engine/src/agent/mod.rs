@@ -16,6 +16,7 @@ mod todos;
 mod tool_search;
 mod tool_source;
 mod transcript;
+mod undo;
 
 pub use config::{AgentConfig, Fallback};
 use recovery::{Asked, Recovery};
@@ -104,6 +105,8 @@ pub struct Agent {
     repeats: repeats::Repeats,
     /// Model turns since the last `todo_write`.
     turns_without_todos: u32,
+    /// Restores the model has not been told of yet: (turns, files).
+    restored: Vec<(Vec<u32>, Vec<String>)>,
     /// Where the `compact` tool leaves its request, when it is offered.
     compact_asked: Option<compact_tool::CompactRequest>,
     /// The names of the tools `config.tool_source` gave (replaced when they change).
@@ -135,6 +138,7 @@ impl Agent {
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
+        let checkpoints = setup::checkpoints(guard.root(), &config, &session_id);
         let (system, mut notices) = setup::system_prompt(&guard, &tools, &config);
         let guard = setup::with_skill_dirs(guard, &config, &mut notices);
         Ok(Self {
@@ -167,6 +171,7 @@ impl Agent {
             sidechain: None,
             repeats: Default::default(),
             turns_without_todos: 0,
+            restored: Vec::new(),
             compact_asked,
             sourced,
             deferred,
@@ -175,6 +180,7 @@ impl Agent {
                 hidden_env,
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
+                checkpoints,
                 ..ToolContext::new(guard)
             },
             config,
@@ -289,6 +295,9 @@ impl Agent {
             Some((text, previous)) => (text.as_str(), previous.clone()),
             None => (prompt, None),
         };
+        if let (None, Some(checkpoints)) = (&self.agent_name, &self.tool_ctx.checkpoints) {
+            checkpoints.begin_turn(prompt);
+        }
         match self.submit(prompt, events).await {
             Ok(()) => summary.outcome = self.drive(&mut summary, events, &cancel).await,
             Err(message) => {

@@ -73,6 +73,22 @@ pub(super) fn with_output_dir(
     Ok((guard, Some(dir)))
 }
 
+/// The session's checkpoints, keyed by workspace and session like its outputs.
+pub(super) fn checkpoints(
+    root: &std::path::Path,
+    config: &AgentConfig,
+    session_id: &str,
+) -> Option<std::sync::Arc<rein_tools::checkpoint::Checkpoints>> {
+    let dir = config
+        .checkpoints_root
+        .as_ref()?
+        .join(crate::session::workspace_key(root))
+        .join(session_id);
+    Some(std::sync::Arc::new(
+        rein_tools::checkpoint::Checkpoints::open(&dir, config.checkpoint_cap),
+    ))
+}
+
 /// Registers `task` (its subagents get the tools registered so far) and, when the model may
 /// load a skill, `skill`; returns the spawner that runs the subagents.
 pub(super) fn add_delegating_tools(

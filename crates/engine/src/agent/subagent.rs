@@ -162,6 +162,7 @@ impl Agent {
             sidechain: Some((call_id.to_string(), definition.name.clone())),
             repeats: Default::default(),
             turns_without_todos: 0,
+            restored: Vec::new(),
             compact_asked: None,
             sourced: Vec::new(),
             // Its `tool_search` (from the parent's tools) loads into the parent's list.

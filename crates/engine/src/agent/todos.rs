@@ -17,6 +17,7 @@ impl Agent {
     /// [`Agent::restore`]).
     pub fn resume_from(&mut self, loaded: crate::session::LoadedSession) {
         self.tool_ctx.todos.set(loaded.todos);
+        self.restored = loaded.restored;
         self.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
     }
 

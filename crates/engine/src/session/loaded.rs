@@ -28,6 +28,9 @@ pub struct LoadedSession {
     pub sidechains: Vec<(String, String, Vec<Message>)>,
     /// The todo list as last written.
     pub todos: Vec<rein_protocol::TodoItem>,
+    /// Restores recorded after the last prompt, which the model has not been told of yet:
+    /// (turns, files).
+    pub restored: Vec<(Vec<u32>, Vec<String>)>,
 }
 
 /// One line of `rein sessions`.
@@ -91,6 +94,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
     let mut first_prompt = String::new();
     let mut sidechains: Vec<(String, String, Vec<Message>)> = Vec::new();
     let mut todos = Vec::new();
+    let mut restored = Vec::new();
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
         let bytes = line.map_err(|source| SessionError::Io {
@@ -149,10 +153,17 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
                     _ => transcript.push(message),
                 }
             }
-            SessionRecord::Message { message } => match transcript.last_mut() {
-                Some(last) if last.role == message.role => last.content.extend(message.content),
-                _ => transcript.push(message),
-            },
+            SessionRecord::Message { message } => {
+                if message.role == rein_protocol::Role::User && !message.text().trim().is_empty() {
+                    // A prompt sent after a restore carried the news of it.
+                    restored.clear();
+                }
+                match transcript.last_mut() {
+                    Some(last) if last.role == message.role => last.content.extend(message.content),
+                    _ => transcript.push(message),
+                }
+            }
+            SessionRecord::Restored { turns, files } => restored.push((turns, files)),
             SessionRecord::Usage {
                 usage: used,
                 cost_usd,
@@ -209,5 +220,6 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         first_prompt,
         sidechains,
         todos,
+        restored,
     })
 }

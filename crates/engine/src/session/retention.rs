@@ -1,6 +1,7 @@
 //! Removing stored sessions: those not touched for longer than the retention period (at
 //! start-up, and `rein sessions --prune`), or one by id (`rein sessions --delete`), each with
-//! everything that belongs to it (its saved outputs under `<data>/outputs/<key>/<id>/`).
+//! everything that belongs to it (its saved outputs under `<data>/outputs/<key>/<id>/`, its
+//! checkpoints under `<data>/checkpoints/<key>/<id>/`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -10,6 +11,10 @@ use super::{SessionError, SessionStore};
 /// Default retention: sessions untouched for 30 days go (Claude Code's
 /// `cleanupPeriodDays` default too).
 pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// The folders of the data directory holding, per workspace key and session id, what belongs
+/// to one session.
+pub const SESSION_FOLDERS: [&str; 2] = ["outputs", "checkpoints"];
 
 /// One session removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,10 +56,11 @@ pub fn prune(
             let Some(age) = idle(&file).filter(|age| *age > older_than) else {
                 continue;
             };
-            let outputs = key
+            let folders = key
                 .as_ref()
-                .map(|key| data_dir.join("outputs").join(key).join(&id));
-            if let Some(bytes) = remove_session(&file, outputs.as_deref()) {
+                .map(|key| session_folders(data_dir, key, &id))
+                .unwrap_or_default();
+            if let Some(bytes) = remove_session(&file, &folders) {
                 removed.push(Removed {
                     id,
                     file,
@@ -64,8 +70,11 @@ pub fn prune(
             }
         }
     }
-    // Outputs of sessions already gone (removed by hand, or by an older rein).
-    for workspace in entries(&data_dir.join("outputs")) {
+    // Outputs and checkpoints of sessions already gone (removed by hand, or by an older rein).
+    for workspace in SESSION_FOLDERS
+        .iter()
+        .flat_map(|folder| entries(&data_dir.join(folder)))
+    {
         for outputs in entries(&workspace) {
             let name = outputs
                 .file_name()
@@ -94,11 +103,12 @@ pub fn delete(store: &SessionStore, data_dir: &Path, id: &str) -> Result<Removed
     if std::fs::symlink_metadata(&file).is_err() {
         return Err(SessionError::NotFound { id: id.to_string() });
     }
-    let outputs = store
+    let folders = store
         .dir()
         .file_name()
-        .map(|key| data_dir.join("outputs").join(key).join(id));
-    let bytes = remove_session(&file, outputs.as_deref()).ok_or_else(|| SessionError::Io {
+        .map(|key| session_folders(data_dir, key, id))
+        .unwrap_or_default();
+    let bytes = remove_session(&file, &folders).ok_or_else(|| SessionError::Io {
         path: file.display().to_string(),
         source: std::io::Error::other("could not remove it"),
     })?;
@@ -110,14 +120,21 @@ pub fn delete(store: &SessionStore, data_dir: &Path, id: &str) -> Result<Removed
     })
 }
 
-/// Removes the session file and its outputs folder; the bytes freed, `None` when the file
-/// stays.
-fn remove_session(file: &Path, outputs: Option<&Path>) -> Option<u64> {
+/// The folders of session `id` of the workspace with `key`.
+fn session_folders(data_dir: &Path, key: &std::ffi::OsStr, id: &str) -> Vec<PathBuf> {
+    SESSION_FOLDERS
+        .iter()
+        .map(|folder| data_dir.join(folder).join(key).join(id))
+        .collect()
+}
+
+/// Removes the session file and its folders; the bytes freed, `None` when the file stays.
+fn remove_session(file: &Path, folders: &[PathBuf]) -> Option<u64> {
     let mut bytes = std::fs::symlink_metadata(file).ok()?.len();
     std::fs::remove_file(file).ok()?;
-    if let Some(outputs) = outputs {
-        bytes += tree_size(outputs);
-        let _ = std::fs::remove_dir_all(outputs);
+    for folder in folders {
+        bytes += tree_size(folder);
+        let _ = std::fs::remove_dir_all(folder);
     }
     Some(bytes)
 }

@@ -76,10 +76,13 @@ pub enum Entry {
         /// The turns undone.
         turns: Vec<u32>,
     },
-    /// A new user turn began.
+    /// A user turn that changed files began (written before its first change).
     Turn {
         /// Its number.
         turn: u32,
+        /// The start of its prompt (one line, for lists).
+        #[serde(default)]
+        prompt: String,
     },
 }
 
@@ -97,33 +100,41 @@ struct State {
     turn: u32,
     /// Bytes of contents stored.
     bytes: u64,
+    /// The current turn's prompt, until its `Turn` entry is written.
+    pending: Option<String>,
+    /// The folders exist.
+    made: bool,
 }
 
+/// Longest prompt start kept in a `Turn` entry, in characters.
+const PROMPT_CHARS: usize = 120;
+
 impl Checkpoints {
-    /// The store in `dir` (made, private, when missing), keeping at most `cap` bytes of
-    /// contents; a store already there is continued.
-    pub fn open(dir: &Path, cap: u64) -> std::io::Result<Self> {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir.join("objects"))?;
+    /// The store in `dir` (made, private, at the first change kept), keeping at most `cap`
+    /// bytes of contents; a store already there is continued.
+    pub fn open(dir: &Path, cap: u64) -> Self {
         let entries = read_index(dir);
         let turn = entries
             .iter()
             .filter_map(|e| match e {
-                Entry::Before { turn, .. } | Entry::After { turn, .. } | Entry::Turn { turn } => {
-                    Some(*turn)
-                }
+                Entry::Before { turn, .. }
+                | Entry::After { turn, .. }
+                | Entry::Turn { turn, .. } => Some(*turn),
                 Entry::Undone { .. } => None,
             })
             .max()
             .unwrap_or(0);
         let bytes = tree_size(&dir.join("objects"));
-        Ok(Self {
+        Self {
             dir: dir.to_path_buf(),
             cap,
-            state: Mutex::new(State { turn, bytes }),
-        })
+            state: Mutex::new(State {
+                turn,
+                bytes,
+                pending: None,
+                made: false,
+            }),
+        }
     }
 
     /// The folder of the store.
@@ -135,15 +146,23 @@ impl Checkpoints {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Starts the next user turn; its number.
-    pub fn begin_turn(&self) -> u32 {
-        let turn = {
-            let mut state = self.state();
-            state.turn += 1;
-            state.turn
-        };
-        let _ = self.append(&Entry::Turn { turn });
-        turn
+    /// Starts the next user turn, of `prompt`; its number. Nothing is written until the turn
+    /// changes a file.
+    pub fn begin_turn(&self, prompt: &str) -> u32 {
+        let mut state = self.state();
+        state.turn += 1;
+        let mut line = prompt
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        if let Some((cut, _)) = line.char_indices().nth(PROMPT_CHARS) {
+            line.truncate(cut);
+            line.push('…');
+        }
+        state.pending = Some(line);
+        state.turn
     }
 
     /// The current user turn.
@@ -153,7 +172,13 @@ impl Checkpoints {
 
     /// Keeps the state of each of `paths` before call `call` changes them.
     pub fn before(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
-        let turn = self.turn();
+        let (turn, pending) = {
+            let mut state = self.state();
+            (state.turn, state.pending.take())
+        };
+        if let Some(prompt) = pending {
+            self.append(&Entry::Turn { turn, prompt })?;
+        }
         for path in paths {
             let state = self.capture(path)?;
             self.append(&Entry::Before {
@@ -204,10 +229,7 @@ impl Checkpoints {
                 });
             }
             if let Some(dir) = object.parent() {
-                std::fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(0o700)
-                    .create(dir)?;
+                private_dir(dir)?;
             }
             crate::write_atomic_private(&object, &bytes)?;
             state.bytes += bytes.len() as u64;
@@ -231,6 +253,13 @@ impl Checkpoints {
     }
 
     fn append(&self, entry: &Entry) -> std::io::Result<()> {
+        {
+            let mut state = self.state();
+            if !state.made {
+                private_dir(&self.dir.join("objects"))?;
+                state.made = true;
+            }
+        }
         let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
         line.push('\n');
         let mut file = std::fs::OpenOptions::new()
@@ -240,6 +269,14 @@ impl Checkpoints {
             .open(self.dir.join("index.jsonl"))?;
         file.write_all(line.as_bytes())
     }
+}
+
+/// Makes `dir` (and missing parents) readable by the user only.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 fn read_index(dir: &Path) -> Vec<Entry> {

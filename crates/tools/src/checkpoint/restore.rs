@@ -63,13 +63,26 @@ pub enum RestoreOutcome {
     Restored(PathBuf),
     /// Removed (rein had created it).
     Deleted(PathBuf),
-    /// Left as it is, and why.
+    /// Left as it is: changed since rein wrote it (restored only when forced).
+    ChangedSince(PathBuf),
+    /// Left as it is: its earlier state was not kept (why).
     Kept(PathBuf, String),
     /// The restore failed.
     Failed(PathBuf, String),
 }
 
 impl Checkpoints {
+    /// The prompt of each turn that changed files (its start).
+    pub fn prompts(&self) -> BTreeMap<u32, String> {
+        self.entries()
+            .into_iter()
+            .filter_map(|e| match e {
+                Entry::Turn { turn, prompt } => Some((turn, prompt)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The turns whose calls changed files, oldest first.
     pub fn turns(&self) -> Vec<TurnChanges> {
         let mut turns: BTreeMap<u32, TurnChanges> = BTreeMap::new();
@@ -136,7 +149,8 @@ impl Checkpoints {
                 let now = observe(&path).unwrap_or(FileState::Unkept {
                     reason: "unreadable".into(),
                 });
-                let changed_since = left.get(&path).is_some_and(|left| *left != now);
+                // Without a note of what rein left (a crash mid-call), it may not be rein's.
+                let changed_since = left.get(&path).is_none_or(|left| *left != now);
                 let action = action(&target, &now);
                 FileRestore {
                     path,
@@ -153,16 +167,13 @@ impl Checkpoints {
     }
 
     /// Carries out `plan`; a file changed since rein wrote it is kept unless `force`. The
-    /// turns are recorded as undone.
+    /// turns are recorded as undone unless such a file was kept (a forced undo may follow).
     pub fn apply(&self, plan: &UndoPlan, force: bool) -> std::io::Result<Vec<RestoreOutcome>> {
         let mut outcomes = Vec::new();
         for file in &plan.files {
             let path = file.path.clone();
             if file.changed_since && !force && file.action != RestoreAction::Unchanged {
-                outcomes.push(RestoreOutcome::Kept(
-                    path,
-                    "changed since rein wrote it".to_string(),
-                ));
+                outcomes.push(RestoreOutcome::ChangedSince(path));
                 continue;
             }
             outcomes.push(match &file.action {
@@ -181,9 +192,14 @@ impl Checkpoints {
                 }
             });
         }
-        self.append(&Entry::Undone {
-            turns: plan.turns.clone(),
-        })?;
+        if !outcomes
+            .iter()
+            .any(|o| matches!(o, RestoreOutcome::ChangedSince(_)))
+        {
+            self.append(&Entry::Undone {
+                turns: plan.turns.clone(),
+            })?;
+        }
         Ok(outcomes)
     }
 

@@ -122,6 +122,9 @@ impl App {
             Event::ToolsChanged { added, removed } => {
                 self.info(rein_protocol::tools_changed(&added, &removed))
             }
+            Event::FilesRestored { turns, files } => {
+                self.info(rein_protocol::files_restored(&turns, &files))
+            }
             Event::ModelFallback { from, to, reason } => {
                 self.status.model = to.clone();
                 self.info(format!(

@@ -1,0 +1,95 @@
+//! `rein undo`: puts back the files rein's file tools changed in a session's last turns,
+//! recording the restore in the session so a resumed session tells the model.
+
+use rein_engine::session::SessionStore;
+use rein_engine::undo;
+use rein_protocol::SessionRecord;
+use rein_tools::checkpoint::{Checkpoints, RestoreOutcome};
+
+use crate::args::UndoArgs;
+use crate::{Exit, resolve};
+
+/// Runs `rein undo`.
+pub fn run(args: &UndoArgs) -> Result<(), Exit> {
+    let workspace = resolve::workspace(args.cwd.as_deref())?;
+    let data_dir = resolve::data_dir(&|key| std::env::var(key).ok())
+        .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
+    let store = SessionStore::new(&data_dir, &workspace);
+    let id = match &args.session {
+        Some(id) => id.clone(),
+        None => store.latest().ok_or_else(|| {
+            Exit::usage(format!(
+                "no stored session for {} to undo",
+                workspace.display()
+            ))
+        })?,
+    };
+    let file = store.path(&id).map_err(|e| Exit::usage(e.to_string()))?;
+    if !file.exists() {
+        return Err(Exit::usage(format!(
+            "no session {id} for {} (see `rein sessions`)",
+            workspace.display()
+        )));
+    }
+    let dir = undo::checkpoints_dir(&data_dir.join("checkpoints"), &workspace, &id);
+    // Nothing is written to the store but the undo's own entry: the cap does not matter.
+    let checkpoints = Checkpoints::open(&dir, u64::MAX);
+    let turns = checkpoints.last_turns(args.turns as usize);
+    if turns.is_empty() {
+        println!(
+            "Nothing to undo in session {id}: no file tool changed a file that is not undone \
+             already. Changes made by shell commands are not kept."
+        );
+        return Ok(());
+    }
+    let prompts = checkpoints.prompts();
+    for turn in &turns {
+        let prompt = prompts.get(turn).map_or("", String::as_str);
+        println!("Session {id}, turn {turn}: {prompt}");
+    }
+    let plan = checkpoints.plan(&turns);
+    if args.dry_run {
+        for line in undo::plan_lines(&plan, &workspace, args.force) {
+            println!("  {line}");
+        }
+        println!("(dry run: nothing was changed)");
+        return Ok(());
+    }
+    let outcomes = checkpoints
+        .apply(&plan, args.force)
+        .map_err(|e| Exit::failed(format!("cannot record the undo in {}: {e}", dir.display())))?;
+    for line in undo::outcome_lines(&outcomes, &workspace) {
+        println!("  {line}");
+    }
+    if outcomes.is_empty() {
+        println!("  every file is already as it was");
+    }
+    let files = undo::changed_files(&outcomes, &workspace);
+    if !files.is_empty() {
+        let recorded = store.append_to(&id).and_then(|mut writer| {
+            writer.append(&SessionRecord::Restored {
+                turns: plan.turns.clone(),
+                files,
+            })
+        });
+        if let Err(e) = recorded {
+            eprintln!("rein: warning: the session will not know of this undo: {e}");
+        }
+    }
+    let kept = outcomes
+        .iter()
+        .any(|o| matches!(o, RestoreOutcome::ChangedSince(_)));
+    if kept {
+        println!(
+            "Files changed since rein wrote them were kept, and the turn is not marked undone: \
+             `rein undo --force` restores them too."
+        );
+    }
+    if outcomes
+        .iter()
+        .any(|o| matches!(o, RestoreOutcome::Failed(..)))
+    {
+        return Err(Exit::silent_failure());
+    }
+    Ok(())
+}

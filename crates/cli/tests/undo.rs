@@ -1,0 +1,173 @@
+//! `rein undo` on real workspaces: what the file tools of a headless run changed goes back to
+//! the earlier bytes and modes, a file the user changed since is kept until forced, the
+//! resumed session tells the model, and the checkpoints go with the session.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::support::*;
+
+/// A first run (Claude's tools) creates `new.txt` and edits `script.sh`; a second (an OpenAI
+/// model's `apply_patch`) deletes `b.txt` and edits `script.sh` again; then a third run's
+/// answer.
+const SCENARIO: &str = r#"{"turns": [
+    {"tool_calls": [
+        {"name": "write_file", "arguments": {"path": "new.txt", "content": "made by rein\n"}},
+        {"name": "edit_file", "arguments": {"path": "script.sh", "old_string": "echo one", "new_string": "echo two"}}
+    ]},
+    {"text": "done"},
+    {"tool_calls": [
+        {"name": "apply_patch", "arguments": {"patch": "*** Begin Patch\n*** Delete File: b.txt\n*** Update File: script.sh\n@@\n-echo two\n+echo three\n*** End Patch"}}
+    ]},
+    {"text": "done"},
+    {"text": "noted"}
+]}"#;
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+async fn run(ws: &Path, args: &[&str]) -> (bool, String) {
+    let mut cmd = rein(ws);
+    cmd.args(args);
+    let out = output(cmd).await;
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    (out.status.success(), said)
+}
+
+#[tokio::test]
+async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::write(ws.join("script.sh"), "#!/bin/sh\necho one\n").unwrap();
+    std::fs::set_permissions(ws.join("script.sh"), PermissionsExt::from_mode(0o754)).unwrap();
+    std::fs::write(ws.join("b.txt"), "bee\n").unwrap();
+    let server = mock(SCENARIO).await;
+    let url = server.url();
+    let exec = [
+        "exec",
+        "--base-url",
+        url.as_str(),
+        "--permission-mode",
+        "bypass",
+    ];
+    let (ok, said) = run(ws, &[&exec[..], &["change things"]].concat()).await;
+    assert!(ok, "{said}");
+    let openai = format!("{url}/v1");
+    let patch = [
+        "exec",
+        "--continue",
+        "--model",
+        "gpt-5",
+        "--base-url",
+        openai.as_str(),
+        "--permission-mode",
+        "bypass",
+        "patch things",
+    ];
+    let (ok, said) = run(ws, &patch).await;
+    assert!(ok, "{said}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("new.txt")).unwrap(),
+        "made by rein\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("script.sh")).unwrap(),
+        "#!/bin/sh\necho three\n"
+    );
+    assert!(!ws.join("b.txt").exists());
+    // The user changes a file rein made.
+    std::fs::write(ws.join("new.txt"), "the user's words\n").unwrap();
+
+    let (ok, said) = run(ws, &["undo", "--turns", "2", "--dry-run"]).await;
+    assert!(ok, "{said}");
+    assert!(said.contains("turn 1: change things"), "{said}");
+    assert!(said.contains("turn 2: patch things"), "{said}");
+    assert!(said.contains("restore  script.sh"), "{said}");
+    assert!(said.contains("recreate b.txt"), "{said}");
+    assert!(said.contains("keep     new.txt: changed since"), "{said}");
+    assert!(!ws.join("b.txt").exists(), "a dry run changed a file");
+
+    let (ok, said) = run(ws, &["undo", "--turns", "2"]).await;
+    assert!(ok, "{said}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("script.sh")).unwrap(),
+        "#!/bin/sh\necho one\n"
+    );
+    assert_eq!(mode(&ws.join("script.sh")), 0o754);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).unwrap(), "bee\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("new.txt")).unwrap(),
+        "the user's words\n"
+    );
+    assert!(
+        said.contains("kept     new.txt: changed since rein wrote it"),
+        "{said}"
+    );
+    assert!(said.contains("rein undo --force"), "{said}");
+
+    let (ok, said) = run(ws, &["undo", "--turns", "2", "--force"]).await;
+    assert!(ok, "{said}");
+    assert!(said.contains("deleted  new.txt"), "{said}");
+    assert!(!ws.join("new.txt").exists());
+    let (ok, said) = run(ws, &["undo"]).await;
+    assert!(ok && said.contains("Nothing to undo"), "{said}");
+
+    // The resumed session's next request tells the model which files were put back.
+    let (ok, said) = run(ws, &[&exec[..], &["--continue", "go on"]].concat()).await;
+    assert!(ok, "{said}");
+    let request = server.requests()[4].body.to_string();
+    assert!(request.contains("The user took back changes"), "{request}");
+    for file in ["script.sh", "b.txt", "new.txt"] {
+        assert!(request.contains(file), "{file}: {request}");
+    }
+
+    // Removing the session removes its checkpoints.
+    let checkpoints = ws.join(".rein-test-data/rein/checkpoints");
+    let kept = |root: &Path| {
+        std::fs::read_dir(root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|key| std::fs::read_dir(key.path()).unwrap().flatten())
+            .count()
+    };
+    assert_eq!(kept(&checkpoints), 1);
+    let id = session_files(ws)[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let (ok, said) = run(ws, &["sessions", "--delete", &id]).await;
+    assert!(ok, "{said}");
+    assert_eq!(kept(&checkpoints), 0);
+}
+
+#[tokio::test]
+async fn undo_says_plainly_when_there_is_nothing_to_take_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, said) = run(dir.path(), &["undo"]).await;
+    assert!(!ok && said.contains("no stored session"), "{said}");
+    let server = mock(r#"{"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi > shell.txt"}}]}, {"text": "done"}]}"#).await;
+    let (ok, said) = run(
+        dir.path(),
+        &[
+            "exec",
+            "--base-url",
+            &server.url(),
+            "--permission-mode",
+            "bypass",
+            "hi",
+        ],
+    )
+    .await;
+    assert!(ok, "{said}");
+    let (ok, said) = run(dir.path(), &["undo"]).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("Nothing to undo") && said.contains("shell commands"),
+        "{said}"
+    );
+    let (ok, said) = run(dir.path(), &["undo", "--session", "nope"]).await;
+    assert!(!ok && said.contains("no session nope"), "{said}");
+}

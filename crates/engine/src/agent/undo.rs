@@ -1,0 +1,62 @@
+//! Undo inside a session (`/rewind`): restores through the session's checkpoints, recorded in
+//! the session file, shown as an event, and told to the model in its next request.
+
+use std::sync::Arc;
+
+use rein_protocol::{ContentBlock, Event, SessionRecord};
+use rein_tools::checkpoint::{Checkpoints, RestoreOutcome, UndoPlan};
+
+use super::Agent;
+use crate::EventSender;
+
+impl Agent {
+    /// The session's checkpoints; `None` when this session keeps none.
+    pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
+        self.tool_ctx.checkpoints.as_ref()
+    }
+
+    /// Carries out `plan` (a file changed since rein wrote it is kept unless `force`),
+    /// records it and says so; the model hears of it in its next request.
+    pub fn undo(
+        &mut self,
+        plan: &UndoPlan,
+        force: bool,
+        events: &EventSender,
+    ) -> std::io::Result<Vec<RestoreOutcome>> {
+        let checkpoints = self
+            .checkpoints()
+            .ok_or_else(|| std::io::Error::other("this session keeps no checkpoints"))?;
+        let outcomes = checkpoints.apply(plan, force)?;
+        let files = crate::undo::changed_files(&outcomes, self.tool_ctx.guard.root());
+        self.restored_files(plan.turns.clone(), files, events);
+        Ok(outcomes)
+    }
+
+    /// Files of `turns` were put back (here or by `rein undo`): recorded, said, and queued for
+    /// the model.
+    pub(super) fn restored_files(
+        &mut self,
+        turns: Vec<u32>,
+        files: Vec<String>,
+        events: &EventSender,
+    ) {
+        if files.is_empty() {
+            return;
+        }
+        self.record(SessionRecord::Restored {
+            turns: turns.clone(),
+            files: files.clone(),
+        });
+        let _ = events.send(Event::FilesRestored {
+            turns: turns.clone(),
+            files: files.clone(),
+        });
+        self.restored.push((turns, files));
+    }
+
+    /// The note for the next prompt about files restored since the last one.
+    pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
+        let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;
+        Some(ContentBlock::Text { text })
+    }
+}
