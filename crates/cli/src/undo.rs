@@ -33,13 +33,21 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     }
     let dir = undo::checkpoints_dir(&data_dir.join("checkpoints"), &workspace, &id);
     // Nothing is written to the store but the undo's own entry: the cap does not matter.
-    let checkpoints = Checkpoints::open(&dir, u64::MAX);
+    let checkpoints = Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace);
     let turns = checkpoints.last_turns(args.turns as usize);
     if turns.is_empty() {
-        println!(
-            "Nothing to undo in session {id}: no file tool changed a file that is not undone \
-             already. Changes made by shell commands are not kept."
-        );
+        let shell = if checkpoints.git().is_some() {
+            "nothing changed"
+        } else {
+            "no file tool changed a file"
+        };
+        println!("Nothing to undo in session {id}: {shell} in a turn that is not undone already.");
+        if checkpoints.git().is_none() {
+            println!(
+                "Changes made by shell commands are not kept: the workspace is not in a git \
+                 work tree."
+            );
+        }
         return Ok(());
     }
     let prompts = checkpoints.prompts();
@@ -48,6 +56,9 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
         println!("Session {id}, turn {turn}: {prompt}");
     }
     let plan = checkpoints.plan(&turns);
+    for note in &plan.notes {
+        println!("Note: {note}.");
+    }
     if args.dry_run {
         for line in undo::plan_lines(&plan, &workspace, args.force) {
             println!("  {line}");

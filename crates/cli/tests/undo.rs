@@ -1,19 +1,21 @@
-//! `rein undo` on real workspaces: what the file tools of a headless run changed goes back to
-//! the earlier bytes and modes, a file the user changed since is kept until forced, the
-//! resumed session tells the model, and the checkpoints go with the session.
+//! `rein undo` on real workspaces, with and without git: what the file tools (and, in git,
+//! shell commands) of headless runs changed goes back to the earlier bytes and modes, a file
+//! the user changed since is kept until forced, the user's git state is untouched, the resumed
+//! session tells the model, and the checkpoints go with the session.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::support::*;
 
-/// A first run (Claude's tools) creates `new.txt` and edits `script.sh`; a second (an OpenAI
-/// model's `apply_patch`) deletes `b.txt` and edits `script.sh` again; then a third run's
-/// answer.
+/// A first run (Claude's tools) creates `new.txt`, edits `script.sh`, and through `bash`
+/// creates `shell.txt` and appends to `kept.txt`; a second (an OpenAI model's `apply_patch`)
+/// deletes `b.txt` and edits `script.sh` again; then a third run's answer.
 const SCENARIO: &str = r#"{"turns": [
     {"tool_calls": [
         {"name": "write_file", "arguments": {"path": "new.txt", "content": "made by rein\n"}},
-        {"name": "edit_file", "arguments": {"path": "script.sh", "old_string": "echo one", "new_string": "echo two"}}
+        {"name": "edit_file", "arguments": {"path": "script.sh", "old_string": "echo one", "new_string": "echo two"}},
+        {"name": "bash", "arguments": {"command": "printf 'by shell\\n' > shell.txt && printf 'more\\n' >> kept.txt"}}
     ]},
     {"text": "done"},
     {"tool_calls": [
@@ -35,13 +37,69 @@ async fn run(ws: &Path, args: &[&str]) -> (bool, String) {
     (out.status.success(), said)
 }
 
+/// `git` in `dir` (never refreshing the index it may be asked about); its output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The user's git state: status (but rein's test data folders), stash, HEAD, the index file.
+fn git_state(ws: &Path) -> (String, String, String, Vec<u8>) {
+    let status = git(ws, &["status", "--porcelain", "--untracked-files=all"])
+        .lines()
+        .filter(|l| !l.contains(".rein-test-"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    (
+        status,
+        git(ws, &["stash", "list"]),
+        git(ws, &["rev-parse", "--symbolic-full-name", "HEAD", "HEAD"]),
+        std::fs::read(ws.join(".git/index")).unwrap(),
+    )
+}
+
 #[tokio::test]
 async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
+    undo_a_session(false).await;
+}
+
+#[tokio::test]
+async fn in_git_undo_takes_back_shell_changes_too_and_leaves_the_users_git_alone() {
+    undo_a_session(true).await;
+}
+
+async fn undo_a_session(in_git: bool) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
     std::fs::write(ws.join("script.sh"), "#!/bin/sh\necho one\n").unwrap();
     std::fs::set_permissions(ws.join("script.sh"), PermissionsExt::from_mode(0o754)).unwrap();
     std::fs::write(ws.join("b.txt"), "bee\n").unwrap();
+    std::fs::write(ws.join("kept.txt"), "kept\n").unwrap();
+    let user_git = in_git.then(|| {
+        git(ws, &["init", "-q", "-b", "main"]);
+        git(ws, &["add", "script.sh", "b.txt", "kept.txt"]);
+        git(ws, &["commit", "-q", "-m", "first"]);
+        // The user's own state: a stash and a staged file.
+        std::fs::write(ws.join("b.txt"), "stashed\n").unwrap();
+        git(ws, &["stash", "-q"]);
+        std::fs::write(ws.join("staged.txt"), "staged\n").unwrap();
+        git(ws, &["add", "staged.txt"]);
+        git_state(ws)
+    });
     let server = mock(SCENARIO).await;
     let url = server.url();
     let exec = [
@@ -76,6 +134,13 @@ async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
         "#!/bin/sh\necho three\n"
     );
     assert!(!ws.join("b.txt").exists());
+    assert!(ws.join("shell.txt").exists());
+    if let Some((_, stash, head, index)) = &user_git {
+        // The snapshots left the user's index, stash and HEAD as they were.
+        let (_, stash_now, head_now, index_now) = git_state(ws);
+        assert_eq!((stash, head), (&stash_now, &head_now));
+        assert!(*index == index_now, "the index changed");
+    }
     // The user changes a file rein made.
     std::fs::write(ws.join("new.txt"), "the user's words\n").unwrap();
 
@@ -87,6 +152,17 @@ async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
     assert!(said.contains("recreate b.txt"), "{said}");
     assert!(said.contains("keep     new.txt: changed since"), "{said}");
     assert!(!ws.join("b.txt").exists(), "a dry run changed a file");
+    if in_git {
+        assert!(said.contains("delete   shell.txt"), "{said}");
+        assert!(said.contains("restore  kept.txt"), "{said}");
+        assert!(
+            !said.contains(".rein-test-"),
+            "rein's own data in the plan: {said}"
+        );
+    } else {
+        assert!(said.contains("not in a git work tree"), "{said}");
+        assert!(!said.contains("shell.txt"), "{said}");
+    }
 
     let (ok, said) = run(ws, &["undo", "--turns", "2"]).await;
     assert!(ok, "{said}");
@@ -112,6 +188,20 @@ async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
     assert!(!ws.join("new.txt").exists());
     let (ok, said) = run(ws, &["undo"]).await;
     assert!(ok && said.contains("Nothing to undo"), "{said}");
+    if let Some(before) = &user_git {
+        assert!(!ws.join("shell.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(ws.join("kept.txt")).unwrap(),
+            "kept\n"
+        );
+        assert_eq!(git_state(ws).0, before.0);
+        assert_eq!(git_state(ws).1, before.1);
+    } else {
+        assert_eq!(
+            std::fs::read_to_string(ws.join("kept.txt")).unwrap(),
+            "kept\nmore\n"
+        );
+    }
 
     // The resumed session's next request tells the model which files were put back.
     let (ok, said) = run(ws, &[&exec[..], &["--continue", "go on"]].concat()).await;
@@ -141,6 +231,10 @@ async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
     let (ok, said) = run(ws, &["sessions", "--delete", &id]).await;
     assert!(ok, "{said}");
     assert_eq!(kept(&checkpoints), 0);
+    if in_git {
+        // With the refs that kept its snapshots.
+        assert!(!git(ws, &["for-each-ref"]).contains("refs/rein/"));
+    }
 }
 
 #[tokio::test]

@@ -85,7 +85,7 @@ pub(super) fn checkpoints(
         .join(crate::session::workspace_key(root))
         .join(session_id);
     Some(std::sync::Arc::new(
-        rein_tools::checkpoint::Checkpoints::open(&dir, config.checkpoint_cap),
+        rein_tools::checkpoint::Checkpoints::open(&dir, config.checkpoint_cap).with_workspace(root),
     ))
 }
 

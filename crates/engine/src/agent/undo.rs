@@ -54,6 +54,31 @@ impl Agent {
         self.restored.push((turns, files));
     }
 
+    /// With `prompt`, starts the checkpoints' next turn and snapshots the git work tree as
+    /// the turn finds it; without, snapshots it as the turn left it. A subagent's calls
+    /// belong to its parent's turn.
+    pub(super) async fn checkpoint_turn(&self, prompt: Option<&str>, events: &EventSender) {
+        let Some(checkpoints) = self.tool_ctx.checkpoints.clone() else {
+            return;
+        };
+        if self.agent_name.is_some() {
+            return;
+        }
+        if let Some(prompt) = prompt {
+            checkpoints.begin_turn(prompt);
+        }
+        let end = prompt.is_none();
+        let taken = tokio::task::spawn_blocking(move || checkpoints.snapshot(end)).await;
+        if let Ok(Err(e)) = taken {
+            let _ = events.send(Event::Error {
+                message: format!(
+                    "cannot snapshot the git work tree ({e}): what shell commands change in this \
+                     turn cannot be undone"
+                ),
+            });
+        }
+    }
+
     /// The note for the next prompt about files restored since the last one.
     pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
         let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;

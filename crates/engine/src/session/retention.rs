@@ -12,9 +12,16 @@ use super::{SessionError, SessionStore};
 /// `cleanupPeriodDays` default too).
 pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
 
+/// A way to remove one session's folder; the bytes freed.
+type Remover = fn(&Path) -> u64;
+
 /// The folders of the data directory holding, per workspace key and session id, what belongs
-/// to one session.
-pub const SESSION_FOLDERS: [&str; 2] = ["outputs", "checkpoints"];
+/// to one session, and how each is removed (checkpoints also drop the refs of their git
+/// snapshots).
+const SESSION_FOLDERS: [(&str, Remover); 2] = [
+    ("outputs", remove_tree),
+    ("checkpoints", rein_tools::checkpoint::remove),
+];
 
 /// One session removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,30 +78,37 @@ pub fn prune(
         }
     }
     // Outputs and checkpoints of sessions already gone (removed by hand, or by an older rein).
-    for workspace in SESSION_FOLDERS
-        .iter()
-        .flat_map(|folder| entries(&data_dir.join(folder)))
-    {
-        for outputs in entries(&workspace) {
-            let name = outputs
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned());
-            let session_file = workspace.file_name().zip(name.as_ref()).map(|(key, id)| {
-                data_dir
-                    .join("sessions")
-                    .join(key)
-                    .join(format!("{id}.jsonl"))
-            });
-            let orphan = session_file.is_some_and(|f| f.symlink_metadata().is_err());
-            if orphan
-                && keep != name.as_deref()
-                && idle(&outputs).is_some_and(|age| age > older_than)
-            {
-                let _ = std::fs::remove_dir_all(&outputs);
-            }
+    for (folder, remover) in SESSION_FOLDERS {
+        for workspace in entries(&data_dir.join(folder)) {
+            prune_orphans(&workspace, data_dir, older_than, keep, &idle, remover);
         }
     }
     removed
+}
+
+/// Removes the folders under `workspace` (one workspace's, of one kind) whose session is gone
+/// and that are idle for longer than `older_than`.
+fn prune_orphans(
+    workspace: &Path,
+    data_dir: &Path,
+    older_than: Duration,
+    keep: Option<&str>,
+    idle: &dyn Fn(&Path) -> Option<Duration>,
+    remover: Remover,
+) {
+    for folder in entries(workspace) {
+        let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+        let session_file = workspace.file_name().zip(name.as_ref()).map(|(key, id)| {
+            data_dir
+                .join("sessions")
+                .join(key)
+                .join(format!("{id}.jsonl"))
+        });
+        let orphan = session_file.is_some_and(|f| f.symlink_metadata().is_err());
+        if orphan && keep != name.as_deref() && idle(&folder).is_some_and(|age| age > older_than) {
+            remover(&folder);
+        }
+    }
 }
 
 /// Removes session `id` of `store`'s workspace with its outputs.
@@ -121,22 +135,28 @@ pub fn delete(store: &SessionStore, data_dir: &Path, id: &str) -> Result<Removed
 }
 
 /// The folders of session `id` of the workspace with `key`.
-fn session_folders(data_dir: &Path, key: &std::ffi::OsStr, id: &str) -> Vec<PathBuf> {
+fn session_folders(data_dir: &Path, key: &std::ffi::OsStr, id: &str) -> Vec<(PathBuf, Remover)> {
     SESSION_FOLDERS
         .iter()
-        .map(|folder| data_dir.join(folder).join(key).join(id))
+        .map(|(folder, remover)| (data_dir.join(folder).join(key).join(id), *remover))
         .collect()
 }
 
 /// Removes the session file and its folders; the bytes freed, `None` when the file stays.
-fn remove_session(file: &Path, folders: &[PathBuf]) -> Option<u64> {
+fn remove_session(file: &Path, folders: &[(PathBuf, Remover)]) -> Option<u64> {
     let mut bytes = std::fs::symlink_metadata(file).ok()?.len();
     std::fs::remove_file(file).ok()?;
-    for folder in folders {
-        bytes += tree_size(folder);
-        let _ = std::fs::remove_dir_all(folder);
+    for (folder, remover) in folders {
+        bytes += remover(folder);
     }
     Some(bytes)
+}
+
+/// Removes a folder; the bytes it held.
+fn remove_tree(folder: &Path) -> u64 {
+    let bytes = tree_size(folder);
+    let _ = std::fs::remove_dir_all(folder);
+    bytes
 }
 
 fn tree_size(path: &Path) -> u64 {

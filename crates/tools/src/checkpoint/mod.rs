@@ -8,16 +8,18 @@
 //! Layout: `<dir>/index.jsonl` (one [`Entry`] per line, appended) and `<dir>/objects/ab/cdef…`
 //! (contents by SHA-256), all private to the user.
 
+mod git;
 mod restore;
 
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use git::GitTree;
 pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
 
 /// Default most bytes of contents one session's store keeps.
@@ -71,6 +73,21 @@ pub enum Entry {
         /// Its state.
         state: FileState,
     },
+    /// A snapshot of the git work tree holding the workspace, at the start or the end of a
+    /// turn (see [`GitTree`]).
+    Snapshot {
+        /// The user turn.
+        turn: u32,
+        /// Taken at its end (else at its start).
+        end: bool,
+        /// The snapshot's commit.
+        commit: String,
+        /// Its tree (equal trees: nothing changed).
+        tree: String,
+        /// The work tree's top folder (whose repository holds the snapshot's ref).
+        #[serde(default)]
+        repo: PathBuf,
+    },
     /// The files of these turns were put back as they were before them.
     Undone {
         /// The turns undone.
@@ -92,6 +109,10 @@ pub struct Checkpoints {
     dir: PathBuf,
     cap: u64,
     state: Mutex<State>,
+    /// The workspace whose git work tree is snapshotted each turn, if any.
+    workspace: Option<PathBuf>,
+    /// Its git work tree, looked up at the first snapshot.
+    git: OnceLock<Option<GitTree>>,
 }
 
 #[derive(Debug, Default)]
@@ -119,7 +140,8 @@ impl Checkpoints {
             .filter_map(|e| match e {
                 Entry::Before { turn, .. }
                 | Entry::After { turn, .. }
-                | Entry::Turn { turn, .. } => Some(*turn),
+                | Entry::Turn { turn, .. }
+                | Entry::Snapshot { turn, .. } => Some(*turn),
                 Entry::Undone { .. } => None,
             })
             .max()
@@ -134,7 +156,67 @@ impl Checkpoints {
                 pending: None,
                 made: false,
             }),
+            workspace: None,
+            git: OnceLock::new(),
         }
+    }
+
+    /// Also snapshots the git work tree holding `workspace` at the start and end of each
+    /// turn ([`Self::snapshot`]), so changes shell commands make can be taken back.
+    pub fn with_workspace(mut self, workspace: &Path) -> Self {
+        self.workspace = Some(workspace.to_path_buf());
+        self
+    }
+
+    /// The git work tree holding the workspace; `None` outside git (or without `git`).
+    pub fn git(&self) -> Option<&GitTree> {
+        self.git
+            .get_or_init(|| {
+                let git = GitTree::find(self.workspace.as_deref()?)?;
+                // rein's data folder (`<data>/checkpoints/<key>/<id>`) is never snapshotted,
+                // let alone restored, should it live inside the work tree.
+                Some(match self.dir.ancestors().nth(3) {
+                    Some(data) => git.excluding(data),
+                    None => git,
+                })
+            })
+            .as_ref()
+    }
+
+    /// In a git work tree, snapshots it for the current turn (`end`: as the turn left it;
+    /// else as it was before), the snapshot kept by a private ref. Nothing outside git.
+    pub fn snapshot(&self, end: bool) -> std::io::Result<()> {
+        let Some(git) = self.git() else {
+            return Ok(());
+        };
+        let turn = self.turn();
+        let session = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = format!("{session}/{turn}-{}", if end { "end" } else { "start" });
+        let (commit, tree) = git.snapshot(Some(&name))?;
+        self.write_turn()?;
+        self.append(&Entry::Snapshot {
+            turn,
+            end,
+            commit,
+            tree,
+            repo: git.top().to_path_buf(),
+        })
+    }
+
+    /// Writes the current turn's `Turn` entry if it is not written yet; the turn.
+    fn write_turn(&self) -> std::io::Result<u32> {
+        let (turn, pending) = {
+            let mut state = self.state();
+            (state.turn, state.pending.take())
+        };
+        if let Some(prompt) = pending {
+            self.append(&Entry::Turn { turn, prompt })?;
+        }
+        Ok(turn)
     }
 
     /// The folder of the store.
@@ -172,13 +254,7 @@ impl Checkpoints {
 
     /// Keeps the state of each of `paths` before call `call` changes them.
     pub fn before(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
-        let (turn, pending) = {
-            let mut state = self.state();
-            (state.turn, state.pending.take())
-        };
-        if let Some(prompt) = pending {
-            self.append(&Entry::Turn { turn, prompt })?;
-        }
+        let turn = self.write_turn()?;
         for path in paths {
             let state = self.capture(path)?;
             self.append(&Entry::Before {
@@ -216,7 +292,13 @@ impl Checkpoints {
         let Some((bytes, mode)) = read_file(path)? else {
             return observe(path);
         };
-        let hash = hex(&Sha256::digest(&bytes));
+        self.keep(&bytes, mode)
+    }
+
+    /// A regular file's state with `bytes` and `mode`, the bytes stored (once per distinct
+    /// contents, within the cap).
+    fn keep(&self, bytes: &[u8], mode: u32) -> std::io::Result<FileState> {
+        let hash = hex(&Sha256::digest(bytes));
         let object = self.object(&hash);
         if !object.exists() {
             let mut state = self.state();
@@ -231,7 +313,7 @@ impl Checkpoints {
             if let Some(dir) = object.parent() {
                 private_dir(dir)?;
             }
-            crate::write_atomic_private(&object, &bytes)?;
+            crate::write_atomic_private(&object, bytes)?;
             state.bytes += bytes.len() as u64;
         }
         Ok(FileState::File {
@@ -269,6 +351,30 @@ impl Checkpoints {
             .open(self.dir.join("index.jsonl"))?;
         file.write_all(line.as_bytes())
     }
+}
+
+/// Removes the store in `dir` with the refs that keep its git snapshots; the bytes freed.
+pub fn remove(dir: &Path) -> u64 {
+    let session = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut repos: Vec<PathBuf> = read_index(dir)
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Snapshot { repo, .. } if !repo.as_os_str().is_empty() => Some(repo),
+            _ => None,
+        })
+        .collect();
+    repos.dedup();
+    for repo in repos {
+        if let Some(git) = GitTree::find(&repo) {
+            let _ = git.forget(&format!("{session}/"));
+        }
+    }
+    let bytes = tree_size(dir);
+    let _ = std::fs::remove_dir_all(dir);
+    bytes
 }
 
 /// Makes `dir` (and missing parents) readable by the user only.

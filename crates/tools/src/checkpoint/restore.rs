@@ -8,13 +8,15 @@ use std::path::{Path, PathBuf};
 
 use super::{Checkpoints, Entry, FileState, observe};
 
-/// What one user turn changed through file tools.
+/// What one user turn changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnChanges {
     /// The turn.
     pub turn: u32,
-    /// The files its calls changed, in first-change order.
+    /// The files its file tools changed, in first-change order.
     pub files: Vec<PathBuf>,
+    /// Its git snapshots differ: something (a shell command too) changed the work tree.
+    pub tree_changed: bool,
     /// Already undone.
     pub undone: bool,
 }
@@ -54,6 +56,8 @@ pub struct UndoPlan {
     pub turns: Vec<u32>,
     /// Each file they changed, in path order.
     pub files: Vec<FileRestore>,
+    /// What the plan cannot cover (shell changes outside git, a snapshot that failed).
+    pub notes: Vec<String>,
 }
 
 /// What happened to one file.
@@ -86,21 +90,42 @@ impl Checkpoints {
     /// The turns whose calls changed files, oldest first.
     pub fn turns(&self) -> Vec<TurnChanges> {
         let mut turns: BTreeMap<u32, TurnChanges> = BTreeMap::new();
+        let mut trees: BTreeMap<u32, [Option<String>; 2]> = BTreeMap::new();
         let mut undone = Vec::new();
+        let changes = |turns: &mut BTreeMap<u32, TurnChanges>, turn| {
+            turns.entry(turn).or_insert_with(|| TurnChanges {
+                turn,
+                files: Vec::new(),
+                tree_changed: false,
+                undone: false,
+            });
+        };
         for entry in self.entries() {
             match entry {
                 Entry::Before { turn, path, .. } => {
-                    let changes = turns.entry(turn).or_insert_with(|| TurnChanges {
-                        turn,
-                        files: Vec::new(),
-                        undone: false,
-                    });
-                    if !changes.files.contains(&path) {
-                        changes.files.push(path);
+                    changes(&mut turns, turn);
+                    let files = &mut turns.get_mut(&turn).map(|t| &mut t.files);
+                    if let Some(files) = files
+                        && !files.contains(&path)
+                    {
+                        files.push(path);
                     }
                 }
+                Entry::Snapshot {
+                    turn, end, tree, ..
+                } => trees.entry(turn).or_default()[usize::from(end)] = Some(tree),
                 Entry::Undone { turns } => undone.extend(turns),
                 Entry::After { .. } | Entry::Turn { .. } => {}
+            }
+        }
+        for (turn, [start, end]) in trees {
+            if let (Some(start), Some(end)) = (start, end)
+                && start != end
+            {
+                changes(&mut turns, turn);
+                if let Some(t) = turns.get_mut(&turn) {
+                    t.tree_changed = true;
+                }
             }
         }
         turns
@@ -143,27 +168,94 @@ impl Checkpoints {
                 _ => {}
             }
         }
-        let files = target
+        let mut files: Vec<FileRestore> = target
             .into_iter()
             .map(|(path, target)| {
-                let now = observe(&path).unwrap_or(FileState::Unkept {
-                    reason: "unreadable".into(),
-                });
                 // Without a note of what rein left (a crash mid-call), it may not be rein's.
-                let changed_since = left.get(&path).is_none_or(|left| *left != now);
-                let action = action(&target, &now);
-                FileRestore {
-                    path,
-                    action,
-                    changed_since,
-                    target,
-                }
+                let changed_since = left.get(&path).is_none_or(|left| *left != now(&path));
+                restore_of(path, target, changed_since)
             })
             .collect();
+        let mut notes = Vec::new();
+        match self.git() {
+            None => notes.push(
+                "changes made by shell commands are not covered: the workspace is not in a git \
+                 work tree"
+                    .to_string(),
+            ),
+            Some(git) => {
+                if let Err(e) = self.plan_tree(git, turns, &mut files) {
+                    notes.push(format!(
+                        "changes made by shell commands are not covered: {e}"
+                    ));
+                }
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
         UndoPlan {
             turns: turns.to_vec(),
             files,
+            notes,
         }
+    }
+
+    /// Adds to `files` the other files the git snapshots show `turns` changed: each goes back
+    /// to the snapshot at the start of the earliest; one changed since the end of the latest
+    /// is marked so.
+    fn plan_tree(
+        &self,
+        git: &super::GitTree,
+        turns: &[u32],
+        files: &mut Vec<FileRestore>,
+    ) -> std::io::Result<()> {
+        let (first, last) = match (turns.iter().min(), turns.iter().max()) {
+            (Some(first), Some(last)) => (*first, *last),
+            _ => return Ok(()),
+        };
+        let (mut start, mut end) = (None, None);
+        for entry in self.entries() {
+            match entry {
+                Entry::Snapshot {
+                    turn,
+                    end: false,
+                    commit,
+                    ..
+                } if turn == first => {
+                    start = Some(commit);
+                }
+                Entry::Snapshot {
+                    turn,
+                    end: true,
+                    commit,
+                    ..
+                } if turn == last => {
+                    end = Some(commit);
+                }
+                _ => {}
+            }
+        }
+        let (Some(start), Some(end)) = (start, end) else {
+            return Err(std::io::Error::other(
+                "no snapshot of the work tree for those turns",
+            ));
+        };
+        let (now, _) = git.snapshot(None)?;
+        let since = git.changed(&end, &now)?;
+        for path in git.changed(&start, &end)? {
+            if files.iter().any(|f| f.path == path) {
+                continue;
+            }
+            let target = match git.file(&start, &path) {
+                Ok(None) => FileState::Absent,
+                Ok(Some((bytes, mode))) => self.keep(&bytes, mode)?,
+                Err(e) => FileState::Unkept {
+                    reason: e.to_string(),
+                },
+            };
+            let changed_since = since.contains(&path);
+            files.push(restore_of(path, target, changed_since));
+        }
+        Ok(())
     }
 
     /// Carries out `plan`; a file changed since rein wrote it is kept unless `force`. The
@@ -213,6 +305,22 @@ impl Checkpoints {
         }
         crate::write_atomic(path, &bytes)?;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
+    }
+}
+
+fn now(path: &Path) -> FileState {
+    observe(path).unwrap_or(FileState::Unkept {
+        reason: "unreadable".into(),
+    })
+}
+
+fn restore_of(path: PathBuf, target: FileState, changed_since: bool) -> FileRestore {
+    let action = action(&target, &now(&path));
+    FileRestore {
+        path,
+        action,
+        changed_since,
+        target,
     }
 }
 

@@ -239,3 +239,153 @@ fn nothing_is_written_until_a_turn_changes_a_file_and_its_prompt_is_kept() {
     assert!(kept.starts_with("fix xxx") && kept.ends_with('…'), "{kept}");
     assert_eq!(kept.chars().count(), PROMPT_CHARS + 1);
 }
+
+/// `git` in `dir`, its output; the test fails when git does.
+fn git(dir: &Path, args: &[&str]) -> String {
+    // No optional locks: `git status` here must not refresh the index it checks.
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What the user's git state is: status, stash, HEAD's ref and commit, the index file.
+fn user_state(dir: &Path) -> (String, String, String, String, Vec<u8>) {
+    (
+        git(dir, &["status", "--porcelain", "--untracked-files=all"]),
+        git(dir, &["stash", "list"]),
+        git(dir, &["symbolic-ref", "HEAD"]),
+        git(dir, &["rev-parse", "HEAD"]),
+        std::fs::read(dir.join(".git/index")).unwrap(),
+    )
+}
+
+#[test]
+fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    git(&ws, &["init", "-q", "-b", "main"]);
+    std::fs::write(ws.join(".gitignore"), "build/\n").unwrap();
+    std::fs::write(ws.join("tracked.txt"), "v1\n").unwrap();
+    std::fs::write(ws.join("gone.txt"), "to be deleted\n").unwrap();
+    std::fs::write(ws.join("run.sh"), "echo\n").unwrap();
+    std::fs::set_permissions(ws.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-q", "-m", "first"]);
+    // The user's own state: a stash, a staged change, an unstaged one, an untracked file.
+    std::fs::write(ws.join("tracked.txt"), "stashed\n").unwrap();
+    git(&ws, &["stash", "-q"]);
+    std::fs::write(ws.join("staged.txt"), "staged\n").unwrap();
+    git(&ws, &["add", "staged.txt"]);
+    std::fs::write(ws.join("tracked.txt"), "v2 unstaged\n").unwrap();
+    std::fs::write(ws.join("notes.txt"), "untracked\n").unwrap();
+    let before = user_state(&ws);
+
+    let cp = store(tmp.path()).with_workspace(&ws);
+    cp.begin_turn("run the build");
+    cp.snapshot(false).unwrap();
+    // What "shell commands" did during the turn.
+    std::fs::write(ws.join("tracked.txt"), "changed by a command\n").unwrap();
+    std::fs::remove_file(ws.join("gone.txt")).unwrap();
+    std::fs::write(ws.join("made.txt"), "new\n").unwrap();
+    std::fs::set_permissions(ws.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::create_dir(ws.join("build")).unwrap();
+    std::fs::write(ws.join("build/out.o"), "ignored\n").unwrap();
+    cp.snapshot(true).unwrap();
+    // The user edits an untracked file after the turn.
+    std::fs::write(ws.join("notes.txt"), "the user's later words\n").unwrap();
+
+    let turns = cp.last_turns(1);
+    assert_eq!(turns, vec![1]);
+    let plan = cp.plan(&turns);
+    assert!(plan.notes.is_empty(), "{:?}", plan.notes);
+    let shown: Vec<(String, RestoreAction)> = plan
+        .files
+        .iter()
+        .map(|f| {
+            (
+                f.path.strip_prefix(&ws).unwrap().display().to_string(),
+                f.action.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            ("gone.txt".to_string(), RestoreAction::Recreate),
+            ("made.txt".to_string(), RestoreAction::Delete),
+            ("run.sh".to_string(), RestoreAction::Rewrite),
+            ("tracked.txt".to_string(), RestoreAction::Rewrite),
+        ]
+    );
+    cp.apply(&plan, false).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("tracked.txt")).unwrap(),
+        "v2 unstaged\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("gone.txt")).unwrap(),
+        "to be deleted\n"
+    );
+    assert_eq!(mode(&ws.join("run.sh")), 0o755);
+    assert!(!ws.join("made.txt").exists());
+    // Ignored files are not the snapshot's, and the user's later edit stays.
+    assert_eq!(
+        std::fs::read_to_string(ws.join("build/out.o")).unwrap(),
+        "ignored\n"
+    );
+    std::fs::remove_dir_all(ws.join("build")).unwrap();
+    std::fs::write(ws.join("notes.txt"), "untracked\n").unwrap();
+    assert_eq!(user_state(&ws), before);
+    // The snapshots are kept by private refs only.
+    let refs = git(&ws, &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(
+        refs.lines().filter(|r| r.starts_with("refs/rein/")).count(),
+        2,
+        "{refs}"
+    );
+    assert!(
+        refs.lines()
+            .all(|r| r.starts_with("refs/rein/") || r == "refs/heads/main" || r == "refs/stash"),
+        "{refs}"
+    );
+    cp.git().unwrap().forget("store/").unwrap();
+    assert!(!git(&ws, &["for-each-ref"]).contains("refs/rein/"));
+}
+
+#[test]
+fn outside_git_the_plan_says_shell_changes_are_not_covered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    let cp = store(tmp.path()).with_workspace(tmp.path());
+    cp.begin_turn("p");
+    cp.snapshot(false).unwrap();
+    call(&cp, "c1", std::slice::from_ref(&file), || {
+        std::fs::write(&file, b"x").unwrap()
+    });
+    cp.snapshot(true).unwrap();
+    let plan = cp.plan(&[1]);
+    assert_eq!(plan.files.len(), 1);
+    assert!(
+        plan.notes[0].contains("not in a git work tree"),
+        "{:?}",
+        plan.notes
+    );
+}
