@@ -25,4 +25,22 @@ impl AgentFactory for Setup {
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
         Setup::switch_model(self, agent, model).map_err(|e| ControlError::Model(e.message))
     }
+
+    fn fork(
+        &self,
+        from: &str,
+        transcript: Vec<rein_protocol::Message>,
+    ) -> Result<Agent, ControlError> {
+        let store = self.store.as_ref().ok_or_else(|| {
+            ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
+        })?;
+        let mut loaded = store
+            .load(from)
+            .map_err(|e| ControlError::Session(e.to_string()))?;
+        loaded.transcript = transcript;
+        // What the earlier session was told stays with it.
+        loaded.restored.clear();
+        self.agent(Some(loaded), true)
+            .map_err(|e| ControlError::Session(e.message))
+    }
 }

@@ -237,6 +237,10 @@ pub fn clear_old_tool_results(
 /// How a cleared tool result starts.
 const CLEARED: &str = "[Cleared:";
 
+/// The first line of the message a compaction's summary becomes.
+pub(crate) const SUMMARY_HEADER: &str =
+    "[Summary of the earlier part of this session, written when the context window filled up]";
+
 /// The transcript after a compaction: the summary as the first user message (with the latest
 /// user prompt quoted when it was summarised away), then the last `kept` messages; a kept part
 /// that starts with a user message is merged into the first one. Used by the agent and by
@@ -244,10 +248,7 @@ const CLEARED: &str = "[Cleared:";
 pub fn compacted(mut transcript: Vec<Message>, summary: &str, kept: usize) -> Vec<Message> {
     let kept = kept.min(transcript.len());
     let tail = transcript.split_off(transcript.len() - kept);
-    let mut text = format!(
-        "[Summary of the earlier part of this session, written when the context window filled \
-         up]\n{summary}"
-    );
+    let mut text = format!("{SUMMARY_HEADER}\n{summary}");
     let tail_has_prompt = tail.iter().any(|m| m.role == Role::User && is_prompt(m));
     if !tail_has_prompt
         && let Some(prompt) = transcript

@@ -37,7 +37,9 @@ pub mod subagents;
 mod turn;
 pub mod undo;
 
-pub use agent::{Agent, AgentConfig, Fallback, RepeatLimits, RunSummary, workspace_guard};
+pub use agent::{
+    Agent, AgentConfig, Fallback, RepeatLimits, RewindPoint, RunSummary, workspace_guard,
+};
 pub use controller::{
     AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason, Op,
     SessionStatus,

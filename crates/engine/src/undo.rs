@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::checkpoint::{RestoreAction, RestoreOutcome, UndoPlan};
+use rein_tools::checkpoint::{Checkpoints, RestoreAction, RestoreOutcome, UndoPlan};
 
 /// The folder of session `id`'s checkpoints in workspace `workspace` under `root`
 /// (`<data>/checkpoints`).
@@ -34,9 +34,14 @@ pub fn changed_files(outcomes: &[RestoreOutcome], workspace: &Path) -> Vec<Strin
         .collect()
 }
 
-/// One line per file of `plan`: what an undo would do (`restore`, `recreate`, `delete`) or
-/// why it leaves the file alone.
-pub fn plan_lines(plan: &UndoPlan, workspace: &Path, force: bool) -> Vec<String> {
+/// One line per file of `plan`: what an undo would do (`restore`, `recreate`, `delete`, with
+/// the lines it adds and removes) or why it leaves the file alone.
+pub fn plan_lines(
+    checkpoints: &Checkpoints,
+    plan: &UndoPlan,
+    workspace: &Path,
+    force: bool,
+) -> Vec<String> {
     plan.files
         .iter()
         .filter_map(|f| {
@@ -53,12 +58,17 @@ pub fn plan_lines(plan: &UndoPlan, workspace: &Path, force: bool) -> Vec<String>
                 RestoreAction::Recreate => "recreate",
                 RestoreAction::Delete => "delete  ",
             };
+            let stat = checkpoints
+                .diff_stat(f)
+                .map_or(String::new(), |(added, removed)| {
+                    format!("  +{added} -{removed}")
+                });
             let note = if f.changed_since {
                 " (changed since rein wrote it)"
             } else {
                 ""
             };
-            Some(format!("{verb} {path}{note}"))
+            Some(format!("{verb} {path}{stat}{note}"))
         })
         .collect()
 }
@@ -84,6 +94,32 @@ pub fn outcome_lines(outcomes: &[RestoreOutcome], workspace: &Path) -> Vec<Strin
             }
         })
         .collect()
+}
+
+/// What a rewind of the code would do, for people.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RewindPreview {
+    /// One line per file ([`plan_lines`]).
+    pub lines: Vec<String>,
+    /// Files changed since rein wrote them (kept unless forced).
+    pub changed_since: usize,
+    /// What the plan cannot cover.
+    pub notes: Vec<String>,
+}
+
+impl RewindPreview {
+    /// The preview of `plan`.
+    pub fn of(checkpoints: &Checkpoints, plan: &UndoPlan, workspace: &Path) -> Self {
+        Self {
+            lines: plan_lines(checkpoints, plan, workspace, false),
+            changed_since: plan
+                .files
+                .iter()
+                .filter(|f| f.changed_since && f.action != RestoreAction::Unchanged)
+                .count(),
+            notes: plan.notes.clone(),
+        }
+    }
 }
 
 /// What the model is told in its next request after files were restored.

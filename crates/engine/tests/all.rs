@@ -17,6 +17,7 @@ mod loop_;
 mod permissions;
 mod plan;
 mod recovery;
+mod rewind;
 mod session40;
 mod special_files;
 mod stores;

@@ -286,6 +286,31 @@ pub(crate) async fn act(
             app.show_mcp(&host.mcp_servers());
             return false;
         }
+        Action::OpenRewind => {
+            match driver.rewind_points() {
+                Ok(points) => app.open_rewind_picker(&points),
+                Err(e) => app.error(e.to_string()),
+            }
+            return false;
+        }
+        Action::PlanRewind(back) => {
+            match driver.rewind_preview(back) {
+                Ok(preview) => app.open_rewind_choices(back, preview.as_ref()),
+                Err(e) => app.error(e.to_string()),
+            }
+            return false;
+        }
+        Action::Rewind {
+            back,
+            code,
+            conversation,
+            force,
+        } => Op::Rewind {
+            back,
+            code,
+            conversation,
+            force,
+        },
         Action::StopTask(id) => Op::StopTask(id),
         Action::Run(prompt) => Op::Submit(prompt),
         Action::Cancel => Op::Cancel,
@@ -327,6 +352,14 @@ pub(crate) async fn act(
         }
         (Op::SetMode(mode), Ok(_)) => app.set_mode(mode),
         (_, Ok(Applied::Said(said))) => app.info(said),
+        (
+            _,
+            Ok(Applied::Rewound {
+                status,
+                prompt,
+                files,
+            }),
+        ) => app.rewound(status, &prompt, &files),
         _ => {}
     }
     false

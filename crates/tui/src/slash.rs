@@ -24,6 +24,8 @@ pub enum SlashCommand {
     Tasks(Option<String>),
     /// `/mcp`: the MCP servers, their status, tools and prompts.
     Mcp,
+    /// `/rewind`: take the code and/or the conversation back to before a prompt.
+    Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
     Init,
     /// `/quit`.
@@ -45,7 +47,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 13] = [
+const BUILTIN: [(&str, &str); 14] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -61,6 +63,10 @@ const BUILTIN: [(&str, &str); 13] = [
     ("cost", "tokens and cost of this session"),
     ("tasks", "background shells and subagents [stop ID]"),
     ("mcp", "MCP servers: status, tools and prompts"),
+    (
+        "rewind",
+        "take the code and/or conversation back to before a prompt (Esc Esc)",
+    ),
     (
         "permissions",
         "show the rules and mode, or switch mode [mode]",
@@ -153,6 +159,7 @@ impl Commands {
             "permissions" => SlashCommand::Permissions(arg),
             "tasks" => SlashCommand::Tasks(arg),
             "mcp" => SlashCommand::Mcp,
+            "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
             other => match self.all.iter().find(|c| c.name == other && c.custom) {
@@ -223,6 +230,10 @@ mod tests {
             names,
             [
                 ("resume", "continue a stored session"),
+                (
+                    "rewind",
+                    "take the code and/or conversation back to before a prompt (Esc Esc)"
+                ),
                 ("review", "review a file")
             ]
         );

@@ -12,6 +12,11 @@ use crate::permissions::Policy;
 use crate::prompt::SystemPrompt;
 
 impl Agent {
+    /// The workspace's root (canonical).
+    pub fn workspace(&self) -> &std::path::Path {
+        self.tool_ctx.guard.root()
+    }
+
     /// Lets `approver` answer the calls the policy asks about; without one, such calls are
     /// refused with a message saying how to allow them.
     pub fn set_approver(&mut self, approver: Arc<dyn Approver>) {

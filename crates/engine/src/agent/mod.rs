@@ -11,6 +11,7 @@ mod planning;
 mod recording;
 mod recovery;
 mod repeats;
+mod rewind;
 mod setup;
 mod subagent;
 mod todos;
@@ -22,6 +23,7 @@ mod undo;
 pub use config::{AgentConfig, Fallback};
 use recovery::{Asked, Recovery};
 pub use repeats::RepeatLimits;
+pub use rewind::RewindPoint;
 use setup::new_session_id;
 pub use setup::workspace_guard;
 pub(crate) use subagent::ParentView;
@@ -224,15 +226,18 @@ impl Agent {
             Some((text, previous)) => (text.as_str(), previous.clone()),
             None => (prompt, None),
         };
-        self.checkpoint_turn(Some(prompt), events).await;
         match self.submit(prompt, events).await {
-            Ok(()) => summary.outcome = self.drive(&mut summary, events, &cancel).await,
+            Ok(()) => {
+                // Only a prompt that reached the transcript starts a checkpoint turn.
+                self.checkpoint_turn(Some(prompt), events).await;
+                summary.outcome = self.drive(&mut summary, events, &cancel).await;
+                self.checkpoint_turn(None, events).await;
+            }
             Err(message) => {
                 let _ = events.send(Event::Error { message });
                 summary.outcome = RunOutcome::Failed;
             }
         }
-        self.checkpoint_turn(None, events).await;
         if let Some((model, client)) = previous_model {
             self.set_model(model, client);
         }

@@ -64,8 +64,16 @@ impl Agent {
         if self.agent_name.is_some() {
             return;
         }
-        if let Some(prompt) = prompt {
-            checkpoints.begin_turn(prompt);
+        if let Some(prompt) = prompt
+            && let Err(e) = checkpoints.begin_turn(prompt)
+        {
+            let _ = events.send(Event::Error {
+                message: format!(
+                    "cannot keep checkpoints in {} ({e}): what this turn changes cannot be undone",
+                    checkpoints.dir().display()
+                ),
+            });
+            return;
         }
         let end = prompt.is_none();
         let taken = tokio::task::spawn_blocking(move || checkpoints.snapshot(end)).await;

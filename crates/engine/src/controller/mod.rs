@@ -10,6 +10,7 @@
 //! its end on the controller's job channel.
 
 mod answers;
+mod rewind;
 mod types;
 
 pub use answers::Answers;
@@ -40,6 +41,15 @@ pub enum Applied {
     Status(SessionStatus),
     /// What happened, in words for the user (`bg_1 killed`).
     Said(String),
+    /// The session was rewound ([`Op::Rewind`]).
+    Rewound {
+        /// The forked session's status, when the conversation was rewound.
+        status: Option<SessionStatus>,
+        /// The prompt rewound to (a front end offers it to edit and send again).
+        prompt: String,
+        /// One line per file restored or kept.
+        files: Vec<String>,
+    },
 }
 
 /// Drives one agent at a time for a front end.
@@ -136,6 +146,12 @@ impl Controller {
                     return Err(ControlError::NoQuestion(id));
                 }
             }
+            Op::Rewind {
+                back,
+                code,
+                conversation,
+                force,
+            } => return self.rewind(back, code, conversation, force).await,
             Op::Shutdown(reason) => self.shutdown(reason).await,
         }
         Ok(Applied::Done)

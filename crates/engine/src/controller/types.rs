@@ -38,6 +38,19 @@ pub enum Op {
         /// The user's answer.
         approval: crate::Approval,
     },
+    /// Take the session back to before its `back`-th last prompt: its files (`code`; a file
+    /// changed since rein wrote it only with `force`), its conversation (continued as a fork
+    /// of the session, which stays as it was), or both.
+    Rewind {
+        /// Which prompt, counted from the end (1: the latest).
+        back: usize,
+        /// Restore the files.
+        code: bool,
+        /// Restore the conversation.
+        conversation: bool,
+        /// Also restore files changed since rein wrote them.
+        force: bool,
+    },
     /// Cancel what runs and end the session.
     Shutdown(EndReason),
 }
@@ -116,6 +129,9 @@ pub enum ControlError {
          staying in the current mode"
     )]
     NoSandbox,
+    /// The agent is working; the operation needs it idle.
+    #[error("wait for the turn to end (Esc cancels it) first")]
+    Busy,
 }
 
 /// Where the controller gets agents: the front end's configuration and session store.
@@ -127,6 +143,18 @@ pub trait AgentFactory: Send + Sync {
     /// Points `agent` at `model` (a new client when the provider changes); a
     /// [`ControlError::Model`] when it cannot be used.
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError>;
+    /// An agent recording a new session forked from the stored session `from`, its
+    /// transcript `transcript` (a rewound conversation).
+    fn fork(
+        &self,
+        from: &str,
+        transcript: Vec<rein_protocol::Message>,
+    ) -> Result<Agent, ControlError> {
+        let _ = (from, transcript);
+        Err(ControlError::Session(
+            "this front end cannot fork a session".to_string(),
+        ))
+    }
 }
 
 /// What a status line shows about the session.

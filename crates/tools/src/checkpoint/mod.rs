@@ -93,7 +93,7 @@ pub enum Entry {
         /// The turns undone.
         turns: Vec<u32>,
     },
-    /// A user turn that changed files began (written before its first change).
+    /// A user turn began.
     Turn {
         /// Its number.
         turn: u32,
@@ -121,8 +121,6 @@ struct State {
     turn: u32,
     /// Bytes of contents stored.
     bytes: u64,
-    /// The current turn's prompt, until its `Turn` entry is written.
-    pending: Option<String>,
     /// The folders exist.
     made: bool,
 }
@@ -153,7 +151,6 @@ impl Checkpoints {
             state: Mutex::new(State {
                 turn,
                 bytes,
-                pending: None,
                 made: false,
             }),
             workspace: None,
@@ -197,7 +194,6 @@ impl Checkpoints {
             .unwrap_or_default();
         let name = format!("{session}/{turn}-{}", if end { "end" } else { "start" });
         let (commit, tree) = git.snapshot(Some(&name))?;
-        self.write_turn()?;
         self.append(&Entry::Snapshot {
             turn,
             end,
@@ -205,18 +201,6 @@ impl Checkpoints {
             tree,
             repo: git.top().to_path_buf(),
         })
-    }
-
-    /// Writes the current turn's `Turn` entry if it is not written yet; the turn.
-    fn write_turn(&self) -> std::io::Result<u32> {
-        let (turn, pending) = {
-            let mut state = self.state();
-            (state.turn, state.pending.take())
-        };
-        if let Some(prompt) = pending {
-            self.append(&Entry::Turn { turn, prompt })?;
-        }
-        Ok(turn)
     }
 
     /// The folder of the store.
@@ -228,11 +212,15 @@ impl Checkpoints {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Starts the next user turn, of `prompt`; its number. Nothing is written until the turn
-    /// changes a file.
-    pub fn begin_turn(&self, prompt: &str) -> u32 {
-        let mut state = self.state();
-        state.turn += 1;
+    /// Starts the next user turn, of `prompt`; its number. Every prompt of the session that
+    /// reaches the model starts one, so turns count prompts (a rewind to the k-th prompt from
+    /// the end undoes the turns from the k-th last on).
+    pub fn begin_turn(&self, prompt: &str) -> std::io::Result<u32> {
+        let turn = {
+            let mut state = self.state();
+            state.turn += 1;
+            state.turn
+        };
         let mut line = prompt
             .lines()
             .find(|l| !l.trim().is_empty())
@@ -243,8 +231,8 @@ impl Checkpoints {
             line.truncate(cut);
             line.push('…');
         }
-        state.pending = Some(line);
-        state.turn
+        self.append(&Entry::Turn { turn, prompt: line })?;
+        Ok(turn)
     }
 
     /// The current user turn.
@@ -254,7 +242,7 @@ impl Checkpoints {
 
     /// Keeps the state of each of `paths` before call `call` changes them.
     pub fn before(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
-        let turn = self.write_turn()?;
+        let turn = self.turn();
         for path in paths {
             let state = self.capture(path)?;
             self.append(&Entry::Before {

@@ -295,6 +295,34 @@ impl Checkpoints {
         Ok(outcomes)
     }
 
+    /// Lines a restore of `file` adds and removes (`None` for a file that is not text).
+    pub fn diff_stat(&self, file: &FileRestore) -> Option<(usize, usize)> {
+        let now = match std::fs::read(&file.path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(_) => return None,
+        };
+        let target = match &file.target {
+            FileState::File { hash, .. } => self.contents(hash).ok()?,
+            FileState::Absent => Vec::new(),
+            FileState::Unkept { .. } => return None,
+        };
+        let (now, target) = (
+            std::str::from_utf8(&now).ok()?,
+            std::str::from_utf8(&target).ok()?,
+        );
+        let diff = similar::TextDiff::from_lines(now, target);
+        let (mut added, mut removed) = (0, 0);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                similar::ChangeTag::Insert => added += 1,
+                similar::ChangeTag::Delete => removed += 1,
+                similar::ChangeTag::Equal => {}
+            }
+        }
+        Some((added, removed))
+    }
+
     fn write_back(&self, path: &Path, state: &FileState) -> std::io::Result<()> {
         let FileState::File { hash, mode, .. } = state else {
             return Err(std::io::Error::other("nothing kept to write back"));

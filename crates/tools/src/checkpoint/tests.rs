@@ -27,7 +27,7 @@ fn undo_brings_back_bytes_and_mode_recreates_deleted_and_removes_created() {
     std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o750)).unwrap();
     std::fs::write(&deleted, b"keep me\n").unwrap();
     let cp = store(tmp.path());
-    assert_eq!(cp.begin_turn("a prompt"), 1);
+    assert_eq!(cp.begin_turn("a prompt").unwrap(), 1);
     call(&cp, "c1", std::slice::from_ref(&edited), || {
         std::fs::write(&edited, b"echo two\n").unwrap();
         std::fs::set_permissions(&edited, std::fs::Permissions::from_mode(0o644)).unwrap();
@@ -80,7 +80,7 @@ fn a_file_changed_since_is_kept_unless_forced() {
     let file = tmp.path().join("f.txt");
     std::fs::write(&file, b"v1").unwrap();
     let cp = store(tmp.path());
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     call(&cp, "c1", std::slice::from_ref(&file), || {
         std::fs::write(&file, b"v2").unwrap()
     });
@@ -106,7 +106,7 @@ fn several_turns_go_back_to_before_the_earliest_and_in_order() {
     std::fs::write(&file, b"v0").unwrap();
     let cp = store(tmp.path());
     for (turn, text) in [(1, "v1"), (2, "v2"), (3, "v3")] {
-        assert_eq!(cp.begin_turn("a prompt"), turn);
+        assert_eq!(cp.begin_turn("a prompt").unwrap(), turn);
         call(
             &cp,
             &format!("c{turn}"),
@@ -115,7 +115,7 @@ fn several_turns_go_back_to_before_the_earliest_and_in_order() {
         );
     }
     // A turn with no file changes is not a turn to undo.
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     assert_eq!(cp.last_turns(1), vec![3]);
     cp.apply(&cp.plan(&[3]), false).unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), b"v2");
@@ -134,7 +134,7 @@ fn identical_contents_are_stored_once_and_the_cap_is_held() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("f.txt");
     let cp = Checkpoints::open(&tmp.path().join("store"), 100);
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     for i in 0..10 {
         // Contents alternate between two values: two objects.
         std::fs::write(&file, if i % 2 == 0 { "even" } else { "odd" }).unwrap();
@@ -144,7 +144,7 @@ fn identical_contents_are_stored_once_and_the_cap_is_held() {
     assert_eq!(tree_size(&cp.dir().join("objects")), 7);
     // Over the cap, the state is noted as not kept, and the undo says so.
     std::fs::write(&file, vec![b'x'; 200]).unwrap();
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     cp.before("big", std::slice::from_ref(&file)).unwrap();
     std::fs::write(&file, b"after").unwrap();
     cp.after("big", std::slice::from_ref(&file)).unwrap();
@@ -165,14 +165,14 @@ fn a_reopened_store_continues_its_turns_and_bytes() {
     std::fs::write(&file, b"v0").unwrap();
     {
         let cp = store(tmp.path());
-        cp.begin_turn("a prompt");
+        cp.begin_turn("a prompt").unwrap();
         call(&cp, "c1", std::slice::from_ref(&file), || {
             std::fs::write(&file, b"v1").unwrap()
         });
     }
     let cp = store(tmp.path());
     assert_eq!(cp.turn(), 1);
-    assert_eq!(cp.begin_turn("a prompt"), 2);
+    assert_eq!(cp.begin_turn("a prompt").unwrap(), 2);
     assert_eq!(cp.state().bytes, 2);
     // A torn last line (a crash mid-append) is skipped, the rest read.
     let index = cp.dir().join("index.jsonl");
@@ -190,7 +190,7 @@ fn the_store_is_private() {
     let file = tmp.path().join("f.txt");
     std::fs::write(&file, b"secret").unwrap();
     let cp = store(tmp.path());
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     cp.before("c1", std::slice::from_ref(&file)).unwrap();
     assert_eq!(mode(cp.dir()), 0o700);
     assert_eq!(mode(&cp.dir().join("index.jsonl")), 0o600);
@@ -206,7 +206,7 @@ fn folders_and_links_are_not_kept_but_said() {
     let link = tmp.path().join("link");
     std::os::unix::fs::symlink("target", &link).unwrap();
     let cp = store(tmp.path());
-    cp.begin_turn("a prompt");
+    cp.begin_turn("a prompt").unwrap();
     cp.before("c1", &[link.clone(), tmp.path().to_path_buf()])
         .unwrap();
     let plan = cp.plan(&[1]);
@@ -222,22 +222,20 @@ fn folders_and_links_are_not_kept_but_said() {
 }
 
 #[test]
-fn nothing_is_written_until_a_turn_changes_a_file_and_its_prompt_is_kept() {
+fn every_turn_is_written_with_the_start_of_its_prompt() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("f.txt");
     let cp = store(tmp.path());
-    cp.begin_turn("only a question");
-    assert!(!cp.dir().exists());
+    assert!(!cp.dir().exists(), "made before anything was kept");
+    cp.begin_turn("only a question").unwrap();
     let long = format!("\n  fix {}\nsecond line", "x".repeat(300));
-    assert_eq!(cp.begin_turn(&long), 2);
-    call(&cp, "c1", std::slice::from_ref(&file), || {
-        std::fs::write(&file, b"new").unwrap()
-    });
+    assert_eq!(cp.begin_turn(&long).unwrap(), 2);
     let prompts = cp.prompts();
-    assert_eq!(prompts.keys().copied().collect::<Vec<_>>(), vec![2]);
+    assert_eq!(prompts[&1], "only a question");
     let kept = &prompts[&2];
     assert!(kept.starts_with("fix xxx") && kept.ends_with('…'), "{kept}");
     assert_eq!(kept.chars().count(), PROMPT_CHARS + 1);
+    // A turn that changed nothing is not one to undo.
+    assert!(cp.last_turns(2).is_empty());
 }
 
 /// `git` in `dir`, its output; the test fails when git does.
@@ -299,7 +297,7 @@ fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
     let before = user_state(&ws);
 
     let cp = store(tmp.path()).with_workspace(&ws);
-    cp.begin_turn("run the build");
+    cp.begin_turn("run the build").unwrap();
     cp.snapshot(false).unwrap();
     // What "shell commands" did during the turn.
     std::fs::write(ws.join("tracked.txt"), "changed by a command\n").unwrap();
@@ -375,7 +373,7 @@ fn outside_git_the_plan_says_shell_changes_are_not_covered() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("f.txt");
     let cp = store(tmp.path()).with_workspace(tmp.path());
-    cp.begin_turn("p");
+    cp.begin_turn("p").unwrap();
     cp.snapshot(false).unwrap();
     call(&cp, "c1", std::slice::from_ref(&file), || {
         std::fs::write(&file, b"x").unwrap()

@@ -31,7 +31,11 @@ impl App {
                 (s.id.clone(), label)
             })
             .collect();
-        self.picker = Some(Picker::new("Resume a session", items));
+        self.picker = Some(Picker::new(
+            super::PickKind::Session,
+            "Resume a session",
+            items,
+        ));
     }
 
     /// Lists the session's background shells and subagents.
@@ -191,6 +195,7 @@ impl App {
             SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
             SlashCommand::Tasks(None) => vec![Action::ListTasks],
             SlashCommand::Mcp => vec![Action::ShowMcp],
+            SlashCommand::Rewind => vec![Action::OpenRewind],
             SlashCommand::Tasks(Some(args)) => {
                 match args.split_whitespace().collect::<Vec<_>>()[..] {
                     ["stop", id] => vec![Action::StopTask(id.to_string())],

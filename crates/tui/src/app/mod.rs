@@ -6,6 +6,7 @@
 mod commands;
 mod events;
 mod prompt;
+mod rewind;
 mod view;
 
 use std::collections::VecDeque;
@@ -17,7 +18,7 @@ use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
 use tokio::sync::oneshot;
 
-pub use prompt::{PermissionPrompt, PickOutcome, Picker, PromptOutcome};
+pub use prompt::{PermissionPrompt, PickKind, PickOutcome, Picker, PromptOutcome};
 
 use crate::input::{Input, InputOutcome};
 use crate::markdown::MarkdownStream;
@@ -56,6 +57,22 @@ pub enum Action {
     ListTasks,
     /// Show the MCP servers ([`App::show_mcp`]).
     ShowMcp,
+    /// List the prompts to rewind to ([`App::open_rewind_picker`]).
+    OpenRewind,
+    /// Show what rewinding to before the `back`-th last prompt does, and ask how
+    /// ([`App::open_rewind_choices`]).
+    PlanRewind(usize),
+    /// Rewind to before the `back`-th last prompt.
+    Rewind {
+        /// Which prompt, counted from the end.
+        back: usize,
+        /// Restore the files.
+        code: bool,
+        /// Restore the conversation (as a fork).
+        conversation: bool,
+        /// Also files changed since rein wrote them.
+        force: bool,
+    },
     /// Stop the background shell or subagent with this id.
     StopTask(String),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
@@ -108,6 +125,8 @@ pub struct App {
     /// Questions waiting behind the one shown.
     waiting: VecDeque<PermissionPrompt>,
     picker: Option<Picker>,
+    /// When Esc was last pressed on an empty, idle input (a second press opens `/rewind`).
+    last_esc: Option<Instant>,
     /// Which completion is selected while a slash command is typed.
     completion: usize,
     completion_closed: bool,
@@ -136,6 +155,7 @@ impl App {
             prompt: None,
             waiting: VecDeque::new(),
             picker: None,
+            last_esc: None,
             completion: 0,
             completion_closed: false,
             queued: VecDeque::new(),
@@ -260,8 +280,9 @@ impl App {
                     Vec::new()
                 }
                 PickOutcome::Picked(id) => {
+                    let kind = picker.kind;
                     self.picker = None;
-                    vec![Action::Resume(id)]
+                    self.picked(kind, id)
                 }
             };
         }
@@ -293,6 +314,9 @@ impl App {
             KeyCode::Esc if self.busy.is_some() && !self.cancelling => {
                 self.cancelling = true;
                 return vec![Action::Cancel];
+            }
+            KeyCode::Esc if self.busy.is_none() && self.input.is_empty() => {
+                return self.escape_twice(now);
             }
             _ => {}
         }
@@ -441,6 +465,9 @@ impl App {
 #[cfg(test)]
 #[path = "plan_tests.rs"]
 mod plan_tests;
+#[cfg(test)]
+#[path = "rewind_tests.rs"]
+mod rewind_tests;
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

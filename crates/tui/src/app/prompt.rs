@@ -260,8 +260,21 @@ fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
 pub struct Picker {
     /// What is being picked.
     pub title: String,
+    /// What the choice is for.
+    pub kind: PickKind,
     items: Vec<(String, String)>,
     selected: usize,
+}
+
+/// What a picker's choice is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickKind {
+    /// A stored session to resume (ids are session ids).
+    Session,
+    /// A prompt to rewind to (ids are its place from the end).
+    RewindPoint,
+    /// How to rewind to the prompt this far back (ids name the choice).
+    RewindHow(usize),
 }
 
 /// What a key did to the picker.
@@ -279,10 +292,11 @@ pub enum PickOutcome {
 const PICKER_ROWS: usize = 8;
 
 impl Picker {
-    /// A picker over `items`, the first selected.
-    pub fn new(title: impl Into<String>, items: Vec<(String, String)>) -> Self {
+    /// A picker over `items`, the first selected, for `kind`.
+    pub fn new(kind: PickKind, title: impl Into<String>, items: Vec<(String, String)>) -> Self {
         Self {
             title: title.into(),
+            kind,
             items,
             selected: 0,
         }

@@ -1,0 +1,67 @@
+//! `/rewind` through the controller: the prompts to choose from, what a code restore would
+//! do, and the rewind itself (files restored, conversation forked).
+
+use super::{Applied, Controller, EndReason};
+use crate::undo::RewindPreview;
+use crate::{ControlError, RewindPoint};
+
+impl Controller {
+    /// The session's prompts that can be rewound to, the latest first (the agent must be
+    /// idle).
+    pub fn rewind_points(&self) -> Result<Vec<RewindPoint>, ControlError> {
+        let agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
+        Ok(agent.rewind_points())
+    }
+
+    /// What restoring the code to before the `back`-th last prompt would do; `None` when the
+    /// session keeps no checkpoints.
+    pub fn rewind_preview(&self, back: usize) -> Result<Option<RewindPreview>, ControlError> {
+        let agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
+        let (Some(plan), Some(checkpoints)) = (agent.rewind_plan(back), agent.checkpoints()) else {
+            return Ok(None);
+        };
+        Ok(Some(RewindPreview::of(
+            checkpoints,
+            &plan,
+            agent.workspace(),
+        )))
+    }
+
+    pub(super) async fn rewind(
+        &mut self,
+        back: usize,
+        code: bool,
+        conversation: bool,
+        force: bool,
+    ) -> Result<Applied, ControlError> {
+        let (files, fork) = {
+            let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
+            let (transcript, prompt) = agent
+                .transcript_before(back)
+                .ok_or_else(|| ControlError::Session(format!("no prompt {back} back")))?;
+            let mut files = Vec::new();
+            if code {
+                let outcomes = agent
+                    .rewind_code(back, force, &self.events)
+                    .map_err(|e| ControlError::Session(format!("cannot restore the files: {e}")))?;
+                let root = agent.workspace().to_path_buf();
+                files = crate::undo::outcome_lines(&outcomes, &root);
+            }
+            let fork = conversation.then(|| (agent.session_id().to_string(), transcript));
+            (files, (fork, prompt))
+        };
+        let (fork, prompt) = fork;
+        let status = match fork {
+            Some((from, transcript)) => {
+                let forked = self.factory.fork(&from, transcript)?;
+                Some(self.replace(forked, EndReason::Resume).await)
+            }
+            None => None,
+        };
+        Ok(Applied::Rewound {
+            status,
+            prompt,
+            files,
+        })
+    }
+}
