@@ -65,7 +65,7 @@ const BUILTIN: [(&str, &str); 14] = [
     ("mcp", "MCP servers: status, tools and prompts"),
     (
         "rewind",
-        "take the code and/or conversation back to before a prompt (Esc Esc)",
+        "rewind code and/or conversation to before a prompt (Esc Esc)",
     ),
     (
         "permissions",
@@ -232,7 +232,7 @@ mod tests {
                 ("resume", "continue a stored session"),
                 (
                     "rewind",
-                    "take the code and/or conversation back to before a prompt (Esc Esc)"
+                    "rewind code and/or conversation to before a prompt (Esc Esc)"
                 ),
                 ("review", "review a file")
             ]
