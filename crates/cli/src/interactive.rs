@@ -29,6 +29,14 @@ impl AgentFactory for CliHost {
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
         AgentFactory::switch_model(&self.setup, agent, model)
     }
+
+    fn fork(
+        &self,
+        from: &str,
+        transcript: Vec<rein_protocol::Message>,
+    ) -> Result<Agent, ControlError> {
+        self.setup.fork(from, transcript)
+    }
 }
 
 impl SessionHost for CliHost {

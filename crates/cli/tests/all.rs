@@ -22,6 +22,7 @@ mod subagents;
 mod support;
 mod terminal;
 mod terminal_mcp;
+mod terminal_rewind;
 mod tmux;
 mod todos;
 mod tool;

@@ -32,6 +32,10 @@ impl AgentFactory for Factory {
         Err(ControlError::Session(format!("no stored session {id}")))
     }
 
+    fn fork(&self, from: &str, _: Vec<rein_protocol::Message>) -> Result<Agent, ControlError> {
+        Err(ControlError::Session(format!("no stored session {from}")))
+    }
+
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
         if model.starts_with("claude") {
             agent.set_model(model, client(ProviderKind::Anthropic, &self.server));

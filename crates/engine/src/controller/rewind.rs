@@ -27,6 +27,9 @@ impl Controller {
         )))
     }
 
+    /// Carries out [`crate::Op::Rewind`]: the fork is made first, so a failure changes
+    /// nothing; then the files are restored (recorded in the session they belong to), then
+    /// the fork replaces the session.
     pub(super) async fn rewind(
         &mut self,
         back: usize,
@@ -34,28 +37,26 @@ impl Controller {
         conversation: bool,
         force: bool,
     ) -> Result<Applied, ControlError> {
-        let (files, fork) = {
+        let (files, prompt, fork) = {
             let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
             let (transcript, prompt) = agent
                 .transcript_before(back)
                 .ok_or_else(|| ControlError::Session(format!("no prompt {back} back")))?;
+            let fork = match conversation {
+                true => Some(self.factory.fork(agent.session_id(), transcript)?),
+                false => None,
+            };
             let mut files = Vec::new();
             if code {
                 let outcomes = agent
                     .rewind_code(back, force, &self.events)
                     .map_err(|e| ControlError::Session(format!("cannot restore the files: {e}")))?;
-                let root = agent.workspace().to_path_buf();
-                files = crate::undo::outcome_lines(&outcomes, &root);
+                files = crate::undo::outcome_lines(&outcomes, agent.workspace());
             }
-            let fork = conversation.then(|| (agent.session_id().to_string(), transcript));
-            (files, (fork, prompt))
+            (files, prompt, fork)
         };
-        let (fork, prompt) = fork;
         let status = match fork {
-            Some((from, transcript)) => {
-                let forked = self.factory.fork(&from, transcript)?;
-                Some(self.replace(forked, EndReason::Resume).await)
-            }
+            Some(forked) => Some(self.replace(forked, EndReason::Resume).await),
             None => None,
         };
         Ok(Applied::Rewound {

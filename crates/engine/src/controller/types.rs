@@ -149,12 +149,7 @@ pub trait AgentFactory: Send + Sync {
         &self,
         from: &str,
         transcript: Vec<rein_protocol::Message>,
-    ) -> Result<Agent, ControlError> {
-        let _ = (from, transcript);
-        Err(ControlError::Session(
-            "this front end cannot fork a session".to_string(),
-        ))
-    }
+    ) -> Result<Agent, ControlError>;
 }
 
 /// What a status line shows about the session.

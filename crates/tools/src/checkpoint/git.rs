@@ -43,13 +43,26 @@ impl GitTree {
         })
     }
 
-    /// Leaves `folder` out of the snapshots (when it is inside the work tree).
+    /// Leaves `folder` out of the snapshots (when it is inside the work tree and not
+    /// ignored already: git refuses to be told to leave out what it ignores).
     pub fn excluding(mut self, folder: &Path) -> Self {
         let folder = folder
             .canonicalize()
             .unwrap_or_else(|_| folder.to_path_buf());
-        if let Ok(inside) = folder.strip_prefix(&self.top) {
-            self.excluded.push(inside.to_path_buf());
+        let Ok(inside) = folder.strip_prefix(&self.top) else {
+            return self;
+        };
+        let inside = inside.to_path_buf();
+        let ignored = self
+            .git()
+            .args(["check-ignore", "-q", "--"])
+            .arg(&folder)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ignored {
+            self.excluded.push(inside);
         }
         self
     }
