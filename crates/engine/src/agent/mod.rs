@@ -109,6 +109,8 @@ pub struct Agent {
     turns_without_todos: u32,
     /// Restores the model has not been told of yet: (turns, files).
     restored: Vec<(Vec<u32>, Vec<String>)>,
+    /// The turn's first git snapshot, being taken.
+    snapshotting: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     /// Where the `compact` tool leaves its request, when it is offered.
     compact_asked: Option<compact_tool::CompactRequest>,
     /// The names of the tools `config.tool_source` gave (replaced when they change).
@@ -174,6 +176,7 @@ impl Agent {
             repeats: Default::default(),
             turns_without_todos: 0,
             restored: Vec::new(),
+            snapshotting: None,
             compact_asked,
             sourced,
             deferred,
@@ -407,6 +410,7 @@ impl Agent {
             let record_result = move |block: &ContentBlock| {
                 recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
             };
+            self.settle_snapshot(events).await;
             let mut results = dispatch::dispatch(
                 &self.tools,
                 calls,

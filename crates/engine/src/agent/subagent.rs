@@ -163,6 +163,7 @@ impl Agent {
             repeats: Default::default(),
             turns_without_todos: 0,
             restored: Vec::new(),
+            snapshotting: None,
             compact_asked: None,
             sourced: Vec::new(),
             // Its `tool_search` (from the parent's tools) loads into the parent's list.

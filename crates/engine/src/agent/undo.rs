@@ -55,35 +55,42 @@ impl Agent {
     }
 
     /// With `prompt`, starts the checkpoints' next turn and snapshots the git work tree as
-    /// the turn finds it; without, snapshots it as the turn left it. A subagent's calls
-    /// belong to its parent's turn.
-    pub(super) async fn checkpoint_turn(&self, prompt: Option<&str>, events: &EventSender) {
+    /// the turn finds it (in the background, while the first request goes out: tools wait for
+    /// it, see [`Agent::settle_snapshot`]); without, snapshots it as the turn left it. A
+    /// subagent's calls belong to its parent's turn.
+    pub(super) async fn checkpoint_turn(&mut self, prompt: Option<&str>, events: &EventSender) {
         let Some(checkpoints) = self.tool_ctx.checkpoints.clone() else {
             return;
         };
         if self.agent_name.is_some() {
             return;
         }
-        if let Some(prompt) = prompt
-            && let Err(e) = checkpoints.begin_turn(prompt)
-        {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "cannot keep checkpoints in {} ({e}): what this turn changes cannot be undone",
-                    checkpoints.dir().display()
-                ),
-            });
+        self.settle_snapshot(events).await;
+        if let Some(prompt) = prompt {
+            if let Err(e) = checkpoints.begin_turn(prompt) {
+                let _ = events.send(Event::Error {
+                    message: format!(
+                        "cannot keep checkpoints in {} ({e}): what this turn changes cannot be \
+                         undone",
+                        checkpoints.dir().display()
+                    ),
+                });
+                return;
+            }
+            self.snapshotting = Some(tokio::task::spawn_blocking(move || {
+                checkpoints.snapshot(false)
+            }));
             return;
         }
-        let end = prompt.is_none();
-        let taken = tokio::task::spawn_blocking(move || checkpoints.snapshot(end)).await;
-        if let Ok(Err(e)) = taken {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "cannot snapshot the git work tree ({e}): what shell commands change in this \
-                     turn cannot be undone"
-                ),
-            });
+        let taken = tokio::task::spawn_blocking(move || checkpoints.snapshot(true)).await;
+        snapshot_failed(taken, events);
+    }
+
+    /// Waits for the turn's first snapshot: nothing may change the work tree before it is
+    /// taken.
+    pub(super) async fn settle_snapshot(&mut self, events: &EventSender) {
+        if let Some(pending) = self.snapshotting.take() {
+            snapshot_failed(pending.await, events);
         }
     }
 
@@ -91,5 +98,20 @@ impl Agent {
     pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
         let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;
         Some(ContentBlock::Text { text })
+    }
+}
+
+/// Says a snapshot failed, if it did.
+fn snapshot_failed(
+    taken: Result<std::io::Result<()>, tokio::task::JoinError>,
+    events: &EventSender,
+) {
+    if let Ok(Err(e)) = taken {
+        let _ = events.send(Event::Error {
+            message: format!(
+                "cannot snapshot the git work tree ({e}): what shell commands change in this \
+                 turn cannot be undone"
+            ),
+        });
     }
 }
