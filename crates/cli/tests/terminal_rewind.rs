@@ -2,35 +2,19 @@
 //! preview names the files (those a shell command made too), and "code and conversation"
 //! brings back the earlier bytes, forks the conversation and leaves the user's git alone.
 
-use std::path::Path;
+use rein_testkit::git;
 
 use crate::support::*;
 use crate::tmux::{Tmux, launcher};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rewind_restores_code_and_forks_the_conversation() {
     let Some(tmux) = Tmux::start() else {
         return;
     };
+    if !rein_testkit::has_git("rewind_restores_code_and_forks_the_conversation") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
     std::fs::write(ws.join(".gitignore"), ".rein-test-*\n").unwrap();

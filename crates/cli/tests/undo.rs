@@ -6,6 +6,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use rein_testkit::git;
+
 use crate::support::*;
 
 /// A first run (Claude's tools) creates `new.txt`, edits `script.sh`, and through `bash`
@@ -37,26 +39,6 @@ async fn run(ws: &Path, args: &[&str]) -> (bool, String) {
     (out.status.success(), said)
 }
 
-/// `git` in `dir` (never refreshing the index it may be asked about); its output.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
-    text(&out.stdout)
-}
-
 /// The user's git state: status (but rein's test data folders), stash, HEAD, the index file.
 fn git_state(ws: &Path) -> (String, String, String, Vec<u8>) {
     let status = git(ws, &["status", "--porcelain", "--untracked-files=all"])
@@ -79,6 +61,9 @@ async fn undo_takes_back_each_file_tool_and_keeps_what_the_user_changed() {
 
 #[tokio::test]
 async fn in_git_undo_takes_back_shell_changes_too_and_leaves_the_users_git_alone() {
+    if !rein_testkit::has_git("in_git_undo_takes_back_shell_changes_too") {
+        return;
+    }
     undo_a_session(true).await;
 }
 

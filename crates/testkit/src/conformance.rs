@@ -70,3 +70,36 @@ pub fn git_init(dir: &Path) -> Result<(), String> {
         Err(format!("git init failed in {}", dir.display()))
     }
 }
+
+/// Runs `git args` in `dir` as a test's user would (a fixed identity, no signing, and no
+/// optional locks, so `git status` never refreshes the index a test compares); its output.
+/// Panics, with git's message, when git fails: a test's own git steps must work.
+#[allow(clippy::panic)] // A test helper: failing the test is its job.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether git is here to test with (under `CI=true` its absence fails the test; elsewhere the
+/// test skips, saying so).
+pub fn has_git(test: &str) -> bool {
+    crate::require("git", "--version", test)
+}

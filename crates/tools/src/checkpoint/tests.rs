@@ -1,5 +1,7 @@
 use std::os::unix::fs::PermissionsExt;
 
+use rein_testkit::git;
+
 use super::*;
 
 fn store(dir: &Path) -> Checkpoints {
@@ -238,31 +240,6 @@ fn every_turn_is_written_with_the_start_of_its_prompt() {
     assert!(cp.last_turns(2).is_empty());
 }
 
-/// `git` in `dir`, its output; the test fails when git does.
-fn git(dir: &Path, args: &[&str]) -> String {
-    // No optional locks: `git status` here must not refresh the index it checks.
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// What the user's git state is: status, stash, HEAD's ref and commit, the index file.
 fn user_state(dir: &Path) -> (String, String, String, String, Vec<u8>) {
     (
@@ -276,6 +253,9 @@ fn user_state(dir: &Path) -> (String, String, String, String, Vec<u8>) {
 
 #[test]
 fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
+    if !rein_testkit::has_git("in_git_shell_changes_are_taken_back") {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     std::fs::create_dir(&ws).unwrap();
