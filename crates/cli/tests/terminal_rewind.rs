@@ -44,8 +44,11 @@ async fn rewind_restores_code_and_forks_the_conversation() {
     tmux.type_text("say more");
     tmux.keys(&["Enter"]);
     tmux.wait_for("done two").await;
+    tmux.wait_idle().await;
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "two\n");
 
+    // tmux holds a lone Escape for `escape-time` (500 ms) to see whether a sequence follows.
+    tmux.run(&["set", "-s", "escape-time", "0"]);
     tmux.keys(&["Escape"]);
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("Rewind to before which prompt").await;

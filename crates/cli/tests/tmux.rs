@@ -77,6 +77,21 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Waits until no run is going (the live area no longer offers Esc to cancel).
+    pub async fn wait_idle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.screen().contains("esc to cancel") {
+            assert!(
+                Instant::now() < deadline,
+                "the run never ended:\n{}",
+                self.screen()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         self.run(&["kill-server"]);

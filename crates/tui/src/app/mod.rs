@@ -316,6 +316,10 @@ impl App {
                 return vec![Action::Cancel];
             }
             KeyCode::Esc if self.busy.is_none() && self.input.is_empty() => {
+                // Two presses read at once arrive as one Esc with Alt.
+                if key.modifiers.contains(KeyModifiers::ALT) {
+                    return vec![Action::OpenRewind];
+                }
                 return self.escape_twice(now);
             }
             _ => {}

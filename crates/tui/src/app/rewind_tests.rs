@@ -27,6 +27,16 @@ fn esc_twice_on_an_empty_input_opens_rewind_and_once_does_not() {
         key(&mut app, KeyCode::Esc, later + Duration::from_millis(200)),
         vec![Action::OpenRewind]
     );
+    // Two presses the terminal delivered together read as Alt-Esc.
+    assert_eq!(
+        press(
+            &mut super::tests::app(),
+            KeyCode::Esc,
+            KeyModifiers::ALT,
+            now
+        ),
+        vec![Action::OpenRewind]
+    );
     // With text in the input, Esc does not rewind.
     let mut typing = super::tests::app();
     key(&mut typing, KeyCode::Char('x'), now);
