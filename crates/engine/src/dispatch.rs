@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, Event};
-use rein_tools::{CallFacts, CallKind, Progress, ToolContext, ToolOutput, ToolRegistry};
+use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::EventSender;
@@ -235,6 +235,9 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
 /// for the model when they could not be kept (the call still runs).
 fn keep_before(ctx: &ToolContext, facts: &CallFacts, id: &str) -> Option<String> {
     let checkpoints = ctx.checkpoints.as_ref()?;
+    if facts.effect != Effect::ReadOnly {
+        checkpoints.note_change();
+    }
     if facts.kind != CallKind::Edit || facts.writes.is_empty() {
         return None;
     }

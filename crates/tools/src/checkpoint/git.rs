@@ -23,6 +23,10 @@ pub struct GitTree {
 impl GitTree {
     /// The git work tree holding `workspace`; `None` when there is none (or no `git`).
     pub fn find(workspace: &Path) -> Option<Self> {
+        // Most folders are not in git: a look for `.git` saves starting git to be told so.
+        if !workspace.ancestors().any(|dir| dir.join(".git").exists()) {
+            return None;
+        }
         let out = git_in(workspace)
             .args(["rev-parse", "--show-toplevel", "--absolute-git-dir"])
             .stderr(Stdio::null())
@@ -83,10 +87,11 @@ impl GitTree {
         &self.top
     }
 
-    /// Writes the workspace's files as they are now as a commit (on top of HEAD when there
-    /// is one) and, with `keep`, points the ref `keep` (under `refs/rein/`) at it; the
-    /// commit's id and its tree's.
-    pub fn snapshot(&self, keep: Option<&str>) -> std::io::Result<(String, String)> {
+    /// Writes the workspace's files as they are now as a tree object and, with `keep`,
+    /// points the ref `keep` (under `refs/rein/`) at it, so no garbage collection takes it;
+    /// the tree's id. (A tree, not a commit: nothing reads a snapshot's history, and every
+    /// git started costs a few milliseconds.)
+    pub fn snapshot(&self, keep: Option<&str>) -> std::io::Result<String> {
         let scratch = tempfile::Builder::new().prefix("rein-index").tempdir()?;
         let index = scratch.path().join("index");
         // The user's index as a start: its stat data saves re-reading unchanged files.
@@ -101,29 +106,12 @@ impl GitTree {
         };
         with_index(&["add", "--all"], &self.pathspec())?;
         let tree = with_index(&["write-tree"], &[])?.trim().to_string();
-        let head = run({
-            let mut cmd = self.git();
-            cmd.args(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
-            cmd
-        })
-        .ok();
-        let mut commit = self.git();
-        commit
-            .args(["commit-tree", &tree, "-m", "rein snapshot"])
-            .env("GIT_AUTHOR_NAME", "rein")
-            .env("GIT_AUTHOR_EMAIL", "rein@localhost")
-            .env("GIT_COMMITTER_NAME", "rein")
-            .env("GIT_COMMITTER_EMAIL", "rein@localhost");
-        if let Some(head) = &head {
-            commit.args(["-p", head.trim()]);
-        }
-        let commit = run(commit)?.trim().to_string();
         if let Some(name) = keep {
             let mut cmd = self.git();
-            cmd.args(["update-ref", &format!("refs/rein/{name}"), &commit]);
+            cmd.args(["update-ref", &format!("refs/rein/{name}"), &tree]);
             run(cmd)?;
         }
-        Ok((commit, tree))
+        Ok(tree)
     }
 
     /// The workspace's files that differ between snapshots `a` and `b`.
@@ -139,12 +127,12 @@ impl GitTree {
             .collect())
     }
 
-    /// A file's contents and mode in snapshot `commit`: `Ok(None)` when it is not there,
+    /// A file's contents and mode in snapshot `tree`: `Ok(None)` when it is not there,
     /// `Err` with the reason when it is there but not a regular file.
-    pub fn file(&self, commit: &str, path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
+    pub fn file(&self, tree: &str, path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
         let relative = path.strip_prefix(&self.top).unwrap_or(path);
         let mut cmd = self.git();
-        cmd.args(["ls-tree", "-z", commit, "--"]).arg(relative);
+        cmd.args(["ls-tree", "-z", tree, "--"]).arg(relative);
         let listed = run_bytes(cmd)?;
         let Some(entry) = listed.split(|b| *b == 0).find(|e| !e.is_empty()) else {
             return Ok(None);

@@ -80,9 +80,7 @@ pub enum Entry {
         turn: u32,
         /// Taken at its end (else at its start).
         end: bool,
-        /// The snapshot's commit.
-        commit: String,
-        /// Its tree (equal trees: nothing changed).
+        /// The snapshot: a tree object (equal trees: nothing changed).
         tree: String,
         /// The work tree's top folder (whose repository holds the snapshot's ref).
         #[serde(default)]
@@ -121,6 +119,10 @@ struct State {
     turn: u32,
     /// Bytes of contents stored.
     bytes: u64,
+    /// The current turn's first snapshot.
+    start_tree: Option<String>,
+    /// A call that may change files ran in the current turn.
+    changed: bool,
     /// The folders exist.
     made: bool,
 }
@@ -151,6 +153,8 @@ impl Checkpoints {
             state: Mutex::new(State {
                 turn,
                 bytes,
+                start_tree: None,
+                changed: false,
                 made: false,
             }),
             workspace: None,
@@ -192,15 +196,32 @@ impl Checkpoints {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let name = format!("{session}/{turn}-{}", if end { "end" } else { "start" });
-        let (commit, tree) = git.snapshot(Some(&name))?;
+        let unchanged = {
+            let state = self.state();
+            state.start_tree.clone().filter(|_| end && !state.changed)
+        };
+        let tree = match unchanged {
+            // Nothing that could change a file ran: the turn left the tree it found.
+            Some(tree) => tree,
+            None => {
+                let name = format!("{session}/{turn}-{}", if end { "end" } else { "start" });
+                git.snapshot(Some(&name))?
+            }
+        };
+        if !end {
+            self.state().start_tree = Some(tree.clone());
+        }
         self.append(&Entry::Snapshot {
             turn,
             end,
-            commit,
             tree,
             repo: git.top().to_path_buf(),
         })
+    }
+
+    /// A call that may change files is about to run (the turn's end is snapshotted then).
+    pub fn note_change(&self) {
+        self.state().changed = true;
     }
 
     /// The folder of the store.
@@ -219,6 +240,8 @@ impl Checkpoints {
         let turn = {
             let mut state = self.state();
             state.turn += 1;
+            state.start_tree = None;
+            state.changed = false;
             state.turn
         };
         let mut line = prompt

@@ -218,18 +218,18 @@ impl Checkpoints {
                 Entry::Snapshot {
                     turn,
                     end: false,
-                    commit,
+                    tree,
                     ..
                 } if turn == first => {
-                    start = Some(commit);
+                    start = Some(tree);
                 }
                 Entry::Snapshot {
                     turn,
                     end: true,
-                    commit,
+                    tree,
                     ..
                 } if turn == last => {
-                    end = Some(commit);
+                    end = Some(tree);
                 }
                 _ => {}
             }
@@ -239,7 +239,7 @@ impl Checkpoints {
                 "no snapshot of the work tree for those turns",
             ));
         };
-        let (now, _) = git.snapshot(None)?;
+        let now = git.snapshot(None)?;
         let since = git.changed(&end, &now)?;
         for path in git.changed(&start, &end)? {
             if files.iter().any(|f| f.path == path) {

@@ -279,7 +279,8 @@ fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
     let cp = store(tmp.path()).with_workspace(&ws);
     cp.begin_turn("run the build").unwrap();
     cp.snapshot(false).unwrap();
-    // What "shell commands" did during the turn.
+    // What "shell commands" did during the turn (dispatch notes each call that may write).
+    cp.note_change();
     std::fs::write(ws.join("tracked.txt"), "changed by a command\n").unwrap();
     std::fs::remove_file(ws.join("gone.txt")).unwrap();
     std::fs::write(ws.join("made.txt"), "new\n").unwrap();
@@ -366,4 +367,35 @@ fn outside_git_the_plan_says_shell_changes_are_not_covered() {
         "{:?}",
         plan.notes
     );
+}
+
+#[test]
+fn a_turn_that_ran_nothing_that_writes_reuses_its_first_snapshot() {
+    if !rein_testkit::has_git("a_turn_that_ran_nothing_that_writes") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    git(&ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+    let cp = store(tmp.path()).with_workspace(&ws);
+    cp.begin_turn("a question").unwrap();
+    cp.snapshot(false).unwrap();
+    // Even a change (the user's, say) is not looked for: no call of the turn could write.
+    std::fs::write(ws.join("a.txt"), "b\n").unwrap();
+    cp.snapshot(true).unwrap();
+    let trees: Vec<String> = cp
+        .entries()
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Snapshot { tree, .. } => Some(tree),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(trees.len(), 2);
+    assert_eq!(trees[0], trees[1]);
+    assert!(cp.last_turns(1).is_empty());
+    let refs = git(&ws, &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(refs.trim(), "refs/rein/store/1-start");
 }
