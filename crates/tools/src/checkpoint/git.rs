@@ -127,6 +127,15 @@ impl GitTree {
             .collect())
     }
 
+    /// Whether snapshot `tree` holds `path`.
+    pub fn has(&self, tree: &str, path: &Path) -> std::io::Result<bool> {
+        let relative = path.strip_prefix(&self.top).unwrap_or(path);
+        let mut cmd = self.git();
+        cmd.args(["ls-tree", "-z", "--name-only", tree, "--"])
+            .arg(relative);
+        Ok(!run_bytes(cmd)?.is_empty())
+    }
+
     /// A file's contents and mode in snapshot `tree`: `Ok(None)` when it is not there,
     /// `Err` with the reason when it is there but not a regular file.
     pub fn file(&self, tree: &str, path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {

@@ -201,7 +201,8 @@ impl Checkpoints {
 
     /// Adds to `files` the other files the git snapshots show `turns` changed: each goes back
     /// to the snapshot at the start of the earliest; one changed since the end of the latest
-    /// is marked so.
+    /// is marked so. A file-tool file the snapshots hold is judged by them too: what a command
+    /// of the same turn did to it after the tool (`chmod +x`) is rein's, not the user's.
     fn plan_tree(
         &self,
         git: &super::GitTree,
@@ -241,6 +242,13 @@ impl Checkpoints {
         };
         let now = git.snapshot(None)?;
         let since = git.changed(&end, &now)?;
+        for file in files.iter_mut().filter(|f| f.changed_since) {
+            if !since.contains(&file.path)
+                && (git.has(&end, &file.path)? || git.has(&now, &file.path)?)
+            {
+                file.changed_since = false;
+            }
+        }
         for path in git.changed(&start, &end)? {
             if files.iter().any(|f| f.path == path) {
                 continue;

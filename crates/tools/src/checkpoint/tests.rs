@@ -399,3 +399,41 @@ fn a_turn_that_ran_nothing_that_writes_reuses_its_first_snapshot() {
     let refs = git(&ws, &["for-each-ref", "--format=%(refname)"]);
     assert_eq!(refs.trim(), "refs/rein/store/1-start");
 }
+
+#[test]
+fn a_file_a_command_changed_after_a_file_tool_in_the_same_turn_is_still_reins() {
+    if !rein_testkit::has_git("a_file_a_command_changed_after_a_file_tool") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    git(&ws, &["init", "-q"]);
+    let script = ws.join("run.sh");
+    std::fs::write(&script, "echo one\n").unwrap();
+    let cp = store(tmp.path()).with_workspace(&ws);
+    cp.begin_turn("make it run").unwrap();
+    cp.snapshot(false).unwrap();
+    cp.note_change();
+    call(&cp, "c1", std::slice::from_ref(&script), || {
+        std::fs::write(&script, "echo two\n").unwrap()
+    });
+    // Then `chmod +x run.sh` through bash, in the same turn.
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    cp.snapshot(true).unwrap();
+    let plan = cp.plan(&[1]);
+    assert!(!plan.files[0].changed_since, "{plan:?}");
+    cp.apply(&plan, false).unwrap();
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo one\n");
+    assert_eq!(mode(&script) & 0o111, 0);
+    // A change after the turn still counts as the user's.
+    cp.begin_turn("again").unwrap();
+    cp.snapshot(false).unwrap();
+    cp.note_change();
+    call(&cp, "c2", std::slice::from_ref(&script), || {
+        std::fs::write(&script, "echo three\n").unwrap()
+    });
+    cp.snapshot(true).unwrap();
+    std::fs::write(&script, "echo the user's\n").unwrap();
+    assert!(cp.plan(&[2]).files[0].changed_since);
+}
