@@ -31,6 +31,20 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
             workspace.display()
         )));
     }
+    // A session open in another rein may still be changing files: undo from there.
+    let mut writer = match store.append_to(&id) {
+        Ok(writer) => Some(writer),
+        Err(rein_engine::session::SessionError::InUse { .. }) => {
+            return Err(Exit::usage(format!(
+                "session {id} is open in another rein process, which may still be changing \
+                 files: use /rewind there, or end it first"
+            )));
+        }
+        Err(e) => {
+            eprintln!("rein: warning: the session will not know of this undo: {e}");
+            None
+        }
+    };
     let dir = undo::checkpoints_dir(&data_dir.join("checkpoints"), &workspace, &id);
     // Nothing is written to the store but the undo's own entry: the cap does not matter.
     let checkpoints = Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace);
@@ -76,12 +90,10 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
         println!("  every file is already as it was");
     }
     let files = undo::changed_files(&outcomes, &workspace);
-    if !files.is_empty() {
-        let recorded = store.append_to(&id).and_then(|mut writer| {
-            writer.append(&SessionRecord::Restored {
-                turns: plan.turns.clone(),
-                files,
-            })
+    if let Some(writer) = writer.as_mut().filter(|_| !files.is_empty()) {
+        let recorded = writer.append(&SessionRecord::Restored {
+            turns: plan.turns.clone(),
+            files,
         });
         if let Err(e) = recorded {
             eprintln!("rein: warning: the session will not know of this undo: {e}");

@@ -250,3 +250,34 @@ async fn undo_says_plainly_when_there_is_nothing_to_take_back() {
     let (ok, said) = run(dir.path(), &["undo", "--session", "nope"]).await;
     assert!(!ok && said.contains("no session nope"), "{said}");
 }
+
+#[tokio::test]
+async fn a_session_open_in_another_rein_is_not_undone_under_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}]}, {"text": "done"}]}"#).await;
+    let (ok, said) = run(
+        dir.path(),
+        &[
+            "exec",
+            "--base-url",
+            &server.url(),
+            "--permission-mode",
+            "bypass",
+            "write",
+        ],
+    )
+    .await;
+    assert!(ok, "{said}");
+    // Another rein holds the session file's lock, as a running session does.
+    let held = std::fs::File::open(&session_files(dir.path())[0]).unwrap();
+    held.lock().unwrap();
+    let (ok, said) = run(dir.path(), &["undo"]).await;
+    assert!(
+        !ok && said.contains("open in another rein process"),
+        "{said}"
+    );
+    assert!(dir.path().join("a.txt").exists());
+    held.unlock().unwrap();
+    let (ok, said) = run(dir.path(), &["undo"]).await;
+    assert!(ok && said.contains("deleted  a.txt"), "{said}");
+}

@@ -219,3 +219,50 @@ async fn a_code_only_rewind_keeps_the_conversation_and_tells_the_model() {
     let next = server.requests().last().unwrap().body.to_string();
     assert_eq!(next.matches("The user took back changes").count(), 1);
 }
+
+#[tokio::test]
+async fn files_are_not_rewound_while_background_work_may_still_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let server = Arc::new(
+        mock(
+            r#"{"turns": [
+              {"tool_calls": [
+                {"name": "write_file", "arguments": {"path": "a.txt", "content": "one\n"}},
+                {"name": "bash", "arguments": {"command": "sleep 30", "run_in_background": true}}
+              ]},
+              {"text": "started"}
+            ]}"#,
+        )
+        .await,
+    );
+    let data = dir.path().join("data");
+    let first = agent_with_checkpoints(&server, &ws, &data);
+    let factory = Arc::new(Factory {
+        server: Arc::clone(&server),
+        workspace: ws.clone(),
+        data,
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    controller.apply(Op::Submit("start".into())).await.unwrap();
+    finish(&mut events).await;
+    let rewind = Op::Rewind {
+        back: 1,
+        code: true,
+        conversation: false,
+        force: false,
+    };
+    let refused = controller.apply(rewind.clone()).await.unwrap_err();
+    assert!(
+        refused.to_string().contains("bg_1 (sleep 30)")
+            && refused.to_string().contains("/tasks stop"),
+        "{refused}"
+    );
+    assert!(ws.join("a.txt").exists(), "a refused rewind changed a file");
+    controller.apply(Op::StopTask("bg_1".into())).await.unwrap();
+    controller.apply(rewind).await.unwrap();
+    assert!(!ws.join("a.txt").exists());
+}

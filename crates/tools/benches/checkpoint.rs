@@ -1,6 +1,6 @@
 //! Checkpoints: what keeping a file's earlier state costs per edit of a 1 MB file (the
 //! `before` and `after` entries dispatch writes around the call), the store's size after 1,000
-//! edits of one file, and a git snapshot of a 5,000-file work tree. Run with
+//! edits of one file, and a git snapshot of a 10,000-file, 200 MB work tree. Run with
 //! `cargo bench -p rein-tools --bench checkpoint`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -101,10 +101,10 @@ fn main() {
     }
 
     let repo = dir.path().join("repo");
-    for n in 0..5000 {
+    for n in 0..10_000 {
         let sub = repo.join(format!("src/m{}", n / 100));
         std::fs::create_dir_all(&sub).unwrap();
-        std::fs::write(sub.join(format!("f{n}.rs")), text(2048, n)).unwrap();
+        std::fs::write(sub.join(format!("f{n}.rs")), text(21 * 1024, n)).unwrap();
     }
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
@@ -118,7 +118,7 @@ fn main() {
         for k in 0..10 {
             std::fs::write(
                 repo.join(format!("src/m{k}/f{}.rs", k * 100)),
-                text(2048, n * 10 + k + 1),
+                text(21 * 1024, n * 10 + k + 1),
             )
             .unwrap();
         }
@@ -127,7 +127,8 @@ fn main() {
         snaps.push(started.elapsed());
     }
     println!(
-        "git snapshot of a 5,000-file work tree (10 files changed, median of 7): {:.1} ms",
+        "git snapshot of a 10,000-file, {} MB work tree (10 files changed, median of 7): {:.1} ms",
+        tree_size(&repo.join("src")) / (1024 * 1024),
         median(snaps).as_secs_f64() * 1000.0
     );
 }

@@ -37,6 +37,9 @@ impl Controller {
         conversation: bool,
         force: bool,
     ) -> Result<Applied, ControlError> {
+        if code {
+            self.no_background_writers()?;
+        }
         let (files, prompt, fork) = {
             let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
             let (transcript, prompt) = agent
@@ -64,5 +67,25 @@ impl Controller {
             prompt,
             files,
         })
+    }
+
+    /// Files cannot be put back while background work may still write them: it is refused,
+    /// naming the work and how to stop it.
+    fn no_background_writers(&self) -> Result<(), ControlError> {
+        let running: Vec<String> = self
+            .background
+            .list()
+            .into_iter()
+            .filter(|t| t.running)
+            .map(|t| format!("{} ({})", t.id, t.label.lines().next().unwrap_or("")))
+            .collect();
+        if running.is_empty() {
+            return Ok(());
+        }
+        Err(ControlError::Session(format!(
+            "background work is still running and may change files: {}; stop it first \
+             (/tasks stop ID), then rewind",
+            running.join(", ")
+        )))
     }
 }
