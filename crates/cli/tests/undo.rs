@@ -31,6 +31,23 @@ fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
 
+/// `rein exec` of `prompt` in `ws` against `server`, every call allowed.
+async fn exec_bypass(ws: &Path, server: &rein_testkit::MockServer, prompt: &str) -> (bool, String) {
+    let url = server.url();
+    run(
+        ws,
+        &[
+            "exec",
+            "--base-url",
+            &url,
+            "--permission-mode",
+            "bypass",
+            prompt,
+        ],
+    )
+    .await
+}
+
 async fn run(ws: &Path, args: &[&str]) -> (bool, String) {
     let mut cmd = rein(ws);
     cmd.args(args);
@@ -228,18 +245,7 @@ async fn undo_says_plainly_when_there_is_nothing_to_take_back() {
     let (ok, said) = run(dir.path(), &["undo"]).await;
     assert!(!ok && said.contains("no stored session"), "{said}");
     let server = mock(r#"{"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi > shell.txt"}}]}, {"text": "done"}]}"#).await;
-    let (ok, said) = run(
-        dir.path(),
-        &[
-            "exec",
-            "--base-url",
-            &server.url(),
-            "--permission-mode",
-            "bypass",
-            "hi",
-        ],
-    )
-    .await;
+    let (ok, said) = exec_bypass(dir.path(), &server, "hi").await;
     assert!(ok, "{said}");
     let (ok, said) = run(dir.path(), &["undo"]).await;
     assert!(ok, "{said}");
@@ -255,18 +261,7 @@ async fn undo_says_plainly_when_there_is_nothing_to_take_back() {
 async fn a_session_open_in_another_rein_is_not_undone_under_it() {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}]}, {"text": "done"}]}"#).await;
-    let (ok, said) = run(
-        dir.path(),
-        &[
-            "exec",
-            "--base-url",
-            &server.url(),
-            "--permission-mode",
-            "bypass",
-            "write",
-        ],
-    )
-    .await;
+    let (ok, said) = exec_bypass(dir.path(), &server, "write").await;
     assert!(ok, "{said}");
     // Another rein holds the session file's lock, as a running session does.
     let held = std::fs::File::open(&session_files(dir.path())[0]).unwrap();

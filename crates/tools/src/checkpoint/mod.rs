@@ -265,30 +265,36 @@ impl Checkpoints {
 
     /// Keeps the state of each of `paths` before call `call` changes them.
     pub fn before(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
-        let turn = self.turn();
-        for path in paths {
-            let state = self.capture(path)?;
-            self.append(&Entry::Before {
-                turn,
-                call: call.to_string(),
-                path: path.clone(),
-                state,
-            })?;
-        }
-        Ok(())
+        self.note(call, paths, true)
     }
 
     /// Notes what call `call` left at each of `paths` (without keeping the contents).
     pub fn after(&self, call: &str, paths: &[PathBuf]) -> std::io::Result<()> {
+        self.note(call, paths, false)
+    }
+
+    fn note(&self, call: &str, paths: &[PathBuf], before: bool) -> std::io::Result<()> {
         let turn = self.turn();
         for path in paths {
-            let state = observe(path)?;
-            self.append(&Entry::After {
-                turn,
-                call: call.to_string(),
-                path: path.clone(),
-                state,
-            })?;
+            let (call, path) = (call.to_string(), path.clone());
+            let entry = if before {
+                let state = self.capture(&path)?;
+                Entry::Before {
+                    turn,
+                    call,
+                    path,
+                    state,
+                }
+            } else {
+                let state = observe(&path)?;
+                Entry::After {
+                    turn,
+                    call,
+                    path,
+                    state,
+                }
+            };
+            self.append(&entry)?;
         }
         Ok(())
     }

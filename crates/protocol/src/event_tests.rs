@@ -1,0 +1,202 @@
+use super::*;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+#[test]
+fn envelope_carries_the_schema_version_next_to_the_event_tag() {
+    let line = serde_json::to_value(EventEnvelope::from(Event::TurnStart { turn: 3 })).unwrap();
+    assert_eq!(
+        line,
+        json!({"v": EVENT_SCHEMA_VERSION, "type": "turn_start", "turn": 3})
+    );
+}
+
+#[test]
+fn result_without_cost_omits_the_field_and_round_trips() {
+    let event = Event::Result {
+        outcome: RunOutcome::MaxTurns,
+        text: String::new(),
+        turns: 2,
+        usage: Usage::default(),
+        cost_usd: None,
+        duration_ms: 5,
+        session_usage: Usage::default(),
+        session_cost_usd: None,
+    };
+    let value = serde_json::to_value(EventEnvelope::from(event.clone())).unwrap();
+    assert!(value.get("cost_usd").is_none());
+    assert_eq!(value["outcome"], "max_turns");
+    let back: EventEnvelope = serde_json::from_value(value).unwrap();
+    assert_eq!(back.event, event);
+}
+
+/// One event of each kind; the match makes a new kind fail to compile until it is listed
+/// here (and so checked against the documentation).
+fn one_of_each() -> Vec<Event> {
+    let text = || String::from("x");
+    let events = vec![
+        Event::SessionStart {
+            session_id: text(),
+            provider: text(),
+            model: text(),
+            cwd: text(),
+            tools: vec![],
+        },
+        Event::TurnStart { turn: 1 },
+        Event::TextDelta { text: text() },
+        Event::ThinkingDelta { text: text() },
+        Event::Retry {
+            attempt: 1,
+            delay_ms: 1,
+            reason: text(),
+        },
+        Event::ModelFallback {
+            from: text(),
+            to: text(),
+            reason: text(),
+        },
+        Event::ToolsChanged {
+            added: vec![text()],
+            removed: vec![],
+        },
+        Event::FilesRestored {
+            turns: vec![1],
+            files: vec![text()],
+        },
+        Event::AssistantMessage {
+            message: Message {
+                role: crate::Role::Assistant,
+                content: vec![],
+            },
+        },
+        Event::ToolCallStart {
+            id: text(),
+            name: text(),
+            input: json!({}),
+            summary: text(),
+        },
+        Event::Permission {
+            id: text(),
+            name: text(),
+            decision: PermissionVerdict::Allow,
+            reason: text(),
+        },
+        Event::PermissionRequest {
+            id: text(),
+            name: text(),
+            input: json!({}),
+            reason: text(),
+        },
+        Event::Compaction {
+            trigger: text(),
+            tokens_before: 2,
+            tokens_after: 1,
+            kept_messages: 1,
+        },
+        Event::HookRun {
+            event: text(),
+            command: text(),
+            exit_code: None,
+            blocked: false,
+            message: None,
+        },
+        Event::ToolOutputDelta {
+            id: text(),
+            text: text(),
+        },
+        Event::ToolCallEnd {
+            id: text(),
+            name: text(),
+            output: text(),
+            is_error: false,
+            duration_ms: 1,
+        },
+        Event::Usage {
+            usage: Usage::default(),
+            cost_usd: None,
+        },
+        Event::TurnEnd {
+            turn: 1,
+            stop_reason: StopReason::EndTurn,
+        },
+        Event::Subagent {
+            parent_tool_use_id: text(),
+            agent: text(),
+            event: Box::new(Event::TurnStart { turn: 1 }),
+        },
+        Event::Todos {
+            todos: vec![TodoItem {
+                content: text(),
+                status: TodoStatus::InProgress,
+                active_form: text(),
+            }],
+        },
+        Event::Error { message: text() },
+        Event::Result {
+            outcome: RunOutcome::Completed,
+            text: text(),
+            turns: 1,
+            usage: Usage::default(),
+            cost_usd: None,
+            duration_ms: 1,
+            session_usage: Usage::default(),
+            session_cost_usd: None,
+        },
+    ];
+    for event in &events {
+        match event {
+            Event::SessionStart { .. }
+            | Event::TurnStart { .. }
+            | Event::TextDelta { .. }
+            | Event::ThinkingDelta { .. }
+            | Event::Retry { .. }
+            | Event::ModelFallback { .. }
+            | Event::ToolsChanged { .. }
+            | Event::FilesRestored { .. }
+            | Event::AssistantMessage { .. }
+            | Event::ToolCallStart { .. }
+            | Event::Permission { .. }
+            | Event::PermissionRequest { .. }
+            | Event::Compaction { .. }
+            | Event::HookRun { .. }
+            | Event::ToolOutputDelta { .. }
+            | Event::ToolCallEnd { .. }
+            | Event::Usage { .. }
+            | Event::TurnEnd { .. }
+            | Event::Subagent { .. }
+            | Event::Todos { .. }
+            | Event::Error { .. }
+            | Event::Result { .. } => {}
+        }
+    }
+    events
+}
+
+const DOC: &str = include_str!("../../../docs/stream-json.md");
+
+#[test]
+fn every_event_is_documented_with_its_fields() {
+    for event in one_of_each() {
+        let value = serde_json::to_value(EventEnvelope::from(event)).unwrap();
+        let kind = value["type"].as_str().unwrap().to_string();
+        let row = DOC
+            .lines()
+            .find(|line| line.starts_with(&format!("| `{kind}` |")))
+            .unwrap_or_else(|| panic!("{kind} is not in docs/stream-json.md"));
+        for field in value.as_object().unwrap().keys() {
+            if field != "v" && field != "type" {
+                assert!(row.contains(&format!("`{field}`")), "{kind}: {field}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_documented_run_parses() {
+    let lines: Vec<&str> = DOC.lines().filter(|l| l.starts_with("{\"v\":1")).collect();
+    assert!(lines.len() > 10, "the example run is in the document");
+    for line in lines {
+        let envelope: EventEnvelope = serde_json::from_str(line).unwrap();
+        assert_eq!(envelope.v, EVENT_SCHEMA_VERSION);
+    }
+}
