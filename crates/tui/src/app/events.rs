@@ -122,9 +122,8 @@ impl App {
             Event::ToolsChanged { added, removed } => {
                 self.info(rein_protocol::tools_changed(&added, &removed))
             }
-            Event::FilesRestored { turns, files } => {
-                self.info(rein_protocol::files_restored(&turns, &files))
-            }
+            // Only `/rewind` restores files here, and it lists each file itself.
+            Event::FilesRestored { .. } => {}
             Event::ModelFallback { from, to, reason } => {
                 self.status.model = to.clone();
                 self.info(format!(
