@@ -74,8 +74,9 @@ async fn rewind_restores_code_and_forks_the_conversation() {
         screen
             .lines()
             .rev()
-            .take(6)
-            .any(|l| l.contains("make changes")),
+            .filter(|l| !l.trim().is_empty())
+            .take(4)
+            .any(|l| l.starts_with("› make changes")),
         "{screen}"
     );
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "one\n");
