@@ -309,7 +309,8 @@ pub fn agent_config(
     agent.sensitive_paths = sensitive_paths(config, env);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
-    agent.checkpoints_root = data_dir(env).map(|dir| dir.join("checkpoints"));
+    agent.checkpoints_root =
+        data_dir(env).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
     }

@@ -45,7 +45,7 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
             None
         }
     };
-    let dir = undo::checkpoints_dir(&data_dir.join("checkpoints"), &workspace, &id);
+    let dir = undo::checkpoints_dir(&data_dir.join(undo::CHECKPOINTS_FOLDER), &workspace, &id);
     // Nothing is written to the store but the undo's own entry: the cap does not matter.
     let checkpoints = Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace);
     let turns = checkpoints.last_turns(args.turns as usize);

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use rein_tools::checkpoint::{Checkpoints, RestoreAction, RestoreOutcome, UndoPlan};
 
+/// The folder of rein's data folder that holds every session's checkpoints.
+pub const CHECKPOINTS_FOLDER: &str = "checkpoints";
+
 /// The folder of session `id`'s checkpoints in workspace `workspace` under `root`
 /// (`<data>/checkpoints`).
 pub fn checkpoints_dir(root: &Path, workspace: &Path, id: &str) -> PathBuf {

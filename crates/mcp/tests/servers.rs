@@ -244,14 +244,7 @@ async fn a_changed_tool_list_is_taken_on_refresh() {
     let grown = grow.call(json!({}), &context(dir.path())).await;
     assert_eq!(grown.text, "grown");
     // The notification travels on its own; wait for it (bounded).
-    let mut changed = false;
-    for _ in 0..100 {
-        if started.refresh().await {
-            changed = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let changed = list_change_seen(&started).await;
     assert!(
         changed,
         "the server's list_changed notification was not seen"
@@ -300,7 +293,6 @@ async fn a_server_that_fails_to_start_is_reported_with_what_it_said() {
 
 #[tokio::test]
 async fn a_changed_tool_list_is_taken_over_http_too() {
-    use rein_tools::ToolSource;
     let dir = tempfile::tempdir().unwrap();
     let web = rein_testkit::McpHttpServer::start(None).unwrap();
     let mut http = config("web");
@@ -320,18 +312,24 @@ async fn a_changed_tool_list_is_taken_over_http_too() {
         grow.call(json!({}), &context(dir.path())).await.text,
         "grown"
     );
-    let mut changed = false;
-    for _ in 0..100 {
-        if started.refresh().await {
-            changed = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let changed = list_change_seen(&started).await;
     assert!(
         changed,
         "the server's list_changed notification was not seen over HTTP"
     );
     let names: Vec<String> = started.tools(&[]).iter().map(|t| t.spec().name).collect();
     assert!(names.contains(&"mcp__web__extra".to_string()), "{names:?}");
+}
+
+/// Whether `started` sees a server's tools/list_changed within two seconds (the notification
+/// travels on its own).
+async fn list_change_seen(started: &rein_mcp::Started) -> bool {
+    use rein_tools::ToolSource;
+    for _ in 0..100 {
+        if started.refresh().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }

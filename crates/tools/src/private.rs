@@ -34,6 +34,21 @@ pub fn write_private_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)
 }
 
+/// Bytes of the files under `path` (or of `path` itself when it is a file); symlinks count as
+/// themselves and are not followed; what cannot be read counts 0.
+pub fn tree_size(path: &Path) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| tree_size(&entry.path()))
+            .sum(),
+        Ok(meta) => meta.len(),
+        Err(_) => 0,
+    }
+}
+
 /// Narrows `root` and everything under it to `0700` folders and `0600` files when `root` is
 /// readable, writable or searchable by others; returns how many entries changed (0 when the
 /// root was already private, without looking further). Symlinks are neither followed nor

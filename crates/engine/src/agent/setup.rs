@@ -79,11 +79,7 @@ pub(super) fn checkpoints(
     config: &AgentConfig,
     session_id: &str,
 ) -> Option<std::sync::Arc<rein_tools::checkpoint::Checkpoints>> {
-    let dir = config
-        .checkpoints_root
-        .as_ref()?
-        .join(crate::session::workspace_key(root))
-        .join(session_id);
+    let dir = crate::undo::checkpoints_dir(config.checkpoints_root.as_ref()?, root, session_id);
     Some(std::sync::Arc::new(
         rein_tools::checkpoint::Checkpoints::open(&dir, config.checkpoint_cap).with_workspace(root),
     ))

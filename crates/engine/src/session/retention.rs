@@ -20,7 +20,10 @@ type Remover = fn(&Path) -> u64;
 /// snapshots).
 const SESSION_FOLDERS: [(&str, Remover); 2] = [
     ("outputs", remove_tree),
-    ("checkpoints", rein_tools::checkpoint::remove),
+    (
+        crate::undo::CHECKPOINTS_FOLDER,
+        rein_tools::checkpoint::remove,
+    ),
 ];
 
 /// One session removed.
@@ -154,17 +157,9 @@ fn remove_session(file: &Path, folders: &[(PathBuf, Remover)]) -> Option<u64> {
 
 /// Removes a folder; the bytes it held.
 fn remove_tree(folder: &Path) -> u64 {
-    let bytes = tree_size(folder);
+    let bytes = rein_tools::private::tree_size(folder);
     let _ = std::fs::remove_dir_all(folder);
     bytes
-}
-
-fn tree_size(path: &Path) -> u64 {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => entries(path).iter().map(|p| tree_size(p)).sum(),
-        Ok(meta) => meta.len(),
-        Err(_) => 0,
-    }
 }
 
 /// The entries of `dir` (none when it cannot be read), sorted.

@@ -170,12 +170,32 @@ impl GitTree {
             "--format=%(refname)",
             &format!("refs/rein/{prefix}"),
         ]);
-        for name in run(cmd)?.lines() {
-            let mut cmd = self.git();
-            cmd.args(["update-ref", "-d", name]);
-            run(cmd)?;
+        let deletes: String = run(cmd)?
+            .lines()
+            .map(|name| format!("delete {name}\n"))
+            .collect();
+        if deletes.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        // One git for all of them: a long session has two refs per prompt.
+        let mut child = self
+            .git()
+            .args(["update-ref", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, deletes.as_bytes())?;
+        }
+        let out = child.wait_with_output()?;
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(std::io::Error::other(format!(
+            "git failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )))
     }
 
     fn git(&self) -> Command {

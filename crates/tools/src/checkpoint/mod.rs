@@ -12,12 +12,14 @@ mod git;
 mod restore;
 
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::private::{create_private_dir_all, private_options};
 
 pub use git::GitTree;
 pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
@@ -117,8 +119,8 @@ pub struct Checkpoints {
 struct State {
     /// The current user turn (0 before the first).
     turn: u32,
-    /// Bytes of contents stored.
-    bytes: u64,
+    /// Bytes of contents stored, counted at the first content kept (not at start-up).
+    bytes: Option<u64>,
     /// The current turn's first snapshot.
     start_tree: Option<String>,
     /// A call that may change files ran in the current turn.
@@ -146,13 +148,12 @@ impl Checkpoints {
             })
             .max()
             .unwrap_or(0);
-        let bytes = tree_size(&dir.join("objects"));
         Self {
             dir: dir.to_path_buf(),
             cap,
             state: Mutex::new(State {
                 turn,
-                bytes,
+                bytes: None,
                 start_tree: None,
                 changed: false,
                 made: false,
@@ -306,10 +307,10 @@ impl Checkpoints {
 
     /// `path`'s state, its contents stored (once per distinct contents, within the cap).
     fn capture(&self, path: &Path) -> std::io::Result<FileState> {
-        let Some((bytes, mode)) = read_file(path)? else {
-            return observe(path);
-        };
-        self.keep(&bytes, mode)
+        match look(path)? {
+            Look::File(bytes, mode) => self.keep(&bytes, mode),
+            Look::Other(state) => Ok(state),
+        }
     }
 
     /// A regular file's state with `bytes` and `mode`, the bytes stored (once per distinct
@@ -319,7 +320,10 @@ impl Checkpoints {
         let object = self.object(&hash);
         if !object.exists() {
             let mut state = self.state();
-            if state.bytes + bytes.len() as u64 > self.cap {
+            let stored = *state
+                .bytes
+                .get_or_insert_with(|| crate::private::tree_size(&self.dir.join("objects")));
+            if stored + bytes.len() as u64 > self.cap {
                 return Ok(FileState::Unkept {
                     reason: format!(
                         "the session's checkpoint store is full ({} MB)",
@@ -328,10 +332,10 @@ impl Checkpoints {
                 });
             }
             if let Some(dir) = object.parent() {
-                private_dir(dir)?;
+                create_private_dir_all(dir)?;
             }
             crate::write_atomic_private(&object, bytes)?;
-            state.bytes += bytes.len() as u64;
+            state.bytes = Some(stored + bytes.len() as u64);
         }
         Ok(FileState::File {
             hash,
@@ -355,16 +359,15 @@ impl Checkpoints {
         {
             let mut state = self.state();
             if !state.made {
-                private_dir(&self.dir.join("objects"))?;
+                create_private_dir_all(&self.dir.join("objects"))?;
                 state.made = true;
             }
         }
         let mut line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
         line.push('\n');
-        let mut file = std::fs::OpenOptions::new()
+        let mut file = private_options()
             .create(true)
             .append(true)
-            .mode(0o600)
             .open(self.dir.join("index.jsonl"))?;
         file.write_all(line.as_bytes())
     }
@@ -389,17 +392,9 @@ pub fn remove(dir: &Path) -> u64 {
             let _ = git.forget(&format!("{session}/"));
         }
     }
-    let bytes = tree_size(dir);
+    let bytes = crate::private::tree_size(dir);
     let _ = std::fs::remove_dir_all(dir);
     bytes
-}
-
-/// Makes `dir` (and missing parents) readable by the user only.
-fn private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
 }
 
 fn read_index(dir: &Path) -> Vec<Entry> {
@@ -410,33 +405,19 @@ fn read_index(dir: &Path) -> Vec<Entry> {
         .collect()
 }
 
-/// A regular file's contents and permission bits; `None` when `path` is not one.
-fn read_file(path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            let bytes = std::fs::read(path)?;
-            Ok(Some((bytes, meta.permissions().mode() & 0o7777)))
-        }
-        Ok(_) => Ok(None),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+/// What is at a path: a regular file's contents and permission bits, or the state of
+/// anything else.
+enum Look {
+    File(Vec<u8>, u32),
+    Other(FileState),
 }
 
-/// `path`'s state without storing anything (the hash of a regular file's contents).
-pub fn observe(path: &Path) -> std::io::Result<FileState> {
+fn look(path: &Path) -> std::io::Result<Look> {
     match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(FileState::Absent),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Look::Other(FileState::Absent)),
         Err(e) => Err(e),
-        Ok(meta) if meta.is_file() => {
-            let bytes = std::fs::read(path)?;
-            Ok(FileState::File {
-                hash: hex(&Sha256::digest(&bytes)),
-                mode: meta.mode() & 0o7777,
-                size: meta.len(),
-            })
-        }
-        Ok(meta) => Ok(FileState::Unkept {
+        Ok(meta) if meta.is_file() => Ok(Look::File(std::fs::read(path)?, meta.mode() & 0o7777)),
+        Ok(meta) => Ok(Look::Other(FileState::Unkept {
             reason: if meta.is_dir() {
                 "a folder".to_string()
             } else if meta.file_type().is_symlink() {
@@ -444,21 +425,20 @@ pub fn observe(path: &Path) -> std::io::Result<FileState> {
             } else {
                 "not a regular file".to_string()
             },
-        }),
+        })),
     }
 }
 
-/// Bytes of the files under `dir`.
-fn tree_size(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => tree_size(&e.path()),
-            _ => e.metadata().map_or(0, |m| m.len()),
-        })
-        .sum()
+/// `path`'s state without storing anything (the hash of a regular file's contents).
+pub fn observe(path: &Path) -> std::io::Result<FileState> {
+    Ok(match look(path)? {
+        Look::File(bytes, mode) => FileState::File {
+            hash: hex(&Sha256::digest(&bytes)),
+            mode,
+            size: bytes.len() as u64,
+        },
+        Look::Other(state) => state,
+    })
 }
 
 fn hex(bytes: &[u8]) -> String {

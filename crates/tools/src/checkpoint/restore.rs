@@ -2,21 +2,17 @@
 //! become, and whether the user changed it since rein wrote it), then the restore, recorded in
 //! the index so the same turns are not undone twice.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::{Checkpoints, Entry, FileState, observe};
 
-/// What one user turn changed.
+/// A user turn that changed files (through file tools, or as its git snapshots show).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnChanges {
     /// The turn.
     pub turn: u32,
-    /// The files its file tools changed, in first-change order.
-    pub files: Vec<PathBuf>,
-    /// Its git snapshots differ: something (a shell command too) changed the work tree.
-    pub tree_changed: bool,
     /// Already undone.
     pub undone: bool,
 }
@@ -89,27 +85,13 @@ impl Checkpoints {
 
     /// The turns whose calls changed files, oldest first.
     pub fn turns(&self) -> Vec<TurnChanges> {
-        let mut turns: BTreeMap<u32, TurnChanges> = BTreeMap::new();
+        let mut changed = BTreeSet::new();
         let mut trees: BTreeMap<u32, [Option<String>; 2]> = BTreeMap::new();
         let mut undone = Vec::new();
-        let changes = |turns: &mut BTreeMap<u32, TurnChanges>, turn| {
-            turns.entry(turn).or_insert_with(|| TurnChanges {
-                turn,
-                files: Vec::new(),
-                tree_changed: false,
-                undone: false,
-            });
-        };
         for entry in self.entries() {
             match entry {
-                Entry::Before { turn, path, .. } => {
-                    changes(&mut turns, turn);
-                    let files = &mut turns.get_mut(&turn).map(|t| &mut t.files);
-                    if let Some(files) = files
-                        && !files.contains(&path)
-                    {
-                        files.push(path);
-                    }
+                Entry::Before { turn, .. } => {
+                    changed.insert(turn);
                 }
                 Entry::Snapshot {
                     turn, end, tree, ..
@@ -118,21 +100,14 @@ impl Checkpoints {
                 Entry::After { .. } | Entry::Turn { .. } => {}
             }
         }
-        for (turn, [start, end]) in trees {
-            if let (Some(start), Some(end)) = (start, end)
-                && start != end
-            {
-                changes(&mut turns, turn);
-                if let Some(t) = turns.get_mut(&turn) {
-                    t.tree_changed = true;
-                }
-            }
-        }
-        turns
-            .into_values()
-            .map(|mut t| {
-                t.undone = undone.contains(&t.turn);
-                t
+        changed.extend(trees.into_iter().filter_map(|(turn, [start, end])| {
+            matches!((start, end), (Some(start), Some(end)) if start != end).then_some(turn)
+        }));
+        changed
+            .into_iter()
+            .map(|turn| TurnChanges {
+                turn,
+                undone: undone.contains(&turn),
             })
             .collect()
     }
@@ -151,19 +126,20 @@ impl Checkpoints {
     /// What undoing `turns` would do to each file they changed: each goes back to its state
     /// before the earliest of them.
     pub fn plan(&self, turns: &[u32]) -> UndoPlan {
+        let entries = self.entries();
         let mut target: BTreeMap<PathBuf, FileState> = BTreeMap::new();
         let mut left: BTreeMap<PathBuf, FileState> = BTreeMap::new();
-        for entry in self.entries() {
+        for entry in &entries {
             match entry {
                 Entry::Before {
                     turn, path, state, ..
-                } if turns.contains(&turn) => {
-                    target.entry(path).or_insert(state);
+                } if turns.contains(turn) => {
+                    target.entry(path.clone()).or_insert_with(|| state.clone());
                 }
                 Entry::After {
                     turn, path, state, ..
-                } if turns.contains(&turn) => {
-                    left.insert(path, state);
+                } if turns.contains(turn) => {
+                    left.insert(path.clone(), state.clone());
                 }
                 _ => {}
             }
@@ -184,7 +160,7 @@ impl Checkpoints {
                     .to_string(),
             ),
             Some(git) => {
-                if let Err(e) = self.plan_tree(git, turns, &mut files) {
+                if let Err(e) = self.plan_tree(git, &entries, turns, &mut files) {
                     notes.push(format!(
                         "changes made by shell commands are not covered: {e}"
                     ));
@@ -206,6 +182,7 @@ impl Checkpoints {
     fn plan_tree(
         &self,
         git: &super::GitTree,
+        entries: &[Entry],
         turns: &[u32],
         files: &mut Vec<FileRestore>,
     ) -> std::io::Result<()> {
@@ -214,24 +191,20 @@ impl Checkpoints {
             _ => return Ok(()),
         };
         let (mut start, mut end) = (None, None);
-        for entry in self.entries() {
+        for entry in entries {
             match entry {
                 Entry::Snapshot {
                     turn,
                     end: false,
                     tree,
                     ..
-                } if turn == first => {
-                    start = Some(tree);
-                }
+                } if *turn == first => start = Some(tree.as_str()),
                 Entry::Snapshot {
                     turn,
                     end: true,
                     tree,
                     ..
-                } if turn == last => {
-                    end = Some(tree);
-                }
+                } if *turn == last => end = Some(tree.as_str()),
                 _ => {}
             }
         }
@@ -241,19 +214,19 @@ impl Checkpoints {
             ));
         };
         let now = git.snapshot(None)?;
-        let since = git.changed(&end, &now)?;
+        let since = git.changed(end, &now)?;
         for file in files.iter_mut().filter(|f| f.changed_since) {
             if !since.contains(&file.path)
-                && (git.has(&end, &file.path)? || git.has(&now, &file.path)?)
+                && (git.has(end, &file.path)? || git.has(&now, &file.path)?)
             {
                 file.changed_since = false;
             }
         }
-        for path in git.changed(&start, &end)? {
+        for path in git.changed(start, end)? {
             if files.iter().any(|f| f.path == path) {
                 continue;
             }
-            let target = match git.file(&start, &path) {
+            let target = match git.file(start, &path) {
                 Ok(None) => FileState::Absent,
                 Ok(Some((bytes, mode))) => self.keep(&bytes, mode)?,
                 Err(e) => FileState::Unkept {

@@ -143,7 +143,7 @@ fn identical_contents_are_stored_once_and_the_cap_is_held() {
         cp.before(&format!("c{i}"), std::slice::from_ref(&file))
             .unwrap();
     }
-    assert_eq!(tree_size(&cp.dir().join("objects")), 7);
+    assert_eq!(crate::private::tree_size(&cp.dir().join("objects")), 7);
     // Over the cap, the state is noted as not kept, and the undo says so.
     std::fs::write(&file, vec![b'x'; 200]).unwrap();
     cp.begin_turn("a prompt").unwrap();
@@ -175,7 +175,6 @@ fn a_reopened_store_continues_its_turns_and_bytes() {
     let cp = store(tmp.path());
     assert_eq!(cp.turn(), 1);
     assert_eq!(cp.begin_turn("a prompt").unwrap(), 2);
-    assert_eq!(cp.state().bytes, 2);
     // A torn last line (a crash mid-append) is skipped, the rest read.
     let index = cp.dir().join("index.jsonl");
     let mut text = std::fs::read_to_string(&index).unwrap();
@@ -184,6 +183,22 @@ fn a_reopened_store_continues_its_turns_and_bytes() {
     assert_eq!(cp.last_turns(5), vec![1]);
     cp.apply(&cp.plan(&[1]), false).unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), b"v0");
+    // The 2 bytes stored before count against the cap: 2 more would pass a 3-byte cap.
+    let capped = Checkpoints::open(cp.dir(), 3);
+    let other = tmp.path().join("g.txt");
+    std::fs::write(&other, b"xy").unwrap();
+    capped.before("c2", std::slice::from_ref(&other)).unwrap();
+    assert!(
+        matches!(
+            capped.entries().last(),
+            Some(Entry::Before {
+                state: FileState::Unkept { .. },
+                ..
+            })
+        ),
+        "{:?}",
+        capped.entries().last()
+    );
 }
 
 #[test]
