@@ -185,6 +185,44 @@ async fn resizing_the_terminal_keeps_the_transcript_and_one_live_area() {
     tmux.wait_for("rein exited with 0").await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shrinking_a_full_screen_keeps_every_line_in_the_scrollback() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let answer: Vec<String> = (1..=40).map(|n| format!("answer line {n:02}.")).collect();
+    let scenario = serde_json::json!({"turns": [{"text": answer.join("\n\n")}]});
+    let server = mock(&scenario.to_string()).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("fill the screen");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("answer line 40.").await;
+    tmux.wait_idle().await;
+    for height in ["17", "9", "30"] {
+        tmux.run(&["resize-window", "-t", "ui", "-y", height]);
+        tmux.wait_for("claude-sonnet-4-5 ·").await;
+        // Whatever redraw the resize causes has happened.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let screen = tmux.screen();
+        // The scrollback and the screen together hold every line, once, in order.
+        let kept: Vec<&str> = screen
+            .lines()
+            .map(str::trim)
+            .filter(|row| row.starts_with("answer line") || row.starts_with("● answer line"))
+            .map(|row| row.trim_start_matches("● "))
+            .collect();
+        assert_eq!(kept, answer, "after resizing to {height} rows:\n{screen}");
+        let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        assert_eq!(rows.iter().filter(|r| **r == "›").count(), 1, "{screen}");
+    }
+    tmux.type_text("/quit");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("rein exited with 0").await;
+}
+
 #[tokio::test]
 async fn without_a_terminal_the_ui_prints_plain_lines() {
     let dir = tempfile::tempdir().unwrap();

@@ -310,7 +310,10 @@ impl<B: Backend> Screen<B> {
         if size != self.size {
             self.size = size;
             self.clear_live()?;
-            self.top = self.top.min(size.height.saturating_sub(self.height.max(1)));
+            // A shorter terminal: the rows above the live area are transcript, so what no
+            // longer fits is scrolled into the scrollback, never drawn over.
+            self.top = self.top.min(size.height);
+            self.scroll_for(self.height.min(size.height).max(1))?;
             self.place(self.height)?;
         }
         Ok(())
