@@ -49,13 +49,14 @@ pub fn commands(
     workspace: &Path,
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
+    warn: bool,
 ) -> rein_engine::commands::Catalog {
     let trusted = config.workspace_trusted;
     let loaded = rein_engine::commands::load(
         &folders("commands", workspace, env, trusted),
         &folders("skills", workspace, env, trusted),
     );
-    for warning in &loaded.warnings {
+    for warning in loaded.warnings.iter().filter(|_| warn) {
         eprintln!("rein: {warning}");
     }
     loaded.catalog

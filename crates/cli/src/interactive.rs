@@ -56,7 +56,7 @@ impl SessionHost for CliHost {
     }
 
     fn commands(&self) -> rein_engine::commands::Catalog {
-        self.setup.commands.clone()
+        self.setup.commands()
     }
 
     fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {

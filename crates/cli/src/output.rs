@@ -279,6 +279,7 @@ mod tests {
                     output: "exit code 101\nmore".into(),
                     is_error: true,
                     duration_ms: 3,
+                    diff: None,
                 },
                 result("Done.\n"),
             ],
@@ -353,6 +354,7 @@ mod tests {
             output: "test result: ok\nline 2\nline 3".into(),
             is_error: false,
             duration_ms: 3,
+            diff: None,
         };
         let mut done = result("All green.");
         if let Event::Result {

@@ -30,8 +30,8 @@ pub struct Setup {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers (definitions read once).
     pub subagents: rein_engine::subagents::Subagents,
-    /// Custom commands and skills (read once).
-    pub commands: rein_engine::commands::Catalog,
+    /// Whether the command folders' warnings were said (once per run).
+    commands_warned: std::sync::atomic::AtomicBool,
     /// The MCP servers that started (see [`Setup::start_mcp`]), shared by every agent.
     pub mcp: std::sync::Arc<rein_mcp::Started>,
 }
@@ -83,10 +83,9 @@ impl Setup {
         let settings = crate::sandbox::settings(&config, &sensitive);
         let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
         let subagents = crate::agents::subagents(&args, &workspace, &config, &env);
-        let commands = crate::agents::commands(&workspace, &config, &env);
         Ok(Self {
             subagents,
-            commands,
+            commands_warned: Default::default(),
             mcp: Default::default(),
             args,
             workspace,
@@ -102,9 +101,22 @@ impl Setup {
         let env = |key: &str| std::env::var(key).ok();
         self.mcp =
             std::sync::Arc::new(crate::mcp::start(&self.workspace, &self.config, &env).await);
+    }
+
+    /// The custom commands and skills as their folders hold them now, with the MCP servers'
+    /// prompts: read for each new agent, so a command added during a session is there after
+    /// `/clear`. Problems with the files are said once.
+    pub fn commands(&self) -> rein_engine::commands::Catalog {
+        let env = |key: &str| std::env::var(key).ok();
+        let warn = !self
+            .commands_warned
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
+        let commands = crate::agents::commands(&self.workspace, &self.config, &env, warn);
         let prompts = crate::mcp::prompt_commands(&self.mcp);
-        if !prompts.is_empty() {
-            self.commands = self.commands.with(prompts);
+        if prompts.is_empty() {
+            commands
+        } else {
+            commands.with(prompts)
         }
     }
 
@@ -133,7 +145,7 @@ impl Setup {
         config.sandbox = self.sandbox.clone();
         config.sandbox_policy = self.sandbox_policy;
         config.subagents = Some(self.subagents.clone());
-        config.commands = self.commands.clone();
+        config.commands = self.commands();
         config.fallback = crate::agents::fallback(&self.args, &self.config).map_err(Exit::usage)?;
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());

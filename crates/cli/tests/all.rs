@@ -21,6 +21,7 @@ mod stored_data;
 mod subagents;
 mod support;
 mod terminal;
+mod terminal_changes;
 mod terminal_mcp;
 mod terminal_rewind;
 mod tmux;

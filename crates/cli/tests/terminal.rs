@@ -54,11 +54,14 @@ async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
 
     tmux.type_text("create the file then wait");
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Allow bash touch created.txt?").await;
+    let screen = tmux.wait_for("Allow this bash command?").await;
+    // The command is said once: in the question, not also on a line above it.
+    assert_eq!(screen.matches("$ touch created.txt").count(), 1, "{screen}");
+    assert!(!screen.contains("bash touch created.txt"), "{screen}");
     assert!(screen.contains("› create the file then wait"), "{screen}");
     assert!(screen.contains("asked by mode default"), "{screen}");
     assert!(
-        screen.contains("y yes  a yes, this session  n no"),
+        screen.contains("a yes, and allow Bash(touch created.txt) until rein exits"),
         "{screen}"
     );
     assert!(!dir.path().join("created.txt").exists());

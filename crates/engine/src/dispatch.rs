@@ -15,7 +15,7 @@ use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput,
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::gate::Gate;
+use crate::gate::{Gate, ToolOf};
 use crate::hooks::Ran;
 
 /// Result text for a call that never ran because the user cancelled first.
@@ -143,6 +143,8 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
         summary: facts.summary.clone(),
     });
     let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
+    let preview_of =
+        |input: &Value| rein_tools::unified(&tools.preview(&call.name, input, &ctx.guard));
     let cleared = if ctx.cancel.is_cancelled() {
         Err(ToolOutput::error(NOT_RUN))
     } else if let Some(problem) = call.input.get(rein_protocol::INVALID_ARGUMENTS) {
@@ -154,8 +156,18 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
             problem.as_str().unwrap_or_default()
         )))
     } else {
-        gate.check(&call.id, &call.input, facts, &facts_of, &ctx.guard, events)
-            .await
+        gate.check(
+            &call.id,
+            &call.input,
+            facts,
+            ToolOf {
+                facts: &facts_of,
+                preview: &preview_of,
+            },
+            &ctx.guard,
+            events,
+        )
+        .await
     };
     // The call's time starts once it is cleared: not while the user thinks about it.
     let started = Instant::now();
@@ -219,6 +231,11 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
         content: output.text.clone(),
         is_error: output.is_error,
     };
+    let diff = output
+        .details
+        .as_deref()
+        .filter(|_| !output.is_error)
+        .and_then(|details| rein_tools::unified(&rein_tools::of_details(details, &ctx.guard)));
     // Saved before anyone is told it finished: a result a front end showed is never lost.
     on_done(&block);
     let _ = events.send(Event::ToolCallEnd {
@@ -227,6 +244,7 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
         output: output.text,
         is_error: output.is_error,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        diff,
     });
     block
 }

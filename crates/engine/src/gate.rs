@@ -27,6 +27,13 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// The subagent whose call it is (`None`: the main agent's).
     pub agent: Option<String>,
+    /// The change a file tool's call would make, as a unified diff.
+    pub diff: Option<String>,
+    /// The rule(s) "yes, this session" adds (`Bash(make clean)`, `Edit(src/lib.rs)`); `None`
+    /// when none would name the call (an unanalysable shell line): then it allows it once.
+    pub session_rule: Option<String>,
+    /// A file edit inside the workspace: "all edits this session" (accept-edits) may be offered.
+    pub edit: bool,
 }
 
 /// The user's answer.
@@ -75,8 +82,13 @@ pub(crate) struct Cleared {
     pub notes: Vec<String>,
 }
 
-/// Computes the facts of a (possibly rewritten) input of the same tool.
-pub(crate) type FactsOf<'a> = &'a (dyn Fn(&Value) -> CallFacts + Sync);
+/// What the gate may ask of the tool being called, for an input of it (a hook may rewrite
+/// the call's): its facts, and the change it would make to files as a unified diff (asked
+/// only when the user is asked).
+pub(crate) struct ToolOf<'a> {
+    pub facts: &'a (dyn Fn(&Value) -> CallFacts + Sync),
+    pub preview: &'a (dyn Fn(&Value) -> Option<String> + Sync),
+}
 
 impl Gate {
     /// Checks one call: permission rules, then `PreToolUse` hooks (which run for every call,
@@ -87,7 +99,7 @@ impl Gate {
         id: &str,
         input: &Value,
         facts: CallFacts,
-        facts_of: FactsOf<'_>,
+        tool_of: ToolOf<'_>,
         guard: &WorkspaceGuard,
         events: &EventSender,
     ) -> Result<Cleared, ToolOutput> {
@@ -135,7 +147,7 @@ impl Gate {
                 }
                 if let Some(updated) = said.updated_input {
                     // The rewritten call must pass the rules on its own.
-                    cleared.facts = facts_of(&updated);
+                    cleared.facts = (tool_of.facts)(&updated);
                     cleared.input = updated;
                     decision = self.policy().decide(&cleared.facts, guard);
                 }
@@ -167,11 +179,13 @@ impl Gate {
                         &decision,
                     )));
                 };
+                let diff = (tool_of.preview)(&cleared.input);
                 let _ = events.send(Event::PermissionRequest {
                     id: id.to_string(),
                     name: tool.clone(),
                     input: cleared.input.clone(),
                     reason: decision.reason.clone(),
+                    diff: diff.clone(),
                 });
                 let request = ApprovalRequest {
                     id: id.to_string(),
@@ -180,12 +194,25 @@ impl Gate {
                     summary: cleared.facts.summary.clone(),
                     reason: decision.reason.clone(),
                     agent: None,
+                    diff,
+                    session_rule: Some(exact_rules(&cleared.facts, guard).join(", "))
+                        .filter(|rules| !rules.is_empty()),
+                    edit: cleared.facts.kind == CallKind::Edit,
                 };
                 let answer = approver.approve(request).await;
                 if tool == crate::plan::PLAN_TOOL {
                     return self.plan_answered(&answer, cleared, &report);
                 }
                 match answer {
+                    Approval::SwitchMode(PermissionMode::AcceptEdits)
+                        if cleared.facts.kind == CallKind::Edit =>
+                    {
+                        // "All edits this session": the mode changes for the rest of it (a
+                        // call's answer can grant no more than that).
+                        self.policy().mode = PermissionMode::AcceptEdits;
+                        report(Verdict::Allow, "the user (edits allowed for this session)");
+                        Ok(cleared)
+                    }
                     Approval::AllowOnce | Approval::SwitchMode(_) => {
                         report(Verdict::Allow, "the user (once)");
                         Ok(cleared)

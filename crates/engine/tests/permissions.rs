@@ -204,6 +204,82 @@ async fn the_approver_decides_and_allow_for_the_session_is_remembered() {
     );
 }
 
+fn edit_turn(old: &str, new: &str) -> String {
+    serde_json::json!({"tool_calls": [{"name": "edit_file", "arguments":
+        {"path": "keep.txt", "old_string": old, "new_string": new}}]})
+    .to_string()
+}
+
+#[tokio::test]
+async fn an_edit_is_asked_with_its_diff_and_the_rule_a_session_answer_adds() {
+    let approver = scripted(vec![Approval::AllowOnce]);
+    let run = run(
+        &[edit_turn("precious", "shiny")],
+        Policy::default(),
+        Some(Arc::clone(&approver)),
+    )
+    .await;
+    let asked = approver.asked.lock().unwrap();
+    let diff = "--- a/keep.txt\n+++ b/keep.txt\n@@ -1,1 +1,1 @@\n-precious\n+shiny\n";
+    assert_eq!(asked[0].diff.as_deref(), Some(diff));
+    assert_eq!(asked[0].session_rule.as_deref(), Some("Edit(./keep.txt)"));
+    assert!(asked[0].edit);
+    assert_eq!(run.kept.as_deref(), Some("shiny"));
+    // The stream says the same: the question with the diff, the end with the change made.
+    let requested = run.events.iter().find_map(|e| match e {
+        Event::PermissionRequest { diff, .. } => diff.clone(),
+        _ => None,
+    });
+    let ended = run.events.iter().find_map(|e| match e {
+        Event::ToolCallEnd { diff, .. } => diff.clone(),
+        _ => None,
+    });
+    assert_eq!(requested.as_deref(), Some(diff));
+    assert_eq!(ended.as_deref(), Some(diff));
+}
+
+#[tokio::test]
+async fn all_edits_for_the_session_switches_to_accept_edits_and_no_more() {
+    let approver = scripted(vec![
+        Approval::SwitchMode(PermissionMode::AcceptEdits),
+        Approval::Deny { note: None },
+    ]);
+    let turns = [
+        edit_turn("precious", "one"),
+        edit_turn("one", "two"),
+        bash_turn("touch made.txt"),
+    ];
+    let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
+    assert_eq!(run.kept.as_deref(), Some("two"));
+    let reasons: Vec<String> = run.decisions().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(
+        reasons,
+        [
+            "mode default",
+            "the user (edits allowed for this session)",
+            "mode accept-edits",
+            "mode accept-edits",
+            "the user",
+        ]
+    );
+    // A command still asks: the answer allowed edits, nothing more.
+    assert_eq!(approver.asked.lock().unwrap().len(), 2);
+    assert_eq!(approver.asked.lock().unwrap()[1].tool, "bash");
+}
+
+#[tokio::test]
+async fn a_mode_answer_to_a_command_allows_it_once_and_changes_no_mode() {
+    let approver = scripted(vec![
+        Approval::SwitchMode(PermissionMode::Bypass),
+        Approval::Deny { note: None },
+    ]);
+    let turns = [bash_turn("touch a.txt"), bash_turn("touch b.txt")];
+    let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
+    assert_eq!(approver.asked.lock().unwrap().len(), 2, "still asking");
+    let reasons: Vec<String> = run.decisions().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(reasons[1], "the user (once)");
+}
+
 #[tokio::test]
 async fn a_calls_time_does_not_count_the_wait_for_the_answer() {
     let approver = Arc::new(Scripted {

@@ -160,6 +160,10 @@ pub enum Event {
         input: Value,
         /// Why approval is needed.
         reason: String,
+        /// The change a file tool's call would make, as a unified diff (absent for other
+        /// calls, and when it cannot be worked out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
     },
     /// The transcript was compacted to fit the context window.
     Compaction {
@@ -210,6 +214,10 @@ pub enum Event {
         /// Wall time of the call in milliseconds, from when it was cleared to run (the wait
         /// for a permission answer is not counted).
         duration_ms: u64,
+        /// The change a file tool made, as a unified diff with numbered hunks (absent for
+        /// other calls and failed ones).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
     },
     /// Token usage of the last request.
     Usage {

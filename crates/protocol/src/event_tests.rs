@@ -86,6 +86,7 @@ fn one_of_each() -> Vec<Event> {
             name: text(),
             input: json!({}),
             reason: text(),
+            diff: Some(text()),
         },
         Event::Compaction {
             trigger: text(),
@@ -110,6 +111,7 @@ fn one_of_each() -> Vec<Event> {
             output: text(),
             is_error: false,
             duration_ms: 1,
+            diff: Some(text()),
         },
         Event::Usage {
             usage: Usage::default(),

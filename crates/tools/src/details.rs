@@ -18,6 +18,8 @@ pub enum ToolDetails {
     Edit(FileEdit),
     /// A whole file was written (`write_file`).
     Write(FileWrite),
+    /// Files were added, changed or removed by a patch (`apply_patch`).
+    Patch(Vec<crate::FileChange>),
 }
 
 /// A shell command's output and whether it was stopped.

@@ -31,6 +31,7 @@ mod atomic;
 mod bash;
 mod beneath;
 mod budget;
+mod change;
 mod checked;
 pub mod checkpoint;
 mod details;
@@ -61,6 +62,7 @@ pub use bash::{
     Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
 };
 pub use budget::{OutputBudget, SESSION_SAVED_CAP};
+pub use change::{FileChange, of_details, unified};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
 pub use edit::{EditFile, EditFileArgs};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};

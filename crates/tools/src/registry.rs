@@ -155,6 +155,18 @@ impl ToolRegistry {
         }
     }
 
+    /// The change a call would make to files (see [`Tool::preview`]); none for an unknown tool.
+    pub fn preview(
+        &self,
+        name: &str,
+        args: &Value,
+        guard: &WorkspaceGuard,
+    ) -> Vec<crate::FileChange> {
+        self.entry(name)
+            .map(|entry| entry.tool.preview(args, guard))
+            .unwrap_or_default()
+    }
+
     /// Validates `args` against the tool's schema, then runs the tool. Unknown tools and
     /// invalid arguments give error results naming what to fix.
     pub async fn call(&self, name: &str, args: Value, ctx: &ToolContext) -> ToolOutput {

@@ -158,6 +158,12 @@ pub trait Tool: Send + Sync {
         let name = self.spec().name;
         CallFacts::new(&name, &name, CallKind::Other, self.effect(args))
     }
+    /// The change a call with these arguments would make to files, worked out without making
+    /// it, for the user deciding whether to allow it. The default: none to show.
+    fn preview(&self, args: &Value, guard: &WorkspaceGuard) -> Vec<crate::FileChange> {
+        let _ = (args, guard);
+        Vec::new()
+    }
     /// Runs the call.
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput;
 }

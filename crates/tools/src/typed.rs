@@ -69,6 +69,11 @@ pub trait TypedTool: Send + Sync + 'static {
     fn describe(&self, args: &Self::Args, guard: &WorkspaceGuard, facts: &mut CallFacts) {
         let _ = (args, guard, facts);
     }
+    /// The change a call would make to files, without making it (see [`Tool::preview`]).
+    fn preview(&self, args: &Self::Args, guard: &WorkspaceGuard) -> Vec<crate::FileChange> {
+        let _ = (args, guard);
+        Vec::new()
+    }
     /// Runs the call; failures the model can act on are [`ToolOutput::error`] results.
     async fn run(&self, args: Self::Args, ctx: &ToolContext) -> ToolOutput;
 }
@@ -132,6 +137,13 @@ impl<T: TypedTool> Tool for Typed<T> {
             Err(_) => facts.summary = "(invalid arguments)".to_string(),
         }
         facts
+    }
+
+    fn preview(&self, args: &Value, guard: &WorkspaceGuard) -> Vec<crate::FileChange> {
+        match Self::parse(args.clone()) {
+            Ok(parsed) => self.tool.preview(&parsed, guard),
+            Err(_) => Vec::new(),
+        }
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext) -> ToolOutput {

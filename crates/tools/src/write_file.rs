@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use crate::checked::{Access, Kind};
 use crate::{
-    CallFacts, CallKind, Effect, FileWrite, ToolContext, ToolDetails, ToolOutput, TypedTool,
-    WorkspaceGuard,
+    CallFacts, CallKind, Effect, FileChange, FileWrite, ToolContext, ToolDetails, ToolOutput,
+    TypedTool, WorkspaceGuard,
 };
 
 /// Largest file whose old contents are kept to describe the change (for hooks); a larger one is
@@ -54,6 +54,28 @@ impl TypedTool for WriteFile {
         let lines = args.content.lines().count();
         let plural = if lines == 1 { "" } else { "s" };
         facts.summary = format!("{} ({lines} line{plural})", args.path);
+    }
+
+    fn preview(&self, args: &WriteFileArgs, guard: &WorkspaceGuard) -> Vec<FileChange> {
+        let Ok(path) = guard.resolve_write(&args.path) else {
+            return Vec::new();
+        };
+        // Opened for a change, not created: a preview makes no folders.
+        let (existed, original) = match guard.open_checked(&path, Access::Write) {
+            Ok(file) => match file.kind() {
+                Ok(Kind::File { len }) if len <= ORIGINAL_LIMIT => (
+                    true,
+                    file.read().ok().and_then(|b| String::from_utf8(b).ok()),
+                ),
+                Ok(Kind::Missing) => (false, None),
+                Ok(Kind::Dir) | Err(_) => return Vec::new(),
+                Ok(Kind::File { .. } | Kind::Other) => (true, None),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, None),
+            Err(_) => return Vec::new(),
+        };
+        let write = describe(path, args.content.clone(), original);
+        crate::of_details(&ToolDetails::Write(FileWrite { existed, ..write }), guard)
     }
 
     async fn run(&self, args: WriteFileArgs, ctx: &ToolContext) -> ToolOutput {

@@ -8,6 +8,7 @@ mod bash;
 mod details;
 mod edit_file;
 mod jobs;
+mod preview;
 mod races;
 mod read_file;
 mod registry;

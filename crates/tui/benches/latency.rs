@@ -86,6 +86,7 @@ fn main() {
                 output: "1\tfn main() {}\n".repeat(40),
                 is_error: false,
                 duration_ms: 2,
+                diff: None,
             },
             now,
         );

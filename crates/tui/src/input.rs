@@ -51,6 +51,11 @@ impl Input {
         self.lines.join("\n")
     }
 
+    /// Whether the text is an entry recalled from the history (Up and Down move through it).
+    pub fn browsing_history(&self) -> bool {
+        self.history.browsing()
+    }
+
     /// Whether nothing is typed.
     pub fn is_empty(&self) -> bool {
         self.lines.len() == 1 && self.lines[0].is_empty()

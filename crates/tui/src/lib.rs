@@ -25,6 +25,7 @@ mod highlight;
 pub mod history;
 pub mod input;
 pub mod markdown;
+mod markdown_table;
 mod muted;
 mod plain;
 mod runner;

@@ -4,7 +4,9 @@
 //! state carried from one line to the next is whether a fenced code block is open. Each line
 //! outside code goes through pulldown-cmark on its own, which covers headings, list items,
 //! quotes, rules and inline emphasis, code and links; constructs that span lines (setext
-//! headings, tables, lazy continuations) come out as plain text. Lines are not wrapped here.
+//! headings, lazy continuations) come out as plain text, except tables, whose rows are held
+//! until the table ends and then aligned ([`crate::markdown_table`]). Lines are not wrapped
+//! here.
 
 use std::borrow::Cow;
 
@@ -32,6 +34,8 @@ pub struct MarkdownStream {
     theme: Theme,
     partial: String,
     code: Option<CodeBlock>,
+    /// The rows of a table being streamed, held back until it ends.
+    table: Vec<String>,
 }
 
 impl MarkdownStream {
@@ -41,6 +45,7 @@ impl MarkdownStream {
             theme,
             partial: String::new(),
             code: None,
+            table: Vec::new(),
         }
     }
 
@@ -56,17 +61,19 @@ impl MarkdownStream {
         };
         let rest = self.partial.split_off(end + 1);
         let complete = std::mem::replace(&mut self.partial, rest);
-        complete
-            .split_terminator('\n')
-            .map(|line| self.complete_line(line))
-            .collect()
+        let mut lines = Vec::new();
+        for line in complete.split_terminator('\n') {
+            self.complete_line(line, &mut lines);
+        }
+        lines
     }
 
     /// The incomplete last line rendered as it would look now (for a live area); empty when
     /// nothing is pending.
     pub fn pending(&self) -> Vec<Line<'static>> {
+        let mut lines = self.table_lines();
         if self.partial.is_empty() {
-            return Vec::new();
+            return lines;
         }
         let mut start = self.partial.len().saturating_sub(PENDING_SHOWN);
         while !self.partial.is_char_boundary(start) {
@@ -81,41 +88,59 @@ impl MarkdownStream {
                 None => markdown_line(&line, self.theme),
             },
         };
-        vec![rendered]
+        lines.push(rendered);
+        lines
+    }
+
+    /// The held-back table rendered as it stands.
+    fn table_lines(&self) -> Vec<Line<'static>> {
+        if self.table.is_empty() {
+            return Vec::new();
+        }
+        let theme = self.theme;
+        crate::markdown_table::render(&self.table, theme, |text| markdown_line(text, theme))
     }
 
     /// Ends the text: renders and returns whatever is still held back (an unterminated last
     /// line). An unclosed code block simply ends.
     pub fn finish(&mut self) -> Vec<Line<'static>> {
         let rest = std::mem::take(&mut self.partial);
-        let lines = if rest.is_empty() {
-            Vec::new()
-        } else {
-            vec![self.complete_line(&rest)]
-        };
+        let mut lines = Vec::new();
+        if !rest.is_empty() {
+            self.complete_line(&rest, &mut lines);
+        }
+        lines.extend(self.table_lines());
+        self.table.clear();
         self.code = None;
         lines
     }
 
     /// Renders one complete line (without its newline), updating the code-block state.
-    fn complete_line(&mut self, raw: &str) -> Line<'static> {
+    fn complete_line(&mut self, raw: &str, out: &mut Vec<Line<'static>>) {
         let line = clean(raw);
         if let Some(block) = self.code.as_mut() {
             if block.is_closed_by(&line) {
-                let footer = block.footer();
+                out.push(block.footer());
                 self.code = None;
-                return footer;
+            } else {
+                out.push(block.line(&line));
             }
-            return block.line(&line);
+            return;
         }
-        match Fence::parse(&line) {
+        if crate::markdown_table::is_row(&line) {
+            self.table.push(line.into_owned());
+            return;
+        }
+        out.extend(self.table_lines());
+        self.table.clear();
+        out.push(match Fence::parse(&line) {
             Some(fence) => {
                 let header = fence.header(self.theme);
                 self.code = Some(CodeBlock::new(fence, self.theme));
                 header
             }
             None => markdown_line(&line, self.theme),
-        }
+        });
     }
 }
 

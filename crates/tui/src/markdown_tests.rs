@@ -55,7 +55,7 @@ fn renders_text() {
         ("![logo](a.png)", &["logo (a.png)"]),
         ("---", &[&rule]),
         ("* * *", &[&rule]),
-        ("| a | b |\n|---|---|", &["| a | b |", "|---|---|"]),
+        ("| a | b |\n|---|---|", &["a │ b", "──┼──"]),
         ("<div>hi</div>", &["<div>hi</div>"]),
         ("x <br> y", &["x <br> y"]),
         ("[ref]: https://x.dev", &["[ref]: https://x.dev"]),
@@ -251,4 +251,41 @@ fn escape_sequences_in_model_text_are_dropped() {
         Theme::PLAIN,
     );
     assert_eq!(lines[0].to_string(), "red and bold");
+}
+
+#[test]
+fn tables_come_out_as_aligned_columns_once_they_end() {
+    let mut stream = MarkdownStream::new(Theme::PLAIN);
+    let early = stream.push("Here:\n\n| col a | b |\n|---|:-:|\n| 1 | **two** |\n");
+    assert_eq!(
+        texts(&early),
+        ["Here:", ""],
+        "the rows wait for the table's end"
+    );
+    // The live area shows the table so far.
+    assert_eq!(texts(&stream.pending())[0], "col a │ b");
+    let rest = stream.push("| three | a \\| b |\nAfter.\n");
+    assert_eq!(
+        texts(&rest),
+        [
+            "col a │ b",
+            "──────┼──────",
+            "1     │ two",
+            "three │ a | b",
+            "After.",
+        ]
+    );
+}
+
+#[test]
+fn pipes_without_a_delimiter_row_stay_as_they_are() {
+    assert_eq!(
+        texts(&render("| not a table\n| really\n", Theme::PLAIN)),
+        ["| not a table", "| really"]
+    );
+    // A table at the very end of the text is not lost.
+    assert_eq!(
+        texts(&render("| a | b |\n|---|---|\n| 1 | 2 |", Theme::PLAIN)),
+        ["a │ b", "──┼──", "1 │ 2"]
+    );
 }

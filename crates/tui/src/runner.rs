@@ -329,9 +329,12 @@ pub(crate) async fn act(
         (_, Err(error)) => app.error(error.to_string()),
         (Op::NewSession, Ok(Applied::Status(status))) => {
             app.session_replaced(status, "── new session ──");
+            // The new agent read the command folders again: so does the list.
+            app.set_commands(Commands::load(&host.commands()));
         }
         (Op::Resume(_), Ok(Applied::Status(status))) => {
             app.session_replaced(status, "");
+            app.set_commands(Commands::load(&host.commands()));
             if let Some(id) = shown {
                 app.replay(&driver.transcript().await, &id);
             }

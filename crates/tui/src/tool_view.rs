@@ -4,7 +4,6 @@
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use crate::diff;
 use crate::theme::Theme;
 
 /// Result lines shown under a finished call; the rest is folded.
@@ -85,27 +84,30 @@ pub fn folded_result(output: &str, is_error: bool, theme: Theme) -> Vec<Line<'st
     if all.len() > RESULT_LINES {
         let more = all.len() - RESULT_LINES;
         lines.push(Line::styled(
-            format!("    … +{more} line{}", plural(more)),
+            format!("    … +{more} line{} (Ctrl-O shows all)", plural(more)),
             theme.dim(),
         ));
     }
     lines
 }
 
-/// The change a successful file tool made, as a coloured diff (edits and patches), or nothing.
-pub fn change(name: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
-    diff::limit(full_change(name, input, theme), DIFF_LINES, theme)
-}
-
-/// [`change`] without the length limit.
-pub fn full_change(name: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
-    let text = |key: &str| input.get(key).and_then(Value::as_str).unwrap_or("");
-    match name {
-        "edit_file" => diff::between(text("old_string"), text("new_string"), theme),
-        "apply_patch" => diff::patch(text("patch"), theme),
-        "write_file" => diff::between("", text("content"), theme),
-        _ => Vec::new(),
-    }
+/// How a failed command ended, from the status line `bash` puts after its output
+/// (`exit 3`, `killed by signal 9`, `timed out after 2 s`).
+pub fn ending(output: &str) -> Option<String> {
+    output.lines().rev().take(8).find_map(|line| {
+        let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+        if let Some(code) = inner.strip_prefix("exit code ") {
+            return Some(format!("exit {code}"));
+        }
+        [
+            "killed by signal ",
+            "timed out after ",
+            "interrupted by the user",
+        ]
+        .iter()
+        .any(|start| inner.starts_with(start))
+        .then(|| inner.split(';').next().unwrap_or(inner).to_string())
+    })
 }
 
 /// The last `count` lines of a running call's output, for the live area.
@@ -236,7 +238,7 @@ mod tests {
                 "    line 2",
                 "    line 3",
                 "    line 4",
-                "    … +6 lines"
+                "    … +6 lines (Ctrl-O shows all)"
             ]
         );
     }

@@ -146,8 +146,11 @@ fn edit_diff(h: &mut Harness) {
             "old_string": "fn main() {\n    println!(\"hello world\");\n}\n",
             "new_string": "fn main() {\n    println!(\"hello rein\");\n    println!(\"bye\");\n}\n",
         });
+        let file = "// greeting\nuse std::io;\n\nfn main() {\n    println!(\"hello world\");\n}\n\n\
+                    fn other() {}\n";
+        let diff = real_diff("edit_file", &input, &[("src/hello.rs", file)]);
         h.event(tool_start("c1", "edit_file", input));
-        h.event(tool_end("c1", "edit_file", "edited src/hello.rs", false, 3));
+        h.event(edit_end("c1", "edit_file", diff));
     }
 }
 
@@ -188,6 +191,16 @@ fn multi_line_input_and_queued_messages() {
 }
 
 fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
+    ask_with(h, tool, input, reason, None);
+}
+
+fn ask_with(
+    h: &mut Harness,
+    tool: &str,
+    input: serde_json::Value,
+    reason: &str,
+    diff: Option<String>,
+) {
     let (reply, answer) = tokio::sync::oneshot::channel();
     std::mem::forget(answer);
     h.event(tool_start("c1", tool, input.clone()));
@@ -198,6 +211,11 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
         decision: rein_protocol::PermissionVerdict::Ask,
         reason: reason.into(),
     });
+    // The rule the engine names for "this session": the command, or the file.
+    let rule = match input.get("command") {
+        Some(command) => format!("Bash({})", command.as_str().unwrap_or_default()),
+        None => format!("Edit({})", input["path"].as_str().unwrap_or_default()),
+    };
     h.app.ask(
         ApprovalRequest {
             id: "c1".into(),
@@ -206,6 +224,9 @@ fn ask(h: &mut Harness, tool: &str, input: serde_json::Value, reason: &str) {
             input,
             reason: reason.into(),
             agent: None,
+            session_rule: Some(rule),
+            edit: diff.is_some(),
+            diff,
         },
         reply,
     );
@@ -227,12 +248,17 @@ fn permission_prompts_show_the_call_the_rule_and_the_choices() {
     styled("permission_bash", bash_prompt);
     snapshot("permission_edit", |h| {
         h.submit("fix it");
-        ask(
-            h,
-            "edit_file",
-            json!({"path": "src/lib.rs", "old_string": "let x = 1;\n", "new_string": "let x = 2;\n"}),
-            "mode default",
-        );
+        let input = json!({"path": "src/lib.rs", "old_string": "let x = 1;\n", "new_string": "let x = 2;\n"});
+        let file = "fn f() {\n    let w = 0;\n    let x = 1;\n    let y = 3;\n}\n";
+        let diff = real_diff("edit_file", &input, &[("src/lib.rs", file)]);
+        ask_with(h, "edit_file", input, "mode default", diff);
+    });
+    snapshot("permission_write", |h| {
+        h.submit("write the notes");
+        let content: String = (1..=200).map(|n| format!("note {n}\n")).collect();
+        let input = json!({"path": "notes.txt", "content": content});
+        let diff = real_diff("write_file", &input, &[]);
+        ask_with(h, "write_file", input, "mode default", diff);
     });
     snapshot("permission_note", |h| {
         h.submit("clean up");
@@ -329,12 +355,13 @@ fn no_color_draws_without_colours() {
     h.event(text_delta(
         "Some `code` and **bold**\n```rust\nfn x() {}\n```\n",
     ));
-    h.event(tool_start(
+    let input = json!({"path": "a", "old_string": "a\n", "new_string": "b\n"});
+    h.event(tool_start("c1", "edit_file", input.clone()));
+    h.event(edit_end(
         "c1",
         "edit_file",
-        json!({"path": "a", "old_string": "a\n", "new_string": "b\n"}),
+        real_diff("edit_file", &input, &[("a", "a\n")]),
     ));
-    h.event(tool_end("c1", "edit_file", "ok", false, 1));
     let backend = h.screen.backend();
     for buffer in [backend.buffer(), backend.scrollback()] {
         for cell in &buffer.content {
@@ -346,12 +373,13 @@ fn no_color_draws_without_colours() {
     }
     let mut h = Harness::with_theme(80, 24, rein_tui::theme::Theme::COLOR);
     h.submit("go");
-    h.event(tool_start(
+    let input = json!({"path": "a", "old_string": "a\n", "new_string": "b\n"});
+    h.event(tool_start("c1", "edit_file", input.clone()));
+    h.event(edit_end(
         "c1",
         "edit_file",
-        json!({"path": "a", "old_string": "a\n", "new_string": "b\n"}),
+        real_diff("edit_file", &input, &[("a", "a\n")]),
     ));
-    h.event(tool_end("c1", "edit_file", "ok", false, 1));
     let colours: std::collections::HashSet<Color> = h
         .screen
         .backend()
@@ -428,8 +456,11 @@ fn a_call_waiting_for_an_answer_is_not_running_and_its_time_starts_when_allowed(
     h.advance(5_000);
     h.draw();
     let waiting = h.dump();
+    // The call is shown once, in the question; no running line with a clock.
+    assert_eq!(waiting.matches("$ make clean").count(), 1, "{waiting}");
+    assert!(!waiting.contains("bash make clean"), "{waiting}");
     assert!(
-        waiting.contains("? bash make clean (waiting for your answer)"),
+        waiting.contains("a yes, and allow Bash(make clean) until rein exits"),
         "{waiting}"
     );
     let status = waiting.lines().rfind(|l| !l.trim().is_empty()).unwrap();

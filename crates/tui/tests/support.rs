@@ -225,6 +225,34 @@ pub fn summary_of(name: &str, input: &Value) -> String {
         .summary
 }
 
+/// The change the real `name` tool would make with `input` in a workspace holding `files`
+/// (path, contents), as the engine sends it: a unified diff.
+pub fn real_diff(name: &str, input: &Value, files: &[(&str, &str)]) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, contents) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+    let guard = rein_tools::WorkspaceGuard::new(dir.path()).unwrap();
+    let diff =
+        rein_tools::unified(&rein_tools::ToolRegistry::builtin().preview(name, input, &guard));
+    assert!(diff.is_some(), "{name} previews no change for {input}");
+    diff
+}
+
+/// A file tool's end, with the change it made.
+pub fn edit_end(id: &str, name: &str, diff: Option<String>) -> Event {
+    Event::ToolCallEnd {
+        id: id.into(),
+        name: name.into(),
+        output: "ok".into(),
+        is_error: false,
+        duration_ms: 3,
+        diff,
+    }
+}
+
 pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms: u64) -> Event {
     Event::ToolCallEnd {
         id: id.into(),
@@ -232,6 +260,7 @@ pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms:
         output: output.into(),
         is_error,
         duration_ms,
+        diff: None,
     }
 }
 

@@ -128,6 +128,8 @@ pub fn hook_tool_response(output: &ToolOutput) -> Value {
             "originalFile": write.original,
             "userModified": false,
         }),
+        // Claude Code has no patch tool: the result as text, as for tools stating nothing.
+        ToolDetails::Patch(_) => json!({"output": output.text, "is_error": output.is_error}),
     }
 }
 

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::parse::{Chunk, Operation};
-use crate::WorkspaceGuard;
 use crate::checked::{Access, Kind};
 use crate::edit::matching::LINE_TIERS;
 use crate::edit::{split_bom, uses_crlf};
+use crate::{FileChange, WorkspaceGuard};
 
 /// An operation with its paths resolved by the guard and shown relative to the workspace.
 #[derive(Debug, Clone)]
@@ -18,18 +18,20 @@ pub struct Resolved {
     pub move_to: Option<(PathBuf, String)>,
 }
 
-/// What was changed: `A`, `M` or `D` and the path as shown.
-pub type Change = (char, String);
+/// What was changed: `A`, `M` or `D`, the path as shown, and the change itself.
+pub type Change = (char, String, FileChange);
 
 /// Applies the operations in order, each through descriptors beneath the workspace (see
 /// [`crate::checked`]); on failure returns what was applied before it and why it stopped.
+/// With `write` false nothing is written: the changes are worked out (a preview).
 pub fn apply_all(
     guard: &WorkspaceGuard,
     ops: &[Resolved],
+    write: bool,
 ) -> Result<Vec<Change>, (Vec<Change>, String)> {
     let mut done = Vec::new();
     for op in ops {
-        match apply_one(guard, op) {
+        match apply_one(guard, op, write) {
             Ok(change) => done.push(change),
             Err(message) => return Err((done, message)),
         }
@@ -37,7 +39,17 @@ pub fn apply_all(
     Ok(done)
 }
 
-fn apply_one(guard: &WorkspaceGuard, r: &Resolved) -> Result<Change, String> {
+/// `shown`'s change from `old` to `new`.
+fn change(shown: &str, old: &str, new: &str) -> FileChange {
+    FileChange {
+        path: shown.to_string(),
+        created: false,
+        deleted: false,
+        hunks: crate::hunks::between(old, new),
+    }
+}
+
+fn apply_one(guard: &WorkspaceGuard, r: &Resolved, write: bool) -> Result<Change, String> {
     let open = |path: &Path, access: Access, shown: &str| {
         guard
             .open_checked(path, access)
@@ -45,21 +57,28 @@ fn apply_one(guard: &WorkspaceGuard, r: &Resolved) -> Result<Change, String> {
     };
     match &r.op {
         Operation::Add { lines, .. } => {
-            let file = open(&r.path, Access::Create, &r.shown)?;
-            if file
-                .kind()
-                .map_err(|e| format!("cannot add {}: {e}", r.shown))?
-                == Kind::Dir
-            {
-                return Err(format!("cannot add {}: it is a directory", r.shown));
-            }
             let mut content = lines.join("\n");
             if !lines.is_empty() {
                 content.push('\n');
             }
-            file.write_atomic(content.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
-            Ok(('A', r.shown.clone()))
+            // A preview opens nothing: opening to create makes the missing folders.
+            if write {
+                let file = open(&r.path, Access::Create, &r.shown)?;
+                if file
+                    .kind()
+                    .map_err(|e| format!("cannot add {}: {e}", r.shown))?
+                    == Kind::Dir
+                {
+                    return Err(format!("cannot add {}: it is a directory", r.shown));
+                }
+                file.write_atomic(content.as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
+            }
+            let added = FileChange {
+                created: true,
+                ..change(&r.shown, "", &content)
+            };
+            Ok(('A', r.shown.clone(), added))
         }
         Operation::Delete { .. } => {
             let no_such_file = || format!("cannot delete {}: no such file", r.shown);
@@ -71,9 +90,21 @@ fn apply_one(guard: &WorkspaceGuard, r: &Resolved) -> Result<Change, String> {
                 Ok(Kind::Missing) | Err(_) => return Err(no_such_file()),
                 Ok(Kind::File { .. } | Kind::Other) => {}
             }
-            file.remove()
-                .map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
-            Ok(('D', r.shown.clone()))
+            // What is removed, when it is text (shown, not needed to remove it).
+            let old = file
+                .read()
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .unwrap_or_default();
+            if write {
+                file.remove()
+                    .map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
+            }
+            let removed = FileChange {
+                deleted: true,
+                ..change(&r.shown, &old, "")
+            };
+            Ok(('D', r.shown.clone(), removed))
         }
         Operation::Update { chunks, .. } => {
             let file = open(&r.path, Access::Write, &r.shown)
@@ -94,17 +125,25 @@ fn apply_one(guard: &WorkspaceGuard, r: &Resolved) -> Result<Change, String> {
             let updated = updated_contents(&original, chunks, &r.shown)?;
             match &r.move_to {
                 Some((dest, dest_shown)) if dest != &r.path => {
-                    open(dest, Access::Create, dest_shown)?
-                        .write_atomic(updated.as_bytes())
-                        .map_err(|e| format!("cannot write {dest_shown}: {e}"))?;
-                    file.remove()
-                        .map_err(|e| format!("cannot remove {} after moving it: {e}", r.shown))?;
-                    Ok(('M', format!("{} -> {dest_shown}", r.shown)))
+                    if write {
+                        open(dest, Access::Create, dest_shown)?
+                            .write_atomic(updated.as_bytes())
+                            .map_err(|e| format!("cannot write {dest_shown}: {e}"))?;
+                        file.remove().map_err(|e| {
+                            format!("cannot remove {} after moving it: {e}", r.shown)
+                        })?;
+                    }
+                    let moved = format!("{} -> {dest_shown}", r.shown);
+                    let changed = change(&moved, &original, &updated);
+                    Ok(('M', moved, changed))
                 }
                 _ => {
-                    file.write_atomic(updated.as_bytes())
-                        .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
-                    Ok(('M', r.shown.clone()))
+                    if write {
+                        file.write_atomic(updated.as_bytes())
+                            .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
+                    }
+                    let changed = change(&r.shown, &original, &updated);
+                    Ok(('M', r.shown.clone(), changed))
                 }
             }
         }

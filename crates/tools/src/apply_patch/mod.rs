@@ -7,7 +7,10 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{CallFacts, CallKind, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
+use crate::{
+    CallFacts, CallKind, Effect, FileChange, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    WorkspaceGuard,
+};
 use apply::Resolved;
 use parse::Operation;
 
@@ -65,42 +68,28 @@ impl TypedTool for ApplyPatch {
         facts.summary = names.join(", ");
     }
 
+    fn preview(&self, args: &ApplyPatchArgs, guard: &WorkspaceGuard) -> Vec<FileChange> {
+        let Ok(ops) = parse::parse(&args.patch) else {
+            return Vec::new();
+        };
+        let Ok(resolved) = resolve(ops, guard) else {
+            return Vec::new();
+        };
+        // What applies before a failure is still shown: the call would make those changes.
+        let (Ok(changes) | Err((changes, _))) = apply::apply_all(guard, &resolved, false);
+        changes.into_iter().map(|(_, _, change)| change).collect()
+    }
+
     async fn run(&self, args: ApplyPatchArgs, ctx: &ToolContext) -> ToolOutput {
         let ops = match parse::parse(&args.patch) {
             Ok(ops) => ops,
             Err(e) => return ToolOutput::error(format!("{e}. No files were changed.")),
         };
         // Every path passes the guard before anything changes.
-        let mut resolved = Vec::with_capacity(ops.len());
-        for op in ops {
-            let (path, move_to) = match &op {
-                Operation::Add { path, .. } | Operation::Delete { path } => (path, None),
-                Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
-            };
-            let resolve = |p: &str| {
-                ctx.guard
-                    .resolve_write(p)
-                    .map(|canonical| {
-                        let shown = ctx.guard.display(&canonical);
-                        (canonical, shown)
-                    })
-                    .map_err(|e| ToolOutput::error(format!("{e}. No files were changed.")))
-            };
-            let (canonical, shown) = match resolve(path) {
-                Ok(found) => found,
-                Err(refusal) => return refusal,
-            };
-            let move_to = match move_to.map(|m| resolve(m)).transpose() {
-                Ok(m) => m,
-                Err(refusal) => return refusal,
-            };
-            resolved.push(Resolved {
-                op,
-                path: canonical,
-                shown,
-                move_to,
-            });
-        }
+        let resolved = match resolve(ops, &ctx.guard) {
+            Ok(resolved) => resolved,
+            Err(message) => return ToolOutput::error(message),
+        };
         // Lock every file the patch touches, in a fixed order so two patches cannot deadlock.
         let mut paths: Vec<_> = resolved
             .iter()
@@ -116,12 +105,15 @@ impl TypedTool for ApplyPatch {
         }
         let guard = ctx.guard.clone();
         let outcome =
-            tokio::task::spawn_blocking(move || apply::apply_all(&guard, &resolved)).await;
+            tokio::task::spawn_blocking(move || apply::apply_all(&guard, &resolved, true)).await;
         drop(guards);
         match outcome {
             Ok(Ok(changes)) => ToolOutput::ok(format!(
                 "Success. Updated the following files:\n{}",
                 listing(&changes)
+            ))
+            .with_details(ToolDetails::Patch(
+                changes.into_iter().map(|(_, _, change)| change).collect(),
             )),
             Ok(Err((changes, message))) => {
                 let applied = if changes.is_empty() {
@@ -136,10 +128,40 @@ impl TypedTool for ApplyPatch {
     }
 }
 
+/// The operations with their paths resolved by the guard; a message for the model when a
+/// path is refused.
+fn resolve(ops: Vec<Operation>, guard: &WorkspaceGuard) -> Result<Vec<Resolved>, String> {
+    let mut resolved = Vec::with_capacity(ops.len());
+    for op in ops {
+        let (path, move_to) = match &op {
+            Operation::Add { path, .. } | Operation::Delete { path } => (path, None),
+            Operation::Update { path, move_to, .. } => (path, move_to.as_ref()),
+        };
+        let resolve = |p: &str| {
+            guard
+                .resolve_write(p)
+                .map(|canonical| {
+                    let shown = guard.display(&canonical);
+                    (canonical, shown)
+                })
+                .map_err(|e| format!("{e}. No files were changed."))
+        };
+        let (canonical, shown) = resolve(path)?;
+        let move_to = move_to.map(|m| resolve(m)).transpose()?;
+        resolved.push(Resolved {
+            op,
+            path: canonical,
+            shown,
+            move_to,
+        });
+    }
+    Ok(resolved)
+}
+
 fn listing(changes: &[apply::Change]) -> String {
     changes
         .iter()
-        .map(|(kind, path)| format!("{kind} {path}"))
+        .map(|(kind, path, _)| format!("{kind} {path}"))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -20,8 +20,8 @@ use serde::Deserialize;
 
 use crate::checked::{Access, CheckedFile, Kind, Stamp};
 use crate::{
-    CallFacts, CallKind, Effect, FileEdit, ToolContext, ToolDetails, ToolOutput, TypedTool,
-    WorkspaceGuard,
+    CallFacts, CallKind, Effect, FileChange, FileEdit, Hunk, ToolContext, ToolDetails, ToolOutput,
+    TypedTool, WorkspaceGuard,
 };
 use matching::{Found, Replacement, Tier};
 
@@ -74,6 +74,10 @@ impl TypedTool for EditFile {
 
     fn effect(&self, _args: &EditFileArgs) -> Effect {
         Effect::Mutating
+    }
+
+    fn preview(&self, args: &EditFileArgs, guard: &WorkspaceGuard) -> Vec<FileChange> {
+        preview(guard, args)
     }
 
     fn describe(&self, args: &EditFileArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
@@ -166,7 +170,42 @@ fn edit_attempt(
         }
         return create(guard, path, shown, args);
     }
-    let (bom, body) = split_bom(&original);
+    let made = match make(&original, shown, args) {
+        Ok(made) => made,
+        Err(refusal) => return refusal,
+    };
+    match file.write_atomic_unchanged(made.contents.as_bytes(), stamp) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+            *changed = true;
+            return ToolOutput::error(e.to_string());
+        }
+        Err(e) => return ToolOutput::error(format!("cannot write {shown}: {e}")),
+    }
+    ToolOutput::ok(made.message).with_details(ToolDetails::Edit(FileEdit {
+        path: path.to_path_buf(),
+        old_string: args.old_string.clone(),
+        new_string: args.new_string.clone(),
+        original,
+        patch: made.patch,
+        replace_all: args.replace_all,
+    }))
+}
+
+/// An edit worked out on a file's contents, not yet written.
+struct Made {
+    /// The file's new contents (BOM and line endings kept).
+    contents: String,
+    /// The change, as hunks.
+    patch: Vec<Hunk>,
+    /// The result for the model.
+    message: String,
+}
+
+/// The edit `args` asks for, made on `original` (text with content); the refusal the model
+/// gets when `old_string` is not found or not unique.
+fn make(original: &str, shown: &str, args: &EditFileArgs) -> Result<Made, ToolOutput> {
+    let (bom, body) = split_bom(original);
     let crlf = uses_crlf(body);
     let fold = |s: &str| -> String { s.replace("\r\n", "\n") };
     let text: Cow<'_, str> = if crlf {
@@ -189,8 +228,8 @@ fn edit_attempt(
     let exact = !crlf || body.contains(&args.old_string);
     let (tier, replacements) = match matching::find(&text, &old, &new, args.replace_all, exact) {
         Found::Matches(tier, replacements) => (tier, replacements),
-        Found::Ambiguous(tier, lines) => return ambiguous(shown, tier, &lines),
-        Found::Nothing => return not_found(shown, &text, &old),
+        Found::Ambiguous(tier, lines) => return Err(ambiguous(shown, tier, &lines)),
+        Found::Nothing => return Err(not_found(shown, &text, &old)),
     };
     let mut contents = String::with_capacity(original.len() + 256);
     contents.push_str(bom);
@@ -203,21 +242,13 @@ fn edit_attempt(
         apply_into(&mut contents, &text, &replacements);
         &contents[bom.len()..]
     };
-    match file.write_atomic_unchanged(contents.as_bytes(), stamp) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-            *changed = true;
-            return ToolOutput::error(e.to_string());
-        }
-        Err(e) => return ToolOutput::error(format!("cannot write {shown}: {e}")),
-    }
     let changed = match (replacements.first(), replacements.last()) {
         (Some(first), Some(last)) => first.range.start..last.range.end,
         _ => 0..0,
     };
     let patch = crate::hunks::within(&text, new_text, changed);
     let count = replacements.len();
-    let output = ToolOutput::ok(format!(
+    let message = format!(
         "Edited {shown}: {count} {} ({})\n{}",
         if count == 1 {
             "replacement"
@@ -226,15 +257,52 @@ fn edit_attempt(
         },
         tier.describe(),
         diff::unified(shown, &text, &replacements)
-    ));
-    output.with_details(ToolDetails::Edit(FileEdit {
-        path: path.to_path_buf(),
-        old_string: args.old_string.clone(),
-        new_string: args.new_string.clone(),
-        original,
+    );
+    Ok(Made {
+        contents,
         patch,
-        replace_all: args.replace_all,
-    }))
+        message,
+    })
+}
+
+/// The change an edit would make, worked out on the file as it is now (nothing when it
+/// would fail: the call's result says why).
+fn preview(guard: &WorkspaceGuard, args: &EditFileArgs) -> Vec<FileChange> {
+    let Ok(path) = guard.resolve_write(&args.path) else {
+        return Vec::new();
+    };
+    let shown = guard.display(&path);
+    let change = |created: bool, hunks: Vec<Hunk>| {
+        vec![FileChange {
+            path: shown.clone(),
+            created,
+            deleted: false,
+            hunks,
+        }]
+    };
+    let original = match read_existing(guard, &path) {
+        Ok(None) if args.old_string.is_empty() => {
+            return change(true, crate::hunks::between("", &args.new_string));
+        }
+        Ok(Some((_, _, bytes))) if !bytes[..bytes.len().min(SNIFF_BYTES)].contains(&0) => {
+            match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(_) => return Vec::new(),
+            }
+        }
+        _ => return Vec::new(),
+    };
+    if args.old_string.is_empty() {
+        // Fills an empty file, or fails on one with content.
+        if !original.is_empty() {
+            return Vec::new();
+        }
+        return change(false, crate::hunks::between("", &args.new_string));
+    }
+    match make(&original, &shown, args) {
+        Ok(made) => change(false, made.patch),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// The file the guard checked, its version before the read, and its bytes; `None` when it

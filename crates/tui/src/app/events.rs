@@ -8,6 +8,18 @@ use rein_protocol::{Event, PermissionVerdict, RunOutcome};
 use super::{Action, App, RunningTool};
 use crate::tool_view;
 
+/// A call that finished, as its end event tells it.
+#[derive(Clone, Copy)]
+struct Finished<'a> {
+    name: &'a str,
+    summary: &'a str,
+    output: &'a str,
+    is_error: bool,
+    duration_ms: u64,
+    /// The change a file tool made (unified diff).
+    diff: Option<&'a str>,
+}
+
 /// Output kept per running call for its live tail.
 const TAIL_BYTES: usize = 8 * 1024;
 
@@ -53,7 +65,6 @@ impl App {
                     summary: tool_view::call_line(&name, &summary, &input),
                     since: now,
                     output: String::new(),
-                    input,
                     waiting: false,
                     sub_tokens: 0,
                 });
@@ -76,15 +87,21 @@ impl App {
                 output,
                 is_error,
                 duration_ms,
+                diff,
             } => {
-                let (summary, input) = match self.running.iter().position(|t| t.id == id) {
-                    Some(at) => {
-                        let tool = self.running.remove(at);
-                        (tool.summary, tool.input)
-                    }
-                    None => (name.clone(), serde_json::Value::Null),
+                let summary = match self.running.iter().position(|t| t.id == id) {
+                    Some(at) => self.running.remove(at).summary,
+                    None => name.clone(),
                 };
-                self.tool_finished(&name, &summary, &input, &output, is_error, duration_ms);
+                let done = Finished {
+                    name: &name,
+                    summary: &summary,
+                    output: &output,
+                    is_error,
+                    duration_ms,
+                    diff: diff.as_deref(),
+                };
+                self.tool_finished(&done);
                 if self.running.is_empty()
                     && let Some(busy) = self.busy.as_mut()
                 {
@@ -204,15 +221,15 @@ impl App {
         Vec::new()
     }
 
-    fn tool_finished(
-        &mut self,
-        name: &str,
-        summary: &str,
-        input: &serde_json::Value,
-        output: &str,
-        is_error: bool,
-        duration_ms: u64,
-    ) {
+    fn tool_finished(&mut self, done: &Finished<'_>) {
+        let Finished {
+            name,
+            summary,
+            output,
+            is_error,
+            duration_ms,
+            diff,
+        } = *done;
         let theme = self.theme;
         let (tool, detail) = summary.split_once(' ').unwrap_or((summary, ""));
         let mark = if is_error {
@@ -225,6 +242,9 @@ impl App {
             Span::styled(tool.to_string(), theme.bold()),
             Span::raw(format!(" {detail}")),
         ];
+        if let Some(ending) = is_error.then(|| tool_view::ending(output)).flatten() {
+            head.push(Span::styled(format!(" · {ending}"), theme.error()));
+        }
         if duration_ms >= 1000 {
             head.push(Span::styled(
                 format!(" · {:.1}s", duration_ms as f64 / 1000.0),
@@ -233,22 +253,14 @@ impl App {
         }
         self.committed.push(Line::raw(""));
         self.committed.push(Line::from(head));
-        let change = if is_error {
-            Vec::new()
-        } else {
-            tool_view::full_change(name, input, theme)
-        };
-        if !change.is_empty() {
-            let (added, removed) = crate::diff::counts(&change);
-            let change = crate::diff::limit(change, tool_view::DIFF_LINES, theme);
+        if let Some(diff) = diff.filter(|_| !is_error) {
+            let shown = crate::diff::unified(diff, theme);
             self.committed.push(Line::styled(
-                format!(
-                    "  ⎿ {added} line{} added, {removed} removed",
-                    if added == 1 { "" } else { "s" }
-                ),
+                format!("  ⎿ {}", shown.summary()),
                 theme.dim(),
             ));
-            self.committed.extend(change);
+            let lines = crate::diff::limit(shown.lines, tool_view::DIFF_LINES, theme);
+            self.committed.extend(lines);
         } else if name == "read_file" && !is_error {
             let lines = output.lines().count();
             self.committed.push(Line::styled(
@@ -256,8 +268,11 @@ impl App {
                 theme.dim(),
             ));
         } else {
-            self.committed
-                .extend(tool_view::folded_result(output, is_error, theme));
+            let lines = tool_view::folded_result(output, is_error, theme);
+            if lines.len() > tool_view::RESULT_LINES {
+                self.folded.keep(summary.to_string(), output, false);
+            }
+            self.committed.extend(lines);
         }
     }
 
@@ -286,6 +301,7 @@ impl App {
             }
         } else {
             let count = thinking.lines().count();
+            self.folded.keep("thinking".to_string(), thinking, true);
             let first = tool_view::clip(thinking.lines().next().unwrap_or(""), 60);
             self.committed.push(Line::styled(
                 format!(

@@ -5,6 +5,7 @@
 
 mod commands;
 mod events;
+mod fold;
 mod prompt;
 mod rewind;
 mod view;
@@ -93,7 +94,6 @@ struct Busy {
 #[derive(Debug, Clone)]
 struct RunningTool {
     id: String,
-    input: serde_json::Value,
     summary: String,
     since: Instant,
     output: String,
@@ -102,6 +102,9 @@ struct RunningTool {
     /// Tokens a subagent run by this call has used so far.
     sub_tokens: u64,
 }
+
+/// Lines of a prompt echoed before it is folded.
+const USER_LINES: usize = 8;
 
 /// The interactive UI's state.
 #[derive(Debug)]
@@ -134,6 +137,8 @@ pub struct App {
     committed: Vec<Line<'static>>,
     quit_armed: Option<Instant>,
     notice: Option<String>,
+    /// Folded results and thinking, for Ctrl-O.
+    folded: fold::FoldedPieces,
 }
 
 impl App {
@@ -159,6 +164,7 @@ impl App {
             completion: 0,
             completion_closed: false,
             queued: VecDeque::new(),
+            folded: fold::FoldedPieces::default(),
             committed: Vec::new(),
             quit_armed: None,
             notice: None,
@@ -202,12 +208,29 @@ impl App {
     fn commit_user(&mut self, text: &str) {
         let theme = self.theme;
         self.committed.push(Line::raw(""));
-        for (n, line) in text.lines().enumerate() {
+        let count = text.lines().count();
+        // A long prompt (a paste) is echoed folded: it was sent whole.
+        let shown = if count > USER_LINES {
+            USER_LINES - 2
+        } else {
+            count
+        };
+        for (n, line) in text.lines().take(shown).enumerate() {
             let lead = if n == 0 { "› " } else { "  " };
             self.committed.push(Line::from(vec![
                 Span::styled(lead, theme.accent()),
                 Span::styled(line.to_string(), theme.user()),
             ]));
+        }
+        if shown < count {
+            self.committed.push(Line::styled(
+                format!(
+                    "  … +{} lines, sent whole (Ctrl-O shows all)",
+                    count - shown
+                ),
+                theme.dim(),
+            ));
+            self.folded.keep("your prompt".into(), text, false);
         }
     }
 
@@ -225,13 +248,19 @@ impl App {
 
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
-        let prompt =
-            PermissionPrompt::new(request, reply, self.theme).with_auto(self.status.sandboxed);
+        let prompt = PermissionPrompt::new(request, reply, self.theme)
+            .with_auto(self.status.sandboxed)
+            .with_edits(self.status.mode == PermissionMode::Default);
         if self.prompt.is_some() {
             self.waiting.push_back(prompt);
         } else {
             self.prompt = Some(prompt);
         }
+    }
+
+    /// The slash commands the user may type, read again.
+    pub fn set_commands(&mut self, commands: Commands) {
+        self.commands = commands;
     }
 
     /// The session was replaced (`/clear`, `/resume`): a fresh status, nothing in flight.
@@ -267,8 +296,9 @@ impl App {
         }
         if let Some(prompt) = self.prompt.as_mut() {
             if let PromptOutcome::Answered(approval) = prompt.key(key) {
+                let plan = prompt.request().tool == rein_engine::plan::PLAN_TOOL;
                 self.prompt = self.waiting.pop_front();
-                self.answered(&approval);
+                self.answered(&approval, plan);
             }
             return Vec::new();
         }
@@ -296,6 +326,13 @@ impl App {
                     "folded"
                 };
                 self.notice = Some(format!("thinking {state} (Ctrl-T)"));
+                if self.show_thinking {
+                    self.unfold_thinking();
+                }
+                return Vec::new();
+            }
+            KeyCode::Char('o') if ctrl => {
+                self.unfold_last();
                 return Vec::new();
             }
             KeyCode::BackTab => {
@@ -434,23 +471,34 @@ impl App {
         Vec::new()
     }
 
-    fn answered(&mut self, approval: &Approval) {
+    fn answered(&mut self, approval: &Approval, plan: bool) {
         match approval {
             Approval::Deny { note: Some(note) } => {
                 self.info(format!("denied, told the model: {note}"))
             }
-            Approval::SwitchMode(mode) => {
+            Approval::SwitchMode(mode) if plan => {
                 // The engine keeps `auto` only with the sandbox; the status line follows the
                 // next status it reports.
                 self.status.mode = *mode;
                 self.info(format!("plan approved; going on in {} mode", mode.name()));
+            }
+            Approval::SwitchMode(mode) => {
+                self.status.mode = *mode;
+                self.info(format!(
+                    "edits in this workspace are allowed until rein exits ({} mode; Shift+Tab \
+                     changes it)",
+                    mode.name()
+                ));
             }
             _ => {}
         }
     }
 
     fn completion_visible(&self) -> bool {
-        !self.completion_closed && !self.commands.completions(&self.input.text()).is_empty()
+        // A recalled `/command` leaves Up and Down to the history.
+        !self.completion_closed
+            && !self.input.browsing_history()
+            && !self.commands.completions(&self.input.text()).is_empty()
     }
 
     fn complete(&mut self) {
@@ -466,6 +514,12 @@ impl App {
     }
 }
 
+#[cfg(test)]
+#[path = "fold_tests.rs"]
+mod fold_tests;
+#[cfg(test)]
+#[path = "keys_tests.rs"]
+mod keys_tests;
 #[cfg(test)]
 #[path = "plan_tests.rs"]
 mod plan_tests;

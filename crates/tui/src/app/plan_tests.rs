@@ -19,6 +19,9 @@ fn plan_request() -> ApprovalRequest {
         summary: "Fix the parser".into(),
         reason: "your approval of the plan".into(),
         agent: None,
+        diff: None,
+        session_rule: None,
+        edit: false,
     }
 }
 

@@ -27,8 +27,12 @@ pub struct PermissionPrompt {
     body: Vec<Line<'static>>,
     /// Lines of it left out.
     more: usize,
+    /// The size of the change a file tool would make (`f.txt: 3 lines added, 1 removed`).
+    change: Option<String>,
     /// For a plan: `auto` may be chosen (the OS sandbox is there).
     auto: bool,
+    /// For an edit: "all edits this session" (accept-edits) is offered.
+    edits: bool,
 }
 
 /// What a key did to the prompt.
@@ -43,7 +47,15 @@ pub enum PromptOutcome {
 impl PermissionPrompt {
     /// A prompt for `request`; the answer goes to `reply`.
     pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, theme: Theme) -> Self {
-        let mut body = body(&request.tool, &request.input, theme);
+        let mut change = None;
+        let mut body = match &request.diff {
+            Some(diff) => {
+                let shown = crate::diff::unified(diff, theme);
+                change = Some(format!("  {}", shown.summary()));
+                shown.lines
+            }
+            None => body(&request.tool, &request.input, theme),
+        };
         let cap = if is_plan(&request) {
             PLAN_BODY_LINES
         } else {
@@ -57,13 +69,21 @@ impl PermissionPrompt {
             note: None,
             body,
             more,
+            change,
             auto: false,
+            edits: false,
         }
     }
 
     /// Offers `auto` among a plan's modes (only where the OS sandbox is).
     pub fn with_auto(mut self, auto: bool) -> Self {
         self.auto = auto;
+        self
+    }
+
+    /// Offers "all edits this session" for an edit, when edits still ask (`default` mode).
+    pub fn with_edits(mut self, default_mode: bool) -> Self {
+        self.edits = default_mode && self.request.edit;
         self
     }
 
@@ -109,6 +129,9 @@ impl PermissionPrompt {
             };
         }
         match key.code {
+            KeyCode::Char('e' | 'E') if self.edits => {
+                self.answer(Approval::SwitchMode(PermissionMode::AcceptEdits))
+            }
             KeyCode::Char('y' | 'Y') | KeyCode::Char('1') => self.answer(Approval::AllowOnce),
             KeyCode::Char('a' | 'A') | KeyCode::Char('2') => self.answer(Approval::AllowForSession),
             KeyCode::Char('n' | 'N') | KeyCode::Char('3') | KeyCode::Esc => {
@@ -136,6 +159,9 @@ impl PermissionPrompt {
         let plan = is_plan(request);
         let title = if plan {
             "Approve this plan?".to_string()
+        } else if request.tool == "bash" {
+            // The command is the body: said once.
+            "Allow this bash command?".to_string()
         } else {
             format!(
                 "Allow {}?",
@@ -153,10 +179,19 @@ impl PermissionPrompt {
             },
             theme.dim(),
         ));
+        if let Some(change) = &self.change {
+            lines.push(Line::styled(change.clone(), theme.bold()));
+        }
         lines.extend(self.body.iter().cloned());
         if self.more > 0 {
             let more = self.more;
-            lines.push(Line::styled(format!("    … +{more} lines"), theme.dim()));
+            lines.push(Line::styled(
+                format!(
+                    "    … +{more} more line{}",
+                    if more == 1 { "" } else { "s" }
+                ),
+                theme.dim(),
+            ));
         }
         match &self.note {
             Some(note) => {
@@ -191,8 +226,26 @@ impl PermissionPrompt {
                         .map(|line| clip_line(line, width))
                         .collect();
                 }
-                spans.extend(choice("y", " yes  "));
-                spans.extend(choice("a", " yes, this session  "));
+                // One answer a line, each "this session" one saying what it allows.
+                let mut row = |key, text: String| {
+                    let mut spans = vec![Span::raw("  ")];
+                    spans.extend(choice(key, ""));
+                    spans.push(Span::raw(text));
+                    lines.push(Line::from(spans));
+                };
+                row("y", " yes".into());
+                if let Some(rule) = &self.request.session_rule {
+                    row("a", format!(" yes, and allow {rule} until rein exits"));
+                }
+                if self.edits {
+                    row(
+                        "e",
+                        " yes, and allow every edit in this workspace until rein exits \
+                         (accept-edits)"
+                            .into(),
+                    );
+                }
+                let mut spans = vec![Span::raw("  ")];
                 spans.extend(choice("n", " no  "));
                 spans.extend(choice("t", " no, and tell the model…"));
                 lines.push(Line::from(spans));
@@ -219,8 +272,8 @@ fn is_plan(request: &ApprovalRequest) -> bool {
     request.tool == rein_engine::plan::PLAN_TOOL
 }
 
-/// What the user is asked to approve: the command for bash, the change for edits, the plan
-/// (rendered Markdown) for a plan, the arguments otherwise.
+/// What the user is asked to approve when no change to files comes with it: the command for
+/// bash, the plan (rendered Markdown) for a plan, the arguments otherwise.
 fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
     match tool {
         rein_engine::plan::PLAN_TOOL => {
@@ -246,7 +299,6 @@ fn body(tool: &str, input: &Value, theme: Theme) -> Vec<Line<'static>> {
                 ])
             })
             .collect(),
-        "edit_file" | "write_file" | "apply_patch" => tool_view::change(tool, input, theme),
         _ => serde_json::to_string_pretty(input)
             .unwrap_or_default()
             .lines()

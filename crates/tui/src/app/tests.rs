@@ -53,6 +53,9 @@ fn request(id: &str, command: &str) -> ApprovalRequest {
         summary: command.into(),
         reason: "mode default".into(),
         agent: None,
+        diff: None,
+        session_rule: Some(format!("Bash({command})")),
+        edit: false,
     }
 }
 
@@ -432,11 +435,7 @@ fn a_second_question_waits_for_the_first_answer() {
     app.ask(request("b", "touch b"), second);
     press(&mut app, KeyCode::Char('y'), KeyModifiers::NONE, now);
     let (live, _) = app.live_lines(100, now);
-    assert!(
-        text(&live)
-            .iter()
-            .any(|l| l.contains("Allow bash touch b?"))
-    );
+    assert!(text(&live).iter().any(|l| l.contains("$ touch b")));
     press(&mut app, KeyCode::Char('n'), KeyModifiers::NONE, now);
     assert_eq!(first_answer.blocking_recv().unwrap(), Approval::AllowOnce);
     assert_eq!(

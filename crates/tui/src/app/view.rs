@@ -52,7 +52,12 @@ impl App {
             lines.push(Line::styled(shown, style));
         }
         // Running calls with their elapsed time and last output lines.
+        let asked = self.prompt.as_ref().map(|p| p.request().id.as_str());
         for tool in &self.running {
+            // The call being asked about is shown once, in the question.
+            if tool.waiting && asked == Some(tool.id.as_str()) {
+                continue;
+            }
             if tool.waiting {
                 lines.push(Line::from(vec![
                     Span::styled("? ", theme.warning()),
@@ -116,6 +121,29 @@ impl App {
                         Span::styled(format!("  /{:<14}", command.name), style),
                         Span::styled(command.description.clone(), theme.dim()),
                     ]));
+                }
+                // A longer list says so, and where the rest is.
+                if completions.len() > COMPLETION_ROWS {
+                    let below =
+                        completions.len() - (first + COMPLETION_ROWS).min(completions.len());
+                    lines.push(Line::styled(
+                        format!(
+                            "  {} of {} (↑↓ scroll{}{})",
+                            COMPLETION_ROWS,
+                            completions.len(),
+                            if first > 0 {
+                                format!(", {first} above")
+                            } else {
+                                String::new()
+                            },
+                            if below > 0 {
+                                format!(", {below} below")
+                            } else {
+                                String::new()
+                            },
+                        ),
+                        theme.dim(),
+                    ));
                 }
             }
         }
