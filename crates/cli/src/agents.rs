@@ -19,6 +19,7 @@ pub fn folders(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     trusted: bool,
+    warn: bool,
 ) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
@@ -33,7 +34,7 @@ pub fn folders(
     ];
     if trusted {
         dirs.extend(own);
-    } else if own.iter().any(|d| d.is_dir()) {
+    } else if warn && own.iter().any(|d| d.is_dir()) {
         eprintln!(
             "rein: this workspace's {kind} are not loaded: the workspace is not trusted (run \
              `rein trust` in {} or pass --trust-workspace)",
@@ -53,8 +54,8 @@ pub fn commands(
 ) -> rein_engine::commands::Catalog {
     let trusted = config.workspace_trusted;
     let loaded = rein_engine::commands::load(
-        &folders("commands", workspace, env, trusted),
-        &folders("skills", workspace, env, trusted),
+        &folders("commands", workspace, env, trusted, warn),
+        &folders("skills", workspace, env, trusted, warn),
     );
     for warning in loaded.warnings.iter().filter(|_| warn) {
         eprintln!("rein: {warning}");
@@ -69,7 +70,7 @@ pub fn subagents(
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Subagents {
-    let dirs = folders("agents", workspace, env, config.workspace_trusted);
+    let dirs = folders("agents", workspace, env, config.workspace_trusted, true);
     let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
     let loaded = load(built_in(explore), &dirs);
     for warning in &loaded.warnings {

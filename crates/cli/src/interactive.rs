@@ -59,6 +59,10 @@ impl SessionHost for CliHost {
         self.setup.commands()
     }
 
+    fn workspace(&self) -> Option<PathBuf> {
+        Some(self.setup.workspace.clone())
+    }
+
     fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {
         crate::mcp::views(&self.setup.mcp)
     }

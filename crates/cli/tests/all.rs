@@ -22,6 +22,7 @@ mod subagents;
 mod support;
 mod terminal;
 mod terminal_changes;
+mod terminal_details;
 mod terminal_mcp;
 mod terminal_rewind;
 mod tmux;

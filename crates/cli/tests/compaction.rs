@@ -161,7 +161,9 @@ async fn prompt_too_long_triggers_one_reactive_compaction() {
 /// A stored session of two prompts and answers in `workspace`, to compact.
 async fn two_turn_session(workspace: &std::path::Path) {
     let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
-    for prompt in ["first question", "second question"] {
+    // The first long enough that compacting it is worth a request.
+    let first = format!("first question: {}", "some context. ".repeat(400));
+    for prompt in [first.as_str(), "second question"] {
         let mut cmd = rein(workspace);
         cmd.args(["exec", "--base-url", &server.url()]);
         if prompt.starts_with("second") {

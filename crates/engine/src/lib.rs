@@ -33,6 +33,7 @@ pub mod permissions;
 pub mod plan;
 mod prompt;
 pub mod session;
+mod session_rules;
 pub mod subagents;
 mod turn;
 pub mod undo;

@@ -236,3 +236,34 @@ async fn the_model_compacts_with_the_compact_tool_only_when_it_is_offered() {
         "off by default: {names:?}"
     );
 }
+
+#[tokio::test]
+async fn compacting_a_short_session_says_there_is_nothing_to_compact_and_asks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [{"text": "hello"}, {"text": "again"}], "summary": {"text": "SUMMARY"}}"#,
+    )
+    .await;
+    let mut agent = agent_for(ProviderKind::Anthropic, &server, dir.path(), |_| {});
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("hi", &tx, CancellationToken::new()).await;
+    agent.run("and again", &tx, CancellationToken::new()).await;
+    let before = agent.transcript().to_vec();
+    let error = agent
+        .compact(
+            rein_engine::CompactTrigger::Manual,
+            None,
+            &tx,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(error.starts_with("nothing to compact:"), "{error}");
+    assert_eq!(server.requests().len(), 2, "no summary request");
+    assert_eq!(agent.transcript(), before.as_slice());
+    assert!(
+        !drain(&mut rx)
+            .iter()
+            .any(|e| matches!(e, Event::Compaction { .. }))
+    );
+}

@@ -64,7 +64,9 @@ async fn two_items_in_progress_are_refused_and_a_compaction_keeps_the_list() {
     .await;
     let mut agent = agent(rein_llm::ProviderKind::Anthropic, &server, dir.path());
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    agent.run("plan it", &tx, CancellationToken::new()).await;
+    // A first prompt long enough that a manual compaction is worth a request.
+    let prompt = format!("plan it: {}", "the details of the bug. ".repeat(250));
+    agent.run(&prompt, &tx, CancellationToken::new()).await;
     let first = tool_results(&agent.transcript()[2]);
     assert!(
         first[0].1 && first[0].0.contains("2 items are in_progress"),

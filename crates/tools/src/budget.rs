@@ -1,4 +1,4 @@
-//! The output budget every tool result passes (DESIGN.md §3): over the limit, the full text is
+//! The output budget every tool result passes: over the limit, the full text is
 //! saved under the session's output folder and the model sees the head, the tail, the sizes
 //! and the saved path, which it can page through with `read_file`.
 

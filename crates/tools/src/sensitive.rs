@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
-/// The default list (DESIGN.md §3): credentials in the home directory, rein's and other
+/// The default list: credentials in the home directory, rein's and other
 /// agents' own configuration and data (a write there could grant `bypass` to every later run;
 /// a read there shows other projects' transcripts), shell start-up files (run by every later
 /// shell) and histories, and `.env` files. rein's folders under `$XDG_*` are added by the CLI.

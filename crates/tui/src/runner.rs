@@ -49,6 +49,10 @@ pub trait SessionHost: AgentFactory {
     fn mcp_servers(&self) -> Vec<McpServerView> {
         Vec::new()
     }
+    /// The workspace, for the start line.
+    fn workspace(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// One MCP server as `/mcp` shows it.
@@ -250,11 +254,35 @@ pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: 
     let history = PromptHistory::load(host.history_file());
     let commands = Commands::load(&host.commands());
     let warnings: Vec<String> = history.warning().map(str::to_string).into_iter().collect();
-    let mut app = App::new(theme, commands, Input::new(history), driver.status().await);
+    let status = driver.status().await;
+    let mut start = format!("rein {}", env!("CARGO_PKG_VERSION"));
+    if let Some(workspace) = host.workspace() {
+        start.push_str(&format!(" · {}", home_relative(&workspace)));
+    }
+    start.push_str(&format!(
+        " · {} · {} mode",
+        status.model,
+        status.mode.name()
+    ));
+    let mut app = App::new(theme, commands, Input::new(history), status);
+    app.info(start);
     for warning in warnings {
         app.error(warning);
     }
     app
+}
+
+/// `path` with the home folder shown as `~`.
+fn home_relative(path: &std::path::Path) -> String {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match home
+        .as_deref()
+        .and_then(|home| path.strip_prefix(home).ok())
+    {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    }
 }
 
 /// Carries out one action; true when the UI should end.

@@ -1,4 +1,4 @@
-//! Layered configuration (DESIGN.md §3 Config): user, Claude Code project settings, project and
+//! Layered configuration: user, Claude Code project settings, project and
 //! project-local TOML, environment, flags. Scalars take the most specific value; lists merge.
 //!
 //! Loading is a pure function ([`load`]) from file texts to a typed [`Config`]; every value

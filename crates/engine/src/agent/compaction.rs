@@ -13,6 +13,10 @@ use crate::controller::CompactTrigger;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
 
+/// History shorter than this (estimated tokens) is not compacted: its summary would not be
+/// smaller.
+const MIN_COMPACTED_TOKENS: u64 = 1_000;
+
 impl Agent {
     pub(super) fn window(&self) -> u64 {
         self.config
@@ -173,6 +177,18 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), String> {
+        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
+        let older = self.transcript.len() - keep;
+        // A summary is some hundreds of tokens: asked to compact a shorter history, the user
+        // is told so (it would only grow, and cost a request) before any hook runs. The model
+        // and the window's limits decide for themselves.
+        let older_tokens = context::estimate(&self.transcript[..older]);
+        if trigger == CompactTrigger::Manual && older_tokens < MIN_COMPACTED_TOKENS {
+            return Err(format!(
+                "nothing to compact: the conversation before the latest prompt is about \
+                 {older_tokens} tokens, less than a summary of it would be"
+            ));
+        }
         let mut fields = serde_json::Map::new();
         fields.insert("trigger".into(), trigger.name().into());
         fields.insert("custom_instructions".into(), focus.unwrap_or("").into());
@@ -181,11 +197,6 @@ impl Agent {
         hooks
             .run(HookEvent::PreCompact, None, mode, fields, events)
             .await;
-        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
-        let older = self.transcript.len() - keep;
-        if older == 0 {
-            return Err("there is nothing older than the latest prompt to summarise".into());
-        }
         let mut messages = self.transcript[..older].to_vec();
         let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
         if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {

@@ -174,7 +174,12 @@ impl App {
                 " · esc to cancel"
             };
             (
-                format!("{} {}… {secs}s", spinner(now, busy.since), busy.label),
+                // The turn's time, named so: a running call shows its own on its line.
+                format!(
+                    "{} {}… · turn {secs}s",
+                    spinner(now, busy.since),
+                    busy.label
+                ),
                 hint.to_string(),
                 theme.accent(),
             )

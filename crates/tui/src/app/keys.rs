@@ -1,0 +1,199 @@
+//! Keys: what a key press does in each state (a question open, a picker, the input and its
+//! completion list), and Ctrl-C's two steps.
+
+use std::time::Instant;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use rein_engine::Approval;
+use rein_engine::permissions::PermissionMode;
+
+use super::prompt::{PickOutcome, PromptOutcome};
+use super::{Action, App, QUIT_WINDOW};
+use crate::input::InputOutcome;
+
+impl App {
+    /// Handles a key press at `now`.
+    pub fn key(&mut self, key: KeyEvent, now: Instant) -> Vec<Action> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if key.code != KeyCode::Char('c') || !ctrl {
+            self.notice = None;
+        }
+        if ctrl && key.code == KeyCode::Char('c') {
+            return self.interrupt(now);
+        }
+        if ctrl && key.code == KeyCode::Char('z') {
+            return vec![Action::Suspend];
+        }
+        if let Some(prompt) = self.prompt.as_mut() {
+            if let PromptOutcome::Answered(approval) = prompt.key(key) {
+                let plan = prompt.request().tool == rein_engine::plan::PLAN_TOOL;
+                self.prompt = self.waiting.pop_front();
+                self.answered(&approval, plan);
+            }
+            return Vec::new();
+        }
+        if let Some(picker) = self.picker.as_mut() {
+            return match picker.key(key) {
+                PickOutcome::Open => Vec::new(),
+                PickOutcome::Closed => {
+                    self.picker = None;
+                    Vec::new()
+                }
+                PickOutcome::Picked(id) => {
+                    let kind = picker.kind;
+                    self.picker = None;
+                    self.picked(kind, id)
+                }
+            };
+        }
+        match key.code {
+            KeyCode::Char('d') if ctrl && self.input.is_empty() => return vec![Action::Quit],
+            KeyCode::Char('t') if ctrl => {
+                self.show_thinking = !self.show_thinking;
+                let state = if self.show_thinking {
+                    "shown"
+                } else {
+                    "folded"
+                };
+                self.notice = Some(format!("thinking {state} (Ctrl-T)"));
+                if self.show_thinking {
+                    self.unfold_thinking();
+                }
+                return Vec::new();
+            }
+            KeyCode::Char('o') if ctrl => {
+                self.unfold_last();
+                return Vec::new();
+            }
+            KeyCode::BackTab => {
+                let next = match self.status.mode {
+                    PermissionMode::Default => PermissionMode::AcceptEdits,
+                    PermissionMode::AcceptEdits => PermissionMode::Auto,
+                    PermissionMode::Auto => PermissionMode::Plan,
+                    PermissionMode::Plan | PermissionMode::Bypass => PermissionMode::Default,
+                };
+                return vec![Action::SetMode(next)];
+            }
+            KeyCode::Esc if self.completion_visible() => {
+                self.completion_closed = true;
+                return Vec::new();
+            }
+            KeyCode::Esc if self.busy.is_some() && !self.cancelling => {
+                self.cancelling = true;
+                return vec![Action::Cancel];
+            }
+            KeyCode::Esc if self.busy.is_none() && self.input.is_empty() => {
+                // Two presses read at once arrive as one Esc with Alt.
+                if key.modifiers.contains(KeyModifiers::ALT) {
+                    return vec![Action::OpenRewind];
+                }
+                return self.escape_twice(now);
+            }
+            _ => {}
+        }
+        if self.completion_visible() {
+            let count = self.commands.completions(&self.input.text()).len();
+            match key.code {
+                KeyCode::Up => {
+                    self.completion = self.completion.saturating_sub(1);
+                    return Vec::new();
+                }
+                KeyCode::Down => {
+                    self.completion = (self.completion + 1).min(count.saturating_sub(1));
+                    return Vec::new();
+                }
+                KeyCode::Tab => {
+                    self.complete();
+                    return Vec::new();
+                }
+                KeyCode::Enter => self.complete(),
+                _ => {}
+            }
+        }
+        match self.input.key(key) {
+            InputOutcome::Submit(text) => self.submit(text, now),
+            InputOutcome::Edited => {
+                self.completion = 0;
+                self.completion_closed = false;
+                Vec::new()
+            }
+            InputOutcome::Ignored => Vec::new(),
+        }
+    }
+
+    fn interrupt(&mut self, now: Instant) -> Vec<Action> {
+        if let Some(mut prompt) = self.prompt.take() {
+            // Cancelling the turn refuses every question still open.
+            prompt.answer(Approval::Deny { note: None });
+            self.waiting.clear();
+            self.cancelling = true;
+            return vec![Action::Cancel];
+        }
+        if self.picker.take().is_some() {
+            return Vec::new();
+        }
+        if self.busy.is_some() {
+            if self.cancelling {
+                return vec![Action::Quit];
+            }
+            self.cancelling = true;
+            self.notice = Some("cancelling… (Ctrl-C again quits)".into());
+            return vec![Action::Cancel];
+        }
+        if !self.input.is_empty() {
+            self.input.clear();
+            return Vec::new();
+        }
+        if self
+            .quit_armed
+            .is_some_and(|at| now.duration_since(at) < QUIT_WINDOW)
+        {
+            return vec![Action::Quit];
+        }
+        self.quit_armed = Some(now);
+        self.notice = Some("press Ctrl-C again to quit".into());
+        Vec::new()
+    }
+
+    fn answered(&mut self, approval: &Approval, plan: bool) {
+        match approval {
+            Approval::Deny { note: Some(note) } => {
+                self.info(format!("denied, told the model: {note}"))
+            }
+            Approval::SwitchMode(mode) if plan => {
+                // The engine keeps `auto` only with the sandbox; the status line follows the
+                // next status it reports.
+                self.status.mode = *mode;
+                self.info(format!("plan approved; going on in {} mode", mode.name()));
+            }
+            Approval::SwitchMode(mode) => {
+                self.status.mode = *mode;
+                self.info(format!(
+                    "edits in this workspace are allowed until rein exits ({} mode; Shift+Tab \
+                     changes it)",
+                    mode.name()
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn completion_visible(&self) -> bool {
+        // A recalled `/command` leaves Up and Down to the history.
+        !self.completion_closed
+            && !self.input.browsing_history()
+            && !self.commands.completions(&self.input.text()).is_empty()
+    }
+
+    fn complete(&mut self) {
+        let text = self.input.text();
+        let completions = self.commands.completions(&text);
+        if let Some(choice) =
+            completions.get(self.completion.min(completions.len().saturating_sub(1)))
+        {
+            let name = format!("/{}", choice.name);
+            self.input.set_text(&name);
+        }
+        self.completion = 0;
+    }
+}
