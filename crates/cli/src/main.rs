@@ -21,7 +21,7 @@ mod undo;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::{Cli, Command, ConfigCommand, McpCommand, SandboxCommand};
 
@@ -65,7 +65,12 @@ impl Exit {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `rein tool --help` lists the tools with their arguments (the registry knows them).
+    let command = Cli::command().mut_subcommand("tool", |tool| tool.after_help(tool_cmd::help()));
+    let cli = match command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
         Err(err) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).

@@ -10,10 +10,51 @@ use crate::Exit;
 use crate::args::ToolArgs;
 use crate::resolve;
 
+/// The tools and their arguments (`*`: required), for `rein tool --help`.
+pub fn help() -> String {
+    let mut out =
+        String::from("Tools (`rein tool --list [NAME]` shows descriptions and schemas):\n");
+    for spec in ToolRegistry::builtin().specs() {
+        let required: Vec<&str> = spec.input_schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let arguments: Vec<String> = spec.input_schema["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, _)| {
+                let mark = if required.contains(&name.as_str()) {
+                    "*"
+                } else {
+                    ""
+                };
+                format!("{name}{mark}")
+            })
+            .collect();
+        out.push_str(&format!("  {:<12} {}\n", spec.name, arguments.join(", ")));
+    }
+    out
+}
+
 pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let registry = ToolRegistry::builtin();
     if args.list {
-        for spec in registry.specs() {
+        let one = !args.name.is_empty();
+        if one && !registry.names().contains(&args.name) {
+            return Err(Exit::usage(format!(
+                "unknown tool {:?}; available: {}",
+                args.name,
+                registry.names().join(", ")
+            )));
+        }
+        for spec in registry
+            .specs()
+            .into_iter()
+            .filter(|s| !one || s.name == args.name)
+        {
             println!(
                 "{}\n  {}\n  arguments: {}\n",
                 spec.name, spec.description, spec.input_schema

@@ -127,3 +127,36 @@ async fn tool_list_shows_every_tool_with_its_arguments() {
     }
     assert!(said.contains("\"old_string\""), "{said}");
 }
+
+#[tokio::test]
+async fn tool_help_names_each_tool_and_its_arguments_and_list_shows_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &'static [&'static str]| {
+        let mut cmd = rein(dir.path());
+        cmd.args(args);
+        output(cmd)
+    };
+    let out = run(&["tool", "--help"]).await;
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    assert!(
+        help.lines().any(
+            |l| l.trim() == "bash         command*, run_in_background, timeout_ms, unsandboxed"
+        ),
+        "{help}"
+    );
+    assert!(
+        help.contains("edit_file    new_string*, old_string*, path*, replace_all"),
+        "{help}"
+    );
+
+    let out = run(&["tool", "--list", "glob"]).await;
+    assert!(out.status.success());
+    let one = text(&out.stdout);
+    assert!(one.starts_with("glob\n"), "{one}");
+    assert!(!one.contains("read_file"), "{one}");
+
+    let out = run(&["tool", "--list", "nope"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown tool \"nope\"; available: bash"));
+}
