@@ -77,8 +77,9 @@ impl<O: Write, E: Write> Printer<O, E> {
                         let cost = cost_usd.map_or(String::new(), |c| format!(", ${c:.4}"));
                         let _ = writeln!(
                             self.err,
-                            "rein: session {id}: {turns} turns, {} tokens in, {} out{cost}; \
+                            "rein: session {id}: {turns} turn{}, {} tokens in, {} out{cost}; \
                              continue it with: rein exec --resume {id} \"…\"",
+                            if turns == 1 { "" } else { "s" },
                             usage.total_input(),
                             usage.output_tokens,
                             id = self.session_id,
