@@ -127,7 +127,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let env = |key: &str| std::env::var(key).ok();
             let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
-            print!("{}", config::render(&config));
+            print!("{}", config::render(&config, &env)?);
             Ok(())
         }
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {

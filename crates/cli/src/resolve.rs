@@ -24,77 +24,148 @@ pub struct ProviderSettings {
     pub key_env: String,
 }
 
+/// Which provider, model, base URL and key variable the flags, the environment and the config
+/// files choose, each with where it came from (`--model`, `env REIN_MODEL`, `path:line`,
+/// `default`), before the URL is checked or the key read. The one place their precedence is
+/// written: runs use it through [`provider`], `rein config show` to say what a run would use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Routing {
+    /// The model as written (an alias stays an alias; see [`Routing::model_name`]); `None` for
+    /// `openai-chat` with no model named, which has no default.
+    pub model: Option<Sourced<String>>,
+    pub kind: Sourced<ProviderKind>,
+    /// As written: not yet trimmed, checked or normalised.
+    pub base_url: Sourced<String>,
+    pub key_env: Sourced<String>,
+}
+
+/// Where a value nobody set comes from.
+pub const DEFAULT: &str = "default";
+/// Where a provider guessed from the model name comes from.
+pub const GUESSED: &str = "guessed from the model name";
+
+impl Routing {
+    /// The model's real name: an alias (`sonnet`) resolved.
+    pub fn model_name(&self) -> Option<String> {
+        let model = &self.model.as_ref()?.value;
+        Some(model_alias(model).map_or_else(|| model.clone(), str::to_string))
+    }
+}
+
+/// The provider settings as [`Routing`] says: flags over the environment over the config
+/// files over the defaults.
+pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &Config) -> Routing {
+    let explicit_kind = match args.provider {
+        Some(p) => Some(sourced(
+            match p {
+                ProviderArg::Anthropic => ProviderKind::Anthropic,
+                ProviderArg::Openai => ProviderKind::Openai,
+                ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
+            },
+            "--provider",
+        )),
+        None => config.provider.as_ref().map(|p| Sourced {
+            value: match p.value.as_str() {
+                "anthropic" => ProviderKind::Anthropic,
+                "openai" => ProviderKind::Openai,
+                _ => ProviderKind::OpenaiChat,
+            },
+            source: p.source.clone(),
+        }),
+    };
+    let model = first_set(
+        args.model.as_ref().map(|m| sourced(m.clone(), "--model")),
+        "REIN_MODEL",
+        env,
+        &config.model,
+    )
+    .or_else(|| match explicit_kind.as_ref().map(|k| k.value) {
+        None | Some(ProviderKind::Anthropic) => Some(sourced(DEFAULT_MODEL.into(), DEFAULT)),
+        Some(ProviderKind::Openai) => Some(sourced("gpt-5".into(), DEFAULT)),
+        Some(ProviderKind::OpenaiChat) => None,
+    });
+    let kind = explicit_kind.unwrap_or_else(|| {
+        let name = model.as_ref().map_or(DEFAULT_MODEL, |m| m.value.as_str());
+        let name = model_alias(name).unwrap_or(name);
+        sourced(rein_llm::infer_provider(name), GUESSED)
+    });
+    let base_env = match kind.value {
+        ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
+        ProviderKind::Openai | ProviderKind::OpenaiChat => "OPENAI_BASE_URL",
+    };
+    let base_url = first_set(
+        args.base_url
+            .as_ref()
+            .map(|u| sourced(u.clone(), "--base-url")),
+        base_env,
+        env,
+        &config.base_url,
+    )
+    .unwrap_or_else(|| sourced(rein_llm::default_base_url(kind.value).into(), DEFAULT));
+    let key_env = args
+        .api_key_env
+        .as_ref()
+        .map(|k| sourced(k.clone(), "--api-key-env"))
+        .or_else(|| config.api_key_env.clone())
+        .unwrap_or_else(|| sourced(rein_llm::default_key_env(kind.value).into(), DEFAULT));
+    Routing {
+        model,
+        kind,
+        base_url,
+        key_env,
+    }
+}
+
+/// The flag's value, else the environment variable's (named `env VAR`), else the file's.
+fn first_set(
+    flag: Option<Sourced<String>>,
+    var: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    file: &Option<Sourced<String>>,
+) -> Option<Sourced<String>> {
+    flag.or_else(|| non_empty(env(var)).map(|value| sourced(value, &format!("env {var}"))))
+        .or_else(|| file.clone())
+}
+
+fn sourced<T>(value: T, source: &str) -> Sourced<T> {
+    Sourced {
+        value,
+        source: source.to_string(),
+    }
+}
+
 /// Resolves provider, model, base URL and key from flags, the environment and the config
-/// files, in that order of precedence.
+/// files, in that order of precedence ([`routing`]), and checks them.
 pub fn provider(
     args: &ExecArgs,
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
 ) -> Result<ProviderSettings, Exit> {
-    let configured_kind = config.provider.as_ref().map(|p| match p.value.as_str() {
-        "anthropic" => ProviderKind::Anthropic,
-        "openai" => ProviderKind::Openai,
-        _ => ProviderKind::OpenaiChat,
-    });
-    let explicit_kind = args
-        .provider
-        .map(|p| match p {
-            ProviderArg::Anthropic => ProviderKind::Anthropic,
-            ProviderArg::Openai => ProviderKind::Openai,
-            ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
-        })
-        .or(configured_kind);
-    let configured = |slot: &Option<Sourced<String>>| slot.as_ref().map(|s| s.value.clone());
-    let model = args
-        .model
-        .clone()
-        .or_else(|| non_empty(env("REIN_MODEL")))
-        .or_else(|| configured(&config.model));
-    let model = match model {
-        Some(model) => model,
-        None => match explicit_kind {
-            None | Some(ProviderKind::Anthropic) => DEFAULT_MODEL.to_string(),
-            Some(ProviderKind::Openai) => "gpt-5".to_string(),
-            Some(ProviderKind::OpenaiChat) => {
-                return Err(Exit::usage(
-                    "--provider openai-chat needs a model name: pass --model NAME",
-                ));
-            }
-        },
+    let routing = routing(args, env, config);
+    let Some(model) = routing.model_name() else {
+        return Err(Exit::usage(
+            "--provider openai-chat needs a model name: pass --model NAME",
+        ));
     };
-    let model = model_alias(&model).map_or(model, str::to_string);
-    let kind = explicit_kind.unwrap_or_else(|| rein_llm::infer_provider(&model));
+    let kind = routing.kind.value;
     // Said in any error the guess may explain.
-    let guessed = match explicit_kind {
-        Some(_) => String::new(),
-        None => format!(
+    let guessed = if routing.kind.source == GUESSED {
+        format!(
             " (`{model}` → {}, guessed from the model name; --provider chooses)",
             kind.name()
-        ),
-    };
-    let base_env = match kind {
-        ProviderKind::Anthropic => "ANTHROPIC_BASE_URL",
-        ProviderKind::Openai | ProviderKind::OpenaiChat => "OPENAI_BASE_URL",
+        )
+    } else {
+        String::new()
     };
     let default_base = rein_llm::default_base_url(kind);
-    let base_url = args
-        .base_url
-        .clone()
-        .or_else(|| non_empty(env(base_env)))
-        .or_else(|| configured(&config.base_url))
-        .unwrap_or_else(|| default_base.to_string());
-    let base_url = base_url.trim_end_matches('/').to_string();
+    let base_url = routing.base_url.value.trim_end_matches('/').to_string();
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
         return Err(Exit::usage(format!(
             "base URL {base_url:?} must start with http:// or https://"
         )));
     }
     let base_url = normalise_v1(kind, base_url);
-    let key_env = args
-        .api_key_env
-        .clone()
-        .or_else(|| configured(&config.api_key_env))
-        .unwrap_or_else(|| rein_llm::default_key_env(kind).to_string());
+    let key_env = routing.key_env.value;
     let api_key = non_empty(env(&key_env));
     if api_key.is_none() && base_url == default_base {
         return Err(Exit::usage(format!(
@@ -113,7 +184,7 @@ pub fn provider(
 }
 
 /// The model an alias Claude Code users type stands for.
-fn model_alias(name: &str) -> Option<&'static str> {
+pub fn model_alias(name: &str) -> Option<&'static str> {
     match name {
         "sonnet" => Some("claude-sonnet-4-5"),
         "opus" => Some("claude-opus-4-1"),
@@ -207,6 +278,29 @@ pub fn config_policy(root: &Path, config: &Config) -> Result<Policy, Exit> {
     policy(&ExecArgs::default(), root, &|_| None, config)
 }
 
+/// The permission mode `--permission-mode`, else `$REIN_PERMISSION_MODE` (source `env
+/// REIN_PERMISSION_MODE`), else the config names; `None` when none does.
+pub fn permission_mode(
+    args: &ExecArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<Option<Sourced<PermissionMode>>, Exit> {
+    let named = args
+        .permission_mode
+        .clone()
+        .map(|m| (m, "--permission-mode", "--permission-mode"))
+        .or_else(|| {
+            non_empty(env("REIN_PERMISSION_MODE"))
+                .map(|m| (m, "REIN_PERMISSION_MODE", "env REIN_PERMISSION_MODE"))
+        });
+    match named {
+        Some((name, from, source)) => PermissionMode::parse(&name)
+            .map(|mode| Some(sourced(mode, source)))
+            .ok_or_else(|| Exit::usage(format!("{from}: unknown permission mode {name:?}"))),
+        None => Ok(config.permission_mode.clone()),
+    }
+}
+
 /// The permission policy: the mode from `--permission-mode`, `$REIN_PERMISSION_MODE` or the
 /// config; rules from the config files followed by `--allowed-tools` and `--disallowed-tools`.
 pub fn policy(
@@ -216,15 +310,7 @@ pub fn policy(
     config: &Config,
 ) -> Result<Policy, Exit> {
     let mut policy = Policy::default();
-    let flag_mode = args
-        .permission_mode
-        .clone()
-        .map(|m| (m, "--permission-mode"))
-        .or_else(|| non_empty(env("REIN_PERMISSION_MODE")).map(|m| (m, "REIN_PERMISSION_MODE")));
-    if let Some((name, from)) = flag_mode {
-        policy.mode = PermissionMode::parse(&name)
-            .ok_or_else(|| Exit::usage(format!("{from}: unknown permission mode {name:?}")))?;
-    } else if let Some(mode) = &config.permission_mode {
+    if let Some(mode) = permission_mode(args, env, config)? {
         policy.mode = mode.value;
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);

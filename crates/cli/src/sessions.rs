@@ -55,7 +55,7 @@ pub fn record(
              names a folder"
         );
         if let Some(loaded) = resumed {
-            agent.resume_from(loaded);
+            agent.resume_from(if fork { as_fork(loaded) } else { loaded });
         }
         return Ok(());
     };
@@ -96,11 +96,23 @@ pub fn record(
                 Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
             }
             if let Some(loaded) = resumed {
-                agent.resume_from(loaded);
+                agent.resume_from(as_fork(loaded));
             }
         }
     }
     Ok(())
+}
+
+/// The session a fork continues: its conversation, without its usage and cost. The fork's file
+/// starts with none of the parent's usage records, so its totals (and its runs' results) count
+/// its own requests only, as a new session's do.
+fn as_fork(loaded: LoadedSession) -> LoadedSession {
+    LoadedSession {
+        usage: rein_protocol::Usage::default(),
+        cost_usd: Some(0.0),
+        requests: 0,
+        ..loaded
+    }
 }
 
 /// `rein sessions`: one line per session.

@@ -84,10 +84,56 @@ async fn config_show_prints_each_value_with_its_origin() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("model = \"o3\"  # "), "{stdout}");
-    assert!(stdout.contains(".rein/config.local.toml:1\n"), "{stdout}");
+    assert!(
+        stdout.contains(".rein/config.local.toml:1 (overrides \"gpt-5\" at "),
+        "{stdout}"
+    );
     assert!(stdout.contains("tools.max_parallel = 4  # "), "{stdout}");
     assert!(
         stdout.contains("permission_mode = \"default\"  # default"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn config_show_gives_the_effective_value_then_every_source_it_overrides() {
+    let dir = workspace_with(&[
+        (
+            ".rein-test-config/rein/config.toml",
+            "model = \"opus\"\n[permissions]\nallow = [\"Bash(ls *)\", \"Read(src/**)\"]\n",
+        ),
+        (".rein/config.toml", "model = \"haiku\"\n"),
+    ]);
+    let mut trust = rein(dir.path());
+    trust.arg("trust");
+    assert!(output(trust).await.status.success());
+    let user = dir.path().join(".rein-test-config/rein/config.toml");
+    let project = dir.path().join(".rein/config.toml");
+
+    let mut cmd = rein(dir.path());
+    cmd.args(["config", "show"]).env("REIN_MODEL", "gpt-5");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let model = format!(
+        "model = \"gpt-5\"  # env REIN_MODEL (overrides \"haiku\" at {}:1, \"opus\" at {}:1)\n",
+        project.display(),
+        user.display()
+    );
+    assert!(stdout.contains(&model), "{stdout}");
+    let rules = format!(
+        "permissions.allow = [\"Bash(ls *)\", \"Read(src/**)\"]  # {}:3\n",
+        user.display()
+    );
+    assert!(stdout.contains(&rules), "{stdout}");
+    assert!(!stdout.contains('…'), "{stdout}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = rein(empty.path());
+    cmd.args(["config", "show"]);
+    let stdout = text(&output(cmd).await.stdout);
+    assert!(
+        stdout.contains("model = \"claude-sonnet-4-5\"  # default\n"),
         "{stdout}"
     );
 }

@@ -189,6 +189,31 @@ async fn the_result_carries_totals_for_the_whole_session() {
 }
 
 #[tokio::test]
+async fn a_fork_reports_its_own_run_not_the_parents_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let priced =
+        r#"{"turns": [{"text": "ok", "usage": {"input_tokens": 1000, "output_tokens": 100}}]}"#;
+    let json = ["--output-format", "json"];
+    let (out, _) = exec(dir.path(), priced, &json, "first").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fresh: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    let id = fresh["session_id"].as_str().unwrap().to_string();
+
+    let fork = ["--resume", &id, "--fork-session", "--output-format", "json"];
+    let (out, _) = exec(dir.path(), priced, &fork, "second").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let forked: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
+    assert_ne!(forked["session_id"], fresh["session_id"], "{forked}");
+    // One request's worth, as the fresh run of one prompt: claude-sonnet-4-5 at $3/M input
+    // and $15/M output → 0.003 + 0.0015.
+    for key in ["usage", "cost_usd", "session_usage", "session_cost_usd"] {
+        assert_eq!(forked[key], fresh[key], "{key}: {forked}");
+    }
+    assert_eq!(forked["session_usage"]["input_tokens"], 1000, "{forked}");
+    assert_eq!(forked["session_cost_usd"], 0.0045, "{forked}");
+}
+
+#[tokio::test]
 async fn a_run_killed_mid_stream_resumes_with_every_completed_message() {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(

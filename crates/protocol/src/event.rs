@@ -269,7 +269,8 @@ pub enum Event {
         cost_usd: Option<f64>,
         /// Wall time of the run in milliseconds.
         duration_ms: u64,
-        /// Usage summed over the whole session (earlier runs of a resumed session included).
+        /// Usage summed over the whole session (earlier runs of a resumed session included;
+        /// a fork's session starts at zero: its parent's requests are the parent's).
         #[serde(default)]
         session_usage: Usage,
         /// Cost of the whole session in US dollars, absent when unknown.

@@ -11,6 +11,7 @@ mod file;
 mod hooks;
 pub mod missing_tools;
 mod sandbox;
+mod scalars;
 mod show;
 pub mod trust;
 
@@ -139,6 +140,9 @@ pub struct Config {
     pub cleanup_period_days: Option<Sourced<u64>>,
     /// The OS sandbox: policy, network, roots.
     pub sandbox: sandbox::SandboxConfig,
+    /// Single values a later source set again, oldest first: (key as shown, the value as
+    /// shown and where it was set). `rein config show` lists them after the value that won.
+    pub replaced: Vec<(String, Sourced<String>)>,
     /// What workspace files set that was not applied.
     pub ignored: Vec<Ignored>,
     /// Files skipped unread (not a regular file, too large), as warnings naming them.
@@ -174,10 +178,13 @@ impl fmt::Display for ConfigError {
 pub fn load(sources: &[Source]) -> Result<Config, ConfigError> {
     let mut config = Config::default();
     for source in sources {
+        let before = scalars::scalars(&config);
         match source.format {
             Format::Toml => merge_toml(&mut config, source)?,
             Format::ClaudeSettings => claude::merge_claude(&mut config, source)?,
         }
+        let replaced = scalars::replaced(before, &scalars::scalars(&config));
+        config.replaced.extend(replaced);
     }
     Ok(config)
 }

@@ -1,230 +1,31 @@
-//! `rein config show`: the merged configuration, one setting per line with where it was set.
+//! `rein config show`: the configuration a run would use, one setting per line with where it
+//! was set and, after it, the values it overrides (most specific first). The environment
+//! applies as it does for a run (`resolve::routing`, `resolve::permission_mode`); defaults are
+//! shown as the concrete values a run would use.
 
+use super::scalars::scalars;
 use super::{Config, Sourced};
+use crate::Exit;
+use crate::resolve::{self, DEFAULT};
 
-/// The merged configuration as TOML-like lines, each followed by `# source`.
-pub fn render(config: &Config) -> String {
+/// One printed setting: `key = value  # source`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    key: String,
+    value: String,
+    source: String,
+}
+
+/// The configuration with the environment `env` applied, as TOML-like lines each followed by
+/// `# source`; an environment variable that names no permission mode is an error, as for a
+/// run.
+pub fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<String, Exit> {
     let mut out = String::new();
-    let mut line = |key: &str, value: String, source: &str| {
-        out.push_str(&format!("{key} = {value}  # {source}\n"));
-    };
-    let quoted = |s: &str| format!("{s:?}");
-    let scalar = |slot: &Option<Sourced<String>>| {
-        slot.as_ref().map(|s| (quoted(&s.value), s.source.clone()))
-    };
-    let defaults = "default";
-    for (key, value) in [
-        ("model", scalar(&config.model)),
-        ("explore_model", scalar(&config.explore_model)),
-        ("fallback_model", scalar(&config.fallback_model)),
-        ("provider", scalar(&config.provider)),
-        ("base_url", scalar(&config.base_url)),
-        ("api_key_env", scalar(&config.api_key_env)),
-    ] {
-        match value {
-            Some((value, source)) => line(key, value, &source),
-            None => line(key, "(not set)".into(), defaults),
-        }
-    }
-    match &config.max_turns {
-        Some(s) => line("max_turns", s.value.to_string(), &s.source),
-        None => line("max_turns", "50".into(), defaults),
-    }
-    match &config.context_window {
-        Some(s) => line("context_window", s.value.to_string(), &s.source),
-        None => line("context_window", "(from the model)".into(), defaults),
-    }
-    for (prefix, window) in &config.context_windows {
-        line(
-            &format!("context_windows.{}", quoted(prefix)),
-            window.value.to_string(),
-            &window.source,
-        );
-    }
-    match &config.max_tokens {
-        Some(s) => line("max_tokens", s.value.to_string(), &s.source),
-        None => line("max_tokens", "(from the model)".into(), defaults),
-    }
-    for (prefix, limit) in &config.max_output_tokens {
-        line(
-            &format!("max_output_tokens.{}", quoted(prefix)),
-            limit.value.to_string(),
-            &limit.source,
-        );
-    }
-    match &config.cache_ttl {
-        Some(s) => line("cache_ttl", quoted(s.value.name()), &s.source),
-        None => line("cache_ttl", quoted("5m"), defaults),
-    }
-    match &config.effort {
-        Some(s) => line("effort", quoted(s.value.name()), &s.source),
-        None => line("effort", "(the model's own)".to_string(), defaults),
-    }
-    match &config.permission_mode {
-        Some(s) => line("permission_mode", quoted(s.value.name()), &s.source),
-        None => line("permission_mode", quoted("default"), defaults),
-    }
-    for (key, rules) in [
-        ("permissions.allow", &config.allow),
-        ("permissions.ask", &config.ask),
-        ("permissions.deny", &config.deny),
-    ] {
-        if rules.is_empty() {
-            line(key, "[]".into(), defaults);
-        }
-        for rule in rules {
-            line(key, format!("[{}, …]", quoted(&rule.value)), &rule.source);
-        }
-    }
-    let number = |slot: Option<(String, String)>,
-                  key: &str,
-                  default: &str,
-                  line: &mut dyn FnMut(&str, String, &str)| {
-        match slot {
-            Some((value, source)) => line(key, value, &source),
-            None => line(key, default.to_string(), defaults),
-        }
-    };
-    number(
-        config
-            .output_limit
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "tools.output_limit",
-        "30000",
-        &mut line,
-    );
-    number(
-        config
-            .checkpoint_cap_mb
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "tools.checkpoint_cap_mb",
-        "512",
-        &mut line,
-    );
-    number(
-        config
-            .call_timeout_secs
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "tools.call_timeout_secs",
-        "600",
-        &mut line,
-    );
-    number(
-        config
-            .max_parallel
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "tools.max_parallel",
-        "8",
-        &mut line,
-    );
-    for (key, slot, default) in [
-        ("tools.repeat_warn", &config.repeat_warn, "3"),
-        ("tools.repeat_stop", &config.repeat_stop, "6"),
-    ] {
-        number(
-            slot.as_ref()
-                .map(|s| (s.value.to_string(), s.source.clone())),
-            key,
-            default,
-            &mut line,
-        );
-    }
-    number(
-        config
-            .compact_tool
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "tools.compact",
-        "false",
-        &mut line,
-    );
-    line(
-        "tools.sensitive_paths",
-        format!("{:?}", rein_tools::DEFAULT_SENSITIVE),
-        defaults,
-    );
-    for path in &config.sensitive_paths {
-        line(
-            "tools.sensitive_paths",
-            format!("{:?}", path.value),
-            &path.source,
-        );
-    }
-    for (key, value, default) in [
-        ("idle_timeout_secs", &config.idle_timeout_secs, "120"),
-        (
-            "no_progress_timeout_secs",
-            &config.no_progress_timeout_secs,
-            "300",
-        ),
-    ] {
-        number(
-            value
-                .as_ref()
-                .map(|s| (s.value.to_string(), s.source.clone())),
-            key,
-            default,
-            &mut line,
-        );
-    }
-    number(
-        config
-            .cleanup_period_days
-            .as_ref()
-            .map(|s| (s.value.to_string(), s.source.clone())),
-        "cleanup_period_days",
-        "30",
-        &mut line,
-    );
-    let sandbox = &config.sandbox;
-    match &sandbox.policy {
-        Some(policy) => line(
-            "sandbox",
-            format!("{:?}", policy.value.name()),
-            &policy.source,
-        ),
-        None => line("sandbox", "\"off\"".to_string(), defaults),
-    }
-    match &sandbox.network {
-        Some(network) => line(
-            "sandbox_settings.network",
-            network.value.to_string(),
-            &network.source,
-        ),
-        None => line("sandbox_settings.network", "false".to_string(), defaults),
-    }
-    line(
-        "sandbox_settings.read_roots",
-        format!("{:?}", rein_sandbox::DEFAULT_READ_ROOTS),
-        defaults,
-    );
-    for (key, roots) in [
-        ("sandbox_settings.read_roots", &sandbox.read_roots),
-        ("sandbox_settings.writable_roots", &sandbox.writable_roots),
-    ] {
-        for root in roots {
-            line(key, format!("{:?}", root.value), &root.source);
-        }
-    }
-    for hook in &config.hooks {
-        let matcher = hook
-            .matcher
-            .as_deref()
-            .map(|m| format!(" matcher={m:?}"))
-            .unwrap_or_default();
-        line(
-            &format!("hooks.{}", hook.event.name()),
-            format!(
-                "{:?}{matcher} timeout={}s",
-                hook.command,
-                hook.timeout.as_secs()
-            ),
-            &hook.source,
-        );
+    for line in lines(config, env)? {
+        out.push_str(&format!(
+            "{} = {}  # {}\n",
+            line.key, line.value, line.source
+        ));
     }
     for ignored in &config.ignored {
         let why = match ignored.why {
@@ -240,5 +41,173 @@ pub fn render(config: &Config) -> String {
     for unread in &config.unread {
         out.push_str(&format!("# {unread}\n"));
     }
-    out
+    Ok(out)
+}
+
+fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Line>, Exit> {
+    let layered = layered(config, env)?;
+    let mut lines = Vec::new();
+    for scalar in scalars(config) {
+        let won = layered
+            .iter()
+            .find(|(key, _)| *key == scalar.key)
+            .map(|(_, won)| won.clone())
+            .or_else(|| scalar.set.clone())
+            .unwrap_or_else(|| Sourced {
+                value: scalar.default.to_string(),
+                source: DEFAULT.to_string(),
+            });
+        // The files' value when the environment beat it, then what it replaced, newest first.
+        let overridden: Vec<Sourced<String>> = scalar
+            .set
+            .filter(|set| set.source != won.source)
+            .into_iter()
+            .chain(
+                config
+                    .replaced
+                    .iter()
+                    .rev()
+                    .filter(|(key, _)| *key == scalar.key)
+                    .map(|(_, old)| old.clone()),
+            )
+            .collect();
+        let source = if overridden.is_empty() {
+            won.source
+        } else {
+            let list: Vec<String> = overridden
+                .iter()
+                .map(|old| format!("{} at {}", old.value, old.source))
+                .collect();
+            format!("{} (overrides {})", won.source, list.join(", "))
+        };
+        lines.push(Line {
+            key: scalar.key,
+            value: won.value,
+            source,
+        });
+    }
+    for (key, rules) in [
+        ("permissions.allow", &config.allow),
+        ("permissions.ask", &config.ask),
+        ("permissions.deny", &config.deny),
+    ] {
+        if rules.is_empty() {
+            lines.push(line(key, "[]".into(), DEFAULT));
+        }
+        lines.extend(per_file(key, rules));
+    }
+    let sensitive = "tools.sensitive_paths";
+    let built_in = format!("{:?}", rein_tools::DEFAULT_SENSITIVE);
+    lines.push(line(sensitive, built_in, DEFAULT));
+    lines.extend(per_file(sensitive, &config.sensitive_paths));
+    let read_roots = "sandbox_settings.read_roots";
+    let built_in = format!("{:?}", rein_sandbox::DEFAULT_READ_ROOTS);
+    lines.push(line(read_roots, built_in, DEFAULT));
+    lines.extend(per_file(read_roots, &config.sandbox.read_roots));
+    lines.extend(per_file(
+        "sandbox_settings.writable_roots",
+        &config.sandbox.writable_roots,
+    ));
+    for hook in &config.hooks {
+        let matcher = hook
+            .matcher
+            .as_deref()
+            .map(|m| format!(" matcher={m:?}"))
+            .unwrap_or_default();
+        lines.push(line(
+            &format!("hooks.{}", hook.event.name()),
+            format!(
+                "{:?}{matcher} timeout={}s",
+                hook.command,
+                hook.timeout.as_secs()
+            ),
+            &hook.source,
+        ));
+    }
+    Ok(lines)
+}
+
+/// The values a run takes from beyond the files (the environment, built-in defaults that
+/// depend on other settings), by key, with where they came from.
+fn layered(
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<(&'static str, Sourced<String>)>, Exit> {
+    let no_flags = crate::args::ExecArgs::default();
+    let routing = resolve::routing(&no_flags, env, config);
+    let quoted = |s: &Sourced<String>| Sourced {
+        value: format!("{:?}", s.value),
+        source: s.source.clone(),
+    };
+    let model = match (&routing.model, routing.model_name()) {
+        (Some(model), Some(name)) if name != model.value => Sourced {
+            value: format!("{:?} ({name})", model.value),
+            source: model.source.clone(),
+        },
+        (Some(model), _) => quoted(model),
+        (None, _) => Sourced {
+            value: "(none: openai-chat needs a model named)".into(),
+            source: DEFAULT.into(),
+        },
+    };
+    let provider = Sourced {
+        value: format!("{:?}", routing.kind.value.name()),
+        source: routing.kind.source.clone(),
+    };
+    let mut layered = vec![
+        ("model", model),
+        ("provider", provider),
+        ("base_url", quoted(&routing.base_url)),
+        ("api_key_env", quoted(&routing.key_env)),
+    ];
+    if let Some(mode) = resolve::permission_mode(&no_flags, env, config)? {
+        let mode = Sourced {
+            value: format!("{:?}", mode.value.name()),
+            source: mode.source,
+        };
+        layered.push(("permission_mode", mode));
+    }
+    Ok(layered)
+}
+
+fn line(key: &str, value: String, source: &str) -> Line {
+    Line {
+        key: key.to_string(),
+        value,
+        source: source.to_string(),
+    }
+}
+
+/// A list setting as one line per file that adds to it (lists accumulate across files): the
+/// file's entries in order, with the file and its lines (`path:3`, `path:3-5`).
+fn per_file(key: &str, items: &[Sourced<String>]) -> Vec<Line> {
+    let mut groups: Vec<(&str, Vec<&Sourced<String>>)> = Vec::new();
+    for item in items {
+        let file = file_of(&item.source);
+        match groups.last_mut() {
+            Some((last, group)) if *last == file => group.push(item),
+            _ => groups.push((file, vec![item])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(file, group)| {
+            let values: Vec<String> = group.iter().map(|s| format!("{:?}", s.value)).collect();
+            let first = group.first().map_or("", |s| s.source.as_str());
+            let last = group.last().map_or("", |s| s.source.as_str());
+            let source = match last.strip_prefix(file).and_then(|l| l.strip_prefix(':')) {
+                Some(last_line) if first != last => format!("{first}-{last_line}"),
+                _ => first.to_string(),
+            };
+            line(key, format!("[{}]", values.join(", ")), &source)
+        })
+        .collect()
+}
+
+/// The file of a `path:line` source (a source without a line is its own file).
+fn file_of(source: &str) -> &str {
+    match source.rsplit_once(':') {
+        Some((file, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => file,
+        _ => source,
+    }
 }

@@ -196,7 +196,7 @@ fn show_says_where_each_value_came_from() {
         "model = \"gpt-5\"\n[tools]\noutput_limit = 5000\n",
     )])
     .unwrap();
-    let shown = render(&config);
+    let shown = render(&config, &|_| None).unwrap();
     assert!(shown.contains("model = \"gpt-5\"  # p.toml:1\n"), "{shown}");
     assert!(
         shown.contains("tools.output_limit = 5000  # p.toml:3\n"),
@@ -231,9 +231,12 @@ fn context_windows_are_a_table_by_model_prefix_that_later_files_update() {
             ("local-coder", 32_768, "project.toml:2"),
         ]
     );
-    let shown = render(&config);
+    let shown = render(&config, &|_| None).unwrap();
     assert!(
-        shown.contains("context_windows.\"local-coder\" = 32768  # project.toml:2\n"),
+        shown.contains(
+            "context_windows.\"local-coder\" = 32768  # project.toml:2 (overrides 16384 at \
+             user.toml:3)\n"
+        ),
         "{shown}"
     );
 }
@@ -248,8 +251,12 @@ fn cache_ttl_is_read_and_shown_with_its_source() {
             .map(|s| (s.value, s.source.as_str())),
         Some((rein_llm::CacheTtl::OneHour, "user.toml:1"))
     );
-    assert!(render(&config).contains("cache_ttl = \"1h\"  # user.toml:1\n"));
-    let defaults = render(&load(&[]).unwrap());
+    assert!(
+        render(&config, &|_| None)
+            .unwrap()
+            .contains("cache_ttl = \"1h\"  # user.toml:1\n")
+    );
+    let defaults = render(&load(&[]).unwrap(), &|_| None).unwrap();
     assert!(
         defaults.contains("cache_ttl = \"5m\"  # default\n"),
         "{defaults}"
@@ -263,8 +270,12 @@ fn effort_is_read_and_shown_with_its_source_and_a_bad_one_is_named() {
         config.effort.as_ref().map(|s| (s.value, s.source.as_str())),
         Some((rein_llm::Effort::High, "user.toml:1"))
     );
-    assert!(render(&config).contains("effort = \"high\"  # user.toml:1\n"));
-    let defaults = render(&load(&[]).unwrap());
+    assert!(
+        render(&config, &|_| None)
+            .unwrap()
+            .contains("effort = \"high\"  # user.toml:1\n")
+    );
+    let defaults = render(&load(&[]).unwrap(), &|_| None).unwrap();
     assert!(
         defaults.contains("effort = (the model's own)  # default\n"),
         "{defaults}"
@@ -289,7 +300,7 @@ fn output_limits_are_a_scalar_and_a_table_by_model_prefix() {
         .map(|(prefix, s)| (prefix.as_str(), s.value))
         .collect();
     assert_eq!(limits, [("local-coder", 4_096)]);
-    let shown = render(&config);
+    let shown = render(&config, &|_| None).unwrap();
     assert!(
         shown.contains("max_tokens = 16000  # user.toml:1\n"),
         "{shown}"
@@ -374,4 +385,138 @@ proptest::proptest! {
             }
         }
     }
+}
+
+fn env_of(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    move |key| {
+        vars.iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.to_string())
+    }
+}
+
+fn shown_line<'a>(shown: &'a str, key: &str) -> Vec<&'a str> {
+    shown
+        .lines()
+        .filter(|l| l.starts_with(&format!("{key} = ")))
+        .collect()
+}
+
+#[test]
+fn show_gives_the_value_that_wins_then_what_it_overrides_most_specific_first() {
+    let config = load(&[
+        toml("user.toml", "model = \"opus\"\n"),
+        toml("project.toml", "\nmodel = \"haiku\"\n"),
+    ])
+    .unwrap();
+    assert_eq!(
+        config.replaced,
+        [(
+            "model".to_string(),
+            Sourced {
+                value: "\"opus\"".into(),
+                source: "user.toml:1".into()
+            }
+        )]
+    );
+    let shown = render(&config, &env_of(&[("REIN_MODEL", "gpt-5")])).unwrap();
+    assert_eq!(
+        shown_line(&shown, "model"),
+        [
+            "model = \"gpt-5\"  # env REIN_MODEL (overrides \"haiku\" at project.toml:2, \
+             \"opus\" at user.toml:1)"
+        ]
+    );
+    assert_eq!(
+        shown_line(&shown, "provider"),
+        ["provider = \"openai\"  # guessed from the model name"]
+    );
+    let files_only = render(&config, &|_| None).unwrap();
+    assert_eq!(
+        shown_line(&files_only, "model"),
+        [
+            "model = \"haiku\" (claude-haiku-4-5)  # project.toml:2 (overrides \"opus\" at user.toml:1)"
+        ]
+    );
+}
+
+#[test]
+fn show_gives_the_defaults_a_run_would_use() {
+    let shown = render(&load(&[]).unwrap(), &|_| None).unwrap();
+    let lines: Vec<&str> = ["model", "provider", "base_url", "api_key_env"]
+        .iter()
+        .flat_map(|key| shown_line(&shown, key))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "model = \"claude-sonnet-4-5\"  # default",
+            "provider = \"anthropic\"  # guessed from the model name",
+            "base_url = \"https://api.anthropic.com\"  # default",
+            "api_key_env = \"ANTHROPIC_API_KEY\"  # default",
+        ]
+    );
+}
+
+#[test]
+fn show_applies_the_environment_to_the_base_url_and_the_permission_mode() {
+    let config = load(&[toml(
+        "user.toml",
+        "base_url = \"http://a.test\"\npermission_mode = \"plan\"\n",
+    )])
+    .unwrap();
+    let env = env_of(&[
+        ("ANTHROPIC_BASE_URL", "http://b.test"),
+        ("OPENAI_BASE_URL", "http://not-this-provider.test"),
+        ("REIN_PERMISSION_MODE", "accept-edits"),
+    ]);
+    let shown = render(&config, &env).unwrap();
+    assert_eq!(
+        [
+            shown_line(&shown, "base_url"),
+            shown_line(&shown, "permission_mode")
+        ]
+        .concat(),
+        [
+            "base_url = \"http://b.test\"  # env ANTHROPIC_BASE_URL (overrides \"http://a.test\" \
+             at user.toml:1)",
+            "permission_mode = \"accept-edits\"  # env REIN_PERMISSION_MODE (overrides \"plan\" \
+             at user.toml:2)",
+        ]
+    );
+    let err = render(&config, &env_of(&[("REIN_PERMISSION_MODE", "yolo")])).unwrap_err();
+    assert!(
+        err.message.contains("REIN_PERMISSION_MODE"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn show_prints_every_rule_one_line_per_file() {
+    let config = load(&[
+        toml(
+            "user.toml",
+            "[permissions]\nallow = [\"Bash(ls *)\", \"Read(src/**)\"]\n",
+        ),
+        toml(
+            "project.toml",
+            "[permissions]\nallow = [\n  \"Bash(cargo test *)\",\n  \"Bash(cargo build *)\",\n]\n",
+        ),
+    ])
+    .unwrap();
+    let shown = render(&config, &|_| None).unwrap();
+    assert_eq!(
+        shown_line(&shown, "permissions.allow"),
+        [
+            "permissions.allow = [\"Bash(ls *)\", \"Read(src/**)\"]  # user.toml:2",
+            "permissions.allow = [\"Bash(cargo test *)\", \"Bash(cargo build *)\"]  # \
+             project.toml:3-4",
+        ]
+    );
+    assert_eq!(
+        shown_line(&shown, "permissions.deny"),
+        ["permissions.deny = []  # default"]
+    );
+    assert!(!shown.contains('…'), "{shown}");
 }

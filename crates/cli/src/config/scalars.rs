@@ -1,0 +1,144 @@
+//! The settings that take one value, as shown: one table both [`super::load`] (to record what a
+//! later source replaced) and `rein config show` (to print them) read.
+
+use std::fmt::Display;
+
+use super::{Config, Sourced};
+
+/// One single-valued setting as `rein config show` prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scalar {
+    /// As in the file: `model`, `tools.max_parallel`, `context_windows."claude"`.
+    pub key: String,
+    /// The value as TOML-like text and where it was set; `None` when no file sets it.
+    pub set: Option<Sourced<String>>,
+    /// What applies when no file sets it, as text; empty for the provider settings, whose
+    /// defaults depend on each other (`resolve::routing` gives them).
+    pub default: &'static str,
+}
+
+/// Every single-valued setting of `config`, in the order `rein config show` prints them.
+pub fn scalars(config: &Config) -> Vec<Scalar> {
+    let mut all = Vec::new();
+    let mut push = |key: &str, set: Option<Sourced<String>>, default: &'static str| {
+        all.push(Scalar {
+            key: key.to_string(),
+            set,
+            default,
+        });
+    };
+    push("model", quoted(&config.model), "");
+    push(
+        "explore_model",
+        quoted(&config.explore_model),
+        "(the session's model)",
+    );
+    push("fallback_model", quoted(&config.fallback_model), "(none)");
+    push("provider", quoted(&config.provider), "");
+    push("base_url", quoted(&config.base_url), "");
+    push("api_key_env", quoted(&config.api_key_env), "");
+    push("max_turns", plain(&config.max_turns), "50");
+    push(
+        "context_window",
+        plain(&config.context_window),
+        "(from the model)",
+    );
+    for (prefix, window) in &config.context_windows {
+        push(
+            &format!("context_windows.{prefix:?}"),
+            plain(&Some(window.clone())),
+            "",
+        );
+    }
+    push("max_tokens", plain(&config.max_tokens), "(from the model)");
+    for (prefix, limit) in &config.max_output_tokens {
+        push(
+            &format!("max_output_tokens.{prefix:?}"),
+            plain(&Some(limit.clone())),
+            "",
+        );
+    }
+    push(
+        "cache_ttl",
+        named(&config.cache_ttl, |t| t.name()),
+        "\"5m\"",
+    );
+    push(
+        "effort",
+        named(&config.effort, |e| e.name()),
+        "(the model's own)",
+    );
+    push(
+        "permission_mode",
+        named(&config.permission_mode, |m| m.name()),
+        "\"default\"",
+    );
+    push("tools.output_limit", plain(&config.output_limit), "30000");
+    push(
+        "tools.checkpoint_cap_mb",
+        plain(&config.checkpoint_cap_mb),
+        "512",
+    );
+    push(
+        "tools.call_timeout_secs",
+        plain(&config.call_timeout_secs),
+        "600",
+    );
+    push("tools.max_parallel", plain(&config.max_parallel), "8");
+    push("tools.repeat_warn", plain(&config.repeat_warn), "3");
+    push("tools.repeat_stop", plain(&config.repeat_stop), "6");
+    push("tools.compact", plain(&config.compact_tool), "false");
+    push("idle_timeout_secs", plain(&config.idle_timeout_secs), "120");
+    push(
+        "no_progress_timeout_secs",
+        plain(&config.no_progress_timeout_secs),
+        "300",
+    );
+    push(
+        "cleanup_period_days",
+        plain(&config.cleanup_period_days),
+        "30",
+    );
+    push(
+        "sandbox",
+        named(&config.sandbox.policy, |p| p.name()),
+        "\"off\"",
+    );
+    push(
+        "sandbox_settings.network",
+        plain(&config.sandbox.network),
+        "false",
+    );
+    all
+}
+
+/// What `after` replaced of `before` (two [`scalars`] of one load, before and after one source
+/// was merged): each earlier value a later source set again, with its key.
+pub fn replaced(before: Vec<Scalar>, after: &[Scalar]) -> Vec<(String, Sourced<String>)> {
+    before
+        .into_iter()
+        .filter_map(|old| {
+            let set = old.set?;
+            let now = after.iter().find(|s| s.key == old.key)?.set.as_ref();
+            (now != Some(&set)).then_some((old.key, set))
+        })
+        .collect()
+}
+
+fn quoted(slot: &Option<Sourced<String>>) -> Option<Sourced<String>> {
+    named(slot, String::as_str)
+}
+
+fn named<T>(slot: &Option<Sourced<T>>, name: impl Fn(&T) -> &str) -> Option<Sourced<String>> {
+    slot.as_ref().map(|s| Sourced {
+        value: format!("{:?}", name(&s.value)),
+        source: s.source.clone(),
+    })
+}
+
+fn plain<T: Display>(slot: &Option<Sourced<T>>) -> Option<Sourced<String>> {
+    slot.as_ref().map(|s| Sourced {
+        value: s.value.to_string(),
+        source: s.source.clone(),
+    })
+}
