@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(out, "All green.\n");
         assert_eq!(
             err,
-            "Let me run the tests.\n  test result: ok (+2 lines)\nrein: session s9: 1 turns, 120 \
+            "Let me run the tests.\n  test result: ok (+2 lines)\nrein: session s9: 1 turn, 120 \
              tokens in, 30 out, $0.0123; continue it with: rein exec --resume s9 \"…\"\n"
         );
     }

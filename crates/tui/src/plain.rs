@@ -59,7 +59,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                         }
                         Some(result) = compacted.recv() => {
                             if let Err(message) = result {
-                                app.error(format!("compaction failed, nothing changed: {message}"));
+                                app.compaction_failed(&message.to_string());
                             }
                             pending.extend(app.job_done(Instant::now()));
                             print_committed(&mut app);

@@ -246,6 +246,15 @@ impl App {
         self.committed.push(line);
     }
 
+    /// A compaction that did not happen: an error, or a note when there was nothing to do.
+    pub fn compaction_failed(&mut self, message: &str) {
+        if message.starts_with("nothing to compact") {
+            self.info(message);
+        } else {
+            self.error(format!("compaction failed, nothing changed: {message}"));
+        }
+    }
+
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
         let prompt = PermissionPrompt::new(request, reply, self.theme)
