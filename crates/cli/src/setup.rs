@@ -178,6 +178,17 @@ impl Setup {
         };
         let settings = resolve::provider(&args, &env, &self.config)?;
         let model = settings.model.clone();
+        let before = agent.provider();
+        if settings.kind != before && settings.base_url != rein_llm::default_base_url(settings.kind)
+        {
+            agent.add_notice(format!(
+                "`{model}` → {}, guessed from the name, but the base URL {} was given for {}                  and is kept: if that server does not speak {} the next request fails; restart                  with --provider and --base-url for this model",
+                settings.kind.name(),
+                settings.base_url,
+                before.name(),
+                settings.kind.name()
+            ));
+        }
         let client = rein_llm::connect(self.provider_config(settings));
         agent.set_model(model, client);
         Ok(())

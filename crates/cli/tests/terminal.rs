@@ -427,3 +427,40 @@ async fn sigterm_and_sighup_end_the_ui_like_quit_and_kill_the_running_command() 
         assert!(saved.contains("interrupted"), "{signal}: {saved}");
     }
 }
+
+#[tokio::test]
+async fn model_switching_protocol_while_keeping_the_base_url_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "still here"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["--base-url", &server.url()])
+        .env("ANTHROPIC_API_KEY", "test")
+        .env("OPENAI_API_KEY", "test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let script = "/model claude-opus-4-5\n/model gpt-5\n/quit\n";
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(script.as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let warnings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("was given for anthropic"))
+        .collect();
+    assert_eq!(
+        warnings.len(),
+        1,
+        "only the switch of protocol warns:\n{stdout}"
+    );
+    assert!(warnings[0].contains("`gpt-5` → openai"), "{stdout}");
+    assert!(warnings[0].contains(&server.url()), "{stdout}");
+}

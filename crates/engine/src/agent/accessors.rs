@@ -44,6 +44,21 @@ impl Agent {
         &self.notices
     }
 
+    /// Adds a problem for the user to [`Agent::notices`].
+    pub fn add_notice(&mut self, text: impl Into<String>) {
+        self.notices.push(text.into());
+    }
+
+    /// Takes the notices to say now (the next run then says none of them).
+    pub fn take_notices(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// The protocol of the provider this agent asks.
+    pub fn provider(&self) -> rein_llm::ProviderKind {
+        self.client.kind()
+    }
+
     /// The system prompt sent with every request.
     pub fn system_prompt(&self) -> &SystemPrompt {
         &self.system

@@ -249,6 +249,10 @@ impl Controller {
     async fn switch_model(&self, model: &str) -> Result<SessionStatus, ControlError> {
         let mut agent = self.agent.lock().await;
         self.factory.switch_model(&mut agent, model)?;
+        // What the switch should warn about is said now, not at the next run.
+        for message in agent.take_notices() {
+            let _ = self.events.send(rein_protocol::Event::Error { message });
+        }
         Ok(SessionStatus::of(&agent))
     }
 
