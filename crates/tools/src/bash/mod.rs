@@ -45,6 +45,8 @@ pub struct BashArgs {
     /// The command to run with `bash -c`.
     pub command: String,
     /// Timeout in milliseconds (default 120000, at most 600000).
+    // Claude Code's Bash calls it `timeout` (also milliseconds); models trained on it send that.
+    #[serde(alias = "timeout")]
     pub timeout_ms: Option<u64>,
     /// Only after the sandbox refused something the command needs (network, a path outside
     /// the workspace): why it must run unsandboxed. The user is asked.
