@@ -65,8 +65,15 @@ impl Exit {
 }
 
 fn main() -> ExitCode {
-    // `rein tool --help` lists the tools with their arguments (the registry knows them).
-    let command = Cli::command().mut_subcommand("tool", |tool| tool.after_help(tool_cmd::help()));
+    // `rein tool --help` lists the tools with their arguments (the registry knows them); built
+    // for `rein tool …` only, so no other command pays for the registry at start-up.
+    let mut command = Cli::command();
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|first| first == "tool")
+    {
+        command = command.mut_subcommand("tool", |tool| tool.after_help(tool_cmd::help()));
+    }
     let cli = match command
         .try_get_matches()
         .and_then(|matches| Cli::from_arg_matches(&matches))

@@ -31,7 +31,8 @@ pub struct Setup {
     /// The subagents the `task` tool offers (definitions read once).
     pub subagents: rein_engine::subagents::Subagents,
     /// Whether the command folders' warnings were said (once per run).
-    commands_warned: std::sync::atomic::AtomicBool,
+    /// The catalog the latest agent got (`None` before the first): the UI lists the same.
+    commands: std::sync::Mutex<Option<rein_engine::commands::Catalog>>,
     /// The MCP servers that started (see [`Setup::start_mcp`]), shared by every agent.
     pub mcp: std::sync::Arc<rein_mcp::Started>,
 }
@@ -85,7 +86,7 @@ impl Setup {
         let subagents = crate::agents::subagents(&args, &workspace, &config, &env);
         Ok(Self {
             subagents,
-            commands_warned: Default::default(),
+            commands: Default::default(),
             mcp: Default::default(),
             args,
             workspace,
@@ -105,19 +106,28 @@ impl Setup {
 
     /// The custom commands and skills as their folders hold them now, with the MCP servers'
     /// prompts: read for each new agent, so a command added during a session is there after
-    /// `/clear`. Problems with the files are said once.
-    pub fn commands(&self) -> rein_engine::commands::Catalog {
+    /// `/clear`. Problems with the files are said the first time only.
+    fn load_commands(&self) -> rein_engine::commands::Catalog {
         let env = |key: &str| std::env::var(key).ok();
-        let warn = !self
-            .commands_warned
-            .swap(true, std::sync::atomic::Ordering::Relaxed);
-        let commands = crate::agents::commands(&self.workspace, &self.config, &env, warn);
+        let mut kept = self.commands.lock().unwrap_or_else(|p| p.into_inner());
+        let warn = kept.is_none();
+        let mut commands = crate::agents::commands(&self.workspace, &self.config, &env, warn);
         let prompts = crate::mcp::prompt_commands(&self.mcp);
-        if prompts.is_empty() {
-            commands
-        } else {
-            commands.with(prompts)
+        if !prompts.is_empty() {
+            commands = commands.with(prompts);
         }
+        *kept = Some(commands.clone());
+        commands
+    }
+
+    /// The catalog the latest agent got (read now when no agent was made yet).
+    pub fn commands(&self) -> rein_engine::commands::Catalog {
+        let kept = self
+            .commands
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        kept.unwrap_or_else(|| self.load_commands())
     }
 
     /// The session `--resume`/`--continue` name, loaded.
@@ -145,7 +155,7 @@ impl Setup {
         config.sandbox = self.sandbox.clone();
         config.sandbox_policy = self.sandbox_policy;
         config.subagents = Some(self.subagents.clone());
-        config.commands = self.commands();
+        config.commands = self.load_commands();
         config.fallback = crate::agents::fallback(&self.args, &self.config).map_err(Exit::usage)?;
         if !fork {
             config.session_id = resumed.as_ref().map(|l| l.id().to_string());

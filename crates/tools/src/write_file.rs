@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use std::path::PathBuf;
 
-use crate::checked::{Access, Kind};
+use crate::checked::{Access, CheckedFile, Kind};
 use crate::{
     CallFacts, CallKind, Effect, FileChange, FileWrite, ToolContext, ToolDetails, ToolOutput,
     TypedTool, WorkspaceGuard,
@@ -62,14 +62,9 @@ impl TypedTool for WriteFile {
         };
         // Opened for a change, not created: a preview makes no folders.
         let (existed, original) = match guard.open_checked(&path, Access::Write) {
-            Ok(file) => match file.kind() {
-                Ok(Kind::File { len }) if len <= ORIGINAL_LIMIT => (
-                    true,
-                    file.read().ok().and_then(|b| String::from_utf8(b).ok()),
-                ),
-                Ok(Kind::Missing) => (false, None),
-                Ok(Kind::Dir) | Err(_) => return Vec::new(),
-                Ok(Kind::File { .. } | Kind::Other) => (true, None),
+            Ok(file) => match before(&file) {
+                Ok(Some(found)) => found,
+                Ok(None) | Err(_) => return Vec::new(),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (false, None),
             Err(_) => return Vec::new(),
@@ -119,12 +114,23 @@ fn write(
 ) -> Result<FileWrite, String> {
     let cannot = |e: std::io::Error| format!("cannot write {shown}: {e}");
     let file = guard.open_checked(&path, Access::Create).map_err(cannot)?;
-    let (existed, size) = match file.kind().map_err(cannot)? {
-        Kind::Dir => {
-            return Err(format!(
-                "{shown} is a directory; give the path of a file inside it"
-            ));
-        }
+    let Some((existed, original)) = before(&file).map_err(cannot)? else {
+        return Err(format!(
+            "{shown} is a directory; give the path of a file inside it"
+        ));
+    };
+    file.write_atomic(content.as_bytes()).map_err(cannot)?;
+    Ok(FileWrite {
+        existed,
+        ..describe(path, content, original)
+    })
+}
+
+/// What `file` holds before a write: whether it exists, and its text when it is small and
+/// UTF-8; `None` for a folder.
+fn before(file: &CheckedFile) -> std::io::Result<Option<(bool, Option<String>)>> {
+    let (existed, size) = match file.kind()? {
+        Kind::Dir => return Ok(None),
         Kind::Missing => (false, 0),
         Kind::File { len } => (true, len),
         Kind::Other => (true, u64::MAX),
@@ -132,11 +138,7 @@ fn write(
     let original = (existed && size <= ORIGINAL_LIMIT)
         .then(|| file.read().ok().and_then(|b| String::from_utf8(b).ok()))
         .flatten();
-    file.write_atomic(content.as_bytes()).map_err(cannot)?;
-    Ok(FileWrite {
-        existed,
-        ..describe(path, content, original)
-    })
+    Ok(Some((existed, original)))
 }
 
 /// The write of `path` (as the guard resolved it: absolute) as data: what was there, what is

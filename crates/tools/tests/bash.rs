@@ -60,11 +60,9 @@ async fn stdin_is_closed() {
 #[tokio::test]
 async fn claude_codes_timeout_argument_is_taken_as_timeout_ms() {
     let ws = Workspace::new();
-    let started = Instant::now();
     let out = ws
         .call("bash", json!({"command": "sleep 30", "timeout": 300}))
         .await;
-    assert!(started.elapsed() < Duration::from_secs(10), "{out:?}");
     assert!(
         out.text.starts_with("[timed out after 0.3 s"),
         "{}",

@@ -494,5 +494,8 @@ fn event_names() -> String {
 }
 
 #[cfg(test)]
+#[path = "show_tests.rs"]
+mod show_tests;
+#[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
