@@ -88,6 +88,9 @@ fn main() {
         session_allow: Vec::new(),
     };
     rein_testkit::git_init(dir.path()).unwrap();
+    // A real repository's configuration was written long before the session; one written
+    // within the last two seconds is read on every call (see `shell/repo_memo.rs`).
+    std::thread::sleep(Duration::from_millis(2_100));
     let registry = ToolRegistry::builtin();
     // Proven read-only (every command on the classifier's list, every path checked), and the
     // same pipeline behind a `cd`, which the rules then decide.

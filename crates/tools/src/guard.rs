@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::checked::Access;
 use crate::lstats::{Entry, Lstats};
 use crate::sensitive::{SensitivePaths, home_dir};
+use crate::shell::RepoMemo;
 
 /// How many dangling symlinks one resolution may follow before giving up (like `ELOOP`).
 const MAX_LINK_HOPS: usize = 40;
@@ -111,6 +112,8 @@ pub struct WorkspaceGuard {
     sensitive: Arc<SensitivePaths>,
     /// What `~` stands for (`$HOME` when the guard was made).
     home: Option<PathBuf>,
+    /// Which repository configurations the classifier found inert, shared by every clone.
+    repo_memo: Arc<RepoMemo>,
 }
 
 impl WorkspaceGuard {
@@ -129,6 +132,7 @@ impl WorkspaceGuard {
             read_roots: Vec::new(),
             sensitive: Arc::new(SensitivePaths::default()),
             home: home_dir(),
+            repo_memo: Arc::default(),
         })
     }
 
@@ -152,6 +156,11 @@ impl WorkspaceGuard {
     /// The sensitive-path list in force.
     pub fn sensitive_paths(&self) -> &SensitivePaths {
         &self.sensitive
+    }
+
+    /// Which repository configurations the classifier found inert.
+    pub(crate) fn repo_memo(&self) -> &RepoMemo {
+        &self.repo_memo
     }
 
     /// The sensitive-path list in force, shared.

@@ -23,6 +23,7 @@ mod parse;
 mod programs;
 mod reads;
 mod repo_config;
+mod repo_memo;
 mod scripts;
 mod unwrap;
 
@@ -31,4 +32,5 @@ pub(crate) use classify::is_read_only_with;
 pub use env::{ReadOnlyEnv, read_only_env};
 pub use line::{ShellLine, analyse, naive_words};
 pub use parse::{Redirect, SimpleCommand, Unsupported, Word, split_commands};
+pub(crate) use repo_memo::RepoMemo;
 pub use unwrap::basename;

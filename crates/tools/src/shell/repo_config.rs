@@ -115,7 +115,11 @@ pub(super) fn repository_config_is_inert(
         }
         let dot_git = dir.join(".git");
         match lstats.get(&dot_git) {
-            Entry::Dir => return git_dir_is_inert(&dot_git, lstats),
+            Entry::Dir => {
+                return guard
+                    .repo_memo()
+                    .inert(&dot_git, || git_dir_is_inert(&dot_git, lstats));
+            }
             Entry::Missing => {}
             _ => return false,
         }
@@ -125,7 +129,7 @@ pub(super) fn repository_config_is_inert(
     }
 }
 
-fn git_dir_is_inert(git_dir: &Path, lstats: &Lstats) -> bool {
+pub(super) fn git_dir_is_inert(git_dir: &Path, lstats: &Lstats) -> bool {
     let exists = |name: &str| lstats.get(&git_dir.join(name)) != Entry::Missing;
     if exists("commondir") || exists("modules") {
         return false;
