@@ -252,7 +252,7 @@ pub(super) fn git_is_read_only(args: &[String], reads: &Reads) -> bool {
     let Some(parsed) = parse_options(rest, &spec, Order::Gnu) else {
         return false;
     };
-    let operands: &[String] = match sub.as_str() {
+    let operands: &[&str] = match sub.as_str() {
         // `git branch NAME` creates a branch; only `--list` takes patterns.
         "branch" if parsed.has(&["-l", "--list"]) => &[],
         "branch" if !parsed.operands.is_empty() => return false,

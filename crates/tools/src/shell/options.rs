@@ -44,57 +44,89 @@ pub(super) enum Order {
     Gnu,
 }
 
-/// The result of parsing a program's arguments.
+/// The result of parsing a program's arguments, borrowing their text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Parsed {
-    /// Options in order, by spelling (`-n`, `--lines`) with their values.
-    pub options: Vec<(String, Option<String>)>,
+pub(super) struct Parsed<'a> {
+    /// Options in order, with their values.
+    pub options: Vec<(Opt<'a>, Option<&'a str>)>,
     /// The operands, in order.
-    pub operands: Vec<String>,
+    pub operands: Vec<&'a str>,
     /// For [`Order::Posix`]: the index in the arguments of the first operand (or their
     /// length).
     pub end: usize,
 }
 
-impl Parsed {
+/// One option as given: a short one out of its cluster, a long one without its `--`, or a
+/// number (`-20`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Opt<'a> {
+    /// `-c`.
+    Short(char),
+    /// `--name`, held as `name`.
+    Long(&'a str),
+    /// `-NUM`.
+    Number,
+}
+
+impl Opt<'_> {
+    /// Whether this is the option spelt `spelling` (`-n`, `--lines`, `-NUM`).
+    fn is(&self, spelling: &str) -> bool {
+        match self {
+            Opt::Short(c) => {
+                let mut chars = spelling.chars();
+                chars.next() == Some('-') && chars.next() == Some(*c) && chars.next().is_none()
+            }
+            Opt::Long(name) => spelling.strip_prefix("--") == Some(*name),
+            Opt::Number => spelling == "-NUM",
+        }
+    }
+}
+
+impl<'a> Parsed<'a> {
     /// Whether one of `names` was given.
     pub fn has(&self, names: &[&str]) -> bool {
         self.options
             .iter()
-            .any(|(n, _)| names.contains(&n.as_str()))
+            .any(|(o, _)| names.iter().any(|n| o.is(n)))
     }
 
     /// The values given to any of `names`.
-    pub fn values<'a>(&'a self, names: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn values<'n>(&'n self, names: &'n [&'n str]) -> impl Iterator<Item = &'a str> + 'n {
         self.options
             .iter()
-            .filter(move |(n, _)| names.contains(&n.as_str()))
-            .filter_map(|(_, v)| v.as_deref())
+            .filter(move |(o, _)| names.iter().any(|n| o.is(n)))
+            .filter_map(|(_, v)| *v)
     }
 }
 
 /// Parses `args` (the program excluded) with `spec`, or `None` when an option is unknown or
 /// lacks its value.
-pub(super) fn parse_options(args: &[String], spec: &OptionSpec, order: Order) -> Option<Parsed> {
+pub(super) fn parse_options<'a>(
+    args: &'a [String],
+    spec: &OptionSpec,
+    order: Order,
+) -> Option<Parsed<'a>> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while i < args.len() {
-        let arg = &args[i];
+        let arg = args[i].as_str();
         i += 1;
         if arg == "--" {
             if parsed.operands.is_empty() {
                 parsed.end = i;
             }
-            parsed.operands.extend(args[i..].iter().cloned());
+            parsed.operands.extend(args[i..].iter().map(String::as_str));
             return Some(parsed);
         }
         if arg == "-" || !arg.starts_with('-') {
             if order == Order::Posix {
                 parsed.end = i - 1;
-                parsed.operands.extend(args[i - 1..].iter().cloned());
+                parsed
+                    .operands
+                    .extend(args[i - 1..].iter().map(String::as_str));
                 return Some(parsed);
             }
-            parsed.operands.push(arg.clone());
+            parsed.operands.push(arg);
             continue;
         }
         if let Some(long) = arg.strip_prefix("--") {
@@ -107,18 +139,18 @@ pub(super) fn parse_options(args: &[String], spec: &OptionSpec, order: Order) ->
     Some(parsed)
 }
 
-fn parse_long(
-    long: &str,
-    args: &[String],
+fn parse_long<'a>(
+    long: &'a str,
+    args: &'a [String],
     mut i: usize,
     spec: &OptionSpec,
-    parsed: &mut Parsed,
+    parsed: &mut Parsed<'a>,
 ) -> Option<usize> {
     let (name, value) = match long.split_once('=') {
-        Some((name, value)) => (format!("--{name}"), Some(value.to_string())),
-        None => (format!("--{long}"), None),
+        Some((name, value)) => (name, Some(value)),
+        None => (long, None),
     };
-    let known = |list: &[&str]| list.contains(&name.as_str());
+    let known = |list: &[&str]| list.iter().any(|l| l.strip_prefix("--") == Some(name));
     let value = if known(spec.long_flags) {
         if value.is_some() {
             return None;
@@ -130,7 +162,7 @@ fn parse_long(
         match value {
             Some(value) => Some(value),
             None => {
-                let next = args.get(i)?.clone();
+                let next = args.get(i)?.as_str();
                 i += 1;
                 Some(next)
             }
@@ -138,39 +170,37 @@ fn parse_long(
     } else {
         return None;
     };
-    parsed.options.push((name, value));
+    parsed.options.push((Opt::Long(name), value));
     Some(i)
 }
 
-fn parse_short(
-    cluster: &str,
-    args: &[String],
+fn parse_short<'a>(
+    cluster: &'a str,
+    args: &'a [String],
     mut i: usize,
     spec: &OptionSpec,
-    parsed: &mut Parsed,
+    parsed: &mut Parsed<'a>,
 ) -> Option<usize> {
     if spec.numbers && !cluster.is_empty() && cluster.chars().all(|c| c.is_ascii_digit()) {
-        parsed
-            .options
-            .push(("-NUM".to_string(), Some(cluster.to_string())));
+        parsed.options.push((Opt::Number, Some(cluster)));
         return Some(i);
     }
     for (at, c) in cluster.char_indices() {
-        let name = format!("-{c}");
+        let name = Opt::Short(c);
         let rest = &cluster[at + c.len_utf8()..];
         if spec.flags.contains(c) {
             parsed.options.push((name, None));
         } else if spec.optional.contains(c) {
-            let value = (!rest.is_empty()).then(|| rest.to_string());
+            let value = (!rest.is_empty()).then_some(rest);
             parsed.options.push((name, value));
             return Some(i);
         } else if spec.values.contains(c) {
             let value = if rest.is_empty() {
-                let next = args.get(i)?.clone();
+                let next = args.get(i)?.as_str();
                 i += 1;
                 next
             } else {
-                rest.to_string()
+                rest
             };
             parsed.options.push((name, Some(value)));
             return Some(i);

@@ -72,8 +72,8 @@ pub(super) fn program_is_read_only(name: &str, args: &[String], reads: &Reads) -
 }
 
 fn operands_ok(operands: Operands, parsed: &Parsed, reads: &Reads) -> bool {
-    let files = |ops: &[String]| ops.iter().all(|p| reads.path(p));
-    let search = |ops: &[String]| {
+    let files = |ops: &[&str]| ops.iter().all(|p| reads.path(p));
+    let search = |ops: &[&str]| {
         if ops.is_empty() {
             reads.tree(".")
         } else {

@@ -20,9 +20,9 @@ pub(super) fn sed_is_read_only(args: &[String], reads: &Reads) -> bool {
         return false;
     }
     let given: Vec<&str> = parsed.values(&["-e", "--expression"]).collect();
-    let (scripts, files): (Vec<&str>, &[String]) = if given.is_empty() {
+    let (scripts, files): (Vec<&str>, &[&str]) = if given.is_empty() {
         match parsed.operands.split_first() {
-            Some((script, files)) => (vec![script.as_str()], files),
+            Some((script, files)) => (vec![*script], files),
             None => return false,
         }
     } else {
