@@ -267,7 +267,7 @@ fn index(prefixes: &[(PathBuf, String)]) -> (rustc_hash::FxHashMap<Vec<u8>, usiz
 
 /// [`Path::starts_with`] (component by component), compared as bytes when both paths are
 /// clean (see [`is_clean`]); `path_clean` says whether `path` is.
-fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
+pub(crate) fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     if !(path_clean && is_clean(prefix)) {
         return path.starts_with(prefix);
@@ -277,7 +277,11 @@ fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
 }
 
 /// [`Path::strip_prefix`], cut as bytes when both paths are clean (see [`is_clean`]).
-fn strip_prefix<'a>(path: &'a Path, path_clean: bool, prefix: &Path) -> Option<&'a Path> {
+pub(crate) fn strip_prefix<'a>(
+    path: &'a Path,
+    path_clean: bool,
+    prefix: &Path,
+) -> Option<&'a Path> {
     use std::os::unix::ffi::OsStrExt;
     if !(path_clean && is_clean(prefix)) || prefix == Path::new("/") {
         return path.strip_prefix(prefix).ok();
