@@ -120,6 +120,18 @@ pub(crate) fn resolve_for_rules_with(
         .unwrap_or_else(|| normalise(&joined))
 }
 
+/// [`resolve_for_rules_with`] for a word of a line proven read-only: the classifier has
+/// resolved every word the line's programs read as a path, so a word it did not resolve (a
+/// search pattern, a subcommand, an option's value) is joined and normalised without asking
+/// the file system.
+pub(crate) fn resolve_for_rules_known(path: &str, base: &Path, lstats: &Lstats) -> PathBuf {
+    let joined = base.join(path);
+    joined
+        .to_str()
+        .and_then(|text| lstats.located(text))
+        .unwrap_or_else(|| normalise(&joined))
+}
+
 /// `a/./b/../c` → `a/c`, without touching the file system.
 pub fn normalise(path: &Path) -> PathBuf {
     let mut out = PathBuf::with_capacity(path.as_os_str().len());

@@ -7,8 +7,6 @@
 
 use std::cell::RefCell;
 use std::ffi::{OsStr, OsString};
-use std::io::ErrorKind;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// What `lstat` said about one path.
@@ -68,17 +66,25 @@ impl Lstats {
     }
 }
 
+/// `lstat(2)` itself: the standard library asks `statx` for every field (birth time
+/// included), which costs more and tells nothing more here.
 fn lstat(path: &Path) -> Entry {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => Entry::Symlink,
-        Ok(meta) if meta.is_dir() => Entry::Dir,
-        Ok(meta) if meta.is_file() => Entry::File {
-            nlink: meta.nlink(),
-        },
-        Ok(_) => Entry::Other,
-        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-            Entry::Missing
+    use nix::sys::stat::SFlag;
+    match nix::sys::stat::lstat(path) {
+        Ok(stat) => {
+            let kind = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT;
+            match kind {
+                SFlag::S_IFLNK => Entry::Symlink,
+                SFlag::S_IFDIR => Entry::Dir,
+                SFlag::S_IFREG => Entry::File {
+                    // `nlink_t` is 32 bits wide on some targets.
+                    #[allow(clippy::useless_conversion)]
+                    nlink: u64::from(stat.st_nlink),
+                },
+                _ => Entry::Other,
+            }
         }
+        Err(nix::errno::Errno::ENOENT | nix::errno::Errno::ENOTDIR) => Entry::Missing,
         Err(_) => Entry::Unreadable,
     }
 }

@@ -423,3 +423,29 @@ fn auto_runs_commands_and_workspace_edits_but_asks_to_leave_the_sandbox() {
     assert_eq!(decide(&bypass, &s.guard, &escape).verdict, Verdict::Allow);
     assert_eq!(PermissionMode::parse("auto"), Some(PermissionMode::Auto));
 }
+
+#[test]
+fn a_proven_lines_rules_see_its_reads_through_links_and_its_other_words_as_written() {
+    let s = setup();
+    let root = s.guard.root();
+    std::fs::create_dir_all(root.join("secrets")).unwrap();
+    std::fs::write(root.join("secrets/key"), "k").unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {}").unwrap();
+    std::os::unix::fs::symlink("secrets/key", root.join("notes")).unwrap();
+    let policy = Policy {
+        rules: rules(&s.guard, &[], &[], &["Read(./secrets/**)"]),
+        ..Policy::default()
+    };
+    // `cat` reads `notes`: the classifier resolved it through the link, and the rule holds.
+    let read = decide(&policy, &s.guard, &bash("cat notes"));
+    assert_eq!(read.verdict, Verdict::Deny, "{read}");
+    // grep's pattern is not a file: the word stays as written and names no secret.
+    let pattern = decide(&policy, &s.guard, &bash("grep -n notes src/main.rs"));
+    assert_eq!(pattern.verdict, Verdict::Allow, "{pattern}");
+    // Written as a path, the pattern still meets the rule (what it names is not looked up).
+    let spelled = decide(&policy, &s.guard, &bash("grep -n secrets/key src/main.rs"));
+    assert_eq!(spelled.verdict, Verdict::Deny, "{spelled}");
+    // Not proven, every word is resolved: the link counts.
+    let unproven = decide(&policy, &s.guard, &bash("mystery notes"));
+    assert_eq!(unproven.verdict, Verdict::Deny, "{unproven}");
+}

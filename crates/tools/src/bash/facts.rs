@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::paths::{Expansion, expand};
-use crate::facts::resolve_for_rules_with;
+use crate::facts::{resolve_for_rules_known, resolve_for_rules_with};
 use crate::lstats::Lstats;
 use crate::shell::SimpleCommand;
 use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard};
@@ -17,10 +17,18 @@ const SUMMARY_CHARS: usize = 200;
 pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &mut CallFacts) {
     let analysis = crate::shell::analyse(line);
     let lstats = Lstats::default();
-    facts.effect = if crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats) {
+    let proven = crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats);
+    facts.effect = if proven {
         Effect::ReadOnly
     } else {
         Effect::Mutating
+    };
+    let resolve = |text: &str| {
+        if proven {
+            resolve_for_rules_known(text, cwd, &lstats)
+        } else {
+            resolve_for_rules_with(text, cwd, guard, &lstats)
+        }
     };
     let mut unresolved = false;
     let mut add = |text: &str, literal: bool, access: Access, facts: &mut CallFacts| {
@@ -29,26 +37,21 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
             Access::Write => &mut facts.writes,
         };
         if literal {
-            list.push(resolve_for_rules_with(text, cwd, guard, &lstats));
+            list.push(resolve(text));
             return;
         }
         match expand(text, cwd) {
             Expansion::Paths(paths) => {
-                list.extend(
-                    paths
-                        .iter()
-                        .map(|p| resolve_for_rules_with(p, cwd, guard, &lstats)),
-                );
+                list.extend(paths.iter().map(|p| resolve(p)));
             }
             Expansion::Unknown => unresolved = true,
         }
     };
-    let mut seen: Vec<FileWord<'_>> = Vec::new();
+    let mut seen: rustc_hash::FxHashSet<FileWord<'_>> = rustc_hash::FxHashSet::default();
     for command in &analysis.effective {
         for_file_words(command, |word| {
-            if !seen.contains(&word) {
+            if seen.insert(word) {
                 add(word.text, word.literal, word.access, facts);
-                seen.push(word);
             }
         });
     }
@@ -67,14 +70,14 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
     });
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Access {
     Read,
     Write,
 }
 
 /// A word of a command that may name a file, and how the command uses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct FileWord<'a> {
     text: &'a str,
     literal: bool,

@@ -56,6 +56,7 @@ pub(crate) fn is_read_only_with(
         cwd,
         lstats,
         repo_inert: std::cell::OnceCell::new(),
+        checked: std::cell::RefCell::default(),
     };
     // The commands first: most lines that are not read-only say so cheaply, before the
     // current directory costs a `realpath`.

@@ -21,6 +21,9 @@ pub(super) struct Reads<'a> {
     /// Whether the repository around `cwd` has an inert configuration, once asked: one line
     /// often runs `git` several times in the same repository.
     pub repo_inert: std::cell::OnceCell<bool>,
+    /// Answers of [`Reads::path`] by operand: a line often names the same file in several
+    /// commands (`grep … f | …; git log -- f`).
+    pub checked: std::cell::RefCell<rustc_hash::FxHashMap<String, bool>>,
 }
 
 impl Reads<'_> {
@@ -36,10 +39,17 @@ impl Reads<'_> {
     /// for reading that is not a file with several names (a hard link to a secret shares its
     /// inode, not its path).
     pub fn path(&self, path: &str) -> bool {
-        path == "-"
-            || self
-                .resolve(path)
-                .is_some_and(|resolved| self.single_name(&resolved))
+        if path == "-" {
+            return true;
+        }
+        if let Some(known) = self.checked.borrow().get(path) {
+            return *known;
+        }
+        let readable = self
+            .resolve(path)
+            .is_some_and(|resolved| self.single_name(&resolved));
+        self.checked.borrow_mut().insert(path.to_string(), readable);
+        readable
     }
 
     /// Whether a recursive content search (`grep -r`, `rg`) of `path` reads only readable
