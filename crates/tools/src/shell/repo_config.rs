@@ -6,6 +6,7 @@
 //! (a bare repository planted in the tree), a linked `commondir`, submodules, or no
 //! repository inside the workspace at all (git would use one above it).
 
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
@@ -113,14 +114,15 @@ pub(super) fn repository_config_is_inert(
         if !guard.contains(&dir) || looks_like_git_dir() {
             return false;
         }
+        // Asked directly, not through `lstats`: the memo stamps the folder with the answer.
         let dot_git = dir.join(".git");
-        match lstats.get(&dot_git) {
-            Entry::Dir => {
+        match std::fs::symlink_metadata(&dot_git) {
+            Ok(meta) if meta.is_dir() => {
                 return guard
                     .repo_memo()
-                    .inert(&dot_git, || git_dir_is_inert(&dot_git, lstats));
+                    .inert(&dot_git, &meta, || git_dir_is_inert(&dot_git, lstats));
             }
-            Entry::Missing => {}
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
             _ => return false,
         }
         if !dir.pop() {

@@ -70,15 +70,7 @@ impl FileStamp {
     /// itself; [`RepoMemo`] keeps nothing that rests on one.
     fn of(path: &Path) -> Result<Option<Self>, ()> {
         match std::fs::symlink_metadata(path) {
-            Ok(meta) => Ok(Some(Self {
-                dev: meta.dev(),
-                ino: meta.ino(),
-                mode: meta.mode(),
-                link: meta.file_type().is_symlink(),
-                size: meta.size(),
-                mtime: (meta.mtime(), meta.mtime_nsec()),
-                ctime: (meta.ctime(), meta.ctime_nsec()),
-            })),
+            Ok(meta) => Ok(Some(Self::from(&meta))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(_) => Err(()),
         }
@@ -104,6 +96,20 @@ impl FileStamp {
     }
 }
 
+impl From<&std::fs::Metadata> for FileStamp {
+    fn from(meta: &std::fs::Metadata) -> Self {
+        Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mode: meta.mode(),
+            link: meta.file_type().is_symlink(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
 impl RepoMemo {
     /// A memo that keeps answers whose files last changed at least `settled` ago.
     pub(crate) fn settling_for(settled: Duration) -> Self {
@@ -115,15 +121,21 @@ impl RepoMemo {
 
     /// Whether the configuration of `git_dir` is inert: the kept answer while its stamp holds,
     /// else `compute()`, kept when the files behind it did not change while it ran and had
-    /// settled.
-    pub(crate) fn inert(&self, git_dir: &Path, compute: impl FnOnce() -> bool) -> bool {
+    /// settled. `seen` is what `lstat(git_dir)` just said (the caller looked to find it).
+    pub(crate) fn inert(
+        &self,
+        git_dir: &Path,
+        seen: &std::fs::Metadata,
+        compute: impl FnOnce() -> bool,
+    ) -> bool {
+        let start = SystemTime::now();
+        let seen = FileStamp::from(seen);
         if let Some((kept, inert)) = self.kept(git_dir)
-            && stamp(git_dir, kept.worktree.is_some()).as_ref() == Some(&kept)
+            && stamp_with(git_dir, seen, kept.worktree.is_some()).as_ref() == Some(&kept)
         {
             return inert;
         }
-        let start = SystemTime::now();
-        let before = stamp(git_dir, true);
+        let before = stamp_with(git_dir, seen, true);
         let inert = compute();
         if let Some(before) = before
             && before
@@ -181,7 +193,11 @@ impl Stamp {
 /// The stamp of `git_dir`, its `config` and (when `with_worktree`) its `config.worktree`;
 /// `None` when one cannot be stamped or one is a symbolic link.
 fn stamp(git_dir: &Path, with_worktree: bool) -> Option<Stamp> {
-    let git = FileStamp::of(git_dir).ok()??;
+    stamp_with(git_dir, FileStamp::of(git_dir).ok()??, with_worktree)
+}
+
+/// [`stamp`] with the stamp of `git_dir` itself already taken.
+fn stamp_with(git_dir: &Path, git: FileStamp, with_worktree: bool) -> Option<Stamp> {
     let config = FileStamp::of(&git_dir.join("config")).ok()?;
     let worktree = if with_worktree {
         FileStamp::of(&git_dir.join("config.worktree")).ok()?
@@ -227,7 +243,8 @@ mod tests {
     /// The memo's answer for `git`, and whether it had to read the files to give it.
     fn ask(memo: &RepoMemo, git: &Path) -> (bool, bool) {
         let read = Cell::new(false);
-        let inert = memo.inert(git, || {
+        let seen = std::fs::symlink_metadata(git).unwrap();
+        let inert = memo.inert(git, &seen, || {
             read.set(true);
             super::super::repo_config::git_dir_is_inert(git, &crate::lstats::Lstats::default())
         });
