@@ -38,8 +38,10 @@ impl<'a> Call<'a> {
             // almost always there already.
             let mut cursor = 0;
             for command in &shell.analysis.commands {
-                let same =
-                    |e: &Arc<SimpleCommand>| e.text == command.text && e.argv == command.argv;
+                // Usually the very same command, shared: compared by pointer first.
+                let same = |e: &Arc<SimpleCommand>| {
+                    Arc::ptr_eq(e, command) || (e.text == command.text && e.argv == command.argv)
+                };
                 match effective[cursor..].iter().position(same) {
                     Some(n) => cursor += n,
                     None => {

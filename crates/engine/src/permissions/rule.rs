@@ -311,6 +311,9 @@ fn wildcard_match(parts: &[String], text: &str) -> bool {
 struct PathPattern {
     exact: GlobMatcher,
     within: GlobMatcher,
+    /// The pattern's text up to its first wildcard: every path either glob matches starts
+    /// with it, and most paths a call names do not, which this tells without a regex.
+    literal_prefix: String,
 }
 
 impl PathPattern {
@@ -337,15 +340,23 @@ impl PathPattern {
                 .build()
                 .map(|g| g.compile_matcher())
         };
+        let literal_end = anchored
+            .find(['*', '?', '[', '{', '\\'])
+            .unwrap_or(anchored.len());
         Ok(Self {
             exact: build(&anchored)?,
             within: build(&format!("{anchored}/**"))?,
+            literal_prefix: anchored[..literal_end].to_string(),
         })
     }
 
     /// Matches the path itself or anything under a matching folder.
     fn matches(&self, path: &Path) -> bool {
-        self.exact.is_match(path) || self.within.is_match(path)
+        use std::os::unix::ffi::OsStrExt;
+        path.as_os_str()
+            .as_bytes()
+            .starts_with(self.literal_prefix.as_bytes())
+            && (self.exact.is_match(path) || self.within.is_match(path))
     }
 }
 

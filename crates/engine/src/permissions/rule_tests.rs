@@ -55,6 +55,17 @@ fn path_patterns_are_gitignore_style_and_anchored() {
         ("Read(~/.aws/**)", "/home/u/.aws/credentials", true),
         ("Read(//etc/**)", "/etc/passwd", true),
         ("Read(//etc/**)", "/ws/etc/passwd", false),
+        // Wildcards, classes, alternations and escapes end the literal prefix tried first.
+        ("Read(./src/{a,b}.rs)", "/ws/src/b.rs", true),
+        ("Read(./src/{a,b}.rs)", "/ws/src/c.rs", false),
+        ("Read(./x[0-9])", "/ws/x7", true),
+        ("Read(./x[0-9])", "/ws/xa", false),
+        ("Read(./a\\*b)", "/ws/a*b", true),
+        ("Read(./a\\*b)", "/ws/axb", false),
+        ("Read(./.env)", "/ws/.env/inner", true),
+        ("Read(./.env)", "/ws/.envrc", false),
+        ("Read(./secrets/**)", "/ws/secret", false),
+        ("Read(./secrets/**)", "/w", false),
     ];
     for (text, path, expected) in cases {
         assert_eq!(
