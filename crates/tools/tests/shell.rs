@@ -320,7 +320,7 @@ mod literal_words_match_bash {
         if command.argv.len() < 3
             || !command.assignments.is_empty()
             || !command.redirects.is_empty()
-            || command.words.iter().any(|w| !w.literal)
+            || !command.all_literal()
         {
             return Ok(());
         }

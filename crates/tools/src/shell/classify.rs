@@ -67,7 +67,7 @@ pub(crate) fn is_read_only_with(
 }
 
 fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
-    if !command.assignments.is_empty() || command.words.iter().any(|w| !w.literal) {
+    if !command.assignments.is_empty() || !command.all_literal() {
         return false;
     }
     for redirect in &command.redirects {

@@ -13,8 +13,8 @@ pub struct SimpleCommand {
     pub assignments: Vec<String>,
     /// The words after quote removal; `argv[0]` is the program.
     pub argv: Vec<String>,
-    /// The same words as `argv`, each saying whether bash could expand it.
-    pub words: Vec<Word>,
+    /// For each word of `argv`, whether it is literal (see [`Word::literal`]).
+    pub literal: Vec<bool>,
     /// Redirections, in order.
     pub redirects: Vec<Redirect>,
 }
@@ -43,18 +43,43 @@ impl Word {
 }
 
 impl SimpleCommand {
-    /// A command made of literal words, as the analysis synthesises them (`text` is the argv
+    /// A command made of `words`, as the analysis synthesises them (`text` is the words
     /// joined with spaces).
     pub fn from_words(words: Vec<Word>, redirects: Vec<Redirect>) -> Self {
-        let argv: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+        let (argv, literal) = split_words(words);
         Self {
             text: argv.join(" "),
             assignments: Vec::new(),
             argv,
-            words,
+            literal,
             redirects,
         }
     }
+
+    /// Its words from the `from`th on (none past the end), each with its `literal` flag.
+    pub fn words_from(&self, from: usize) -> Vec<Word> {
+        self.argv
+            .iter()
+            .zip(&self.literal)
+            .skip(from)
+            .map(|(text, literal)| Word {
+                text: text.clone(),
+                literal: *literal,
+            })
+            .collect()
+    }
+
+    /// Whether every word is literal.
+    pub fn all_literal(&self) -> bool {
+        self.literal.iter().all(|l| *l)
+    }
+}
+
+/// The texts and `literal` flags of `words`, moved apart.
+fn split_words(words: Vec<Word>) -> (Vec<String>, Vec<bool>) {
+    let literal = words.iter().map(|w| w.literal).collect();
+    let argv = words.into_iter().map(|w| w.text).collect();
+    (argv, literal)
 }
 
 /// A redirection: `2>&1`, `> out.txt`, `< in.txt`, `&>> log`.
@@ -185,11 +210,12 @@ impl Builder {
         // The text ends where the last word does (up to the next unquoted blank or operator):
         // words come in order and each ends before the next starts.
         let end = word_end(line, self.last).min(at).max(start);
+        let (argv, literal) = split_words(self.words);
         Ok(Some(SimpleCommand {
             text: line[start..end].trim().to_string(),
             assignments: self.assignments,
-            argv: self.words.iter().map(|w| w.text.clone()).collect(),
-            words: self.words,
+            argv,
+            literal,
             redirects: self.redirects,
         }))
     }

@@ -123,7 +123,7 @@ fn words_know_whether_bash_could_expand_them() {
     ];
     for (line, expected) in cases {
         let commands = split_commands(line).unwrap();
-        let literal: Vec<bool> = commands[0].words.iter().map(|w| w.literal).collect();
+        let literal = commands[0].literal.clone();
         assert_eq!(&literal, expected, "{line}");
     }
 }

@@ -92,33 +92,24 @@ pub(super) fn effective_commands(
 }
 
 fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
-    let words = &command.words;
-    let Some(program) = words.first() else {
+    let Some((program, args)) = command.argv.split_first() else {
         return Ok(Step::Done);
     };
-    if !program.literal {
+    if !command.literal.first().copied().unwrap_or(false) {
         return Err("a program name that an expansion decides");
     }
-    let base = basename(&program.text);
-    if base != program.text {
-        let mut words = words.clone();
+    let base = basename(program);
+    if base != program {
+        let mut words = command.words_from(0);
         words[0] = Word::plain(base);
         return Ok(Step::Run(derived(words, command)));
     }
-    // `argv` holds the words' texts; a command put together by hand may not.
-    let owned: Vec<String>;
-    let args: &[String] = if command.argv.len() == words.len() {
-        &command.argv[1..]
-    } else {
-        owned = words[1..].iter().map(|w| w.text.clone()).collect();
-        &owned
-    };
     let after = |skip: usize| -> Step {
         let from = 1 + skip;
-        if from >= words.len() {
+        if from >= command.argv.len() {
             Step::Done
         } else {
-            Step::Run(derived(words[from..].to_vec(), command))
+            Step::Run(derived(command.words_from(from), command))
         }
     };
     let wrapped = |spec: &OptionSpec| -> Result<Step, Why> {
@@ -205,8 +196,8 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         {
             Err("a builtin that may evaluate a command substitution in its arguments")
         }
-        s if SHELLS.contains(&s) => shell_body(args, words, depth),
-        "find" => find(&words[1..], depth),
+        s if SHELLS.contains(&s) => shell_body(command, depth),
+        "find" => find(&command.words_from(1), depth),
         "git" => git(command, args, depth),
         _ => Ok(Step::Done),
     }
@@ -289,11 +280,12 @@ fn trap(args: &[String], depth: usize) -> Result<Step, Why> {
 
 /// `eval WORDS…`: the words joined with spaces, read as a line.
 fn eval(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
-    shell_text(&command.words[1..], depth)
+    shell_text(&command.words_from(1), depth)
 }
 
 /// `sh [opts] -c BODY [name args…]`; without `-c` the shell reads a script rein cannot see.
-fn shell_body(args: &[String], words: &[Word], depth: usize) -> Result<Step, Why> {
+fn shell_body(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
+    let args = &command.argv[1..];
     let mut has_c = false;
     let mut i = 0;
     while let Some(arg) = args.get(i) {
@@ -319,13 +311,13 @@ fn shell_body(args: &[String], words: &[Word], depth: usize) -> Result<Step, Why
     if !has_c {
         return Ok(Step::Done);
     }
-    let Some(body) = words.get(1 + i) else {
+    let Some(body) = command.argv.get(1 + i) else {
         return Ok(Step::Done);
     };
-    if !body.literal {
+    if !command.literal.get(1 + i).copied().unwrap_or(false) {
         return Err("a shell -c body that an expansion decides");
     }
-    parse_body(&body.text, depth).map(Step::Many)
+    parse_body(body, depth).map(Step::Many)
 }
 
 /// Parses a body (`sh -c`, `eval`, `env -S`, a `!` alias) and expands it in turn.
@@ -447,7 +439,7 @@ fn git(command: &SimpleCommand, args: &[String], depth: usize) -> Result<Step, W
     }
     let sub = &args[i];
     let mut words = vec![Word::plain("git")];
-    words.extend(command.words[1 + i..].iter().cloned());
+    words.extend(command.words_from(1 + i));
     let mut out = vec![Arc::new(derived(words, command))];
     if let Some((_, body)) = aliases.iter().rev().find(|(name, _)| name == sub) {
         let mut line = match body.strip_prefix('!') {

@@ -50,13 +50,13 @@ pub(super) fn env(command: &SimpleCommand, args: &[String], depth: usize) -> Res
     while args.get(skip).is_some_and(|a| is_assignment_text(a)) {
         skip += 1;
     }
-    let rest = &command.words[(1 + skip).min(command.words.len())..];
+    let rest = command.words_from(1 + skip);
     let split: Vec<&str> = parsed.values(&["-S", "--split-string"]).collect();
     if split.is_empty() {
         return Ok(if rest.is_empty() {
             Step::Done
         } else {
-            Step::Run(derived(rest.to_vec(), command))
+            Step::Run(derived(rest, command))
         });
     }
     // `env -S 'rm -rf x' y`: the string is split into words and the rest appended.
@@ -148,11 +148,11 @@ pub(super) fn xargs(command: &SimpleCommand, args: &[String]) -> Result<Step, Wh
         numbers: false,
     };
     let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of xargs")?;
-    let rest = &command.words[(1 + parsed.end).min(command.words.len())..];
+    let rest = command.words_from(1 + parsed.end);
     Ok(Step::Run(if rest.is_empty() {
         derived(vec![Word::plain("echo")], command)
     } else {
-        derived(rest.to_vec(), command)
+        derived(rest, command)
     }))
 }
 
@@ -176,14 +176,14 @@ pub(super) fn watch(command: &SimpleCommand, args: &[String], depth: usize) -> R
         ..OptionSpec::default()
     };
     let parsed = parse_options(args, &spec, Order::Posix).ok_or("an option of watch")?;
-    let rest = &command.words[(1 + parsed.end).min(command.words.len())..];
+    let rest = command.words_from(1 + parsed.end);
     if rest.is_empty() {
         return Ok(Step::Done);
     }
     if parsed.has(&["-x", "--exec"]) {
-        return Ok(Step::Run(derived(rest.to_vec(), command)));
+        return Ok(Step::Run(derived(rest, command)));
     }
-    shell_text(rest, depth)
+    shell_text(&rest, depth)
 }
 
 /// `flock [opts] FILE COMMAND…` or `flock [opts] FILE -c COMMAND`.
@@ -217,11 +217,11 @@ pub(super) fn flock(command: &SimpleCommand, args: &[String], depth: usize) -> R
         let words: Vec<Word> = body.iter().map(|b| Word::plain(*b)).collect();
         return shell_text(&words, depth);
     }
-    let rest = &command.words[(1 + after_file).min(command.words.len())..];
+    let rest = command.words_from(1 + after_file);
     Ok(if rest.is_empty() {
         Step::Done
     } else {
-        Step::Run(derived(rest.to_vec(), command))
+        Step::Run(derived(rest, command))
     })
 }
 
