@@ -353,7 +353,7 @@ impl WorkspaceGuard {
     ) -> Result<PathBuf, GuardError> {
         let found = self.sensitive(&resolved).or_else(|| {
             // Only a file with several names can be a hard link to a secret.
-            let several_names = resolved != self.root
+            let several_names = resolved.as_os_str() != self.root.as_os_str()
                 && matches!(lstats.get(&resolved), Entry::File { nlink } if nlink > 1);
             several_names
                 .then(|| self.sensitive.hard_linked(&resolved))

@@ -59,9 +59,11 @@ pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &m
         add(word, true, Access::Read, facts);
     }
     sort_paths(&mut facts.reads);
-    facts.reads.dedup();
+    // Equal bytes, not equal components: cheaper, and sorted clean paths that are equal as
+    // paths are equal as bytes (an unclean duplicate left in changes no decision).
+    facts.reads.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
     sort_paths(&mut facts.writes);
-    facts.writes.dedup();
+    facts.writes.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
     facts.summary = summary(line);
     facts.shell = Some(ShellFacts {
         line: line.to_string(),

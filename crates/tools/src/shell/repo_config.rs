@@ -6,7 +6,8 @@
 //! (a bare repository planted in the tree), a linked `commondir`, submodules, or no
 //! repository inside the workspace at all (git would use one above it).
 
-use std::io::ErrorKind;
+use nix::errno::Errno;
+use nix::sys::stat::SFlag;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
@@ -116,13 +117,15 @@ pub(super) fn repository_config_is_inert(
         }
         // Asked directly, not through `lstats`: the memo stamps the folder with the answer.
         let dot_git = dir.join(".git");
-        match std::fs::symlink_metadata(&dot_git) {
-            Ok(meta) if meta.is_dir() => {
+        match nix::sys::stat::lstat(&dot_git) {
+            Ok(stat)
+                if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR =>
+            {
                 return guard
                     .repo_memo()
-                    .inert(&dot_git, &meta, || git_dir_is_inert(&dot_git, lstats));
+                    .inert(&dot_git, &stat, || git_dir_is_inert(&dot_git, lstats));
             }
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
+            Err(Errno::ENOENT | Errno::ENOTDIR) => {}
             _ => return false,
         }
         if !dir.pop() {

@@ -14,7 +14,7 @@
 //! [`SETTLED`] before the read began; a recently written configuration is read on every call
 //! until it has settled.
 
-use std::os::unix::fs::MetadataExt;
+use nix::sys::stat::{FileStat, SFlag};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -69,9 +69,9 @@ impl FileStamp {
     /// `lstat`'s answer, or `None` when nothing is there. A symbolic link is stamped as
     /// itself; [`RepoMemo`] keeps nothing that rests on one.
     fn of(path: &Path) -> Result<Option<Self>, ()> {
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) => Ok(Some(Self::from(&meta))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        match nix::sys::stat::lstat(path) {
+            Ok(stat) => Ok(Some(Self::from(&stat))),
+            Err(nix::errno::Errno::ENOENT) => Ok(None),
             Err(_) => Err(()),
         }
     }
@@ -96,16 +96,19 @@ impl FileStamp {
     }
 }
 
-impl From<&std::fs::Metadata> for FileStamp {
-    fn from(meta: &std::fs::Metadata) -> Self {
+impl From<&FileStat> for FileStamp {
+    // The widths of `stat`'s fields differ between targets.
+    #[allow(clippy::useless_conversion)]
+    fn from(stat: &FileStat) -> Self {
+        let mode = u32::from(stat.st_mode);
         Self {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mode: meta.mode(),
-            link: meta.file_type().is_symlink(),
-            size: meta.size(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
+            dev: u64::from(stat.st_dev),
+            ino: u64::from(stat.st_ino),
+            mode,
+            link: SFlag::from_bits_truncate(mode) & SFlag::S_IFMT == SFlag::S_IFLNK,
+            size: u64::try_from(stat.st_size).unwrap_or(u64::MAX),
+            mtime: (i64::from(stat.st_mtime), i64::from(stat.st_mtime_nsec)),
+            ctime: (i64::from(stat.st_ctime), i64::from(stat.st_ctime_nsec)),
         }
     }
 }
@@ -125,7 +128,7 @@ impl RepoMemo {
     pub(crate) fn inert(
         &self,
         git_dir: &Path,
-        seen: &std::fs::Metadata,
+        seen: &FileStat,
         compute: impl FnOnce() -> bool,
     ) -> bool {
         let start = SystemTime::now();
@@ -156,7 +159,9 @@ impl RepoMemo {
 
     fn kept(&self, git_dir: &Path) -> Option<(Stamp, bool)> {
         let entries = self.lock();
-        let kept = entries.iter().find(|k| k.git_dir == git_dir)?;
+        let kept = entries
+            .iter()
+            .find(|k| k.git_dir.as_os_str() == git_dir.as_os_str())?;
         Some((kept.stamp.clone(), kept.inert))
     }
 
@@ -243,7 +248,7 @@ mod tests {
     /// The memo's answer for `git`, and whether it had to read the files to give it.
     fn ask(memo: &RepoMemo, git: &Path) -> (bool, bool) {
         let read = Cell::new(false);
-        let seen = std::fs::symlink_metadata(git).unwrap();
+        let seen = nix::sys::stat::lstat(git).unwrap();
         let inert = memo.inert(git, &seen, || {
             read.set(true);
             super::super::repo_config::git_dir_is_inert(git, &crate::lstats::Lstats::default())

@@ -230,6 +230,9 @@ fn literal_words(argv: &[String], redirects: &[Redirect]) -> SimpleCommand {
 /// The last component of a program path (`/bin/rm` → `rm`); what rules and the dangerous
 /// list know a program by.
 pub fn basename(program: &str) -> &str {
+    if !program.contains('/') {
+        return program;
+    }
     program
         .trim_end_matches('/')
         .rsplit('/')
