@@ -3,6 +3,8 @@
 //! never `--out`), `--opt=value`, and `--` ending the options. An option a table does not list
 //! is a parse failure: the caller cannot prove anything about it.
 
+use smallvec::SmallVec;
+
 /// The options one program accepts.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct OptionSpec {
@@ -47,10 +49,11 @@ pub(super) enum Order {
 /// The result of parsing a program's arguments, borrowing their text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Parsed<'a> {
-    /// Options in order, with their values.
-    pub options: Vec<(Opt<'a>, Option<&'a str>)>,
+    /// Options in order, with their values (a command rarely gives more than four: kept
+    /// inline, as the operands are, since every command of a line is parsed).
+    pub options: SmallVec<[(Opt<'a>, Option<&'a str>); 4]>,
     /// The operands, in order.
-    pub operands: Vec<&'a str>,
+    pub operands: SmallVec<[&'a str; 4]>,
     /// For [`Order::Posix`]: the index in the arguments of the first operand (or their
     /// length).
     pub end: usize,

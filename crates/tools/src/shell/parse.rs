@@ -181,7 +181,8 @@ struct Builder {
     /// Where the last word (or redirection target) starts: the command's text ends with it.
     last: usize,
     assignments: Vec<String>,
-    words: Vec<Word>,
+    argv: Vec<String>,
+    literal: Vec<bool>,
     redirects: Vec<Redirect>,
 }
 
@@ -189,10 +190,11 @@ impl Builder {
     fn word(&mut self, word: Word, start: usize, assignment: bool) {
         self.start.get_or_insert(start);
         self.last = start;
-        if self.words.is_empty() && assignment {
+        if self.argv.is_empty() && assignment {
             self.assignments.push(word.text);
         } else {
-            self.words.push(word);
+            self.argv.push(word.text);
+            self.literal.push(word.literal);
         }
     }
 
@@ -200,8 +202,8 @@ impl Builder {
         let Some(start) = self.start else {
             return Ok(None);
         };
-        if let Some(first) = self.words.first()
-            && KEYWORDS.contains(&first.text.as_str())
+        if let Some(first) = self.argv.first()
+            && KEYWORDS.contains(&first.as_str())
         {
             return Err(Unsupported(
                 "control flow (if, for, while, case, functions)",
@@ -210,12 +212,11 @@ impl Builder {
         // The text ends where the last word does (up to the next unquoted blank or operator):
         // words come in order and each ends before the next starts.
         let end = word_end(line, self.last).min(at).max(start);
-        let (argv, literal) = split_words(self.words);
         Ok(Some(SimpleCommand {
             text: line[start..end].trim().to_string(),
             assignments: self.assignments,
-            argv,
-            literal,
+            argv: self.argv,
+            literal: self.literal,
             redirects: self.redirects,
         }))
     }
