@@ -303,10 +303,12 @@ impl WorkspaceGuard {
         if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
             return Err(invalid("a component is longer than 255 bytes"));
         }
-        let joined = match (path, path.strip_prefix("~/")) {
-            ("~", _) => self.home.clone(),
-            (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest)),
-            _ => Some(self.root.join(path)),
+        // An absolute path is used as it is (joining would only copy it).
+        let joined: std::borrow::Cow<'_, Path> = match (path, path.strip_prefix("~/")) {
+            ("~", _) => self.home.clone().map(Into::into),
+            (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest).into()),
+            _ if path.starts_with('/') => Some(Path::new(path).into()),
+            _ => Some(self.root.join(path).into()),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
         if let Some(resolved) = self.inside_without_links(&joined, lstats) {
