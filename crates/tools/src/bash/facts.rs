@@ -111,7 +111,7 @@ fn for_file_words<'a>(command: &'a SimpleCommand, mut each: impl FnMut(FileWord<
         return;
     }
     for (i, arg) in command.argv.iter().enumerate().skip(1) {
-        let literal = command.literal.get(i).is_none_or(|l| *l);
+        let literal = command.is_literal(i);
         if arg.is_empty() {
             continue;
         }

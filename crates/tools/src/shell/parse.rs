@@ -13,7 +13,8 @@ pub struct SimpleCommand {
     pub assignments: Vec<String>,
     /// The words after quote removal; `argv[0]` is the program.
     pub argv: Vec<String>,
-    /// For each word of `argv`, whether it is literal (see [`Word::literal`]).
+    /// For each word of `argv`, whether it is literal (see [`Word::literal`]); a word
+    /// without a flag counts as not literal.
     pub literal: Vec<bool>,
     /// Redirections, in order.
     pub redirects: Vec<Redirect>,
@@ -58,20 +59,22 @@ impl SimpleCommand {
 
     /// Its words from the `from`th on (none past the end), each with its `literal` flag.
     pub fn words_from(&self, from: usize) -> Vec<Word> {
-        self.argv
-            .iter()
-            .zip(&self.literal)
-            .skip(from)
-            .map(|(text, literal)| Word {
-                text: text.clone(),
-                literal: *literal,
+        (from..self.argv.len())
+            .map(|i| Word {
+                text: self.argv[i].clone(),
+                literal: self.is_literal(i),
             })
             .collect()
     }
 
+    /// Whether word `i` is literal.
+    pub fn is_literal(&self, i: usize) -> bool {
+        self.literal.get(i).copied().unwrap_or(false)
+    }
+
     /// Whether every word is literal.
     pub fn all_literal(&self) -> bool {
-        self.literal.iter().all(|l| *l)
+        (0..self.argv.len()).all(|i| self.is_literal(i))
     }
 }
 

@@ -95,7 +95,7 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
     let Some((program, args)) = command.argv.split_first() else {
         return Ok(Step::Done);
     };
-    if !command.literal.first().copied().unwrap_or(false) {
+    if !command.is_literal(0) {
         return Err("a program name that an expansion decides");
     }
     let base = basename(program);
@@ -317,7 +317,7 @@ fn shell_body(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
     let Some(body) = command.argv.get(1 + i) else {
         return Ok(Step::Done);
     };
-    if !command.literal.get(1 + i).copied().unwrap_or(false) {
+    if !command.is_literal(1 + i) {
         return Err("a shell -c body that an expansion decides");
     }
     parse_body(body, depth).map(Step::Many)
