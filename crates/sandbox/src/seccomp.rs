@@ -12,6 +12,19 @@ use seccompiler::{
 /// The filter compiled for this machine, as the bytes bubblewrap's `--seccomp` reads (an array
 /// of `struct sock_filter` in native byte order).
 pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
+    let program = network_program()?;
+    let mut bytes = Vec::with_capacity(program.len() * 8);
+    for instruction in program {
+        bytes.extend_from_slice(&instruction.code.to_ne_bytes());
+        bytes.push(instruction.jt);
+        bytes.push(instruction.jf);
+        bytes.extend_from_slice(&instruction.k.to_ne_bytes());
+    }
+    Ok(bytes)
+}
+
+/// The filter compiled for this machine, as the instructions the native helper installs.
+pub(crate) fn network_program() -> Result<BpfProgram, String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
     let not_unix = SeccompCondition::new(
         0,
@@ -32,17 +45,9 @@ pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
         arch,
     )
     .map_err(|e| e.to_string())?;
-    let program: BpfProgram = filter
+    filter
         .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    let mut bytes = Vec::with_capacity(program.len() * 8);
-    for instruction in program {
-        bytes.extend_from_slice(&instruction.code.to_ne_bytes());
-        bytes.push(instruction.jt);
-        bytes.push(instruction.jf);
-        bytes.extend_from_slice(&instruction.k.to_ne_bytes());
-    }
-    Ok(bytes)
+        .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The bubblewrap command line for one call: what the command sees of the file system, and
+//! The bubblewrap-style command line for one call (read by bubblewrap or the native helper): what the command sees of the file system, and
 //! whether it has a network.
 
 use std::ffi::OsString;
@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use crate::{Policy, Sandbox};
+use crate::{Launcher, Policy, Sandbox};
 
 /// System folders shown read-only when they exist (a symlink, as `/bin` → `usr/bin` on a
 /// merged-`/usr` system, is recreated as the same symlink). Not `/sys`: its dozen cgroup
@@ -56,20 +56,25 @@ pub struct Call<'a> {
 /// with `filter` mapped to descriptor `filter_fd` when present.
 #[derive(Debug)]
 pub struct Wrapped {
-    /// bubblewrap.
+    /// The launcher: the native helper's executable or bubblewrap.
     pub program: PathBuf,
-    /// Its arguments, ending with `--`.
+    /// Its arguments (for the helper, starting with [`helper::SUBCOMMAND`](crate::helper::SUBCOMMAND)),
+    /// ending with `--`.
     pub args: Vec<OsString>,
-    /// The read end of a pipe holding the seccomp program (network off).
+    /// The read end of a pipe holding the seccomp program (network off, bubblewrap only: the
+    /// helper builds the program itself).
     pub filter: Option<OwnedFd>,
     /// The descriptor the child must see `filter` as.
     pub filter_fd: i32,
 }
 
 impl Sandbox {
-    /// The bubblewrap command line that runs a command for `call`.
+    /// The launcher's command line that runs a command for `call`.
     pub fn wrap(&self, call: &Call<'_>) -> io::Result<Wrapped> {
         let mut args = Args::default();
+        if let Launcher::Helper(_) = self.launcher {
+            args.flag(crate::helper::SUBCOMMAND);
+        }
         args.flag("--die-with-parent");
         args.flag("--unshare-pid");
         args.pair("--proc", "/proc");
@@ -122,16 +127,24 @@ impl Sandbox {
         args.pair("--remount-ro", "/tmp");
         args.pair("--remount-ro", "/");
         args.pair("--chdir", call.cwd);
-        let filter = if settings.network {
-            None
-        } else {
-            args.flag("--unshare-net");
-            args.pair("--seccomp", SECCOMP_FD.to_string());
-            Some(self.filter_pipe()?)
+        let filter = match &self.launcher {
+            _ if settings.network => None,
+            // A descriptor left open would reach the command: the helper needs none.
+            Launcher::Helper(_) => {
+                args.flag("--unshare-net");
+                args.flag("--network-filter");
+                None
+            }
+            Launcher::Bubblewrap(_) => {
+                args.flag("--unshare-net");
+                args.pair("--seccomp", SECCOMP_FD.to_string());
+                Some(self.filter_pipe()?)
+            }
         };
         args.flag("--");
+        let (Launcher::Helper(program) | Launcher::Bubblewrap(program)) = &self.launcher;
         Ok(Wrapped {
-            program: self.bwrap.clone(),
+            program: program.clone(),
             args: args.0,
             filter,
             filter_fd: SECCOMP_FD,

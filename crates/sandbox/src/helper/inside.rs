@@ -1,0 +1,165 @@
+//! Stage 2, PID 1 of the new namespaces: the new root built from the plan's steps, then the
+//! command `exec`ed in it.
+//!
+//! The steps run with the old root at `/oldroot` and the new one at `/newroot`, both on a
+//! tmpfs mounted over `/tmp` and made the root by a first `pivot_root`: sources are read from
+//! `/oldroot/SRC`, destinations made at `/newroot/DEST`. A second `pivot_root` makes
+//! `/newroot` the root and the old one is detached, so nothing outside the view stays
+//! reachable.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nix::mount::{MntFlags, MsFlags, mount, umount2};
+use nix::sys::signal::Signal;
+use nix::unistd::pivot_root;
+
+use super::Failure;
+use super::lockdown;
+use super::mounts::{self, Access, Nodes};
+use super::plan::{Op, Plan};
+use super::dev;
+
+/// The folder the building tmpfs covers (its contents stay untouched outside).
+const BASE: &str = "/tmp";
+/// The old root, seen from the building tmpfs.
+const OLD: &str = "/oldroot";
+/// The new root, seen from the building tmpfs.
+const NEW: &str = "/newroot";
+
+/// Builds the view of `plan` and runs its command there; returns only on failure.
+pub(super) fn run(plan: &Plan) -> Failure {
+    if let Err(failure) = build(plan).and_then(|()| lockdown::apply(plan)) {
+        return failure;
+    }
+    let (program, args) = match plan.command.split_first() {
+        Some(split) => split,
+        None => return Failure::new("no command"),
+    };
+    let err = Command::new(program).args(args).exec();
+    Failure::exec(program, &err)
+}
+
+/// Everything up to and including the switch to the new root and the start folder.
+fn build(plan: &Plan) -> Result<(), Failure> {
+    // Stage 1 waits for us; if it dies (killed with rein), so do we and the whole namespace.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)
+        .map_err(Failure::context("cannot ask to die with the parent"))?;
+    // Nothing done here may reach the mounts outside.
+    mount(
+        None::<&str>,
+        "/",
+        None::<&str>,
+        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+        None::<&str>,
+    )
+    .map_err(Failure::context("cannot make the mounts private"))?;
+    mounts::tmpfs(Path::new(BASE), "mode=0755")?;
+    let base = Path::new(BASE);
+    let (new, old) = (base.join("newroot"), base.join("oldroot"));
+    for dir in [&new, &old] {
+        std::fs::create_dir(dir).map_err(Failure::context(format!(
+            "cannot create {}",
+            dir.display()
+        )))?;
+    }
+    // `pivot_root` needs the new root to be a mount point.
+    mount(
+        Some(&new),
+        &new,
+        None::<&str>,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        None::<&str>,
+    )
+    .map_err(Failure::context("cannot bind the new root"))?;
+    pivot_root(base, &old).map_err(Failure::context("cannot pivot to the building root"))?;
+    std::env::set_current_dir("/").map_err(Failure::context("cannot enter the building root"))?;
+    for op in &plan.ops {
+        apply(op)?;
+    }
+    lock_submounts(&plan.ops)?;
+    enter_new_root()?;
+    let start = plan.chdir.as_deref().unwrap_or(Path::new("/"));
+    std::env::set_current_dir(start).map_err(Failure::context(format!(
+        "cannot start in {}",
+        start.display()
+    )))
+}
+
+/// One step, with sources in the old root and destinations in the new one.
+fn apply(op: &Op) -> Result<(), Failure> {
+    match op {
+        Op::Proc(dest) => dev::proc(&inside(NEW, dest)),
+        Op::Dev(dest) => dev::dev(&inside(NEW, dest), &inside(OLD, Path::new("/dev"))),
+        Op::RoBind(src, dest) => mounts::bind(
+            &inside(OLD, src),
+            &inside(NEW, dest),
+            Access::ReadOnly,
+            Nodes::Refused,
+        ),
+        Op::Bind(src, dest) => mounts::bind(
+            &inside(OLD, src),
+            &inside(NEW, dest),
+            Access::Writable,
+            Nodes::Refused,
+        ),
+        Op::Symlink(target, link) => symlink(target, &inside(NEW, link)),
+        Op::Tmpfs(dest) => mounts::tmpfs(&inside(NEW, dest), "mode=0755"),
+        Op::RemountRo(dest) => mounts::restrict(&inside(NEW, dest), Access::ReadOnly, Nodes::Refused),
+    }
+}
+
+/// `path` (absolute, checked when the plan was read) under `root`.
+fn inside(root: &str, path: &Path) -> PathBuf {
+    Path::new(root).join(path.strip_prefix("/").unwrap_or(path))
+}
+
+/// Creates `link` pointing at `target` (and its parents); an identical link already there is
+/// fine.
+fn symlink(target: &Path, link: &Path) -> Result<(), Failure> {
+    let what = || format!("cannot create the symlink {}", link.display());
+    if let Some(parent) = link.parent() {
+        std::fs::create_dir_all(parent).map_err(Failure::context(what()))?;
+    }
+    match std::os::unix::fs::symlink(target, link) {
+        Err(err) if std::fs::read_link(link).ok().as_deref() != Some(target) => {
+            Err(Failure::context(what())(err))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Makes every mount below a read-only bind read-only as well (the bind's submounts: `/etc`'s
+/// `resolv.conf` in a container, a home on another disk), reading the mount table once. A
+/// mount is governed by the last step whose destination holds it; only those governed by a
+/// read-only bind, other than that bind's own mount, are remounted.
+fn lock_submounts(ops: &[Op]) -> Result<(), Failure> {
+    let table = inside(OLD, Path::new("/proc/self/mountinfo"));
+    let text = std::fs::read_to_string(&table)
+        .map_err(Failure::context(format!("cannot read {}", table.display())))?;
+    for point in mounts::mount_points(&text) {
+        let Ok(relative) = point.strip_prefix(NEW) else {
+            continue;
+        };
+        let dest = Path::new("/").join(relative);
+        let governing = ops
+            .iter()
+            .rev()
+            .find(|op| op.mount_point().is_some_and(|m| dest.starts_with(m)));
+        if let Some(Op::RoBind(_, bound)) = governing
+            && *bound != dest
+        {
+            mounts::restrict(&point, Access::ReadOnly, Nodes::Refused)?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes the new root `/` and detaches the building root with the old one under it.
+fn enter_new_root() -> Result<(), Failure> {
+    std::env::set_current_dir(NEW).map_err(Failure::context("cannot enter the new root"))?;
+    pivot_root(".", ".").map_err(Failure::context("cannot pivot to the new root"))?;
+    umount2(".", MntFlags::MNT_DETACH).map_err(Failure::context("cannot detach the old root"))?;
+    std::env::set_current_dir("/").map_err(Failure::context("cannot enter the new root"))
+}

@@ -1,0 +1,49 @@
+//! The last steps before `exec`: no capability can come back, no privilege can be gained, and
+//! the network filter is in place.
+//!
+//! Inside its user namespace the helper holds every capability, and when rein runs as root the
+//! command runs as uid 0 there, so an `exec` would hand them all back (enough to `umount` the
+//! read-only binds over `.git/hooks`). Emptying the bounding, inheritable and ambient sets
+//! leaves an `exec`ed program none, whatever its uid.
+
+use caps::CapSet;
+
+use super::Failure;
+use super::plan::Plan;
+
+/// Drops every capability for good, sets `no_new_privs`, and installs the network filter when
+/// `plan` asks for it.
+pub(super) fn apply(plan: &Plan) -> Result<(), Failure> {
+    for set in [CapSet::Bounding, CapSet::Ambient, CapSet::Inheritable] {
+        caps::clear(None, set)
+            .map_err(Failure::context(format!("cannot clear the {set:?} capabilities")))?;
+    }
+    check_bounding_set()?;
+    nix::sys::prctl::set_no_new_privs().map_err(Failure::context("cannot set no_new_privs"))?;
+    if plan.network_filter {
+        let program = crate::seccomp::network_program()
+            .map_err(Failure::context("cannot build the network filter"))?;
+        seccompiler::apply_filter(&program)
+            .map_err(Failure::context("cannot install the network filter"))?;
+    }
+    Ok(())
+}
+
+/// Fails when the kernel knows a capability the `caps` crate does not (it only drops those it
+/// knows), read from `/proc/self/status` when the view has a `/proc`.
+fn check_bounding_set() -> Result<(), Failure> {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return Ok(());
+    };
+    let bounding = status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapBnd:"))
+        .map(str::trim);
+    match bounding {
+        Some(mask) if mask.bytes().all(|b| b == b'0') => Ok(()),
+        other => Err(Failure::new(format!(
+            "capabilities left in the bounding set: {}",
+            other.unwrap_or("unknown")
+        ))),
+    }
+}
