@@ -72,8 +72,11 @@ impl Sandbox {
     /// The launcher's command line that runs a command for `call`.
     pub fn wrap(&self, call: &Call<'_>) -> io::Result<Wrapped> {
         let mut args = Args::default();
-        if let Launcher::Helper(_) = self.launcher {
-            args.flag(crate::helper::SUBCOMMAND);
+        match self.launcher {
+            Launcher::Helper(_) => args.flag(crate::helper::SUBCOMMAND),
+            // Run by root, bubblewrap keeps every capability for the command (enough to
+            // unmount the protected binds); the helper always drops them.
+            Launcher::Bubblewrap(_) => args.pair("--cap-drop", "ALL"),
         }
         args.flag("--die-with-parent");
         args.flag("--unshare-pid");

@@ -50,11 +50,18 @@ pub(super) fn dev(dest: &Path, host_dev: &Path) -> Result<(), Failure> {
     mounts::tmpfs(dest, "mode=0755")?;
     for node in NODES {
         let target = dest.join(node);
-        mounts::bind(&host_dev.join(node), &target, Access::Writable, Nodes::Allowed)?;
+        mounts::bind(
+            &host_dev.join(node),
+            &target,
+            Access::Writable,
+            Nodes::Allowed,
+        )?;
     }
     for (link, target) in LINKS {
-        std::os::unix::fs::symlink(target, dest.join(link))
-            .map_err(Failure::context(format!("cannot create {}/{link}", dest.display())))?;
+        std::os::unix::fs::symlink(target, dest.join(link)).map_err(Failure::context(format!(
+            "cannot create {}/{link}",
+            dest.display()
+        )))?;
     }
     let pts = dest.join("pts");
     for dir in [dest.join("shm"), pts.clone()] {

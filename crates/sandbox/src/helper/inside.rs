@@ -16,10 +16,10 @@ use nix::sys::signal::Signal;
 use nix::unistd::pivot_root;
 
 use super::Failure;
+use super::dev;
 use super::lockdown;
 use super::mounts::{self, Access, Nodes};
 use super::plan::{Op, Plan};
-use super::dev;
 
 /// The folder the building tmpfs covers (its contents stay untouched outside).
 const BASE: &str = "/tmp";
@@ -59,10 +59,8 @@ fn build(plan: &Plan) -> Result<(), Failure> {
     let base = Path::new(BASE);
     let (new, old) = (base.join("newroot"), base.join("oldroot"));
     for dir in [&new, &old] {
-        std::fs::create_dir(dir).map_err(Failure::context(format!(
-            "cannot create {}",
-            dir.display()
-        )))?;
+        std::fs::create_dir(dir)
+            .map_err(Failure::context(format!("cannot create {}", dir.display())))?;
     }
     // `pivot_root` needs the new root to be a mount point.
     mount(
@@ -106,7 +104,9 @@ fn apply(op: &Op) -> Result<(), Failure> {
         ),
         Op::Symlink(target, link) => symlink(target, &inside(NEW, link)),
         Op::Tmpfs(dest) => mounts::tmpfs(&inside(NEW, dest), "mode=0755"),
-        Op::RemountRo(dest) => mounts::restrict(&inside(NEW, dest), Access::ReadOnly, Nodes::Refused),
+        Op::RemountRo(dest) => {
+            mounts::restrict(&inside(NEW, dest), Access::ReadOnly, Nodes::Refused)
+        }
     }
 }
 

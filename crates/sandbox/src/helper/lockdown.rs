@@ -15,8 +15,9 @@ use super::plan::Plan;
 /// `plan` asks for it.
 pub(super) fn apply(plan: &Plan) -> Result<(), Failure> {
     for set in [CapSet::Bounding, CapSet::Ambient, CapSet::Inheritable] {
-        caps::clear(None, set)
-            .map_err(Failure::context(format!("cannot clear the {set:?} capabilities")))?;
+        caps::clear(None, set).map_err(Failure::context(format!(
+            "cannot clear the {set:?} capabilities"
+        )))?;
     }
     check_bounding_set()?;
     nix::sys::prctl::set_no_new_privs().map_err(Failure::context("cannot set no_new_privs"))?;

@@ -68,8 +68,7 @@ pub(super) fn restrict(dest: &Path, access: Access, nodes: Nodes) -> Result<(), 
     if access == Access::ReadOnly {
         flags |= MsFlags::MS_RDONLY;
     }
-    mount(None::<&str>, dest, None::<&str>, flags, None::<&str>)
-        .map_err(Failure::context(what()))
+    mount(None::<&str>, dest, None::<&str>, flags, None::<&str>).map_err(Failure::context(what()))
 }
 
 /// The flags of the mount at `path`, as `mount` takes them.
