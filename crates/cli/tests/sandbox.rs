@@ -5,9 +5,15 @@ use std::net::TcpListener;
 
 use crate::support::*;
 
-/// Whether bubblewrap works here (else the test is skipped visibly, or fails under CI=true).
+/// The sandbox rein builds here: its native helper (else bubblewrap).
+fn detect() -> Result<rein_sandbox::Sandbox, rein_sandbox::Unavailable> {
+    let rein = std::path::Path::new(env!("CARGO_BIN_EXE_rein"));
+    rein_sandbox::Sandbox::detect_with_helper(rein_sandbox::Settings::default(), rein)
+}
+
+/// Whether rein can sandbox here (else the test is skipped visibly, or fails under CI=true).
 fn sandbox_ready(test: &str) -> bool {
-    match rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()) {
+    match detect() {
         Ok(_) => true,
         Err(why) => {
             rein_testkit::skip(test, &why.to_string());
@@ -82,8 +88,9 @@ async fn auto_refuses_to_start_without_a_sandbox() {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
     let mut cmd = rein(dir.path());
-    // No bubblewrap on this PATH.
-    cmd.env("PATH", dir.path().join("empty-bin"))
+    // No native helper, and no bubblewrap on this PATH.
+    cmd.env("REIN_SANDBOX_HELPER", "off")
+        .env("PATH", dir.path().join("empty-bin"))
         .args([
             "exec",
             "--base-url",
@@ -113,9 +120,12 @@ async fn sandbox_check_says_what_this_machine_supports() {
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let said = text(&out.stdout);
-    let available = rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()).is_ok();
-    if available {
+    let available = detect().ok();
+    if let Some(sandbox) = available {
         assert!(said.contains("sandbox: available"), "{said}");
+        if let rein_sandbox::Launcher::Helper(_) = sandbox.launcher() {
+            assert!(said.contains("native helper"), "{said}");
+        }
         assert!(said.contains("network: off"), "{said}");
     } else {
         assert!(said.contains("sandbox: unavailable"), "{said}");

@@ -66,7 +66,16 @@ pub enum Launcher {
 impl fmt::Display for Launcher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Helper(exe) => write!(f, "native helper ({})", exe.display()),
+            Self::Helper(exe) if exe == Path::new("/proc/self/exe") => {
+                write!(
+                    f,
+                    "native helper: this executable, run as {}",
+                    helper::SUBCOMMAND
+                )
+            }
+            Self::Helper(exe) => {
+                write!(f, "native helper: {} {}", exe.display(), helper::SUBCOMMAND)
+            }
             Self::Bubblewrap(bwrap) => write!(f, "bubblewrap at {}", bwrap.display()),
         }
     }

@@ -105,12 +105,7 @@ impl Sandbox {
         args.triple(bind, call.workspace, call.workspace);
         args.triple("--bind", call.tmp, call.tmp);
         if writable {
-            for name in PROTECTED {
-                let path = call.workspace.join(name);
-                if path.symlink_metadata().is_ok() {
-                    args.triple("--ro-bind", &path, &path);
-                }
-            }
+            protect(&mut args, call.workspace);
         }
         let shown = |path: &Path| {
             path.starts_with(call.workspace)
@@ -160,6 +155,22 @@ impl Sandbox {
         // A few hundred bytes: far under a pipe's buffer, so the write never blocks.
         std::fs::File::from(write).write_all(&self.filter)?;
         Ok(read)
+    }
+}
+
+/// Binds the protected paths that exist in `workspace` read-only over it. Not one reached
+/// through a symlink: the bind would show whatever the link points at (a command can aim
+/// `.git` at a folder of secrets outside the view, and see its `config` at the next call),
+/// and it would not protect the path anyway, the link itself staying replaceable.
+fn protect(args: &mut Args, workspace: &Path) {
+    let Ok(real) = workspace.canonicalize() else {
+        return;
+    };
+    for name in PROTECTED {
+        let path = workspace.join(name);
+        if path.canonicalize().is_ok_and(|p| p == real.join(name)) {
+            args.triple("--ro-bind", &path, &path);
+        }
     }
 }
 

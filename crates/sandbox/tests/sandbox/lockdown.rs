@@ -88,3 +88,22 @@ fn a_grandchild_left_running_is_killed_when_the_command_exits() {
         );
     }
 }
+
+#[test]
+fn a_protected_path_through_a_symlink_shows_nothing_outside_the_view() {
+    for launch in LAUNCHES {
+        let fx = fixture();
+        let test = "a_protected_path_through_a_symlink_shows_nothing_outside";
+        let Some(sandbox) = sandbox(&fx, &[], launch, test) else {
+            continue;
+        };
+        // A command of an earlier call pointed `.git` at a folder outside holding a `config`.
+        let secrets = fx.outside.join("secrets");
+        std::fs::create_dir_all(&secrets).unwrap();
+        std::fs::write(secrets.join("config"), "SECRET TOKEN").unwrap();
+        std::os::unix::fs::symlink("../outside/secrets", fx.ws.join(".git")).unwrap();
+        let line = format!("cat .git/config; cat {}/config; true", secrets.display());
+        let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, &line));
+        assert!(!said.contains("SECRET"), "{launch:?}: {said}");
+    }
+}
