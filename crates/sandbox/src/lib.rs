@@ -40,6 +40,7 @@
 //!   simply not there.
 
 pub mod helper;
+mod holder;
 mod probe;
 mod refusal;
 mod seccomp;
@@ -53,6 +54,7 @@ pub use view::{Call, PROTECTED, SOCKET_ENV, Wrapped};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The program that builds a call's namespace and runs the command in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,6 +91,8 @@ pub struct Sandbox {
     settings: Settings,
     /// The compiled network filter, as the bytes bubblewrap reads.
     filter: Vec<u8>,
+    /// The native helper's namespace holders (one per policy), which calls join.
+    holders: Option<Mutex<holder::Holders>>,
 }
 
 impl Sandbox {
@@ -112,10 +116,15 @@ impl Sandbox {
     /// The sandbox with `launcher` once a read-only run of `true` worked.
     fn tried(launcher: Launcher, settings: Settings) -> Result<Self, Unavailable> {
         let filter = seccomp::network_filter().map_err(Unavailable::Seccomp)?;
+        let holders = match &launcher {
+            Launcher::Helper(exe) => Some(Mutex::new(holder::Holders::new(exe))),
+            Launcher::Bubblewrap(_) => None,
+        };
         let sandbox = Self {
             launcher,
             settings,
             filter,
+            holders,
         };
         probe::try_run(&sandbox)?;
         Ok(sandbox)

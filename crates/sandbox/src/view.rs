@@ -73,7 +73,10 @@ impl Sandbox {
     pub fn wrap(&self, call: &Call<'_>) -> io::Result<Wrapped> {
         let mut args = Args::default();
         match self.launcher {
-            Launcher::Helper(_) => args.flag(crate::helper::SUBCOMMAND),
+            Launcher::Helper(_) => {
+                args.flag(crate::helper::SUBCOMMAND);
+                args.pair("--join", self.holder_join(call.policy)?.to_arg());
+            }
             // Run by root, bubblewrap keeps every capability for the command (enough to
             // unmount the protected binds); the helper always drops them.
             Launcher::Bubblewrap(_) => args.pair("--cap-drop", "ALL"),
@@ -147,6 +150,19 @@ impl Sandbox {
             filter,
             filter_fd: SECCOMP_FD,
         })
+    }
+
+    /// The namespaces of the helper's holder for `policy` (started if need be).
+    fn holder_join(&self, policy: Policy) -> io::Result<crate::helper::Join> {
+        let holders = self
+            .holders
+            .as_ref()
+            .ok_or_else(|| io::Error::other("the native helper has no namespace holder"))?;
+        // A panic elsewhere while holding the lock leaves the holders as usable as before.
+        let mut holders = holders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        holders.join(policy).map_err(io::Error::other)
     }
 
     /// A pipe holding the compiled filter, its write end closed.

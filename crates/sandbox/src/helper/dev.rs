@@ -1,11 +1,15 @@
-//! `/proc` and `/dev` of the new root, as bubblewrap makes them.
+//! `/proc` and `/dev` as bubblewrap makes them, made once in the holder's mount namespace
+//! and shown by every call's view.
 
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
+use nix::fcntl::{OFlag, open};
 use nix::mount::{MsFlags, mount};
+use nix::sys::stat::Mode;
 
 use super::Failure;
-use super::mounts::{self, Access, Nodes};
+use super::mounts::{self, Access};
 
 /// Entries of `/proc` where a write reaches the whole machine: covered read-only, since a
 /// process of rein run as root is root to their permission checks, namespace or not.
@@ -38,24 +42,44 @@ pub(super) fn proc(dest: &Path) -> Result<(), Failure> {
     for name in PROC_COVERED {
         let path = dest.join(name);
         if path.exists() {
-            mounts::bind(&path, &path, Access::ReadOnly, Nodes::Refused)?;
+            mounts::bind(&path, &path, Access::ReadOnly)?;
         }
     }
     Ok(())
 }
 
-/// A minimal `/dev` at `dest`: a tmpfs with the harmless device nodes of `host_dev`, a private
-/// `devpts`, the usual symlinks and an `shm` folder.
-pub(super) fn dev(dest: &Path, host_dev: &Path) -> Result<(), Failure> {
+/// A minimal `/dev` over `dest` (the holder's own `/dev`, which every call shows): a tmpfs
+/// with the harmless device nodes found there, a private `devpts`, the usual symlinks and an
+/// `shm` folder (each call mounts its own tmpfs there); read-only once made.
+pub(super) fn dev(dest: &Path) -> Result<(), Failure> {
+    // Held by descriptor: the tmpfs is about to cover them.
+    let nodes: Vec<(&str, OwnedFd)> = NODES
+        .iter()
+        .filter_map(|name| {
+            let path = dest.join(name);
+            let fd = open(&path, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
+            Some((*name, fd))
+        })
+        .collect();
     mounts::tmpfs(dest, "mode=0755")?;
-    for node in NODES {
-        let target = dest.join(node);
-        mounts::bind(
-            &host_dev.join(node),
+    for (name, fd) in &nodes {
+        let target = dest.join(name);
+        std::fs::File::create(&target).map_err(Failure::context(format!(
+            "cannot create {}",
+            target.display()
+        )))?;
+        let source = format!("/proc/self/fd/{}", fd.as_raw_fd());
+        mount(
+            Some(source.as_str()),
             &target,
-            Access::Writable,
-            Nodes::Allowed,
-        )?;
+            None::<&str>,
+            MsFlags::MS_BIND,
+            None::<&str>,
+        )
+        .map_err(Failure::context(format!(
+            "cannot bind {}",
+            target.display()
+        )))?;
     }
     for (link, target) in LINKS {
         std::os::unix::fs::symlink(target, dest.join(link)).map_err(Failure::context(format!(
@@ -78,5 +102,13 @@ pub(super) fn dev(dest: &Path, host_dev: &Path) -> Result<(), Failure> {
     .map_err(Failure::context(format!(
         "cannot mount devpts at {}",
         pts.display()
-    )))
+    )))?;
+    mounts::restrict(dest, Access::ReadOnly)
+}
+
+/// A call's `/dev` at `dest`: the holder's (`holder_dev`, with everything mounted in it) and a
+/// private, writable `shm`.
+pub(super) fn call_dev(holder_dev: &Path, dest: &Path) -> Result<(), Failure> {
+    mounts::bind_as_is(holder_dev, dest)?;
+    mounts::tmpfs(&dest.join("shm"), "mode=1777")
 }

@@ -1,26 +1,30 @@
 //! The native sandbox helper: builds the view a [`Wrapped`](crate::Wrapped) call's arguments
 //! describe (the subset of bubblewrap's syntax `Sandbox::wrap` emits) with namespaces and
-//! mounts made directly, then `exec`s the command. It is rein's own executable run again
-//! (`rein __sandbox …`), so no process of rein's ever calls `unshare` while it has threads.
+//! mounts made directly, then runs the command. It is rein's own executable run again
+//! (`rein __sandbox …`), so no process of rein's ever calls `unshare` or `setns` while it has
+//! threads.
 //!
-//! Two stages, because a new PID namespace only applies to the children of the process that
-//! asks for it:
-//! 1. **Outside** ([`outside`]): `unshare` a user, mount, PID (and network) namespace, map the
-//!    caller's uid and gid to themselves, and run stage 2 as a child; wait for it and exit with
-//!    its status (128 + the signal when a signal ended it).
-//! 2. **Inside** ([`inside`]), PID 1 of the new namespace: build the new root on a tmpfs from
-//!    the operations in order, `pivot_root` into it, drop every capability
-//!    ([`lockdown`]), set `no_new_privs`, install the network filter, and `exec` the command.
-//!    When it exits, the kernel kills every process left in the namespace.
+//! - **The holder** ([`hold`]), once per rein process: a user, network and PID namespace
+//!   and a mount namespace with that PID namespace's `/proc`, kept alive while rein is.
+//! - **A call** ([`run`]): join the holder's namespaces (checked by inode, [`ns`]), copy its
+//!   mount namespace, build the view on a tmpfs and `pivot_root` into it ([`build`]), drop
+//!   every capability, set `no_new_privs` and install the network filter ([`lockdown`]),
+//!   then run the command as a child and wait for it. One process stage per call: the
+//!   command's parent is the helper.
 //!
 //! Errors print one line `rein sandbox: …` on stderr and exit with [`FAILED`]; nothing panics.
 
+mod build;
 mod dev;
-mod inside;
+mod hold;
 mod lockdown;
 mod mounts;
-mod outside;
+mod ns;
 mod plan;
+mod run;
+
+pub use hold::{HOLD, READY};
+pub use ns::Join;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -29,28 +33,26 @@ use std::process::ExitCode;
 /// The first argument that runs the helper's outer stage: `rein __sandbox <options> -- cmd…`.
 pub const SUBCOMMAND: &str = "__sandbox";
 
-/// The first argument of the inner stage, which the outer one runs.
-const INSIDE: &str = "__sandbox-inside";
-
 /// The exit status of a helper that failed before running the command.
 pub const FAILED: u8 = 125;
 
 /// Whether `word` (a binary's first argument) asks for the helper; such a binary calls
 /// [`main`] before anything else.
 pub fn is_subcommand(word: &OsStr) -> bool {
-    word == SUBCOMMAND || word == INSIDE
+    word == SUBCOMMAND || word == HOLD || word == hold::HOLD_INIT
 }
 
 /// Runs the helper with the binary's arguments after its name, the first of which is
-/// [`SUBCOMMAND`] (or the inner stage's word). Returns only on failure or, in the outer
-/// stage, with the command's status.
+/// [`SUBCOMMAND`] (or the holder's words). Returns the command's status, or the helper's
+/// own on failure.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let mut args = args.into_iter();
     let stage = args.next();
     let rest: Vec<OsString> = args.collect();
     let result = match stage.as_deref().and_then(OsStr::to_str) {
-        Some(SUBCOMMAND) => plan::Plan::parse(&rest).and_then(|plan| outside::run(&plan, &rest)),
-        Some(INSIDE) => plan::Plan::parse(&rest).and_then(|plan| Err(inside::run(&plan))),
+        Some(SUBCOMMAND) => plan::Plan::parse(&rest).and_then(|plan| run::run(&plan)),
+        Some(HOLD) => hold::outer(),
+        Some(hold::HOLD_INIT) => hold::init(),
         _ => Err(Failure::new(format!(
             "the first argument must be {SUBCOMMAND}"
         ))),

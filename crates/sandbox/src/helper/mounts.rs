@@ -1,4 +1,4 @@
-//! Mount primitives of the inner stage: binds with their restrictions, tmpfs folders, mount
+//! Mount primitives of the helper: binds with their restrictions, tmpfs folders, mount
 //! points, and reading `/proc/self/mountinfo`.
 
 use std::path::{Path, PathBuf};
@@ -17,15 +17,6 @@ pub(super) enum Access {
     Writable,
 }
 
-/// Whether device nodes on a mount can be opened (only `/dev`'s own nodes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Nodes {
-    /// `nodev`.
-    Refused,
-    /// Device nodes work.
-    Allowed,
-}
-
 /// What a mount point has to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -35,7 +26,7 @@ enum Kind {
 
 /// Binds `src` (with everything mounted below it) at `dest`, creating the mount point, then
 /// restricts the new mount as [`restrict`] does.
-pub(super) fn bind(src: &Path, dest: &Path, access: Access, nodes: Nodes) -> Result<(), Failure> {
+pub(super) fn bind(src: &Path, dest: &Path, access: Access) -> Result<(), Failure> {
     let what = || format!("cannot bind {} at {}", src.display(), dest.display());
     let meta = std::fs::metadata(src).map_err(Failure::context(what()))?;
     let kind = if meta.is_dir() {
@@ -52,19 +43,32 @@ pub(super) fn bind(src: &Path, dest: &Path, access: Access, nodes: Nodes) -> Res
         None::<&str>,
     )
     .map_err(Failure::context(what()))?;
-    restrict(dest, access, nodes)
+    restrict(dest, access)
 }
 
-/// Remounts the mount at `dest` (alone) `nosuid`, `nodev` unless `nodes` allows them, and
+/// Binds `src` (with everything mounted below it) at folder `dest`, creating it, keeping
+/// every flag the mounts have.
+pub(super) fn bind_as_is(src: &Path, dest: &Path) -> Result<(), Failure> {
+    let what = || format!("cannot bind {} at {}", src.display(), dest.display());
+    std::fs::create_dir_all(dest).map_err(Failure::context(what()))?;
+    mount(
+        Some(src),
+        dest,
+        None::<&str>,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        None::<&str>,
+    )
+    .map_err(Failure::context(what()))
+}
+
+/// Remounts the mount at `dest` (alone) `nosuid`, `nodev`, and
 /// read-only under [`Access::ReadOnly`], keeping the flags it has: in a user namespace the
 /// kernel refuses to clear a flag the mount's owner set (`nosuid`, `noexec`, `relatime`…).
-pub(super) fn restrict(dest: &Path, access: Access, nodes: Nodes) -> Result<(), Failure> {
+pub(super) fn restrict(dest: &Path, access: Access) -> Result<(), Failure> {
     let what = || format!("cannot remount {}", dest.display());
     let mut flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_NOSUID;
     flags |= current_flags(dest).map_err(Failure::context(what()))?;
-    if nodes == Nodes::Refused {
-        flags |= MsFlags::MS_NODEV;
-    }
+    flags |= MsFlags::MS_NODEV;
     if access == Access::ReadOnly {
         flags |= MsFlags::MS_RDONLY;
     }

@@ -5,6 +5,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use super::Failure;
+use super::ns::Join;
 
 /// One step of building the view, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,12 +40,12 @@ impl Op {
     }
 }
 
-/// Which namespaces besides the user and mount ones the command gets.
+/// Which of the holder's namespaces besides its user and mount ones the command joins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) struct Namespaces {
-    /// `--unshare-pid`.
+    /// `--unshare-pid`: the holder's PID namespace (its `/proc` then shows the command).
     pub pid: bool,
-    /// `--unshare-net`.
+    /// `--unshare-net`: the holder's network namespace, which has no interface up.
     pub net: bool,
 }
 
@@ -59,6 +60,9 @@ pub(super) struct Plan {
     pub die_with_parent: bool,
     /// `--network-filter`: install rein's seccomp network filter.
     pub network_filter: bool,
+    /// `--join PID:USER:NET:MNT:PID`: the session's namespace holder (the helper's own
+    /// option; bubblewrap makes its namespaces per call).
+    pub join: Option<Join>,
     /// `--chdir DIR`: where the command starts (else `/`).
     pub chdir: Option<PathBuf>,
     /// The command and its arguments.
@@ -88,6 +92,13 @@ impl Plan {
                 "--unshare-net" => plan.unshare.net = true,
                 "--network-filter" => plan.network_filter = true,
                 "--chdir" => plan.chdir = Some(absolute(path(flag)?)?),
+                "--join" => {
+                    let value = path(flag)?;
+                    let join = value.to_str().and_then(Join::parse).ok_or_else(|| {
+                        Failure::new(format!("--join takes PID:USER:NET:MNT:PID, not {value:?}"))
+                    })?;
+                    plan.join = Some(join);
+                }
                 "--proc" => plan.ops.push(Op::Proc(absolute(path(flag)?)?)),
                 "--dev" => plan.ops.push(Op::Dev(absolute(path(flag)?)?)),
                 "--tmpfs" => plan.ops.push(Op::Tmpfs(absolute(path(flag)?)?)),
@@ -165,6 +176,8 @@ mod tests {
             "/",
             "--chdir",
             "/ws",
+            "--join",
+            "42:1:2:3:4",
             "--unshare-net",
             "--network-filter",
             "--",
@@ -192,6 +205,10 @@ mod tests {
                 },
                 die_with_parent: true,
                 network_filter: true,
+                join: Some(Join {
+                    pid: 42,
+                    ids: [1, 2, 3, 4]
+                }),
                 chdir: Some(p("/ws")),
                 command: args(&["bash", "-c", "true"]),
             }
@@ -206,6 +223,8 @@ mod tests {
             &["--tmpfs", "/a/../../etc", "--", "true"],
             &["--bind", "/ws"],
             &["--unshare-pid", "--"],
+            &["--join", "42:1:2", "--", "true"],
+            &["--join", "x:1:2:3:4", "--", "true"],
         ] {
             assert!(Plan::parse(&args(bad)).is_err(), "{bad:?}");
         }

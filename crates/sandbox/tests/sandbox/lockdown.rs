@@ -1,5 +1,5 @@
 //! What no command inside may do, whatever it runs as: undo the protected binds, see rein's
-//! processes, or outlive its shell.
+//! processes, or outlive the sandbox.
 
 use std::time::Duration;
 
@@ -70,22 +70,46 @@ fn proc_shows_only_the_sandboxs_processes() {
 }
 
 #[test]
-fn a_grandchild_left_running_is_killed_when_the_command_exits() {
+fn a_background_process_stays_confined_and_ends_with_the_sandbox() {
     for launch in LAUNCHES {
         let fx = fixture();
-        let test = "a_grandchild_left_running_is_killed";
+        let test = "a_background_process_stays_confined";
         let Some(sandbox) = sandbox(&fx, &[], launch, test) else {
             continue;
         };
-        let line = "setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null & \
-                    echo started";
-        let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, line));
+        // Left running by the command, out of its process group; it tries to write inside
+        // the workspace and outside it.
+        let line = format!(
+            "setsid sh -c 'sleep 0.5; echo late > late.txt; echo escaped > {out}/late.txt' \
+             >/dev/null 2>&1 < /dev/null & echo started",
+            out = fx.outside.display()
+        );
+        let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, &line));
         assert!(said.contains("started"), "{launch:?}: {said}");
         std::thread::sleep(Duration::from_millis(1500));
         assert!(
-            !fx.ws.join("late.txt").exists(),
-            "{launch:?}: the grandchild outlived the command"
+            !fx.outside.join("late.txt").exists(),
+            "{launch:?}: the background process wrote outside"
         );
+        match launch {
+            // Like an unconfined command's: it outlives the command, in the sandbox.
+            Launch::Helper => assert!(fx.ws.join("late.txt").exists(), "{launch:?}"),
+            // bubblewrap's PID namespace ends with the command.
+            Launch::Bubblewrap => assert!(!fx.ws.join("late.txt").exists(), "{launch:?}"),
+        }
+        if let Launch::Helper = launch {
+            // It ends when the sandbox does (rein exits).
+            let line = "setsid sh -c 'sleep 0.5; echo late > later.txt' \
+                        >/dev/null 2>&1 < /dev/null & echo started";
+            let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, line));
+            assert!(said.contains("started"), "{launch:?}: {said}");
+            drop(sandbox);
+            std::thread::sleep(Duration::from_millis(1000));
+            assert!(
+                !fx.ws.join("later.txt").exists(),
+                "{launch:?}: outlived the sandbox"
+            );
+        }
     }
 }
 
@@ -105,5 +129,60 @@ fn a_protected_path_through_a_symlink_shows_nothing_outside_the_view() {
         let line = format!("cat .git/config; cat {}/config; true", secrets.display());
         let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, &line));
         assert!(!said.contains("SECRET"), "{launch:?}: {said}");
+    }
+}
+
+#[test]
+fn a_read_only_command_cannot_see_a_workspace_write_one_left_running() {
+    for launch in LAUNCHES {
+        let fx = fixture();
+        let test = "a_read_only_command_cannot_see_a_workspace_write_one";
+        let Some(sandbox) = sandbox(&fx, &[], launch, test) else {
+            continue;
+        };
+        let line = "REIN_TEST_MARK=left-behind setsid sleep 5 >/dev/null 2>&1 < /dev/null & \
+                    echo started";
+        let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, line));
+        assert!(said.contains("started"), "{launch:?}: {said}");
+        // Seen by the next command of its own policy (helper), never by a read-only one.
+        let look = "grep -l left-behind /proc/[0-9]*/environ 2>/dev/null | wc -l";
+        let seen = |policy| {
+            let out = text(&run(&sandbox, policy, &fx, look));
+            out.trim()
+                .parse::<usize>()
+                .unwrap_or_else(|_| panic!("{out}"))
+        };
+        if let Launch::Helper = launch {
+            assert_eq!(seen(Policy::WorkspaceWrite), 1, "{launch:?}");
+        }
+        assert_eq!(seen(Policy::ReadOnly), 0, "{launch:?}");
+    }
+}
+
+#[test]
+fn dev_has_the_usual_nodes_a_private_shm_and_nothing_writable_else() {
+    for launch in LAUNCHES {
+        let fx = fixture();
+        let test = "dev_has_the_usual_nodes";
+        let Some(sandbox) = sandbox(&fx, &[], launch, test) else {
+            continue;
+        };
+        let line = "echo x > /dev/null && head -c 4 /dev/zero | wc -c && \
+                    head -c 4 /dev/urandom | wc -c && ls /dev/pts/ptmx && readlink /dev/fd && \
+                    echo shared > /dev/shm/mark && cat /dev/shm/mark; \
+                    touch /dev/planted 2>/dev/null || echo dev-refused";
+        for policy in [Policy::ReadOnly, Policy::WorkspaceWrite] {
+            let said = text(&run(&sandbox, policy, &fx, line));
+            for want in ["4\n4\n", "/dev/pts/ptmx", "/proc/self/fd", "shared"] {
+                assert!(said.contains(want), "{launch:?} {policy}: {want}: {said}");
+            }
+            if let Launch::Helper = launch {
+                // The holder's `/dev` is shared by its calls: read-only.
+                assert!(said.contains("dev-refused"), "{launch:?} {policy}: {said}");
+            }
+            // Each call's `shm` is its own.
+            let again = text(&run(&sandbox, policy, &fx, "ls /dev/shm | wc -l"));
+            assert_eq!(again.trim(), "0", "{launch:?} {policy}");
+        }
     }
 }

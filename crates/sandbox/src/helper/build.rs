@@ -1,5 +1,5 @@
-//! Stage 2, PID 1 of the new namespaces: the new root built from the plan's steps, then the
-//! command `exec`ed in it.
+//! The call's view, built in its own copy of the holder's mount namespace: the new root
+//! built from the plan's steps, then entered.
 //!
 //! The steps run with the old root at `/oldroot` and the new one at `/newroot`, both on a
 //! tmpfs mounted over `/tmp` and made the root by a first `pivot_root`: sources are read from
@@ -7,18 +7,18 @@
 //! `/newroot` the root and the old one is detached, so nothing outside the view stays
 //! reachable.
 
-use std::os::unix::process::CommandExt;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use nix::fcntl::{OFlag, openat};
 use nix::mount::{MntFlags, MsFlags, mount, umount2};
-use nix::sys::signal::Signal;
+use nix::sys::stat::Mode;
 use nix::unistd::pivot_root;
 
 use super::Failure;
 use super::dev;
-use super::lockdown;
-use super::mounts::{self, Access, Nodes};
+use super::mounts::{self, Access};
 use super::plan::{Op, Plan};
 
 /// The folder the building tmpfs covers (its contents stay untouched outside).
@@ -28,25 +28,11 @@ const OLD: &str = "/oldroot";
 /// The new root, seen from the building tmpfs.
 const NEW: &str = "/newroot";
 
-/// Builds the view of `plan` and runs its command there; returns only on failure.
-pub(super) fn run(plan: &Plan) -> Failure {
-    if let Err(failure) = build(plan).and_then(|()| lockdown::apply(plan)) {
-        return failure;
-    }
-    let (program, args) = match plan.command.split_first() {
-        Some(split) => split,
-        None => return Failure::new("no command"),
-    };
-    let err = Command::new(program).args(args).exec();
-    Failure::exec(program, &err)
-}
-
-/// Everything up to and including the switch to the new root and the start folder.
-fn build(plan: &Plan) -> Result<(), Failure> {
-    // Stage 1 waits for us; if it dies (killed with rein), so do we and the whole namespace.
-    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)
-        .map_err(Failure::context("cannot ask to die with the parent"))?;
-    // Nothing done here may reach the mounts outside.
+/// Everything up to and including the switch to the new root and the start folder, in the
+/// call's own mount namespace.
+/// `proc` is `/proc` as this process knows it (not the holder's, where it does not appear).
+pub(super) fn build(plan: &Plan, proc: &File) -> Result<(), Failure> {
+    // Nothing done here may reach the holder's mounts.
     mount(
         None::<&str>,
         "/",
@@ -76,7 +62,7 @@ fn build(plan: &Plan) -> Result<(), Failure> {
     for op in &plan.ops {
         apply(op)?;
     }
-    lock_submounts(&plan.ops)?;
+    lock_submounts(&plan.ops, proc)?;
     enter_new_root()?;
     let start = plan.chdir.as_deref().unwrap_or(Path::new("/"));
     std::env::set_current_dir(start).map_err(Failure::context(format!(
@@ -88,25 +74,18 @@ fn build(plan: &Plan) -> Result<(), Failure> {
 /// One step, with sources in the old root and destinations in the new one.
 fn apply(op: &Op) -> Result<(), Failure> {
     match op {
-        Op::Proc(dest) => dev::proc(&inside(NEW, dest)),
-        Op::Dev(dest) => dev::dev(&inside(NEW, dest), &inside(OLD, Path::new("/dev"))),
-        Op::RoBind(src, dest) => mounts::bind(
-            &inside(OLD, src),
-            &inside(NEW, dest),
-            Access::ReadOnly,
-            Nodes::Refused,
-        ),
-        Op::Bind(src, dest) => mounts::bind(
-            &inside(OLD, src),
-            &inside(NEW, dest),
-            Access::Writable,
-            Nodes::Refused,
-        ),
+        // The holder's `/proc`: only its PID namespace can mount one that shows the call.
+        Op::Proc(dest) => mounts::bind_as_is(&inside(OLD, Path::new("/proc")), &inside(NEW, dest)),
+        Op::Dev(dest) => dev::call_dev(&inside(OLD, Path::new("/dev")), &inside(NEW, dest)),
+        Op::RoBind(src, dest) => {
+            mounts::bind(&inside(OLD, src), &inside(NEW, dest), Access::ReadOnly)
+        }
+        Op::Bind(src, dest) => {
+            mounts::bind(&inside(OLD, src), &inside(NEW, dest), Access::Writable)
+        }
         Op::Symlink(target, link) => symlink(target, &inside(NEW, link)),
         Op::Tmpfs(dest) => mounts::tmpfs(&inside(NEW, dest), "mode=0755"),
-        Op::RemountRo(dest) => {
-            mounts::restrict(&inside(NEW, dest), Access::ReadOnly, Nodes::Refused)
-        }
+        Op::RemountRo(dest) => mounts::restrict(&inside(NEW, dest), Access::ReadOnly),
     }
 }
 
@@ -134,10 +113,9 @@ fn symlink(target: &Path, link: &Path) -> Result<(), Failure> {
 /// `resolv.conf` in a container, a home on another disk), reading the mount table once. A
 /// mount is governed by the last step whose destination holds it; only those governed by a
 /// read-only bind, other than that bind's own mount, are remounted.
-fn lock_submounts(ops: &[Op]) -> Result<(), Failure> {
-    let table = inside(OLD, Path::new("/proc/self/mountinfo"));
-    let text = std::fs::read_to_string(&table)
-        .map_err(Failure::context(format!("cannot read {}", table.display())))?;
+fn lock_submounts(ops: &[Op], proc: &File) -> Result<(), Failure> {
+    let text = read_at(proc, "self/mountinfo")
+        .map_err(Failure::context("cannot read /proc/self/mountinfo"))?;
     for point in mounts::mount_points(&text) {
         let Ok(relative) = point.strip_prefix(NEW) else {
             continue;
@@ -150,10 +128,18 @@ fn lock_submounts(ops: &[Op]) -> Result<(), Failure> {
         if let Some(Op::RoBind(_, bound)) = governing
             && *bound != dest
         {
-            mounts::restrict(&point, Access::ReadOnly, Nodes::Refused)?;
+            mounts::restrict(&point, Access::ReadOnly)?;
         }
     }
     Ok(())
+}
+
+/// The text of file `path` under folder `dir`.
+fn read_at(dir: &File, path: &str) -> std::io::Result<String> {
+    let fd = openat(dir, path, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())?;
+    let mut text = String::new();
+    File::from(fd).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// Makes the new root `/` and detaches the building root with the old one under it.
