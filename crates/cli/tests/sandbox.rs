@@ -132,3 +132,53 @@ async fn sandbox_check_says_what_this_machine_supports() {
     }
     assert!(said.contains("configured policy: off"), "{said}");
 }
+
+/// Run as root, rein's helper keeps every capability in its namespaces without trying; run
+/// as anyone else it must keep the ones it needs across `exec` itself. CI runs as root, so
+/// this runs rein as `nobody` (skipped visibly when the test itself is not root).
+#[tokio::test]
+async fn a_user_other_than_root_gets_the_same_sandbox() {
+    use std::os::unix::process::CommandExt;
+    const NOBODY: u32 = 65534;
+    if !sandbox_ready("a_user_other_than_root_gets_the_same_sandbox") {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        rein_testkit::skip(
+            "a_user_other_than_root_gets_the_same_sandbox",
+            "not root: cannot run rein as another user (the other tests run as this one)",
+        );
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for dir in [root.path(), &ws] {
+        std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let mut check = rein(&ws);
+    check.args(["sandbox", "check"]).uid(NOBODY).gid(NOBODY);
+    let said = text(&output(check).await.stdout);
+    assert!(said.contains("sandbox: available (native helper"), "{said}");
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "touch ../outside"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo made > inside.txt; grep CapEff /proc/self/status > caps.txt"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = exec_in(&ws, &server, "auto", "try things");
+    cmd.uid(NOBODY).gid(NOBODY);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!root.path().join("outside").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
+        "made\n"
+    );
+    let caps = std::fs::read_to_string(ws.join("caps.txt")).unwrap();
+    assert!(caps.contains("0000000000000000"), "{caps}");
+    let sent = last_message(&server, 1);
+    assert!(sent.contains("workspace-write sandbox"), "{sent}");
+}
