@@ -182,3 +182,32 @@ async fn a_user_other_than_root_gets_the_same_sandbox() {
     let sent = last_message(&server, 1);
     assert!(sent.contains("workspace-write sandbox"), "{sent}");
 }
+
+/// A timeout kills the call's processes even when one left the process group and cleared its
+/// environment (the two ways rein finds them unconfined): in the sandbox the call's mount
+/// namespace finds it.
+#[tokio::test]
+async fn a_timeout_kills_what_the_command_hid_from_rein() {
+    if !sandbox_ready("a_timeout_kills_what_the_command_hid_from_rein") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "env -i setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null & sleep 30", "timeout_ms": 300}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1.5; test -e late.txt && echo LATE-WRITTEN || echo nothing-late"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let out = output(exec_in(dir.path(), &server, "auto", "go")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first = last_message(&server, 1);
+    assert!(
+        first.contains("timed out") || first.contains("killed"),
+        "{first}"
+    );
+    let second = last_message(&server, 2);
+    assert!(second.contains("nothing-late"), "{second}");
+    assert!(!dir.path().join("late.txt").exists());
+}

@@ -50,6 +50,45 @@ pub(crate) fn network_program() -> Result<BpfProgram, String> {
         .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
+/// The filters that keep a command in its namespaces: no new user namespace (`clone` or
+/// `unshare` with `CLONE_NEWUSER` refused with `EPERM`), without which it could make mount
+/// and PID namespaces of its own; and `clone3`, whose flags a filter cannot read, answered
+/// `ENOSYS`, so the C library falls back to `clone`.
+pub(crate) fn namespace_programs() -> Result<[BpfProgram; 2], String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let new_user = libc::CLONE_NEWUSER as u64;
+    let asks_new_user = || -> Result<SeccompRule, String> {
+        let flag = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(new_user),
+            new_user,
+        )
+        .map_err(|e| e.to_string())?;
+        SeccompRule::new(vec![flag]).map_err(|e| e.to_string())
+    };
+    let mut refused: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    refused.insert(libc::SYS_unshare, vec![asks_new_user()?]);
+    refused.insert(libc::SYS_clone, vec![asks_new_user()?]);
+    let mut unknown: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    unknown.insert(libc::SYS_clone3, vec![]);
+    let compile = |rules, errno: i32| -> Result<BpfProgram, String> {
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(errno as u32),
+            arch,
+        )
+        .map_err(|e| e.to_string())?
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
+    };
+    Ok([
+        compile(refused, libc::EPERM)?,
+        compile(unknown, libc::ENOSYS)?,
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -11,8 +11,8 @@ use caps::CapSet;
 use super::Failure;
 use super::plan::Plan;
 
-/// Drops every capability for good, sets `no_new_privs`, and installs the network filter when
-/// `plan` asks for it.
+/// Drops every capability for good, sets `no_new_privs`, installs the filters that keep the
+/// command in its namespaces, and the network filter when `plan` asks for it.
 pub(super) fn apply(plan: &Plan) -> Result<(), Failure> {
     for set in [CapSet::Bounding, CapSet::Ambient, CapSet::Inheritable] {
         caps::clear(None, set).map_err(Failure::context(format!(
@@ -21,6 +21,12 @@ pub(super) fn apply(plan: &Plan) -> Result<(), Failure> {
     }
     check_bounding_set()?;
     nix::sys::prctl::set_no_new_privs().map_err(Failure::context("cannot set no_new_privs"))?;
+    let programs = crate::seccomp::namespace_programs()
+        .map_err(Failure::context("cannot build the namespace filter"))?;
+    for program in &programs {
+        seccompiler::apply_filter(program)
+            .map_err(Failure::context("cannot install the namespace filter"))?;
+    }
     if plan.network_filter {
         let program = crate::seccomp::network_program()
             .map_err(Failure::context("cannot build the network filter"))?;

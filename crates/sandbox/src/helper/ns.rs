@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 
-use nix::sched::{CloneFlags, setns};
+use nix::sched::{CloneFlags, setns, unshare};
 
 use super::Failure;
 use super::plan::Namespaces;
@@ -57,8 +57,11 @@ impl Join {
     }
 
     /// Joins the holder's user and mount namespaces, and its network and PID namespaces when
-    /// `also` asks for them. Every namespace is opened and checked before the first is joined
-    /// (the process number means nothing once the mount namespace has changed).
+    /// `also` asks for them; the mount namespace is then copied into the call's own, before
+    /// the PID namespace is joined, so a helper whose children go to the holder's PID
+    /// namespace is already in the call's mount namespace (how rein finds a call's processes
+    /// to kill). Every namespace is opened and checked before the first is joined (the
+    /// process number means nothing once the mount namespace has changed).
     pub(super) fn enter(&self, also: Namespaces) -> Result<(), Failure> {
         let wanted = |flag: CloneFlags| match flag {
             CloneFlags::CLONE_NEWNET => also.net,
@@ -75,6 +78,11 @@ impl Join {
             setns(file, flag).map_err(Failure::context(format!(
                 "cannot join the holder's {kind} namespace"
             )))?;
+            if flag == CloneFlags::CLONE_NEWNS {
+                unshare(CloneFlags::CLONE_NEWNS).map_err(Failure::context(
+                    "cannot create a mount namespace (unshare)",
+                ))?;
+            }
         }
         Ok(())
     }

@@ -10,7 +10,6 @@ use std::fs::File;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode, ExitStatus};
 
-use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::Signal;
 
 use super::plan::Plan;
@@ -33,9 +32,6 @@ pub(super) fn run(plan: &Plan) -> Result<ExitCode, Failure> {
     // `/proc`, where we are not) is our root.
     let host_proc = File::open("/proc").map_err(Failure::context("cannot open /proc"))?;
     join.enter(plan.unshare)?;
-    unshare(CloneFlags::CLONE_NEWNS).map_err(Failure::context(
-        "cannot create a mount namespace (unshare)",
-    ))?;
     build::build(plan, &host_proc)?;
     lockdown::apply(plan)?;
     let status = Command::new(program)

@@ -186,3 +186,24 @@ fn dev_has_the_usual_nodes_a_private_shm_and_nothing_writable_else() {
         }
     }
 }
+
+#[test]
+fn a_command_cannot_make_namespaces_of_its_own_but_threads_work() {
+    for launch in LAUNCHES {
+        let fx = fixture();
+        let test = "a_command_cannot_make_namespaces_of_its_own";
+        let Some(sandbox) = sandbox(&fx, &[], launch, test) else {
+            continue;
+        };
+        // With a user namespace of its own it could make mount and PID namespaces, and leave
+        // the ones rein finds a call's processes by.
+        let line = "unshare --user --map-root-user true 2>/dev/null || echo userns-refused; \
+                    python3 -c 'import threading; t = threading.Thread(target=print, \
+                    args=(\"thread-ran\",)); t.start(); t.join()'";
+        let said = text(&run(&sandbox, Policy::WorkspaceWrite, &fx, line));
+        assert!(said.contains("thread-ran"), "{launch:?}: {said}");
+        if let Launch::Helper = launch {
+            assert!(said.contains("userns-refused"), "{launch:?}: {said}");
+        }
+    }
+}
