@@ -135,7 +135,7 @@ fn lock_submounts(ops: &[Op], proc: &File) -> Result<(), Failure> {
 }
 
 /// The text of file `path` under folder `dir`.
-fn read_at(dir: &File, path: &str) -> std::io::Result<String> {
+pub(super) fn read_at(dir: &File, path: &str) -> std::io::Result<String> {
     let fd = openat(dir, path, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())?;
     let mut text = String::new();
     File::from(fd).read_to_string(&mut text)?;

@@ -6,6 +6,8 @@
 //! read-only binds over `.git/hooks`). Emptying the bounding, inheritable and ambient sets
 //! leaves an `exec`ed program none, whatever its uid.
 
+use std::fs::File;
+
 use caps::CapSet;
 
 use super::Failure;
@@ -13,35 +15,29 @@ use super::plan::Plan;
 
 /// Drops every capability for good, sets `no_new_privs`, installs the filters that keep the
 /// command in its namespaces, and the network filter when `plan` asks for it.
-pub(super) fn apply(plan: &Plan) -> Result<(), Failure> {
+/// `proc` is `/proc` as this process knows it.
+pub(super) fn apply(plan: &Plan, proc: &File) -> Result<(), Failure> {
     for set in [CapSet::Bounding, CapSet::Ambient, CapSet::Inheritable] {
         caps::clear(None, set).map_err(Failure::context(format!(
             "cannot clear the {set:?} capabilities"
         )))?;
     }
-    check_bounding_set()?;
+    check_bounding_set(proc)?;
     nix::sys::prctl::set_no_new_privs().map_err(Failure::context("cannot set no_new_privs"))?;
-    let programs = crate::seccomp::namespace_programs()
-        .map_err(Failure::context("cannot build the namespace filter"))?;
+    let programs = crate::seccomp::helper_programs(plan.network_filter)
+        .map_err(Failure::context("cannot build the seccomp filters"))?;
     for program in &programs {
         seccompiler::apply_filter(program)
-            .map_err(Failure::context("cannot install the namespace filter"))?;
-    }
-    if plan.network_filter {
-        let program = crate::seccomp::network_program()
-            .map_err(Failure::context("cannot build the network filter"))?;
-        seccompiler::apply_filter(&program)
-            .map_err(Failure::context("cannot install the network filter"))?;
+            .map_err(Failure::context("cannot install the seccomp filters"))?;
     }
     Ok(())
 }
 
 /// Fails when the kernel knows a capability the `caps` crate does not (it only drops those it
-/// knows), read from `/proc/self/status` when the view has a `/proc`.
-fn check_bounding_set() -> Result<(), Failure> {
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-        return Ok(());
-    };
+/// knows), read from our `/proc/self/status`.
+fn check_bounding_set(proc: &File) -> Result<(), Failure> {
+    let status = super::build::read_at(proc, "self/status")
+        .map_err(Failure::context("cannot read /proc/self/status"))?;
     let bounding = status
         .lines()
         .find_map(|line| line.strip_prefix("CapBnd:"))

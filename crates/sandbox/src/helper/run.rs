@@ -28,12 +28,12 @@ pub(super) fn run(plan: &Plan) -> Result<ExitCode, Failure> {
         .command
         .split_first()
         .ok_or_else(|| Failure::new("no command"))?;
-    // Our own `/proc`, kept open to read our mount table once the view (with the holder's
-    // `/proc`, where we are not) is our root.
+    // Our own `/proc`, kept open to read our mount table and status once the view (with the
+    // holder's `/proc`, where we are not) is our root.
     let host_proc = File::open("/proc").map_err(Failure::context("cannot open /proc"))?;
     join.enter(plan.unshare)?;
     build::build(plan, &host_proc)?;
-    lockdown::apply(plan)?;
+    lockdown::apply(plan, &host_proc)?;
     let status = Command::new(program)
         .args(args)
         .status()
