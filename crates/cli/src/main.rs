@@ -65,6 +65,14 @@ impl Exit {
 }
 
 fn main() -> ExitCode {
+    // The sandbox helper (`rein __sandbox …`, which rein runs around every sandboxed shell
+    // command) comes before anything else: no arguments parsed, no config, no threads.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|first| rein_sandbox::helper::is_subcommand(&first))
+    {
+        return rein_sandbox::helper::main(std::env::args_os().skip(1));
+    }
     // `rein tool --help` lists the tools with their arguments (the registry knows them); built
     // for `rein tool …` only, so no other command pays for the registry at start-up.
     let mut command = Cli::command();

@@ -47,7 +47,15 @@ pub fn settings(config: &Config, sensitive: &rein_tools::SensitivePaths) -> Sett
     settings
 }
 
-/// The sandbox for this invocation, or why not: an error when `mode` or `policy` needs one
+/// The executable of the native sandbox helper: this one, as the kernel knows it (a rein
+/// rebuilt or removed since it started still runs its own code as the helper). `None` when
+/// `REIN_SANDBOX_HELPER=off` asks for bubblewrap.
+pub fn helper() -> Option<PathBuf> {
+    let off = std::env::var_os("REIN_SANDBOX_HELPER").is_some_and(|v| v == "off");
+    (!off).then(|| PathBuf::from("/proc/self/exe"))
+}
+
+/// The sandbox for this invocation (the native helper, else bubblewrap), or why not: an error when `mode` or `policy` needs one
 /// this machine lacks; else `None` with a notice on stderr (proven read-only commands then
 /// run unconfined).
 pub fn detect(
@@ -55,7 +63,11 @@ pub fn detect(
     policy: Policy,
     mode: PermissionMode,
 ) -> Result<Option<Arc<Sandbox>>, Exit> {
-    match Sandbox::detect(settings) {
+    let detected = match helper() {
+        Some(exe) => Sandbox::detect_with_helper(settings, &exe),
+        None => Sandbox::detect(settings),
+    };
+    match detected {
         Ok(sandbox) => Ok(Some(Arc::new(sandbox))),
         Err(why) if mode == PermissionMode::Auto => Err(Exit::usage(format!(
             "--permission-mode auto runs commands without asking only inside the OS sandbox, \
@@ -78,7 +90,7 @@ pub fn check(workspace: &Path) -> Result<(), Exit> {
     let env = |key: &str| std::env::var(key).ok();
     let config = crate::trust::load(workspace, &env, false, crate::trust::Asking::Silently)?;
     let sensitive = sensitive_list(&config)?;
-    let support = Support::check(settings(&config, &sensitive));
+    let support = Support::check(settings(&config, &sensitive), helper().as_deref());
     let policy = policy(None, &config)?;
     print!("{support}");
     println!("  configured policy: {policy} (proven read-only commands: read-only)");

@@ -5,9 +5,15 @@ use std::net::TcpListener;
 
 use crate::support::*;
 
-/// Whether bubblewrap works here (else the test is skipped visibly, or fails under CI=true).
+/// The sandbox rein builds here: its native helper (else bubblewrap).
+fn detect() -> Result<rein_sandbox::Sandbox, rein_sandbox::Unavailable> {
+    let rein = std::path::Path::new(env!("CARGO_BIN_EXE_rein"));
+    rein_sandbox::Sandbox::detect_with_helper(rein_sandbox::Settings::default(), rein)
+}
+
+/// Whether rein can sandbox here (else the test is skipped visibly, or fails under CI=true).
 fn sandbox_ready(test: &str) -> bool {
-    match rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()) {
+    match detect() {
         Ok(_) => true,
         Err(why) => {
             rein_testkit::skip(test, &why.to_string());
@@ -82,8 +88,9 @@ async fn auto_refuses_to_start_without_a_sandbox() {
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
     let mut cmd = rein(dir.path());
-    // No bubblewrap on this PATH.
-    cmd.env("PATH", dir.path().join("empty-bin"))
+    // No native helper, and no bubblewrap on this PATH.
+    cmd.env("REIN_SANDBOX_HELPER", "off")
+        .env("PATH", dir.path().join("empty-bin"))
         .args([
             "exec",
             "--base-url",
@@ -113,12 +120,94 @@ async fn sandbox_check_says_what_this_machine_supports() {
     .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let said = text(&out.stdout);
-    let available = rein_sandbox::Sandbox::detect(rein_sandbox::Settings::default()).is_ok();
-    if available {
+    let available = detect().ok();
+    if let Some(sandbox) = available {
         assert!(said.contains("sandbox: available"), "{said}");
+        if let rein_sandbox::Launcher::Helper(_) = sandbox.launcher() {
+            assert!(said.contains("native helper"), "{said}");
+        }
         assert!(said.contains("network: off"), "{said}");
     } else {
         assert!(said.contains("sandbox: unavailable"), "{said}");
     }
     assert!(said.contains("configured policy: off"), "{said}");
+}
+
+/// Run as root, rein's helper keeps every capability in its namespaces without trying; run
+/// as anyone else it must keep the ones it needs across `exec` itself. CI runs as root, so
+/// this runs rein as `nobody` (skipped visibly when the test itself is not root).
+#[tokio::test]
+async fn a_user_other_than_root_gets_the_same_sandbox() {
+    use std::os::unix::process::CommandExt;
+    const NOBODY: u32 = 65534;
+    if !sandbox_ready("a_user_other_than_root_gets_the_same_sandbox") {
+        return;
+    }
+    if !nix::unistd::geteuid().is_root() {
+        rein_testkit::skip(
+            "a_user_other_than_root_gets_the_same_sandbox",
+            "not root: cannot run rein as another user (the other tests run as this one)",
+        );
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    for dir in [root.path(), &ws] {
+        std::os::unix::fs::chown(dir, Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let mut check = rein(&ws);
+    check.args(["sandbox", "check"]).uid(NOBODY).gid(NOBODY);
+    let said = text(&output(check).await.stdout);
+    assert!(said.contains("sandbox: available (native helper"), "{said}");
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "touch ../outside"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo made > inside.txt; grep CapEff /proc/self/status > caps.txt"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = exec_in(&ws, &server, "auto", "try things");
+    cmd.uid(NOBODY).gid(NOBODY);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!root.path().join("outside").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("inside.txt")).unwrap(),
+        "made\n"
+    );
+    let caps = std::fs::read_to_string(ws.join("caps.txt")).unwrap();
+    assert!(caps.contains("0000000000000000"), "{caps}");
+    let sent = last_message(&server, 1);
+    assert!(sent.contains("workspace-write sandbox"), "{sent}");
+}
+
+/// A timeout kills the call's processes even when one left the process group and cleared its
+/// environment (the two ways rein finds them unconfined): in the sandbox the call's mount
+/// namespace finds it.
+#[tokio::test]
+async fn a_timeout_kills_what_the_command_hid_from_rein() {
+    if !sandbox_ready("a_timeout_kills_what_the_command_hid_from_rein") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "env -i setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null & sleep 30", "timeout_ms": 300}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1.5; test -e late.txt && echo LATE-WRITTEN || echo nothing-late"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let out = output(exec_in(dir.path(), &server, "auto", "go")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first = last_message(&server, 1);
+    assert!(
+        first.contains("timed out") || first.contains("killed"),
+        "{first}"
+    );
+    let second = last_message(&server, 2);
+    assert!(second.contains("nothing-late"), "{second}");
+    assert!(!dir.path().join("late.txt").exists());
 }

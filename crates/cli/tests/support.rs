@@ -4,13 +4,14 @@ use std::process::{Command, Output};
 use rein_testkit::{MockServer, Scenario};
 
 /// Env vars that would leak the developer's real configuration into a test.
-const SCRUBBED: [&str; 7] = [
+const SCRUBBED: [&str; 8] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "REIN_MODEL",
     "REIN_PERMISSION_MODE",
+    "REIN_SANDBOX_HELPER",
     "RUST_BACKTRACE",
 ];
 

@@ -1,14 +1,32 @@
-//! The OS sandbox under rein's permission rules: a shell command runs inside a bubblewrap
-//! mount namespace that shows only what its policy allows, with the network cut by a network
+//! The OS sandbox under rein's permission rules: a shell command runs inside a mount
+//! namespace that shows only what its policy allows, with the network cut by a network
 //! namespace and a seccomp filter.
 //!
-//! Why bubblewrap and not landlock alone: a `workspace-write` command must not change
+//! Why mount namespaces and not landlock alone: a `workspace-write` command must not change
 //! `.git/hooks`, `.git/config`, `.rein/`, `.claude/` or `.mcp.json` inside the writable
 //! workspace (a hook written there runs unconfined later). Landlock cannot make a read-only
-//! hole inside a writable tree; a read-only bind mount can. bubblewrap is the helper process
-//! that sets the namespace up and `exec`s the command (rein itself stays free of `unsafe` and
-//! `pre_exec`); the seccomp program is compiled here with `seccompiler` and handed to it on a
-//! descriptor.
+//! hole inside a writable tree; a read-only bind mount can. A helper process sets the
+//! namespace up and `exec`s the command (rein itself stays free of `unsafe` and `pre_exec`):
+//! the native [`helper`] (rein's own executable run again as `rein __sandbox …`, with nix's
+//! safe calls) or, without one, bubblewrap. Both read the same bubblewrap-style command line
+//! ([`Sandbox::wrap`]); the seccomp program is compiled here with `seccompiler`, handed to
+//! bubblewrap on a descriptor and installed by the helper itself.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use rein_sandbox::{Call, Policy, Sandbox, Settings};
+//! let exe = std::env::current_exe()?;
+//! let sandbox = Sandbox::detect_with_helper(Settings::default(), &exe)?;
+//! let ws = std::path::Path::new("/work/project");
+//! let tmp = std::path::Path::new("/tmp/call-1");
+//! let call = Call { policy: Policy::WorkspaceWrite, workspace: ws, cwd: ws, tmp, hidden: &[] };
+//! let wrapped = sandbox.wrap(&call)?;
+//! let status = std::process::Command::new(&wrapped.program)
+//!     .args(&wrapped.args)
+//!     .args(["bash", "-c", "cargo test"])
+//!     .status()?;
+//! # Ok(()) }
+//! ```
 //!
 //! What a policy shows ([`view`]):
 //! - system folders (`/usr`, `/etc`, `/opt`, …) read-only; `/proc`, a minimal `/dev`;
@@ -21,6 +39,8 @@
 //! - nothing else: the rest of the home folder, `/run` (and the sockets there), `/root` are
 //!   simply not there.
 
+pub mod helper;
+mod holder;
 mod probe;
 mod refusal;
 mod seccomp;
@@ -32,16 +52,47 @@ pub use refusal::refusal_note;
 pub use settings::{DEFAULT_READ_ROOTS, Policy, Settings};
 pub use view::{Call, PROTECTED, SOCKET_ENV, Wrapped};
 
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// A working sandbox: bubblewrap found and tried on this machine, and the settings every
+/// The program that builds a call's namespace and runs the command in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launcher {
+    /// The native helper ([`helper`]) in this executable, run as `EXE __sandbox …`.
+    Helper(PathBuf),
+    /// bubblewrap.
+    Bubblewrap(PathBuf),
+}
+
+impl fmt::Display for Launcher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Helper(exe) if exe == Path::new("/proc/self/exe") => {
+                write!(
+                    f,
+                    "native helper: this executable, run as {}",
+                    helper::SUBCOMMAND
+                )
+            }
+            Self::Helper(exe) => {
+                write!(f, "native helper: {} {}", exe.display(), helper::SUBCOMMAND)
+            }
+            Self::Bubblewrap(bwrap) => write!(f, "bubblewrap at {}", bwrap.display()),
+        }
+    }
+}
+
+/// A working sandbox: a launcher found and tried on this machine, and the settings every
 /// call is wrapped with.
 #[derive(Debug)]
 pub struct Sandbox {
-    bwrap: PathBuf,
+    launcher: Launcher,
     settings: Settings,
     /// The compiled network filter, as the bytes bubblewrap reads.
     filter: Vec<u8>,
+    /// The native helper's namespace holders (one per policy), which calls join.
+    holders: Option<Mutex<holder::Holders>>,
 }
 
 impl Sandbox {
@@ -49,11 +100,31 @@ impl Sandbox {
     /// forbid it), with `settings` for every call. Costs one short process run.
     pub fn detect(settings: Settings) -> Result<Self, Unavailable> {
         let bwrap = probe::find_bwrap().ok_or(Unavailable::NoBubblewrap)?;
+        Self::tried(Launcher::Bubblewrap(bwrap), settings)
+    }
+
+    /// Like [`detect`](Self::detect) with the native helper of executable `exe` (one whose
+    /// `main` hands `__sandbox` to [`helper::main`]); bubblewrap when the helper cannot
+    /// build a namespace here and bubblewrap can.
+    pub fn detect_with_helper(settings: Settings, exe: &Path) -> Result<Self, Unavailable> {
+        match Self::tried(Launcher::Helper(exe.to_path_buf()), settings.clone()) {
+            Ok(sandbox) => Ok(sandbox),
+            Err(why) => Self::detect(settings).map_err(|_| why),
+        }
+    }
+
+    /// The sandbox with `launcher` once a read-only run of `true` worked.
+    fn tried(launcher: Launcher, settings: Settings) -> Result<Self, Unavailable> {
         let filter = seccomp::network_filter().map_err(Unavailable::Seccomp)?;
+        let holders = match &launcher {
+            Launcher::Helper(exe) => Some(Mutex::new(holder::Holders::new(exe))),
+            Launcher::Bubblewrap(_) => None,
+        };
         let sandbox = Self {
-            bwrap,
+            launcher,
             settings,
             filter,
+            holders,
         };
         probe::try_run(&sandbox)?;
         Ok(sandbox)
@@ -64,8 +135,8 @@ impl Sandbox {
         &self.settings
     }
 
-    /// Where bubblewrap is.
-    pub fn bwrap(&self) -> &std::path::Path {
-        &self.bwrap
+    /// What builds the namespaces.
+    pub fn launcher(&self) -> &Launcher {
+        &self.launcher
     }
 }

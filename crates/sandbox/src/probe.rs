@@ -1,4 +1,5 @@
-//! Whether this machine can sandbox: bubblewrap installed, and allowed to build namespaces.
+//! Whether this machine can sandbox: the native helper or bubblewrap, allowed to build
+//! namespaces.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ pub enum Unavailable {
     NoBubblewrap,
     /// The seccomp program could not be built for this machine.
     Seccomp(String),
-    /// bubblewrap is there but failed (a container forbidding namespaces, an old kernel).
+    /// The launcher is there but failed (a container forbidding namespaces, an old kernel).
     Fails(String),
 }
 
@@ -30,7 +31,7 @@ impl fmt::Display for Unavailable {
             Self::Seccomp(why) => write!(f, "the seccomp network filter cannot be built: {why}"),
             Self::Fails(why) => write!(
                 f,
-                "bubblewrap cannot build a sandbox here (a container or kernel that forbids \
+                "no sandbox can be built here (a container or kernel that forbids user \
                  namespaces?): {why}"
             ),
         }
@@ -47,11 +48,13 @@ pub struct Support {
 }
 
 impl Support {
-    /// Detects the sandbox with `settings`.
-    pub fn check(settings: crate::Settings) -> Self {
-        Self {
-            sandbox: Sandbox::detect(settings),
-        }
+    /// Detects the sandbox with `settings`, with the native helper of `helper` when given.
+    pub fn check(settings: crate::Settings, helper: Option<&Path>) -> Self {
+        let sandbox = match helper {
+            Some(exe) => Sandbox::detect_with_helper(settings, exe),
+            None => Sandbox::detect(settings),
+        };
+        Self { sandbox }
     }
 }
 
@@ -69,11 +72,7 @@ impl fmt::Display for Support {
             }
         };
         let settings = sandbox.settings();
-        writeln!(
-            f,
-            "sandbox: available (bubblewrap at {})",
-            sandbox.bwrap().display()
-        )?;
+        writeln!(f, "sandbox: available ({})", sandbox.launcher())?;
         writeln!(
             f,
             "  file system: mount namespace (read-only binds, hidden sensitive paths)"
@@ -120,7 +119,7 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
-/// Runs `true` the way a read-only call runs, to learn whether bubblewrap works here.
+/// Runs `true` the way a read-only call runs, to learn whether the launcher works here.
 pub(crate) fn try_run(sandbox: &Sandbox) -> Result<(), Unavailable> {
     let fails = |why: String| Unavailable::Fails(why);
     let dir = std::env::temp_dir();
@@ -153,7 +152,8 @@ pub(crate) fn try_run(sandbox: &Sandbox) -> Result<(), Unavailable> {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     Err(fails(format!(
-        "bwrap exited with {}: {}",
+        "{} exited with {}: {}",
+        sandbox.launcher(),
         output.status,
         stderr.trim()
     )))

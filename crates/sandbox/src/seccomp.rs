@@ -12,29 +12,7 @@ use seccompiler::{
 /// The filter compiled for this machine, as the bytes bubblewrap's `--seccomp` reads (an array
 /// of `struct sock_filter` in native byte order).
 pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    let not_unix = SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        libc::AF_UNIX as u64,
-    )
-    .map_err(|e| e.to_string())?;
-    let socket = SeccompRule::new(vec![not_unix]).map_err(|e| e.to_string())?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    rules.insert(libc::SYS_socket, vec![socket]);
-    // An empty rule list matches the syscall whatever its arguments.
-    rules.insert(libc::SYS_io_uring_setup, vec![]);
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(|e| e.to_string())?;
-    let program: BpfProgram = filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let program = network_program()?;
     let mut bytes = Vec::with_capacity(program.len() * 8);
     for instruction in program {
         bytes.extend_from_slice(&instruction.code.to_ne_bytes());
@@ -43,6 +21,73 @@ pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
         bytes.extend_from_slice(&instruction.k.to_ne_bytes());
     }
     Ok(bytes)
+}
+
+/// The network filter alone, as the instructions bubblewrap gets.
+fn network_program() -> Result<BpfProgram, String> {
+    let mut rules = BTreeMap::new();
+    network_rules(&mut rules)?;
+    compile(rules, libc::EPERM)
+}
+
+/// What the network filter refuses: a socket of any family but `AF_UNIX`, and `io_uring`.
+fn network_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+    let not_unix = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ne,
+        libc::AF_UNIX as u64,
+    )
+    .map_err(|e| e.to_string())?;
+    let socket = SeccompRule::new(vec![not_unix]).map_err(|e| e.to_string())?;
+    rules.insert(libc::SYS_socket, vec![socket]);
+    // An empty rule list matches the syscall whatever its arguments.
+    rules.insert(libc::SYS_io_uring_setup, vec![]);
+    Ok(())
+}
+
+/// The native helper's filters: new user namespaces refused (`clone` or `unshare` with
+/// `CLONE_NEWUSER`, `EPERM`), without which a command could make mount and PID namespaces of
+/// its own, plus the network filter's rules when `network_off`; and `clone3`, whose flags a
+/// filter cannot read, answered `ENOSYS`, so the C library falls back to `clone`.
+pub(crate) fn helper_programs(network_off: bool) -> Result<[BpfProgram; 2], String> {
+    let new_user = libc::CLONE_NEWUSER as u64;
+    let asks_new_user = || -> Result<SeccompRule, String> {
+        let flag = SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(new_user),
+            new_user,
+        )
+        .map_err(|e| e.to_string())?;
+        SeccompRule::new(vec![flag]).map_err(|e| e.to_string())
+    };
+    let mut refused = BTreeMap::new();
+    refused.insert(libc::SYS_unshare, vec![asks_new_user()?]);
+    refused.insert(libc::SYS_clone, vec![asks_new_user()?]);
+    if network_off {
+        network_rules(&mut refused)?;
+    }
+    let mut unknown = BTreeMap::new();
+    unknown.insert(libc::SYS_clone3, vec![]);
+    Ok([
+        compile(refused, libc::EPERM)?,
+        compile(unknown, libc::ENOSYS)?,
+    ])
+}
+
+/// `rules` as a program for this machine that fails the calls they match with `errno`.
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(errno as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?
+    .try_into()
+    .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The bubblewrap command line for one call: what the command sees of the file system, and
+//! The bubblewrap-style command line for one call (read by bubblewrap or the native helper): what the command sees of the file system, and
 //! whether it has a network.
 
 use std::ffi::OsString;
@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use crate::{Policy, Sandbox};
+use crate::{Launcher, Policy, Sandbox};
 
 /// System folders shown read-only when they exist (a symlink, as `/bin` → `usr/bin` on a
 /// merged-`/usr` system, is recreated as the same symlink). Not `/sys`: its dozen cgroup
@@ -56,20 +56,31 @@ pub struct Call<'a> {
 /// with `filter` mapped to descriptor `filter_fd` when present.
 #[derive(Debug)]
 pub struct Wrapped {
-    /// bubblewrap.
+    /// The launcher: the native helper's executable or bubblewrap.
     pub program: PathBuf,
-    /// Its arguments, ending with `--`.
+    /// Its arguments (for the helper, starting with [`helper::SUBCOMMAND`](crate::helper::SUBCOMMAND)),
+    /// ending with `--`.
     pub args: Vec<OsString>,
-    /// The read end of a pipe holding the seccomp program (network off).
+    /// The read end of a pipe holding the seccomp program (network off, bubblewrap only: the
+    /// helper builds the program itself).
     pub filter: Option<OwnedFd>,
     /// The descriptor the child must see `filter` as.
     pub filter_fd: i32,
 }
 
 impl Sandbox {
-    /// The bubblewrap command line that runs a command for `call`.
+    /// The launcher's command line that runs a command for `call`.
     pub fn wrap(&self, call: &Call<'_>) -> io::Result<Wrapped> {
         let mut args = Args::default();
+        match self.launcher {
+            Launcher::Helper(_) => {
+                args.flag(crate::helper::SUBCOMMAND);
+                args.pair("--join", self.holder_join(call.policy)?.to_arg());
+            }
+            // Run by root, bubblewrap keeps every capability for the command (enough to
+            // unmount the protected binds); the helper always drops them.
+            Launcher::Bubblewrap(_) => args.pair("--cap-drop", "ALL"),
+        }
         args.flag("--die-with-parent");
         args.flag("--unshare-pid");
         args.pair("--proc", "/proc");
@@ -97,12 +108,7 @@ impl Sandbox {
         args.triple(bind, call.workspace, call.workspace);
         args.triple("--bind", call.tmp, call.tmp);
         if writable {
-            for name in PROTECTED {
-                let path = call.workspace.join(name);
-                if path.symlink_metadata().is_ok() {
-                    args.triple("--ro-bind", &path, &path);
-                }
-            }
+            protect(&mut args, call.workspace);
         }
         let shown = |path: &Path| {
             path.starts_with(call.workspace)
@@ -122,20 +128,41 @@ impl Sandbox {
         args.pair("--remount-ro", "/tmp");
         args.pair("--remount-ro", "/");
         args.pair("--chdir", call.cwd);
-        let filter = if settings.network {
-            None
-        } else {
-            args.flag("--unshare-net");
-            args.pair("--seccomp", SECCOMP_FD.to_string());
-            Some(self.filter_pipe()?)
+        let filter = match &self.launcher {
+            _ if settings.network => None,
+            // A descriptor left open would reach the command: the helper needs none.
+            Launcher::Helper(_) => {
+                args.flag("--unshare-net");
+                args.flag("--network-filter");
+                None
+            }
+            Launcher::Bubblewrap(_) => {
+                args.flag("--unshare-net");
+                args.pair("--seccomp", SECCOMP_FD.to_string());
+                Some(self.filter_pipe()?)
+            }
         };
         args.flag("--");
+        let (Launcher::Helper(program) | Launcher::Bubblewrap(program)) = &self.launcher;
         Ok(Wrapped {
-            program: self.bwrap.clone(),
+            program: program.clone(),
             args: args.0,
             filter,
             filter_fd: SECCOMP_FD,
         })
+    }
+
+    /// The namespaces of the helper's holder for `policy` (started if need be).
+    fn holder_join(&self, policy: Policy) -> io::Result<crate::helper::Join> {
+        let holders = self
+            .holders
+            .as_ref()
+            .ok_or_else(|| io::Error::other("the native helper has no namespace holder"))?;
+        // A panic elsewhere while holding the lock leaves the holders as usable as before.
+        let mut holders = holders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        holders.join(policy).map_err(io::Error::other)
     }
 
     /// A pipe holding the compiled filter, its write end closed.
@@ -144,6 +171,22 @@ impl Sandbox {
         // A few hundred bytes: far under a pipe's buffer, so the write never blocks.
         std::fs::File::from(write).write_all(&self.filter)?;
         Ok(read)
+    }
+}
+
+/// Binds the protected paths that exist in `workspace` read-only over it. Not one reached
+/// through a symlink: the bind would show whatever the link points at (a command can aim
+/// `.git` at a folder of secrets outside the view, and see its `config` at the next call),
+/// and it would not protect the path anyway, the link itself staying replaceable.
+fn protect(args: &mut Args, workspace: &Path) {
+    let Ok(real) = workspace.canonicalize() else {
+        return;
+    };
+    for name in PROTECTED {
+        let path = workspace.join(name);
+        if path.canonicalize().is_ok_and(|p| p == real.join(name)) {
+            args.triple("--ro-bind", &path, &path);
+        }
     }
 }
 

@@ -31,8 +31,8 @@ pub(super) fn policy(unsandboxed: bool, proven: bool, ctx: &ToolContext) -> Resu
     }
 }
 
-/// `bash`, or bubblewrap running `bash` under `policy`; the seccomp program's descriptor is
-/// added to `mappings`.
+/// `bash`, or the sandbox's launcher (rein's native helper or bubblewrap) running `bash`
+/// under `policy`; a seccomp program's descriptor (bubblewrap's) is added to `mappings`.
 pub(super) fn command(
     policy: Policy,
     ctx: &ToolContext,

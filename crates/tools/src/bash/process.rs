@@ -371,14 +371,17 @@ impl GroupKiller {
         Self { pgid, mark }
     }
 
-    /// Kills the group and every process carrying the call's mark; returns those still alive.
+    /// Kills the group and every process carrying the call's mark or in its sandbox's mount
+    /// namespace; returns those still alive.
     fn kill(&mut self) -> Vec<i32> {
         let Some(pgid) = self.pgid.take() else {
             return Vec::new();
         };
+        // Read while the leader (a sandbox helper, maybe) still lives.
+        let namespace = super::tree::call_namespace(pgid.as_raw());
         // ESRCH (the group is already gone) is fine.
         let _ = killpg(pgid, Signal::SIGKILL);
-        self.mark.kill_marked()
+        self.mark.kill_marked(namespace.as_deref())
     }
 
     /// Called once the leader is reaped normally: its pid (and so the group id) may be reused.

@@ -1,0 +1,115 @@
+//! rein's side of the namespace holders ([`helper`](crate::helper)): one per policy, started
+//! when a call first needs it, restarted if it dies, ended when the sandbox is dropped.
+//!
+//! One per policy because the commands of one holder share its PID namespace, and a process
+//! can trace another of its user there: a `read-only` command could otherwise drive a
+//! `workspace-write` one left running and write through it.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+use crate::Policy;
+use crate::helper::{HOLD, Join, READY};
+
+/// The holders of one sandbox.
+#[derive(Debug)]
+pub(crate) struct Holders {
+    exe: PathBuf,
+    running: Vec<(Policy, Holder)>,
+}
+
+impl Holders {
+    /// None yet; each is started from executable `exe`.
+    pub(crate) fn new(exe: &Path) -> Self {
+        Self {
+            exe: exe.to_path_buf(),
+            running: Vec::new(),
+        }
+    }
+
+    /// The namespaces a call under `policy` joins, after starting (or restarting) its holder.
+    pub(crate) fn join(&mut self, policy: Policy) -> Result<Join, String> {
+        if let Some(at) = self.running.iter().position(|(p, _)| *p == policy) {
+            let (_, holder) = &mut self.running[at];
+            if holder.alive() {
+                return Ok(holder.join);
+            }
+            self.running.swap_remove(at);
+        }
+        let holder = Holder::start(&self.exe)?;
+        let join = holder.join;
+        self.running.push((policy, holder));
+        Ok(join)
+    }
+}
+
+/// A running holder: its first stage as our child, the pipe that keeps it alive, and the
+/// namespaces calls join.
+#[derive(Debug)]
+struct Holder {
+    child: Child,
+    /// Its standard input: the holder lives until this closes.
+    _alive: ChildStdin,
+    join: Join,
+}
+
+impl Holder {
+    /// Starts the holder of executable `exe` and waits until it is ready; the error is what
+    /// it said on stderr.
+    fn start(exe: &Path) -> Result<Self, String> {
+        let mut child = Command::new(exe)
+            .arg(HOLD)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| format!("cannot start {}: {err}", exe.display()))?;
+        let mut said = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut said);
+        }
+        let pid = said
+            .trim()
+            .strip_prefix(READY)
+            .and_then(|rest| rest.trim().parse().ok());
+        let ready = pid.map(|pid| (Join::of(pid), child.stdin.take()));
+        let why = match ready {
+            Some((Ok(join), Some(alive))) => {
+                // Nothing more is read from it; a later complaint must not block it.
+                drop(child.stderr.take());
+                return Ok(Self {
+                    child,
+                    _alive: alive,
+                    join,
+                });
+            }
+            Some((Err(err), _)) => format!("cannot read the holder's namespaces: {err}"),
+            _ => String::new(),
+        };
+        let _ = child.kill();
+        let mut stderr = String::new();
+        if let Some(mut err) = child.stderr.take() {
+            let _ = err.read_to_string(&mut stderr);
+        }
+        let _ = child.wait();
+        Err(match (why.is_empty(), stderr.trim()) {
+            (false, _) => why,
+            (true, "") => "the namespace holder exited without a word".to_string(),
+            (true, said) => said.to_string(),
+        })
+    }
+
+    /// Whether it is still running.
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        // Its init dies with it (and the whole namespace with the init).
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
