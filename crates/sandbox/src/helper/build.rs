@@ -32,15 +32,7 @@ const NEW: &str = "/newroot";
 /// call's own mount namespace.
 /// `proc` is `/proc` as this process knows it (not the holder's, where it does not appear).
 pub(super) fn build(plan: &Plan, proc: &File) -> Result<(), Failure> {
-    // Nothing done here may reach the holder's mounts.
-    mount(
-        None::<&str>,
-        "/",
-        None::<&str>,
-        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-        None::<&str>,
-    )
-    .map_err(Failure::context("cannot make the mounts private"))?;
+    mounts::make_private()?;
     mounts::tmpfs(Path::new(BASE), "mode=0755")?;
     let base = Path::new(BASE);
     let (new, old) = (base.join("newroot"), base.join("oldroot"));

@@ -15,13 +15,12 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::Duration;
 
 use caps::{CapSet, Capability};
-use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::signal::Signal;
 use nix::sys::wait::waitpid;
 use nix::unistd::{getgid, getuid};
 
-use super::{Failure, dev};
+use super::{Failure, dev, mounts};
 
 /// The first argument of the holder's first stage.
 pub const HOLD: &str = "__sandbox-hold";
@@ -86,14 +85,7 @@ pub(super) fn init() -> Result<ExitCode, Failure> {
     unshare(CloneFlags::CLONE_NEWNS).map_err(Failure::context(
         "cannot create a mount namespace (unshare)",
     ))?;
-    mount(
-        None::<&str>,
-        "/",
-        None::<&str>,
-        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-        None::<&str>,
-    )
-    .map_err(Failure::context("cannot make the mounts private"))?;
+    mounts::make_private()?;
     dev::proc(Path::new("/proc"))?;
     dev::dev(Path::new("/dev"))?;
     // The calls' commands see us in `/proc`: nothing of ours (root, descriptors, memory)

@@ -35,14 +35,7 @@ pub(super) fn bind(src: &Path, dest: &Path, access: Access) -> Result<(), Failur
         Kind::File
     };
     mount_point(dest, kind).map_err(Failure::context(what()))?;
-    mount(
-        Some(src),
-        dest,
-        None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REC,
-        None::<&str>,
-    )
-    .map_err(Failure::context(what()))?;
+    rec_bind(src, dest).map_err(Failure::context(what()))?;
     restrict(dest, access)
 }
 
@@ -51,6 +44,10 @@ pub(super) fn bind(src: &Path, dest: &Path, access: Access) -> Result<(), Failur
 pub(super) fn bind_as_is(src: &Path, dest: &Path) -> Result<(), Failure> {
     let what = || format!("cannot bind {} at {}", src.display(), dest.display());
     std::fs::create_dir_all(dest).map_err(Failure::context(what()))?;
+    rec_bind(src, dest).map_err(Failure::context(what()))
+}
+
+fn rec_bind(src: &Path, dest: &Path) -> nix::Result<()> {
     mount(
         Some(src),
         dest,
@@ -58,7 +55,19 @@ pub(super) fn bind_as_is(src: &Path, dest: &Path) -> Result<(), Failure> {
         MsFlags::MS_BIND | MsFlags::MS_REC,
         None::<&str>,
     )
-    .map_err(Failure::context(what()))
+}
+
+/// Makes every mount of this (new) mount namespace private: nothing done here reaches the
+/// namespace it was copied from.
+pub(super) fn make_private() -> Result<(), Failure> {
+    mount(
+        None::<&str>,
+        "/",
+        None::<&str>,
+        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+        None::<&str>,
+    )
+    .map_err(Failure::context("cannot make the mounts private"))
 }
 
 /// Remounts the mount at `dest` (alone) `nosuid`, `nodev`, and
