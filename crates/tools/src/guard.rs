@@ -300,7 +300,8 @@ impl WorkspaceGuard {
         if path.len() > MAX_PATH_BYTES {
             return Err(invalid("it is longer than 4096 bytes"));
         }
-        if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
+        // A path no longer than a name cannot hold a longer name.
+        if path.len() > MAX_NAME_BYTES && path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
             return Err(invalid("a component is longer than 255 bytes"));
         }
         // An absolute path is used as it is (joining would only copy it).
