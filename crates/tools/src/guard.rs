@@ -309,7 +309,7 @@ impl WorkspaceGuard {
             ("~", _) => self.home.clone().map(Into::into),
             (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest).into()),
             _ if path.starts_with('/') => Some(Path::new(path).into()),
-            _ => Some(self.root.join(path).into()),
+            _ => Some(crate::facts::joined(&self.root, path).into()),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
         if let Some(resolved) = self.inside_without_links(&joined, lstats) {
