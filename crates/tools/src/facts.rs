@@ -112,7 +112,7 @@ pub(crate) fn resolve_for_rules_with(
     let joined = match path.strip_prefix("~/") {
         Some(rest) => home.join(rest),
         None if path == "~" => home.to_path_buf(),
-        None => base.join(path),
+        None => joined(base, path),
     };
     joined
         .to_str()
@@ -125,11 +125,21 @@ pub(crate) fn resolve_for_rules_with(
 /// search pattern, a subcommand, an option's value) is joined and normalised without asking
 /// the file system.
 pub(crate) fn resolve_for_rules_known(path: &str, base: &Path, lstats: &Lstats) -> PathBuf {
-    let joined = base.join(path);
+    let joined = joined(base, path);
     joined
         .to_str()
         .and_then(|text| lstats.located(text))
         .unwrap_or_else(|| normalise(&joined))
+}
+
+/// `base.join(path)`, allocated once: [`Path::join`] copies `base` at its exact size and
+/// then grows the copy for `path`.
+pub(crate) fn joined(base: &Path, path: impl AsRef<Path>) -> PathBuf {
+    let path = path.as_ref();
+    let mut out = PathBuf::with_capacity(base.as_os_str().len() + 1 + path.as_os_str().len());
+    out.push(base);
+    out.push(path);
+    out
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
@@ -156,6 +166,26 @@ fn push_normalised(out: &mut PathBuf, path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn joined_is_what_path_join_gives() {
+        let bases = ["/w", "/w/", "/", "", "rel", "rel/", "/w/./x/.."];
+        let paths = ["a", "a/b", "", ".", "..", "/abs", "/abs/", "a//b", "~/x"];
+        for base in bases {
+            for path in paths {
+                assert_eq!(
+                    joined(Path::new(base), path),
+                    Path::new(base).join(path),
+                    "{base:?} + {path:?}"
+                );
+                assert_eq!(
+                    joined(Path::new(base), path).as_os_str(),
+                    Path::new(base).join(path).as_os_str(),
+                    "{base:?} + {path:?} as bytes"
+                );
+            }
+        }
+    }
 
     #[test]
     fn paths_resolve_lexically_unless_a_symlink_lies_below_the_root() {

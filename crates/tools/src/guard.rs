@@ -300,7 +300,8 @@ impl WorkspaceGuard {
         if path.len() > MAX_PATH_BYTES {
             return Err(invalid("it is longer than 4096 bytes"));
         }
-        if path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
+        // A path no longer than a name cannot hold a longer name.
+        if path.len() > MAX_NAME_BYTES && path.split('/').any(|name| name.len() > MAX_NAME_BYTES) {
             return Err(invalid("a component is longer than 255 bytes"));
         }
         // An absolute path is used as it is (joining would only copy it).
@@ -308,7 +309,7 @@ impl WorkspaceGuard {
             ("~", _) => self.home.clone().map(Into::into),
             (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest).into()),
             _ if path.starts_with('/') => Some(Path::new(path).into()),
-            _ => Some(self.root.join(path).into()),
+            _ => Some(crate::facts::joined(&self.root, path).into()),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
         if let Some(resolved) = self.inside_without_links(&joined, lstats) {

@@ -271,3 +271,24 @@ fn a_read_root_inside_a_sensitive_folder_stays_readable_and_its_neighbours_do_no
     assert!(bare.sensitive(&other).is_some());
     assert!(bare.sensitive(&mine_file).is_none());
 }
+
+#[test]
+fn a_name_longer_than_255_bytes_is_refused_however_long_the_path() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let long = |n: usize| "a".repeat(n);
+    let cases = [
+        (long(255), true),
+        (long(256), false),
+        (format!("src/{}", long(255)), true),
+        (format!("src/{}", long(256)), false),
+        (format!("{}/{}", long(200), long(200)), true),
+    ];
+    for (path, accepted) in cases {
+        let refused = matches!(
+            guard.resolve_read(&path),
+            Err(GuardError::Invalid { ref reason, .. }) if reason.contains("255 bytes")
+        );
+        assert_eq!(refused, !accepted, "{} bytes", path.len());
+    }
+}

@@ -207,6 +207,8 @@ fn takes_paths(tool: &str) -> bool {
 struct CommandPattern {
     parts: Vec<String>,
     prefix: Option<String>,
+    /// For a pattern ending in ` *`: the bare command it also matches (`cargo test`).
+    bare: Option<String>,
 }
 
 impl CommandPattern {
@@ -215,11 +217,21 @@ impl CommandPattern {
             return Self {
                 parts: Vec::new(),
                 prefix: Some(prefix.trim().to_string()),
+                bare: None,
             };
         }
+        let parts: Vec<String> = spec.split('*').map(str::to_string).collect();
+        // `cargo test *` also matches plain `cargo test`.
+        let bare = match parts.as_slice() {
+            [head, tail] if tail.is_empty() && head.ends_with(' ') => {
+                Some(head.trim_end().to_string())
+            }
+            _ => None,
+        };
         Self {
-            parts: spec.split('*').map(str::to_string).collect(),
+            parts,
             prefix: None,
+            bare,
         }
     }
 
@@ -251,14 +263,7 @@ impl CommandPattern {
                     .strip_prefix(prefix.as_str())
                     .is_some_and(|rest| rest.starts_with(char::is_whitespace));
         }
-        if wildcard_match(&self.parts, command) {
-            return true;
-        }
-        // `cargo test *` also matches plain `cargo test`.
-        match self.parts.as_slice() {
-            [head, tail] if tail.is_empty() && head.ends_with(' ') => command == head.trim_end(),
-            _ => false,
-        }
+        wildcard_match(&self.parts, command) || self.bare.as_deref() == Some(command)
     }
 }
 

@@ -152,7 +152,13 @@ fn sort_paths(paths: &mut [PathBuf]) {
 fn summary(line: &str) -> String {
     let mut lines = line.trim().lines();
     let first = lines.next().unwrap_or("");
-    let mut out: String = first.chars().take(SUMMARY_CHARS).collect();
+    // Cut where the character after the last one kept starts (copied whole, not by character).
+    let cut = first
+        .char_indices()
+        .nth(SUMMARY_CHARS)
+        .map_or(first.len(), |(at, _)| at);
+    let mut out = String::with_capacity(cut + '…'.len_utf8());
+    out.push_str(&first[..cut]);
     if out.len() < first.len() {
         out.push('…');
     } else if lines.next().is_some() {
@@ -164,6 +170,22 @@ fn summary(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_summary_is_the_first_line_cut_at_200_characters() {
+        let long = "é".repeat(250);
+        let cases = [
+            ("cargo test", "cargo test".to_string()),
+            ("  cargo test\n", "cargo test".to_string()),
+            ("a\nb", "a …".to_string()),
+            (long.as_str(), format!("{}…", "é".repeat(200))),
+            (&long[..400], "é".repeat(200)),
+            ("", String::new()),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(summary(line), expected, "{line:?}");
+        }
+    }
 
     #[test]
     fn paths_sort_as_path_order_sorts_them() {

@@ -249,7 +249,9 @@ pub(super) fn git_is_read_only(args: &[String], reads: &Reads) -> bool {
         // Global options (`-C`, `-c`, `--git-dir`, `-p`…), aliases and everything else.
         _ => return false,
     };
-    let Some(parsed) = parse_options(rest, &spec, Order::Gnu) else {
+    // Borrowed where it was parsed (the options are kept inline, and a move copies them).
+    let parsed = parse_options(rest, &spec, Order::Gnu);
+    let Some(parsed) = parsed.as_ref() else {
         return false;
     };
     let operands: &[&str] = match sub.as_str() {

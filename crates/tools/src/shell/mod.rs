@@ -31,6 +31,6 @@ pub use classify::is_read_only;
 pub(crate) use classify::is_read_only_with;
 pub use env::{ReadOnlyEnv, read_only_env};
 pub use line::{ShellLine, analyse, naive_words};
-pub use parse::{Redirect, SimpleCommand, Unsupported, Word, split_commands};
+pub use parse::{LiteralFlags, Redirect, SimpleCommand, Unsupported, Word, split_commands};
 pub(crate) use repo_memo::RepoMemo;
 pub use unwrap::basename;

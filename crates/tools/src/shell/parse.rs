@@ -2,6 +2,8 @@
 
 mod tokens;
 
+use smallvec::SmallVec;
+
 use tokens::{Token, Tokens, word_end};
 
 /// One simple command of a command line: `FOO=1 cargo test --lib > out.txt`.
@@ -14,11 +16,15 @@ pub struct SimpleCommand {
     /// The words after quote removal; `argv[0]` is the program.
     pub argv: Vec<String>,
     /// For each word of `argv`, whether it is literal (see [`Word::literal`]); a word
-    /// without a flag counts as not literal.
-    pub literal: Vec<bool>,
+    /// without a flag counts as not literal. Kept inline for the usual handful of words: every
+    /// command of a line has its flags.
+    pub literal: LiteralFlags,
     /// Redirections, in order.
     pub redirects: Vec<Redirect>,
 }
+
+/// The `literal` flags of a command's words ([`SimpleCommand::literal`]).
+pub type LiteralFlags = SmallVec<[bool; 16]>;
 
 /// One word as bash reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +85,7 @@ impl SimpleCommand {
 }
 
 /// The texts and `literal` flags of `words`, moved apart.
-fn split_words(words: Vec<Word>) -> (Vec<String>, Vec<bool>) {
+fn split_words(words: Vec<Word>) -> (Vec<String>, LiteralFlags) {
     let literal = words.iter().map(|w| w.literal).collect();
     let argv = words.into_iter().map(|w| w.text).collect();
     (argv, literal)
@@ -185,7 +191,7 @@ struct Builder {
     last: usize,
     assignments: Vec<String>,
     argv: Vec<String>,
-    literal: Vec<bool>,
+    literal: LiteralFlags,
     redirects: Vec<Redirect>,
 }
 

@@ -123,7 +123,7 @@ fn words_know_whether_bash_could_expand_them() {
     ];
     for (line, expected) in cases {
         let commands = split_commands(line).unwrap();
-        let literal = commands[0].literal.clone();
+        let literal = commands[0].literal.to_vec();
         assert_eq!(&literal, expected, "{line}");
     }
 }
@@ -148,4 +148,46 @@ fn redirect_targets_know_whether_they_are_literal() {
     let command = &split_commands("cat < 'in' > $OUT 2> ~/log").unwrap()[0];
     let literal: Vec<bool> = command.redirects.iter().map(|r| r.literal).collect();
     assert_eq!(literal, [true, false, false]);
+}
+
+/// A command's words and their `literal` flags.
+type Words<'a> = (&'a [&'a str], &'a [bool]);
+
+#[test]
+fn plain_words_and_words_with_quotes_or_expansions_read_alike() {
+    let cases: &[(&str, &[Words<'_>])] = &[
+        (
+            "ls src;cat a|wc -l&&echo x>y",
+            &[
+                (&["ls", "src"], &[true, true]),
+                (&["cat", "a"], &[true, true]),
+                (&["wc", "-l"], &[true, true]),
+                (&["echo", "x"], &[true, true]),
+            ],
+        ),
+        (
+            "cat ab'c'd ab\\ c ab$x a~ ~b é/ü a#b [",
+            &[(
+                &["cat", "abcd", "ab c", "ab$x", "a~", "~b", "é/ü", "a#b", "["],
+                &[true, true, true, false, true, false, true, true, true],
+            )],
+        ),
+    ];
+    for (line, expected) in cases {
+        let commands = split_commands(line).unwrap();
+        let got: Vec<(Vec<String>, Vec<bool>)> = commands
+            .iter()
+            .map(|c| (c.argv.clone(), c.literal.to_vec()))
+            .collect();
+        let expected: Vec<(Vec<String>, Vec<bool>)> = expected
+            .iter()
+            .map(|(argv, literal)| {
+                (
+                    argv.iter().map(|a| a.to_string()).collect(),
+                    literal.to_vec(),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{line}");
+    }
 }

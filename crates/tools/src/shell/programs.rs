@@ -62,12 +62,20 @@ pub(super) fn program_is_read_only(name: &str, args: &[String], reads: &Reads) -
         "sed" => sed_is_read_only(args, reads),
         "find" => find_is_read_only(args, reads),
         "date" => date_is_read_only(args),
-        _ => reading::PROGRAMS
-            .iter()
-            .chain(table::PROGRAMS)
-            .find(|p| p.name == name)
-            .and_then(|p| Some((p, parse_options(args, &p.spec, Order::Gnu)?)))
-            .is_some_and(|(p, parsed)| operands_ok(p.operands, &parsed, reads)),
+        _ => {
+            let Some(program) = reading::PROGRAMS
+                .iter()
+                .chain(table::PROGRAMS)
+                .find(|p| p.name == name)
+            else {
+                return false;
+            };
+            // Borrowed where it was parsed: the options are kept inline, and moving them
+            // copies a few hundred bytes.
+            parse_options(args, &program.spec, Order::Gnu)
+                .as_ref()
+                .is_some_and(|parsed| operands_ok(program.operands, parsed, reads))
+        }
     }
 }
 

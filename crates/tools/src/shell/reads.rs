@@ -95,7 +95,7 @@ impl Reads<'_> {
     }
 
     fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let joined = self.cwd.join(path);
+        let joined = crate::facts::joined(self.cwd, path);
         self.guard
             .resolve_read_with(joined.to_str()?, self.lstats)
             .ok()

@@ -11,6 +11,7 @@ use nix::sys::stat::SFlag;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
+use crate::facts::joined;
 use crate::lstats::{Entry, Lstats};
 
 /// Sections whose keys are all inert for reading commands.
@@ -110,13 +111,13 @@ pub(super) fn repository_config_is_inert(
         let looks_like_git_dir = || {
             ["HEAD", "objects", "refs"]
                 .iter()
-                .all(|name| exists(dir.join(name)))
+                .all(|name| exists(joined(&dir, name)))
         };
         if !guard.contains(&dir) || looks_like_git_dir() {
             return false;
         }
         // Asked directly, not through `lstats`: the memo stamps the folder with the answer.
-        let dot_git = dir.join(".git");
+        let dot_git = joined(&dir, ".git");
         match nix::sys::stat::lstat(&dot_git) {
             Ok(stat)
                 if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR =>
@@ -135,7 +136,7 @@ pub(super) fn repository_config_is_inert(
 }
 
 pub(super) fn git_dir_is_inert(git_dir: &Path, lstats: &Lstats) -> bool {
-    let exists = |name: &str| lstats.get(&git_dir.join(name)) != Entry::Missing;
+    let exists = |name: &str| lstats.get(&joined(git_dir, name)) != Entry::Missing;
     if exists("commondir") || exists("modules") {
         return false;
     }

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use crate::facts::joined;
+
 /// How long ago the files behind an answer must have last changed for it to be kept.
 const SETTLED: Duration = Duration::from_secs(2);
 
@@ -203,9 +205,9 @@ fn stamp(git_dir: &Path, with_worktree: bool) -> Option<Stamp> {
 
 /// [`stamp`] with the stamp of `git_dir` itself already taken.
 fn stamp_with(git_dir: &Path, git: FileStamp, with_worktree: bool) -> Option<Stamp> {
-    let config = FileStamp::of(&git_dir.join("config")).ok()?;
+    let config = FileStamp::of(&joined(git_dir, "config")).ok()?;
     let worktree = if with_worktree {
-        FileStamp::of(&git_dir.join("config.worktree")).ok()?
+        FileStamp::of(&joined(git_dir, "config.worktree")).ok()?
     } else {
         None
     };

@@ -189,10 +189,29 @@ fn is_special(b: u8) -> bool {
     )
 }
 
+/// Where the word starting at byte `i` ends when it is one plain run (`src/lib.rs`, `-n`):
+/// nothing to unquote, unescape or expand, so it is copied whole. `None` otherwise.
+fn plain_word(bytes: &[u8], i: usize) -> Option<usize> {
+    let end = bytes[i..]
+        .iter()
+        .position(|b| is_special(*b))
+        .map_or(bytes.len(), |n| i + n);
+    let ends_word = |b: &u8| {
+        matches!(
+            b,
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')'
+        )
+    };
+    (end > i && bytes.get(end).is_none_or(ends_word)).then_some(end)
+}
+
 /// Reads one word starting at byte `i`: quotes removed, escapes applied, and whether it is
 /// literal ([`super::Word::literal`]). Substitutions are refused.
 fn read_word(line: &str, mut i: usize) -> Result<(String, bool, usize), Unsupported> {
     let bytes = line.as_bytes();
+    if let Some(plain) = plain_word(bytes, i) {
+        return Ok((line[i..plain].to_string(), true, plain));
+    }
     let mut word = String::new();
     let mut literal = true;
     let at = |i: usize| bytes.get(i).copied();
