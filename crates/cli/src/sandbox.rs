@@ -55,19 +55,15 @@ pub fn helper() -> Option<PathBuf> {
     (!off).then(|| PathBuf::from("/proc/self/exe"))
 }
 
-/// The sandbox for this invocation (the native helper, else bubblewrap), or why not: an error when `mode` or `policy` needs one
-/// this machine lacks; else `None` with a notice on stderr (proven read-only commands then
-/// run unconfined).
+/// The sandbox for this invocation (the native helper, else bubblewrap), or why not: an
+/// error when `mode` or `policy` needs one this machine lacks; else `None` with a notice on
+/// stderr (proven read-only commands then run unconfined).
 pub fn detect(
     settings: Settings,
     policy: Policy,
     mode: PermissionMode,
 ) -> Result<Option<Arc<Sandbox>>, Exit> {
-    let detected = match helper() {
-        Some(exe) => Sandbox::detect_with_helper(settings, &exe),
-        None => Sandbox::detect(settings),
-    };
-    match detected {
+    match Sandbox::find(settings, helper().as_deref()) {
         Ok(sandbox) => Ok(Some(Arc::new(sandbox))),
         Err(why) if mode == PermissionMode::Auto => Err(Exit::usage(format!(
             "--permission-mode auto runs commands without asking only inside the OS sandbox, \

@@ -56,7 +56,7 @@ struct Holder {
 
 impl Holder {
     /// Starts the holder of executable `exe` and waits until it is ready; the error is what
-    /// it said on stderr.
+    /// it said on stderr, else why it is not usable.
     fn start(exe: &Path) -> Result<Self, String> {
         let mut child = Command::new(exe)
             .arg(HOLD)
@@ -65,45 +65,50 @@ impl Holder {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|err| format!("cannot start {}: {err}", exe.display()))?;
-        let mut said = String::new();
-        if let Some(out) = child.stdout.take() {
-            let _ = BufReader::new(out).read_line(&mut said);
-        }
-        let pid = said
-            .trim()
-            .strip_prefix(READY)
-            .and_then(|rest| rest.trim().parse().ok());
-        let ready = pid.map(|pid| (Join::of(pid), child.stdin.take()));
-        let why = match ready {
-            Some((Ok(join), Some(alive))) => {
+        match (ready(&mut child), child.stdin.take()) {
+            (Ok(join), Some(alive)) => {
                 // Nothing more is read from it; a later complaint must not block it.
                 drop(child.stderr.take());
-                return Ok(Self {
+                Ok(Self {
                     child,
                     _alive: alive,
                     join,
-                });
+                })
             }
-            Some((Err(err), _)) => format!("cannot read the holder's namespaces: {err}"),
-            _ => String::new(),
-        };
-        let _ = child.kill();
-        let mut stderr = String::new();
-        if let Some(mut err) = child.stderr.take() {
-            let _ = err.read_to_string(&mut stderr);
+            (ready, _) => {
+                let _ = child.kill();
+                let mut said = String::new();
+                if let Some(mut err) = child.stderr.take() {
+                    let _ = err.read_to_string(&mut said);
+                }
+                let _ = child.wait();
+                let why = ready.err().unwrap_or_else(|| "no standard input".into());
+                Err(match said.trim() {
+                    "" => why,
+                    said => said.to_string(),
+                })
+            }
         }
-        let _ = child.wait();
-        Err(match (why.is_empty(), stderr.trim()) {
-            (false, _) => why,
-            (true, "") => "the namespace holder exited without a word".to_string(),
-            (true, said) => said.to_string(),
-        })
     }
 
     /// Whether it is still running.
     fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+}
+
+/// The namespaces of a holder that printed `ready PID`.
+fn ready(child: &mut Child) -> Result<Join, String> {
+    let mut said = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut said);
+    }
+    let pid = said
+        .trim()
+        .strip_prefix(READY)
+        .and_then(|rest| rest.trim().parse().ok())
+        .ok_or("the namespace holder exited without a word")?;
+    Join::of(pid).map_err(|err| format!("cannot read the holder's namespaces: {err}"))
 }
 
 impl Drop for Holder {

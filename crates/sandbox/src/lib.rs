@@ -89,7 +89,8 @@ impl fmt::Display for Launcher {
 pub struct Sandbox {
     launcher: Launcher,
     settings: Settings,
-    /// The compiled network filter, as the bytes bubblewrap reads.
+    /// The compiled network filter, as the bytes bubblewrap reads (empty for the helper,
+    /// which compiles its own).
     filter: Vec<u8>,
     /// The native helper's namespace holders (one per policy), which calls join.
     holders: Option<Mutex<holder::Holders>>,
@@ -113,12 +114,23 @@ impl Sandbox {
         }
     }
 
+    /// [`detect_with_helper`](Self::detect_with_helper) when `helper` names an executable,
+    /// else [`detect`](Self::detect).
+    pub fn find(settings: Settings, helper: Option<&Path>) -> Result<Self, Unavailable> {
+        match helper {
+            Some(exe) => Self::detect_with_helper(settings, exe),
+            None => Self::detect(settings),
+        }
+    }
+
     /// The sandbox with `launcher` once a read-only run of `true` worked.
     fn tried(launcher: Launcher, settings: Settings) -> Result<Self, Unavailable> {
-        let filter = seccomp::network_filter().map_err(Unavailable::Seccomp)?;
-        let holders = match &launcher {
-            Launcher::Helper(exe) => Some(Mutex::new(holder::Holders::new(exe))),
-            Launcher::Bubblewrap(_) => None,
+        let (filter, holders) = match &launcher {
+            Launcher::Helper(exe) => (Vec::new(), Some(Mutex::new(holder::Holders::new(exe)))),
+            Launcher::Bubblewrap(_) => (
+                seccomp::network_filter().map_err(Unavailable::Seccomp)?,
+                None,
+            ),
         };
         let sandbox = Self {
             launcher,

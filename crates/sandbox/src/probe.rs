@@ -50,11 +50,9 @@ pub struct Support {
 impl Support {
     /// Detects the sandbox with `settings`, with the native helper of `helper` when given.
     pub fn check(settings: crate::Settings, helper: Option<&Path>) -> Self {
-        let sandbox = match helper {
-            Some(exe) => Sandbox::detect_with_helper(settings, exe),
-            None => Sandbox::detect(settings),
-        };
-        Self { sandbox }
+        Self {
+            sandbox: Sandbox::find(settings, helper),
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! The bubblewrap-style command line for one call (read by bubblewrap or the native helper): what the command sees of the file system, and
-//! whether it has a network.
+//! The bubblewrap-style command line for one call (read by bubblewrap or the native helper):
+//! what the command sees of the file system, and whether it has a network.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -58,8 +58,8 @@ pub struct Call<'a> {
 pub struct Wrapped {
     /// The launcher: the native helper's executable or bubblewrap.
     pub program: PathBuf,
-    /// Its arguments (for the helper, starting with [`helper::SUBCOMMAND`](crate::helper::SUBCOMMAND)),
-    /// ending with `--`.
+    /// Its arguments (for the helper, starting with
+    /// [`helper::SUBCOMMAND`](crate::helper::SUBCOMMAND)), ending with `--`.
     pub args: Vec<OsString>,
     /// The read end of a pipe holding the seccomp program (network off, bubblewrap only: the
     /// helper builds the program itself).

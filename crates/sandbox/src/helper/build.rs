@@ -8,12 +8,9 @@
 //! reachable.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use nix::fcntl::{OFlag, openat};
-use nix::mount::{MntFlags, MsFlags, mount, umount2};
-use nix::sys::stat::Mode;
+use nix::mount::{MntFlags, umount2};
 use nix::unistd::pivot_root;
 
 use super::Failure;
@@ -41,14 +38,7 @@ pub(super) fn build(plan: &Plan, proc: &File) -> Result<(), Failure> {
             .map_err(Failure::context(format!("cannot create {}", dir.display())))?;
     }
     // `pivot_root` needs the new root to be a mount point.
-    mount(
-        Some(&new),
-        &new,
-        None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REC,
-        None::<&str>,
-    )
-    .map_err(Failure::context("cannot bind the new root"))?;
+    mounts::rec_bind(&new, &new).map_err(Failure::context("cannot bind the new root"))?;
     pivot_root(base, &old).map_err(Failure::context("cannot pivot to the building root"))?;
     std::env::set_current_dir("/").map_err(Failure::context("cannot enter the building root"))?;
     for op in &plan.ops {
@@ -106,7 +96,7 @@ fn symlink(target: &Path, link: &Path) -> Result<(), Failure> {
 /// mount is governed by the last step whose destination holds it; only those governed by a
 /// read-only bind, other than that bind's own mount, are remounted.
 fn lock_submounts(ops: &[Op], proc: &File) -> Result<(), Failure> {
-    let text = read_at(proc, "self/mountinfo")
+    let text = mounts::read_at(proc, "self/mountinfo")
         .map_err(Failure::context("cannot read /proc/self/mountinfo"))?;
     for point in mounts::mount_points(&text) {
         let Ok(relative) = point.strip_prefix(NEW) else {
@@ -124,14 +114,6 @@ fn lock_submounts(ops: &[Op], proc: &File) -> Result<(), Failure> {
         }
     }
     Ok(())
-}
-
-/// The text of file `path` under folder `dir`.
-pub(super) fn read_at(dir: &File, path: &str) -> std::io::Result<String> {
-    let fd = openat(dir, path, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())?;
-    let mut text = String::new();
-    File::from(fd).read_to_string(&mut text)?;
-    Ok(text)
 }
 
 /// Makes the new root `/` and detaches the building root with the old one under it.

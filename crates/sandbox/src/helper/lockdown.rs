@@ -1,5 +1,5 @@
-//! The last steps before `exec`: no capability can come back, no privilege can be gained, and
-//! the network filter is in place.
+//! The last steps before the command starts: no capability can come back, no privilege can
+//! be gained, no namespace can be made, and the network filter is in place.
 //!
 //! Inside its user namespace the helper holds every capability, and when rein runs as root the
 //! command runs as uid 0 there, so an `exec` would hand them all back (enough to `umount` the
@@ -36,7 +36,7 @@ pub(super) fn apply(plan: &Plan, proc: &File) -> Result<(), Failure> {
 /// Fails when the kernel knows a capability the `caps` crate does not (it only drops those it
 /// knows), read from our `/proc/self/status`.
 fn check_bounding_set(proc: &File) -> Result<(), Failure> {
-    let status = super::build::read_at(proc, "self/status")
+    let status = super::mounts::read_at(proc, "self/status")
         .map_err(Failure::context("cannot read /proc/self/status"))?;
     let bounding = status
         .lines()

@@ -1,9 +1,13 @@
 //! Mount primitives of the helper: binds with their restrictions, tmpfs folders, mount
-//! points, and reading `/proc/self/mountinfo`.
+//! points, and reading `/proc/self/mountinfo` (and other files of a `/proc` held open).
 
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use nix::fcntl::{OFlag, openat};
 use nix::mount::{MsFlags, mount};
+use nix::sys::stat::Mode;
 use nix::sys::statvfs::{FsFlags, statvfs};
 
 use super::Failure;
@@ -47,7 +51,8 @@ pub(super) fn bind_as_is(src: &Path, dest: &Path) -> Result<(), Failure> {
     rec_bind(src, dest).map_err(Failure::context(what()))
 }
 
-fn rec_bind(src: &Path, dest: &Path) -> nix::Result<()> {
+/// Binds `src` with everything mounted below it at the existing `dest`.
+pub(super) fn rec_bind(src: &Path, dest: &Path) -> nix::Result<()> {
     mount(
         Some(src),
         dest,
@@ -180,6 +185,14 @@ fn unescape(field: &str) -> PathBuf {
         }
     }
     PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// The text of file `path` under folder `dir` (our `/proc`, once the view is the root).
+pub(super) fn read_at(dir: &File, path: &str) -> std::io::Result<String> {
+    let fd = openat(dir, path, OFlag::O_RDONLY | OFlag::O_CLOEXEC, Mode::empty())?;
+    let mut text = String::new();
+    File::from(fd).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 #[cfg(test)]
