@@ -1,6 +1,7 @@
-//! The network filter: a seccomp program that refuses to create any socket but a Unix one
-//! (and `io_uring`, which can create sockets past the filter), with `EPERM`, so a tool says
-//! "Operation not permitted" at once instead of timing out.
+//! The seccomp programs. The network filter refuses to create any socket but a Unix one (and
+//! `io_uring`, which can create sockets past the filter), with `EPERM`, so a tool says
+//! "Operation not permitted" at once instead of timing out; bubblewrap gets it as bytes. The
+//! native helper also refuses new user namespaces ([`helper_programs`]).
 
 use std::collections::BTreeMap;
 
