@@ -28,7 +28,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What a policy shows ([`view`]):
+//! What a policy shows (`view.rs`):
 //! - system folders (`/usr`, `/etc`, `/opt`, …) read-only; `/proc`, a minimal `/dev`;
 //! - a private, empty `/tmp` and the call's own temp folder;
 //! - the workspace: read-only under [`Policy::ReadOnly`], writable under

@@ -4,11 +4,11 @@
 //! (`rein __sandbox …`), so no process of rein's ever calls `unshare` or `setns` while it has
 //! threads.
 //!
-//! - **The holder** ([`hold`]), once per rein process: a user, network and PID namespace
-//!   and a mount namespace with that PID namespace's `/proc`, kept alive while rein is.
-//! - **A call** ([`run`]): join the holder's namespaces (checked by inode, [`ns`]), copy its
-//!   mount namespace, build the view on a tmpfs and `pivot_root` into it ([`build`]), drop
-//!   every capability, set `no_new_privs` and install the network filter ([`lockdown`]),
+//! - **The holder** (`hold.rs`), once per rein process and policy: a user, network and PID
+//!   namespace and a mount namespace with that PID namespace's `/proc`, kept alive while rein is.
+//! - **A call** (`run.rs`): join the holder's namespaces (checked by inode, `ns.rs`), copy its
+//!   mount namespace, build the view on a tmpfs and `pivot_root` into it (`build.rs`), drop
+//!   every capability, set `no_new_privs` and install the seccomp filters (`lockdown.rs`),
 //!   then run the command as a child and wait for it. One process stage per call: the
 //!   command's parent is the helper.
 //!
