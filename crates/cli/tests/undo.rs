@@ -222,6 +222,8 @@ async fn undo_a_session(in_git: bool) {
             .flatten()
             .flatten()
             .flat_map(|key| std::fs::read_dir(key.path()).unwrap().flatten())
+            // The workspace's snapshot repository is not a session's folder.
+            .filter(|entry| !entry.file_name().to_string_lossy().starts_with('.'))
             .count()
     };
     assert_eq!(kept(&checkpoints), 1);
@@ -234,8 +236,16 @@ async fn undo_a_session(in_git: bool) {
     assert!(ok, "{said}");
     assert_eq!(kept(&checkpoints), 0);
     if in_git {
-        // With the refs that kept its snapshots.
+        // The snapshots were never the user's repository's, and their private repository
+        // goes with the last session that kept one.
         assert!(!git(ws, &["for-each-ref"]).contains("refs/rein/"));
+        let stores: Vec<_> = std::fs::read_dir(&checkpoints)
+            .unwrap()
+            .flatten()
+            .flat_map(|key| std::fs::read_dir(key.path()).unwrap().flatten())
+            .map(|entry| entry.file_name())
+            .collect();
+        assert!(stores.is_empty(), "{stores:?}");
     }
 }
 
@@ -275,4 +285,73 @@ async fn a_session_open_in_another_rein_is_not_undone_under_it() {
     held.unlock().unwrap();
     let (ok, said) = run(dir.path(), &["undo"]).await;
     assert!(ok && said.contains("deleted  a.txt"), "{said}");
+}
+
+/// A repository that runs a program at any git command that reads its files: a filter for
+/// every file (config and attributes) and an fsmonitor, each leaving a marker in `markers`.
+fn hostile_repository(ws: &Path, markers: &Path) {
+    git(ws, &["init", "-q"]);
+    std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+    let monitor = markers.parent().unwrap().join("fsmonitor.sh");
+    std::fs::write(
+        &monitor,
+        format!("#!/bin/sh\ntouch {}/fsmonitor\n", markers.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&monitor, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[filter \"x\"]\n\tclean = touch {m}/clean; cat\n\tprocess = touch {m}/process\n\
+         [core]\n\tfsmonitor = {}\n",
+        monitor.display(),
+        m = markers.display()
+    ));
+    std::fs::write(ws.join(".git/config"), config).unwrap();
+    std::fs::write(ws.join(".gitattributes"), "* filter=x\n").unwrap();
+}
+
+#[tokio::test]
+async fn a_hostile_repository_runs_nothing_at_a_plan_mode_prompt_nor_at_undo() {
+    if !rein_testkit::has_git("a_hostile_repository_runs_nothing") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let markers = dir.path().join("markers");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&markers).unwrap();
+    hostile_repository(&ws, &markers);
+    // A text-only answer in plan mode, in a workspace never trusted: the start-of-prompt
+    // snapshot is all rein does with the tree.
+    let server = mock(r#"{"turns": [{"text": "just words"}]}"#).await;
+    let url = server.url();
+    let (ok, said) = run(
+        &ws,
+        &[
+            "exec",
+            "--base-url",
+            &url,
+            "--permission-mode",
+            "plan",
+            "explain",
+        ],
+    )
+    .await;
+    assert!(ok, "{said}");
+    // A command that changes a file, then an undo.
+    let server = mock(r#"{"turns": [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo changed > a.txt"}}]}, {"text": "done"}]}"#).await;
+    let (ok, said) = exec_bypass(&ws, &server, "change it").await;
+    assert!(ok, "{said}");
+    let (ok, said) = run(&ws, &["undo"]).await;
+    assert!(ok, "{said}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "a\n",
+        "{said}"
+    );
+    let ran: Vec<_> = std::fs::read_dir(&markers)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(ran.is_empty(), "the repository's programs ran: {ran:?}");
 }

@@ -84,8 +84,9 @@ pub(crate) fn write_atomic_in_checked(
     }
 }
 
-/// The temp file, written, given `mode` and renamed to `name`; removed again on failure.
-fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
+/// The temp file, written, given `mode` and renamed to `name` in `dir`; removed again on
+/// failure. A symlink at `name` is replaced, never written through.
+pub(crate) fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
     write_new_checked(dir, name, bytes, mode, || Ok(())).map(drop)
 }
 

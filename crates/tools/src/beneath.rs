@@ -42,12 +42,29 @@ pub(crate) enum Walk {
 
 /// The error for a symlink met where the guard saw none: the path changed after it was checked.
 pub(crate) fn changed() -> io::Error {
-    io::Error::other(
-        "the path changed while it was being opened: a symlink now stands where the workspace \
-         guard saw a file or folder, and it is not followed (it may lead outside); nothing was \
-         read or written",
-    )
+    io::Error::other(Changed)
 }
+
+/// Whether `error` is [`changed`]'s: a symlink stood on the way.
+pub(crate) fn is_changed(error: &io::Error) -> bool {
+    error.get_ref().is_some_and(|inner| inner.is::<Changed>())
+}
+
+/// A symlink met on the way; see [`changed`].
+#[derive(Debug)]
+struct Changed;
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "the path changed while it was being opened: a symlink now stands where the \
+             workspace guard saw a file or folder, and it is not followed (it may lead outside); \
+             nothing was read or written",
+        )
+    }
+}
+
+impl std::error::Error for Changed {}
 
 /// An open directory, the starting point of every open below it.
 #[derive(Debug)]

@@ -15,5 +15,7 @@ mod registry;
 mod sandbox;
 mod search;
 mod shell;
+mod snapshot_attacks;
 mod support;
+mod undo_links;
 mod write_file;

@@ -101,6 +101,11 @@ fn prune_orphans(
 ) {
     for folder in entries(workspace) {
         let name = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+        // Not a session's: a workspace's shared folder (its snapshots), which goes with the
+        // last session that keeps something in it.
+        if name.as_deref().is_some_and(|n| n.starts_with('.')) {
+            continue;
+        }
         let session_file = workspace.file_name().zip(name.as_ref()).map(|(key, id)| {
             data_dir
                 .join("sessions")

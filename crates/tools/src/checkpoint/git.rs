@@ -1,147 +1,217 @@
-//! Snapshots of a git work tree, so changes shell commands made can be taken back too: the
-//! work tree (tracked and untracked files, not ignored ones) is written as a commit through a
-//! private index, and kept alive by a private ref (`refs/rein/…`). The user's branch, index,
-//! stash and HEAD are never touched: only objects and that ref are added to the repository.
+//! Snapshots of a workspace that lives in a git work tree, so changes shell commands made can
+//! be taken back too. The files are written as a tree object into a **private repository of
+//! rein's own** (under its data folder, one per workspace, see [`super::SNAPSHOTS`]), through
+//! an index of the session's own; the tree is kept alive by a ref there (`refs/rein/…`).
+//!
+//! Nothing the workspace's repository carries is read or run: rein lists the files itself
+//! (gitignore rules honoured, `.git` entries and nested repositories' git folders skipped) and
+//! hands git the paths; git runs with the private repository as `GIT_DIR`, no system, global or
+//! repository config, no attributes (`attr.tree` names the empty tree, no attributes file), no
+//! hooks, no fsmonitor, no garbage collection. So a hostile `.git/config` (filters, fsmonitor,
+//! includes, `core.worktree`), a `.git` file pointing elsewhere, a `commondir`, a parent
+//! checkout's config, or a nested repository's, can neither run code nor break a snapshot; and
+//! the user's repository gets no object, no ref, no index change (git may refresh the time
+//! stamp of an object it found there, which only delays its expiry).
+//!
+//! The repository's object folder is read as an *alternate* (objects only, never written): a
+//! file as committed is not stored a second time, so the first snapshot of a large tree hashes
+//! it but writes little. An object read back for a restore is hashed again and refused if it
+//! does not match its id, so a doctored object in the repository cannot change what an undo
+//! writes.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// A git work tree that holds the workspace.
+/// The id of git's empty tree (SHA-1): attributes are read from it, so none apply.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// The configuration every git rein starts for its snapshots gets on its command line, on top
+/// of no config file at all.
+const CONFIG: &[&str] = &[
+    "core.attributesFile=/dev/null",
+    "core.excludesFile=/dev/null",
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.untrackedCache=false",
+    "core.splitIndex=false",
+    "core.bare=false",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.symlinks=true",
+    "core.fileMode=true",
+    "core.ignoreCase=false",
+    "core.precomposeUnicode=false",
+    "core.looseCompression=1",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "advice.addEmbeddedRepo=false",
+];
+
+/// A workspace in a git work tree, and where its snapshots are kept.
 #[derive(Debug, Clone)]
 pub struct GitTree {
-    /// The work tree's top folder.
-    top: PathBuf,
-    /// The repository's git folder.
-    git_dir: PathBuf,
-    /// The workspace, which the snapshots are limited to.
+    /// rein's private repository for this workspace's snapshots.
+    store: PathBuf,
+    /// The session's index: git's record of what it last saw of each file (stat data and
+    /// object), so unchanged files are not read again.
+    index: PathBuf,
+    /// The workspace: the work tree of the snapshots.
     workspace: PathBuf,
+    /// The object folder of the repository holding the workspace, read as an alternate.
+    objects: Option<PathBuf>,
     /// Folders inside it the snapshots leave out (rein's own data).
     excluded: Vec<PathBuf>,
 }
 
 impl GitTree {
-    /// The git work tree holding `workspace`; `None` when there is none (or no `git`).
-    pub fn find(workspace: &Path) -> Option<Self> {
-        // Most folders are not in git: a look for `.git` saves starting git to be told so.
-        if !workspace.ancestors().any(|dir| dir.join(".git").exists()) {
-            return None;
-        }
-        let out = git_in(workspace)
-            .args(["rev-parse", "--show-toplevel", "--absolute-git-dir"])
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            return None;
-        }
-        let text = String::from_utf8(out.stdout).ok()?;
-        let mut lines = text.lines();
-        let top = PathBuf::from(lines.next()?);
-        let git_dir = PathBuf::from(lines.next()?);
+    /// Snapshots of `workspace` kept in the private repository `store` through the index file
+    /// `index`; `None` when the workspace is not in a git work tree (no `.git` in it or a
+    /// folder above: most folders are not, and a tree outside git may be a whole home folder).
+    pub fn find(workspace: &Path, store: &Path, index: &Path) -> Option<Self> {
+        let dot_git = workspace
+            .ancestors()
+            .map(|dir| dir.join(".git"))
+            .find(|git| git.symlink_metadata().is_ok())?;
         Some(Self {
-            top,
-            git_dir,
+            store: store.to_path_buf(),
+            index: index.to_path_buf(),
             workspace: workspace.to_path_buf(),
+            objects: object_folder(&dot_git),
             excluded: Vec::new(),
         })
     }
 
-    /// Leaves `folder` out of the snapshots (when it is inside the work tree and not
-    /// ignored already: git refuses to be told to leave out what it ignores).
+    /// The snapshots kept in `store`, for reading and forgetting them only.
+    pub(super) fn stored(store: &Path) -> Self {
+        Self {
+            store: store.to_path_buf(),
+            index: store.join("index"),
+            workspace: store.to_path_buf(),
+            objects: None,
+            excluded: Vec::new(),
+        }
+    }
+
+    /// Leaves `folder` out of the snapshots.
     pub fn excluding(mut self, folder: &Path) -> Self {
         let folder = folder
             .canonicalize()
             .unwrap_or_else(|_| folder.to_path_buf());
-        let Ok(inside) = folder.strip_prefix(&self.top) else {
-            return self;
-        };
-        let inside = inside.to_path_buf();
-        let ignored = self
-            .git()
-            .args(["check-ignore", "-q", "--"])
-            .arg(&folder)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ignored {
-            self.excluded.push(inside);
-        }
+        self.excluded.push(folder);
         self
     }
 
-    /// The pathspec of the snapshots: the workspace, without the excluded folders.
-    fn pathspec(&self) -> Vec<std::ffi::OsString> {
-        let mut spec = vec!["--".into(), self.workspace.clone().into_os_string()];
-        for folder in &self.excluded {
-            let mut magic = std::ffi::OsString::from(":(top,exclude)");
-            magic.push(folder);
-            spec.push(magic);
-        }
-        spec
-    }
-
-    /// The work tree's top folder.
+    /// The workspace (paths in the snapshots are relative to it).
     pub fn top(&self) -> &Path {
-        &self.top
+        &self.workspace
     }
 
-    /// Writes the workspace's files as they are now as a tree object and, with `keep`,
-    /// points the ref `keep` (under `refs/rein/`) at it, so no garbage collection takes it;
-    /// the tree's id. (A tree, not a commit: nothing reads a snapshot's history, and every
-    /// git started costs a few milliseconds.)
+    /// The private repository holding the snapshots.
+    pub fn store(&self) -> &Path {
+        &self.store
+    }
+
+    /// Writes the workspace's files as they are now (not the ignored ones) as a tree object
+    /// and, with `keep`, points the ref `keep` (under `refs/rein/`) at it, so it stays; the
+    /// tree's id. (A tree, not a commit: nothing reads a snapshot's history.)
     pub fn snapshot(&self, keep: Option<&str>) -> std::io::Result<String> {
-        let scratch = tempfile::Builder::new().prefix("rein-index").tempdir()?;
-        let index = scratch.path().join("index");
-        // The user's index as a start: its stat data saves re-reading unchanged files.
-        let real = self.git_dir.join("index");
-        if real.exists() {
-            std::fs::copy(&real, &index)?;
+        self.init()?;
+        if !self.index.exists() {
+            // Another session's index as a start: its stat data saves re-reading files.
+            let _ = copy_keeping_mtime(&self.store.join("index"), &self.index);
         }
-        let with_index = |args: &[&str], spec: &[std::ffi::OsString]| {
-            let mut cmd = self.git();
-            cmd.env("GIT_INDEX_FILE", &index).args(args).args(spec);
-            run(cmd)
-        };
-        with_index(&["add", "--all"], &self.pathspec())?;
-        let tree = with_index(&["write-tree"], &[])?.trim().to_string();
+        let files = super::walk::files(&self.workspace, &self.excluded);
+        let mut listed: Vec<u8> = Vec::new();
+        for path in &files {
+            listed.extend_from_slice(path.as_os_str().as_bytes());
+            listed.push(0);
+        }
+        // What the index holds and the walk did not find is gone: dropped from the index
+        // without looking at the work tree (a folder of it may be a symlink now).
+        let mut known = self.git();
+        known.args(["ls-files", "-z"]);
+        let known = run_bytes(known)?;
+        let found: std::collections::HashSet<&[u8]> =
+            files.iter().map(|p| p.as_os_str().as_bytes()).collect();
+        let mut gone: Vec<u8> = Vec::new();
+        for path in known.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            if !found.contains(path) {
+                gone.extend_from_slice(path);
+                gone.push(0);
+            }
+        }
+        if !gone.is_empty() {
+            let update = self.git_with(&["update-index", "--force-remove", "-z", "--stdin"]);
+            run_with_input(update, &gone)?;
+        }
+        let update = self.git_with(&[
+            "update-index",
+            "--add",
+            "--remove",
+            "--replace",
+            "-z",
+            "--stdin",
+        ]);
+        run_with_input(update, &listed)?;
+        let tree = run(self.git_with(&["write-tree"]))?.trim().to_string();
         if let Some(name) = keep {
-            let mut cmd = self.git();
-            cmd.args(["update-ref", &format!("refs/rein/{name}"), &tree]);
-            run(cmd)?;
+            self.keep(name, &tree)?;
         }
+        // The next session starts from this one's stat data.
+        let _ = copy_keeping_mtime(&self.index, &self.store.join("index"));
         Ok(tree)
+    }
+
+    /// Makes the private repository if it is not there yet.
+    fn init(&self) -> std::io::Result<()> {
+        if self.store.join("HEAD").exists() {
+            return Ok(());
+        }
+        crate::private::create_private_dir_all(&self.store)?;
+        let mut cmd = self.git();
+        cmd.env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .args(["init", "-q", "--bare", "--template="])
+            .arg(&self.store);
+        run(cmd).map(drop)
+    }
+
+    /// Points `refs/rein/<name>` at `tree`: a loose ref file of the private repository,
+    /// written directly (one git started fewer per snapshot).
+    fn keep(&self, name: &str, tree: &str) -> std::io::Result<()> {
+        let path = self.store.join("refs/rein").join(name);
+        if let Some(dir) = path.parent() {
+            crate::private::create_private_dir_all(dir)?;
+        }
+        crate::write_atomic_private(&path, format!("{tree}\n").as_bytes())
     }
 
     /// The workspace's files that differ between snapshots `a` and `b`.
     pub fn changed(&self, a: &str, b: &str) -> std::io::Result<Vec<PathBuf>> {
-        let mut cmd = self.git();
-        cmd.args(["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b])
-            .args(self.pathspec());
+        let cmd = self.git_with(&["diff-tree", "-r", "-z", "--no-renames", "--name-only", a, b]);
         let out = run_bytes(cmd)?;
         Ok(out
             .split(|b| *b == 0)
             .filter(|p| !p.is_empty())
-            .map(|p| self.top.join(bytes_path(p)))
+            .map(|p| self.workspace.join(OsStr::from_bytes(p)))
             .collect())
     }
 
     /// Whether snapshot `tree` holds `path`.
     pub fn has(&self, tree: &str, path: &Path) -> std::io::Result<bool> {
-        let relative = path.strip_prefix(&self.top).unwrap_or(path);
-        let mut cmd = self.git();
-        cmd.args(["ls-tree", "-z", "--name-only", tree, "--"])
-            .arg(relative);
+        let mut cmd = self.git_with(&["ls-tree", "-z", "--name-only", tree, "--"]);
+        cmd.arg(self.relative(path));
         Ok(!run_bytes(cmd)?.is_empty())
     }
 
     /// A file's contents and mode in snapshot `tree`: `Ok(None)` when it is not there,
     /// `Err` with the reason when it is there but not a regular file.
     pub fn file(&self, tree: &str, path: &Path) -> std::io::Result<Option<(Vec<u8>, u32)>> {
-        let relative = path.strip_prefix(&self.top).unwrap_or(path);
-        let mut cmd = self.git();
-        cmd.args(["ls-tree", "-z", tree, "--"]).arg(relative);
+        let mut cmd = self.git_with(&["ls-tree", "-z", tree, "--"]);
+        cmd.arg(self.relative(path));
         let listed = run_bytes(cmd)?;
         let Some(entry) = listed.split(|b| *b == 0).find(|e| !e.is_empty()) else {
             return Ok(None);
@@ -157,74 +227,135 @@ impl GitTree {
             (Some("120000"), _) => return Err(std::io::Error::other("a symbolic link")),
             _ => return Err(std::io::Error::other("not a regular file")),
         };
-        let mut cmd = self.git();
-        cmd.args(["cat-file", "blob", object.unwrap_or_default()]);
-        Ok(Some((run_bytes(cmd)?, mode)))
+        let object = object.unwrap_or_default();
+        let bytes = run_bytes(self.git_with(&["cat-file", "blob", object]))?;
+        if blob_id(&bytes) != object {
+            return Err(std::io::Error::other(
+                "its stored contents do not match their id (a doctored object)",
+            ));
+        }
+        Ok(Some((bytes, mode)))
     }
 
-    /// Removes the refs under `refs/rein/<prefix>` (a session's snapshots).
+    /// Removes the refs under `refs/rein/<prefix>` (a session's snapshots): their files in the
+    /// private repository. When no snapshot is kept any more, the repository goes too.
     pub fn forget(&self, prefix: &str) -> std::io::Result<()> {
-        let mut cmd = self.git();
-        cmd.args([
-            "for-each-ref",
-            "--format=%(refname)",
-            &format!("refs/rein/{prefix}"),
-        ]);
-        let deletes: String = run(cmd)?
-            .lines()
-            .map(|name| format!("delete {name}\n"))
-            .collect();
-        if deletes.is_empty() {
-            return Ok(());
+        let refs = self.store.join("refs/rein");
+        let target = refs.join(prefix.trim_end_matches('/'));
+        match std::fs::remove_dir_all(&target) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
         }
-        // One git for all of them: a long session has two refs per prompt.
-        let mut child = self
-            .git()
-            .args(["update-ref", "--stdin"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        if let Some(mut stdin) = child.stdin.take() {
-            std::io::Write::write_all(&mut stdin, deletes.as_bytes())?;
+        let kept = std::fs::read_dir(&refs).is_ok_and(|mut e| e.next().is_some());
+        if !kept && self.store.join("HEAD").exists() {
+            std::fs::remove_dir_all(&self.store)?;
         }
-        let out = child.wait_with_output()?;
-        if out.status.success() {
-            return Ok(());
-        }
-        Err(std::io::Error::other(format!(
-            "git failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )))
+        Ok(())
     }
 
+    /// The repository's object folder as git's alternates variable wants it (empty for none:
+    /// a path with the list separator in it is not given).
+    fn alternate(&self) -> OsString {
+        self.objects
+            .as_deref()
+            .filter(|p| !p.as_os_str().as_bytes().contains(&b':'))
+            .map(|p| p.as_os_str().to_os_string())
+            .unwrap_or_default()
+    }
+
+    fn relative<'a>(&self, path: &'a Path) -> &'a Path {
+        path.strip_prefix(&self.workspace).unwrap_or(path)
+    }
+
+    fn git_with(&self, args: &[&str]) -> Command {
+        let mut cmd = self.git();
+        cmd.args(args);
+        cmd
+    }
+
+    /// `git` on the private repository with the workspace as its work tree, reading no config
+    /// but [`CONFIG`], asking nothing, with every `GIT_*` variable of rein's environment
+    /// removed (they could point it elsewhere).
     fn git(&self) -> Command {
-        git_in(&self.top)
+        let mut cmd = Command::new("git");
+        for (name, _) in std::env::vars_os() {
+            if name.as_bytes().starts_with(b"GIT_") {
+                cmd.env_remove(name);
+            }
+        }
+        for setting in CONFIG {
+            cmd.arg("-c").arg(setting);
+        }
+        cmd.arg("-c").arg(format!("attr.tree={EMPTY_TREE}"));
+        let xdg: OsString = self.store.join("no-config").into_os_string();
+        cmd.current_dir(&self.workspace)
+            .env("GIT_DIR", &self.store)
+            .env("GIT_WORK_TREE", &self.workspace)
+            .env("GIT_INDEX_FILE", &self.index)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_ATTR_NOSYSTEM", "1")
+            .env("GIT_NO_REPLACE_OBJECTS", "1")
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", self.alternate())
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            // A git older than `GIT_CONFIG_GLOBAL` finds no `~/.gitconfig` here either.
+            .env("HOME", &xdg)
+            .env("XDG_CONFIG_HOME", &xdg)
+            .stdin(Stdio::null());
+        cmd
     }
 }
 
-/// `git` run in `dir`, never asking anything, starting nothing the repository configures
-/// (no fsmonitor, no hooks) and never collecting garbage.
-fn git_in(dir: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(dir)
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "gc.auto=0",
-            "-c",
-            "maintenance.auto=false",
-        ])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(Stdio::null());
-    cmd
+/// The object folder of the repository whose `.git` entry is `dot_git`: its `objects` when a
+/// folder; for a `.git` file (a linked worktree or a submodule), the folder its `gitdir:` line
+/// names, or for a worktree (`…/.git/worktrees/<name>`) the main repository's. Nothing else of
+/// the repository is read: not its config, not `commondir`.
+fn object_folder(dot_git: &Path) -> Option<PathBuf> {
+    let meta = dot_git.symlink_metadata().ok()?;
+    let git_dir = if meta.is_dir() {
+        dot_git.to_path_buf()
+    } else if meta.is_file() && meta.len() < 4096 {
+        let text = std::fs::read_to_string(dot_git).ok()?;
+        let named = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+        let git_dir = dot_git.parent()?.join(named);
+        match git_dir.parent() {
+            Some(list) if list.file_name().is_some_and(|n| n == "worktrees") => {
+                list.parent()?.to_path_buf()
+            }
+            _ => git_dir,
+        }
+    } else {
+        return None;
+    };
+    let objects = git_dir.join("objects");
+    objects.is_dir().then_some(objects)
+}
+
+/// The git (SHA-1) id of a blob holding `bytes`.
+fn blob_id(bytes: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Copies `from` to `to` (through a temp file and a rename) with `from`'s modification time:
+/// git trusts an index entry only when the file is older than the index, so a copy must not
+/// look newer than what it copies.
+fn copy_keeping_mtime(from: &Path, to: &Path) -> std::io::Result<()> {
+    let bytes = std::fs::read(from)?;
+    let modified = std::fs::metadata(from)?.modified()?;
+    crate::write_atomic_private(to, &bytes)?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)?
+        .set_modified(modified)
 }
 
 fn run(cmd: Command) -> std::io::Result<String> {
@@ -232,7 +363,36 @@ fn run(cmd: Command) -> std::io::Result<String> {
 }
 
 fn run_bytes(mut cmd: Command) -> std::io::Result<Vec<u8>> {
-    let out = cmd.output()?;
+    let out = cmd.stderr(Stdio::piped()).output()?;
+    check(out)
+}
+
+fn run_with_input(mut cmd: Command, input: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdin = child.stdin.take();
+    // Written from a thread: git may fill its output pipe before it has read all the paths.
+    let writer = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || -> std::io::Result<()> {
+            if let Some(mut stdin) = stdin {
+                stdin.write_all(input)?;
+            }
+            Ok(())
+        });
+        let out = child.wait_with_output();
+        (writer.join(), out)
+    });
+    match writer {
+        (Ok(Ok(())), out) => check(out?),
+        (Ok(Err(e)), _) => Err(e),
+        (Err(_), _) => Err(std::io::Error::other("writing to git failed")),
+    }
+}
+
+fn check(out: std::process::Output) -> std::io::Result<Vec<u8>> {
     if out.status.success() {
         return Ok(out.stdout);
     }
@@ -240,9 +400,4 @@ fn run_bytes(mut cmd: Command) -> std::io::Result<Vec<u8>> {
         "git failed: {}",
         String::from_utf8_lossy(&out.stderr).trim()
     )))
-}
-
-fn bytes_path(bytes: &[u8]) -> PathBuf {
-    use std::os::unix::ffi::OsStrExt;
-    PathBuf::from(OsStr::from_bytes(bytes))
 }

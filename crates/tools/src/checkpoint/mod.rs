@@ -9,7 +9,9 @@
 //! (contents by SHA-256), all private to the user.
 
 mod git;
+mod reach;
 mod restore;
+mod walk;
 
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -23,6 +25,14 @@ use crate::private::{create_private_dir_all, private_options};
 
 pub use git::GitTree;
 pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
+
+/// The folder, beside the sessions' stores of one workspace, of the private git repository
+/// holding that workspace's snapshots (shared by its sessions: identical files are stored
+/// once). Its name starts with a dot, which no session id does.
+pub const SNAPSHOTS: &str = ".snapshots";
+
+/// The file in a session's store holding the index its snapshots are written through.
+const SNAPSHOT_INDEX: &str = "snapshot-index";
 
 /// Default most bytes of contents one session's store keeps.
 pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
@@ -84,7 +94,8 @@ pub enum Entry {
         end: bool,
         /// The snapshot: a tree object (equal trees: nothing changed).
         tree: String,
-        /// The work tree's top folder (whose repository holds the snapshot's ref).
+        /// The private repository holding the snapshot (an older rein wrote the work tree's
+        /// top folder here, its snapshots being in the workspace's own repository).
         #[serde(default)]
         repo: PathBuf,
     },
@@ -166,15 +177,23 @@ impl Checkpoints {
     /// Also snapshots the git work tree holding `workspace` at the start and end of each
     /// turn ([`Self::snapshot`]), so changes shell commands make can be taken back.
     pub fn with_workspace(mut self, workspace: &Path) -> Self {
-        self.workspace = Some(workspace.to_path_buf());
+        // Restores walk from it through descriptors, comparing with the recorded paths, which
+        // the guard resolved.
+        self.workspace = Some(
+            workspace
+                .canonicalize()
+                .unwrap_or_else(|_| workspace.to_path_buf()),
+        );
         self
     }
 
-    /// The git work tree holding the workspace; `None` outside git (or without `git`).
+    /// The snapshots of the workspace; `None` outside a git work tree.
     pub fn git(&self) -> Option<&GitTree> {
         self.git
             .get_or_init(|| {
-                let git = GitTree::find(self.workspace.as_deref()?)?;
+                let store = self.dir.parent()?.join(SNAPSHOTS);
+                let index = self.dir.join(SNAPSHOT_INDEX);
+                let git = GitTree::find(self.workspace.as_deref()?, &store, &index)?;
                 // rein's data folder (`<data>/checkpoints/<key>/<id>`) is never snapshotted,
                 // let alone restored, should it live inside the work tree.
                 Some(match self.dir.ancestors().nth(3) {
@@ -216,7 +235,7 @@ impl Checkpoints {
             turn,
             end,
             tree,
-            repo: git.top().to_path_buf(),
+            repo: git.store().to_path_buf(),
         })
     }
 
@@ -374,23 +393,18 @@ impl Checkpoints {
 }
 
 /// Removes the store in `dir` with the refs that keep its git snapshots; the bytes freed.
+/// (Snapshots an older rein kept in the workspace's own repository are left there: no git is
+/// run on a repository.)
 pub fn remove(dir: &Path) -> u64 {
     let session = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut repos: Vec<PathBuf> = read_index(dir)
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Snapshot { repo, .. } if !repo.as_os_str().is_empty() => Some(repo),
-            _ => None,
-        })
-        .collect();
-    repos.dedup();
-    for repo in repos {
-        if let Some(git) = GitTree::find(&repo) {
-            let _ = git.forget(&format!("{session}/"));
-        }
+    if let Some(store) = dir.parent().map(|p| p.join(SNAPSHOTS))
+        && store.is_dir()
+        && !session.starts_with('.')
+    {
+        let _ = GitTree::stored(&store).forget(&format!("{session}/"));
     }
     let bytes = crate::private::tree_size(dir);
     let _ = std::fs::remove_dir_all(dir);

@@ -1,12 +1,19 @@
 //! Putting files back as they were before some user turns: a plan first (what each file would
 //! become, and whether the user changed it since rein wrote it), then the restore, recorded in
 //! the index so the same turns are not undone twice.
+//!
+//! Files are looked at, written and removed through descriptors ([`super::reach`]): from the
+//! workspace (or `/` for a path outside it) one folder after another, following no symlink,
+//! then `openat`/`renameat`/`unlinkat` in the folder reached. A path on which a folder has been
+//! replaced by a symlink since rein wrote it (by the user, another program, or a command the
+//! model ran) is reported and left alone, forced or not: undo never writes or deletes outside
+//! through a link.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::{Checkpoints, Entry, FileState, observe};
+use super::reach::{Reached, Target};
+use super::{Checkpoints, Entry, FileState};
 
 /// A user turn that changed files (through file tools, or as its git snapshots show).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,8 +155,8 @@ impl Checkpoints {
             .into_iter()
             .map(|(path, target)| {
                 // Without a note of what rein left (a crash mid-call), it may not be rein's.
-                let changed_since = left.get(&path).is_none_or(|left| *left != now(&path));
-                restore_of(path, target, changed_since)
+                let changed_since = left.get(&path).is_none_or(|left| *left != self.now(&path));
+                self.restore_of(path, target, changed_since)
             })
             .collect();
         let mut notes = Vec::new();
@@ -192,20 +199,24 @@ impl Checkpoints {
         };
         let (mut start, mut end) = (None, None);
         for entry in entries {
-            match entry {
-                Entry::Snapshot {
-                    turn,
-                    end: false,
-                    tree,
-                    ..
-                } if *turn == first => start = Some(tree.as_str()),
-                Entry::Snapshot {
-                    turn,
-                    end: true,
-                    tree,
-                    ..
-                } if *turn == last => end = Some(tree.as_str()),
-                _ => {}
+            if let Entry::Snapshot {
+                turn,
+                end: at_end,
+                tree,
+                repo,
+            } = entry
+            {
+                let wanted = if *at_end { last } else { first };
+                if *turn != wanted {
+                    continue;
+                }
+                if repo != git.store() {
+                    return Err(std::io::Error::other(
+                        "those turns were snapshotted by an older rein, in the workspace's own \
+                         repository, which rein no longer runs git on",
+                    ));
+                }
+                *(if *at_end { &mut end } else { &mut start }) = Some(tree.as_str());
             }
         }
         let (Some(start), Some(end)) = (start, end) else {
@@ -234,7 +245,7 @@ impl Checkpoints {
                 },
             };
             let changed_since = since.contains(&path);
-            files.push(restore_of(path, target, changed_since));
+            files.push(self.restore_of(path, target, changed_since));
         }
         Ok(())
     }
@@ -252,7 +263,7 @@ impl Checkpoints {
             outcomes.push(match &file.action {
                 RestoreAction::Unchanged => continue,
                 RestoreAction::Unkept(why) => RestoreOutcome::Kept(path, why.clone()),
-                RestoreAction::Delete => match std::fs::remove_file(&path) {
+                RestoreAction::Delete => match self.remove(&path) {
                     Ok(()) => RestoreOutcome::Deleted(path),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                     Err(e) => RestoreOutcome::Failed(path, e.to_string()),
@@ -278,10 +289,9 @@ impl Checkpoints {
 
     /// Lines a restore of `file` adds and removes (`None` for a file that is not text).
     pub fn diff_stat(&self, file: &FileRestore) -> Option<(usize, usize)> {
-        let now = match std::fs::read(&file.path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(_) => return None,
+        let now = match self.reach(&file.path, Target::Existing).ok()? {
+            Reached::Missing => Vec::new(),
+            Reached::Found(found) => found.read().ok()?,
         };
         let target = match &file.target {
             FileState::File { hash, .. } => self.contents(hash).ok()?,
@@ -309,27 +319,47 @@ impl Checkpoints {
             return Err(std::io::Error::other("nothing kept to write back"));
         };
         let bytes = self.contents(hash)?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        crate::write_atomic(path, &bytes)?;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))
+        self.reach(path, Target::Creating)?
+            .found()?
+            .write(&bytes, *mode)
     }
-}
 
-fn now(path: &Path) -> FileState {
-    observe(path).unwrap_or(FileState::Unkept {
-        reason: "unreadable".into(),
-    })
-}
+    /// Removes the file at `path`, in the folder reached through descriptors.
+    fn remove(&self, path: &Path) -> std::io::Result<()> {
+        match self.reach(path, Target::Existing)? {
+            Reached::Missing => Err(std::io::ErrorKind::NotFound.into()),
+            Reached::Found(found) => found.remove(),
+        }
+    }
 
-fn restore_of(path: PathBuf, target: FileState, changed_since: bool) -> FileRestore {
-    let action = action(&target, &now(&path));
-    FileRestore {
-        path,
-        action,
-        changed_since,
-        target,
+    /// What is at `path` now, reached through descriptors; a path that now crosses a
+    /// symlink, or cannot be read, is a state nothing equals.
+    fn now(&self, path: &Path) -> FileState {
+        let unreadable = |reason: String| FileState::Unkept { reason };
+        match self.reach(path, Target::Existing) {
+            Ok(Reached::Missing) => FileState::Absent,
+            Ok(Reached::Found(found)) => {
+                found.state().unwrap_or_else(|e| unreadable(e.to_string()))
+            }
+            Err(e) => unreadable(e.to_string()),
+        }
+    }
+
+    fn restore_of(&self, path: PathBuf, target: FileState, changed_since: bool) -> FileRestore {
+        let action = match self.reach(&path, Target::Existing) {
+            Err(e) if super::reach::crosses_link(&e) => RestoreAction::Unkept(
+                "a folder on its path is now a symbolic link, which undo does not follow (it \
+                 may lead outside the workspace); left alone"
+                    .to_string(),
+            ),
+            _ => action(&target, &self.now(&path)),
+        };
+        FileRestore {
+            path,
+            action,
+            changed_since,
+            target,
+        }
     }
 }
 
