@@ -202,3 +202,43 @@ fn undo_still_restores_through_real_folders_and_recreates_missing_ones() {
         "workspace file\n"
     );
 }
+
+#[test]
+fn a_folder_swapped_for_a_link_before_the_call_keeps_nothing_from_outside() {
+    let c = case("sub", &["f.txt"]);
+    c.cp.begin_turn("edit").unwrap();
+    // The guard resolved ws/sub/f.txt; then a background command swaps `sub` for a link to a
+    // folder of secrets before the earlier state is kept.
+    swap_for_link(&c.ws, "sub", &c.outside);
+    let path = c.ws.join("sub/f.txt");
+    c.cp.before("c1", std::slice::from_ref(&path)).unwrap();
+    c.cp.after("c1", std::slice::from_ref(&path)).unwrap();
+    // Nothing of the outside file went into the store, so no undo can write it back.
+    let stored = c.cp.dir().join("objects");
+    let kept: Vec<_> = walk(&stored)
+        .into_iter()
+        .filter(|f| std::fs::read_to_string(f).is_ok_and(|t| t == OUTSIDE_BYTES))
+        .collect();
+    assert!(kept.is_empty(), "{kept:?}");
+    let plan = c.cp.plan(&[1]);
+    assert!(
+        matches!(&plan.files[0].action, RestoreAction::Unkept(why) if why.contains("symbolic link")),
+        "{plan:?}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .flat_map(|e| {
+            if e.path().is_dir() {
+                walk(&e.path())
+            } else {
+                vec![e.path()]
+            }
+        })
+        .collect()
+}

@@ -306,7 +306,7 @@ impl Checkpoints {
                     state,
                 }
             } else {
-                let state = observe(&path)?;
+                let state = self.now(&path);
                 Entry::After {
                     turn,
                     call,
@@ -324,9 +324,21 @@ impl Checkpoints {
         read_index(&self.dir)
     }
 
-    /// `path`'s state, its contents stored (once per distinct contents, within the cap).
+    /// `path`'s state, its contents stored (once per distinct contents, within the cap). The
+    /// file is reached through descriptors: a folder swapped for a link since the guard
+    /// resolved the path is not followed (what it leads to would be written back at undo).
     fn capture(&self, path: &Path) -> std::io::Result<FileState> {
-        match look(path)? {
+        let found = match self.reach(path, reach::Target::Existing) {
+            Ok(reach::Reached::Missing) => return Ok(FileState::Absent),
+            Ok(reach::Reached::Found(found)) => found,
+            Err(e) if reach::crosses_link(&e) => {
+                return Ok(FileState::Unkept {
+                    reason: "reached through a symbolic link".to_string(),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        match found.look()? {
             Look::File(bytes, mode) => self.keep(&bytes, mode),
             Look::Other(state) => Ok(state),
         }

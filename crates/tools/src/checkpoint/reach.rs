@@ -10,7 +10,7 @@ use std::path::Path;
 use nix::sys::stat::SFlag;
 use sha2::{Digest, Sha256};
 
-use super::{Checkpoints, FileState, hex};
+use super::{Checkpoints, FileState, Look, hex};
 use crate::beneath::{self, Dir};
 
 /// What a restore is about to do with a path.
@@ -85,26 +85,31 @@ impl Checkpoints {
 }
 
 impl Found {
-    /// The file's state, as [`super::observe`] tells it.
-    pub(super) fn state(&self) -> io::Result<FileState> {
+    /// What is there: a regular file's bytes and mode, or the state of anything else.
+    pub(super) fn look(&self) -> io::Result<Look> {
         let Some(stat) = self.dir.entry(&self.name)? else {
-            return Ok(FileState::Absent);
+            return Ok(Look::Other(FileState::Absent));
         };
         let reason = match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
-            SFlag::S_IFREG => {
-                let bytes = self.read()?;
-                return Ok(FileState::File {
-                    hash: hex(&Sha256::digest(&bytes)),
-                    mode: stat.st_mode & 0o7777,
-                    size: bytes.len() as u64,
-                });
-            }
+            SFlag::S_IFREG => return Ok(Look::File(self.read()?, stat.st_mode & 0o7777)),
             SFlag::S_IFDIR => "a folder",
             SFlag::S_IFLNK => "a symbolic link",
             _ => "not a regular file",
         };
-        Ok(FileState::Unkept {
+        Ok(Look::Other(FileState::Unkept {
             reason: reason.to_string(),
+        }))
+    }
+
+    /// The file's state, as [`super::observe`] tells it.
+    pub(super) fn state(&self) -> io::Result<FileState> {
+        Ok(match self.look()? {
+            Look::File(bytes, mode) => FileState::File {
+                hash: hex(&Sha256::digest(&bytes)),
+                mode,
+                size: bytes.len() as u64,
+            },
+            Look::Other(state) => state,
         })
     }
 

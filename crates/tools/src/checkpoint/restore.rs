@@ -334,7 +334,7 @@ impl Checkpoints {
 
     /// What is at `path` now, reached through descriptors; a path that now crosses a
     /// symlink, or cannot be read, is a state nothing equals.
-    fn now(&self, path: &Path) -> FileState {
+    pub(super) fn now(&self, path: &Path) -> FileState {
         let unreadable = |reason: String| FileState::Unkept { reason };
         match self.reach(path, Target::Existing) {
             Ok(Reached::Missing) => FileState::Absent,
