@@ -175,7 +175,7 @@ impl HiddenTree {
 fn stamp(dir: &Path) -> Option<Stamp> {
     let stat = nix::sys::stat::lstat(dir).ok()?;
     let is_dir = stat.st_mode & nix::libc::S_IFMT == nix::libc::S_IFDIR;
-    is_dir.then(|| Stamp {
+    is_dir.then_some(Stamp {
         dev: stat.st_dev as u64,
         ino: stat.st_ino as u64,
         mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
