@@ -13,6 +13,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::checked::Access;
+use crate::hidden_tree::HiddenTree;
 use crate::lstats::{Entry, Lstats};
 use crate::sensitive::{SensitivePaths, home_dir, is_clean};
 use crate::shell::RepoMemo;
@@ -114,6 +115,9 @@ pub struct WorkspaceGuard {
     home: Option<PathBuf>,
     /// Which repository configurations the classifier found inert, shared by every clone.
     repo_memo: Arc<RepoMemo>,
+    /// The workspace's folders as last read for hiding what this guard refuses from
+    /// sandboxed commands, shared by every clone (a new list starts a new tree).
+    hidden_tree: Arc<HiddenTree>,
 }
 
 impl WorkspaceGuard {
@@ -133,6 +137,7 @@ impl WorkspaceGuard {
             sensitive: Arc::new(SensitivePaths::default()),
             home: home_dir(),
             repo_memo: Arc::default(),
+            hidden_tree: Arc::default(),
         })
     }
 
@@ -150,6 +155,7 @@ impl WorkspaceGuard {
     /// Also allows reading (not writing) under the absolute `dir`, which need not exist yet.
     pub fn with_read_root(mut self, dir: &Path) -> std::io::Result<Self> {
         self.read_roots.push(resolve_physical(dir)?);
+        self.hidden_tree = Arc::default();
         Ok(self)
     }
 
@@ -161,6 +167,11 @@ impl WorkspaceGuard {
     /// Which repository configurations the classifier found inert.
     pub(crate) fn repo_memo(&self) -> &RepoMemo {
         &self.repo_memo
+    }
+
+    /// The folders kept for hiding what this guard refuses from sandboxed commands.
+    pub(crate) fn hidden_tree(&self) -> &HiddenTree {
+        &self.hidden_tree
     }
 
     /// The sensitive-path list in force, shared.
@@ -186,6 +197,8 @@ impl WorkspaceGuard {
     /// Replaces the sensitive-path list.
     pub fn with_sensitive(mut self, sensitive: SensitivePaths) -> Self {
         self.sensitive = Arc::new(sensitive);
+        // The kept tree holds what the old list refused.
+        self.hidden_tree = Arc::default();
         self
     }
 
@@ -258,6 +271,19 @@ impl WorkspaceGuard {
             .map(PathBuf::as_path);
         self.sensitive
             .matching_within(canonical, &self.root, granted)
+    }
+
+    /// [`WorkspaceGuard::sensitive`], or for a file with several names, the pattern of a
+    /// sensitive folder holding another of its names (a hard link to a secret): what the
+    /// permission policy refuses in every mode, for any tool or shell line that names it.
+    pub fn off_limits(&self, canonical: &Path) -> Option<&str> {
+        self.sensitive(canonical).or_else(|| {
+            let several_names = canonical != self.root
+                && matches!(Lstats::default().get(canonical), Entry::File { nlink } if nlink > 1);
+            several_names
+                .then(|| self.sensitive.hard_linked(canonical))
+                .flatten()
+        })
     }
 
     /// `path` as the model should see it: relative to the root when inside (`.` for the root

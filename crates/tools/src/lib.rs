@@ -39,6 +39,7 @@ mod edit;
 mod facts;
 mod guard;
 mod hidden_env;
+mod hidden_tree;
 mod hunks;
 mod locks;
 mod lstats;

@@ -151,6 +151,11 @@ impl SensitivePaths {
         Ok(self)
     }
 
+    /// The absolute path globs added with [`SensitivePaths::with_glob`], as written.
+    pub fn globs(&self) -> impl Iterator<Item = &str> {
+        self.globs.iter().map(|(g, _)| g.glob().glob())
+    }
+
     /// A list that refuses nothing.
     pub fn empty() -> Self {
         Self {

@@ -7,6 +7,7 @@ mod attacks;
 mod bash;
 mod details;
 mod edit_file;
+mod hiding;
 mod jobs;
 mod preview;
 mod races;

@@ -3,24 +3,21 @@
 
 use std::sync::Arc;
 
-use rein_sandbox::{Policy, Sandbox, Settings};
+use rein_sandbox::{Policy, Settings};
 use rein_tools::{CallFacts, Effect, ToolContext};
 use serde_json::json;
 
 use crate::support::Workspace;
 
-/// `ws` with the sandbox in its context, or `None` (skipped; a failure under CI=true).
+/// `ws` with the sandbox in its context, or `false` (skipped; a failure under CI=true).
 fn sandboxed(ws: &mut Workspace, policy: Policy, test: &str) -> bool {
-    match Sandbox::detect(Settings::default()) {
-        Ok(sandbox) => {
-            ws.ctx.sandbox = Some(Arc::new(sandbox));
+    match crate::hiding::sandbox(Settings::default(), test) {
+        Some(sandbox) => {
+            ws.ctx.sandbox = Some(sandbox);
             ws.ctx.sandbox_policy = policy;
             true
         }
-        Err(why) => {
-            rein_testkit::skip(test, &why.to_string());
-            false
-        }
+        None => false,
     }
 }
 

@@ -180,7 +180,8 @@ impl Policy {
                 Decision::new(Verdict::Deny, "not in plan mode")
             };
         }
-        if let Some(pattern) = facts.paths().find_map(|p| guard.sensitive(p)) {
+        // A hard link to a secret too: in every mode, as the file tools refuse it.
+        if let Some(pattern) = facts.paths().find_map(|p| guard.off_limits(p)) {
             return Decision::new(Verdict::Deny, format!("off-limits path ({pattern})"));
         }
         if self.mode == PermissionMode::Plan && facts.effect == Effect::Mutating {

@@ -246,6 +246,54 @@ fn deny_rules_hold_in_bypass_and_plan_refuses_even_allowed_edits() {
 }
 
 #[test]
+fn a_hard_link_to_a_secret_is_refused_in_every_mode_bypass_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+    // Made before the session: a name in the workspace for the key's inode.
+    std::fs::hard_link(home.join(".ssh/id_ed25519"), ws.join("innocent.txt")).unwrap();
+    std::fs::write(ws.join("notes.txt"), "notes").unwrap();
+    std::fs::hard_link(ws.join("notes.txt"), ws.join("notes-again.txt")).unwrap();
+    let sensitive = rein_tools::SensitivePaths::new(["~/.ssh"], Some(&home)).unwrap();
+    let guard = WorkspaceGuard::new(&ws)
+        .unwrap()
+        .with_home(&home)
+        .with_sensitive(sensitive);
+    let read = ("read_file".to_string(), json!({"path": "innocent.txt"}));
+    for mode in [
+        PermissionMode::Bypass,
+        PermissionMode::Auto,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Default,
+        PermissionMode::Plan,
+    ] {
+        let policy = Policy {
+            mode,
+            rules: rules(&guard, &["Bash", "Read"], &[], &[]),
+            ..Policy::default()
+        };
+        for call in [
+            bash("cat innocent.txt"),
+            bash("cp innocent.txt copy"),
+            read.clone(),
+        ] {
+            let decision = decide(&policy, &guard, &call);
+            assert_eq!(
+                (decision.verdict, decision.reason.as_str()),
+                (Verdict::Deny, "off-limits path (~/.ssh)"),
+                "{mode:?} {call:?}"
+            );
+        }
+        // A hard link between two files of the workspace is nobody's secret.
+        let ordinary = decide(&policy, &guard, &bash("cat notes-again.txt"));
+        assert!(!ordinary.reason.contains("off-limits"), "{mode:?}");
+    }
+}
+
+#[test]
 fn dangerous_commands_ask_unless_bypass_or_an_explicit_allow_rule() {
     let s = setup();
     let line = bash("rm -rf ~");

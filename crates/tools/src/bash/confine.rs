@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use command_fds::FdMapping;
-use rein_sandbox::{Call, Policy};
+use rein_sandbox::{Call, Policy, Sandbox};
 use tokio::process::Command;
 
 use crate::ToolContext;
@@ -43,7 +43,7 @@ pub(super) fn command(
     let Some(sandbox) = ctx.sandbox.as_ref().filter(|_| policy != Policy::Off) else {
         return Ok(Command::new("bash"));
     };
-    let hidden = hidden_here(ctx, start);
+    let hidden = hidden_here(ctx, sandbox, policy)?;
     let call = Call {
         policy,
         workspace: ctx.guard.root(),
@@ -66,17 +66,91 @@ pub(super) fn command(
     Ok(command)
 }
 
-/// Sensitive entries (`.env`…) of the workspace root and the start folder, to hide. Deeper
-/// ones are the permission rules' to refuse: listing the whole tree per call costs too much.
-fn hidden_here(ctx: &ToolContext, start: &Path) -> Vec<PathBuf> {
-    let root = ctx.guard.root();
-    let mut dirs = vec![root];
-    if start != root {
-        dirs.push(start);
+/// What a sandboxed command must not see beyond the sandbox's own hidden list: every entry
+/// the guard refuses (sensitive names such as `.env*` and the `Read` deny globs) in the
+/// workspace at any depth, and in the shown roots (read roots, and writable roots under
+/// `workspace-write`) below the fixed part of a deny glob. The guard keeps the tree between
+/// calls ([`crate::hidden_tree`]), so a call costs one `lstat` per folder unless folders
+/// changed.
+fn hidden_here(
+    ctx: &ToolContext,
+    sandbox: &Sandbox,
+    policy: Policy,
+) -> std::io::Result<Vec<PathBuf>> {
+    let guard = &ctx.guard;
+    let settings = sandbox.settings();
+    let writable = match policy {
+        Policy::WorkspaceWrite => settings.writable_roots.as_slice(),
+        Policy::ReadOnly | Policy::Off => &[],
+    };
+    let shown: Vec<&Path> = std::iter::once(guard.root())
+        .chain(settings.read_roots.iter().map(PathBuf::as_path))
+        .chain(writable.iter().map(PathBuf::as_path))
+        .collect();
+    let mut roots = vec![guard.root().to_path_buf()];
+    let mut exact = Vec::new();
+    for glob in guard.sensitive_paths().globs() {
+        match fixed_part(glob) {
+            Fixed::Whole(path) if shown.iter().any(|r| path.starts_with(r)) => exact.push(path),
+            Fixed::Whole(_) => {}
+            Fixed::Folder(dir) if shown.iter().any(|r| dir.starts_with(r)) => roots.push(dir),
+            // A glob above the shown roots (`~/**/*.pem`) reaches those below it.
+            Fixed::Folder(dir) => roots.extend(
+                shown
+                    .iter()
+                    .filter(|r| r.starts_with(&dir))
+                    .map(|r| r.to_path_buf()),
+            ),
+        }
     }
-    dirs.into_iter()
-        .filter_map(|dir| std::fs::read_dir(dir).ok())
-        .flat_map(|entries| entries.filter_map(Result::ok).map(|e| e.path()))
-        .filter(|path| ctx.guard.sensitive(path).is_some())
-        .collect()
+    let found = guard
+        .hidden_tree()
+        .hidden(&roots, |path| guard.sensitive(path).is_some())
+        .map_err(std::io::Error::other)?;
+    let mut hidden = found.paths;
+    hidden.extend(exact);
+    hidden.sort();
+    hidden.dedup();
+    Ok(hidden)
+}
+
+/// The part of an absolute path glob before its first wildcard.
+#[derive(Debug, PartialEq, Eq)]
+enum Fixed {
+    /// The glob has no wildcard: it names one path.
+    Whole(PathBuf),
+    /// The folder every match lies below.
+    Folder(PathBuf),
+}
+
+fn fixed_part(glob: &str) -> Fixed {
+    match glob.find(['*', '?', '[', '{', '\\']) {
+        None => Fixed::Whole(PathBuf::from(glob)),
+        Some(wild) => {
+            let folder = glob[..wild]
+                .rfind('/')
+                .map_or("/", |slash| &glob[..slash.max(1)]);
+            Fixed::Folder(PathBuf::from(folder))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fixed_part_of_a_glob_is_the_path_or_the_folder_before_its_first_wildcard() {
+        let cases = [
+            ("/ws/secrets", Fixed::Whole("/ws/secrets".into())),
+            ("/ws/secrets/**", Fixed::Folder("/ws/secrets".into())),
+            ("/ws/**/*.pem", Fixed::Folder("/ws".into())),
+            ("/ws/a/key-*.pem", Fixed::Folder("/ws/a".into())),
+            ("/**/*.pem", Fixed::Folder("/".into())),
+            ("/*.pem", Fixed::Folder("/".into())),
+        ];
+        for (glob, fixed) in cases {
+            assert_eq!(fixed_part(glob), fixed, "{glob}");
+        }
+    }
 }
