@@ -93,6 +93,13 @@ fn undo_everything(case: &Case, what: &str) {
     );
     for force in [false, true] {
         let outcomes = case.cp.apply(&plan, force).unwrap();
+        // Each file says why it is left alone, not that forcing would restore it.
+        assert!(
+            outcomes.iter().all(
+                |o| matches!(o, RestoreOutcome::Kept(_, why) if why.contains("symbolic link"))
+            ),
+            "{what} (force: {force}): {outcomes:?}"
+        );
         assert!(
             outcomes
                 .iter()

@@ -256,7 +256,12 @@ impl Checkpoints {
         let mut outcomes = Vec::new();
         for file in &plan.files {
             let path = file.path.clone();
-            if file.changed_since && !force && file.action != RestoreAction::Unchanged {
+            // A file that cannot be restored says why, not that forcing would restore it.
+            let restorable = !matches!(
+                file.action,
+                RestoreAction::Unchanged | RestoreAction::Unkept(_)
+            );
+            if file.changed_since && !force && restorable {
                 outcomes.push(RestoreOutcome::ChangedSince(path));
                 continue;
             }
