@@ -39,6 +39,7 @@
 //! - nothing else: the rest of the home folder, `/run` (and the sockets there), `/root` are
 //!   simply not there.
 
+mod git;
 pub mod helper;
 mod holder;
 mod probe;
@@ -47,6 +48,7 @@ mod seccomp;
 mod settings;
 mod view;
 
+pub use git::{GitReport, Unprotected};
 pub use probe::{Support, Unavailable};
 pub use refusal::refusal_note;
 pub use settings::{DEFAULT_READ_ROOTS, Policy, Settings};
@@ -150,5 +152,17 @@ impl Sandbox {
     /// What builds the namespaces.
     pub fn launcher(&self) -> &Launcher {
         &self.launcher
+    }
+
+    /// After a `workspace-write` call in `workspace`: moves aside a `commondir` the command
+    /// wrote into a main git folder (no mount can hold a name that does not exist yet) and
+    /// returns a note for each.
+    pub fn disarm_git(&self, workspace: &Path) -> Vec<String> {
+        git::disarm(workspace, &self.settings.writable_roots)
+    }
+
+    /// What `workspace-write` holds still of git in `workspace`, for `rein sandbox check`.
+    pub fn git_report(&self, workspace: &Path) -> GitReport {
+        GitReport::new(workspace, &self.settings.writable_roots)
     }
 }
