@@ -66,6 +66,15 @@ pub(super) fn command(
     Ok(command)
 }
 
+/// Under `workspace-write`: a `commondir` the command wrote into the repository's `.git`
+/// moved aside (no mount can hold a name that does not exist yet), with a note for each.
+pub(super) fn disarm_git(policy: Policy, ctx: &ToolContext) -> Vec<String> {
+    match &ctx.sandbox {
+        Some(sandbox) if policy == Policy::WorkspaceWrite => sandbox.disarm_git(ctx.guard.root()),
+        _ => Vec::new(),
+    }
+}
+
 /// Sensitive entries (`.env`…) of the workspace root and the start folder, to hide. Deeper
 /// ones are the permission rules' to refuse: listing the whole tree per call costs too much.
 fn hidden_here(ctx: &ToolContext, start: &Path) -> Vec<PathBuf> {
