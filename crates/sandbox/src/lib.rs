@@ -32,7 +32,10 @@
 //! - system folders (`/usr`, `/etc`, `/opt`, …) read-only; `/proc`, a minimal `/dev`;
 //! - a private, empty `/tmp` and the call's own temp folder;
 //! - the workspace: read-only under [`Policy::ReadOnly`], writable under
-//!   [`Policy::WorkspaceWrite`] except the protected paths above;
+//!   [`Policy::WorkspaceWrite`] except the agents' settings above and what git runs or
+//!   trusts (`git/`: every git folder pinned, its hooks, config, `info`, `commondir`… and
+//!   `core.hooksPath` read-only; where no mount can hold it, [`Unprotected`], the call is
+//!   refused);
 //! - read roots (toolchains: `~/.cargo`, `~/.rustup`, …) read-only, writable roots writable
 //!   (`workspace-write` only);
 //! - sensitive paths inside any of those hidden (an empty folder or file in their place);

@@ -118,7 +118,7 @@ fn a_linked_worktree_protects_its_own_folder_and_the_common_one() {
     fs::create_dir_all(ws.join("wt")).unwrap();
     fs::write(ws.join("wt/.git"), format!("gitdir: {}\n", own.display())).unwrap();
     let wt = ws.join("wt");
-    let steps = plan(&wt, &[ws.clone()], Placeholders::Create).unwrap();
+    let steps = plan(&wt, std::slice::from_ref(&ws), Placeholders::Create).unwrap();
     let ro = read_only(&steps);
     for path in [
         wt.join(".git"),

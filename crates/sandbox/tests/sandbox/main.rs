@@ -6,3 +6,4 @@ mod git_attacks;
 mod lockdown;
 mod policies;
 mod support;
+mod timing;

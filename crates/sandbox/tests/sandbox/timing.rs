@@ -1,0 +1,50 @@
+//! The cost per call of the view (`cargo test --release -p rein-sandbox --test sandbox
+//! timing -- --ignored --nocapture`): 50 calls of `true` under `workspace-write` in a
+//! workspace without git and in a repository, with the native helper and with bubblewrap.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use rein_sandbox::Policy;
+
+use crate::support::*;
+
+const CALLS: usize = 50;
+
+#[test]
+#[ignore = "a measurement, not a check"]
+fn time_fifty_workspace_write_calls() {
+    for launch in LAUNCHES {
+        for with_repo in ["no repository", "repository"] {
+            let fx = fixture();
+            let Some(sandbox) = sandbox(&fx, &[], launch, "time_fifty_calls") else {
+                continue;
+            };
+            if with_repo == "repository" {
+                let init = Command::new("git")
+                    .args(["init", "-q", "."])
+                    .current_dir(&fx.ws)
+                    .output()
+                    .unwrap();
+                assert!(init.status.success());
+            }
+            // The holder starts on the first call.
+            run(&sandbox, Policy::WorkspaceWrite, &fx, "true");
+            let mut samples: Vec<Duration> = (0..CALLS)
+                .map(|_| {
+                    let started = Instant::now();
+                    let output = run(&sandbox, Policy::WorkspaceWrite, &fx, "true");
+                    assert!(output.status.success(), "{}", text(&output));
+                    started.elapsed()
+                })
+                .collect();
+            samples.sort();
+            let total: Duration = samples.iter().sum();
+            println!(
+                "{launch:?}, {with_repo}: median {:.2?}, mean {:.2?} ({CALLS} calls)",
+                samples[CALLS / 2],
+                total / CALLS as u32
+            );
+        }
+    }
+}
