@@ -166,6 +166,6 @@ impl Sandbox {
 
     /// What `workspace-write` holds still of git in `workspace`, for `rein sandbox check`.
     pub fn git_report(&self, workspace: &Path) -> GitReport {
-        GitReport::new(workspace, &self.settings.writable_roots)
+        GitReport::new(workspace, &self.settings)
     }
 }

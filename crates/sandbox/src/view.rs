@@ -112,12 +112,10 @@ impl Sandbox {
         args.triple(bind, call.workspace, call.workspace);
         args.triple("--bind", call.tmp, call.tmp);
         if writable {
-            let git = crate::git::plan(
-                call.workspace,
-                &settings.writable_roots,
-                crate::git::Placeholders::Create,
-            )
-            .map_err(|why| io::Error::other(format!("workspace-write cannot run here: {why}")))?;
+            let git = crate::git::plan(call.workspace, settings, crate::git::Placeholders::Create)
+                .map_err(|why| {
+                    io::Error::other(format!("workspace-write cannot run here: {why}"))
+                })?;
             for step in &git {
                 match step {
                     crate::git::Step::Pin(dir) => args.triple("--bind", dir, dir),

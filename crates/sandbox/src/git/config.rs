@@ -16,6 +16,8 @@ pub(crate) struct GitConfig {
     /// Every `include.path` and `includeIf.<condition>.path`, whatever the condition (a
     /// condition true only later still makes git read the file then).
     pub includes: Vec<String>,
+    /// Every `submodule.<name>.path` (read from `.gitmodules`).
+    pub submodule_paths: Vec<String>,
 }
 
 impl GitConfig {
@@ -50,6 +52,7 @@ impl GitConfig {
                 ("extensions", "worktreeconfig") => config.worktree_config = truthy(&value),
                 ("include", "path") => config.includes.push(value),
                 (s, "path") if s.starts_with("includeif.") => config.includes.push(value),
+                (s, "path") if s.starts_with("submodule.") => config.submodule_paths.push(value),
                 _ => {}
             }
         }
@@ -163,6 +166,7 @@ mod tests {
                 hooks_path: Some(".husky/_".into()),
                 worktree_config: true,
                 includes: vec!["../shared.cfg".into(), "with \"quote\".cfg".into()],
+                submodule_paths: vec![],
             }
         );
     }
@@ -174,6 +178,16 @@ mod tests {
         let config = GitConfig::parse(text);
         assert_eq!(config.hooks_path.as_deref(), Some("ab"));
         assert!(!config.worktree_config);
+    }
+
+    #[test]
+    fn gitmodules_name_the_submodule_checkouts() {
+        let text = "[submodule \"lib/a\"]\n\tpath = lib/a\n\turl = ../a\n\
+                    [submodule \"b\"]\n\tpath = vendor/b\n";
+        assert_eq!(
+            GitConfig::parse(text).submodule_paths,
+            ["lib/a", "vendor/b"]
+        );
     }
 
     #[test]

@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 
 use config::{GitConfig, config_path};
 
+use crate::Settings;
+
 /// How deep submodule names nest under `modules/` (`modules/a/b` for a submodule `a/b`).
 const MODULE_DEPTH: usize = 4;
 /// How many includes deep the config is followed.
@@ -99,14 +101,20 @@ pub enum Placeholders {
 }
 
 /// The steps that hold git's files still for a `workspace-write` call in `workspace` with
-/// `writable_roots`, shallowest first (a pinned folder is bound before what is bound in it).
+/// `settings` (writable roots, git's own config files), shallowest first (a pinned folder is
+/// bound before what is bound in it).
 pub fn plan(
     workspace: &Path,
-    writable_roots: &[PathBuf],
+    settings: &Settings,
     placeholders: Placeholders,
 ) -> Result<Vec<Step>, Unprotected> {
     let mut planner = Planner {
-        view: writable::WritableView::new(workspace, writable_roots),
+        view: writable::WritableView::new(workspace, &settings.writable_roots),
+        user_configs: settings
+            .git_configs
+            .iter()
+            .map(|path| (path.clone(), GitConfig::read(path)))
+            .collect(),
         placeholders,
         steps: Vec::new(),
         visited: HashSet::new(),
@@ -141,6 +149,8 @@ enum Kind {
 
 struct Planner {
     view: writable::WritableView,
+    /// Git's system and user config files, read once.
+    user_configs: Vec<(PathBuf, GitConfig)>,
     placeholders: Placeholders,
     steps: Vec<Step>,
     /// Git folders already planned (a worktree's common folder lists it again).
@@ -212,7 +222,13 @@ impl Planner {
             WorktreeConfig::Off
         };
         self.config_refs(&config, gitdir, top, 0)?;
+        // A relative `core.hooksPath` of the user's config names a folder of each worktree.
+        for (path, user) in self.user_configs.clone() {
+            let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+            self.config_refs(&user, &dir, top, 0)?;
+        }
         self.worktree_config(gitdir, top, worktree_config)?;
+        self.submodule_checkouts(top)?;
         self.modules(&gitdir.join("modules"), 0)?;
         self.worktrees(&gitdir.join("worktrees"), worktree_config)
     }
@@ -257,6 +273,13 @@ impl Planner {
             .and_then(|v| config_path(v, top))
             && let Located::Writable(hooks) = self.view.locate(&hooks)?
         {
+            // husky's hooks folder `.husky/_` holds shims that run `.husky/<hook>`.
+            let husky = hooks.file_name().is_some_and(|name| name == "_");
+            if let Some(parent) = hooks.parent().filter(|_| husky)
+                && self.view.root_of(parent).is_some_and(|root| root != parent)
+            {
+                self.trusted(parent, Kind::Folder)?;
+            }
             self.trusted(&hooks, Kind::Folder)?;
         }
         for include in config.includes.iter().filter_map(|v| config_path(v, dir)) {
@@ -266,6 +289,26 @@ impl Planner {
                     let base = include.parent().unwrap_or(dir).to_path_buf();
                     self.config_refs(&GitConfig::read(&include), &base, top, depth + 1)?;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The `.git` entries of the submodule checkouts `.gitmodules` of worktree `top` names:
+    /// the parent's `git status` enters each and runs what its git folder says, and a `.git`
+    /// file repointed at a folder a command made would take it there.
+    fn submodule_checkouts(&mut self, top: &Path) -> Result<(), Unprotected> {
+        let modules = GitConfig::read(&top.join(".gitmodules"));
+        for path in modules
+            .submodule_paths
+            .iter()
+            .filter_map(|p| config_path(p, top))
+        {
+            if let Located::Writable(checkout) = self.view.locate(&path)?
+                && checkout != top
+                && checkout.starts_with(top)
+            {
+                self.top(&checkout, Missing::Leave)?;
             }
         }
         Ok(())

@@ -14,11 +14,11 @@ pub struct GitReport {
 }
 
 impl GitReport {
-    /// The protection `workspace` would get with `writable_roots` (nothing is created).
-    pub fn new(workspace: &Path, writable_roots: &[PathBuf]) -> Self {
+    /// The protection `workspace` would get with `settings` (nothing is created).
+    pub fn new(workspace: &Path, settings: &crate::Settings) -> Self {
         Self {
             workspace: workspace.to_path_buf(),
-            plan: super::plan(workspace, writable_roots, Placeholders::Skip),
+            plan: super::plan(workspace, settings, Placeholders::Skip),
         }
     }
 

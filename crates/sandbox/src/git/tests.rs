@@ -10,12 +10,24 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     (dir, ws)
 }
 
-fn repo(ws: &Path) {
-    for dir in ["hooks", "info", "objects", "refs"] {
-        fs::create_dir_all(ws.join(".git").join(dir)).unwrap();
+/// Settings with `root` writable.
+fn roots(root: &Path) -> Settings {
+    Settings {
+        writable_roots: vec![root.to_path_buf()],
+        ..Settings::default()
     }
-    fs::write(ws.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
-    fs::write(ws.join(".git/config"), "[core]\n").unwrap();
+}
+
+fn repo(ws: &Path) {
+    gitdir(&ws.join(".git"));
+}
+
+fn gitdir(dir: &Path) {
+    for sub in ["hooks", "info", "objects", "refs"] {
+        fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(dir.join("config"), "[core]\n").unwrap();
 }
 
 fn read_only(steps: &[Step]) -> Vec<PathBuf> {
@@ -42,7 +54,7 @@ fn pinned(steps: &[Step]) -> Vec<PathBuf> {
 fn a_repository_has_its_git_folder_pinned_and_what_git_runs_read_only() {
     let (_dir, ws) = workspace();
     repo(&ws);
-    let steps = plan(&ws, &[], Placeholders::Create).unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
     assert_eq!(pinned(&steps), vec![ws.join(".git")]);
     assert_eq!(
         read_only(&steps),
@@ -55,17 +67,17 @@ fn missing_trusted_folders_are_made_empty_so_they_can_be_bound() {
     let (_dir, ws) = workspace();
     repo(&ws);
     fs::remove_dir(ws.join(".git/hooks")).unwrap();
-    let steps = plan(&ws, &[], Placeholders::Skip).unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Skip).unwrap();
     assert!(read_only(&steps).contains(&ws.join(".git/hooks")));
     assert!(!ws.join(".git/hooks").exists(), "a check creates nothing");
-    plan(&ws, &[], Placeholders::Create).unwrap();
+    plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
     assert!(ws.join(".git/hooks").is_dir());
 }
 
 #[test]
 fn a_workspace_without_git_gets_an_empty_read_only_git_folder() {
     let (_dir, ws) = workspace();
-    let steps = plan(&ws, &[], Placeholders::Create).unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
     assert_eq!(steps, vec![Step::ReadOnly(ws.join(".git"))]);
     assert_eq!(fs::read_dir(ws.join(".git")).unwrap().count(), 0);
 }
@@ -74,14 +86,67 @@ fn a_workspace_without_git_gets_an_empty_read_only_git_folder() {
 fn hooks_path_in_the_workspace_is_read_only_with_its_parents_pinned() {
     let (_dir, ws) = workspace();
     repo(&ws);
-    fs::write(ws.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
-    let steps = plan(&ws, &[], Placeholders::Create).unwrap();
-    assert!(read_only(&steps).contains(&ws.join(".husky/_")));
-    assert!(pinned(&steps).contains(&ws.join(".husky")));
-    assert!(ws.join(".husky/_").is_dir());
+    fs::write(
+        ws.join(".git/config"),
+        "[core]\n\thooksPath = tools/githooks\n",
+    )
+    .unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
+    assert!(read_only(&steps).contains(&ws.join("tools/githooks")));
+    assert!(pinned(&steps).contains(&ws.join("tools")));
+    assert!(ws.join("tools/githooks").is_dir());
     // Parents are bound before what is bound in them.
     let at = |p: &Path| steps.iter().position(|s| s.path() == p).unwrap();
-    assert!(at(&ws.join(".husky")) < at(&ws.join(".husky/_")));
+    assert!(at(&ws.join("tools")) < at(&ws.join("tools/githooks")));
+}
+
+#[test]
+fn huskys_hook_scripts_beside_its_shims_are_read_only_too() {
+    let (_dir, ws) = workspace();
+    repo(&ws);
+    fs::write(ws.join(".git/config"), "[core]\n\thooksPath = .husky/_\n").unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
+    let ro = read_only(&steps);
+    assert!(ro.contains(&ws.join(".husky")) && ro.contains(&ws.join(".husky/_")));
+}
+
+#[test]
+fn a_relative_hooks_path_of_the_users_config_is_held_in_every_repository() {
+    let (dir, ws) = workspace();
+    repo(&ws);
+    let user = dir.path().join("gitconfig");
+    fs::write(&user, "[core]\n\thooksPath = .githooks\n").unwrap();
+    let settings = Settings {
+        git_configs: vec![user, dir.path().join("missing")],
+        ..Settings::default()
+    };
+    let steps = plan(&ws, &settings, Placeholders::Create).unwrap();
+    assert!(read_only(&steps).contains(&ws.join(".githooks")));
+}
+
+#[test]
+fn submodule_checkouts_named_in_gitmodules_have_their_git_entry_held() {
+    let (_dir, ws) = workspace();
+    repo(&ws);
+    fs::write(
+        ws.join(".gitmodules"),
+        "[submodule \"lib\"]\n\tpath = vendor/lib\n",
+    )
+    .unwrap();
+    let module = ws.join(".git/modules/lib");
+    gitdir(&module);
+    fs::remove_dir(module.join("hooks")).unwrap();
+    fs::create_dir_all(ws.join("vendor/lib")).unwrap();
+    fs::write(
+        ws.join("vendor/lib/.git"),
+        "gitdir: ../../.git/modules/lib\n",
+    )
+    .unwrap();
+    let steps = plan(&ws, &Settings::default(), Placeholders::Create).unwrap();
+    let ro = read_only(&steps);
+    assert!(ro.contains(&ws.join("vendor/lib/.git")), "{steps:?}");
+    assert!(ro.contains(&module.join("hooks")), "{steps:?}");
+    assert!(pinned(&steps).contains(&ws.join("vendor/lib")));
 }
 
 #[test]
@@ -91,19 +156,19 @@ fn symlinks_and_a_planted_commondir_are_refused() {
     fs::remove_dir(ws.join(".git/hooks")).unwrap();
     std::os::unix::fs::symlink("../githooks", ws.join(".git/hooks")).unwrap();
     assert_eq!(
-        plan(&ws, &[], Placeholders::Create),
+        plan(&ws, &Settings::default(), Placeholders::Create),
         Err(Unprotected::Symlink(ws.join(".git/hooks")))
     );
     fs::remove_file(ws.join(".git/hooks")).unwrap();
     fs::write(ws.join(".git/commondir"), "../evil\n").unwrap();
     assert_eq!(
-        plan(&ws, &[], Placeholders::Create),
+        plan(&ws, &Settings::default(), Placeholders::Create),
         Err(Unprotected::Redirected(ws.join(".git/commondir")))
     );
     let notes = disarm(&ws, &[]);
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(!ws.join(".git/commondir").exists());
-    assert!(plan(&ws, &[], Placeholders::Create).is_ok());
+    assert!(plan(&ws, &Settings::default(), Placeholders::Create).is_ok());
 }
 
 #[test]
@@ -118,7 +183,7 @@ fn a_linked_worktree_protects_its_own_folder_and_the_common_one() {
     fs::create_dir_all(ws.join("wt")).unwrap();
     fs::write(ws.join("wt/.git"), format!("gitdir: {}\n", own.display())).unwrap();
     let wt = ws.join("wt");
-    let steps = plan(&wt, std::slice::from_ref(&ws), Placeholders::Create).unwrap();
+    let steps = plan(&wt, &roots(&ws), Placeholders::Create).unwrap();
     let ro = read_only(&steps);
     for path in [
         wt.join(".git"),

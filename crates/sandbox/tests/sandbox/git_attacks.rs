@@ -67,7 +67,8 @@ const ATTACKS: &[Attack] = &[
     Attack {
         name: "husky's core.hooksPath in the workspace rewritten or moved away",
         setup: husky,
-        line: "cp HOOK .husky/_/pre-commit; mv .husky .husky-old; mkdir -p .husky/_; \
+        line: "cp HOOK .husky/pre-commit; cp HOOK .husky/_/pre-commit; mv .husky .husky-old; \
+               mkdir -p .husky/_; \
                cp HOOK .husky/_/pre-commit; mv .husky/_ .husky/old; mkdir .husky/_; \
                cp HOOK .husky/_/pre-commit",
         victim: ws,
@@ -84,6 +85,20 @@ const ATTACKS: &[Attack] = &[
         line: "cp HOOK .git/modules/sub/hooks/post-checkout; printf EVIL >> .git/modules/sub/config; \
                mv .git/modules/sub .git/modules/old; cp -r .git/modules/old .git/modules/sub; \
                printf EVIL >> .git/modules/sub/config",
+        victim: ws,
+    },
+    Attack {
+        name: "a submodule checkout's .git file repointed at a planted git folder",
+        setup: submodule,
+        line: "git init -q planted; printf EVIL >> planted/.git/config; \
+               echo \"gitdir: $PWD/planted/.git\" > sub/.git; rm -f sub/.git; \
+               echo \"gitdir: $PWD/planted/.git\" > sub/.git",
+        victim: ws,
+    },
+    Attack {
+        name: "the user's relative core.hooksPath filled in the workspace",
+        setup: user_hooks_path,
+        line: "mkdir -p .githooks; cp HOOK .githooks/pre-commit",
         victim: ws,
     },
     Attack {
@@ -202,6 +217,55 @@ fn victim(attack: &Attack, fx: &Fixture) -> (Output, Output) {
 }
 
 #[test]
+fn a_workspace_inside_a_writable_checkout_cannot_swap_the_checkouts_git() {
+    let test = "a_workspace_inside_a_writable_checkout";
+    if !rein_testkit::require("git", "--version", test) {
+        return;
+    }
+    for launch in LAUNCHES {
+        let fx = fixture();
+        let Some(sandbox) = sandbox(&fx, std::slice::from_ref(&fx.outside), launch, test) else {
+            continue;
+        };
+        let checkout = fx.outside.join("checkout");
+        let workspace = checkout.join("sub");
+        std::fs::create_dir_all(&workspace).unwrap();
+        git_ok(&checkout, &fx, &["init", "-q", "."]);
+        git_ok(
+            &checkout,
+            &fx,
+            &["commit", "-q", "--allow-empty", "-m", "first"],
+        );
+        let attack = Attack {
+            name: "the checkout's .git swapped from a sub-folder workspace",
+            setup: no_repo,
+            line: "cd ..; mv .git .git-old || cp -r .git .git-old; cp HOOK .git-old/hooks/pre-commit; \
+                   mv -T .git-old .git; cp HOOK .git/hooks/pre-commit; \
+                   echo '* filter=x' > .git/info/attributes; mv sub sub2; mkdir -p sub/.git/hooks",
+            victim: ws,
+        };
+        let (marker, line) = armed(&attack, &fx);
+        let call = Call {
+            policy: Policy::WorkspaceWrite,
+            workspace: &workspace,
+            cwd: &workspace,
+            tmp: &fx.tmp,
+            hidden: &[],
+        };
+        let said = text(&run_call(&sandbox, &call, &line, Some(&fx.home)));
+        let commit = git(
+            &checkout,
+            &fx,
+            &["commit", "-q", "--allow-empty", "-m", "user"],
+        );
+        assert!(!marker.exists(), "{launch:?}: {said}\n{}", text(&commit));
+        assert!(!checkout.join(".git/info/attributes").exists(), "{said}");
+        assert!(workspace.join(".git").is_dir(), "{said}");
+        assert!(!checkout.join("sub2").exists(), "{said}");
+    }
+}
+
+#[test]
 fn git_add_commit_and_branch_work_inside() {
     let test = "git_add_commit_and_branch_work_inside";
     if !rein_testkit::require("git", "--version", test) {
@@ -311,10 +375,26 @@ fn repo_at_ws(fx: &Fixture) {
     git_ok(&fx.ws, fx, &["commit", "-qm", "first"]);
 }
 
+/// husky's layout: `core.hooksPath` is `.husky/_`, whose shims run `.husky/<hook>`.
 fn husky(fx: &Fixture) {
     repo_at_ws(fx);
     std::fs::create_dir_all(fx.ws.join(".husky/_")).unwrap();
+    let shim = fx.ws.join(".husky/_/pre-commit");
+    let run = "#!/bin/sh\nhook=\"$(dirname \"$0\")/../pre-commit\"\n\
+               [ -f \"$hook\" ] && sh \"$hook\"\nexit 0\n";
+    std::fs::write(&shim, run).unwrap();
+    make_executable(&shim);
     git_ok(&fx.ws, fx, &["config", "core.hooksPath", ".husky/_"]);
+}
+
+/// A user whose own config points every repository at its `.githooks` folder.
+fn user_hooks_path(fx: &Fixture) {
+    repo_at_ws(fx);
+    std::fs::write(
+        fx.home.join(".gitconfig"),
+        "[core]\n\thooksPath = .githooks\n",
+    )
+    .unwrap();
 }
 
 fn include(fx: &Fixture) {
