@@ -66,8 +66,9 @@ impl fmt::Display for GitReport {
             f,
             "  git, not enforceable by mounts: a `commondir` written into a main .git (moved \
              aside after each call; a background command's is caught at the next call); a \
-             repository a command creates in a sub-folder, which the parent's `git status` \
-             enters once a command adds it to the index as a submodule"
+             repository nested in the workspace that .gitmodules does not name; a repository a \
+             command creates in a sub-folder, which the parent's `git status` enters once a \
+             command adds it to the index as a submodule"
         )
     }
 }
