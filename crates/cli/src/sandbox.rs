@@ -89,6 +89,9 @@ pub fn check(workspace: &Path) -> Result<(), Exit> {
     let support = Support::check(settings(&config, &sensitive), helper().as_deref());
     let policy = policy(None, &config)?;
     print!("{support}");
+    if let Ok(sandbox) = &support.sandbox {
+        print!("{}", sandbox.git_report(workspace));
+    }
     println!("  configured policy: {policy} (proven read-only commands: read-only)");
     Ok(())
 }

@@ -127,6 +127,12 @@ async fn sandbox_check_says_what_this_machine_supports() {
             assert!(said.contains("native helper"), "{said}");
         }
         assert!(said.contains("network: off"), "{said}");
+        // The workspace has no `.git`: an empty read-only one is bound there.
+        assert!(
+            said.contains("git, read-only (made empty first when missing): .git"),
+            "{said}"
+        );
+        assert!(!dir.path().join(".git").exists(), "a check creates nothing");
     } else {
         assert!(said.contains("sandbox: unavailable"), "{said}");
     }

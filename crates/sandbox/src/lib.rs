@@ -32,13 +32,17 @@
 //! - system folders (`/usr`, `/etc`, `/opt`, …) read-only; `/proc`, a minimal `/dev`;
 //! - a private, empty `/tmp` and the call's own temp folder;
 //! - the workspace: read-only under [`Policy::ReadOnly`], writable under
-//!   [`Policy::WorkspaceWrite`] except the protected paths above;
+//!   [`Policy::WorkspaceWrite`] except the agents' settings above and what git runs or
+//!   trusts (`git/`: every git folder pinned, its hooks, config, `info`, `commondir`… and
+//!   `core.hooksPath` read-only; where no mount can hold it, [`Unprotected`], the call is
+//!   refused);
 //! - read roots (toolchains: `~/.cargo`, `~/.rustup`, …) read-only, writable roots writable
 //!   (`workspace-write` only);
 //! - sensitive paths inside any of those hidden (an empty folder or file in their place);
 //! - nothing else: the rest of the home folder, `/run` (and the sockets there), `/root` are
 //!   simply not there.
 
+mod git;
 pub mod helper;
 mod holder;
 mod probe;
@@ -47,6 +51,7 @@ mod seccomp;
 mod settings;
 mod view;
 
+pub use git::{GitReport, Unprotected};
 pub use probe::{Support, Unavailable};
 pub use refusal::refusal_note;
 pub use settings::{DEFAULT_READ_ROOTS, Policy, Settings};
@@ -150,5 +155,17 @@ impl Sandbox {
     /// What builds the namespaces.
     pub fn launcher(&self) -> &Launcher {
         &self.launcher
+    }
+
+    /// After a `workspace-write` call in `workspace`: moves aside a `commondir` the command
+    /// wrote into a main git folder (no mount can hold a name that does not exist yet) and
+    /// returns a note for each.
+    pub fn disarm_git(&self, workspace: &Path) -> Vec<String> {
+        git::disarm(workspace, &self.settings.writable_roots)
+    }
+
+    /// What `workspace-write` holds still of git in `workspace`, for `rein sandbox check`.
+    pub fn git_report(&self, workspace: &Path) -> GitReport {
+        GitReport::new(workspace, &self.settings)
     }
 }

@@ -39,8 +39,9 @@ pub fn refusal_note(policy: Policy, output: &str, cwd: &Path, workspace: &Path) 
     let allows = match policy {
         Policy::ReadOnly => "it may write only in its temp folder and /dev/null",
         _ => {
-            "it may write only inside the workspace (not .git/hooks, .git/config, .rein, \
-             .claude or .mcp.json) and its temp folder"
+            "it may write only inside the workspace (not what git runs or trusts: .git's \
+             hooks, config, info, commondir; nor .rein, .claude or .mcp.json; and `git init` \
+             where there is no .git) and its temp folder"
         }
     };
     Some(format!(

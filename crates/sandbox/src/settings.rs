@@ -85,6 +85,10 @@ pub struct Settings {
     pub writable_roots: Vec<PathBuf>,
     /// Paths never shown, even inside a root or the workspace (the sensitive list, absolute).
     pub hidden: Vec<PathBuf>,
+    /// Git's config files besides a repository's own (system and user): a `core.hooksPath`
+    /// or an include there may name a path in the workspace, held still like the
+    /// repository's.
+    pub git_configs: Vec<PathBuf>,
 }
 
 impl Settings {
@@ -99,8 +103,14 @@ impl Settings {
                     .collect()
             })
             .unwrap_or_default();
+        let mut git_configs = vec![PathBuf::from("/etc/gitconfig")];
+        if let Some(home) = home {
+            git_configs.push(home.join(".gitconfig"));
+            git_configs.push(home.join(".config/git/config"));
+        }
         Self {
             read_roots,
+            git_configs,
             ..Self::default()
         }
     }

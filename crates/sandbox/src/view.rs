@@ -16,9 +16,13 @@ const SYSTEM: &[&str] = &[
 ];
 
 /// Paths inside the workspace a `workspace-write` command may read but not change: git's hooks
-/// and config (a hook or `core.fsmonitor` runs code at the next `git` call), and the agents'
-/// own settings (they grant permissions and start MCP servers).
+/// and config (a hook or `core.fsmonitor` runs code at the next `git` call; the `git` module
+/// holds these and everything else git trusts), and the agents' own settings (they grant
+/// permissions and start MCP servers).
 pub const PROTECTED: &[&str] = &[".git/hooks", ".git/config", ".rein", ".claude", ".mcp.json"];
+
+/// The agents' settings of [`PROTECTED`]; git's are planned by `git::plan`.
+const AGENT_SETTINGS: &[&str] = &[".rein", ".claude", ".mcp.json"];
 
 /// Variables naming sockets outside the sandbox (an ssh agent, a Docker daemon, a desktop
 /// bus), removed from a restricted command's environment: a socket reached through them would
@@ -108,6 +112,16 @@ impl Sandbox {
         args.triple(bind, call.workspace, call.workspace);
         args.triple("--bind", call.tmp, call.tmp);
         if writable {
+            let git = crate::git::plan(call.workspace, settings, crate::git::Placeholders::Create)
+                .map_err(|why| {
+                    io::Error::other(format!("workspace-write cannot run here: {why}"))
+                })?;
+            for step in &git {
+                match step {
+                    crate::git::Step::Pin(dir) => args.triple("--bind", dir, dir),
+                    crate::git::Step::ReadOnly(path) => args.triple("--ro-bind", path, path),
+                }
+            }
             protect(&mut args, call.workspace);
         }
         let shown = |path: &Path| {
@@ -174,7 +188,7 @@ impl Sandbox {
     }
 }
 
-/// Binds the protected paths that exist in `workspace` read-only over it. Not one reached
+/// Binds the agents' settings that exist in `workspace` read-only over it. Not one reached
 /// through a symlink: the bind would show whatever the link points at (a command can aim
 /// `.git` at a folder of secrets outside the view, and see its `config` at the next call),
 /// and it would not protect the path anyway, the link itself staying replaceable.
@@ -182,7 +196,7 @@ fn protect(args: &mut Args, workspace: &Path) {
     let Ok(real) = workspace.canonicalize() else {
         return;
     };
-    for name in PROTECTED {
+    for name in AGENT_SETTINGS {
         let path = workspace.join(name);
         if path.canonicalize().is_ok_and(|p| p == real.join(name)) {
             args.triple("--ro-bind", &path, &path);

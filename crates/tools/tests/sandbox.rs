@@ -106,3 +106,24 @@ async fn a_required_sandbox_that_is_missing_runs_nothing() {
     );
     assert!(!ws.root.join("made.txt").exists());
 }
+
+#[tokio::test]
+async fn a_commondir_a_command_writes_is_moved_aside_and_the_model_told() {
+    let mut ws = Workspace::new();
+    if !sandboxed(
+        &mut ws,
+        Policy::WorkspaceWrite,
+        "a_commondir_is_moved_aside",
+    ) {
+        return;
+    }
+    std::fs::create_dir_all(ws.root.join(".git/hooks")).unwrap();
+    std::fs::write(ws.root.join(".git/config"), "[core]\n").unwrap();
+    let line = "mkdir -p evil/hooks && echo ../evil > .git/commondir";
+    let out = ws.call("bash", json!({ "command": line })).await;
+    assert!(!ws.root.join(".git/commondir").exists(), "{}", out.text);
+    assert!(out.text.contains("rein moved it"), "{}", out.text);
+    // The next call runs as usual.
+    let out = ws.call("bash", json!({"command": "echo next"})).await;
+    assert!(!out.is_error, "{}", out.text);
+}

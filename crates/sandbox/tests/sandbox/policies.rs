@@ -201,8 +201,15 @@ fn git_python_and_cargo_work_in_workspace_write() {
             "fn main() { println!(\"tiny ran\"); }\n",
         )
         .unwrap();
+        // `git init` itself is refused inside: the workspace's empty `.git` is read-only.
+        let init = Command::new("git")
+            .args(["init", "-q", "."])
+            .current_dir(&fx.ws)
+            .output()
+            .unwrap();
+        assert!(init.status.success(), "{}", text(&init));
         let line = format!(
-            "set -e; git init -q . && git add Cargo.toml src && \
+            "set -e; git add Cargo.toml src && \
              git -c user.name=t -c user.email=t@t commit -qm first && echo committed; \
              python3 -c 'open(\"py.txt\", \"w\").write(\"from python\")'; \
              CARGO_TARGET_DIR={target} cargo run --offline -q",

@@ -91,6 +91,7 @@ pub fn sandbox(fx: &Fixture, writable: &[PathBuf], launch: Launch, test: &str) -
             fx.home.join(".ssh"),
             fx.home.join(".cargo/credentials.toml"),
         ],
+        git_configs: vec![fx.home.join(".gitconfig")],
         ..Settings::default()
     };
     detect(settings, launch, test)
@@ -120,12 +121,17 @@ pub fn run_with_home(
         tmp: &fx.tmp,
         hidden: &[],
     };
-    let wrapped = sandbox.wrap(&call).unwrap();
+    run_call(sandbox, &call, line, home)
+}
+
+/// Runs `line` with `bash -c` for `call`, `HOME` set to `home` (else the real one).
+pub fn run_call(sandbox: &Sandbox, call: &Call<'_>, line: &str, home: Option<&Path>) -> Output {
+    let wrapped = sandbox.wrap(call).unwrap();
     let mut command = Command::new(&wrapped.program);
     command
         .args(&wrapped.args)
         .args(["bash", "-c", line])
-        .env("TMPDIR", &fx.tmp)
+        .env("TMPDIR", call.tmp)
         .stdin(Stdio::null());
     if let Some(home) = home {
         command.env("HOME", home);

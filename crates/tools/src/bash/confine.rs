@@ -66,6 +66,15 @@ pub(super) fn command(
     Ok(command)
 }
 
+/// Under `workspace-write`: a `commondir` the command wrote into the repository's `.git`
+/// moved aside (no mount can hold a name that does not exist yet), with a note for each.
+pub(super) fn disarm_git(policy: Policy, ctx: &ToolContext) -> Vec<String> {
+    match &ctx.sandbox {
+        Some(sandbox) if policy == Policy::WorkspaceWrite => sandbox.disarm_git(ctx.guard.root()),
+        _ => Vec::new(),
+    }
+}
+
 /// What a sandboxed command must not see beyond the sandbox's own hidden list: every entry
 /// the guard refuses (sensitive names such as `.env*` and the `Read` deny globs) in the
 /// workspace at any depth, and in the shown roots (read roots, and writable roots under

@@ -195,6 +195,8 @@ impl TypedTool for Bash {
             Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
         };
         let mut fds = vec![cwd_fd];
+        // A background command of an earlier call may have written one since.
+        notes.extend(confine::disarm_git(policy, ctx));
         let mut command = match confine::command(policy, ctx, &start, tmp.path(), &mut fds) {
             Ok(command) => command,
             Err(e) => return ToolOutput::error(format!("cannot start bash: the sandbox: {e}")),
@@ -266,6 +268,7 @@ impl TypedTool for Bash {
             Err(e) => return ToolOutput::error(format!("cannot start bash: {e}")),
         };
         drop(tmp);
+        notes.extend(confine::disarm_git(policy, ctx));
         if let Some(note) = self.follow_cwd(report.take(), &start, &ctx.guard) {
             notes.push(note);
         }

@@ -74,7 +74,7 @@ impl GitTree {
         let dot_git = workspace
             .ancestors()
             .map(|dir| dir.join(".git"))
-            .find(|git| git.symlink_metadata().is_ok())?;
+            .find(|git| is_repository(git))?;
         Some(Self {
             store: store.to_path_buf(),
             index: index.to_path_buf(),
@@ -304,6 +304,17 @@ impl GitTree {
             .env("XDG_CONFIG_HOME", &xdg)
             .stdin(Stdio::null());
         cmd
+    }
+}
+
+/// Whether `dot_git` is a repository's `.git` entry: a file (`gitdir: …`) or a folder with a
+/// `HEAD`. The sandbox binds an empty read-only `.git` folder at the root of a workspace that
+/// is in no repository (so no command can make one): that is not a work tree to snapshot.
+fn is_repository(dot_git: &Path) -> bool {
+    match dot_git.symlink_metadata() {
+        Ok(meta) if meta.is_dir() => dot_git.join("HEAD").symlink_metadata().is_ok(),
+        Ok(_) => true,
+        Err(_) => false,
     }
 }
 
