@@ -44,6 +44,29 @@ pub fn folders(
     dirs
 }
 
+/// The folders the files of [`folders`] must stay inside, with the sensitive list they are
+/// checked against: `~/.claude`, the user's `rein` config folder and, when trusted, the
+/// workspace. A linked file or folder leading out of its root is skipped with a warning.
+pub fn prompt_files(
+    workspace: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> rein_tools::PromptFiles {
+    let mut roots = Vec::new();
+    if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
+        roots.push(Path::new(&home).join(".claude"));
+    }
+    if let Some(dir) = crate::config::discover::user_config_dir(env) {
+        roots.push(dir.join("rein"));
+    }
+    if config.workspace_trusted {
+        roots.push(workspace.to_path_buf());
+    }
+    // A list that does not compile stopped the set-up already; the built-in one is the floor.
+    let sensitive = crate::sandbox::sensitive_list(config).unwrap_or_default();
+    rein_tools::PromptFiles::new(roots, sensitive)
+}
+
 /// The custom commands and skills of an invocation, warning once about files that could not
 /// be used.
 pub fn commands(
@@ -56,6 +79,7 @@ pub fn commands(
     let loaded = rein_engine::commands::load(
         &folders("commands", workspace, env, trusted, warn),
         &folders("skills", workspace, env, trusted, warn),
+        &prompt_files(workspace, env, config),
     );
     for warning in loaded.warnings.iter().filter(|_| warn) {
         eprintln!("rein: {warning}");
@@ -72,7 +96,11 @@ pub fn subagents(
 ) -> Subagents {
     let dirs = folders("agents", workspace, env, config.workspace_trusted, true);
     let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
-    let loaded = load(built_in(explore), &dirs);
+    let loaded = load(
+        built_in(explore),
+        &dirs,
+        &prompt_files(workspace, env, config),
+    );
     for warning in &loaded.warnings {
         eprintln!("rein: {warning}");
     }

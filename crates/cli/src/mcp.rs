@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use rein_mcp::ServerConfig;
+use rein_mcp::{ServerConfig, Vars};
+use rein_tools::HiddenEnv;
 
-use crate::config::Config;
+use crate::config::{Config, Scope};
 
 /// How long servers get to exit once rein is done with them (then they are stopped).
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(1500);
@@ -14,12 +15,29 @@ pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis
 /// Most of a `.mcp.json` read.
 const MCP_JSON_CAP: u64 = 1024 * 1024;
 
-/// The servers configured for `workspace`, and what could not be used.
+/// The variables no server inherits and no workspace's configuration reads: the provider keys
+/// and the key variable configured (`key_env`: `--api-key-env`, else `api_key_env`).
+pub fn hidden_env(config: &Config, key_env: Option<&str>) -> HiddenEnv {
+    let configured = config.api_key_env.as_ref().map(|k| k.value.clone());
+    HiddenEnv::with(key_env.map(str::to_string).into_iter().chain(configured))
+}
+
+/// The servers configured for `workspace`, and what could not be used. The user's own
+/// tables read every variable; a workspace's `.mcp.json` and tables only those the user's
+/// `mcp_env_allow` lists, never one of `hidden`.
 pub fn configs(
     workspace: &Path,
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
+    hidden: &HiddenEnv,
 ) -> (Vec<ServerConfig>, Vec<String>) {
+    let allowed: Vec<String> = config
+        .mcp_env_allow
+        .iter()
+        .map(|v| v.value.clone())
+        .collect();
+    let user_vars = Vars::user(env);
+    let workspace_vars = Vars::workspace(env, &allowed, hidden.names());
     let mut servers: Vec<ServerConfig> = Vec::new();
     let mut warnings = Vec::new();
     let add = |server: ServerConfig, servers: &mut Vec<ServerConfig>| {
@@ -29,7 +47,7 @@ pub fn configs(
     let path = workspace.join(".mcp.json");
     if config.workspace_trusted {
         match rein_tools::read_regular(&path, MCP_JSON_CAP) {
-            Ok(Some(text)) => match rein_mcp::parse_mcp_json(&text, ".mcp.json", env) {
+            Ok(Some(text)) => match rein_mcp::parse_mcp_json(&text, ".mcp.json", &workspace_vars) {
                 Ok(parsed) => {
                     warnings.extend(parsed.warnings);
                     for server in parsed.servers {
@@ -42,8 +60,14 @@ pub fn configs(
             Err(e) => warnings.push(format!("MCP servers not read: {e}")),
         }
     }
-    for (name, table, source) in &config.mcp_servers {
-        match table.to_config(name, source, env) {
+    for entry in &config.mcp_servers {
+        let vars = match entry.scope {
+            Scope::User => &user_vars,
+            Scope::TrustedWorkspace | Scope::UntrustedWorkspace => &workspace_vars,
+        };
+        let configured = entry.table.to_config(&entry.name, &entry.source, vars);
+        warnings.extend(vars.take_warnings());
+        match configured {
             Ok(Some(server)) => add(server, &mut servers),
             Ok(None) => {}
             Err(e) => warnings.push(e),
@@ -57,15 +81,16 @@ pub async fn start(
     workspace: &Path,
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
+    hidden: &HiddenEnv,
 ) -> rein_mcp::Started {
-    let (servers, warnings) = configs(workspace, config, env);
+    let (servers, warnings) = configs(workspace, config, env, hidden);
     for warning in warnings {
         eprintln!("rein: {warning}");
     }
     if servers.is_empty() {
         return rein_mcp::Started::default();
     }
-    let started = rein_mcp::start(servers).await;
+    let started = rein_mcp::start_hiding(servers, hidden).await;
     for (_, failure) in &started.failures {
         eprintln!("rein: {failure}; going on without it");
     }
@@ -157,7 +182,8 @@ pub async fn list(
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), crate::Exit> {
-    let (servers, mut warnings) = configs(workspace, config, env);
+    let hidden = hidden_env(config, None);
+    let (servers, mut warnings) = configs(workspace, config, env, &hidden);
     if !config.workspace_trusted && workspace.join(".mcp.json").exists() {
         warnings.push(format!(
             "this workspace's .mcp.json is not used: the workspace is not trusted (run `rein \
@@ -189,7 +215,7 @@ pub async fn list(
             )
         })
         .collect();
-    let started = rein_mcp::start(servers).await;
+    let started = rein_mcp::start_hiding(servers, &hidden).await;
     for (name, transport, target) in described {
         match started.servers.iter().find(|s| s.config.name == name) {
             Some(server) => {

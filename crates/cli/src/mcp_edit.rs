@@ -41,7 +41,8 @@ fn check_name(name: &str) -> Result<(), Exit> {
             "`{name}` cannot name a server: use letters, digits, `-` and `_` (at most 40)"
         )));
     }
-    Ok(())
+    // The same rule as when servers are loaded: no `__`, no `_` at an end.
+    rein_mcp::check_name(name, "the command line").map_err(Exit::usage)
 }
 
 /// `KEY=VALUE` pairs.

@@ -100,8 +100,9 @@ impl Setup {
     /// Starts the configured MCP servers (before the first agent is made).
     pub async fn start_mcp(&mut self) {
         let env = |key: &str| std::env::var(key).ok();
-        self.mcp =
-            std::sync::Arc::new(crate::mcp::start(&self.workspace, &self.config, &env).await);
+        let hidden = crate::mcp::hidden_env(&self.config, self.args.api_key_env.as_deref());
+        let started = crate::mcp::start(&self.workspace, &self.config, &env, &hidden).await;
+        self.mcp = std::sync::Arc::new(started);
     }
 
     /// The custom commands and skills as their folders hold them now, with the MCP servers'

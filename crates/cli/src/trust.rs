@@ -169,7 +169,8 @@ pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
 /// workspace's files may add.
 fn hold_back_agents(workspace: &Path, config: &mut Config) {
     if let Ok(Some(text)) = rein_tools::read_regular(&workspace.join(".mcp.json"), 1024 * 1024)
-        && let Ok(parsed) = rein_mcp::parse_mcp_json(&text, ".mcp.json", &|_| None)
+        && let Ok(parsed) =
+            rein_mcp::parse_mcp_json(&text, ".mcp.json", &rein_mcp::Vars::user(&|_| None))
     {
         for server in parsed.servers {
             config.ignored.push(Ignored {

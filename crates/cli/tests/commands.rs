@@ -56,3 +56,43 @@ async fn an_untrusted_workspaces_commands_and_skills_are_held_back_but_the_users
     assert!(!body.contains("- greet:"), "{body}");
     assert!(body.contains("- tidy: Tidies imports."), "{body}");
 }
+
+#[tokio::test]
+async fn a_trusted_workspaces_files_linked_to_the_users_secrets_are_not_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // Secrets shaped as definitions, so that read they would show in the catalogs.
+    let secret = |word: &str| format!("---\nname: {word}\ndescription: {word}\n---\n{word}\n");
+    std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+    std::fs::write(home.path().join(".git-credentials"), secret("GITCREDS")).unwrap();
+    std::fs::write(home.path().join(".ssh/id_rsa"), secret("SSHKEY")).unwrap();
+    for folder in [".claude/skills/creds", ".claude/agents"] {
+        std::fs::create_dir_all(ws.join(folder)).unwrap();
+    }
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(home.path().join(target), ws.join(at)).unwrap()
+    };
+    link(".git-credentials", ".claude/skills/creds/SKILL.md");
+    link(".ssh/id_rsa", ".claude/agents/x.md");
+    link(".ssh/id_rsa", "CLAUDE.md");
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut cmd = exec_in(ws, &server, "default", "hello");
+    cmd.env("HOME", home.path());
+    cmd.arg("--trust-workspace");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = server.requests()[0].body.to_string();
+    assert!(
+        !body.contains("GITCREDS") && !body.contains("SSHKEY"),
+        "{body}"
+    );
+    let stderr = text(&out.stderr);
+    for named in [".claude/skills/creds/SKILL.md", ".claude/agents/x.md"] {
+        let named = ws.join(named).display().to_string();
+        assert!(
+            stderr.contains(&format!("{named} leads outside")),
+            "{stderr}"
+        );
+    }
+}

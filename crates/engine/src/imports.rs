@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{WorkspaceGuard, read_regular};
+use rein_tools::PromptFiles;
 
 use crate::commands::at_references;
 use crate::prompt::MEMORY_FILE_READ_CAP;
@@ -14,19 +14,19 @@ use crate::prompt::MEMORY_FILE_READ_CAP;
 const MAX_DEPTH: usize = 5;
 
 /// `text` (of a memory file in `dir`) followed by the files it imports, each under a
-/// heading naming it. With `guard` (a workspace's memory), an import must be a path tools may
-/// read; one refused or unreadable is skipped and said in `warnings`. A reference to nothing
+/// heading naming it. Each import is read through `files`: one leading out of its root,
+/// sensitive or unreadable is skipped and said in `warnings`. A reference to nothing
 /// (`@alice`, a missing file) is plain text.
 pub(crate) fn follow(
     text: String,
     dir: &Path,
-    guard: Option<&WorkspaceGuard>,
+    files: &PromptFiles,
     home: Option<&Path>,
     warnings: &mut Vec<String>,
 ) -> String {
     let mut seen = Vec::new();
     let mut out = text.clone();
-    collect(&text, dir, guard, home, 1, &mut seen, &mut out, warnings);
+    collect(&text, dir, files, home, 1, &mut seen, &mut out, warnings);
     out
 }
 
@@ -34,7 +34,7 @@ pub(crate) fn follow(
 fn collect(
     text: &str,
     dir: &Path,
-    guard: Option<&WorkspaceGuard>,
+    files: &PromptFiles,
     home: Option<&Path>,
     depth: usize,
     seen: &mut Vec<PathBuf>,
@@ -60,13 +60,7 @@ fn collect(
             continue;
         }
         seen.push(canonical.clone());
-        if let Some(guard) = guard
-            && let Err(refused) = guard.resolve_read(&path.to_string_lossy())
-        {
-            warnings.push(format!("memory import @{reference} not read: {refused}"));
-            continue;
-        }
-        let imported = match read_regular(&canonical, MEMORY_FILE_READ_CAP) {
+        let imported = match files.read(&path, MEMORY_FILE_READ_CAP) {
             Ok(Some(imported)) => imported,
             Ok(None) => continue,
             Err(refused) => {
@@ -76,11 +70,12 @@ fn collect(
         };
         out.push_str(&format!("\n\n## Imported from @{reference}\n\n"));
         out.push_str(imported.trim_end());
-        let parent = canonical.parent().unwrap_or(dir).to_path_buf();
+        // The path as named, not its canonical form: the root is matched as written.
+        let parent = path.parent().unwrap_or(dir).to_path_buf();
         collect(
             &imported,
             &parent,
-            guard,
+            files,
             home,
             depth + 1,
             seen,
@@ -93,6 +88,7 @@ fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rein_tools::WorkspaceGuard;
 
     #[test]
     fn imports_are_followed_relative_bounded_and_once() {
@@ -109,7 +105,13 @@ mod tests {
                     `@docs/style.md` in a span\n```\n@AGENTS.md\n```\n";
         let guard = WorkspaceGuard::new(root).unwrap();
         let mut warnings = Vec::new();
-        let out = follow(text.into(), root, Some(&guard), None, &mut warnings);
+        let out = follow(
+            text.into(),
+            root,
+            &PromptFiles::of_workspace(&guard),
+            None,
+            &mut warnings,
+        );
         assert!(out.starts_with(text));
         assert_eq!(out.matches("## Imported from").count(), 2, "{out}");
         assert!(out.contains("## Imported from @docs/style.md\n\nUse tabs."));
@@ -126,7 +128,13 @@ mod tests {
         let text = format!("@{}/secret.md and @.env", outside.path().display());
         let guard = WorkspaceGuard::new(ws.path()).unwrap();
         let mut warnings = Vec::new();
-        let out = follow(text.clone(), ws.path(), Some(&guard), None, &mut warnings);
+        let out = follow(
+            text.clone(),
+            ws.path(),
+            &PromptFiles::of_workspace(&guard),
+            None,
+            &mut warnings,
+        );
         assert_eq!(out, text);
         assert_eq!(warnings.len(), 2, "{warnings:?}");
     }
@@ -140,8 +148,9 @@ mod tests {
         // brought in and the text stays as it is.
         let gemini = std::fs::read_to_string(dir.join("obra__superpowers__GEMINI.md")).unwrap();
         let mut warnings = Vec::new();
+        let files = PromptFiles::new([dir.clone()], rein_tools::SensitivePaths::default());
         assert_eq!(
-            follow(gemini.clone(), &dir, None, None, &mut warnings),
+            follow(gemini.clone(), &dir, &files, None, &mut warnings),
             gemini
         );
         // `@` inside code blocks of a large AGENTS.md is never an import.

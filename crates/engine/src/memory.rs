@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use rein_tools::WorkspaceGuard;
 use serde_json::Value;
 
-use crate::prompt::read_memory_file;
+use crate::prompt::{MemorySource, read_memory_file};
 
 /// The sub-folder memory files met so far.
 #[derive(Debug, Clone, Default)]
@@ -46,6 +46,7 @@ impl FolderMemory {
             return None;
         }
         let mut shown = Vec::new();
+        let mut source = None;
         let mut dir = PathBuf::new();
         let folders: Vec<_> = relative
             .parent()
@@ -56,7 +57,8 @@ impl FolderMemory {
             if self.seen.contains_key(&dir) {
                 continue;
             }
-            let found = read_memory_file(&root.join(&dir), Some(guard), warnings)
+            let source = source.get_or_insert_with(|| MemorySource::workspace(guard));
+            let found = read_memory_file(&root.join(&dir), source, warnings)
                 .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
             if let Some((name, text)) = &found {
                 shown.push(render(name, text));

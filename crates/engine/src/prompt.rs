@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{WorkspaceGuard, read_regular};
+use rein_tools::{PromptFiles, WorkspaceGuard, read_regular};
 
 /// Memory files larger than this are cut, with a note, so one file cannot eat the window.
 const MEMORY_FILE_CAP: usize = 40_000;
@@ -91,15 +91,20 @@ pub struct SystemPromptBuilder {
     user_memory: Option<(String, String)>,
     skills: Option<String>,
     warnings: Vec<String>,
+    /// The workspace's prompt files, whose sensitive list the user's memory is checked
+    /// against too.
+    workspace_files: PromptFiles,
 }
 
 impl SystemPromptBuilder {
     /// Starts from the environment; memory files are read from its `cwd`.
-    /// The workspace's memory file is read only when `guard` lets tools read it: a cloned
-    /// repository's `AGENTS.md` linked to `~/.ssh/id_rsa` or `/etc/shadow` is not sent.
+    /// The workspace's memory file (and what it imports) is read only when it stays inside the
+    /// workspace and is not sensitive for `guard`: a cloned repository's `AGENTS.md` linked to
+    /// `~/.ssh/id_rsa` or `/etc/shadow` is not sent.
     pub fn new(environment: Environment, guard: &WorkspaceGuard) -> Self {
         let mut warnings = environment.warnings.clone();
-        let memory = read_memory_file(&environment.cwd, Some(guard), &mut warnings);
+        let source = MemorySource::workspace(guard);
+        let memory = read_memory_file(&environment.cwd, &source, &mut warnings);
         Self {
             identity: IDENTITY.to_string(),
             environment,
@@ -108,13 +113,16 @@ impl SystemPromptBuilder {
             user_memory: None,
             skills: None,
             warnings,
+            workspace_files: source.file,
         }
     }
 
     /// Also follows the user's own memory file in `dir` (e.g. `~/.config/rein/AGENTS.md`),
-    /// which applies to every workspace.
+    /// which applies to every workspace. It must not lead out of `dir`; what it imports may
+    /// be anywhere in the home folder but not sensitive (`@~/.ssh/id_rsa` is not sent).
     pub fn user_memory(mut self, dir: &Path) -> Self {
-        self.user_memory = read_memory_file(dir, None, &mut self.warnings)
+        let source = MemorySource::user(&self.workspace_files, dir);
+        self.user_memory = read_memory_file(dir, &source, &mut self.warnings)
             .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
         self
     }
@@ -222,25 +230,54 @@ fn tool_guidance(name: &str) -> Option<&'static str> {
     })
 }
 
+/// Where a memory file and the files it imports may be read from.
+#[derive(Debug, Clone)]
+pub(crate) struct MemorySource {
+    /// The memory file's root.
+    file: PromptFiles,
+    /// The imports' root.
+    imports: PromptFiles,
+    /// What `~/` in an import stands for.
+    home: Option<PathBuf>,
+}
+
+impl MemorySource {
+    /// A workspace's memory files and imports: inside the workspace, not sensitive.
+    pub(crate) fn workspace(guard: &WorkspaceGuard) -> Self {
+        let file = PromptFiles::of_workspace(guard);
+        Self {
+            imports: file.clone(),
+            file,
+            home: guard.home().map(Path::to_path_buf),
+        }
+    }
+
+    /// The user's memory file in `dir` (inside it) and its imports (inside the home folder,
+    /// where the user names them on purpose), checked against the sensitive list of
+    /// `workspace`.
+    fn user(workspace: &PromptFiles, dir: &Path) -> Self {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let import_root = home.clone().unwrap_or_else(|| dir.to_path_buf());
+        Self {
+            file: workspace.with_roots([dir.to_path_buf()]),
+            imports: workspace.with_roots([import_root]),
+            home,
+        }
+    }
+}
+
 /// The memory file of a folder: `AGENTS.md`, falling back to `CLAUDE.md`, as (file name,
-/// text cut to a cap). One that is not a regular file or is over [`MEMORY_FILE_READ_CAP`] is
-/// skipped (the next name is tried) and said in `warnings`; so is one in a workspace (`guard`
-/// given) that leads where tools may not read (outside the workspace, a sensitive path).
+/// text cut to a cap). One that is not a regular file, is over [`MEMORY_FILE_READ_CAP`],
+/// leads out of its root or is sensitive ([`PromptFiles::read`]) is skipped (the next name is
+/// tried) and said in `warnings`.
 pub(crate) fn read_memory_file(
     cwd: &Path,
-    guard: Option<&WorkspaceGuard>,
+    source: &MemorySource,
     warnings: &mut Vec<String>,
 ) -> Option<(String, String)> {
     ["AGENTS.md", "CLAUDE.md"].iter().find_map(|name| {
         let path = cwd.join(name);
-        if let Some(guard) = guard
-            && path.symlink_metadata().is_ok()
-            && let Err(refused) = guard.resolve_read(&path.to_string_lossy())
-        {
-            warnings.push(format!("memory file not read: {refused}"));
-            return None;
-        }
-        let text = match read_regular(&path, MEMORY_FILE_READ_CAP) {
+        let text = match source.file.read(&path, MEMORY_FILE_READ_CAP) {
             Ok(text) => text?,
             Err(refused) => {
                 warnings.push(format!("memory file not read: {refused}"));
@@ -250,11 +287,8 @@ pub(crate) fn read_memory_file(
         if text.trim().is_empty() {
             return None;
         }
-        let home = match guard {
-            Some(guard) => guard.home().map(Path::to_path_buf),
-            None => std::env::var_os("HOME").map(PathBuf::from),
-        };
-        let text = crate::imports::follow(text, cwd, guard, home.as_deref(), warnings);
+        let text =
+            crate::imports::follow(text, cwd, &source.imports, source.home.as_deref(), warnings);
         Some((name.to_string(), cap_text(text)))
     })
 }

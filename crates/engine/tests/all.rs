@@ -13,6 +13,7 @@ mod dispatch;
 mod hooks;
 mod hooks_claude;
 mod limits;
+mod linked_out;
 mod loop_;
 mod permissions;
 mod plan;

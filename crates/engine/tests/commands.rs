@@ -47,7 +47,12 @@ async fn a_command_expands_its_arguments_shell_lines_and_files() {
         )
         .unwrap();
         std::fs::write(ws.path().join("notes.txt"), "THE NOTES").unwrap();
-        let catalog = rein_engine::commands::load(&[commands], &[]).catalog;
+        let catalog = rein_engine::commands::load(
+            std::slice::from_ref(&commands),
+            &[],
+            &own_roots(&commands),
+        )
+        .catalog;
         let server = mock(r#"{"turns": [{"text": "on it"}]}"#).await;
         // Default mode and nobody to ask: only the command's allowed-tools let `touch` run.
         let mut agent = agent_with(kind, &server, ws.path(), catalog, false);
@@ -80,7 +85,9 @@ async fn a_command_cannot_lift_a_deny_rule_or_reach_outside_the_workspace() {
         "---\nallowed-tools: Bash\n---\n!`touch gone.txt`\nKey: @/etc/passwd\n",
     )
     .unwrap();
-    let catalog = rein_engine::commands::load(&[commands], &[]).catalog;
+    let catalog =
+        rein_engine::commands::load(std::slice::from_ref(&commands), &[], &own_roots(&commands))
+            .catalog;
     let server = mock(r#"{"turns": [{"text": "ok"}]}"#).await;
     let mut config = AgentConfig::new("claude-sonnet-4-5", ws.path().to_path_buf());
     config.commands = catalog;
@@ -112,7 +119,9 @@ async fn the_model_loads_a_real_skill_and_reads_its_files() {
     let Some(skills) = rein_testkit::conformance_dir("agent-files/skills").unwrap() else {
         return;
     };
-    let catalog = rein_engine::commands::load(&[], std::slice::from_ref(&skills)).catalog;
+    let catalog =
+        rein_engine::commands::load(&[], std::slice::from_ref(&skills), &own_roots(&skills))
+            .catalog;
     let dir = skills.join("obra__superpowers__systematic-debugging");
     let sibling = dir.join("root-cause-tracing.md");
     let first_line = std::fs::read_to_string(&sibling)
@@ -184,7 +193,9 @@ async fn a_commands_model_answers_its_run_only() {
         "---\nmodel: claude-haiku-4-5\n---\nAnswer briefly.\n",
     )
     .unwrap();
-    let catalog = rein_engine::commands::load(&[commands], &[]).catalog;
+    let catalog =
+        rein_engine::commands::load(std::slice::from_ref(&commands), &[], &own_roots(&commands))
+            .catalog;
     let server = mock(r#"{"turns": [{"text": "long"}]}"#).await;
     let other = mock(r#"{"turns": [{"text": "short"}]}"#).await;
     let mut config = AgentConfig::new("claude-sonnet-4-5", ws.path().to_path_buf());
@@ -210,4 +221,9 @@ async fn a_commands_model_answers_its_run_only() {
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].body["model"], "claude-sonnet-4-5");
+}
+
+/// `dir` as the one root prompt files are read from.
+fn own_roots(dir: &std::path::Path) -> rein_tools::PromptFiles {
+    rein_tools::PromptFiles::new([dir.to_path_buf()], rein_tools::SensitivePaths::default())
 }

@@ -83,8 +83,8 @@ async fn special_memory_files_and_git_head_are_skipped_with_warnings() {
             format!("memory file not read: {d}/sub/AGENTS.md is a directory, not a regular file"),
             // A link out of the workspace is refused before it is opened.
             format!(
-                "memory file not read: path {d}/sub/CLAUDE.md is outside the workspace {d}; only \
-                 paths inside the workspace are allowed"
+                "memory file not read: {d}/sub/CLAUDE.md leads outside {d} (a symbolic link on \
+                 the way points out of it); rein reads no prompt file from elsewhere"
             ),
         ]
     );

@@ -213,7 +213,9 @@ async fn a_definitions_tools_are_all_its_subagent_is_offered_on(kind: ProviderKi
         "---\nname: reader\ndescription: reads\ntools: Read, Grep, WebFetch\n---\nYou read.\n",
     )
     .unwrap();
-    let loaded = rein_engine::subagents::load(built_in(None), &[agents.path().to_path_buf()]);
+    let dirs = [agents.path().to_path_buf()];
+    let files = rein_tools::PromptFiles::new(dirs.clone(), rein_tools::SensitivePaths::default());
+    let loaded = rein_engine::subagents::load(built_in(None), &dirs, &files);
     let server = mock(&format!(
         r#"{{"turns": [{}, {{"text": "read"}}, {{"text": "explored"}}, {{"text": "ok"}}]}}"#,
         task_turn(&[("reader", "read something")])

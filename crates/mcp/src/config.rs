@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::vars::{Lookup, Vars, expand_vars};
+
 /// How long a server may take to start and list its tools, unless configured.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one tool call may take, unless configured.
@@ -90,13 +92,10 @@ struct JsonServer {
     headers: BTreeMap<String, String>,
 }
 
-/// The servers of a `.mcp.json` text read from `source`; `env` gives variables (and
-/// `CLAUDE_PLUGIN_ROOT` when the file belongs to a plugin).
-pub fn parse_mcp_json(
-    text: &str,
-    source: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Parsed, String> {
+/// The servers of a `.mcp.json` text read from `source`; `vars` gives the variables the file
+/// may read (and `CLAUDE_PLUGIN_ROOT` when the file belongs to a plugin). A server whose name
+/// cannot be told apart in tool names ([`check_name`]) is skipped with a warning.
+pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parsed, String> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("{source}: not valid JSON: {e}"))?;
     let table = match value.get("mcpServers") {
@@ -112,6 +111,10 @@ pub fn parse_mcp_json(
         if name.starts_with('_') || !entry.is_object() {
             continue;
         }
+        if let Err(why) = check_name(&name, source) {
+            parsed.warnings.push(why);
+            continue;
+        }
         let server: JsonServer = match serde_json::from_value(entry) {
             Ok(server) => server,
             Err(e) => {
@@ -121,7 +124,7 @@ pub fn parse_mcp_json(
                 continue;
             }
         };
-        let mut expand = |text: &str| expand_vars(text, env, &name, source, &mut parsed.warnings);
+        let mut expand = |text: &str| expand_vars(text, vars, &name, source, &mut parsed.warnings);
         let transport = match (server.kind.as_deref(), server.command, server.url) {
             (None | Some("stdio"), Some(command), _) => Transport::Stdio {
                 command: expand(&command),
@@ -163,7 +166,40 @@ pub fn parse_mcp_json(
             source: source.to_string(),
         });
     }
+    parsed.warnings.extend(vars.take_warnings());
     Ok(parsed)
+}
+
+/// Refuses a server name that would make tool names ambiguous. Tools are named
+/// `mcp__<server>__<tool>` and rules name a server as `mcp__<server>`: with `__` in a name
+/// (`docs__x`), or `_` at its ends, the rule `mcp__docs` would also cover every tool of
+/// `docs__x`. rein refuses such a name rather than escape it, so a rule means what it says.
+pub fn check_name(name: &str, source: &str) -> Result<(), String> {
+    let shown = crate::tool::sanitise(name);
+    if shown.is_empty() || shown.contains("__") || shown.starts_with('_') || shown.ends_with('_') {
+        return Err(format!(
+            "MCP server `{name}` ({source}) skipped: its name {} `__` or `_` at an end, so \
+             permission rules naming a server (`mcp__<server>`) could also cover another \
+             server's tools; rename it (e.g. `{}`)",
+            if name == shown {
+                "contains".to_string()
+            } else {
+                format!("becomes `{shown}` in tool names, with")
+            },
+            suggest(&shown)
+        ));
+    }
+    Ok(())
+}
+
+/// `shown` with runs of `_` made one `-` and none at the ends.
+fn suggest(shown: &str) -> String {
+    let parts: Vec<&str> = shown.split('_').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() {
+        "server".to_string()
+    } else {
+        parts.join("-")
+    }
 }
 
 /// A `[mcp_servers.<name>]` table, with codex's keys.
@@ -214,36 +250,48 @@ impl TomlServer {
         &self,
         name: &str,
         source: &str,
-        env: &dyn Fn(&str) -> Option<String>,
+        vars: &Vars<'_>,
     ) -> Result<Option<ServerConfig>, String> {
         if self.enabled == Some(false) {
             return Ok(None);
         }
+        check_name(name, source)?;
         let transport = match (&self.command, &self.url) {
             (Some(command), None) => {
-                let mut vars = self.env.clone();
+                let mut env = self.env.clone();
                 for key in &self.env_vars {
-                    if let Some(value) = env(key) {
-                        vars.insert(key.clone(), value);
+                    if let Some(value) = vars.get(key, name, source) {
+                        env.insert(key.clone(), value);
                     }
                 }
                 Transport::Stdio {
                     command: command.clone(),
                     args: self.args.clone(),
-                    env: vars,
+                    env,
                 }
             }
             (None, Some(url)) => {
                 let mut headers = self.http_headers.clone();
                 for (header, var) in &self.env_http_headers {
-                    if let Some(value) = env(var) {
+                    if let Some(value) = vars.get(var, name, source) {
                         headers.insert(header.clone(), value);
                     }
                 }
                 if let Some(var) = &self.bearer_token_env_var {
-                    let token = env(var).ok_or_else(|| {
-                        format!("MCP server `{name}` ({source}): {var} is not set")
-                    })?;
+                    let token = match vars.lookup(var, name, source) {
+                        Lookup::Value(token) => token,
+                        Lookup::Unset => {
+                            return Err(format!(
+                                "MCP server `{name}` ({source}): {var} is not set"
+                            ));
+                        }
+                        Lookup::Refused => {
+                            return Err(format!(
+                                "MCP server `{name}` ({source}) skipped: its bearer token \
+                                 variable {var} is not read (see the warning above)"
+                            ));
+                        }
+                    };
                     headers.insert("Authorization".into(), format!("Bearer {token}"));
                 }
                 Transport::Http {
@@ -273,47 +321,6 @@ impl TomlServer {
             source: source.to_string(),
         }))
     }
-}
-
-/// `${VAR}` and `${VAR:-default}` in `text` replaced from `env`; a variable that is not set
-/// and has no default becomes empty and is said once in `warnings`.
-fn expand_vars(
-    text: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-    server: &str,
-    source: &str,
-    warnings: &mut Vec<String>,
-) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("${") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 2..];
-        let Some(end) = after.find('}') else {
-            out.push_str(&rest[at..]);
-            return out;
-        };
-        let inner = &after[..end];
-        let (var, default) = match inner.split_once(":-") {
-            Some((var, default)) => (var, Some(default)),
-            None => (inner, None),
-        };
-        // `${VAR:-default}`: the default also stands for an empty value.
-        let value = env(var).filter(|v| !v.is_empty() || default.is_none());
-        match (value, default) {
-            (Some(value), _) => out.push_str(&value),
-            (_, Some(default)) => out.push_str(default),
-            (None, None) => {
-                let warning = format!("MCP server `{server}` ({source}): {var} is not set");
-                if !warnings.contains(&warning) {
-                    warnings.push(warning);
-                }
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

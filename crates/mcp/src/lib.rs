@@ -7,14 +7,17 @@ pub mod config;
 mod prompts;
 mod resources;
 mod server;
+mod stdio;
 mod tool;
+mod vars;
 
 use std::sync::Arc;
 
-pub use config::{ServerConfig, TomlServer, Transport, parse_mcp_json};
+pub use config::{ServerConfig, TomlServer, Transport, check_name, parse_mcp_json};
 pub use prompts::McpPrompt;
 pub use server::Server;
 pub use tool::McpTool;
+pub use vars::Vars;
 
 /// The servers of a session that started, and those that did not.
 #[derive(Debug, Default)]
@@ -65,10 +68,20 @@ impl rein_tools::ToolSource for Started {
     }
 }
 
-/// Starts every server at once; each has its own startup timeout.
+/// Starts every server at once; each has its own startup timeout. Stdio servers do not
+/// inherit the built-in provider keys ([`rein_tools::PROVIDER_KEY_VARS`]).
 pub async fn start(configs: Vec<ServerConfig>) -> Started {
+    start_hiding(configs, &rein_tools::HiddenEnv::default()).await
+}
+
+/// [`start`], stdio servers inheriting none of `hidden`'s variables (the provider keys and
+/// the configured key variable, as commands and hooks).
+pub async fn start_hiding(configs: Vec<ServerConfig>, hidden: &rein_tools::HiddenEnv) -> Started {
     let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
-    let results = futures::future::join_all(configs.into_iter().map(Server::connect)).await;
+    let connecting = configs
+        .into_iter()
+        .map(|config| Server::connect(config, hidden.clone()));
+    let results = futures::future::join_all(connecting).await;
     let mut started = Started::default();
     for (name, result) in names.into_iter().zip(results) {
         match result {

@@ -4,7 +4,6 @@
 //! call; one that fails to start again is tried later, waiting longer each time.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -15,12 +14,15 @@ use rmcp::model::{
     ClientRequest, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
+use rein_tools::HiddenEnv;
+
 use crate::config::{ServerConfig, Transport};
+use crate::stdio::{FRAME_LIMIT, Oversized};
 
 /// Longest wait before trying to start a failing server again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -39,6 +41,10 @@ pub struct Server {
     tools_changed: Arc<AtomicBool>,
     /// What it last wrote on its standard error.
     stderr: StderrTail,
+    /// Its messages too long to read, which fail the calls waiting.
+    oversized: Oversized,
+    /// The variables its process does not inherit.
+    hidden: HiddenEnv,
     conn: tokio::sync::Mutex<Conn>,
 }
 
@@ -48,6 +54,7 @@ pub struct Server {
 struct Client {
     tools_changed: Arc<AtomicBool>,
     stderr: StderrTail,
+    oversized: Oversized,
 }
 
 /// The last lines a stdio server wrote on its standard error.
@@ -126,14 +133,16 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Starts the server and lists its tools, within its startup timeout.
-    pub async fn connect(config: ServerConfig) -> Result<Self, String> {
+    /// Starts the server and lists its tools, within its startup timeout; a stdio server's
+    /// process does not inherit the variables of `hidden` (the provider keys).
+    pub async fn connect(config: ServerConfig, hidden: HiddenEnv) -> Result<Self, String> {
         let name = config.name.clone();
         let handler = Client {
             tools_changed: Arc::new(AtomicBool::new(false)),
             stderr: StderrTail::default(),
+            oversized: Oversized::default(),
         };
-        let (client, group) = start_within(&config, &handler)
+        let (client, group) = start_within(&config, &handler, &hidden)
             .await
             .map_err(|e| format!("MCP server `{name}` did not start: {e}"))?;
         let tools = list_tools(client.peer(), &config)
@@ -151,6 +160,8 @@ impl Server {
             tools: RwLock::new(tools),
             tools_changed: handler.tools_changed,
             stderr: handler.stderr,
+            oversized: handler.oversized,
+            hidden,
             has_resources,
             prompts,
             conn: tokio::sync::Mutex::new(Conn {
@@ -231,6 +242,7 @@ impl Server {
         let timeout = self.config.tool_timeout;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let options = PeerRequestOptions::with_timeout(timeout);
+        let mut oversized = self.oversized.watch();
         let handle = match peer.send_cancellable_request(request, options).await {
             Ok(handle) => handle,
             Err(e) => return Err(describe(e, timeout, &self.stderr)),
@@ -248,6 +260,20 @@ impl Server {
                     .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
                     .await;
                 Err("cancelled by the user before the MCP server answered".to_string())
+            }
+            // The answer (or another message of the server while this call waited) is being
+            // dropped: it would never arrive.
+            Ok(()) = oversized.changed() => {
+                let reason = "its answer was too long to read".to_string();
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
+                    .await;
+                Err(format!(
+                    "the server answered with a message longer than {} MiB, the most rein \
+                     reads of one; it was dropped (ask the tool for less: a narrower query, a \
+                     page, a limit)",
+                    FRAME_LIMIT / (1024 * 1024)
+                ))
             }
         }
     }
@@ -303,8 +329,9 @@ impl Server {
             let handler = Client {
                 tools_changed: Arc::clone(&self.tools_changed),
                 stderr: self.stderr.clone(),
+                oversized: self.oversized.clone(),
             };
-            match start_within(&self.config, &handler).await {
+            match start_within(&self.config, &handler, &self.hidden).await {
                 Ok((client, group)) => {
                     conn.client = Some(client);
                     conn._group = group;
@@ -365,9 +392,10 @@ fn describe(error: ServiceError, timeout: Duration, stderr: &StderrTail) -> Stri
 async fn start_within(
     config: &ServerConfig,
     client: &Client,
+    hidden: &HiddenEnv,
 ) -> Result<(Running, GroupGuard), String> {
     let timeout = config.startup_timeout;
-    match tokio::time::timeout(timeout, start(config, client.clone())).await {
+    match tokio::time::timeout(timeout, start(config, client.clone(), hidden)).await {
         Ok(result) => result,
         Err(_) => Err(format!(
             "no answer within {:.0} s{}",
@@ -377,10 +405,14 @@ async fn start_within(
     }
 }
 
-async fn start(config: &ServerConfig, client: Client) -> Result<(Running, GroupGuard), String> {
+async fn start(
+    config: &ServerConfig,
+    client: Client,
+    hidden: &HiddenEnv,
+) -> Result<(Running, GroupGuard), String> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
-            start_stdio(config, command, args, env, client).await
+            start_stdio(config, command, args, env, client, hidden).await
         }
         Transport::Http {
             url,
@@ -402,20 +434,14 @@ async fn start_stdio(
     args: &[String],
     env: &BTreeMap<String, String>,
     client: Client,
+    hidden: &HiddenEnv,
 ) -> Result<(Running, GroupGuard), String> {
-    let mut cmd = tokio::process::Command::new(command);
-    cmd.args(args).envs(env).process_group(0).kill_on_drop(true);
-    if let Some(cwd) = &config.cwd {
-        cmd.current_dir(cwd);
-    }
-    let (transport, stderr) = TokioChildProcess::builder(cmd)
-        .stderr(Stdio::piped())
-        .spawn()
+    let spawned = crate::stdio::spawn(config, command, args, env, hidden, &client.oversized)
         .map_err(|e| format!("cannot run `{command}`: {e}"))?;
-    let group = GroupGuard(transport.id().and_then(|id| i32::try_from(id).ok()));
+    let group = GroupGuard(spawned.pid.and_then(|id| i32::try_from(id).ok()));
     let tail = client.stderr.clone();
-    let reading = stderr.map(|stderr| tail.follow(stderr));
-    match client.serve(transport).await {
+    let reading = spawned.stderr.map(|stderr| tail.follow(stderr));
+    match client.serve(spawned.transport).await {
         Ok(client) => Ok((client, group)),
         Err(e) => {
             // A server that failed has usually said why on its way out.

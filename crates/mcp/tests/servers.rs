@@ -4,6 +4,9 @@
 //! the server, a changed tool list taken, prompts listed and fetched.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "servers/attacks.rs"]
+mod attacks;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 

@@ -53,6 +53,34 @@ pub enum ReadRefusal {
         /// The path as given.
         path: PathBuf,
     },
+    /// The path leads out of the folder it must stay in (a symlink on the way points
+    /// elsewhere): only from [`crate::PromptFiles`].
+    #[error(
+        "{} leads outside {} (a symbolic link on the way points out of it); rein reads no \
+         prompt file from elsewhere",
+        path.display(),
+        root.display()
+    )]
+    Outside {
+        /// The path as given.
+        path: PathBuf,
+        /// The folder it had to stay in.
+        root: PathBuf,
+    },
+    /// The path is a credential or secret file (it matches the sensitive list), or another
+    /// name (a hard link) of one: only from [`crate::PromptFiles`].
+    #[error(
+        "{} is off limits (it {how} {pattern}): rein does not send credentials or secrets",
+        path.display()
+    )]
+    Sensitive {
+        /// The path as given.
+        path: PathBuf,
+        /// `matches`, or `is a hard link to a file in`.
+        how: &'static str,
+        /// The sensitive-path pattern.
+        pattern: String,
+    },
     /// Opening or reading failed (permissions, I/O).
     #[error("cannot read {}: {source}", path.display())]
     Io {
@@ -70,6 +98,8 @@ impl ReadRefusal {
             Self::NotRegular { path, .. }
             | Self::TooLarge { path, .. }
             | Self::NotText { path }
+            | Self::Outside { path, .. }
+            | Self::Sensitive { path, .. }
             | Self::Io { path, .. } => path,
         }
     }
@@ -145,7 +175,7 @@ pub fn read_capped(reader: impl Read, cap: u64, path: &Path) -> Result<Vec<u8>, 
     Ok(bytes)
 }
 
-fn check(path: &Path, meta: &Metadata, cap: u64) -> Result<(), ReadRefusal> {
+pub(crate) fn check(path: &Path, meta: &Metadata, cap: u64) -> Result<(), ReadRefusal> {
     let kind = meta.file_type();
     let not_regular = |kind| ReadRefusal::NotRegular {
         path: path.to_path_buf(),
@@ -169,7 +199,12 @@ fn check(path: &Path, meta: &Metadata, cap: u64) -> Result<(), ReadRefusal> {
     if !kind.is_file() {
         return Err(not_regular("an unknown kind of file"));
     }
-    if meta.len() > cap {
+    check_len(path, meta.len(), cap)
+}
+
+/// A file of `len` bytes over `cap` is [`ReadRefusal::TooLarge`].
+pub(crate) fn check_len(path: &Path, len: u64, cap: u64) -> Result<(), ReadRefusal> {
+    if len > cap {
         return Err(ReadRefusal::TooLarge {
             path: path.to_path_buf(),
             cap,

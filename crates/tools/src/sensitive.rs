@@ -241,12 +241,25 @@ impl SensitivePaths {
     /// [`SensitivePaths::hard_linked`] for a regular file already open: its link count and
     /// `(device, inode)`, from `fstat` on its descriptor.
     pub(crate) fn hard_linked_inode(&self, nlink: u64, target: (u64, u64)) -> Option<&str> {
+        self.hard_linked_inode_within(nlink, target, None)
+    }
+
+    /// [`SensitivePaths::hard_linked_inode`], not searching the sensitive folders that hold
+    /// `granted` (a folder rein reads on purpose, such as `~/.claude`: the file's own name
+    /// there is not another one).
+    pub(crate) fn hard_linked_inode_within(
+        &self,
+        nlink: u64,
+        target: (u64, u64),
+        granted: Option<&Path>,
+    ) -> Option<&str> {
         if nlink < 2 {
             return None;
         }
         let mut budget = MAX_LINK_SEARCH;
         self.prefixes
             .iter()
+            .filter(|(prefix, _)| !granted.is_some_and(|g| g.starts_with(prefix)))
             .find(|(prefix, _)| holds_inode(prefix, target, &mut budget))
             .map(|(_, pattern)| pattern.as_str())
     }

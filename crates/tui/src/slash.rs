@@ -210,8 +210,17 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("plain.md"), "Explain the build.\n").unwrap();
         std::fs::write(dir.path().join("help.md"), "never replaces a built-in").unwrap();
-        let commands =
-            Commands::load(&rein_engine::commands::load(&[dir.path().into()], &[]).catalog);
+        let commands = Commands::load(
+            &rein_engine::commands::load(
+                &[dir.path().into()],
+                &[],
+                &rein_tools::PromptFiles::new(
+                    [dir.path().into()],
+                    rein_tools::SensitivePaths::default(),
+                ),
+            )
+            .catalog,
+        );
         assert_eq!(
             commands.parse("/review src/lib.rs"),
             Some(SlashCommand::Prompt("/review src/lib.rs".into()))

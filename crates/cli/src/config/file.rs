@@ -19,6 +19,9 @@ pub struct TomlFile {
     pub fallback_model: Option<Spanned<String>>,
     /// MCP servers, with codex's keys.
     pub mcp_servers: Option<std::collections::BTreeMap<String, rein_mcp::TomlServer>>,
+    /// Variables a workspace's MCP configuration may read (`${VAR}` in `.mcp.json`,
+    /// `env_vars`…); only the user's own file sets it, and provider keys are never read.
+    pub mcp_env_allow: Option<Vec<Spanned<String>>>,
     pub provider: Option<Spanned<String>>,
     pub base_url: Option<Spanned<String>>,
     pub api_key_env: Option<Spanned<String>>,

@@ -81,6 +81,17 @@ pub enum Why {
     UserOnly,
 }
 
+/// A `[mcp_servers.<name>]` table and whose file set it (a workspace's reads only the
+/// variables of `mcp_env_allow`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpTable {
+    pub name: String,
+    pub table: rein_mcp::TomlServer,
+    /// The file.
+    pub source: String,
+    pub scope: Scope,
+}
+
 /// A value and where it was set (`path:line`, `env REIN_MODEL`, `--model`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sourced<T> {
@@ -96,9 +107,11 @@ pub struct Config {
     pub explore_model: Option<Sourced<String>>,
     /// The model asked when the first is overloaded or not found.
     pub fallback_model: Option<Sourced<String>>,
-    /// MCP servers of `[mcp_servers]` tables (name, table, file), a later file's replacing
-    /// an earlier one's of the same name.
-    pub mcp_servers: Vec<(String, rein_mcp::TomlServer, String)>,
+    /// MCP servers of `[mcp_servers]` tables, a later file's replacing an earlier one's of
+    /// the same name.
+    pub mcp_servers: Vec<McpTable>,
+    /// Variables a workspace's MCP configuration may read (the user's own config only).
+    pub mcp_env_allow: Vec<Sourced<String>>,
     pub provider: Option<Sourced<String>>,
     pub base_url: Option<Sourced<String>>,
     pub api_key_env: Option<Sourced<String>>,
@@ -251,10 +264,21 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
             });
             continue;
         }
-        config.mcp_servers.retain(|(n, _, _)| n != name);
-        config
-            .mcp_servers
-            .push((name.clone(), server.clone(), source.path.clone()));
+        config.mcp_servers.retain(|t| &t.name != name);
+        config.mcp_servers.push(McpTable {
+            name: name.clone(),
+            table: server.clone(),
+            source: source.path.clone(),
+            scope,
+        });
+    }
+    for var in file.mcp_env_allow.iter().flatten() {
+        if scope == Scope::User {
+            config.mcp_env_allow.push(reader.sourced(var));
+        } else {
+            let what = format!("mcp_env_allow entry {:?}", var.get_ref());
+            ignore(config, what, reader.at(var), Why::UserOnly);
+        }
     }
     if let Some(provider) = &file.provider {
         if !matches!(

@@ -100,6 +100,7 @@ fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Li
     let built_in = format!("{:?}", rein_tools::DEFAULT_SENSITIVE);
     lines.push(line(sensitive, built_in, DEFAULT));
     lines.extend(per_file(sensitive, &config.sensitive_paths));
+    lines.extend(per_file("mcp_env_allow", &config.mcp_env_allow));
     let read_roots = "sandbox_settings.read_roots";
     let built_in = format!("{:?}", rein_sandbox::DEFAULT_READ_ROOTS);
     lines.push(line(read_roots, built_in, DEFAULT));

@@ -386,3 +386,27 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn only_the_users_own_file_allows_variables_to_mcp_configuration() {
+    let user = toml("user.toml", "mcp_env_allow = [\"GITHUB_TOKEN\"]\n");
+    let workspace = Source {
+        scope: Scope::TrustedWorkspace,
+        ..toml(".rein/config.toml", "mcp_env_allow = [\"HOME\"]\n")
+    };
+    let config = load(&[user, workspace]).unwrap();
+    let allowed: Vec<&str> = config
+        .mcp_env_allow
+        .iter()
+        .map(|v| v.value.as_str())
+        .collect();
+    assert_eq!(allowed, ["GITHUB_TOKEN"]);
+    assert_eq!(
+        config.ignored,
+        [Ignored {
+            what: "mcp_env_allow entry \"HOME\"".into(),
+            source: ".rein/config.toml:1".into(),
+            why: Why::UserOnly,
+        }]
+    );
+}

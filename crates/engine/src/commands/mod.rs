@@ -9,6 +9,7 @@ mod skill_tool;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rein_tools::PromptFiles;
 use serde::Deserialize;
 
 use crate::frontmatter::{self, NameList};
@@ -174,14 +175,16 @@ pub struct Loaded {
 
 /// Reads the commands of `command_dirs` (`*.md`, nested folders as `a:b`) and the skills of
 /// `skill_dirs` (`<name>/SKILL.md`), least specific folder first; missing folders are fine.
-pub fn load(command_dirs: &[PathBuf], skill_dirs: &[PathBuf]) -> Loaded {
+/// Each file is read through `files`: one leading out of its root (a linked file, skill
+/// folder or commands folder) or sensitive is skipped with a warning naming it.
+pub fn load(command_dirs: &[PathBuf], skill_dirs: &[PathBuf], files: &PromptFiles) -> Loaded {
     let mut commands = Vec::new();
     let mut warnings = Vec::new();
     for dir in command_dirs {
-        let mut files = Vec::new();
-        markdown_files(dir, "", 0, &mut files);
-        for (name, path) in files {
-            match read_command(&path, name, None) {
+        let mut found = Vec::new();
+        markdown_files(dir, "", 0, &mut found);
+        for (name, path) in found {
+            match read_command(files, &path, name, None) {
                 Ok(command) => commands.push(command),
                 Err(why) => warnings.push(format!("command {} skipped: {why}", path.display())),
             }
@@ -203,7 +206,7 @@ pub fn load(command_dirs: &[PathBuf], skill_dirs: &[PathBuf]) -> Loaded {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let path = folder.join("SKILL.md");
-            match read_command(&path, name, Some(folder.clone())) {
+            match read_command(files, &path, name, Some(folder.clone())) {
                 Ok(command) => commands.push(command),
                 Err(why) => warnings.push(format!("skill {} skipped: {why}", path.display())),
             }
@@ -257,11 +260,13 @@ struct Frontmatter {
 
 /// One file: a command named `name`, or the skill in `skill_dir`.
 fn read_command(
+    files: &PromptFiles,
     path: &Path,
     name: String,
     skill_dir: Option<PathBuf>,
 ) -> Result<PromptCommand, String> {
-    let text = rein_tools::read_regular(path, MAX_FILE_BYTES)
+    let text = files
+        .read(path, MAX_FILE_BYTES)
         .map_err(|e| e.to_string())?
         .ok_or("it is gone")?;
     let (front, body) = match frontmatter::split(&text) {

@@ -1,6 +1,11 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
+/// Each folder its own root, against the built-in sensitive list.
+fn own_roots(dirs: &[PathBuf]) -> PromptFiles {
+    PromptFiles::new(dirs.to_vec(), rein_tools::SensitivePaths::default())
+}
+
 fn fixtures(relative: &str) -> Option<PathBuf> {
     rein_testkit::conformance_dir(relative).unwrap()
 }
@@ -10,7 +15,11 @@ fn every_real_skill_loads_with_its_frontmatter_and_lists_its_files() {
     let Some(dir) = fixtures("agent-files/skills") else {
         return;
     };
-    let loaded = load(&[], std::slice::from_ref(&dir));
+    let loaded = load(
+        &[],
+        std::slice::from_ref(&dir),
+        &own_roots(std::slice::from_ref(&dir)),
+    );
     assert_eq!(loaded.warnings, Vec::<String>::new());
     let names: Vec<&str> = loaded
         .catalog
@@ -96,7 +105,11 @@ fn every_real_command_loads_with_its_frontmatter() {
     let Some(dir) = fixtures("agent-files/commands") else {
         return;
     };
-    let loaded = load(&[dir], &[]);
+    let loaded = load(
+        std::slice::from_ref(&dir),
+        &[],
+        &own_roots(std::slice::from_ref(&dir)),
+    );
     assert_eq!(loaded.warnings, Vec::<String>::new());
     let catalog = &loaded.catalog;
     assert_eq!(catalog.all().len(), 14);
@@ -160,7 +173,8 @@ fn nested_commands_are_namespaced_and_later_folders_win() {
     std::fs::write(user.path().join("review.md"), "User review").unwrap();
     std::fs::write(project.path().join("review.md"), "Project review").unwrap();
     std::fs::write(project.path().join("git/commit.md"), "Commit $1").unwrap();
-    let loaded = load(&[user.path().into(), project.path().into()], &[]);
+    let dirs = [user.path().into(), project.path().into()];
+    let loaded = load(&dirs, &[], &own_roots(&dirs));
     let catalog = loaded.catalog;
     assert_eq!(
         catalog.user_command("review").unwrap().body,

@@ -75,7 +75,10 @@ impl Rule {
         })
     }
 
-    /// Whether the rule names this tool at all.
+    /// Whether the rule names this tool at all. `mcp__<server>` covers the tools named
+    /// `mcp__<server>__…`: the server is the whole component up to the next `__`, because
+    /// rein refuses server names holding `__` (or `_` at an end) when it loads them
+    /// (`rein_mcp::check_name`), so `mcp__docs` cannot reach a server `docs__x`.
     pub fn covers(&self, tool: &str) -> bool {
         self.tools.iter().any(|t| {
             t == tool

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rein_tools::PromptFiles;
 use serde::Deserialize;
 
 use crate::frontmatter::{self, NameList, split};
@@ -90,8 +91,9 @@ pub struct Loaded {
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// Reads the `*.md` files of `dirs` (least specific first; missing folders are skipped) on
-/// top of `base`.
-pub fn load(base: Vec<AgentDefinition>, dirs: &[PathBuf]) -> Loaded {
+/// top of `base`, each through `files`: one leading out of its root (a linked file or
+/// `agents` folder) or sensitive is skipped with a warning naming it.
+pub fn load(base: Vec<AgentDefinition>, dirs: &[PathBuf], files: &PromptFiles) -> Loaded {
     let mut loaded = Loaded {
         definitions: base,
         warnings: Vec::new(),
@@ -100,14 +102,14 @@ pub fn load(base: Vec<AgentDefinition>, dirs: &[PathBuf]) -> Loaded {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
-        let mut files: Vec<PathBuf> = entries
+        let mut found: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|e| e == "md"))
             .collect();
-        files.sort();
-        for file in files {
-            match read(&file) {
+        found.sort();
+        for file in found {
+            match read(files, &file) {
                 Ok((definition, unknown)) => {
                     if !unknown.is_empty() {
                         loaded.warnings.push(format!(
@@ -131,8 +133,9 @@ pub fn load(base: Vec<AgentDefinition>, dirs: &[PathBuf]) -> Loaded {
 }
 
 /// One definition file, and the tools it lists that rein lacks.
-fn read(path: &Path) -> Result<(AgentDefinition, Vec<String>), String> {
-    let text = rein_tools::read_regular(path, MAX_FILE_BYTES)
+fn read(files: &PromptFiles, path: &Path) -> Result<(AgentDefinition, Vec<String>), String> {
+    let text = files
+        .read(path, MAX_FILE_BYTES)
         .map_err(|e| e.to_string())?
         .ok_or("it is gone")?;
     let mut definition = parse(&text)?;

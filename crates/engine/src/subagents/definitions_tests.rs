@@ -1,5 +1,10 @@
 use super::*;
 
+/// Each folder its own root, against the built-in sensitive list.
+fn own_roots(dirs: &[PathBuf]) -> PromptFiles {
+    PromptFiles::new(dirs.to_vec(), rein_tools::SensitivePaths::default())
+}
+
 #[test]
 fn every_agent_file_from_public_projects_loads() {
     let Some(dir) = rein_testkit::conformance_dir("agent-files/agents").unwrap() else {
@@ -7,7 +12,11 @@ fn every_agent_file_from_public_projects_loads() {
     };
     let files = std::fs::read_dir(&dir).unwrap().count();
     assert!(files >= 10, "{files} files");
-    let loaded = load(Vec::new(), std::slice::from_ref(&dir));
+    let loaded = load(
+        Vec::new(),
+        std::slice::from_ref(&dir),
+        &own_roots(std::slice::from_ref(&dir)),
+    );
     let skipped: Vec<&String> = loaded
         .warnings
         .iter()
@@ -98,14 +107,12 @@ fn broken_files_are_reported_and_later_folders_replace_earlier_names() {
     .unwrap();
     std::fs::write(project.path().join("plain.md"), "no frontmatter\n").unwrap();
     std::fs::write(project.path().join("notes.txt"), "ignored\n").unwrap();
-    let loaded = load(
-        built_in(Some("claude-haiku-4-5")),
-        &[
-            user.path().to_path_buf(),
-            project.path().join("missing"),
-            project.path().to_path_buf(),
-        ],
-    );
+    let dirs = [
+        user.path().to_path_buf(),
+        project.path().join("missing"),
+        project.path().to_path_buf(),
+    ];
+    let loaded = load(built_in(Some("claude-haiku-4-5")), &dirs, &own_roots(&dirs));
     let names: Vec<&str> = loaded.definitions.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["general", "explore", "reviewer"]);
     let reviewer = &loaded.definitions[2];

@@ -28,6 +28,9 @@ struct TestServer {
     grown: Arc<AtomicBool>,
     /// `--many N`: N more tools, `t0`…, each with a long description.
     many: usize,
+    /// `--probe`: also `env` (a variable's value, to prove what the server inherits) and
+    /// `huge` (`mb` megabytes of text, to prove a long answer is handled at once).
+    probe: bool,
 }
 
 fn tool(name: impl Into<String>, description: &'static str, schema: Value) -> Tool {
@@ -98,6 +101,12 @@ impl ServerHandler for TestServer {
             tool("pid", "The server's process id", none.clone()),
             tool("grow", "Adds the tool `extra`", none.clone()),
         ];
+        if self.probe {
+            let name = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+            let mb = json!({"type": "object", "properties": {"mb": {"type": "integer"}}});
+            tools.push(tool("env", "A variable of the server's environment", name));
+            tools.push(tool("huge", "mb megabytes of text", mb));
+        }
         if self.grown.load(Ordering::SeqCst) {
             tools.push(tool("extra", "Appears after grow", none.clone()));
         }
@@ -199,6 +208,17 @@ impl ServerHandler for TestServer {
                 CallToolResult::success(vec![ContentBlock::text("grown")])
             }
             "extra" => CallToolResult::success(vec![ContentBlock::text("extra ran")]),
+            "env" => {
+                let name = args.get("name").and_then(Value::as_str).unwrap_or("");
+                let value = std::env::var(name).unwrap_or_else(|_| "(unset)".to_string());
+                CallToolResult::success(vec![ContentBlock::text(format!("{name}={value}"))])
+            }
+            "huge" => {
+                let mb = args.get("mb").and_then(Value::as_u64).unwrap_or(1);
+                let line = "0123456789abcdef".repeat(4) + "\n";
+                let lines = usize::try_from(mb * 1024 * 1024 / 65).unwrap_or(0);
+                CallToolResult::success(vec![ContentBlock::text(line.repeat(lines))])
+            }
             "pid" => {
                 CallToolResult::success(vec![ContentBlock::text(std::process::id().to_string())])
             }
@@ -223,6 +243,7 @@ async fn main() {
         .unwrap_or(0);
     let server = TestServer {
         many,
+        probe: args.iter().any(|a| a == "--probe"),
         ..TestServer::default()
     };
     let Ok(server) = server.serve(rmcp::transport::stdio()).await else {
