@@ -244,6 +244,11 @@ impl Args {
 
 /// Whether `path` is `root` or under it, after removing `.` and `..` lexically.
 pub(crate) fn lexically_inside(path: &Path, root: &Path) -> bool {
+    lexically_clean(path).starts_with(root)
+}
+
+/// `path` with `.` and `..` removed lexically.
+pub(crate) fn lexically_clean(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
     for component in path.components() {
         match component {
@@ -254,5 +259,5 @@ pub(crate) fn lexically_inside(path: &Path, root: &Path) -> bool {
             other => clean.push(other),
         }
     }
-    clean.starts_with(root)
+    clean
 }

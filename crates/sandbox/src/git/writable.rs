@@ -1,9 +1,10 @@
 //! Where a path git reads lies: in the writable view (and at which path the view shows it),
 //! or outside it, where the sandbox cannot change it anyway.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::Unprotected;
+use crate::view::lexically_clean;
 
 /// Where a path lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +25,7 @@ impl WritableView {
     pub(crate) fn new(workspace: &Path, writable_roots: &[PathBuf]) -> Self {
         let roots = std::iter::once(workspace)
             .chain(writable_roots.iter().map(PathBuf::as_path))
-            .filter_map(|root| Some((clean(root), root.canonicalize().ok()?)))
+            .filter_map(|root| Some((lexically_clean(root), root.canonicalize().ok()?)))
             .collect();
         Self { roots }
     }
@@ -32,7 +33,7 @@ impl WritableView {
     /// Where `path` (absolute, existing or not) lies. A path written inside the view that
     /// really leads elsewhere passes through a symlink a command could swap: refused.
     pub(crate) fn locate(&self, path: &Path) -> Result<Located, Unprotected> {
-        let path = clean(path);
+        let path = lexically_clean(path);
         let real = canonical(&path);
         if let Some((shown, actual)) = self.holding(&path, |(shown, _)| shown) {
             let rest = path.strip_prefix(shown).unwrap_or(&path);
@@ -68,21 +69,6 @@ impl WritableView {
             .filter(|root| path.starts_with(side(root)))
             .max_by_key(|root| side(root).components().count())
     }
-}
-
-/// `path` with `.` and `..` removed lexically.
-fn clean(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// `path` with its deepest existing ancestor made canonical and the rest appended.
