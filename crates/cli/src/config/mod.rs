@@ -9,6 +9,7 @@ mod claude;
 pub mod discover;
 mod file;
 mod hooks;
+mod mcp;
 pub mod missing_tools;
 mod sandbox;
 mod scalars;
@@ -21,6 +22,8 @@ use std::fmt;
 use rein_engine::hooks::{HookEvent, HookSpec};
 use rein_engine::permissions::{PermissionMode, Rule};
 use toml::Spanned;
+
+pub use mcp::McpTable;
 
 pub use show::render;
 
@@ -79,17 +82,6 @@ pub enum Why {
     Credentials,
     /// A setting of the user's whole store (retention), never a workspace's.
     UserOnly,
-}
-
-/// A `[mcp_servers.<name>]` table and whose file set it (a workspace's reads only the
-/// variables of `mcp_env_allow`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct McpTable {
-    pub name: String,
-    pub table: rein_mcp::TomlServer,
-    /// The file.
-    pub source: String,
-    pub scope: Scope,
 }
 
 /// A value and where it was set (`path:line`, `env REIN_MODEL`, `--model`).
@@ -255,31 +247,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.fallback_model.as_ref(),
         &reader,
     );
-    for (name, server) in file.mcp_servers.iter().flatten() {
-        if untrusted {
-            config.ignored.push(Ignored {
-                what: format!("MCP server {name}"),
-                source: source.path.clone(),
-                why: Why::Untrusted,
-            });
-            continue;
-        }
-        config.mcp_servers.retain(|t| &t.name != name);
-        config.mcp_servers.push(McpTable {
-            name: name.clone(),
-            table: server.clone(),
-            source: source.path.clone(),
-            scope,
-        });
-    }
-    for var in file.mcp_env_allow.iter().flatten() {
-        if scope == Scope::User {
-            config.mcp_env_allow.push(reader.sourced(var));
-        } else {
-            let what = format!("mcp_env_allow entry {:?}", var.get_ref());
-            ignore(config, what, reader.at(var), Why::UserOnly);
-        }
-    }
+    mcp::merge(config, &file, &reader);
     if let Some(provider) = &file.provider {
         if !matches!(
             provider.get_ref().as_str(),
