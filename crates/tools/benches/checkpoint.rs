@@ -109,6 +109,9 @@ fn main() {
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-q", "-m", "files"]);
+    // Files changed within a tick of a snapshot are read again by the next one (git's "racy"
+    // rule, rein's 2 s margin): a work tree is not all written a moment before a prompt.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
     let cp =
         Checkpoints::open(&dir.path().join("store-git"), DEFAULT_CAP_BYTES).with_workspace(&repo);
     cp.begin_turn("p").unwrap();

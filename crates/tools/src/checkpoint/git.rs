@@ -19,11 +19,16 @@
 //! does not match its id, so a doctored object in the repository cannot change what an undo
 //! writes.
 
+use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use super::walk::Stamp;
 
 /// The id of git's empty tree (SHA-1): attributes are read from it, so none apply.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -45,13 +50,17 @@ const CONFIG: &[&str] = &[
     "core.ignoreCase=false",
     "core.precomposeUnicode=false",
     "core.looseCompression=1",
+    // A smaller index (path prefixes shared), not hashed as a whole at every write: each git
+    // of a snapshot reads and most write it.
+    "index.version=4",
+    "index.skipHash=true",
     "gc.auto=0",
     "maintenance.auto=false",
     "advice.addEmbeddedRepo=false",
 ];
 
 /// A workspace in a git work tree, and where its snapshots are kept.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct GitTree {
     /// rein's private repository for this workspace's snapshots.
     store: PathBuf,
@@ -64,6 +73,16 @@ pub struct GitTree {
     objects: Option<PathBuf>,
     /// Folders inside it the snapshots leave out (rein's own data).
     excluded: Vec<PathBuf>,
+    /// What the last snapshot saw (`None` before the first).
+    known: Mutex<Option<Known>>,
+}
+
+/// The files a snapshot found, with their stamps, and when its walk began: the index holds
+/// exactly those paths after it.
+#[derive(Debug)]
+struct Known {
+    stamps: HashMap<Vec<u8>, Stamp>,
+    started: SystemTime,
 }
 
 impl GitTree {
@@ -81,6 +100,7 @@ impl GitTree {
             workspace: workspace.to_path_buf(),
             objects: object_folder(&dot_git),
             excluded: Vec::new(),
+            known: Mutex::new(None),
         })
     }
 
@@ -92,6 +112,7 @@ impl GitTree {
             workspace: store.to_path_buf(),
             objects: None,
             excluded: Vec::new(),
+            known: Mutex::new(None),
         }
     }
 
@@ -123,46 +144,72 @@ impl GitTree {
             // Another session's index as a start: its stat data saves re-reading files.
             let _ = copy_keeping_mtime(&self.store.join("index"), &self.index);
         }
+        let started = SystemTime::now();
         let files = super::walk::files(&self.workspace, &self.excluded);
-        let mut listed: Vec<u8> = Vec::new();
-        for path in &files {
-            listed.extend_from_slice(path.as_os_str().as_bytes());
-            listed.push(0);
-        }
+        let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
+        let last = known.take();
+        let indexed: HashSet<Vec<u8>> = match &last {
+            Some(last) => last.stamps.keys().cloned().collect(),
+            None => self.indexed()?,
+        };
+        let found: HashMap<Vec<u8>, Stamp> = files
+            .iter()
+            .map(|(p, stamp)| (p.as_os_str().as_bytes().to_vec(), *stamp))
+            .collect();
         // What the index holds and the walk did not find is gone: dropped from the index
         // without looking at the work tree (a folder of it may be a symlink now).
-        let mut known = self.git();
-        known.args(["ls-files", "-z"]);
-        let known = run_bytes(known)?;
-        let found: std::collections::HashSet<&[u8]> =
-            files.iter().map(|p| p.as_os_str().as_bytes()).collect();
-        let mut gone: Vec<u8> = Vec::new();
-        for path in known.split(|b| *b == 0).filter(|p| !p.is_empty()) {
-            if !found.contains(path) {
-                gone.extend_from_slice(path);
-                gone.push(0);
-            }
-        }
+        let gone: Vec<&Vec<u8>> = indexed.iter().filter(|p| !found.contains_key(*p)).collect();
         if !gone.is_empty() {
             let update = self.git_with(&["update-index", "--force-remove", "-z", "--stdin"]);
-            run_with_input(update, &gone)?;
+            run_with_input(update, &nul_list(gone))?;
         }
-        let update = self.git_with(&[
-            "update-index",
-            "--add",
-            "--remove",
-            "--replace",
-            "-z",
-            "--stdin",
-        ]);
-        run_with_input(update, &listed)?;
-        let tree = run(self.git_with(&["write-tree"]))?.trim().to_string();
+        // Git reads (and its stat data spares re-hashing) only the files that may have
+        // changed since the last snapshot: every one at the first.
+        let listed = files.iter().filter(|(path, stamp)| match &last {
+            None => true,
+            Some(last) => {
+                last.stamps.get(path.as_os_str().as_bytes()) != Some(stamp)
+                    || stamp.racy(last.started)
+            }
+        });
+        let listed = nul_list(listed.map(|(path, _)| path.as_os_str().as_bytes()));
+        if !listed.is_empty() {
+            let update = self.git_with(&[
+                "update-index",
+                "--add",
+                "--remove",
+                "--replace",
+                "-z",
+                "--stdin",
+            ]);
+            run_with_input(update, &listed)?;
+        }
+        // Every object was written or found when its file was added: not looked up again.
+        let tree = run(self.git_with(&["write-tree", "--missing-ok"]))?
+            .trim()
+            .to_string();
+        *known = Some(Known {
+            stamps: found,
+            started,
+        });
+        drop(known);
         if let Some(name) = keep {
             self.keep(name, &tree)?;
         }
         // The next session starts from this one's stat data.
         let _ = copy_keeping_mtime(&self.index, &self.store.join("index"));
         Ok(tree)
+    }
+
+    /// The paths the session's index holds (`ls-files`), before the first snapshot of this
+    /// object (later, the last one's files: only this object writes the index).
+    fn indexed(&self) -> std::io::Result<HashSet<Vec<u8>>> {
+        let listed = run_bytes(self.git_with(&["ls-files", "-z"]))?;
+        Ok(listed
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
     }
 
     /// Makes the private repository if it is not there yet.
@@ -354,6 +401,16 @@ fn blob_id(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// `paths`, each ended by a NUL byte (git's `-z --stdin`).
+fn nul_list<P: AsRef<[u8]>>(paths: impl IntoIterator<Item = P>) -> Vec<u8> {
+    let mut list = Vec::new();
+    for path in paths {
+        list.extend_from_slice(path.as_ref());
+        list.push(0);
+    }
+    list
 }
 
 /// Copies `from` to `to` (through a temp file and a rename) with `from`'s modification time:

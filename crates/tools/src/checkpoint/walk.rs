@@ -1,17 +1,58 @@
 //! The files a snapshot holds, listed by rein rather than by git: git's own walk treats a
 //! folder holding a `.git` as a nested repository and reads that repository's config (a
 //! hostile `include.path` there made the snapshot fail). Here every `.git` entry is skipped
-//! and the files of a nested checkout are the snapshot's like any other.
+//! and the files of a nested checkout are the snapshot's like any other. Each file comes with
+//! its [`Stamp`], so a later snapshot hands git only the files that changed.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use ignore::WalkBuilder;
 
+/// What tells a file has not changed since it was last seen: its inode, size, mode and
+/// change and modification times (`lstat`; nanoseconds where the file system keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    ino: u64,
+    size: u64,
+    mode: u32,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        Self {
+            ino: meta.ino(),
+            size: meta.size(),
+            mode: meta.mode(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Whether the file was modified after `since` (or at most [`RACY`] before it): a change
+    /// within one tick of the clock could leave its times as they were, so its stamp alone
+    /// does not prove it unchanged (git's "racy" entries).
+    pub(super) fn racy(&self, since: SystemTime) -> bool {
+        let modified = SystemTime::UNIX_EPOCH
+            + Duration::new(
+                u64::try_from(self.mtime.0).unwrap_or(0),
+                u32::try_from(self.mtime.1).unwrap_or(0),
+            );
+        modified + RACY >= since
+    }
+}
+
+/// How close to a walk's start a modification makes a file's stamp untrustworthy.
+const RACY: Duration = Duration::from_secs(2);
+
 /// The regular files and symlinks under `root` that git would not ignore (its `.gitignore`
 /// files and the user's global excludes; not `.git/info/exclude`, which is the repository's),
-/// relative to `root`, sorted; `excluded` folders and every `.git` entry are left out. Links
-/// are listed, never followed.
-pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<PathBuf> {
+/// relative to `root`, sorted, with their stamps; `excluded` folders and every `.git` entry are
+/// left out. Links are listed, never followed.
+pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<(PathBuf, Stamp)> {
     let excluded = excluded.to_vec();
     let mut builder = WalkBuilder::new(root);
     builder
@@ -26,16 +67,27 @@ pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<PathBuf> {
         .filter_entry(move |entry| {
             entry.file_name() != ".git" && !excluded.iter().any(|e| entry.path() == e)
         });
-    let mut files: Vec<PathBuf> = builder
-        .build()
-        .filter_map(Result::ok)
-        .filter(|entry| {
-            entry
-                .file_type()
-                .is_some_and(|t| t.is_file() || t.is_symlink())
+    // Folders are read and files stamped on every core: the walk is most of a snapshot's
+    // own work.
+    let found = std::sync::Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        Box::new(|entry| {
+            if let Ok(entry) = entry
+                && entry
+                    .file_type()
+                    .is_some_and(|t| t.is_file() || t.is_symlink())
+                && let Ok(rel) = entry.path().strip_prefix(root)
+                && let Ok(meta) = entry.metadata()
+            {
+                found
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((rel.to_path_buf(), Stamp::of(&meta)));
+            }
+            ignore::WalkState::Continue
         })
-        .filter_map(|entry| entry.path().strip_prefix(root).ok().map(Path::to_path_buf))
-        .collect();
-    files.sort();
+    });
+    let mut files = found.into_inner().unwrap_or_else(|p| p.into_inner());
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     files
 }
