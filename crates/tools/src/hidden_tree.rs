@@ -57,10 +57,20 @@ pub struct Hidden {
 )]
 pub struct TooManyHidden;
 
-/// The kept tree: each folder read so far, by its absolute path.
+/// The kept tree: each folder read so far, by its absolute path, and the last walk.
 #[derive(Default)]
 pub struct HiddenTree {
     folders: Mutex<FxHashMap<PathBuf, Folder>>,
+    last: Mutex<Option<LastWalk>>,
+}
+
+/// A walk's roots, the folders it went through with their stamps, and what it found: while
+/// every one of those folders keeps its stamp, the same walk would find the same.
+struct LastWalk {
+    roots: Vec<PathBuf>,
+    /// `None` for a folder that was not there (a root a deny glob names, say).
+    folders: Vec<(PathBuf, Option<Stamp>)>,
+    found: Hidden,
 }
 
 impl std::fmt::Debug for HiddenTree {
@@ -89,6 +99,9 @@ struct Stamp {
     dev: u64,
     ino: u64,
     mtime: (i64, i64),
+    /// Also the change time, which no one can set back (`touch -d` can the modification
+    /// time).
+    ctime: (i64, i64),
 }
 
 impl HiddenTree {
@@ -99,7 +112,27 @@ impl HiddenTree {
         roots: &[PathBuf],
         hide: impl Fn(&Path) -> bool,
     ) -> Result<Hidden, TooManyHidden> {
+        if let Some(found) = self.unchanged(roots) {
+            return Ok(found);
+        }
         self.walk(roots, &hide, MAX_FOLDERS)
+    }
+
+    /// The last walk's answer when it was over the same roots and none of its folders changed
+    /// since (one `lstat` each, no listing, nothing allocated per folder): the usual call.
+    fn unchanged(&self, roots: &[PathBuf]) -> Option<Hidden> {
+        let last = self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let last = last.as_ref().filter(|last| last.roots == roots)?;
+        last.folders
+            .iter()
+            .all(|(dir, known)| stamp(dir) == *known)
+            .then(|| Hidden {
+                paths: last.found.paths.clone(),
+                not_covered: last.found.not_covered,
+            })
     }
 
     /// [`HiddenTree::hidden`], walking at most `max_folders` folders.
@@ -124,6 +157,8 @@ impl HiddenTree {
             }
         }
         let mut walked = 0;
+        // The folders walked with their stamps; `None` once one cannot be trusted later.
+        let mut seen: Option<Vec<(PathBuf, Option<Stamp>)>> = Some(Vec::new());
         while let Some(dir) = queue.pop_front().or_else(|| last.pop_front()) {
             if walked == max_folders {
                 found.not_covered = 1 + queue.len() + last.len();
@@ -131,12 +166,20 @@ impl HiddenTree {
             }
             walked += 1;
             let Some(stamp) = stamp(&dir) else {
+                if let Some(seen) = &mut seen {
+                    seen.push((dir, None));
+                }
                 continue;
             };
             let folder = match old.remove(&dir) {
                 Some(known) if known.stamp == stamp && !known.racy => known,
                 _ => read(&dir, stamp, hide),
             };
+            match &mut seen {
+                Some(_) if folder.racy => seen = None,
+                Some(seen) => seen.push((dir.clone(), Some(stamp))),
+                None => {}
+            }
             for name in &folder.hidden {
                 found.paths.push(dir.join(name));
             }
@@ -144,6 +187,10 @@ impl HiddenTree {
                 // What was read stays known for the next call.
                 kept.insert(dir, folder);
                 old.extend(kept);
+                *self
+                    .last
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
                 return Err(TooManyHidden);
             }
             for name in &folder.subfolders {
@@ -158,6 +205,18 @@ impl HiddenTree {
         }
         // Folders no longer reached are forgotten.
         *old = kept;
+        drop(old);
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = seen.map(|folders| LastWalk {
+            roots: roots.to_vec(),
+            folders,
+            found: Hidden {
+                paths: found.paths.clone(),
+                not_covered: found.not_covered,
+            },
+        });
         Ok(found)
     }
 
@@ -179,6 +238,7 @@ fn stamp(dir: &Path) -> Option<Stamp> {
         dev: stat.st_dev as u64,
         ino: stat.st_ino as u64,
         mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
     })
 }
 

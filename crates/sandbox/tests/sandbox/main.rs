@@ -6,4 +6,3 @@ mod git_attacks;
 mod lockdown;
 mod policies;
 mod support;
-mod timing;
