@@ -1,7 +1,7 @@
 //! Destructive shell commands that always need a human's yes (or `bypass`, or an explicit
 //! allow rule), whatever the mode.
 //!
-//! The check looks at what actually runs ([`rein_tools::shell::ShellLine::effective`]): a
+//! The check looks at what actually runs ([`rein_shell::ShellLine::effective`]): a
 //! command behind `sudo`, `env`, `xargs`, `sh -c`, `find -exec`, a program path or git's
 //! global options is judged like the bare command. A line that cannot be analysed is split
 //! naively and each part judged, so quoting or substitution cannot hide a command.
@@ -9,7 +9,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use rein_tools::shell::{ShellLine, analyse, basename};
+use rein_shell::{ShellLine, analyse, basename};
 
 /// Why `line` is dangerous, or `None`. Checks every command that runs (wrappers seen
 /// through), the redirections, a download run by a shell or interpreter, and a few
@@ -322,7 +322,7 @@ fn dangerous_command(argv: &[String]) -> Option<String> {
 
 /// `git push --force` (or `--delete`, `:main`) to main/master (or without a refspec, which
 /// may be main). Git's
-/// global options are already gone ([`rein_tools::shell::ShellLine::effective`]).
+/// global options are already gone ([`rein_shell::ShellLine::effective`]).
 fn git_dangerous(args: &[String]) -> Option<String> {
     if args.first().map(String::as_str) != Some("push") {
         return None;

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rein_tools::shell::{SimpleCommand, basename};
+use rein_shell::{SimpleCommand, basename};
 use rein_tools::{CallFacts, ShellFacts};
 
 use super::SourcedRule;

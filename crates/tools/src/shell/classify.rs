@@ -11,12 +11,12 @@
 use std::path::Path;
 
 use super::git::git_is_read_only;
-use super::line::ShellLine;
-use super::parse::SimpleCommand;
 use super::programs::program_is_read_only;
 use super::reads::Reads;
 use crate::WorkspaceGuard;
 use crate::lstats::Lstats;
+use rein_shell::ShellLine;
+use rein_shell::SimpleCommand;
 
 /// Whether every command of `line` is provably read-only, for a shell whose current
 /// directory is `cwd` in `guard`'s workspace. See the module documentation for the rules;

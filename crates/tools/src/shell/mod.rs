@@ -1,4 +1,5 @@
-//! Reading shell command lines without running them.
+//! Reading shell command lines without running them: the pure part is `rein-shell`'s
+//! (re-exported here); this module proves lines read-only against the workspace.
 //!
 //! [`analyse`] splits a line into simple commands with a conservative parser ([`split_commands`])
 //! and sees through wrappers to what actually runs ([`ShellLine::effective`]), so permission
@@ -15,22 +16,20 @@
 //! read-only, and a policy sees only its [`ShellLine::naive_words`].
 
 mod classify;
-mod env;
 mod git;
-mod line;
-mod options;
-mod parse;
 mod programs;
 mod reads;
 mod repo_config;
 mod repo_memo;
 mod scripts;
-mod unwrap;
 
 pub use classify::is_read_only;
 pub(crate) use classify::is_read_only_with;
-pub use env::{ReadOnlyEnv, read_only_env};
-pub use line::{ShellLine, analyse, naive_words};
-pub use parse::{LiteralFlags, Redirect, SimpleCommand, Unsupported, Word, split_commands};
 pub(crate) use repo_memo::RepoMemo;
-pub use unwrap::basename;
+// The pure reading of a line lives in `rein-shell`; the classifier above applies it to the
+// workspace.
+use rein_shell::options;
+pub use rein_shell::{
+    LiteralFlags, ReadOnlyEnv, Redirect, ShellLine, SimpleCommand, Unsupported, Word, analyse,
+    basename, naive_words, read_only_env, split_commands,
+};

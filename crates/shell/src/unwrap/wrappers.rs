@@ -2,8 +2,8 @@
 //! wrapped command starts.
 
 use super::{Step, Why, derived, parse_body, shell_text};
-use crate::shell::options::{OptionSpec, Order, parse_options};
-use crate::shell::parse::{SimpleCommand, Word};
+use crate::options::{OptionSpec, Order, parse_options};
+use crate::parse::{SimpleCommand, Word};
 
 /// `timeout [opts] DURATION command…`
 pub(super) fn timeout(args: &[String], after: &dyn Fn(usize) -> Step) -> Result<Step, Why> {

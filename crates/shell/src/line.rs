@@ -74,7 +74,7 @@ impl ShellLine {
 /// [`ShellLine::unanalysable`].
 ///
 /// ```
-/// let line = rein_tools::shell::analyse("sudo -u me env A=1 /bin/rm -rf x");
+/// let line = rein_shell::analyse("sudo -u me env A=1 /bin/rm -rf x");
 /// assert!(line.unanalysable.is_none());
 /// assert!(line.effective.iter().any(|c| c.argv == ["rm", "-rf", "x"]));
 /// ```

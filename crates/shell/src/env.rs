@@ -3,7 +3,7 @@
 //! editors, signature checkers, network transports), and variables that would point programs
 //! elsewhere removed.
 
-/// Changes to the environment of a line [`crate::shell::is_read_only`] proved.
+/// Changes to the environment of a line `rein_tools::shell::is_read_only` proved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadOnlyEnv {
     /// Variables to set.
@@ -83,13 +83,13 @@ const REMOVED: &[&str] = &[
     "LD_AUDIT",
 ];
 
-/// The environment for running a line that [`crate::shell::is_read_only`] proved: git's
+/// The environment for running a line that `rein_tools::shell::is_read_only` proved: git's
 /// hook-like settings disabled through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/
 /// `GIT_CONFIG_VALUE_n`, pagers set to `cat`, optional index writes and lazy fetches off, and
 /// the variables that redirect programs removed.
 ///
 /// ```
-/// let env = rein_tools::shell::read_only_env();
+/// let env = rein_shell::read_only_env();
 /// assert!(env.set.contains(&("GIT_PAGER".to_string(), "cat".to_string())));
 /// assert!(env.remove.contains(&"LESSOPEN".to_string()));
 /// ```

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 /// The options one program accepts.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct OptionSpec {
+pub struct OptionSpec {
     /// Short options without a value.
     pub flags: &'static str,
     /// Short options with a value, attached (`-n5`) or in the next word (`-n 5`).
@@ -26,7 +26,7 @@ pub(super) struct OptionSpec {
 
 impl OptionSpec {
     /// No options at all; the base other tables extend (`OptionSpec { flags: "a", ..NONE }`).
-    pub(super) const NONE: Self = Self {
+    pub const NONE: Self = Self {
         flags: "",
         values: "",
         optional: "",
@@ -39,7 +39,7 @@ impl OptionSpec {
 
 /// Where options may appear.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Order {
+pub enum Order {
     /// Options stop at the first operand (`env`, `sudo`, `xargs`: the rest is a command).
     Posix,
     /// Options may follow operands, as GNU getopt permutes them.
@@ -48,7 +48,7 @@ pub(super) enum Order {
 
 /// The result of parsing a program's arguments, borrowing their text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Parsed<'a> {
+pub struct Parsed<'a> {
     /// Options in order, with their values (a command rarely gives more than four: kept
     /// inline, as the operands are, since every command of a line is parsed).
     pub options: SmallVec<[(Opt<'a>, Option<&'a str>); 4]>,
@@ -62,7 +62,7 @@ pub(super) struct Parsed<'a> {
 /// One option as given: a short one out of its cluster, a long one without its `--`, or a
 /// number (`-20`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Opt<'a> {
+pub enum Opt<'a> {
     /// `-c`.
     Short(char),
     /// `--name`, held as `name`.
@@ -104,7 +104,7 @@ impl<'a> Parsed<'a> {
 
 /// Parses `args` (the program excluded) with `spec`, or `None` when an option is unknown or
 /// lacks its value.
-pub(super) fn parse_options<'a>(
+pub fn parse_options<'a>(
     args: &'a [String],
     spec: &OptionSpec,
     order: Order,
