@@ -1,7 +1,7 @@
 //! What a stdio server may get from rein and do to it: it inherits no provider key, and an
 //! answer longer than rein reads fails the call at once instead of waiting for the timeout.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rein_mcp::Transport;
 use rein_tools::{HiddenEnv, OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
@@ -21,7 +21,8 @@ async fn probing(hidden: &HiddenEnv, env: &[(&str, &str)]) -> rein_mcp::Started 
             .collect(),
     };
     server.enabled_tools = Some(vec!["env".into(), "huge".into()]);
-    // Long enough that answering by the timeout would fail the test's own clock.
+    // A dropped answer would end the call at this timeout, as an error saying "timed out":
+    // the tests tell that by the result, not by a clock.
     server.tool_timeout = Duration::from_secs(120);
     let started = rein_mcp::start_hiding(vec![server], hidden).await;
     assert!(started.failures.is_empty(), "{:?}", started.failures);
@@ -109,15 +110,9 @@ async fn a_50_mb_answer_is_cut_to_the_budget_and_saved_at_once() {
     let mut ctx = ToolContext::new(WorkspaceGuard::new(dir.path()).unwrap());
     let saved = dir.path().join("outputs");
     ctx.budget = OutputBudget::new(30_000, Some(saved.clone()));
-    let began = Instant::now();
     let out = registry
         .call("mcp__kit__huge", json!({"mb": 50}), &ctx)
         .await;
-    assert!(
-        began.elapsed() < Duration::from_secs(60),
-        "{:?}",
-        began.elapsed()
-    );
     assert!(!out.is_error, "{}", &out.text[..out.text.len().min(500)]);
     assert!(out.text.len() <= 30_000, "{} bytes", out.text.len());
     assert!(
@@ -136,15 +131,9 @@ async fn an_answer_past_the_frame_limit_fails_the_call_at_once_naming_the_limit(
     let started = probing(&HiddenEnv::default(), &[]).await;
     let registry = registry(&started);
     let ctx = ToolContext::new(WorkspaceGuard::new(dir.path()).unwrap());
-    let began = Instant::now();
     let out = registry
         .call("mcp__kit__huge", json!({"mb": 80}), &ctx)
         .await;
-    assert!(
-        began.elapsed() < Duration::from_secs(60),
-        "{:?}",
-        began.elapsed()
-    );
     assert!(out.is_error, "{}", out.text.len());
     assert!(out.text.contains("longer than 64 MiB"), "{}", out.text);
     assert!(!out.text.contains("timed out"), "{}", out.text);
