@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+use crate::file_stamp::FileStamp;
+
 use rustc_hash::FxHashMap;
 
 /// Most folders walked for one call; deeper or later ones are not covered.
@@ -69,7 +71,7 @@ pub struct HiddenTree {
 struct LastWalk {
     roots: Vec<PathBuf>,
     /// `None` for a folder that was not there (a root a deny glob names, say).
-    folders: Vec<(PathBuf, Option<Stamp>)>,
+    folders: Vec<(PathBuf, Option<FileStamp>)>,
     found: Hidden,
 }
 
@@ -84,24 +86,13 @@ impl std::fmt::Debug for HiddenTree {
 
 /// One folder as it was read.
 struct Folder {
-    stamp: Stamp,
+    stamp: FileStamp,
     /// Read so recently that a change since may not show in its time.
     racy: bool,
     /// Names of the entries to hide.
     hidden: Vec<OsString>,
     /// Names of the sub-folders to walk (neither hidden nor symlinks).
     subfolders: Vec<OsString>,
-}
-
-/// What tells a folder's listing still holds: the same folder (device, inode), unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    mtime: (i64, i64),
-    /// Also the change time, which no one can set back (`touch -d` can the modification
-    /// time).
-    ctime: (i64, i64),
 }
 
 impl HiddenTree {
@@ -158,7 +149,7 @@ impl HiddenTree {
         }
         let mut walked = 0;
         // The folders walked with their stamps; `None` once one cannot be trusted later.
-        let mut seen: Option<Vec<(PathBuf, Option<Stamp>)>> = Some(Vec::new());
+        let mut seen: Option<Vec<(PathBuf, Option<FileStamp>)>> = Some(Vec::new());
         while let Some(dir) = queue.pop_front().or_else(|| last.pop_front()) {
             if walked == max_folders {
                 found.not_covered = 1 + queue.len() + last.len();
@@ -229,31 +220,16 @@ impl HiddenTree {
 }
 
 /// The folder's stamp, or `None` when it is not a folder (any more).
-// `dev_t`, `ino_t` and the time fields differ in width between targets.
-#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-fn stamp(dir: &Path) -> Option<Stamp> {
-    let stat = nix::sys::stat::lstat(dir).ok()?;
-    let is_dir = stat.st_mode & nix::libc::S_IFMT == nix::libc::S_IFDIR;
-    is_dir.then_some(Stamp {
-        dev: stat.st_dev as u64,
-        ino: stat.st_ino as u64,
-        mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
-    })
+fn stamp(dir: &Path) -> Option<FileStamp> {
+    FileStamp::of(dir).ok().flatten().filter(FileStamp::is_dir)
 }
 
 /// Lists `dir` (stamped `stamp` just before): which entries to hide, which to walk.
-fn read(dir: &Path, stamp: Stamp, hide: &impl Fn(&Path) -> bool) -> Folder {
-    let now = SystemTime::now();
-    let changed = SystemTime::UNIX_EPOCH
-        + Duration::new(
-            u64::try_from(stamp.mtime.0).unwrap_or(0),
-            u32::try_from(stamp.mtime.1).unwrap_or(0),
-        );
+fn read(dir: &Path, stamp: FileStamp, hide: &impl Fn(&Path) -> bool) -> Folder {
     let mut folder = Folder {
         stamp,
         // A time in the future is as untrustworthy as a recent one.
-        racy: now.duration_since(changed).map_or(true, |age| age < RACY),
+        racy: !stamp.modified_before(SystemTime::now(), RACY),
         hidden: Vec::new(),
         subfolders: Vec::new(),
     };

@@ -37,6 +37,7 @@ pub mod checkpoint;
 mod details;
 mod edit;
 mod facts;
+mod file_stamp;
 mod guard;
 mod hidden_env;
 mod hidden_tree;

@@ -28,7 +28,8 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use super::walk::Stamp;
+use super::walk::SETTLED;
+use crate::file_stamp::FileStamp;
 
 /// The id of git's empty tree (SHA-1): attributes are read from it, so none apply.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -81,7 +82,7 @@ pub struct GitTree {
 /// exactly those paths after it.
 #[derive(Debug)]
 struct Known {
-    stamps: HashMap<Vec<u8>, Stamp>,
+    stamps: HashMap<Vec<u8>, FileStamp>,
     started: SystemTime,
 }
 
@@ -152,7 +153,7 @@ impl GitTree {
             Some(last) => last.stamps.keys().cloned().collect(),
             None => self.indexed()?,
         };
-        let found: HashMap<Vec<u8>, Stamp> = files
+        let found: HashMap<Vec<u8>, FileStamp> = files
             .iter()
             .map(|(p, stamp)| (p.as_os_str().as_bytes().to_vec(), *stamp))
             .collect();
@@ -169,7 +170,7 @@ impl GitTree {
             None => true,
             Some(last) => {
                 last.stamps.get(path.as_os_str().as_bytes()) != Some(stamp)
-                    || stamp.racy(last.started)
+                    || !stamp.modified_before(last.started, SETTLED)
             }
         });
         let listed = nul_list(listed.map(|(path, _)| path.as_os_str().as_bytes()));

@@ -2,57 +2,24 @@
 //! folder holding a `.git` as a nested repository and reads that repository's config (a
 //! hostile `include.path` there made the snapshot fail). Here every `.git` entry is skipped
 //! and the files of a nested checkout are the snapshot's like any other. Each file comes with
-//! its [`Stamp`], so a later snapshot hands git only the files that changed.
+//! its [`FileStamp`], so a later snapshot hands git only the files that changed.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use ignore::WalkBuilder;
 
-/// What tells a file has not changed since it was last seen: its inode, size, mode and
-/// change and modification times (`lstat`; nanoseconds where the file system keeps them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Stamp {
-    ino: u64,
-    size: u64,
-    mode: u32,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
+use crate::file_stamp::FileStamp;
 
-impl Stamp {
-    fn of(meta: &std::fs::Metadata) -> Self {
-        Self {
-            ino: meta.ino(),
-            size: meta.size(),
-            mode: meta.mode(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-
-    /// Whether the file was modified after `since` (or at most [`RACY`] before it): a change
-    /// within one tick of the clock could leave its times as they were, so its stamp alone
-    /// does not prove it unchanged (git's "racy" entries).
-    pub(super) fn racy(&self, since: SystemTime) -> bool {
-        let modified = SystemTime::UNIX_EPOCH
-            + Duration::new(
-                u64::try_from(self.mtime.0).unwrap_or(0),
-                u32::try_from(self.mtime.1).unwrap_or(0),
-            );
-        modified + RACY >= since
-    }
-}
-
-/// How close to a walk's start a modification makes a file's stamp untrustworthy.
-const RACY: Duration = Duration::from_secs(2);
+/// How long before a walk a file must have last changed for its stamp to prove it unchanged
+/// at the next one.
+pub(super) const SETTLED: Duration = Duration::from_secs(2);
 
 /// The regular files and symlinks under `root` that git would not ignore (its `.gitignore`
 /// files and the user's global excludes; not `.git/info/exclude`, which is the repository's),
 /// relative to `root`, sorted, with their stamps; `excluded` folders and every `.git` entry are
 /// left out. Links are listed, never followed.
-pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<(PathBuf, Stamp)> {
+pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<(PathBuf, FileStamp)> {
     let excluded = excluded.to_vec();
     let mut builder = WalkBuilder::new(root);
     builder
@@ -82,7 +49,7 @@ pub(super) fn files(root: &Path, excluded: &[PathBuf]) -> Vec<(PathBuf, Stamp)> 
                 found
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push((rel.to_path_buf(), Stamp::of(&meta)));
+                    .push((rel.to_path_buf(), FileStamp::from(&meta)));
             }
             ignore::WalkState::Continue
         })

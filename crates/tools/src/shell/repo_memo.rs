@@ -14,10 +14,12 @@
 //! [`SETTLED`] before the read began; a recently written configuration is read on every call
 //! until it has settled.
 
-use nix::sys::stat::{FileStat, SFlag};
+use nix::sys::stat::FileStat;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
+
+use crate::file_stamp::FileStamp;
 
 use crate::facts::joined;
 
@@ -54,65 +56,6 @@ struct Stamp {
     config: Option<FileStamp>,
     /// `config.worktree`, when it existed (its appearing changes `git_dir`'s times).
     worktree: Option<FileStamp>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStamp {
-    dev: u64,
-    ino: u64,
-    mode: u32,
-    link: bool,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl FileStamp {
-    /// `lstat`'s answer, or `None` when nothing is there. A symbolic link is stamped as
-    /// itself; [`RepoMemo`] keeps nothing that rests on one.
-    fn of(path: &Path) -> Result<Option<Self>, ()> {
-        match nix::sys::stat::lstat(path) {
-            Ok(stat) => Ok(Some(Self::from(&stat))),
-            Err(nix::errno::Errno::ENOENT) => Ok(None),
-            Err(_) => Err(()),
-        }
-    }
-
-    fn is_symlink(&self) -> bool {
-        self.link
-    }
-
-    /// Whether both times are at least `settled` before `start`.
-    fn settled_before(&self, start: SystemTime, settled: Duration) -> bool {
-        let Some(limit) = start
-            .checked_sub(settled)
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-        else {
-            return false;
-        };
-        let limit = (
-            i64::try_from(limit.as_secs()).unwrap_or(i64::MAX),
-            i64::from(limit.subsec_nanos()),
-        );
-        self.mtime < limit && self.ctime < limit
-    }
-}
-
-impl From<&FileStat> for FileStamp {
-    // The widths of `stat`'s fields differ between targets.
-    #[allow(clippy::useless_conversion)]
-    fn from(stat: &FileStat) -> Self {
-        let mode = u32::from(stat.st_mode);
-        Self {
-            dev: u64::from(stat.st_dev),
-            ino: u64::from(stat.st_ino),
-            mode,
-            link: SFlag::from_bits_truncate(mode) & SFlag::S_IFMT == SFlag::S_IFLNK,
-            size: u64::try_from(stat.st_size).unwrap_or(u64::MAX),
-            mtime: (i64::from(stat.st_mtime), i64::from(stat.st_mtime_nsec)),
-            ctime: (i64::from(stat.st_ctime), i64::from(stat.st_ctime_nsec)),
-        }
-    }
 }
 
 impl RepoMemo {
