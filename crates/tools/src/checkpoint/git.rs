@@ -19,7 +19,7 @@
 //! does not match its id, so a doctored object in the repository cannot change what an undo
 //! writes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
@@ -79,10 +79,11 @@ pub struct GitTree {
 }
 
 /// The files a snapshot found, with their stamps, and when its walk began: the index holds
-/// exactly those paths after it.
+/// exactly those paths after it. (Read from the index before a first snapshot, the stamps
+/// are unknown.)
 #[derive(Debug)]
 struct Known {
-    stamps: HashMap<Vec<u8>, FileStamp>,
+    stamps: HashMap<Vec<u8>, Option<FileStamp>>,
     started: SystemTime,
 }
 
@@ -148,30 +149,31 @@ impl GitTree {
         let started = SystemTime::now();
         let files = super::walk::files(&self.workspace, &self.excluded);
         let mut known = self.known.lock().unwrap_or_else(|p| p.into_inner());
-        let last = known.take();
-        let indexed: HashSet<Vec<u8>> = match &last {
-            Some(last) => last.stamps.keys().cloned().collect(),
+        let first = known.is_none();
+        let last = match known.take() {
+            Some(last) => last,
             None => self.indexed()?,
         };
-        let found: HashMap<Vec<u8>, FileStamp> = files
+        let found: HashMap<Vec<u8>, Option<FileStamp>> = files
             .iter()
-            .map(|(p, stamp)| (p.as_os_str().as_bytes().to_vec(), *stamp))
+            .map(|(p, stamp)| (p.as_os_str().as_bytes().to_vec(), Some(*stamp)))
             .collect();
         // What the index holds and the walk did not find is gone: dropped from the index
         // without looking at the work tree (a folder of it may be a symlink now).
-        let gone: Vec<&Vec<u8>> = indexed.iter().filter(|p| !found.contains_key(*p)).collect();
+        let gone: Vec<&Vec<u8>> = last
+            .stamps
+            .keys()
+            .filter(|p| !found.contains_key(*p))
+            .collect();
         if !gone.is_empty() {
             let update = self.git_with(&["update-index", "--force-remove", "-z", "--stdin"]);
             run_with_input(update, &nul_list(gone))?;
         }
         // Git reads (and its stat data spares re-hashing) only the files that may have
         // changed since the last snapshot: every one at the first.
-        let listed = files.iter().filter(|(path, stamp)| match &last {
-            None => true,
-            Some(last) => {
-                last.stamps.get(path.as_os_str().as_bytes()) != Some(stamp)
-                    || !stamp.modified_before(last.started, SETTLED)
-            }
+        let listed = files.iter().filter(|(path, stamp)| {
+            last.stamps.get(path.as_os_str().as_bytes()) != Some(&Some(*stamp))
+                || !stamp.modified_before(last.started, SETTLED)
         });
         let listed = nul_list(listed.map(|(path, _)| path.as_os_str().as_bytes()));
         if !listed.is_empty() {
@@ -197,20 +199,27 @@ impl GitTree {
         if let Some(name) = keep {
             self.keep(name, &tree)?;
         }
-        // The next session starts from this one's stat data.
-        let _ = copy_keeping_mtime(&self.index, &self.store.join("index"));
+        // The next session starts from this one's stat data (its first snapshot's: later ones
+        // change a few files, which the next session reads again at worst).
+        if first {
+            let _ = copy_keeping_mtime(&self.index, &self.store.join("index"));
+        }
         Ok(tree)
     }
 
-    /// The paths the session's index holds (`ls-files`), before the first snapshot of this
-    /// object (later, the last one's files: only this object writes the index).
-    fn indexed(&self) -> std::io::Result<HashSet<Vec<u8>>> {
+    /// The paths the session's index holds (`ls-files`), stamps unknown, before the first
+    /// snapshot of this object (later, the last one's files: only this object writes the
+    /// index).
+    fn indexed(&self) -> std::io::Result<Known> {
         let listed = run_bytes(self.git_with(&["ls-files", "-z"]))?;
-        Ok(listed
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(<[u8]>::to_vec)
-            .collect())
+        Ok(Known {
+            stamps: listed
+                .split(|b| *b == 0)
+                .filter(|p| !p.is_empty())
+                .map(|p| (p.to_vec(), None))
+                .collect(),
+            started: SystemTime::UNIX_EPOCH,
+        })
     }
 
     /// Makes the private repository if it is not there yet.

@@ -340,14 +340,7 @@ impl Checkpoints {
     /// What is at `path` now, reached through descriptors; a path that now crosses a
     /// symlink, or cannot be read, is a state nothing equals.
     pub(super) fn now(&self, path: &Path) -> FileState {
-        let unreadable = |reason: String| FileState::Unkept { reason };
-        match self.reach(path, Target::Existing) {
-            Ok(Reached::Missing) => FileState::Absent,
-            Ok(Reached::Found(found)) => {
-                found.state().unwrap_or_else(|e| unreadable(e.to_string()))
-            }
-            Err(e) => unreadable(e.to_string()),
-        }
+        state_of(self.reach(path, Target::Existing))
     }
 
     fn restore_of(&self, path: PathBuf, target: FileState, changed_since: bool) -> FileRestore {
@@ -357,7 +350,7 @@ impl Checkpoints {
                  may lead outside the workspace); left alone"
                     .to_string(),
             ),
-            _ => action(&target, &self.now(&path)),
+            reached => action(&target, &state_of(reached)),
         };
         FileRestore {
             path,
@@ -365,6 +358,19 @@ impl Checkpoints {
             changed_since,
             target,
         }
+    }
+}
+
+/// The state of what a restore reached; one it could not reach or read is a state nothing
+/// equals.
+fn state_of(reached: std::io::Result<Reached>) -> FileState {
+    let unreadable = |e: std::io::Error| FileState::Unkept {
+        reason: e.to_string(),
+    };
+    match reached {
+        Ok(Reached::Missing) => FileState::Absent,
+        Ok(Reached::Found(found)) => found.state().unwrap_or_else(unreadable),
+        Err(e) => unreadable(e),
     }
 }
 
