@@ -147,7 +147,7 @@ impl OutputBudget {
     /// outputs) are skipped, so nothing saved is replaced.
     pub fn new_save_path(&self, tool: &str) -> Option<std::io::Result<PathBuf>> {
         let dir = self.save_dir.as_ref()?;
-        if let Err(e) = crate::private::create_private_dir_all(dir) {
+        if let Err(e) = rein_fs::private::create_private_dir_all(dir) {
             return Some(Err(e));
         }
         self.prune(dir);
@@ -175,7 +175,7 @@ impl OutputBudget {
             Ok(path) => path,
             Err(e) => return Some(Err(e)),
         };
-        let written = crate::private::private_options()
+        let written = rein_fs::private::private_options()
             .write(true)
             .create_new(true)
             .open(&path)

@@ -4,7 +4,7 @@
 //! [`ToolDetails`]), so what the user approved and what they see afterwards read alike.
 
 use crate::details::{Hunk, ToolDetails};
-use crate::guard::WorkspaceGuard;
+use rein_fs::WorkspaceGuard;
 
 /// One file's change.
 #[derive(Debug, Clone, PartialEq, Eq)]

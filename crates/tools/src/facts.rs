@@ -2,11 +2,12 @@
 //! ([`crate::ToolRegistry::facts`]) and read by the permission policy, the hooks, the events
 //! and the front ends. Nothing else matches tool names or re-parses a call's arguments.
 
+use rein_fs::path::joined;
 use std::path::{Component, Path, PathBuf};
 
-use crate::lstats::Lstats;
 use crate::shell::ShellLine;
 use crate::{Effect, WorkspaceGuard};
+use rein_fs::lstats::Lstats;
 
 /// What sort of thing a call does, as rules and modes see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,16 +131,6 @@ pub(crate) fn resolve_for_rules_known(path: &str, base: &Path, lstats: &Lstats) 
         .to_str()
         .and_then(|text| lstats.located(text))
         .unwrap_or_else(|| normalise(&joined))
-}
-
-/// `base.join(path)`, allocated once: [`Path::join`] copies `base` at its exact size and
-/// then grows the copy for `path`.
-pub(crate) fn joined(base: &Path, path: impl AsRef<Path>) -> PathBuf {
-    let path = path.as_ref();
-    let mut out = PathBuf::with_capacity(base.as_os_str().len() + 1 + path.as_os_str().len());
-    out.push(base);
-    out.push(path);
-    out
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.

@@ -27,39 +27,27 @@
 #![deny(missing_docs)]
 
 mod apply_patch;
-mod atomic;
 mod bash;
-mod beneath;
 mod budget;
 mod change;
-mod checked;
 pub mod checkpoint;
 mod details;
 mod edit;
 mod facts;
-mod file_stamp;
-mod guard;
 mod hidden_env;
-mod hidden_tree;
 mod hunks;
-mod locks;
-mod lstats;
 mod output;
-pub mod private;
-mod prompt_file;
 mod read_file;
 mod registry;
-mod regular_file;
 mod search;
-mod sensitive;
 pub mod shell;
 mod todo;
 mod tool;
 mod typed;
 mod write_file;
 
+// File safety lives in `rein-fs`; the names tools and their callers use are re-exported.
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
-pub use atomic::{write_atomic, write_atomic_private};
 pub use bash::{
     Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobRead, JobStatus, JobSummary,
     Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
@@ -69,16 +57,16 @@ pub use change::{FileChange, of_details, unified};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
 pub use edit::{EditFile, EditFileArgs};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};
-pub use guard::{GuardError, WorkspaceGuard};
 pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
-pub use locks::FileLocks;
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
-pub use prompt_file::PromptFiles;
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;
-pub use regular_file::{ReadRefusal, open_regular, read_capped, read_regular, read_regular_bytes};
+pub use rein_fs::{
+    DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitivePaths,
+    WorkspaceGuard, open_regular, private, read_capped, read_regular, read_regular_bytes,
+    write_atomic, write_atomic_private,
+};
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
-pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
 pub use todo::{TodoWrite, TodoWriteArgs, Todos};
 pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};
 pub use typed::{Typed, TypedTool, schema_for, typed};

@@ -11,11 +11,11 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::checked::Access;
 use crate::{
     CallFacts, CallKind, Effect, FileRead, ToolContext, ToolDetails, ToolOutput, TypedTool,
     WorkspaceGuard,
 };
+use rein_fs::checked::Access;
 
 /// Lines returned when the call gives no `limit`.
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;

@@ -6,11 +6,11 @@ use serde::Deserialize;
 
 use std::path::PathBuf;
 
-use crate::checked::{Access, CheckedFile, Kind};
 use crate::{
     CallFacts, CallKind, Effect, FileChange, FileWrite, ToolContext, ToolDetails, ToolOutput,
     TypedTool, WorkspaceGuard,
 };
+use rein_fs::checked::{Access, CheckedFile, Kind};
 
 /// Largest file whose old contents are kept to describe the change (for hooks); a larger one is
 /// replaced without being read.

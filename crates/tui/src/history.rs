@@ -3,7 +3,7 @@
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use rein_tools::{ReadRefusal, open_regular, read_capped};
+use rein_fs::{ReadRefusal, open_regular, read_capped};
 
 /// Entries kept in memory and offered by Up/Down.
 const KEEP: usize = 500;
@@ -128,9 +128,9 @@ fn read_tail(path: &Path) -> Result<String, ReadRefusal> {
 
 fn append_line(path: &std::path::Path, prompt: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        rein_tools::private::create_private_dir_all(dir)?;
+        rein_fs::private::create_private_dir_all(dir)?;
     }
-    let mut file = rein_tools::private::private_options()
+    let mut file = rein_fs::private::private_options()
         .create(true)
         .append(true)
         .open(path)?;

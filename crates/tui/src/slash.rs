@@ -214,10 +214,7 @@ mod tests {
             &rein_engine::commands::load(
                 &[dir.path().into()],
                 &[],
-                &rein_tools::PromptFiles::new(
-                    [dir.path().into()],
-                    rein_tools::SensitivePaths::default(),
-                ),
+                &rein_fs::PromptFiles::new([dir.path().into()], rein_fs::SensitivePaths::default()),
             )
             .catalog,
         );

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use super::parse::{Chunk, Operation};
-use crate::checked::{Access, Kind};
 use crate::edit::matching::LINE_TIERS;
 use crate::edit::{split_bom, uses_crlf};
 use crate::{FileChange, WorkspaceGuard};
+use rein_fs::checked::{Access, Kind};
 
 /// An operation with its paths resolved by the guard and shown relative to the workspace.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ pub struct Resolved {
 pub type Change = (char, String, FileChange);
 
 /// Applies the operations in order, each through descriptors beneath the workspace (see
-/// [`crate::checked`]); on failure returns what was applied before it and why it stopped.
+/// [`rein_fs::checked`]); on failure returns what was applied before it and why it stopped.
 /// With `write` false nothing is written: the changes are worked out (a preview).
 pub fn apply_all(
     guard: &WorkspaceGuard,

@@ -79,7 +79,7 @@ pub(super) fn disarm_git(policy: Policy, ctx: &ToolContext) -> Vec<String> {
 /// the guard refuses (sensitive names such as `.env*` and the `Read` deny globs) in the
 /// workspace at any depth, and in the shown roots (read roots, and writable roots under
 /// `workspace-write`) below the fixed part of a deny glob. The guard keeps the tree between
-/// calls ([`crate::hidden_tree`]), so a call costs one `lstat` per folder unless folders
+/// calls ([`rein_fs::hidden_tree`]), so a call costs one `lstat` per folder unless folders
 /// changed.
 fn hidden_here(
     ctx: &ToolContext,

@@ -5,19 +5,25 @@ use std::path::{Path, PathBuf};
 
 use super::paths::{Expansion, expand};
 use crate::facts::{resolve_for_rules_known, resolve_for_rules_with};
-use crate::lstats::Lstats;
-use crate::shell::SimpleCommand;
+use crate::shell::{RepoMemo, SimpleCommand};
 use crate::{CallFacts, Effect, ShellFacts, WorkspaceGuard};
+use rein_fs::lstats::Lstats;
 
 /// Longest summary line; the rest of a long command is elided.
 const SUMMARY_CHARS: usize = 200;
 
 /// Fills `facts` for running `line` in `cwd`: the line analysed once, whether it is proven
 /// read-only, and every path its words can name.
-pub(super) fn describe(line: &str, cwd: &Path, guard: &WorkspaceGuard, facts: &mut CallFacts) {
+pub(super) fn describe(
+    line: &str,
+    cwd: &Path,
+    guard: &WorkspaceGuard,
+    memo: &RepoMemo,
+    facts: &mut CallFacts,
+) {
     let analysis = crate::shell::analyse(line);
     let lstats = Lstats::default();
-    let proven = crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats);
+    let proven = crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats, memo);
     facts.effect = if proven {
         Effect::ReadOnly
     } else {
@@ -133,11 +139,11 @@ fn for_file_words<'a>(command: &'a SimpleCommand, mut each: impl FnMut(FileWord<
 }
 
 /// Sorts `paths` as [`Path`]'s order does (component by component). Clean paths (see
-/// [`crate::sensitive::is_clean`]) are in that order when compared as bytes with `/` below
+/// [`rein_fs::sensitive::is_clean`]) are in that order when compared as bytes with `/` below
 /// every other byte, which is much cheaper than taking them apart.
 fn sort_paths(paths: &mut [PathBuf]) {
     use std::os::unix::ffi::OsStrExt;
-    if !paths.iter().all(|p| crate::sensitive::is_clean(p)) {
+    if !paths.iter().all(|p| rein_fs::sensitive::is_clean(p)) {
         paths.sort();
         return;
     }
@@ -196,7 +202,7 @@ mod tests {
         let mut fast: Vec<PathBuf> = texts.iter().map(PathBuf::from).collect();
         let mut clean: Vec<PathBuf> = fast
             .iter()
-            .filter(|p| crate::sensitive::is_clean(p))
+            .filter(|p| rein_fs::sensitive::is_clean(p))
             .cloned()
             .collect();
         let mut expected = clean.clone();

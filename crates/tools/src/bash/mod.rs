@@ -64,6 +64,8 @@ pub struct Bash {
     output_limit: usize,
     /// Most bytes of data memory a proven read-only line may take.
     read_only_memory: u64,
+    /// Which repository configurations the classifier found inert, kept between calls.
+    repo_memo: crate::shell::RepoMemo,
 }
 
 /// Data memory (`ulimit -d`) for a line that runs without asking because it is proven
@@ -89,6 +91,7 @@ impl Bash {
             cwd: Mutex::new(None),
             output_limit: limit,
             read_only_memory: READ_ONLY_MEMORY_LIMIT,
+            repo_memo: crate::shell::RepoMemo::default(),
         }
     }
 
@@ -122,7 +125,13 @@ impl Bash {
             Some(facts) if facts.shell.as_ref().is_some_and(|s| s.line == line) => {
                 facts.effect == Effect::ReadOnly
             }
-            _ => crate::shell::is_read_only(&crate::shell::analyse(line), &ctx.guard, start),
+            _ => crate::shell::is_read_only_with(
+                &crate::shell::analyse(line),
+                &ctx.guard,
+                start,
+                &rein_fs::lstats::Lstats::default(),
+                &self.repo_memo,
+            ),
         }
     }
 
@@ -166,7 +175,7 @@ impl TypedTool for Bash {
 
     fn describe(&self, args: &BashArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
         let (cwd, _) = self.start_dir(guard);
-        facts::describe(&args.command, &cwd, guard, facts);
+        facts::describe(&args.command, &cwd, guard, &self.repo_memo, facts);
         facts.unsandboxed = args.unsandboxed.clone();
     }
 

@@ -82,7 +82,7 @@ impl OutputFile {
     /// Creates the file at `path` (private to the user); `hidden`'s values are taken out of it
     /// if it is kept.
     pub(crate) fn create(path: PathBuf, hidden: crate::HiddenEnv) -> io::Result<Self> {
-        let file = crate::private::private_options()
+        let file = rein_fs::private::private_options()
             .write(true)
             .create_new(true)
             .open(&path)?;

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use super::walk::SETTLED;
-use crate::file_stamp::FileStamp;
+use rein_fs::FileStamp;
 
 /// The id of git's empty tree (SHA-1): attributes are read from it, so none apply.
 const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -227,7 +227,7 @@ impl GitTree {
         if self.store.join("HEAD").exists() {
             return Ok(());
         }
-        crate::private::create_private_dir_all(&self.store)?;
+        rein_fs::private::create_private_dir_all(&self.store)?;
         let mut cmd = self.git();
         cmd.env_remove("GIT_WORK_TREE")
             .env_remove("GIT_INDEX_FILE")
@@ -241,7 +241,7 @@ impl GitTree {
     fn keep(&self, name: &str, tree: &str) -> std::io::Result<()> {
         let path = self.store.join("refs/rein").join(name);
         if let Some(dir) = path.parent() {
-            crate::private::create_private_dir_all(dir)?;
+            rein_fs::private::create_private_dir_all(dir)?;
         }
         crate::write_atomic_private(&path, format!("{tree}\n").as_bytes())
     }

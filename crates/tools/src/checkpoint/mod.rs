@@ -21,7 +21,7 @@ use std::sync::{Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::private::{create_private_dir_all, private_options};
+use rein_fs::private::{create_private_dir_all, private_options};
 
 pub use git::GitTree;
 pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
@@ -353,7 +353,7 @@ impl Checkpoints {
             let mut state = self.state();
             let stored = *state
                 .bytes
-                .get_or_insert_with(|| crate::private::tree_size(&self.dir.join("objects")));
+                .get_or_insert_with(|| rein_fs::private::tree_size(&self.dir.join("objects")));
             if stored + bytes.len() as u64 > self.cap {
                 return Ok(FileState::Unkept {
                     reason: format!(
@@ -418,7 +418,7 @@ pub fn remove(dir: &Path) -> u64 {
     {
         let _ = GitTree::stored(&store).forget(&format!("{session}/"));
     }
-    let bytes = crate::private::tree_size(dir);
+    let bytes = rein_fs::private::tree_size(dir);
     let _ = std::fs::remove_dir_all(dir);
     bytes
 }

@@ -11,7 +11,7 @@ use nix::sys::stat::SFlag;
 use sha2::{Digest, Sha256};
 
 use super::{Checkpoints, FileState, Look, hex};
-use crate::beneath::{self, Dir};
+use rein_fs::beneath::{self, Dir};
 
 /// What a restore is about to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +127,7 @@ impl Found {
     /// Replaces the file with `bytes` and `mode`, atomically (a symlink there is replaced,
     /// never written through).
     pub(super) fn write(&self, bytes: &[u8], mode: u32) -> io::Result<()> {
-        crate::atomic::write_new(&self.dir, &self.name, bytes, mode)
+        rein_fs::atomic::write_new(&self.dir, &self.name, bytes, mode)
     }
 
     /// Removes the file (`unlinkat` in its folder).

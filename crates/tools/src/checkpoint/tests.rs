@@ -143,7 +143,7 @@ fn identical_contents_are_stored_once_and_the_cap_is_held() {
         cp.before(&format!("c{i}"), std::slice::from_ref(&file))
             .unwrap();
     }
-    assert_eq!(crate::private::tree_size(&cp.dir().join("objects")), 7);
+    assert_eq!(rein_fs::private::tree_size(&cp.dir().join("objects")), 7);
     // Over the cap, the state is noted as not kept, and the undo says so.
     std::fs::write(&file, vec![b'x'; 200]).unwrap();
     cp.begin_turn("a prompt").unwrap();

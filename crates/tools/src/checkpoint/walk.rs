@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ignore::WalkBuilder;
 
-use crate::file_stamp::FileStamp;
+use rein_fs::FileStamp;
 
 /// How long before a walk a file must have last changed for its stamp to prove it unchanged
 /// at the next one.

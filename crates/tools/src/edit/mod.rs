@@ -18,12 +18,12 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::checked::{Access, CheckedFile, Kind, Stamp};
 use crate::{
     CallFacts, CallKind, Effect, FileChange, FileEdit, Hunk, ToolContext, ToolDetails, ToolOutput,
     TypedTool, WorkspaceGuard,
 };
 use matching::{Found, Replacement, Tier};
+use rein_fs::checked::{Access, CheckedFile, Kind, Stamp};
 
 /// Bytes of a file inspected for NUL to call it binary.
 const SNIFF_BYTES: usize = 8 * 1024;
@@ -103,7 +103,7 @@ impl TypedTool for EditFile {
 }
 
 /// The whole edit, under the lock, through descriptors beneath the workspace (see
-/// [`crate::checked`]).
+/// [`rein_fs::checked`]).
 fn edit(guard: &WorkspaceGuard, path: &Path, shown: &str, args: &EditFileArgs) -> ToolOutput {
     // Another process writing the file between the read and the rename (an appending log, a
     // formatter) would lose its change: the edit is made again on the new contents.

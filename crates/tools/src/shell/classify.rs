@@ -13,8 +13,9 @@ use std::path::Path;
 use super::git::git_is_read_only;
 use super::programs::program_is_read_only;
 use super::reads::Reads;
+use super::repo_memo::RepoMemo;
 use crate::WorkspaceGuard;
-use crate::lstats::Lstats;
+use rein_fs::lstats::Lstats;
 use rein_shell::ShellLine;
 use rein_shell::SimpleCommand;
 
@@ -34,15 +35,17 @@ use rein_shell::SimpleCommand;
 /// # Ok(()) }
 /// ```
 pub fn is_read_only(line: &ShellLine, guard: &WorkspaceGuard, cwd: &Path) -> bool {
-    is_read_only_with(line, guard, cwd, &Lstats::default())
+    is_read_only_with(line, guard, cwd, &Lstats::default(), &RepoMemo::default())
 }
 
-/// [`is_read_only`], asking `lstats` about the file system.
+/// [`is_read_only`], asking `lstats` about the file system and keeping what it finds about
+/// repository configurations in `memo`.
 pub(crate) fn is_read_only_with(
     line: &ShellLine,
     guard: &WorkspaceGuard,
     cwd: &Path,
     lstats: &Lstats,
+    memo: &RepoMemo,
 ) -> bool {
     if line.unanalysable.is_some() || line.commands.is_empty() {
         return false;
@@ -55,6 +58,7 @@ pub(crate) fn is_read_only_with(
         guard,
         cwd,
         lstats,
+        memo,
         repo_inert: std::cell::OnceCell::new(),
         checked: std::cell::RefCell::default(),
     };

@@ -5,7 +5,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
-use crate::lstats::{Entry, Lstats};
+use rein_fs::lstats::{Entry, Lstats};
 
 /// How many entries a recursive search may have before rein stops looking and asks.
 const MAX_TREE_ENTRIES: usize = 20_000;
@@ -18,6 +18,8 @@ pub(super) struct Reads<'a> {
     pub cwd: &'a Path,
     /// What the file system says, shared with the rest of the call's facts.
     pub lstats: &'a Lstats,
+    /// What earlier calls found about repository configurations (the `bash` tool's).
+    pub memo: &'a super::repo_memo::RepoMemo,
     /// Whether the repository around `cwd` has an inert configuration, once asked: one line
     /// often runs `git` several times in the same repository.
     pub repo_inert: std::cell::OnceCell<bool>,
@@ -31,7 +33,12 @@ impl Reads<'_> {
     /// configuration that runs nothing (read once per line).
     pub fn repository_is_inert(&self) -> bool {
         *self.repo_inert.get_or_init(|| {
-            super::repo_config::repository_config_is_inert(self.guard, self.cwd, self.lstats)
+            super::repo_config::repository_config_is_inert(
+                self.guard,
+                self.cwd,
+                self.lstats,
+                self.memo,
+            )
         })
     }
 
@@ -95,7 +102,7 @@ impl Reads<'_> {
     }
 
     fn resolve(&self, path: &str) -> Option<PathBuf> {
-        let joined = crate::facts::joined(self.cwd, path);
+        let joined = rein_fs::path::joined(self.cwd, path);
         self.guard
             .resolve_read_with(joined.to_str()?, self.lstats)
             .ok()

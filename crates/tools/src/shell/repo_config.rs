@@ -11,8 +11,8 @@ use nix::sys::stat::SFlag;
 use std::path::{Path, PathBuf};
 
 use crate::WorkspaceGuard;
-use crate::facts::joined;
-use crate::lstats::{Entry, Lstats};
+use rein_fs::lstats::{Entry, Lstats};
+use rein_fs::path::joined;
 
 /// Sections whose keys are all inert for reading commands.
 const ANY_KEY: &[&str] = &[
@@ -97,6 +97,7 @@ pub(super) fn repository_config_is_inert(
     guard: &WorkspaceGuard,
     cwd: &Path,
     lstats: &Lstats,
+    memo: &super::repo_memo::RepoMemo,
 ) -> bool {
     let Some(mut dir) = cwd
         .to_str()
@@ -122,9 +123,7 @@ pub(super) fn repository_config_is_inert(
             Ok(stat)
                 if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR =>
             {
-                return guard
-                    .repo_memo()
-                    .inert(&dot_git, &stat, || git_dir_is_inert(&dot_git, lstats));
+                return memo.inert(&dot_git, &stat, || git_dir_is_inert(&dot_git, lstats));
             }
             Err(Errno::ENOENT | Errno::ENOTDIR) => {}
             _ => return false,

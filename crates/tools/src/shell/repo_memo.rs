@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use crate::file_stamp::FileStamp;
+use rein_fs::FileStamp;
 
-use crate::facts::joined;
+use rein_fs::path::joined;
 
 /// How long ago the files behind an answer must have last changed for it to be kept.
 const SETTLED: Duration = Duration::from_secs(2);
@@ -29,7 +29,7 @@ const SETTLED: Duration = Duration::from_secs(2);
 /// How many repositories' answers are kept (a workspace rarely holds more than one).
 const CAPACITY: usize = 8;
 
-/// Kept answers, shared by every clone of a [`crate::WorkspaceGuard`].
+/// Kept answers, owned by the `bash` tool (one per session's tool set).
 #[derive(Debug)]
 pub(crate) struct RepoMemo {
     entries: Mutex<Vec<Kept>>,
@@ -196,7 +196,7 @@ mod tests {
         let seen = nix::sys::stat::lstat(git).unwrap();
         let inert = memo.inert(git, &seen, || {
             read.set(true);
-            super::super::repo_config::git_dir_is_inert(git, &crate::lstats::Lstats::default())
+            super::super::repo_config::git_dir_is_inert(git, &rein_fs::lstats::Lstats::default())
         });
         (inert, read.get())
     }

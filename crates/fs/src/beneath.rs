@@ -32,7 +32,7 @@ const DIR_FLAGS: OFlag = OFlag::O_RDONLY
 
 /// How a path below a directory is walked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Walk {
+pub enum Walk {
     /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; falls back to
     /// [`Walk::Components`] when the kernel (or a seccomp filter) refuses the call.
     Kernel,
@@ -41,12 +41,12 @@ pub(crate) enum Walk {
 }
 
 /// The error for a symlink met where the guard saw none: the path changed after it was checked.
-pub(crate) fn changed() -> io::Error {
+pub fn changed() -> io::Error {
     io::Error::other(Changed)
 }
 
 /// Whether `error` is [`changed`]'s: a symlink stood on the way.
-pub(crate) fn is_changed(error: &io::Error) -> bool {
+pub fn is_changed(error: &io::Error) -> bool {
     error.get_ref().is_some_and(|inner| inner.is::<Changed>())
 }
 
@@ -68,13 +68,13 @@ impl std::error::Error for Changed {}
 
 /// An open directory, the starting point of every open below it.
 #[derive(Debug)]
-pub(crate) struct Dir {
+pub struct Dir {
     fd: OwnedFd,
 }
 
 impl Dir {
     /// Opens the absolute, canonical directory `path` from `/` without following any symlink.
-    pub(crate) fn open_canonical(path: &Path) -> io::Result<Self> {
+    pub fn open_canonical(path: &Path) -> io::Result<Self> {
         let rel = path
             .strip_prefix("/")
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "not an absolute path"))?;
@@ -84,19 +84,19 @@ impl Dir {
 
     /// Opens the directory `path` by name, following symlinks: for rein's own files, which no
     /// guard checks.
-    pub(crate) fn open_following(path: &Path) -> io::Result<Self> {
+    pub fn open_following(path: &Path) -> io::Result<Self> {
         let fd = nix::fcntl::openat(AT_FDCWD, path, DIR_FLAGS, Mode::empty())?;
         Ok(Self { fd })
     }
 
     /// The directory `rel` (plain names only; empty for this one) below this one, reached
     /// without following a symlink.
-    pub(crate) fn dir(&self, rel: &Path) -> io::Result<Self> {
+    pub fn dir(&self, rel: &Path) -> io::Result<Self> {
         self.dir_by(rel, Walk::Kernel)
     }
 
     /// [`Dir::dir`], walking as `walk` says.
-    pub(crate) fn dir_by(&self, rel: &Path, walk: Walk) -> io::Result<Self> {
+    pub fn dir_by(&self, rel: &Path, walk: Walk) -> io::Result<Self> {
         let names = plain_names(rel)?;
         if names.is_empty() {
             return self.reopen();
@@ -118,7 +118,7 @@ impl Dir {
 
     /// The directory `rel` below this one, creating the folders that are missing (like
     /// `mkdir -p`), without following a symlink.
-    pub(crate) fn create_dirs(&self, rel: &Path) -> io::Result<Self> {
+    pub fn create_dirs(&self, rel: &Path) -> io::Result<Self> {
         let mut dir = self.reopen()?;
         for name in plain_names(rel)? {
             dir = match dir.child(name) {
@@ -137,7 +137,7 @@ impl Dir {
 
     /// Opens `name` in this folder for reading, following no symlink. `.` opens the folder
     /// itself. A fifo or device is opened without blocking; the caller checks the kind.
-    pub(crate) fn open_read(&self, name: &OsStr) -> io::Result<File> {
+    pub fn open_read(&self, name: &OsStr) -> io::Result<File> {
         let flags = OFlag::O_RDONLY
             | OFlag::O_NOFOLLOW
             | OFlag::O_NONBLOCK
@@ -151,7 +151,7 @@ impl Dir {
     }
 
     /// Creates `name` in this folder for writing, with mode `0o600`; fails when it exists.
-    pub(crate) fn create_new(&self, name: &OsStr) -> io::Result<File> {
+    pub fn create_new(&self, name: &OsStr) -> io::Result<File> {
         let flags =
             OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
         let fd = nix::fcntl::openat(&self.fd, name, flags, Mode::from_bits_truncate(0o600))?;
@@ -159,7 +159,7 @@ impl Dir {
     }
 
     /// What `name` in this folder is (`lstat`), `None` when nothing is there.
-    pub(crate) fn entry(&self, name: &OsStr) -> io::Result<Option<FileStat>> {
+    pub fn entry(&self, name: &OsStr) -> io::Result<Option<FileStat>> {
         match nix::sys::stat::fstatat(&self.fd, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
             Ok(stat) => Ok(Some(stat)),
             Err(Errno::ENOENT) => Ok(None),
@@ -168,13 +168,13 @@ impl Dir {
     }
 
     /// Renames `from` to `to`, both in this folder (replacing `to`, never writing through it).
-    pub(crate) fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         nix::fcntl::renameat(&self.fd, from, &self.fd, to)?;
         Ok(())
     }
 
     /// Removes the file (or symlink) `name` from this folder.
-    pub(crate) fn remove_file(&self, name: &OsStr) -> io::Result<()> {
+    pub fn remove_file(&self, name: &OsStr) -> io::Result<()> {
         nix::unistd::unlinkat(&self.fd, name, nix::unistd::UnlinkatFlags::NoRemoveDir)?;
         Ok(())
     }
@@ -240,7 +240,7 @@ fn plain_names(rel: &Path) -> io::Result<Vec<&OsStr>> {
 }
 
 /// The folder part and the name of `rel`; the name is `.` for the folder itself.
-pub(crate) fn split(rel: &Path) -> (&Path, OsString) {
+pub fn split(rel: &Path) -> (&Path, OsString) {
     match (rel.parent(), rel.file_name()) {
         (Some(parent), Some(name)) => (parent, name.to_os_string()),
         _ => (Path::new(""), OsString::from(".")),

@@ -52,7 +52,7 @@ pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// [`write_atomic`] for the file `name` in the open folder `dir`: the temp file is created,
 /// written and renamed through the folder's descriptor. An existing regular file's mode is
 /// kept (a symlink there is replaced, never written through).
-pub(crate) fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
     let mode = match dir.entry(name)? {
         Some(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
             stat.st_mode & 0o7777
@@ -65,7 +65,7 @@ pub(crate) fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Resu
 /// [`write_atomic_in`], running `check` after the temp file is written and before it replaces
 /// `name` (a failed check writes nothing), then `after` on the new file once it is in place
 /// (positioned at its end).
-pub(crate) fn write_atomic_in_checked(
+pub fn write_atomic_in_checked(
     dir: &Dir,
     name: &OsStr,
     bytes: &[u8],
@@ -86,7 +86,7 @@ pub(crate) fn write_atomic_in_checked(
 
 /// The temp file, written, given `mode` and renamed to `name` in `dir`; removed again on
 /// failure. A symlink at `name` is replaced, never written through.
-pub(crate) fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
+pub fn write_new(dir: &Dir, name: &OsStr, bytes: &[u8], mode: u32) -> io::Result<()> {
     write_new_checked(dir, name, bytes, mode, || Ok(())).map(drop)
 }
 

@@ -369,7 +369,7 @@ pub(crate) fn strip_prefix<'a>(
 /// Whether `path` is absolute and spelled as its components would be joined: no `//`, `/./`,
 /// trailing `/` (the root aside) or trailing `/.`. Such paths start with one another, component
 /// by component, exactly when their bytes do up to a `/`.
-pub(crate) fn is_clean(path: &Path) -> bool {
+pub fn is_clean(path: &Path) -> bool {
     let b = path.as_os_str().as_bytes();
     if b == b"/" {
         return true;

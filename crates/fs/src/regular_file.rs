@@ -12,7 +12,7 @@
 //! a [`ReadRefusal`] naming the path, for the caller to show as a warning.
 //!
 //! ```
-//! use rein_tools::{ReadRefusal, read_regular};
+//! use rein_fs::{ReadRefusal, read_regular};
 //! let dir = std::env::temp_dir();
 //! // A directory is not a regular file: refused, with its path in the message.
 //! let refused = read_regular(&dir, 1024).unwrap_err();

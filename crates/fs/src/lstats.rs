@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// What `lstat` said about one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Entry {
+pub enum Entry {
     /// Nothing there (or a component above it is not a folder).
     Missing,
     /// `lstat` failed otherwise (permission denied, loop…): resolve it the slow way.
@@ -31,7 +31,7 @@ pub(crate) enum Entry {
 
 /// `lstat` answers for one call's check.
 #[derive(Debug, Default)]
-pub(crate) struct Lstats {
+pub struct Lstats {
     /// Keyed by the path's bytes: hashing a `Path` takes it apart into components.
     seen: RefCell<rustc_hash::FxHashMap<OsString, Entry>>,
     /// Paths the guard located, by the text it was given: the classifier and the rules
@@ -41,7 +41,7 @@ pub(crate) struct Lstats {
 
 impl Lstats {
     /// `lstat(path)`, asked of the kernel the first time only.
-    pub(crate) fn get(&self, path: &Path) -> Entry {
+    pub fn get(&self, path: &Path) -> Entry {
         let key: &OsStr = path.as_os_str();
         if let Some(entry) = self.seen.borrow().get(key) {
             return *entry;
@@ -54,12 +54,12 @@ impl Lstats {
 
 impl Lstats {
     /// Where the guard located `text` before, if it did.
-    pub(crate) fn located(&self, text: &str) -> Option<PathBuf> {
+    pub fn located(&self, text: &str) -> Option<PathBuf> {
         self.located.borrow().get(text).cloned()
     }
 
     /// Records where the guard located `text`.
-    pub(crate) fn remember_located(&self, text: &str, path: &Path) {
+    pub fn remember_located(&self, text: &str, path: &Path) {
         self.located
             .borrow_mut()
             .insert(text.to_string(), path.to_path_buf());

@@ -19,7 +19,7 @@
 //! ([`crate::beneath`]), so a link swapped in after the check is not followed either.
 //!
 //! ```
-//! use rein_tools::{PromptFiles, ReadRefusal, SensitivePaths};
+//! use rein_fs::{PromptFiles, ReadRefusal, SensitivePaths};
 //! let root = tempfile::tempdir().unwrap();
 //! let outside = tempfile::tempdir().unwrap();
 //! std::fs::write(outside.path().join("secret"), "KEY").unwrap();

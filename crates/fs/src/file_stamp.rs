@@ -15,7 +15,7 @@ use nix::sys::stat::{FileStat, SFlag};
 
 /// A file's or folder's stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FileStamp {
+pub struct FileStamp {
     dev: u64,
     ino: u64,
     mode: u32,
@@ -27,11 +27,11 @@ pub(crate) struct FileStamp {
 impl FileStamp {
     /// `lstat`'s answer, or `None` when nothing is there; `Err` when the look failed. A
     /// symbolic link is stamped as itself.
-    pub(crate) fn of(path: &Path) -> Result<Option<Self>, ()> {
+    pub fn of(path: &Path) -> Result<Option<Self>, nix::errno::Errno> {
         match nix::sys::stat::lstat(path) {
             Ok(stat) => Ok(Some(Self::from(&stat))),
             Err(nix::errno::Errno::ENOENT) => Ok(None),
-            Err(_) => Err(()),
+            Err(errno) => Err(errno),
         }
     }
 
@@ -39,22 +39,24 @@ impl FileStamp {
         SFlag::from_bits_truncate(self.mode) & SFlag::S_IFMT
     }
 
-    pub(crate) fn is_symlink(&self) -> bool {
+    /// Whether the path was a symbolic link (itself, not what it points to).
+    pub fn is_symlink(&self) -> bool {
         self.kind() == SFlag::S_IFLNK
     }
 
-    pub(crate) fn is_dir(&self) -> bool {
+    /// Whether the path was a folder.
+    pub fn is_dir(&self) -> bool {
         self.kind() == SFlag::S_IFDIR
     }
 
     /// Whether both times are at least `settled` before `start`.
-    pub(crate) fn settled_before(&self, start: SystemTime, settled: Duration) -> bool {
+    pub fn settled_before(&self, start: SystemTime, settled: Duration) -> bool {
         limit(start, settled).is_some_and(|limit| self.mtime < limit && self.ctime < limit)
     }
 
     /// Whether the modification time is at least `settled` before `start`: enough for what
     /// only a change of contents (or of a folder's entries) moves.
-    pub(crate) fn modified_before(&self, start: SystemTime, settled: Duration) -> bool {
+    pub fn modified_before(&self, start: SystemTime, settled: Duration) -> bool {
         limit(start, settled).is_some_and(|limit| self.mtime < limit)
     }
 }

@@ -16,7 +16,6 @@ use crate::checked::Access;
 use crate::hidden_tree::HiddenTree;
 use crate::lstats::{Entry, Lstats};
 use crate::sensitive::{SensitivePaths, home_dir, is_clean};
-use crate::shell::RepoMemo;
 
 /// How many dangling symlinks one resolution may follow before giving up (like `ELOOP`).
 const MAX_LINK_HOPS: usize = 40;
@@ -99,7 +98,7 @@ const MAX_NAME_BYTES: usize = 255;
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let dir = std::env::temp_dir();
-/// let guard = rein_tools::WorkspaceGuard::new(&dir)?;
+/// let guard = rein_fs::WorkspaceGuard::new(&dir)?;
 /// assert!(guard.resolve_write("src/main.rs")?.starts_with(guard.root()));
 /// assert!(guard.resolve_read("../../../../etc/passwd").is_err());
 /// assert!(guard.resolve_read(".env").is_err());
@@ -113,8 +112,6 @@ pub struct WorkspaceGuard {
     sensitive: Arc<SensitivePaths>,
     /// What `~` stands for (`$HOME` when the guard was made).
     home: Option<PathBuf>,
-    /// Which repository configurations the classifier found inert, shared by every clone.
-    repo_memo: Arc<RepoMemo>,
     /// The workspace's folders as last read for hiding what this guard refuses from
     /// sandboxed commands, shared by every clone (a new list starts a new tree).
     hidden_tree: Arc<HiddenTree>,
@@ -136,7 +133,6 @@ impl WorkspaceGuard {
             read_roots: Vec::new(),
             sensitive: Arc::new(SensitivePaths::default()),
             home: home_dir(),
-            repo_memo: Arc::default(),
             hidden_tree: Arc::default(),
         })
     }
@@ -164,13 +160,8 @@ impl WorkspaceGuard {
         &self.sensitive
     }
 
-    /// Which repository configurations the classifier found inert.
-    pub(crate) fn repo_memo(&self) -> &RepoMemo {
-        &self.repo_memo
-    }
-
     /// The folders kept for hiding what this guard refuses from sandboxed commands.
-    pub(crate) fn hidden_tree(&self) -> &HiddenTree {
+    pub fn hidden_tree(&self) -> &HiddenTree {
         &self.hidden_tree
     }
 
@@ -216,11 +207,7 @@ impl WorkspaceGuard {
     }
 
     /// [`WorkspaceGuard::resolve_read`], asking `lstats` about the file system.
-    pub(crate) fn resolve_read_with(
-        &self,
-        path: &str,
-        lstats: &Lstats,
-    ) -> Result<PathBuf, GuardError> {
+    pub fn resolve_read_with(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
         let resolved = self.locate(path, lstats)?;
         let readable =
             self.contains(&resolved) || self.read_roots.iter().any(|r| resolved.starts_with(r));
@@ -249,11 +236,7 @@ impl WorkspaceGuard {
     }
 
     /// [`WorkspaceGuard::locate_anywhere`], asking `lstats` about the file system.
-    pub(crate) fn locate_anywhere_with(
-        &self,
-        path: &str,
-        lstats: &Lstats,
-    ) -> Result<PathBuf, GuardError> {
+    pub fn locate_anywhere_with(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
         self.locate(path, lstats)
     }
 
@@ -335,7 +318,7 @@ impl WorkspaceGuard {
             ("~", _) => self.home.clone().map(Into::into),
             (_, Some(rest)) => self.home.as_ref().map(|home| home.join(rest).into()),
             _ if path.starts_with('/') => Some(Path::new(path).into()),
-            _ => Some(crate::facts::joined(&self.root, path).into()),
+            _ => Some(crate::path::joined(&self.root, path).into()),
         }
         .ok_or_else(|| invalid("~ cannot be expanded: HOME is not set"))?;
         if let Some(resolved) = self.inside_without_links(&joined, lstats) {

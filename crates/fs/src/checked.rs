@@ -20,7 +20,7 @@ use crate::{SensitivePaths, WorkspaceGuard};
 
 /// What a tool is about to do with a resolved path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
+pub enum Access {
     /// Read it: the workspace or an extra read root.
     Read,
     /// Change or remove it: the workspace only; its folder must exist.
@@ -31,7 +31,7 @@ pub(crate) enum Access {
 
 /// What a checked path names now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     /// Nothing.
     Missing,
     /// A folder.
@@ -45,23 +45,23 @@ pub(crate) enum Kind {
     Other,
 }
 
-/// A resolved path, reached through descriptors: its folder and its name there (`.` for the
-/// root itself).
 /// How long the replaced version must stay unchanged before its late appends are taken as
 /// all carried over (a writer preempted between its `open` and its `write` on a busy machine).
 const CARRY_OVER_QUIET: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// A version of a file, as [`CheckedFile::stamp`] sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stamp {
+pub struct Stamp {
     ino: u64,
     size: i64,
     mtime: (i64, i64),
     ctime: (i64, i64),
 }
 
+/// A resolved path, reached through descriptors: its folder and its name there (`.` for the
+/// root itself).
 #[derive(Debug)]
-pub(crate) struct CheckedFile {
+pub struct CheckedFile {
     dir: Dir,
     name: OsString,
     sensitive: Arc<SensitivePaths>,
@@ -71,7 +71,7 @@ impl WorkspaceGuard {
     /// Opens the folder of `resolved` — a path [`WorkspaceGuard::resolve_read`] or
     /// [`WorkspaceGuard::resolve_write`] returned — beneath the root that holds it, following
     /// no symlink (and creating missing folders for [`Access::Create`]).
-    pub(crate) fn open_checked(&self, resolved: &Path, access: Access) -> io::Result<CheckedFile> {
+    pub fn open_checked(&self, resolved: &Path, access: Access) -> io::Result<CheckedFile> {
         let outside = || {
             io::Error::new(
                 io::ErrorKind::PermissionDenied,
@@ -96,7 +96,7 @@ impl WorkspaceGuard {
 
 impl CheckedFile {
     /// What the path names now, without following a symlink.
-    pub(crate) fn kind(&self) -> io::Result<Kind> {
+    pub fn kind(&self) -> io::Result<Kind> {
         let Some(stat) = self.dir.entry(&self.name)? else {
             return Ok(Kind::Missing);
         };
@@ -112,7 +112,7 @@ impl CheckedFile {
 
     /// Opens the file (or folder) for reading; a symlink is not followed, and a file with
     /// another name in a sensitive folder (a hard link) is refused.
-    pub(crate) fn open_read(&self) -> io::Result<File> {
+    pub fn open_read(&self) -> io::Result<File> {
         let file = self.dir.open_read(&self.name)?;
         let meta = file.metadata()?;
         if meta.is_file()
@@ -132,7 +132,7 @@ impl CheckedFile {
     }
 
     /// The whole file, read through [`CheckedFile::open_read`].
-    pub(crate) fn read(&self) -> io::Result<Vec<u8>> {
+    pub fn read(&self) -> io::Result<Vec<u8>> {
         let mut file = self.open_read()?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
@@ -141,7 +141,7 @@ impl CheckedFile {
 
     /// What identifies the file's current version: inode, size, change and modification
     /// times (`None` when it does not exist).
-    pub(crate) fn stamp(&self) -> io::Result<Option<Stamp>> {
+    pub fn stamp(&self) -> io::Result<Option<Stamp>> {
         Ok(self.dir.entry(&self.name)?.map(|s| Stamp {
             ino: s.st_ino,
             size: s.st_size,
@@ -153,7 +153,7 @@ impl CheckedFile {
     /// [`CheckedFile::write_atomic`], but only while the file is still at version `before`,
     /// checked after the new contents are written and just before they replace it; an
     /// [`io::ErrorKind::WouldBlock`] error (nothing written) when another process changed it.
-    pub(crate) fn write_atomic_unchanged(&self, bytes: &[u8], before: Stamp) -> io::Result<()> {
+    pub fn write_atomic_unchanged(&self, bytes: &[u8], before: Stamp) -> io::Result<()> {
         // The version being replaced, held open: what is appended to it between the check and
         // the rename is carried over to the new file.
         let mut old = self.open_read()?;
@@ -190,12 +190,12 @@ impl CheckedFile {
 
     /// Replaces the file's contents atomically (a temp file in the same folder, renamed over
     /// it), keeping an existing file's mode.
-    pub(crate) fn write_atomic(&self, bytes: &[u8]) -> io::Result<()> {
+    pub fn write_atomic(&self, bytes: &[u8]) -> io::Result<()> {
         crate::atomic::write_atomic_in(&self.dir, &self.name, bytes)
     }
 
     /// Removes the file (a symlink itself, never what it points to).
-    pub(crate) fn remove(&self) -> io::Result<()> {
+    pub fn remove(&self) -> io::Result<()> {
         self.dir.remove_file(&self.name)
     }
 }
