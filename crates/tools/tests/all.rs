@@ -16,7 +16,5 @@ mod registry;
 mod sandbox;
 mod search;
 mod shell;
-mod snapshot_attacks;
 mod support;
-mod undo_links;
 mod write_file;

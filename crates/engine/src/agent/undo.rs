@@ -78,11 +78,14 @@ impl Agent {
                 return;
             }
             self.snapshotting = Some(tokio::task::spawn_blocking(move || {
-                checkpoints.snapshot(false)
+                checkpoints.snapshot(rein_tools::checkpoint::TurnEdge::Start)
             }));
             return;
         }
-        let taken = tokio::task::spawn_blocking(move || checkpoints.snapshot(true)).await;
+        let taken = tokio::task::spawn_blocking(move || {
+            checkpoints.snapshot(rein_tools::checkpoint::TurnEdge::End)
+        })
+        .await;
         snapshot_failed(taken, events);
     }
 

@@ -6,8 +6,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use rein_checkpoint::{Checkpoints, DEFAULT_CAP_BYTES, RestoreOutcome};
 use rein_testkit::git;
-use rein_tools::checkpoint::{Checkpoints, DEFAULT_CAP_BYTES, RestoreOutcome};
 
 /// A command that leaves a marker named `name` in `markers` when git runs it.
 fn planted(markers: &Path, name: &str) -> String {
@@ -184,11 +184,11 @@ fn turn_and_undo(base: &Path, ws: &Path) -> Vec<RestoreOutcome> {
     let store = base.join("data/checkpoints/key/session");
     let cp = Checkpoints::open(&store, DEFAULT_CAP_BYTES).with_workspace(ws);
     cp.begin_turn("run the build").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     cp.note_change();
     std::fs::write(ws.join("a.txt"), "changed by a command\n").unwrap();
     std::fs::write(ws.join("made.txt"), "new\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&cp.last_turns(1));
     assert!(plan.notes.is_empty(), "{:?}", plan.notes);
     cp.apply(&plan, false).unwrap()
@@ -252,10 +252,10 @@ fn a_nested_checkouts_files_are_snapshotted_like_any_other() {
     let cp =
         Checkpoints::open(&tmp.path().join("data/cp/key/s"), DEFAULT_CAP_BYTES).with_workspace(&ws);
     cp.begin_turn("bump the vendored lib").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     cp.note_change();
     std::fs::write(ws.join("vendor/lib/a.txt"), "patched\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     assert!(plan.notes.is_empty(), "{:?}", plan.notes);
     cp.apply(&plan, false).unwrap();
@@ -292,10 +292,10 @@ fn undo_puts_back_the_exact_bytes_whatever_the_attributes_say() {
     let cp =
         Checkpoints::open(&tmp.path().join("data/cp/key/s"), DEFAULT_CAP_BYTES).with_workspace(&ws);
     cp.begin_turn("normalise line endings").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     cp.note_change();
     std::fs::write(ws.join("crlf.txt"), "rewritten\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     cp.apply(&plan, false).unwrap();
     assert_eq!(std::fs::read(ws.join("crlf.txt")).unwrap(), original);
@@ -312,10 +312,10 @@ fn a_doctored_object_in_the_repository_is_not_written_back() {
     let cp =
         Checkpoints::open(&tmp.path().join("data/cp/key/s"), DEFAULT_CAP_BYTES).with_workspace(&ws);
     cp.begin_turn("p").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     cp.note_change();
     std::fs::write(ws.join("a.txt"), "changed\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     // The committed blob lives in the repository (the snapshot did not copy it): swap its
     // bytes for others under the same id.
     let id = git(&ws, &["rev-parse", "HEAD:a.txt"]).trim().to_string();

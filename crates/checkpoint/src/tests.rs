@@ -294,7 +294,7 @@ fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
 
     let cp = store(tmp.path()).with_workspace(&ws);
     cp.begin_turn("run the build").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(crate::TurnEdge::Start).unwrap();
     // What "shell commands" did during the turn (dispatch notes each call that may write).
     cp.note_change();
     std::fs::write(ws.join("tracked.txt"), "changed by a command\n").unwrap();
@@ -303,7 +303,7 @@ fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
     std::fs::set_permissions(ws.join("run.sh"), std::fs::Permissions::from_mode(0o644)).unwrap();
     std::fs::create_dir(ws.join("build")).unwrap();
     std::fs::write(ws.join("build/out.o"), "ignored\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(crate::TurnEdge::End).unwrap();
     // The user edits an untracked file after the turn.
     std::fs::write(ws.join("notes.txt"), "the user's later words\n").unwrap();
 
@@ -365,11 +365,11 @@ fn outside_git_the_plan_says_shell_changes_are_not_covered() {
     let file = tmp.path().join("f.txt");
     let cp = store(tmp.path()).with_workspace(tmp.path());
     cp.begin_turn("p").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(crate::TurnEdge::Start).unwrap();
     call(&cp, "c1", std::slice::from_ref(&file), || {
         std::fs::write(&file, b"x").unwrap()
     });
-    cp.snapshot(true).unwrap();
+    cp.snapshot(crate::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     assert_eq!(plan.files.len(), 1);
     assert!(
@@ -391,10 +391,10 @@ fn a_turn_that_ran_nothing_that_writes_reuses_its_first_snapshot() {
     std::fs::write(ws.join("a.txt"), "a\n").unwrap();
     let cp = store(tmp.path()).with_workspace(&ws);
     cp.begin_turn("a question").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(crate::TurnEdge::Start).unwrap();
     // Even a change (the user's, say) is not looked for: no call of the turn could write.
     std::fs::write(ws.join("a.txt"), "b\n").unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(crate::TurnEdge::End).unwrap();
     let trees: Vec<String> = cp
         .entries()
         .into_iter()
@@ -427,14 +427,14 @@ fn a_file_a_command_changed_after_a_file_tool_in_the_same_turn_is_still_reins() 
     std::fs::write(&script, "echo one\n").unwrap();
     let cp = store(tmp.path()).with_workspace(&ws);
     cp.begin_turn("make it run").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(crate::TurnEdge::Start).unwrap();
     cp.note_change();
     call(&cp, "c1", std::slice::from_ref(&script), || {
         std::fs::write(&script, "echo two\n").unwrap()
     });
     // Then `chmod +x run.sh` through bash, in the same turn.
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    cp.snapshot(true).unwrap();
+    cp.snapshot(crate::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     assert!(!plan.files[0].changed_since, "{plan:?}");
     cp.apply(&plan, false).unwrap();
@@ -442,12 +442,12 @@ fn a_file_a_command_changed_after_a_file_tool_in_the_same_turn_is_still_reins() 
     assert_eq!(mode(&script) & 0o111, 0);
     // A change after the turn still counts as the user's.
     cp.begin_turn("again").unwrap();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(crate::TurnEdge::Start).unwrap();
     cp.note_change();
     call(&cp, "c2", std::slice::from_ref(&script), || {
         std::fs::write(&script, "echo three\n").unwrap()
     });
-    cp.snapshot(true).unwrap();
+    cp.snapshot(crate::TurnEdge::End).unwrap();
     std::fs::write(&script, "echo the user's\n").unwrap();
     assert!(cp.plan(&[2]).files[0].changed_since);
 }

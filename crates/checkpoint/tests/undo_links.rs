@@ -6,8 +6,8 @@
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
+use rein_checkpoint::{Checkpoints, DEFAULT_CAP_BYTES, RestoreAction, RestoreOutcome};
 use rein_testkit::git;
-use rein_tools::checkpoint::{Checkpoints, DEFAULT_CAP_BYTES, RestoreAction, RestoreOutcome};
 
 const OUTSIDE_BYTES: &str = "the user's config, outside the workspace\n";
 
@@ -139,12 +139,12 @@ fn undo_of_shell_changes_never_goes_through_a_link_either() {
     }
     let c = case("a/b", &["tracked.txt", "gone.txt"]);
     c.cp.begin_turn("run the script").unwrap();
-    c.cp.snapshot(false).unwrap();
+    c.cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     c.cp.note_change();
     std::fs::write(c.ws.join("a/b/tracked.txt"), "changed by a command\n").unwrap();
     std::fs::remove_file(c.ws.join("a/b/gone.txt")).unwrap();
     std::fs::write(c.ws.join("a/b/made.txt"), "made by a command\n").unwrap();
-    c.cp.snapshot(true).unwrap();
+    c.cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     std::fs::write(c.outside.join("made.txt"), OUTSIDE_BYTES).unwrap();
     std::fs::remove_file(c.outside.join("gone.txt")).unwrap();
     // Deeper than the first folder: `a` stays, `a/b` becomes the link.

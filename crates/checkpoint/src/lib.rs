@@ -6,7 +6,15 @@
 //! before a turn.
 //!
 //! Layout: `<dir>/index.jsonl` (one [`Entry`] per line, appended) and `<dir>/objects/ab/cdef…`
-//! (contents by SHA-256), all private to the user.
+//! (contents by SHA-256), all private to the user. Snapshots of the whole work tree (for
+//! what a shell command changed) go to a private git repository of rein's own beside the
+//! stores ([`SNAPSHOTS`]), which reads nothing the workspace's repository carries but its
+//! objects.
+//!
+//! The engine keeps one [`Checkpoints`] per session: [`Checkpoints::before`] and
+//! [`Checkpoints::after`] around each file tool's call, [`Checkpoints::snapshot`] around a
+//! turn, [`Checkpoints::plan`] and [`Checkpoints::apply`] for `rein undo` and `/rewind`.
+#![deny(missing_docs)]
 
 mod git;
 mod reach;
@@ -33,6 +41,15 @@ pub const SNAPSHOTS: &str = ".snapshots";
 
 /// The file in a session's store holding the index its snapshots are written through.
 const SNAPSHOT_INDEX: &str = "snapshot-index";
+
+/// Which side of a turn a work-tree snapshot is taken at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnEdge {
+    /// Before the turn's first tool call: the tree as the turn found it.
+    Start,
+    /// After the turn's last tool call: the tree as the turn left it.
+    End,
+}
 
 /// Default most bytes of contents one session's store keeps.
 pub const DEFAULT_CAP_BYTES: u64 = 512 * 1024 * 1024;
@@ -204,12 +221,14 @@ impl Checkpoints {
             .as_ref()
     }
 
-    /// In a git work tree, snapshots it for the current turn (`end`: as the turn left it;
-    /// else as it was before), the snapshot kept by a private ref. Nothing outside git.
-    pub fn snapshot(&self, end: bool) -> std::io::Result<()> {
+    /// In a git work tree, snapshots it for the current turn (at its [`TurnEdge::End`]: as
+    /// the turn left it; at its [`TurnEdge::Start`]: as it was before), the snapshot kept by a
+    /// private ref. Nothing outside git.
+    pub fn snapshot(&self, edge: TurnEdge) -> std::io::Result<()> {
         let Some(git) = self.git() else {
             return Ok(());
         };
+        let end = edge == TurnEdge::End;
         let turn = self.turn();
         let session = self
             .dir
@@ -365,7 +384,7 @@ impl Checkpoints {
             if let Some(dir) = object.parent() {
                 create_private_dir_all(dir)?;
             }
-            crate::write_atomic_private(&object, bytes)?;
+            rein_fs::write_atomic_private(&object, bytes)?;
             state.bytes = Some(stored + bytes.len() as u64);
         }
         Ok(FileState::File {

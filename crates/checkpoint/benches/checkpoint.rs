@@ -1,13 +1,13 @@
 //! Checkpoints: what keeping a file's earlier state costs per edit of a 1 MB file (the
 //! `before` and `after` entries dispatch writes around the call), the store's size after 1,000
 //! edits of one file, and a git snapshot of a 10,000-file, 200 MB work tree. Run with
-//! `cargo bench -p rein-tools --bench checkpoint`.
+//! `cargo bench -p rein-checkpoint --bench checkpoint`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rein_tools::checkpoint::{Checkpoints, DEFAULT_CAP_BYTES};
+use rein_checkpoint::{Checkpoints, DEFAULT_CAP_BYTES};
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -116,7 +116,7 @@ fn main() {
         Checkpoints::open(&dir.path().join("store-git"), DEFAULT_CAP_BYTES).with_workspace(&repo);
     cp.begin_turn("p").unwrap();
     let started = Instant::now();
-    cp.snapshot(false).unwrap();
+    cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
     println!(
         "first git snapshot of the 10,000-file work tree (a new session): {:.1} ms",
         started.elapsed().as_secs_f64() * 1000.0
@@ -133,7 +133,7 @@ fn main() {
             .unwrap();
         }
         let started = Instant::now();
-        cp.snapshot(false).unwrap();
+        cp.snapshot(rein_checkpoint::TurnEdge::Start).unwrap();
         snaps.push(started.elapsed());
     }
     println!(

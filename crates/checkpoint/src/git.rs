@@ -243,7 +243,7 @@ impl GitTree {
         if let Some(dir) = path.parent() {
             rein_fs::private::create_private_dir_all(dir)?;
         }
-        crate::write_atomic_private(&path, format!("{tree}\n").as_bytes())
+        rein_fs::write_atomic_private(&path, format!("{tree}\n").as_bytes())
     }
 
     /// The workspace's files that differ between snapshots `a` and `b`.
@@ -429,7 +429,7 @@ fn nul_list<P: AsRef<[u8]>>(paths: impl IntoIterator<Item = P>) -> Vec<u8> {
 fn copy_keeping_mtime(from: &Path, to: &Path) -> std::io::Result<()> {
     let bytes = std::fs::read(from)?;
     let modified = std::fs::metadata(from)?.modified()?;
-    crate::write_atomic_private(to, &bytes)?;
+    rein_fs::write_atomic_private(to, &bytes)?;
     std::fs::File::options()
         .write(true)
         .open(to)?
