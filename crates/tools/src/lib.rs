@@ -51,8 +51,8 @@ pub use rein_checkpoint as checkpoint;
 // File safety lives in `rein-fs`; the names tools and their callers use are re-exported.
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use bash::{
-    Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobRead, JobStatus, JobSummary,
-    Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
+    Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobError, JobRead, JobStatus,
+    JobSummary, Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
 };
 pub use budget::{OutputBudget, SESSION_SAVED_CAP};
 pub use change::{FileChange, of_details, unified};

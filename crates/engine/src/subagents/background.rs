@@ -57,7 +57,7 @@ impl Background {
                 false => Err(format!("there is no background agent {id}")),
             };
         }
-        match self.jobs.kill(id).await? {
+        match self.jobs.kill(id).await.map_err(|e| e.to_string())? {
             JobStatus::Running => Err(format!("{id} was told to stop but is still running")),
             JobStatus::Killed => Ok(format!("{id} killed")),
             ended => Ok(format!("{id} had already ended: {ended}")),

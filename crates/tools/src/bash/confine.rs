@@ -8,26 +8,41 @@ use tokio::process::Command;
 
 use crate::ToolContext;
 
+/// What a call is, as far as its confinement goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Confinement {
+    /// The user approved running it outside the sandbox.
+    Unsandboxed,
+    /// A line proven read-only.
+    ProvenReadOnly,
+    /// Anything else: the session's policy.
+    Session,
+}
+
+/// A session policy this machine's sandbox cannot enforce.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "not run: the {required} sandbox is required but unavailable on this machine \
+     (see `rein sandbox check`)"
+)]
+pub(super) struct Unavailable {
+    required: Policy,
+}
+
 /// The policy for a call: none when the user approved running it unsandboxed; `read-only`
 /// for a line proven read-only (defence in depth for the classifier); else the session's.
 /// A sandbox this machine lacks confines nothing for a proven line (rein warned at start);
 /// a session policy it lacks is an error.
-pub(super) fn policy(unsandboxed: bool, proven: bool, ctx: &ToolContext) -> Result<Policy, String> {
-    if unsandboxed {
-        return Ok(Policy::Off);
-    }
-    let wanted = if proven {
-        ctx.sandbox_policy.stricter(Policy::ReadOnly)
-    } else {
-        ctx.sandbox_policy
+pub(super) fn policy(confinement: Confinement, ctx: &ToolContext) -> Result<Policy, Unavailable> {
+    let wanted = match confinement {
+        Confinement::Unsandboxed => return Ok(Policy::Off),
+        Confinement::ProvenReadOnly => ctx.sandbox_policy.stricter(Policy::ReadOnly),
+        Confinement::Session => ctx.sandbox_policy,
     };
     match (&ctx.sandbox, ctx.sandbox_policy) {
         (Some(_), _) => Ok(wanted),
         (None, Policy::Off) => Ok(Policy::Off),
-        (None, required) => Err(format!(
-            "not run: the {required} sandbox is required but unavailable on this machine \
-             (see `rein sandbox check`)"
-        )),
+        (None, required) => Err(Unavailable { required }),
     }
 }
 

@@ -70,7 +70,7 @@ impl TypedTool for BashOutput {
             let until = tokio::time::Instant::now() + wait;
             loop {
                 match ctx.jobs.poll(&args.id) {
-                    Err(message) => return ToolOutput::error(message),
+                    Err(error) => return ToolOutput::error(error.to_string()),
                     Ok((JobStatus::Running, false)) if tokio::time::Instant::now() < until => {}
                     Ok(_) => break,
                 }
@@ -86,7 +86,7 @@ impl TypedTool for BashOutput {
             .read(&args.id, filter.as_ref(), limit, &ctx.hidden_env)
         {
             Ok(read) => read,
-            Err(message) => return ToolOutput::error(message),
+            Err(error) => return ToolOutput::error(error.to_string()),
         };
         let mut text = if read.text.is_empty() {
             "(no new output)\n".to_string()
@@ -147,7 +147,7 @@ impl TypedTool for KillShell {
                 ToolOutput::error(format!("{} was told to stop but is still running", args.id))
             }
             Ok(ended) => ToolOutput::ok(format!("{} had already ended: {ended}", args.id)),
-            Err(message) => ToolOutput::error(message),
+            Err(error) => ToolOutput::error(error.to_string()),
         }
     }
 }

@@ -120,12 +120,11 @@ impl Jobs {
         held: Box<dyn Send>,
         line: &str,
         hidden: HiddenEnv,
-    ) -> Result<String, String> {
+    ) -> Result<String, JobError> {
         let n = self.0.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("bg_{n}");
         let log = self.log_dir()?.join(format!("{id}.log"));
-        let file = OutputFile::log(log.clone(), hidden)
-            .map_err(|e| format!("cannot create the job's log: {e}"))?;
+        let file = OutputFile::log(log.clone(), hidden).map_err(JobError::Log)?;
         let status = Arc::new(Mutex::new(JobStatus::Running));
         let cancel = CancellationToken::new();
         let (ended, token) = (Arc::clone(&status), cancel.clone());
@@ -164,19 +163,22 @@ impl Jobs {
         filter: Option<&regex::Regex>,
         limit: usize,
         hidden: &HiddenEnv,
-    ) -> Result<JobRead, String> {
+    ) -> Result<JobRead, JobError> {
         let mut table = self.table();
         let job = find(&mut table, id)?;
         // The status first: output written before the end is then all in the log.
         let status = job.status.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let mut file =
-            std::fs::File::open(&job.log).map_err(|e| format!("cannot read {id}'s output: {e}"))?;
+        let unreadable = |source| JobError::Output {
+            id: id.to_string(),
+            source,
+        };
+        let mut file = std::fs::File::open(&job.log).map_err(unreadable)?;
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let available = size.saturating_sub(job.read);
         let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(job.read))
             .and_then(|_| (&mut file).take(limit as u64).read_to_end(&mut bytes))
-            .map_err(|e| format!("cannot read {id}'s output: {e}"))?;
+            .map_err(unreadable)?;
         // Whole lines only, unless a single line is longer than the limit.
         if (bytes.len() as u64) < available
             && let Some(end) = bytes.iter().rposition(|&b| b == b'\n')
@@ -204,7 +206,7 @@ impl Jobs {
     }
 
     /// How job `id` stands, and whether it has output not read yet.
-    pub fn poll(&self, id: &str) -> Result<(JobStatus, bool), String> {
+    pub fn poll(&self, id: &str) -> Result<(JobStatus, bool), JobError> {
         let mut table = self.table();
         let job = find(&mut table, id)?;
         let status = job.status.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -213,7 +215,7 @@ impl Jobs {
     }
 
     /// Kills job `id`'s process group; waits (briefly) for it to be gone.
-    pub async fn kill(&self, id: &str) -> Result<JobStatus, String> {
+    pub async fn kill(&self, id: &str) -> Result<JobStatus, JobError> {
         let (cancel, status) = {
             let mut table = self.table();
             let job = find(&mut table, id)?;
@@ -274,13 +276,13 @@ impl Jobs {
         self.0.jobs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn log_dir(&self) -> Result<PathBuf, String> {
+    fn log_dir(&self) -> Result<PathBuf, JobError> {
         let mut dir = self.0.dir.lock().unwrap_or_else(|p| p.into_inner());
         if dir.is_none() {
             let made = tempfile::Builder::new()
                 .prefix("rein-jobs-")
                 .tempdir()
-                .map_err(|e| format!("cannot make a folder for job logs: {e}"))?;
+                .map_err(JobError::LogFolder)?;
             *dir = Some(made);
         }
         Ok(dir
@@ -290,18 +292,50 @@ impl Jobs {
     }
 }
 
-fn find<'a>(table: &'a mut [Job], id: &str) -> Result<&'a mut Job, String> {
+fn find<'a>(table: &'a mut [Job], id: &str) -> Result<&'a mut Job, JobError> {
     let known: Vec<String> = table.iter().map(|j| j.id.clone()).collect();
-    table.iter_mut().find(|job| job.id == id).ok_or_else(|| {
-        if known.is_empty() {
-            format!("there is no background job {id}: none was started in this session")
-        } else {
-            format!(
-                "there is no background job {id}; the jobs are: {}",
-                known.join(", ")
-            )
-        }
-    })
+    table
+        .iter_mut()
+        .find(|job| job.id == id)
+        .ok_or_else(|| JobError::Unknown {
+            id: id.to_string(),
+            known: known.join(", "),
+        })
+}
+
+/// Why a background job could not be started, read or stopped (shown to the model as is).
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    /// No job has this id; `known` lists the session's jobs (empty: none was started).
+    #[error("there is no background job {id}{}", unknown_tail(known))]
+    Unknown {
+        /// The id asked for.
+        id: String,
+        /// The session's job ids, comma-separated.
+        known: String,
+    },
+    /// The folder for the session's job logs could not be made.
+    #[error("cannot make a folder for job logs: {0}")]
+    LogFolder(#[source] std::io::Error),
+    /// The job's log file could not be created.
+    #[error("cannot create the job's log: {0}")]
+    Log(#[source] std::io::Error),
+    /// The job's output could not be read.
+    #[error("cannot read {id}'s output: {source}")]
+    Output {
+        /// The job.
+        id: String,
+        /// What reading its log said.
+        source: std::io::Error,
+    },
+}
+
+fn unknown_tail(known: &str) -> String {
+    if known.is_empty() {
+        ": none was started in this session".to_string()
+    } else {
+        format!("; the jobs are: {known}")
+    }
 }
 
 fn clip(line: &str) -> String {

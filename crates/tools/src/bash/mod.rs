@@ -10,14 +10,16 @@ mod cwd;
 mod facts;
 mod job_tools;
 mod jobs;
+mod launch;
 mod paths;
 mod process;
 mod tree;
 
+use launch::Launch;
 use process::OutputFile;
 
 pub use job_tools::{BashOutput, BashOutputArgs, KillShell, KillShellArgs};
-pub use jobs::{JobRead, JobStatus, JobSummary, Jobs};
+pub use jobs::{JobError, JobRead, JobStatus, JobSummary, Jobs};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -184,79 +186,28 @@ impl TypedTool for Bash {
             .timeout_ms
             .unwrap_or(DEFAULT_TIMEOUT_MS)
             .clamp(1, MAX_TIMEOUT_MS);
-        let (start, mut notes) = match self.start_dir(&ctx.guard) {
-            (dir, Some(note)) => (dir, vec![note]),
-            (dir, None) => (dir, vec![]),
+        let launch = match self.prepare(&args, ctx) {
+            Ok(launch) => launch,
+            Err(refusal) => return refusal,
         };
-        // A private temp folder, removed with everything in it when the call ends (a killed
-        // `sort` leaves its spill files there).
-        let tmp = match tempfile::Builder::new().prefix("rein-tmp-").tempdir() {
-            Ok(tmp) => tmp,
-            Err(e) => return ToolOutput::error(format!("cannot start bash: a temp folder: {e}")),
-        };
-        let proven = self.proven_read_only(&args.command, &start, ctx);
-        let policy = match confine::policy(args.unsandboxed.is_some(), proven, ctx) {
-            Ok(policy) => policy,
-            Err(refusal) => return ToolOutput::error(refusal),
-        };
-        let (report, cwd_fd) = match cwd::CwdReport::open() {
-            Ok(opened) => opened,
-            Err(e) => return ToolOutput::error(format!("cannot start bash: a pipe: {e}")),
-        };
-        let mut fds = vec![cwd_fd];
-        // A background command of an earlier call may have written one since.
-        notes.extend(confine::disarm_git(policy, ctx));
-        let mut command = match confine::command(policy, ctx, &start, tmp.path(), &mut fds) {
-            Ok(command) => command,
-            Err(e) => return ToolOutput::error(format!("cannot start bash: the sandbox: {e}")),
-        };
-        if let Err(e) = command_fds::CommandFdExt::fd_mappings(&mut command, fds) {
-            return ToolOutput::error(format!("cannot start bash: descriptors: {e}"));
-        }
-        // A line that runs without asking gets a memory ceiling (`tail` of an endless file).
-        let ceiling = if proven {
-            format!("ulimit -d {} 2>/dev/null\n", self.read_only_memory / 1024)
-        } else {
-            String::new()
-        };
-        command
-            .arg("-c")
-            .arg(format!("{}\n{ceiling}{}", cwd::CWD_TRAP, args.command))
-            .current_dir(&start)
-            // Nothing can answer a pager or a prompt.
-            .env("PAGER", "cat")
-            .env("GIT_PAGER", "cat")
-            .env("GIT_TERMINAL_PROMPT", "0");
-        for var in ["TMPDIR", "TMP", "TEMP"] {
-            command.env(var, tmp.path());
-        }
-        ctx.hidden_env.apply(&mut command);
-        if proven {
-            // Run as proven: git may not start a hook-like program from the repository's
-            // config, no pager or `LESSOPEN` preprocessor runs.
-            let env = crate::shell::read_only_env();
-            for (key, value) in env.set {
-                command.env(key, value);
-            }
-            for key in env.remove {
-                command.env_remove(key);
-            }
-        }
         if args.run_in_background == Some(true) {
-            return match ctx.jobs.start(
-                command,
-                Box::new((tmp, report)),
-                &args.command,
-                ctx.hidden_env.clone(),
-            ) {
-                Ok(id) => ToolOutput::ok(format!(
-                    "started in the background as {id}; read its output with bash_output \
-                     {{\"id\": \"{id}\"}} (add \"block\": true to wait for more), stop it with \
-                     kill_shell {{\"id\": \"{id}\"}}"
-                )),
-                Err(message) => ToolOutput::error(message),
-            };
+            return launch.start_job(&args.command, ctx);
         }
+        self.run_to_end(launch, timeout_ms, ctx).await
+    }
+}
+
+impl Bash {
+    /// Runs a prepared call until it ends, times out or is cancelled, and renders the result.
+    async fn run_to_end(&self, launch: Launch, timeout_ms: u64, ctx: &ToolContext) -> ToolOutput {
+        let Launch {
+            command,
+            start,
+            tmp,
+            report,
+            policy,
+            mut notes,
+        } = launch;
         let timeout = Duration::from_millis(timeout_ms);
         let limit = self.output_limit.min(ctx.budget.content_room());
         let save = match ctx.budget.new_save_path(Self::NAME) {
@@ -290,9 +241,7 @@ impl TypedTool for Bash {
         }
         render(finished, timeout_ms, &notes)
     }
-}
 
-impl Bash {
     /// Adopts the directory the shell reported ending in when the guard finds it inside the
     /// workspace and not a file; otherwise keeps `start` and returns a note saying so.
     fn follow_cwd(
