@@ -108,5 +108,5 @@ pub fn sensitive_list(config: &Config) -> Result<rein_tools::SensitivePaths, Exi
             .chain(extra.iter().map(String::as_str)),
         home.as_deref(),
     )
-    .map_err(Exit::usage)
+    .map_err(|e| Exit::usage(e.to_string()))
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::checked::Access;
 use crate::hidden_tree::HiddenTree;
 use crate::lstats::{Entry, Lstats};
-use crate::sensitive::{SensitivePaths, home_dir, is_clean};
+use crate::sensitive::{SensitivePaths, Spelling, home_dir};
 
 /// How many dangling symlinks one resolution may follow before giving up (like `ELOOP`).
 const MAX_LINK_HOPS: usize = 40;
@@ -242,7 +242,7 @@ impl WorkspaceGuard {
 
     /// Whether an already canonical absolute path lies inside the workspace.
     pub fn contains(&self, canonical: &Path) -> bool {
-        crate::sensitive::starts_with(canonical, is_clean(canonical), &self.root)
+        crate::sensitive::starts_with(canonical, Spelling::of(canonical), &self.root)
     }
 
     /// The sensitive-path pattern a canonical path matches, if any.
@@ -336,7 +336,7 @@ impl WorkspaceGuard {
     /// root (shared through `lstats`) instead of a `realpath` from `/`. `None` when it must be
     /// resolved the slow way.
     fn inside_without_links(&self, joined: &Path, lstats: &Lstats) -> Option<PathBuf> {
-        let below = crate::sensitive::strip_prefix(joined, is_clean(joined), &self.root)?;
+        let below = crate::sensitive::strip_prefix(joined, Spelling::of(joined), &self.root)?;
         let mut resolved = PathBuf::with_capacity(joined.as_os_str().len());
         resolved.push(&self.root);
         let mut exists = true;

@@ -47,4 +47,4 @@ pub use guard::{GuardError, WorkspaceGuard};
 pub use locks::FileLocks;
 pub use prompt_file::PromptFiles;
 pub use regular_file::{ReadRefusal, open_regular, read_capped, read_regular, read_regular_bytes};
-pub use sensitive::{DEFAULT_SENSITIVE, SensitivePaths};
+pub use sensitive::{DEFAULT_SENSITIVE, SensitiveError, SensitivePaths};

@@ -6,6 +6,30 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+/// A sensitive-path pattern or path glob that does not compile.
+#[derive(Debug, thiserror::Error)]
+pub enum SensitiveError {
+    /// A name pattern of the list (`*.pem`).
+    #[error("invalid sensitive-path pattern {pattern:?}: {source}")]
+    Pattern {
+        /// The pattern as written.
+        pattern: String,
+        /// What the glob compiler said.
+        source: globset::Error,
+    },
+    /// The name patterns together.
+    #[error("invalid sensitive-path patterns: {0}")]
+    Patterns(#[source] globset::Error),
+    /// An absolute path glob (a `Read` deny rule's).
+    #[error("invalid path pattern {glob:?}: {source}")]
+    PathGlob {
+        /// The glob as written.
+        glob: String,
+        /// What the glob compiler said.
+        source: globset::Error,
+    },
+}
+
 /// The default list: credentials in the home directory, rein's and other
 /// agents' own configuration and data (a write there could grant `bypass` to every later run;
 /// a read there shows other projects' transcripts), shell start-up files (run by every later
@@ -102,7 +126,7 @@ impl SensitivePaths {
     pub fn new<'a>(
         patterns: impl IntoIterator<Item = &'a str>,
         home: Option<&Path>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SensitiveError> {
         let mut prefixes = Vec::new();
         let mut names = GlobSetBuilder::new();
         let mut name_patterns = Vec::new();
@@ -118,15 +142,15 @@ impl SensitivePaths {
             } else if pattern.starts_with('/') {
                 push_prefix(&mut prefixes, PathBuf::from(pattern), pattern);
             } else {
-                let glob = Glob::new(pattern)
-                    .map_err(|e| format!("invalid sensitive-path pattern {pattern:?}: {e}"))?;
+                let glob = Glob::new(pattern).map_err(|source| SensitiveError::Pattern {
+                    pattern: pattern.to_string(),
+                    source,
+                })?;
                 names.add(glob);
                 name_patterns.push(pattern.to_string());
             }
         }
-        let names = names
-            .build()
-            .map_err(|e| format!("invalid sensitive-path patterns: {e}"))?;
+        let names = names.build().map_err(SensitiveError::Patterns)?;
         let (clean_prefixes, unclean_prefix) = index(&prefixes);
         Ok(Self {
             clean_lengths: lengths(clean_prefixes.keys()),
@@ -141,11 +165,14 @@ impl SensitivePaths {
     }
 
     /// Adds an absolute path glob (`/ws/secrets/**`), reported as `label` when it matches.
-    pub fn with_glob(mut self, glob: &str, label: &str) -> Result<Self, String> {
+    pub fn with_glob(mut self, glob: &str, label: &str) -> Result<Self, SensitiveError> {
         let matcher = globset::GlobBuilder::new(glob)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("invalid path pattern {glob:?}: {e}"))?
+            .map_err(|source| SensitiveError::PathGlob {
+                glob: glob.to_string(),
+                source,
+            })?
             .compile_matcher();
         self.globs.push((matcher, label.to_string()));
         Ok(self)
@@ -186,14 +213,15 @@ impl SensitivePaths {
         root: &Path,
         granted: Option<&Path>,
     ) -> Option<&str> {
-        let clean = is_clean(path);
-        if let Some(pattern) = self.prefix_of(path, clean, granted) {
+        let spelling = Spelling::of(path);
+        let clean = spelling == Spelling::Clean;
+        if let Some(pattern) = self.prefix_of(path, spelling, granted) {
             return Some(pattern);
         }
         if let Some((_, label)) = self.globs.iter().find(|(g, _)| g.is_match(path)) {
             return Some(label);
         }
-        match strip_prefix(path, clean, root) {
+        match strip_prefix(path, spelling, root) {
             // The components of a clean relative path are its names between slashes.
             Some(relative) if clean => relative
                 .as_os_str()
@@ -268,11 +296,11 @@ impl SensitivePaths {
 impl SensitivePaths {
     /// The pattern of the first prefix (in list order) that holds `path` and does not hold
     /// `granted`.
-    fn prefix_of(&self, path: &Path, clean: bool, granted: Option<&Path>) -> Option<&str> {
+    fn prefix_of(&self, path: &Path, spelling: Spelling, granted: Option<&Path>) -> Option<&str> {
         let holds = |prefix: &Path| {
-            starts_with(path, clean, prefix) && !granted.is_some_and(|g| g.starts_with(prefix))
+            starts_with(path, spelling, prefix) && !granted.is_some_and(|g| g.starts_with(prefix))
         };
-        if !clean || self.unclean_prefix {
+        if spelling == Spelling::Unclean || self.unclean_prefix {
             return self
                 .prefixes
                 .iter()
@@ -337,10 +365,31 @@ fn literal_starts(patterns: &[String]) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// Whether a path is spelled clean (see [`is_clean`]), worked out once for several
+/// comparisons: two clean paths are compared as bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// [`is_clean`] holds.
+    Clean,
+    /// It may not: compare component by component.
+    Unclean,
+}
+
+impl Spelling {
+    /// How `path` is spelled.
+    pub(crate) fn of(path: &Path) -> Self {
+        if is_clean(path) {
+            Self::Clean
+        } else {
+            Self::Unclean
+        }
+    }
+}
+
 /// [`Path::starts_with`] (component by component), compared as bytes when both paths are
-/// clean (see [`is_clean`]); `path_clean` says whether `path` is.
-pub(crate) fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool {
-    if !(path_clean && is_clean(prefix)) {
+/// clean (see [`is_clean`]); `spelling` says whether `path` is.
+pub(crate) fn starts_with(path: &Path, spelling: Spelling, prefix: &Path) -> bool {
+    if !(spelling == Spelling::Clean && is_clean(prefix)) {
         return path.starts_with(prefix);
     }
     let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
@@ -350,11 +399,11 @@ pub(crate) fn starts_with(path: &Path, path_clean: bool, prefix: &Path) -> bool 
 /// [`Path::strip_prefix`], cut as bytes when both paths are clean (see [`is_clean`]).
 pub(crate) fn strip_prefix<'a>(
     path: &'a Path,
-    path_clean: bool,
+    spelling: Spelling,
     prefix: &Path,
 ) -> Option<&'a Path> {
     // A clean path equal to `/` is spelt `/`: compared as bytes, not as components.
-    if !(path_clean && is_clean(prefix)) || prefix.as_os_str().as_bytes() == b"/" {
+    if !(spelling == Spelling::Clean && is_clean(prefix)) || prefix.as_os_str().as_bytes() == b"/" {
         return path.strip_prefix(prefix).ok();
     }
     let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());

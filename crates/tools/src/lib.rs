@@ -64,9 +64,9 @@ pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;
 pub use rein_fs::{
-    DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitivePaths,
-    WorkspaceGuard, open_regular, private, read_capped, read_regular, read_regular_bytes,
-    write_atomic, write_atomic_private,
+    DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitiveError,
+    SensitivePaths, WorkspaceGuard, open_regular, private, read_capped, read_regular,
+    read_regular_bytes, write_atomic, write_atomic_private,
 };
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
 pub use todo::{TodoWrite, TodoWriteArgs, Todos};

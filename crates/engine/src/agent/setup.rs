@@ -34,7 +34,8 @@ pub fn workspace_guard(
         .iter()
         .copied()
         .chain(sensitive_paths.iter().map(String::as_str));
-    let base = SensitivePaths::new(patterns, home.as_deref()).map_err(problem)?;
+    let base =
+        SensitivePaths::new(patterns, home.as_deref()).map_err(|e| problem(e.to_string()))?;
     let sensitive = policy.guard_list(base).map_err(problem)?;
     Ok(guard.with_sensitive(sensitive))
 }

@@ -154,7 +154,7 @@ impl Policy {
             if let Some(globs) = sourced.rule.path_globs() {
                 let label = describe("deny", sourced);
                 for glob in globs {
-                    list = list.with_glob(&glob, &label)?;
+                    list = list.with_glob(&glob, &label).map_err(|e| e.to_string())?;
                 }
             }
         }

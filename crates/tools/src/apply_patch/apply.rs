@@ -7,7 +7,7 @@ use super::parse::{Chunk, Operation};
 use crate::edit::matching::LINE_TIERS;
 use crate::edit::{split_bom, uses_crlf};
 use crate::{FileChange, WorkspaceGuard};
-use rein_fs::checked::{Access, Kind};
+use rein_fs::checked::{Access, CheckedFile, Kind};
 
 /// An operation with its paths resolved by the guard and shown relative to the workspace.
 #[derive(Debug, Clone)]
@@ -21,17 +21,26 @@ pub struct Resolved {
 /// What was changed: `A`, `M` or `D`, the path as shown, and the change itself.
 pub type Change = (char, String, FileChange);
 
+/// Whether [`apply_all`] writes the changes or only works them out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Nothing is written (or opened to create): the changes are worked out, for a preview.
+    Preview,
+    /// The changes are made.
+    Write,
+}
+
 /// Applies the operations in order, each through descriptors beneath the workspace (see
 /// [`rein_fs::checked`]); on failure returns what was applied before it and why it stopped.
-/// With `write` false nothing is written: the changes are worked out (a preview).
+/// In [`Mode::Preview`] nothing is written: the changes are worked out.
 pub fn apply_all(
     guard: &WorkspaceGuard,
     ops: &[Resolved],
-    write: bool,
+    mode: Mode,
 ) -> Result<Vec<Change>, (Vec<Change>, String)> {
     let mut done = Vec::new();
     for op in ops {
-        match apply_one(guard, op, write) {
+        match apply_one(guard, op, mode) {
             Ok(change) => done.push(change),
             Err(message) => return Err((done, message)),
         }
@@ -49,103 +58,124 @@ fn change(shown: &str, old: &str, new: &str) -> FileChange {
     }
 }
 
-fn apply_one(guard: &WorkspaceGuard, r: &Resolved, write: bool) -> Result<Change, String> {
-    let open = |path: &Path, access: Access, shown: &str| {
-        guard
-            .open_checked(path, access)
-            .map_err(|e| format!("cannot open {shown}: {e}"))
-    };
+fn apply_one(guard: &WorkspaceGuard, r: &Resolved, mode: Mode) -> Result<Change, String> {
     match &r.op {
-        Operation::Add { lines, .. } => {
-            let mut content = lines.join("\n");
-            if !lines.is_empty() {
-                content.push('\n');
+        Operation::Add { lines, .. } => add(guard, r, lines, mode),
+        Operation::Delete { .. } => delete(guard, r, mode),
+        Operation::Update { chunks, .. } => update(guard, r, chunks, mode),
+    }
+}
+
+fn open(
+    guard: &WorkspaceGuard,
+    path: &Path,
+    access: Access,
+    shown: &str,
+) -> Result<CheckedFile, String> {
+    guard
+        .open_checked(path, access)
+        .map_err(|e| format!("cannot open {shown}: {e}"))
+}
+
+fn add(
+    guard: &WorkspaceGuard,
+    r: &Resolved,
+    lines: &[String],
+    mode: Mode,
+) -> Result<Change, String> {
+    let mut content = lines.join("\n");
+    if !lines.is_empty() {
+        content.push('\n');
+    }
+    // A preview opens nothing: opening to create makes the missing folders.
+    if mode == Mode::Write {
+        let file = open(guard, &r.path, Access::Create, &r.shown)?;
+        if file
+            .kind()
+            .map_err(|e| format!("cannot add {}: {e}", r.shown))?
+            == Kind::Dir
+        {
+            return Err(format!("cannot add {}: it is a directory", r.shown));
+        }
+        file.write_atomic(content.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
+    }
+    let added = FileChange {
+        created: true,
+        ..change(&r.shown, "", &content)
+    };
+    Ok(('A', r.shown.clone(), added))
+}
+
+fn delete(guard: &WorkspaceGuard, r: &Resolved, mode: Mode) -> Result<Change, String> {
+    let no_such_file = || format!("cannot delete {}: no such file", r.shown);
+    let file = open(guard, &r.path, Access::Write, &r.shown).map_err(|_| no_such_file())?;
+    match file.kind() {
+        Ok(Kind::Dir) => {
+            return Err(format!("cannot delete {}: it is a directory", r.shown));
+        }
+        Ok(Kind::Missing) | Err(_) => return Err(no_such_file()),
+        Ok(Kind::File { .. } | Kind::Other) => {}
+    }
+    // What is removed, when it is text (shown, not needed to remove it).
+    let old = file
+        .read()
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_default();
+    if mode == Mode::Write {
+        file.remove()
+            .map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
+    }
+    let removed = FileChange {
+        deleted: true,
+        ..change(&r.shown, &old, "")
+    };
+    Ok(('D', r.shown.clone(), removed))
+}
+
+fn update(
+    guard: &WorkspaceGuard,
+    r: &Resolved,
+    chunks: &[Chunk],
+    mode: Mode,
+) -> Result<Change, String> {
+    let file = open(guard, &r.path, Access::Write, &r.shown)
+        .map_err(|_| format!("cannot update {}: no such file", r.shown))?;
+    let original = match file.kind() {
+        Ok(Kind::Dir) => {
+            return Err(format!("cannot update {}: it is a directory", r.shown));
+        }
+        Ok(Kind::Missing) | Err(_) => {
+            return Err(format!("cannot update {}: no such file", r.shown));
+        }
+        Ok(Kind::File { .. } | Kind::Other) => file
+            .read()
+            .map_err(|e| format!("cannot update {}: {e}", r.shown))?,
+    };
+    let original = String::from_utf8(original)
+        .map_err(|_| format!("cannot update {}: it is not UTF-8 text", r.shown))?;
+    let updated = updated_contents(&original, chunks, &r.shown)?;
+    match &r.move_to {
+        Some((dest, dest_shown)) if dest != &r.path => {
+            if mode == Mode::Write {
+                open(guard, dest, Access::Create, dest_shown)?
+                    .write_atomic(updated.as_bytes())
+                    .map_err(|e| format!("cannot write {dest_shown}: {e}"))?;
+                file.remove()
+                    .map_err(|e| format!("cannot remove {} after moving it: {e}", r.shown))?;
             }
-            // A preview opens nothing: opening to create makes the missing folders.
-            if write {
-                let file = open(&r.path, Access::Create, &r.shown)?;
-                if file
-                    .kind()
-                    .map_err(|e| format!("cannot add {}: {e}", r.shown))?
-                    == Kind::Dir
-                {
-                    return Err(format!("cannot add {}: it is a directory", r.shown));
-                }
-                file.write_atomic(content.as_bytes())
+            let moved = format!("{} -> {dest_shown}", r.shown);
+            let changed = change(&moved, &original, &updated);
+            Ok(('M', moved, changed))
+        }
+        _ => {
+            if mode == Mode::Write {
+                file.write_atomic(updated.as_bytes())
                     .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
             }
-            let added = FileChange {
-                created: true,
-                ..change(&r.shown, "", &content)
-            };
-            Ok(('A', r.shown.clone(), added))
-        }
-        Operation::Delete { .. } => {
-            let no_such_file = || format!("cannot delete {}: no such file", r.shown);
-            let file = open(&r.path, Access::Write, &r.shown).map_err(|_| no_such_file())?;
-            match file.kind() {
-                Ok(Kind::Dir) => {
-                    return Err(format!("cannot delete {}: it is a directory", r.shown));
-                }
-                Ok(Kind::Missing) | Err(_) => return Err(no_such_file()),
-                Ok(Kind::File { .. } | Kind::Other) => {}
-            }
-            // What is removed, when it is text (shown, not needed to remove it).
-            let old = file
-                .read()
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-                .unwrap_or_default();
-            if write {
-                file.remove()
-                    .map_err(|e| format!("cannot delete {}: {e}", r.shown))?;
-            }
-            let removed = FileChange {
-                deleted: true,
-                ..change(&r.shown, &old, "")
-            };
-            Ok(('D', r.shown.clone(), removed))
-        }
-        Operation::Update { chunks, .. } => {
-            let file = open(&r.path, Access::Write, &r.shown)
-                .map_err(|_| format!("cannot update {}: no such file", r.shown))?;
-            let original = match file.kind() {
-                Ok(Kind::Dir) => {
-                    return Err(format!("cannot update {}: it is a directory", r.shown));
-                }
-                Ok(Kind::Missing) | Err(_) => {
-                    return Err(format!("cannot update {}: no such file", r.shown));
-                }
-                Ok(Kind::File { .. } | Kind::Other) => file
-                    .read()
-                    .map_err(|e| format!("cannot update {}: {e}", r.shown))?,
-            };
-            let original = String::from_utf8(original)
-                .map_err(|_| format!("cannot update {}: it is not UTF-8 text", r.shown))?;
-            let updated = updated_contents(&original, chunks, &r.shown)?;
-            match &r.move_to {
-                Some((dest, dest_shown)) if dest != &r.path => {
-                    if write {
-                        open(dest, Access::Create, dest_shown)?
-                            .write_atomic(updated.as_bytes())
-                            .map_err(|e| format!("cannot write {dest_shown}: {e}"))?;
-                        file.remove().map_err(|e| {
-                            format!("cannot remove {} after moving it: {e}", r.shown)
-                        })?;
-                    }
-                    let moved = format!("{} -> {dest_shown}", r.shown);
-                    let changed = change(&moved, &original, &updated);
-                    Ok(('M', moved, changed))
-                }
-                _ => {
-                    if write {
-                        file.write_atomic(updated.as_bytes())
-                            .map_err(|e| format!("cannot write {}: {e}", r.shown))?;
-                    }
-                    let changed = change(&r.shown, &original, &updated);
-                    Ok(('M', r.shown.clone(), changed))
-                }
-            }
+            let changed = change(&r.shown, &original, &updated);
+            Ok(('M', r.shown.clone(), changed))
         }
     }
 }

@@ -76,7 +76,8 @@ impl TypedTool for ApplyPatch {
             return Vec::new();
         };
         // What applies before a failure is still shown: the call would make those changes.
-        let (Ok(changes) | Err((changes, _))) = apply::apply_all(guard, &resolved, false);
+        let (Ok(changes) | Err((changes, _))) =
+            apply::apply_all(guard, &resolved, apply::Mode::Preview);
         changes.into_iter().map(|(_, _, change)| change).collect()
     }
 
@@ -104,8 +105,10 @@ impl TypedTool for ApplyPatch {
             guards.push(ctx.locks.write(path).await);
         }
         let guard = ctx.guard.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || apply::apply_all(&guard, &resolved, true)).await;
+        let outcome = tokio::task::spawn_blocking(move || {
+            apply::apply_all(&guard, &resolved, apply::Mode::Write)
+        })
+        .await;
         drop(guards);
         match outcome {
             Ok(Ok(changes)) => ToolOutput::ok(format!(

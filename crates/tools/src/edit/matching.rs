@@ -77,9 +77,34 @@ pub enum Found {
     Nothing,
 }
 
-/// Runs the tiers in order. `exact_in_original` says whether the quote appeared verbatim in
-/// the file before line endings were folded (to tell `Exact` from `LineEndings`).
-pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_original: bool) -> Found {
+/// How many places one edit changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occurrences {
+    /// Exactly one: several matches are an ambiguity.
+    One,
+    /// Every match (`replace_all`).
+    All,
+}
+
+/// Whether the quote appeared verbatim in the file before its line endings were folded (to
+/// tell [`Tier::Exact`] from [`Tier::LineEndings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InOriginal {
+    /// The file's own bytes hold the quote.
+    Verbatim,
+    /// Only the folded text does.
+    Folded,
+}
+
+/// Runs the tiers in order.
+pub fn find(
+    text: &str,
+    old: &str,
+    new: &str,
+    occurrences: Occurrences,
+    in_original: InOriginal,
+) -> Found {
+    let replace_all = occurrences == Occurrences::All;
     let substring = |quote: &str, new: &str, tier: Tier| -> Option<Found> {
         let starts: Vec<usize> = text.match_indices(quote).map(|(at, _)| at).collect();
         decide(
@@ -91,7 +116,7 @@ pub fn find(text: &str, old: &str, new: &str, replace_all: bool, exact_in_origin
         )
     };
     if !old.is_empty() {
-        let tier = if exact_in_original {
+        let tier = if in_original == InOriginal::Verbatim {
             Tier::Exact
         } else {
             Tier::LineEndings

@@ -8,7 +8,17 @@ fn edit(text: &str, old: &str, new: &str) -> Result<(Tier, String), Found> {
 }
 
 fn edit_all(text: &str, old: &str, new: &str, all: bool) -> Result<(Tier, String), Found> {
-    match find(text, old, new, all, text.contains(old)) {
+    let occurrences = if all {
+        Occurrences::All
+    } else {
+        Occurrences::One
+    };
+    let in_original = if text.contains(old) {
+        InOriginal::Verbatim
+    } else {
+        InOriginal::Folded
+    };
+    match find(text, old, new, occurrences, in_original) {
         Found::Matches(tier, replacements) => {
             let mut out = String::new();
             let mut at = 0;

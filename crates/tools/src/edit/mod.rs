@@ -22,7 +22,7 @@ use crate::{
     CallFacts, CallKind, Effect, FileChange, FileEdit, Hunk, ToolContext, ToolDetails, ToolOutput,
     TypedTool, WorkspaceGuard,
 };
-use matching::{Found, Replacement, Tier};
+use matching::{Found, InOriginal, Occurrences, Replacement, Tier};
 use rein_fs::checked::{Access, CheckedFile, Kind, Stamp};
 
 /// Bytes of a file inspected for NUL to call it binary.
@@ -225,8 +225,17 @@ fn make(original: &str, shown: &str, args: &EditFileArgs) -> Result<Made, ToolOu
         )
     };
     // In an LF file the folded text is the file itself, so "found in the text" is "exact".
-    let exact = !crlf || body.contains(&args.old_string);
-    let (tier, replacements) = match matching::find(&text, &old, &new, args.replace_all, exact) {
+    let in_original = if !crlf || body.contains(&args.old_string) {
+        InOriginal::Verbatim
+    } else {
+        InOriginal::Folded
+    };
+    let occurrences = if args.replace_all {
+        Occurrences::All
+    } else {
+        Occurrences::One
+    };
+    let (tier, replacements) = match matching::find(&text, &old, &new, occurrences, in_original) {
         Found::Matches(tier, replacements) => (tier, replacements),
         Found::Ambiguous(tier, lines) => return Err(ambiguous(shown, tier, &lines)),
         Found::Nothing => return Err(not_found(shown, &text, &old)),
