@@ -136,17 +136,8 @@ impl HiddenTree {
         let mut old = self.lock();
         let mut kept = FxHashMap::default();
         let mut found = Hidden::default();
-        let mut queue: VecDeque<PathBuf> = VecDeque::new();
+        let mut queue = outermost(roots);
         let mut last: VecDeque<PathBuf> = VecDeque::new();
-        for (i, root) in roots.iter().enumerate() {
-            let nested = roots[..i].iter().any(|r| root.starts_with(r))
-                || roots[i + 1..]
-                    .iter()
-                    .any(|r| root.starts_with(r) && r != root);
-            if !nested {
-                queue.push_back(root.clone());
-            }
-        }
         let mut walked = 0;
         // The folders walked with their stamps; `None` once one cannot be trusted later.
         let mut seen: Option<Vec<(PathBuf, Option<FileStamp>)>> = Some(Vec::new());
@@ -178,10 +169,7 @@ impl HiddenTree {
                 // What was read stays known for the next call.
                 kept.insert(dir, folder);
                 old.extend(kept);
-                *self
-                    .last
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+                self.set_last(None);
                 return Err(TooManyHidden);
             }
             for name in &folder.subfolders {
@@ -197,18 +185,23 @@ impl HiddenTree {
         // Folders no longer reached are forgotten.
         *old = kept;
         drop(old);
-        *self
-            .last
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = seen.map(|folders| LastWalk {
+        self.set_last(seen.map(|folders| LastWalk {
             roots: roots.to_vec(),
             folders,
             found: Hidden {
                 paths: found.paths.clone(),
                 not_covered: found.not_covered,
             },
-        });
+        }));
         Ok(found)
+    }
+
+    /// Keeps `walk` as the last walk (`None`: there is none to reuse).
+    fn set_last(&self, walk: Option<LastWalk>) {
+        *self
+            .last
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = walk;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<PathBuf, Folder>> {
@@ -217,6 +210,21 @@ impl HiddenTree {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+}
+
+/// The roots not inside another root (a root listed twice is kept once).
+fn outermost(roots: &[PathBuf]) -> VecDeque<PathBuf> {
+    let mut queue = VecDeque::new();
+    for (i, root) in roots.iter().enumerate() {
+        let nested = roots[..i].iter().any(|r| root.starts_with(r))
+            || roots[i + 1..]
+                .iter()
+                .any(|r| root.starts_with(r) && r != root);
+        if !nested {
+            queue.push_back(root.clone());
+        }
+    }
+    queue
 }
 
 /// The folder's stamp, or `None` when it is not a folder (any more).

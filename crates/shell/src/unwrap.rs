@@ -117,26 +117,10 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
             .ok_or("an option of a wrapper command that rein does not know")?;
         Ok(after(parsed.end))
     };
+    if let Some(spec) = wrapper_options(base) {
+        return wrapped(&spec);
+    }
     match base {
-        "command" => wrapped(&flags("pvV")),
-        "builtin" | "nohup" => wrapped(&OptionSpec::default()),
-        "exec" => wrapped(&OptionSpec {
-            flags: "cl",
-            values: "a",
-            ..OptionSpec::default()
-        }),
-        "time" => wrapped(&flags("p")),
-        "setsid" => wrapped(&OptionSpec {
-            flags: "cfw",
-            long_flags: &["--ctty", "--fork", "--wait"],
-            ..OptionSpec::default()
-        }),
-        "nice" => wrapped(&OptionSpec {
-            values: "n",
-            long_values: &["--adjustment"],
-            numbers: true,
-            ..OptionSpec::default()
-        }),
         "timeout" => timeout(args, &after),
         "stdbuf" => wrapped(&OptionSpec {
             values: "ioe",
@@ -166,11 +150,6 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         ),
         "env" => env(command, args, depth),
         "sudo" => sudo(args, &after),
-        "doas" => wrapped(&OptionSpec {
-            flags: "nsL",
-            values: "uC",
-            ..OptionSpec::default()
-        }),
         "xargs" => xargs(command, args),
         // `busybox rm -rf x`: the applet is the next word.
         "busybox" => Ok(match args.first() {
@@ -201,6 +180,47 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         "git" => git(command, args, depth),
         _ => Ok(Step::Done),
     }
+}
+
+/// The options of a wrapper whose command follows its options directly.
+fn wrapper_options(base: &str) -> Option<OptionSpec> {
+    Some(match base {
+        "command" => flags("pvV"),
+        "builtin" | "nohup" => OptionSpec::default(),
+        "exec" => OptionSpec {
+            flags: "cl",
+            values: "a",
+            ..OptionSpec::default()
+        },
+        "time" => flags("p"),
+        "setsid" => OptionSpec {
+            flags: "cfw",
+            long_flags: &["--ctty", "--fork", "--wait"],
+            ..OptionSpec::default()
+        },
+        "nice" => OptionSpec {
+            values: "n",
+            long_values: &["--adjustment"],
+            numbers: true,
+            ..OptionSpec::default()
+        },
+        "stdbuf" => OptionSpec {
+            values: "ioe",
+            long_values: &["--input", "--output", "--error"],
+            ..OptionSpec::default()
+        },
+        "ionice" => OptionSpec {
+            flags: "t",
+            values: "cn",
+            ..OptionSpec::default()
+        },
+        "doas" => OptionSpec {
+            flags: "nsL",
+            values: "uC",
+            ..OptionSpec::default()
+        },
+        _ => return None,
+    })
 }
 
 /// Whether `arg` is a cluster of short options containing `c` (`-pr`, `-p`).

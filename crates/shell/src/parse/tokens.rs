@@ -240,39 +240,7 @@ fn read_word(line: &str, mut i: usize) -> Result<(String, bool, usize), Unsuppor
                 word.push_str(&body[..close]);
                 i += close + 2;
             }
-            b'"' => {
-                i += 1;
-                loop {
-                    match at(i) {
-                        None => return Err(Unsupported("an unterminated quote")),
-                        Some(b'"') => break,
-                        Some(b'\\') if matches!(at(i + 1), Some(b'"' | b'\\' | b'$' | b'`')) => {
-                            i += 1;
-                            word.push(char::from(bytes[i]));
-                            i += 1;
-                        }
-                        Some(b'$') if at(i + 1) == Some(b'(') => {
-                            return Err(Unsupported("a command substitution"));
-                        }
-                        Some(b'`') => return Err(Unsupported("a command substitution")),
-                        Some(b'$') => {
-                            literal = false;
-                            word.push('$');
-                            i += 1;
-                        }
-                        Some(_) => {
-                            // A run up to the next byte that means something here.
-                            let run = bytes[i..]
-                                .iter()
-                                .position(|b| matches!(b, b'"' | b'\\' | b'$' | b'`'))
-                                .map_or(bytes.len(), |n| i + n.max(1));
-                            word.push_str(&line[i..run]);
-                            i = run;
-                        }
-                    }
-                }
-                i += 1;
-            }
+            b'"' => i = read_double_quoted(line, i + 1, &mut word, &mut literal)?,
             b'`' => return Err(Unsupported("a command substitution")),
             b'$' if at(i + 1) == Some(b'(') => return Err(Unsupported("a command substitution")),
             b'~' => {
@@ -301,4 +269,46 @@ fn read_word(line: &str, mut i: usize) -> Result<(String, bool, usize), Unsuppor
     // A lone `[` is the `test` builtin, not a pattern.
     let lone_bracket = word == "[";
     Ok((word, literal || lone_bracket, i))
+}
+
+/// Reads the body of a double-quoted string starting at byte `i` (after the quote) into
+/// `word`; `literal` turns false at a `$` expansion. Returns the index after the closing
+/// quote. Substitutions are refused.
+fn read_double_quoted(
+    line: &str,
+    mut i: usize,
+    word: &mut String,
+    literal: &mut bool,
+) -> Result<usize, Unsupported> {
+    let bytes = line.as_bytes();
+    let at = |i: usize| bytes.get(i).copied();
+    loop {
+        match at(i) {
+            None => return Err(Unsupported("an unterminated quote")),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') if matches!(at(i + 1), Some(b'"' | b'\\' | b'$' | b'`')) => {
+                i += 1;
+                word.push(char::from(bytes[i]));
+                i += 1;
+            }
+            Some(b'$') if at(i + 1) == Some(b'(') => {
+                return Err(Unsupported("a command substitution"));
+            }
+            Some(b'`') => return Err(Unsupported("a command substitution")),
+            Some(b'$') => {
+                *literal = false;
+                word.push('$');
+                i += 1;
+            }
+            Some(_) => {
+                // A run up to the next byte that means something here.
+                let run = bytes[i..]
+                    .iter()
+                    .position(|b| matches!(b, b'"' | b'\\' | b'$' | b'`'))
+                    .map_or(bytes.len(), |n| i + n.max(1));
+                word.push_str(&line[i..run]);
+                i = run;
+            }
+        }
+    }
 }

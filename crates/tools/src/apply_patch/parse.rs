@@ -83,55 +83,15 @@ pub fn parse(patch: &str) -> Result<Vec<Operation>, ParseError> {
             i += 1;
             continue;
         }
-        if let Some(path) = marker_path(line, ADD) {
+        let (op, next) = if let Some(path) = marker_path(line, ADD) {
             let path = path.map_err(|m| err(i, m))?;
-            i += 1;
-            let mut content = Vec::new();
-            while i < last && !is_operation(lines[i]) {
-                match lines[i].strip_prefix('+') {
-                    Some(text) => content.push(text.to_string()),
-                    None => {
-                        return Err(err(
-                            i,
-                            format!(
-                                "in `{ADD} {path}` every line must start with `+`, found {:?}",
-                                lines[i]
-                            ),
-                        ));
-                    }
-                }
-                i += 1;
-            }
-            ops.push(Operation::Add {
-                path,
-                lines: content,
-            });
+            parse_add(lines, i + 1, last, path).map_err(|(at, m)| err(at, m))?
         } else if let Some(path) = marker_path(line, DELETE) {
-            ops.push(Operation::Delete {
-                path: path.map_err(|m| err(i, m))?,
-            });
-            i += 1;
+            let path = path.map_err(|m| err(i, m))?;
+            (Operation::Delete { path }, i + 1)
         } else if let Some(path) = marker_path(line, UPDATE) {
             let path = path.map_err(|m| err(i, m))?;
-            let start = i;
-            i += 1;
-            let mut move_to = None;
-            if i < last
-                && let Some(dest) = marker_path(lines[i].trim(), MOVE)
-            {
-                move_to = Some(dest.map_err(|m| err(i, m))?);
-                i += 1;
-            }
-            let (chunks, next) = parse_chunks(lines, i, last).map_err(|(at, m)| err(at, m))?;
-            if chunks.is_empty() {
-                return Err(err(start, format!("`{UPDATE} {path}` has no hunks")));
-            }
-            i = next;
-            ops.push(Operation::Update {
-                path,
-                move_to,
-                chunks,
-            });
+            parse_update(lines, i, last, path).map_err(|(at, m)| err(at, m))?
         } else {
             return Err(err(
                 i,
@@ -140,12 +100,73 @@ pub fn parse(patch: &str) -> Result<Vec<Operation>, ParseError> {
                     lines[i]
                 ),
             ));
-        }
+        };
+        ops.push(op);
+        i = next;
     }
     if ops.is_empty() {
         return Err(err(first, "the patch has no file operations".to_string()));
     }
     Ok(ops)
+}
+
+/// An added file's lines, from `i` up to the next operation; the operation and where the
+/// next one starts.
+fn parse_add(
+    lines: &[&str],
+    mut i: usize,
+    last: usize,
+    path: String,
+) -> Result<(Operation, usize), (usize, String)> {
+    let mut content = Vec::new();
+    while i < last && !is_operation(lines[i]) {
+        match lines[i].strip_prefix('+') {
+            Some(text) => content.push(text.to_string()),
+            None => {
+                return Err((
+                    i,
+                    format!(
+                        "in `{ADD} {path}` every line must start with `+`, found {:?}",
+                        lines[i]
+                    ),
+                ));
+            }
+        }
+        i += 1;
+    }
+    let add = Operation::Add {
+        path,
+        lines: content,
+    };
+    Ok((add, i))
+}
+
+/// An update whose marker is at `start`: its optional move and its hunks; the operation and
+/// where the next one starts.
+fn parse_update(
+    lines: &[&str],
+    start: usize,
+    last: usize,
+    path: String,
+) -> Result<(Operation, usize), (usize, String)> {
+    let mut i = start + 1;
+    let mut move_to = None;
+    if i < last
+        && let Some(dest) = marker_path(lines[i].trim(), MOVE)
+    {
+        move_to = Some(dest.map_err(|m| (i, m))?);
+        i += 1;
+    }
+    let (chunks, next) = parse_chunks(lines, i, last)?;
+    if chunks.is_empty() {
+        return Err((start, format!("`{UPDATE} {path}` has no hunks")));
+    }
+    let update = Operation::Update {
+        path,
+        move_to,
+        chunks,
+    };
+    Ok((update, next))
 }
 
 /// Hunks of an update, from `i` up to the next operation.

@@ -1,15 +1,15 @@
 //! The `grep` tool: a regex search over the workspace with ripgrep's engine.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use grep_regex::RegexMatcherBuilder;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use ignore::WalkState;
 use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
+use ignore::{WalkBuilder, WalkState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -139,89 +139,22 @@ fn grep(args: &GrepArgs, guard: &WorkspaceGuard) -> ToolOutput {
         Err(e) => return ToolOutput::error(format!("invalid regex {:?}: {e}", args.pattern)),
     };
     let mut walk = walker(&root);
-    if let Some(glob) = &args.glob {
-        let mut overrides = OverrideBuilder::new(&root);
-        let built = overrides.add(glob).and_then(|o| o.build());
-        match built {
-            Ok(overrides) => {
-                walk.overrides(overrides);
-            }
-            Err(e) => return ToolOutput::error(format!("invalid glob {glob:?}: {e}")),
-        }
-    }
-    if let Some(name) = &args.file_type {
-        let mut types = TypesBuilder::new();
-        types.add_defaults();
-        if !types.definitions().iter().any(|d| d.name() == name) {
-            let mut known: Vec<String> = types
-                .definitions()
-                .iter()
-                .map(|d| d.name().to_string())
-                .collect();
-            known.sort();
-            let sample: Vec<&str> = [
-                "rust", "py", "js", "ts", "go", "java", "c", "cpp", "md", "json", "yaml", "toml",
-            ]
-            .into_iter()
-            .filter(|t| known.iter().any(|k| k == t))
-            .collect();
-            return ToolOutput::error(format!(
-                "unknown file type {name:?}; known types include {}",
-                sample.join(", ")
-            ));
-        }
-        types.select(name);
-        match types.build() {
-            Ok(types) => {
-                walk.types(types);
-            }
-            Err(e) => return ToolOutput::error(format!("file type {name:?}: {e}")),
-        }
+    if let Err(refusal) = narrow(&mut walk, args, &root) {
+        return ToolOutput::error(refusal);
     }
     let context = if mode == OutputMode::Content {
         args.context.unwrap_or(0)
     } else {
         0
     };
-    let hits = Mutex::new(Vec::new());
-    let stored_lines = AtomicUsize::new(0);
-    walk.build_parallel().run(|| {
-        let mut searcher = SearcherBuilder::new()
-            .binary_detection(BinaryDetection::quit(b'\x00'))
-            .line_number(true)
-            .multi_line(args.multiline)
-            .before_context(context)
-            .after_context(context)
-            .build();
-        let (matcher, hits, stored_lines) = (matcher.clone(), &hits, &stored_lines);
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            let Some(path) = usable_file(&entry, guard) else {
-                return WalkState::Continue;
-            };
-            let mut sink = Collect {
-                mode,
-                hits: FileHits {
-                    path,
-                    ..FileHits::default()
-                },
-                // Keep memory bounded: once enough lines are stored everywhere, only count.
-                room: limit.saturating_sub(stored_lines.load(Ordering::Relaxed)),
-                binary: false,
-            };
-            let searched = searcher.search_path(&matcher, entry.path(), &mut sink);
-            if searched.is_ok() && !sink.binary && sink.hits.matches > 0 {
-                stored_lines.fetch_add(sink.hits.lines.len(), Ordering::Relaxed);
-                if let Ok(mut hits) = hits.lock() {
-                    hits.push(sink.hits);
-                }
-            }
-            WalkState::Continue
-        })
-    });
-    let mut hits = hits.into_inner().unwrap_or_default();
+    let search = Search {
+        matcher: &matcher,
+        multiline: args.multiline,
+        mode,
+        limit,
+        context,
+    };
+    let mut hits = search.run(walk, guard);
     if hits.is_empty() {
         return ToolOutput::ok(format!(
             "No matches for {:?} in {}.",
@@ -230,6 +163,108 @@ fn grep(args: &GrepArgs, guard: &WorkspaceGuard) -> ToolOutput {
         ));
     }
     render(mode, &mut hits, limit, context > 0, guard)
+}
+
+/// One search over the walk's files, run in parallel.
+struct Search<'a> {
+    matcher: &'a RegexMatcher,
+    multiline: bool,
+    mode: OutputMode,
+    /// Most lines (or files) kept; past it, matches are only counted.
+    limit: usize,
+    /// Lines of context around each match.
+    context: usize,
+}
+
+impl Search<'_> {
+    /// Every file's matches, in the order the walk met them.
+    fn run(&self, walk: WalkBuilder, guard: &WorkspaceGuard) -> Vec<FileHits> {
+        let hits = Mutex::new(Vec::new());
+        let stored_lines = AtomicUsize::new(0);
+        walk.build_parallel().run(|| {
+            let mut searcher = SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(b'\x00'))
+                .line_number(true)
+                .multi_line(self.multiline)
+                .before_context(self.context)
+                .after_context(self.context)
+                .build();
+            let (matcher, hits, stored_lines) = (self.matcher.clone(), &hits, &stored_lines);
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                let Some(path) = usable_file(&entry, guard) else {
+                    return WalkState::Continue;
+                };
+                let mut sink = Collect {
+                    mode: self.mode,
+                    hits: FileHits {
+                        path,
+                        ..FileHits::default()
+                    },
+                    // Keep memory bounded: once enough lines are stored everywhere, only count.
+                    room: self
+                        .limit
+                        .saturating_sub(stored_lines.load(Ordering::Relaxed)),
+                    binary: false,
+                };
+                let searched = searcher.search_path(&matcher, entry.path(), &mut sink);
+                if searched.is_ok() && !sink.binary && sink.hits.matches > 0 {
+                    stored_lines.fetch_add(sink.hits.lines.len(), Ordering::Relaxed);
+                    if let Ok(mut hits) = hits.lock() {
+                        hits.push(sink.hits);
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+        hits.into_inner().unwrap_or_default()
+    }
+}
+
+/// Narrows the walk to the call's glob and file type; an invalid one is the error text.
+fn narrow(walk: &mut WalkBuilder, args: &GrepArgs, root: &Path) -> Result<(), String> {
+    if let Some(glob) = &args.glob {
+        let mut overrides = OverrideBuilder::new(root);
+        let overrides = overrides
+            .add(glob)
+            .and_then(|o| o.build())
+            .map_err(|e| format!("invalid glob {glob:?}: {e}"))?;
+        walk.overrides(overrides);
+    }
+    if let Some(name) = &args.file_type {
+        walk.types(file_types(name)?);
+    }
+    Ok(())
+}
+
+/// ripgrep's default file types with `name` selected; an unknown name is the error text.
+fn file_types(name: &str) -> Result<ignore::types::Types, String> {
+    let mut types = TypesBuilder::new();
+    types.add_defaults();
+    if !types.definitions().iter().any(|d| d.name() == name) {
+        let mut known: Vec<String> = types
+            .definitions()
+            .iter()
+            .map(|d| d.name().to_string())
+            .collect();
+        known.sort();
+        let sample: Vec<&str> = [
+            "rust", "py", "js", "ts", "go", "java", "c", "cpp", "md", "json", "yaml", "toml",
+        ]
+        .into_iter()
+        .filter(|t| known.iter().any(|k| k == t))
+        .collect();
+        return Err(format!(
+            "unknown file type {name:?}; known types include {}",
+            sample.join(", ")
+        ));
+    }
+    types.select(name);
+    types
+        .build()
+        .map_err(|e| format!("file type {name:?}: {e}"))
 }
 
 /// Collects one file's matches for the chosen mode.
