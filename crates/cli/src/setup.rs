@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use rein_engine::Agent;
 use rein_engine::session::{LoadedSession, SessionStore};
-use rein_llm::ProviderConfig;
+use rein_llm::{ProviderConfig, ProviderKind};
 use rein_tools::ToolRegistry;
 
 use crate::Exit;
@@ -189,21 +189,34 @@ impl Setup {
         };
         let settings = resolve::provider(&args, &env, &self.config)?;
         let model = settings.model.clone();
-        let before = agent.provider();
-        if settings.kind != before && settings.base_url != rein_llm::default_base_url(settings.kind)
-        {
-            agent.add_notice(format!(
-                "`{model}` → {}, guessed from the name, but the base URL {} was given for {}                  and is kept: if that server does not speak {} the next request fails; restart                  with --provider and --base-url for this model",
-                settings.kind.name(),
-                settings.base_url,
-                before.name(),
-                settings.kind.name()
-            ));
+        // The base URL was given for the run's own provider, whatever the agent uses now.
+        let given_for = resolve::routing(&self.args, &env, &self.config).kind.value;
+        if let Some(notice) = switch_notice(&settings, given_for) {
+            agent.add_notice(notice);
         }
         let client = rein_llm::connect(self.provider_config(settings));
         agent.set_model(model, client);
         Ok(())
     }
+}
+
+/// What to say when `/model` picks `settings`, guessed from the model's name, while the base
+/// URL given for the run's provider `given_for` is kept: a server may not speak both protocols.
+fn switch_notice(settings: &resolve::ProviderSettings, given_for: ProviderKind) -> Option<String> {
+    let kind = settings.kind;
+    if kind == given_for || settings.base_url == rein_llm::default_base_url(kind) {
+        return None;
+    }
+    Some(format!(
+        "`{}` → {}, guessed from the name, but the base URL {} was given for {} and is kept: \
+         if that server does not speak {} the next request fails; restart with --provider and \
+         --base-url for this model",
+        settings.model,
+        kind.name(),
+        settings.base_url,
+        given_for.name(),
+        kind.name()
+    ))
 }
 
 /// The provider connection for `settings`, with the configured stream timeouts.
@@ -224,4 +237,37 @@ pub fn provider_config(config: &Config, settings: resolve::ProviderSettings) -> 
         provider.no_progress_timeout = deadline;
     }
     provider
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(kind: ProviderKind, model: &str, base_url: &str) -> resolve::ProviderSettings {
+        resolve::ProviderSettings {
+            kind,
+            model: model.into(),
+            base_url: base_url.into(),
+            api_key: None,
+            key_env: "KEY".into(),
+        }
+    }
+
+    #[test]
+    fn the_switch_notice_is_one_sentence_naming_the_provider_the_url_was_given_for() {
+        let to_gpt = settings(ProviderKind::Openai, "gpt-5", "http://local:1");
+        assert_eq!(
+            switch_notice(&to_gpt, ProviderKind::Anthropic).as_deref(),
+            Some(
+                "`gpt-5` → openai, guessed from the name, but the base URL http://local:1 was \
+                 given for anthropic and is kept: if that server does not speak openai the next \
+                 request fails; restart with --provider and --base-url for this model"
+            )
+        );
+        let back = settings(ProviderKind::Anthropic, "claude-opus-4-5", "http://local:1");
+        assert_eq!(switch_notice(&back, ProviderKind::Anthropic), None);
+        let default_url = rein_llm::default_base_url(ProviderKind::Openai);
+        let own_url = settings(ProviderKind::Openai, "gpt-5", default_url);
+        assert_eq!(switch_notice(&own_url, ProviderKind::Anthropic), None);
+    }
 }
