@@ -24,8 +24,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     } else {
         Some(read_prompt(args.prompt.as_deref())?)
     };
-    let resumed = setup.to_resume()?;
-    let agent = setup.agent(resumed, args.fork_session)?;
+    let agent = setup.agent(setup.start()?)?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let format = args.output_format;

@@ -3,11 +3,12 @@
 
 use rein_engine::{Agent, AgentFactory, ControlError};
 
+use crate::sessions::Start;
 use crate::setup::Setup;
 
 impl AgentFactory for Setup {
     fn new_session(&self) -> Result<Agent, ControlError> {
-        self.agent(None, false)
+        self.agent(Start::New)
             .map_err(|e| ControlError::Session(e.message))
     }
 
@@ -18,7 +19,7 @@ impl AgentFactory for Setup {
         let loaded = store
             .load(id)
             .map_err(|e| ControlError::Session(e.to_string()))?;
-        self.agent(Some(loaded), false)
+        self.agent(Start::Resume(loaded))
             .map_err(|e| ControlError::Session(e.message))
     }
 
@@ -40,7 +41,7 @@ impl AgentFactory for Setup {
         loaded.transcript = transcript;
         // What the earlier session was told stays with it.
         loaded.restored.clear();
-        self.agent(Some(loaded), true)
+        self.agent(Start::Fork(loaded))
             .map_err(|e| ControlError::Session(e.message))
     }
 }

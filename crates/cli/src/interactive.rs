@@ -49,7 +49,7 @@ impl SessionHost for CliHost {
     }
 
     fn history_file(&self) -> Option<PathBuf> {
-        crate::resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| {
+        crate::resolve::data_dir(&crate::env::process).map(|dir| {
             dir.join("history")
                 .join(format!("{}.jsonl", workspace_key(&self.setup.workspace)))
         })
@@ -77,8 +77,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     }
     let mut setup = Setup::new(args, crate::trust::Asking::Terminal)?;
     setup.start_mcp().await;
-    let resumed = setup.to_resume()?;
-    let agent = setup.agent(resumed, setup.args.fork_session)?;
+    let agent = setup.agent(setup.start()?)?;
     let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let host_mcp = Arc::clone(&setup.mcp);

@@ -273,9 +273,15 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|base| base.join("rein"))
 }
 
-/// The policy the config files alone give (no flags, no environment).
-pub fn config_policy(root: &Path, config: &Config) -> Result<Policy, Exit> {
-    policy(&ExecArgs::default(), root, &|_| None, config)
+/// The policy the config files alone give (no flags, no environment but `HOME`, which rules
+/// starting with `~/` name).
+pub fn config_policy(
+    root: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Policy, Exit> {
+    let home = |key: &str| if key == "HOME" { env(key) } else { None };
+    policy(&ExecArgs::default(), root, &home, config)
 }
 
 /// The permission mode `--permission-mode`, else `$REIN_PERMISSION_MODE` (source `env
@@ -313,7 +319,7 @@ pub fn policy(
     if let Some(mode) = permission_mode(args, env, config)? {
         policy.mode = mode.value;
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::env::home(env);
     let parse = |text: &str, source: &str| -> Result<SourcedRule, Exit> {
         Rule::parse(text, root, home.as_deref())
             .map(|rule| SourcedRule {

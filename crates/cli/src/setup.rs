@@ -4,15 +4,16 @@
 use std::path::PathBuf;
 
 use rein_engine::Agent;
-use rein_engine::session::{LoadedSession, SessionStore};
+use rein_engine::session::SessionStore;
 use rein_llm::{ProviderConfig, ProviderKind};
 use rein_tools::ToolRegistry;
 
 use crate::Exit;
 use crate::args::ExecArgs;
 use crate::config::Config;
+use crate::env::process as env;
 use crate::resolve;
-use crate::sessions;
+use crate::sessions::{self, Start};
 
 /// The resolved workspace, configuration and session store of one invocation.
 pub struct Setup {
@@ -54,17 +55,18 @@ fn private_store(data_dir: &std::path::Path) {
     }
 }
 
-fn env(key: &str) -> Option<String> {
-    std::env::var(key).ok()
-}
-
 impl Setup {
     /// Resolves the workspace and reads the configuration, settling the workspace's trust
     /// as `asking` says.
     pub fn new(args: ExecArgs, asking: crate::trust::Asking) -> Result<Self, Exit> {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
         crate::trust::confirm_home(&workspace, &env, asking)?;
-        let config = crate::trust::load(&workspace, &env, args.trust_workspace, asking)?;
+        let flag = if args.trust_workspace {
+            crate::trust::TrustFlag::Given
+        } else {
+            crate::trust::TrustFlag::Absent
+        };
+        let config = crate::trust::load(&workspace, &env, flag, asking)?;
         let data_dir = resolve::data_dir(&env);
         let store = data_dir
             .as_ref()
@@ -80,8 +82,8 @@ impl Setup {
         }
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
         let mode = resolve::policy(&args, &workspace, &env, &config)?.mode;
-        let sensitive = crate::sandbox::sensitive_list(&config)?;
-        let settings = crate::sandbox::settings(&config, &sensitive);
+        let sensitive = crate::sandbox::sensitive_list(&config, &env)?;
+        let settings = crate::sandbox::settings(&config, &sensitive, &env);
         let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
         let subagents = crate::agents::subagents(&args, &workspace, &config, &env);
         Ok(Self {
@@ -99,7 +101,7 @@ impl Setup {
 
     /// Starts the configured MCP servers (before the first agent is made).
     pub async fn start_mcp(&mut self) {
-        let env = |key: &str| std::env::var(key).ok();
+        let env = crate::env::process;
         let hidden = crate::mcp::hidden_env(&self.config, self.args.api_key_env.as_deref());
         let started = crate::mcp::start(&self.workspace, &self.config, &env, &hidden).await;
         self.mcp = std::sync::Arc::new(started);
@@ -109,10 +111,14 @@ impl Setup {
     /// prompts: read for each new agent, so a command added during a session is there after
     /// `/clear`. Problems with the files are said the first time only.
     fn load_commands(&self) -> rein_engine::commands::Catalog {
-        let env = |key: &str| std::env::var(key).ok();
+        let env = crate::env::process;
         let mut kept = self.commands.lock().unwrap_or_else(|p| p.into_inner());
-        let warn = kept.is_none();
-        let mut commands = crate::agents::commands(&self.workspace, &self.config, &env, warn);
+        let warnings = if kept.is_none() {
+            crate::agents::Warnings::Said
+        } else {
+            crate::agents::Warnings::Quiet
+        };
+        let mut commands = crate::agents::commands(&self.workspace, &self.config, &env, warnings);
         let prompts = crate::mcp::prompt_commands(&self.mcp);
         if !prompts.is_empty() {
             commands = commands.with(prompts);
@@ -131,14 +137,13 @@ impl Setup {
         kept.unwrap_or_else(|| self.load_commands())
     }
 
-    /// The session `--resume`/`--continue` name, loaded.
-    pub fn to_resume(&self) -> Result<Option<LoadedSession>, Exit> {
-        sessions::to_resume(&self.args, self.store.as_ref())
+    /// How the flags start the session: `--resume`/`--continue`'s session loaded.
+    pub fn start(&self) -> Result<Start, Exit> {
+        Start::from_args(&self.args, self.store.as_ref())
     }
 
-    /// An agent recording to a new session file, or continuing `resumed` (in a copy when
-    /// `fork`).
-    pub fn agent(&self, resumed: Option<LoadedSession>, fork: bool) -> Result<Agent, Exit> {
+    /// An agent starting its session as `start` says.
+    pub fn agent(&self, start: Start) -> Result<Agent, Exit> {
         let settings = resolve::provider(&self.args, &env, &self.config)?;
         let key_env = settings.key_env.clone();
         let provider = settings.kind.name();
@@ -157,10 +162,8 @@ impl Setup {
         config.sandbox_policy = self.sandbox_policy;
         config.subagents = Some(self.subagents.clone());
         config.commands = self.load_commands();
-        config.fallback = crate::agents::fallback(&self.args, &self.config).map_err(Exit::usage)?;
-        if !fork {
-            config.session_id = resumed.as_ref().map(|l| l.id().to_string());
-        }
+        config.fallback = crate::agents::fallback(&self.args, &self.config)?;
+        config.session_id = start.session_id();
         config.tool_source = Some(self.mcp.clone());
         config.prompt_source = Some(std::sync::Arc::new(crate::mcp::Prompts(self.mcp.clone())));
         let tools = ToolRegistry::for_model(&config.model);
@@ -169,8 +172,7 @@ impl Setup {
         sessions::record(
             &mut agent,
             self.store.as_ref(),
-            resumed,
-            fork,
+            start,
             provider,
             &self.workspace,
         )?;

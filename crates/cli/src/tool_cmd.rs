@@ -84,15 +84,20 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let input: Value = serde_json::from_str(&raw)
         .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))?;
     // The same guard the agent gets: configured sensitive paths and Read deny rules apply.
-    let env = |key: &str| std::env::var(key).ok();
-    let config = crate::trust::load(&workspace, &env, false, crate::trust::Asking::Silently)?;
-    let policy = resolve::config_policy(&workspace, &config)?;
+    let env = crate::env::process;
+    let config = crate::trust::load(
+        &workspace,
+        &env,
+        crate::trust::TrustFlag::Absent,
+        crate::trust::Asking::Silently,
+    )?;
+    let policy = resolve::config_policy(&workspace, &config, &env)?;
     let sensitive = resolve::sensitive_paths(&config, &env);
     let guard = rein_engine::workspace_guard(&workspace, &sensitive, &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let cancel = CancellationToken::new();
     // Proven read-only commands run in the read-only sandbox, as in a session.
-    let settings = crate::sandbox::settings(&config, guard.sensitive_paths());
+    let settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
     let sandbox_policy = crate::sandbox::policy(None, &config)?;
     let mode = policy.mode;
     let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
