@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+/// A reader of the environment that lives as long as the run ([`process`], or a test's).
+pub type ReadEnv = fn(&str) -> Option<String>;
+
 /// The environment's reader type.
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 

@@ -13,7 +13,7 @@ impl AgentFactory for Setup {
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        let store = self.store.as_ref().ok_or_else(|| {
+        let store = self.settings.store.as_ref().ok_or_else(|| {
             ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
         })?;
         let loaded = store
@@ -32,7 +32,7 @@ impl AgentFactory for Setup {
         from: &str,
         transcript: Vec<rein_protocol::Message>,
     ) -> Result<Agent, ControlError> {
-        let store = self.store.as_ref().ok_or_else(|| {
+        let store = self.settings.store.as_ref().ok_or_else(|| {
             ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
         })?;
         let mut loaded = store

@@ -15,6 +15,7 @@ mod output;
 mod resolve;
 mod sandbox;
 mod sessions;
+mod settings;
 mod setup;
 mod tool_cmd;
 mod trust;

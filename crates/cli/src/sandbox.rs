@@ -108,14 +108,23 @@ pub fn sensitive_list(
     config: &Config,
     env: crate::env::Env<'_>,
 ) -> Result<rein_tools::SensitivePaths, Exit> {
-    let extra = crate::resolve::sensitive_paths(config, env);
-    let home = crate::env::home(env);
+    compile_sensitive(
+        &crate::resolve::sensitive_paths(config, env),
+        crate::env::home(env).as_deref(),
+    )
+}
+
+/// The built-in sensitive patterns plus `extra`, compiled (`~/` expands to `home`).
+pub fn compile_sensitive(
+    extra: &[String],
+    home: Option<&Path>,
+) -> Result<rein_tools::SensitivePaths, Exit> {
     rein_tools::SensitivePaths::new(
         rein_tools::DEFAULT_SENSITIVE
             .iter()
             .copied()
             .chain(extra.iter().map(String::as_str)),
-        home.as_deref(),
+        home,
     )
     .map_err(Exit::usage)
 }
