@@ -1,15 +1,42 @@
 //! The subagents an invocation offers: rein's two, the user's definition files, and — in a
 //! trusted workspace — the workspace's; models named by definitions are resolved like
-//! `--model`.
+//! `--model` (by the [`ModelSource`] given: the run's `settings::Router`). Also the folders of
+//! custom commands and skills.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rein_engine::subagents::{ModelSource, Subagents, built_in, load};
-use rein_llm::ModelClient;
-
-use crate::args::ExecArgs;
 use crate::config::Config;
+use rein_engine::subagents::{ModelSource, Subagents, built_in, load};
+
+/// Whether the workspace's own folders (`.claude/`, `.rein/`) are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkspaceFolders {
+    /// Read: the workspace is trusted.
+    Included,
+    /// Not read: the workspace is not trusted.
+    Skipped,
+}
+
+impl WorkspaceFolders {
+    /// As far as `config`'s workspace is trusted.
+    pub fn of(config: &Config) -> Self {
+        if config.workspace_trusted {
+            Self::Included
+        } else {
+            Self::Skipped
+        }
+    }
+}
+
+/// Whether problems with the files are said on stderr (the first time they are read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warnings {
+    /// Said on stderr.
+    Said,
+    /// Not said again.
+    Quiet,
+}
 
 /// Folders named `kind` (`agents`, `commands`, `skills`), least specific first: the user's
 /// (Claude Code's, then rein's), then the workspace's (Claude Code's, then rein's) when it is
@@ -18,8 +45,8 @@ pub fn folders(
     kind: &str,
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
-    trusted: bool,
-    warn: bool,
+    own_folders: WorkspaceFolders,
+    warnings: Warnings,
 ) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
@@ -32,9 +59,9 @@ pub fn folders(
         workspace.join(".claude").join(kind),
         workspace.join(".rein").join(kind),
     ];
-    if trusted {
+    if own_folders == WorkspaceFolders::Included {
         dirs.extend(own);
-    } else if warn && own.iter().any(|d| d.is_dir()) {
+    } else if warnings == Warnings::Said && own.iter().any(|d| d.is_dir()) {
         eprintln!(
             "rein: this workspace's {kind} are not loaded: the workspace is not trusted (run \
              `rein trust` in {} or pass --trust-workspace)",
@@ -51,6 +78,7 @@ pub fn prompt_files(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
+    sensitive: &rein_tools::SensitivePaths,
 ) -> rein_tools::PromptFiles {
     let mut roots = Vec::new();
     if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
@@ -62,9 +90,7 @@ pub fn prompt_files(
     if config.workspace_trusted {
         roots.push(workspace.to_path_buf());
     }
-    // A list that does not compile stopped the set-up already; the built-in one is the floor.
-    let sensitive = crate::sandbox::sensitive_list(config).unwrap_or_default();
-    rein_tools::PromptFiles::new(roots, sensitive)
+    rein_tools::PromptFiles::new(roots, sensitive.clone())
 }
 
 /// The custom commands and skills of an invocation, warning once about files that could not
@@ -73,15 +99,20 @@ pub fn commands(
     workspace: &Path,
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
-    warn: bool,
+    sensitive: &rein_tools::SensitivePaths,
+    warnings: Warnings,
 ) -> rein_engine::commands::Catalog {
-    let trusted = config.workspace_trusted;
+    let own = WorkspaceFolders::of(config);
     let loaded = rein_engine::commands::load(
-        &folders("commands", workspace, env, trusted, warn),
-        &folders("skills", workspace, env, trusted, warn),
-        &prompt_files(workspace, env, config),
+        &folders("commands", workspace, env, own, warnings),
+        &folders("skills", workspace, env, own, warnings),
+        &prompt_files(workspace, env, config, sensitive),
     );
-    for warning in loaded.warnings.iter().filter(|_| warn) {
+    for warning in loaded
+        .warnings
+        .iter()
+        .filter(|_| warnings == Warnings::Said)
+    {
         eprintln!("rein: {warning}");
     }
     loaded.catalog
@@ -89,68 +120,24 @@ pub fn commands(
 
 /// The subagents of an invocation, warning once about files and tools that could not be used.
 pub fn subagents(
-    args: &ExecArgs,
     workspace: &Path,
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
+    sensitive: &rein_tools::SensitivePaths,
+    models: Arc<dyn ModelSource>,
 ) -> Subagents {
-    let dirs = folders("agents", workspace, env, config.workspace_trusted, true);
+    let own = WorkspaceFolders::of(config);
+    let dirs = folders("agents", workspace, env, own, Warnings::Said);
     let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
     let loaded = load(
         built_in(explore),
         &dirs,
-        &prompt_files(workspace, env, config),
+        &prompt_files(workspace, env, config, sensitive),
     );
     for warning in &loaded.warnings {
         eprintln!("rein: {warning}");
     }
     let mut subagents = Subagents::new(loaded.definitions);
-    subagents.models = Some(Arc::new(Models {
-        args: args.clone(),
-        config: config.clone(),
-    }));
+    subagents.models = Some(models);
     subagents
-}
-
-/// Clients for the models definitions name, resolved as `--model` would be.
-struct Models {
-    args: ExecArgs,
-    config: Config,
-}
-
-impl ModelSource for Models {
-    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String> {
-        client_for(&self.args, &self.config, model)
-    }
-}
-
-/// A client for `model` (an alias or a name), resolved as `--model` would be.
-pub fn client_for(
-    args: &ExecArgs,
-    config: &Config,
-    model: &str,
-) -> Result<(String, Arc<dyn ModelClient>), String> {
-    let args = ExecArgs {
-        model: Some(model.to_string()),
-        ..args.clone()
-    };
-    let env = |key: &str| std::env::var(key).ok();
-    let settings = crate::resolve::provider(&args, &env, config).map_err(|e| e.message)?;
-    let model = settings.model.clone();
-    let client = rein_llm::connect(crate::setup::provider_config(config, settings));
-    Ok((model, client))
-}
-
-/// The fallback model of `--fallback-model` or `fallback_model`, with its client.
-pub fn fallback(args: &ExecArgs, config: &Config) -> Result<Option<rein_engine::Fallback>, String> {
-    let Some(model) = args
-        .fallback_model
-        .clone()
-        .or_else(|| config.fallback_model.as_ref().map(|m| m.value.clone()))
-    else {
-        return Ok(None);
-    };
-    let (model, client) =
-        client_for(args, config, &model).map_err(|e| format!("the fallback model {model}: {e}"))?;
-    Ok(Some(rein_engine::Fallback { model, client }))
 }

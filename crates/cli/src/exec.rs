@@ -14,18 +14,16 @@ use crate::output::Printer;
 use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    let mut setup = Setup::new(args, crate::trust::Asking::Never)?;
+    let mut setup = Setup::new(&args, crate::trust::Asking::Never)?;
     setup.start_mcp().await;
     let setup = Arc::new(setup);
-    let args = &setup.args;
     // `--compact` alone compacts and stops; with a prompt it compacts first.
     let prompt = if args.compact && args.prompt.is_none() {
         None
     } else {
         Some(read_prompt(args.prompt.as_deref())?)
     };
-    let resumed = setup.to_resume()?;
-    let agent = setup.agent(resumed, args.fork_session)?;
+    let agent = setup.agent(setup.start(&args)?)?;
 
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let format = args.output_format;

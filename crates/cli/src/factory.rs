@@ -3,22 +3,23 @@
 
 use rein_engine::{Agent, AgentFactory, ControlError};
 
+use crate::sessions::Start;
 use crate::setup::Setup;
 
 impl AgentFactory for Setup {
     fn new_session(&self) -> Result<Agent, ControlError> {
-        self.agent(None, false)
+        self.agent(Start::New)
             .map_err(|e| ControlError::Session(e.message))
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        let store = self.store.as_ref().ok_or_else(|| {
+        let store = self.settings.store.as_ref().ok_or_else(|| {
             ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
         })?;
         let loaded = store
             .load(id)
             .map_err(|e| ControlError::Session(e.to_string()))?;
-        self.agent(Some(loaded), false)
+        self.agent(Start::Resume(loaded))
             .map_err(|e| ControlError::Session(e.message))
     }
 
@@ -31,7 +32,7 @@ impl AgentFactory for Setup {
         from: &str,
         transcript: Vec<rein_protocol::Message>,
     ) -> Result<Agent, ControlError> {
-        let store = self.store.as_ref().ok_or_else(|| {
+        let store = self.settings.store.as_ref().ok_or_else(|| {
             ControlError::Session("cannot find stored sessions: set HOME or XDG_DATA_HOME".into())
         })?;
         let mut loaded = store
@@ -40,7 +41,7 @@ impl AgentFactory for Setup {
         loaded.transcript = transcript;
         // What the earlier session was told stays with it.
         loaded.restored.clear();
-        self.agent(Some(loaded), true)
+        self.agent(Start::Fork(loaded))
             .map_err(|e| ControlError::Session(e.message))
     }
 }

@@ -42,6 +42,7 @@ impl AgentFactory for CliHost {
 impl SessionHost for CliHost {
     fn sessions(&self) -> Vec<SessionSummary> {
         self.setup
+            .settings
             .store
             .as_ref()
             .map(|store| store.list())
@@ -49,9 +50,10 @@ impl SessionHost for CliHost {
     }
 
     fn history_file(&self) -> Option<PathBuf> {
-        crate::resolve::data_dir(&|key| std::env::var(key).ok()).map(|dir| {
+        let settings = &self.setup.settings;
+        (settings.folders.data.as_ref()).map(|dir| {
             dir.join("history")
-                .join(format!("{}.jsonl", workspace_key(&self.setup.workspace)))
+                .join(format!("{}.jsonl", workspace_key(&settings.workspace)))
         })
     }
 
@@ -60,7 +62,7 @@ impl SessionHost for CliHost {
     }
 
     fn workspace(&self) -> Option<PathBuf> {
-        Some(self.setup.workspace.clone())
+        Some(self.setup.settings.workspace.clone())
     }
 
     fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {
@@ -75,11 +77,10 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             "--compact and --output-format belong to `rein exec`; use /compact in the UI",
         ));
     }
-    let mut setup = Setup::new(args, crate::trust::Asking::Terminal)?;
+    let mut setup = Setup::new(&args, crate::trust::Asking::Terminal)?;
     setup.start_mcp().await;
-    let resumed = setup.to_resume()?;
-    let agent = setup.agent(resumed, setup.args.fork_session)?;
-    let prompt = setup.args.prompt.clone().filter(|p| !p.trim().is_empty());
+    let agent = setup.agent(setup.start(&args)?)?;
+    let prompt = args.prompt.filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let host_mcp = Arc::clone(&setup.mcp);
     let host = Arc::new(CliHost { setup });

@@ -5,6 +5,7 @@
 mod agents;
 mod args;
 mod config;
+mod env;
 mod exec;
 mod factory;
 mod interactive;
@@ -14,6 +15,7 @@ mod output;
 mod resolve;
 mod sandbox;
 mod sessions;
+mod settings;
 mod setup;
 mod tool_cmd;
 mod trust;
@@ -126,10 +128,15 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             delete,
         }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            let data_dir = resolve::data_dir(&|key| std::env::var(key).ok());
+            let data_dir = resolve::data_dir(&crate::env::process);
             if prune {
-                let env = |key: &str| std::env::var(key).ok();
-                let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
+                let env = crate::env::process;
+                let config = trust::load(
+                    &workspace,
+                    &env,
+                    trust::TrustFlag::Absent,
+                    trust::Asking::Silently,
+                )?;
                 let days = older_than.unwrap_or_else(|| sessions::retention_days(&config));
                 sessions::prune(data_dir, days)
             } else if let Some(id) = delete {
@@ -140,8 +147,13 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         }
         Some(Command::Config(ConfigCommand::Show { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            let env = |key: &str| std::env::var(key).ok();
-            let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
+            let env = crate::env::process;
+            let config = trust::load(
+                &workspace,
+                &env,
+                trust::TrustFlag::Absent,
+                trust::Asking::Silently,
+            )?;
             print!("{}", config::render(&config, &env)?);
             Ok(())
         }
@@ -151,8 +163,13 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         }
         Some(Command::Mcp(McpCommand::List { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            let env = |key: &str| std::env::var(key).ok();
-            let config = trust::load(&workspace, &env, false, trust::Asking::Silently)?;
+            let env = crate::env::process;
+            let config = trust::load(
+                &workspace,
+                &env,
+                trust::TrustFlag::Absent,
+                trust::Asking::Silently,
+            )?;
             mcp::list(&workspace, &config, &env).await
         }
         Some(Command::Mcp(McpCommand::Add(add))) => {
@@ -165,7 +182,12 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         }
         Some(Command::Trust { cwd, revoke }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            trust::command(&workspace, revoke)
+            let what = if revoke {
+                trust::TrustCommand::Revoke
+            } else {
+                trust::TrustCommand::Grant
+            };
+            trust::command(&workspace, what)
         }
         None => interactive::run(cli.interactive).await,
     }

@@ -20,7 +20,7 @@ enum Target {
 }
 
 fn target(scope: McpScope, workspace: &Path) -> Result<Target, Exit> {
-    let env = |key: &str| std::env::var(key).ok();
+    let env = crate::env::process;
     match scope {
         McpScope::User => crate::config::discover::user_config_dir(&env)
             .map(|dir| Target::User(dir.join("rein/config.toml")))
@@ -335,7 +335,7 @@ fn write(path: &Path, text: &str) -> Result<(), Exit> {
 }
 
 fn trusted(workspace: &Path) -> bool {
-    let env = |key: &str| std::env::var(key).ok();
+    let env = crate::env::process;
     crate::resolve::data_dir(&env)
         .is_some_and(|dir| TrustStore::new(&dir).is_trusted(workspace, &digest(workspace)))
 }
@@ -343,7 +343,7 @@ fn trusted(workspace: &Path) -> bool {
 /// Records the workspace's trust again after rein changed its `.mcp.json` at the user's word,
 /// when it was trusted before; else says how to trust it.
 fn keep_trust(workspace: &Path, was_trusted: bool) -> Result<(), Exit> {
-    let env = |key: &str| std::env::var(key).ok();
+    let env = crate::env::process;
     if was_trusted && let Some(dir) = crate::resolve::data_dir(&env) {
         TrustStore::new(&dir)
             .trust(workspace, &digest(workspace))

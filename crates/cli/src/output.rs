@@ -127,33 +127,7 @@ impl<O: Write, E: Write> Printer<O, E> {
 /// The progress line of `event`, if a person watching wants to see it.
 fn progress_line(event: &Event) -> Option<String> {
     let line = match event {
-        Event::ToolCallStart {
-            name,
-            input,
-            summary,
-            ..
-        } => {
-            let summary = if summary.is_empty() {
-                clip(&input.to_string(), SUMMARY_CHARS)
-            } else {
-                clip(summary, SUMMARY_CHARS)
-            };
-            format!("> {name} {summary}")
-        }
-        Event::ToolCallEnd {
-            is_error: true,
-            output,
-            ..
-        } => format!("  error: {}", first_line(output)),
-        Event::ToolCallEnd { output, .. } => {
-            let lines = output.lines().count();
-            let more = if lines > 1 {
-                format!(" (+{} lines)", lines - 1)
-            } else {
-                String::new()
-            };
-            format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
-        }
+        Event::ToolCallStart { .. } | Event::ToolCallEnd { .. } => return tool_line(event),
         Event::Retry {
             attempt,
             delay_ms,
@@ -190,19 +164,7 @@ fn progress_line(event: &Event) -> Option<String> {
             let verb = if *blocked { "blocked" } else { "said" };
             format!("  {event} hook {verb}: {}", first_line(message))
         }
-        Event::Todos { todos } => {
-            use rein_protocol::TodoStatus;
-            let done = todos
-                .iter()
-                .filter(|t| t.status == TodoStatus::Completed)
-                .count();
-            let now = todos
-                .iter()
-                .find(|t| t.status == TodoStatus::InProgress)
-                .map(|t| format!(" · {}", clip(&t.active_form, SUMMARY_CHARS)))
-                .unwrap_or_default();
-            format!("  todos: {done}/{} done{now}", todos.len())
-        }
+        Event::Todos { todos } => todos_line(todos),
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {
             Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {
@@ -214,6 +176,56 @@ fn progress_line(event: &Event) -> Option<String> {
         _ => return None,
     };
     Some(line)
+}
+
+/// The progress line of a tool call's start or end.
+fn tool_line(event: &Event) -> Option<String> {
+    let line = match event {
+        Event::ToolCallStart {
+            name,
+            input,
+            summary,
+            ..
+        } => {
+            let summary = if summary.is_empty() {
+                clip(&input.to_string(), SUMMARY_CHARS)
+            } else {
+                clip(summary, SUMMARY_CHARS)
+            };
+            format!("> {name} {summary}")
+        }
+        Event::ToolCallEnd {
+            is_error: true,
+            output,
+            ..
+        } => format!("  error: {}", first_line(output)),
+        Event::ToolCallEnd { output, .. } => {
+            let lines = output.lines().count();
+            let more = if lines > 1 {
+                format!(" (+{} lines)", lines - 1)
+            } else {
+                String::new()
+            };
+            format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
+        }
+        _ => return None,
+    };
+    Some(line)
+}
+
+/// The todo list in one line: how many are done, and the one in progress.
+fn todos_line(todos: &[rein_protocol::TodoItem]) -> String {
+    use rein_protocol::TodoStatus;
+    let done = todos
+        .iter()
+        .filter(|t| t.status == TodoStatus::Completed)
+        .count();
+    let now = todos
+        .iter()
+        .find(|t| t.status == TodoStatus::InProgress)
+        .map(|t| format!(" · {}", clip(&t.active_form, SUMMARY_CHARS)))
+        .unwrap_or_default();
+    format!("  todos: {done}/{} done{now}", todos.len())
 }
 
 /// The argument a person recognises a call by: the command for bash, the path for file tools.

@@ -52,9 +52,39 @@ impl Routing {
     }
 }
 
+/// The flags that choose the provider: `--provider`, `--model`, `--base-url`, `--api-key-env`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoutingFlags<'a> {
+    pub provider: Option<ProviderArg>,
+    pub model: Option<&'a str>,
+    pub base_url: Option<&'a str>,
+    pub api_key_env: Option<&'a str>,
+}
+
+impl<'a> RoutingFlags<'a> {
+    /// The routing flags of `args`.
+    pub fn of(args: &'a ExecArgs) -> Self {
+        Self {
+            provider: args.provider,
+            model: args.model.as_deref(),
+            base_url: args.base_url.as_deref(),
+            api_key_env: args.api_key_env.as_deref(),
+        }
+    }
+}
+
 /// The provider settings as [`Routing`] says: flags over the environment over the config
 /// files over the defaults.
 pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &Config) -> Routing {
+    routing_of(RoutingFlags::of(args), env, config)
+}
+
+/// [`routing`] from the routing flags alone.
+pub fn routing_of(
+    args: RoutingFlags<'_>,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Routing {
     let explicit_kind = match args.provider {
         Some(p) => Some(sourced(
             match p {
@@ -74,7 +104,7 @@ pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &C
         }),
     };
     let model = first_set(
-        args.model.as_ref().map(|m| sourced(m.clone(), "--model")),
+        args.model.map(|m| sourced(m.to_string(), "--model")),
         "REIN_MODEL",
         env,
         &config.model,
@@ -94,9 +124,7 @@ pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &C
         ProviderKind::Openai | ProviderKind::OpenaiChat => "OPENAI_BASE_URL",
     };
     let base_url = first_set(
-        args.base_url
-            .as_ref()
-            .map(|u| sourced(u.clone(), "--base-url")),
+        args.base_url.map(|u| sourced(u.to_string(), "--base-url")),
         base_env,
         env,
         &config.base_url,
@@ -104,8 +132,7 @@ pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &C
     .unwrap_or_else(|| sourced(rein_llm::default_base_url(kind.value).into(), DEFAULT));
     let key_env = args
         .api_key_env
-        .as_ref()
-        .map(|k| sourced(k.clone(), "--api-key-env"))
+        .map(|k| sourced(k.to_string(), "--api-key-env"))
         .or_else(|| config.api_key_env.clone())
         .unwrap_or_else(|| sourced(rein_llm::default_key_env(kind.value).into(), DEFAULT));
     Routing {
@@ -141,7 +168,16 @@ pub fn provider(
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
 ) -> Result<ProviderSettings, Exit> {
-    let routing = routing(args, env, config);
+    provider_of(RoutingFlags::of(args), env, config)
+}
+
+/// [`provider`] from the routing flags alone.
+pub fn provider_of(
+    args: RoutingFlags<'_>,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<ProviderSettings, Exit> {
+    let routing = routing_of(args, env, config);
     let Some(model) = routing.model_name() else {
         return Err(Exit::usage(
             "--provider openai-chat needs a model name: pass --model NAME",
@@ -248,20 +284,41 @@ mod tests;
 /// own config and data folders wherever `$XDG_*` puts them (the session's saved outputs stay
 /// readable: the guard grants its read roots).
 pub fn sensitive_paths(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Vec<String> {
-    let own = [
-        crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein")),
-        data_dir(env),
-    ];
-    config
-        .sensitive_paths
-        .iter()
-        .map(|s| s.value.clone())
-        .chain(
-            own.into_iter()
-                .flatten()
-                .map(|dir| dir.display().to_string()),
-        )
-        .collect()
+    Folders::of(env).sensitive_paths(config)
+}
+
+/// rein's own folders, found once: the user's config folder and the data folder.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Folders {
+    /// `$XDG_CONFIG_HOME/rein` (default `~/.config/rein`): the user's config, agents, memory.
+    pub config: Option<PathBuf>,
+    /// [`data_dir`]: sessions, outputs, checkpoints, trust, history.
+    pub data: Option<PathBuf>,
+}
+
+impl Folders {
+    /// The folders `env` names.
+    pub fn of(env: &dyn Fn(&str) -> Option<String>) -> Self {
+        Self {
+            config: crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein")),
+            data: data_dir(env),
+        }
+    }
+
+    /// The configured sensitive paths and these folders (see [`sensitive_paths`]).
+    pub fn sensitive_paths(&self, config: &Config) -> Vec<String> {
+        let own = [self.config.clone(), self.data.clone()];
+        config
+            .sensitive_paths
+            .iter()
+            .map(|s| s.value.clone())
+            .chain(
+                own.into_iter()
+                    .flatten()
+                    .map(|dir| dir.display().to_string()),
+            )
+            .collect()
+    }
 }
 
 /// rein's data folder: `$XDG_DATA_HOME/rein`, else `~/.local/share/rein`; `None` when neither
@@ -273,9 +330,15 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|base| base.join("rein"))
 }
 
-/// The policy the config files alone give (no flags, no environment).
-pub fn config_policy(root: &Path, config: &Config) -> Result<Policy, Exit> {
-    policy(&ExecArgs::default(), root, &|_| None, config)
+/// The policy the config files alone give (no flags, no environment but `HOME`, which rules
+/// starting with `~/` name).
+pub fn config_policy(
+    root: &Path,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Policy, Exit> {
+    let home = |key: &str| if key == "HOME" { env(key) } else { None };
+    policy(&ExecArgs::default(), root, &home, config)
 }
 
 /// The permission mode `--permission-mode`, else `$REIN_PERMISSION_MODE` (source `env
@@ -313,7 +376,7 @@ pub fn policy(
     if let Some(mode) = permission_mode(args, env, config)? {
         policy.mode = mode.value;
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::env::home(env);
     let parse = |text: &str, source: &str| -> Result<SourcedRule, Exit> {
         Rule::parse(text, root, home.as_deref())
             .map(|rule| SourcedRule {
@@ -342,15 +405,16 @@ pub fn policy(
     Ok(policy)
 }
 
-/// The agent's settings from the flags and the config.
-pub fn agent_config(
+/// The settings every agent of a run starts from, from the flags, the config, the resolved
+/// policy and rein's folders; `model` is the run's.
+pub fn agent_template(
     args: &ExecArgs,
     model: String,
     workspace: PathBuf,
-    env: &dyn Fn(&str) -> Option<String>,
+    policy: Policy,
+    folders: &Folders,
     config: &Config,
-) -> Result<AgentConfig, Exit> {
-    let policy = policy(args, &workspace, env, config)?;
+) -> AgentConfig {
     let mut agent = AgentConfig::new(model, workspace);
     agent.policy = policy;
     agent.max_turns = args
@@ -392,17 +456,16 @@ pub fn agent_config(
         agent.repeat_limits.stop = stop.value.max(1);
     }
     agent.compact_tool = config.compact_tool.as_ref().is_some_and(|c| c.value);
-    agent.sensitive_paths = sensitive_paths(config, env);
+    agent.sensitive_paths = folders.sensitive_paths(config);
     agent.hooks = config.hooks.clone();
-    agent.outputs_root = data_dir(env).map(|dir| dir.join("outputs"));
+    agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));
     agent.checkpoints_root =
-        data_dir(env).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
+        (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
     }
-    agent.user_memory_dir =
-        crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein"));
-    Ok(agent)
+    agent.user_memory_dir = folders.config.clone();
+    agent
 }
 
 /// The merged configuration for `workspace`, its own files read with `scope` (trusted or

@@ -25,10 +25,12 @@ pub fn policy(flag: Option<&str>, config: &Config) -> Result<Policy, Exit> {
 
 /// The settings from the config: network, the default and configured read roots, writable
 /// roots, and the sensitive folders to hide.
-pub fn settings(config: &Config, sensitive: &rein_tools::SensitivePaths) -> Settings {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
+pub fn settings(
+    config: &Config,
+    sensitive: &rein_tools::SensitivePaths,
+    env: crate::env::Env<'_>,
+) -> Settings {
+    let home = crate::env::home(env).filter(|h| !h.as_os_str().is_empty());
     let expand = |text: &str| match (text.strip_prefix("~/"), &home) {
         (Some(rest), Some(home)) => Some(home.join(rest)),
         (Some(_), None) => None,
@@ -83,10 +85,15 @@ pub fn detect(
 
 /// `rein sandbox check`: what this machine supports with the configuration of `workspace`.
 pub fn check(workspace: &Path) -> Result<(), Exit> {
-    let env = |key: &str| std::env::var(key).ok();
-    let config = crate::trust::load(workspace, &env, false, crate::trust::Asking::Silently)?;
-    let sensitive = sensitive_list(&config)?;
-    let support = Support::check(settings(&config, &sensitive), helper().as_deref());
+    let env = crate::env::process;
+    let config = crate::trust::load(
+        workspace,
+        &env,
+        crate::trust::TrustFlag::Absent,
+        crate::trust::Asking::Silently,
+    )?;
+    let sensitive = sensitive_list(&config, &env)?;
+    let support = Support::check(settings(&config, &sensitive, &env), helper().as_deref());
     let policy = policy(None, &config)?;
     print!("{support}");
     if let Ok(sandbox) = &support.sandbox {
@@ -97,16 +104,27 @@ pub fn check(workspace: &Path) -> Result<(), Exit> {
 }
 
 /// The sensitive list of `config` (built-in patterns plus the configured ones).
-pub fn sensitive_list(config: &Config) -> Result<rein_tools::SensitivePaths, Exit> {
-    let env = |key: &str| std::env::var(key).ok();
-    let extra = crate::resolve::sensitive_paths(config, &env);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+pub fn sensitive_list(
+    config: &Config,
+    env: crate::env::Env<'_>,
+) -> Result<rein_tools::SensitivePaths, Exit> {
+    compile_sensitive(
+        &crate::resolve::sensitive_paths(config, env),
+        crate::env::home(env).as_deref(),
+    )
+}
+
+/// The built-in sensitive patterns plus `extra`, compiled (`~/` expands to `home`).
+pub fn compile_sensitive(
+    extra: &[String],
+    home: Option<&Path>,
+) -> Result<rein_tools::SensitivePaths, Exit> {
     rein_tools::SensitivePaths::new(
         rein_tools::DEFAULT_SENSITIVE
             .iter()
             .copied()
             .chain(extra.iter().map(String::as_str)),
-        home.as_deref(),
+        home,
     )
     .map_err(|e| Exit::usage(e.to_string()))
 }

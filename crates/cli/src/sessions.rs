@@ -11,10 +11,7 @@ use crate::Exit;
 use crate::args::ExecArgs;
 
 /// The session a run continues, if any, loaded; warnings (a torn last line) go to stderr.
-pub fn to_resume(
-    args: &ExecArgs,
-    store: Option<&SessionStore>,
-) -> Result<Option<LoadedSession>, Exit> {
+fn to_resume(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Option<LoadedSession>, Exit> {
     if args.resume.is_none() && !args.continue_latest {
         if args.fork_session {
             return Err(Exit::usage(
@@ -38,13 +35,44 @@ pub fn to_resume(
     Ok(Some(loaded))
 }
 
-/// Starts recording: appends to the resumed session, or creates a new file (copying the
-/// resumed transcript into it when forking). Then restores the transcript.
+/// How an agent's session starts.
+#[derive(Debug)]
+pub enum Start {
+    /// A new, empty session in a new file.
+    New,
+    /// A stored session continued: its file appended to.
+    Resume(LoadedSession),
+    /// A stored session's conversation continued in a new file (its usage stays behind).
+    Fork(LoadedSession),
+}
+
+impl Start {
+    /// The stored session `--resume`/`--continue` name (forked with `--fork-session`), loaded;
+    /// warnings (a torn last line) go to stderr.
+    pub fn from_args(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Self, Exit> {
+        Ok(match to_resume(args, store)? {
+            None => Self::New,
+            Some(loaded) if args.fork_session => Self::Fork(loaded),
+            Some(loaded) => Self::Resume(loaded),
+        })
+    }
+
+    /// The id the agent's session keeps: the resumed one's (a new session and a fork get a new
+    /// one).
+    pub fn session_id(&self) -> Option<String> {
+        match self {
+            Self::Resume(loaded) => Some(loaded.id().to_string()),
+            Self::New | Self::Fork(_) => None,
+        }
+    }
+}
+
+/// Starts recording as `start` says: appends to the resumed session, or creates a new file
+/// (with the parent's transcript when forking). Then restores the transcript.
 pub fn record(
     agent: &mut Agent,
     store: Option<&SessionStore>,
-    resumed: Option<LoadedSession>,
-    fork: bool,
+    start: Start,
     provider: &str,
     workspace: &Path,
 ) -> Result<(), Exit> {
@@ -54,51 +82,40 @@ pub fn record(
             "rein: warning: this session will not be saved: neither HOME nor XDG_DATA_HOME \
              names a folder"
         );
-        if let Some(loaded) = resumed {
-            agent.resume_from(if fork { as_fork(loaded) } else { loaded });
+        match start {
+            Start::New => {}
+            Start::Resume(loaded) => agent.resume_from(loaded),
+            Start::Fork(loaded) => agent.resume_from(as_fork(loaded)),
         }
         return Ok(());
     };
-    let failed = |e: rein_engine::session::SessionError| Exit::failed(e.to_string());
-    match resumed {
-        Some(loaded) if !fork => {
-            match store.append_to(loaded.id()) {
-                Ok(writer) => agent.record_to(writer),
-                Err(e @ rein_engine::session::SessionError::InUse { .. }) => return Err(failed(e)),
-                Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
+    let meta = |forked_from: Option<&LoadedSession>| SessionRecord::Meta {
+        session_id: agent.session_id().to_string(),
+        created_at: chrono::Utc::now().to_rfc3339(),
+        cwd: workspace.display().to_string(),
+        model: agent.model().to_string(),
+        provider: provider.to_string(),
+        forked_from: forked_from.map(|l| l.id().to_string()),
+    };
+    let (written, resumed) = match start {
+        Start::New => (store.create(meta(None)), None),
+        Start::Fork(loaded) => (
+            store.create_fork(meta(Some(&loaded)), &loaded),
+            Some(as_fork(loaded)),
+        ),
+        Start::Resume(loaded) => match store.append_to(loaded.id()) {
+            Err(e @ rein_engine::session::SessionError::InUse { .. }) => {
+                return Err(Exit::failed(e.to_string()));
             }
-            agent.resume_from(loaded);
-        }
-        resumed => {
-            let meta = SessionRecord::Meta {
-                session_id: agent.session_id().to_string(),
-                created_at: chrono::Utc::now().to_rfc3339(),
-                cwd: workspace.display().to_string(),
-                model: agent.model().to_string(),
-                provider: provider.to_string(),
-                forked_from: resumed.as_ref().map(|l| l.id().to_string()),
-            };
-            let written = store.create(meta).and_then(|mut writer| {
-                for message in resumed.iter().flat_map(|l| &l.transcript) {
-                    writer.append(&SessionRecord::Message {
-                        message: message.clone(),
-                    })?;
-                }
-                if let Some(loaded) = resumed.as_ref().filter(|l| !l.todos.is_empty()) {
-                    writer.append(&SessionRecord::Todos {
-                        todos: loaded.todos.clone(),
-                    })?;
-                }
-                Ok(writer)
-            });
-            match written {
-                Ok(writer) => agent.record_to(writer),
-                Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
-            }
-            if let Some(loaded) = resumed {
-                agent.resume_from(as_fork(loaded));
-            }
-        }
+            written => (written, Some(loaded)),
+        },
+    };
+    match written {
+        Ok(writer) => agent.record_to(writer),
+        Err(e) => eprintln!("rein: warning: this session will not be saved: {e}"),
+    }
+    if let Some(loaded) = resumed {
+        agent.resume_from(loaded);
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `rein tool NAME`: run one tool directly with the same guards the agent has.
 
 use std::io::Read;
+use std::path::Path;
 
 use rein_tools::{ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -39,28 +40,11 @@ pub fn help() -> String {
     out
 }
 
+/// Runs `rein tool`: lists the tools, or calls one with the agent's guards.
 pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let registry = ToolRegistry::builtin();
     if args.list {
-        let one = !args.name.is_empty();
-        if one && !registry.names().contains(&args.name) {
-            return Err(Exit::usage(format!(
-                "unknown tool {:?}; available: {}",
-                args.name,
-                registry.names().join(", ")
-            )));
-        }
-        for spec in registry
-            .specs()
-            .into_iter()
-            .filter(|s| !one || s.name == args.name)
-        {
-            println!(
-                "{}\n  {}\n  arguments: {}\n",
-                spec.name, spec.description, spec.input_schema
-            );
-        }
-        return Ok(());
+        return list(&registry, &args.name);
     }
     let workspace = resolve::workspace(args.cwd.as_deref())?;
     let names = registry.names();
@@ -71,37 +55,9 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
             names.join(", ")
         )));
     }
-    let raw = match args.args {
-        Some(raw) => raw,
-        None => {
-            let mut raw = String::new();
-            std::io::stdin()
-                .read_to_string(&mut raw)
-                .map_err(|e| Exit::usage(format!("cannot read arguments from stdin: {e}")))?;
-            raw
-        }
-    };
-    let input: Value = serde_json::from_str(&raw)
-        .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))?;
-    // The same guard the agent gets: configured sensitive paths and Read deny rules apply.
-    let env = |key: &str| std::env::var(key).ok();
-    let config = crate::trust::load(&workspace, &env, false, crate::trust::Asking::Silently)?;
-    let policy = resolve::config_policy(&workspace, &config)?;
-    let sensitive = resolve::sensitive_paths(&config, &env);
-    let guard = rein_engine::workspace_guard(&workspace, &sensitive, &policy)
-        .map_err(|e| Exit::usage(e.to_string()))?;
+    let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
-    // Proven read-only commands run in the read-only sandbox, as in a session.
-    let settings = crate::sandbox::settings(&config, guard.sensitive_paths());
-    let sandbox_policy = crate::sandbox::policy(None, &config)?;
-    let mode = policy.mode;
-    let sandbox = crate::sandbox::detect(settings, sandbox_policy, mode)?;
-    let ctx = ToolContext {
-        cancel: cancel.clone(),
-        sandbox,
-        sandbox_policy,
-        ..ToolContext::new(guard)
-    };
+    let ctx = context(&workspace, cancel.clone())?;
     let interrupt = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             cancel.cancel();
@@ -123,4 +79,68 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
         return Err(Exit::silent_failure());
     }
     Ok(())
+}
+
+/// `rein tool --list [NAME]`: each tool (or the one named) with its description and schema.
+fn list(registry: &ToolRegistry, name: &str) -> Result<(), Exit> {
+    let one = !name.is_empty();
+    if one && !registry.names().iter().any(|n| n == name) {
+        return Err(Exit::usage(format!(
+            "unknown tool {:?}; available: {}",
+            name,
+            registry.names().join(", ")
+        )));
+    }
+    for spec in registry
+        .specs()
+        .into_iter()
+        .filter(|s| !one || s.name == name)
+    {
+        println!(
+            "{}\n  {}\n  arguments: {}\n",
+            spec.name, spec.description, spec.input_schema
+        );
+    }
+    Ok(())
+}
+
+/// The tool's arguments: the flag's JSON, else standard input's.
+fn read_input(flag: Option<String>) -> Result<Value, Exit> {
+    let raw = match flag {
+        Some(raw) => raw,
+        None => {
+            let mut raw = String::new();
+            std::io::stdin()
+                .read_to_string(&mut raw)
+                .map_err(|e| Exit::usage(format!("cannot read arguments from stdin: {e}")))?;
+            raw
+        }
+    };
+    serde_json::from_str(&raw)
+        .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))
+}
+
+/// The same guard the agent gets (configured sensitive paths and Read deny rules apply), and
+/// the read-only sandbox proven read-only commands run in, as in a session.
+fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, Exit> {
+    let env = crate::env::process;
+    let config = crate::trust::load(
+        workspace,
+        &env,
+        crate::trust::TrustFlag::Absent,
+        crate::trust::Asking::Silently,
+    )?;
+    let policy = resolve::config_policy(workspace, &config, &env)?;
+    let sensitive = resolve::sensitive_paths(&config, &env);
+    let guard = rein_engine::workspace_guard(workspace, &sensitive, &policy)
+        .map_err(|e| Exit::usage(e.to_string()))?;
+    let settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
+    let sandbox_policy = crate::sandbox::policy(None, &config)?;
+    let sandbox = crate::sandbox::detect(settings, sandbox_policy, policy.mode)?;
+    Ok(ToolContext {
+        cancel,
+        sandbox,
+        sandbox_policy,
+        ..ToolContext::new(guard)
+    })
 }

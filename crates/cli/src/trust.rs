@@ -21,16 +21,34 @@ pub enum Asking {
     Silently,
 }
 
+/// Whether `--trust-workspace` was passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustFlag {
+    /// Not passed: the stored decision (or the question) settles the trust.
+    Absent,
+    /// Passed: the workspace is trusted, and the trust recorded.
+    Given,
+}
+
+/// What `rein trust` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustCommand {
+    /// Trust the workspace's files as they are now (`rein trust`).
+    Grant,
+    /// Forget the workspace's trust (`rein trust --revoke`).
+    Revoke,
+}
+
 /// The configuration of `workspace`, its own files applied as far as the user trusts them.
 /// Files skipped unread (a FIFO, a link to a device, a folder, an oversized file) are said on
 /// stderr whatever `asking` says: a setting the user counts on may be missing.
 pub fn load(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
-    trust_flag: bool,
+    flag: TrustFlag,
     asking: Asking,
 ) -> Result<Config, Exit> {
-    let config = settle(workspace, env, trust_flag, asking)?;
+    let config = settle(workspace, env, flag, asking)?;
     for unread in &config.unread {
         eprintln!("rein: {unread}");
     }
@@ -40,7 +58,7 @@ pub fn load(
 fn settle(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,
-    trust_flag: bool,
+    flag: TrustFlag,
     asking: Asking,
 ) -> Result<Config, Exit> {
     if !has_workspace_config(workspace) {
@@ -61,7 +79,7 @@ fn settle(
         report_ignored(&config, asking);
         Ok(config)
     };
-    if trusted || trust_flag {
+    if trusted || flag == TrustFlag::Given {
         return trusted_config(!trusted);
     }
     let mut config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
@@ -125,12 +143,12 @@ pub fn confirm_home(
 }
 
 /// `rein trust [--revoke]`: shows what the workspace's files enable and records the trust.
-pub fn command(workspace: &Path, revoke: bool) -> Result<(), Exit> {
-    let env = |key: &str| std::env::var(key).ok();
+pub fn command(workspace: &Path, what: TrustCommand) -> Result<(), Exit> {
+    let env = crate::env::process;
     let store = resolve::data_dir(&env)
         .map(|dir| TrustStore::new(&dir))
         .ok_or_else(|| Exit::usage("cannot store trust: set HOME or XDG_DATA_HOME"))?;
-    if revoke {
+    if what == TrustCommand::Revoke {
         let had = store
             .revoke(workspace)
             .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;

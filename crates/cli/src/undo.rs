@@ -1,10 +1,12 @@
 //! `rein undo`: puts back the files rein's file tools changed in a session's last turns,
 //! recording the restore in the session so a resumed session tells the model.
 
-use rein_engine::session::SessionStore;
+use std::path::Path;
+
+use rein_engine::session::{SessionStore, SessionWriter};
 use rein_engine::undo;
 use rein_protocol::SessionRecord;
-use rein_tools::checkpoint::{Checkpoints, RestoreOutcome};
+use rein_tools::checkpoint::{Checkpoints, RestoreOutcome, UndoPlan};
 
 use crate::args::UndoArgs;
 use crate::{Exit, resolve};
@@ -12,56 +14,17 @@ use crate::{Exit, resolve};
 /// Runs `rein undo`.
 pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     let workspace = resolve::workspace(args.cwd.as_deref())?;
-    let data_dir = resolve::data_dir(&|key| std::env::var(key).ok())
+    let data_dir = resolve::data_dir(&crate::env::process)
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
     let store = SessionStore::new(&data_dir, &workspace);
-    let id = match &args.session {
-        Some(id) => id.clone(),
-        None => store.latest().ok_or_else(|| {
-            Exit::usage(format!(
-                "no stored session for {} to undo",
-                workspace.display()
-            ))
-        })?,
-    };
-    let file = store.path(&id).map_err(|e| Exit::usage(e.to_string()))?;
-    if !file.exists() {
-        return Err(Exit::usage(format!(
-            "no session {id} for {} (see `rein sessions`)",
-            workspace.display()
-        )));
-    }
-    // A session open in another rein may still be changing files: undo from there.
-    let mut writer = match store.append_to(&id) {
-        Ok(writer) => Some(writer),
-        Err(rein_engine::session::SessionError::InUse { .. }) => {
-            return Err(Exit::usage(format!(
-                "session {id} is open in another rein process, which may still be changing \
-                 files: use /rewind there, or end it first"
-            )));
-        }
-        Err(e) => {
-            eprintln!("rein: warning: the session will not know of this undo: {e}");
-            None
-        }
-    };
+    let id = session(&store, args, &workspace)?;
+    let writer = open_session(&store, &id)?;
     let dir = undo::checkpoints_dir(&data_dir.join(undo::CHECKPOINTS_FOLDER), &workspace, &id);
     // Nothing is written to the store but the undo's own entry: the cap does not matter.
     let checkpoints = Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace);
     let turns = checkpoints.last_turns(args.turns as usize);
     if turns.is_empty() {
-        let shell = if checkpoints.git().is_some() {
-            "nothing changed"
-        } else {
-            "no file tool changed a file"
-        };
-        println!("Nothing to undo in session {id}: {shell} in a turn that is not undone already.");
-        if checkpoints.git().is_none() {
-            println!(
-                "Changes made by shell commands are not kept: the workspace is not in a git \
-                 work tree."
-            );
-        }
+        nothing_to_undo(&checkpoints, &id);
         return Ok(());
     }
     let prompts = checkpoints.prompts();
@@ -83,13 +46,77 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     let outcomes = checkpoints
         .apply(&plan, args.force)
         .map_err(|e| Exit::failed(format!("cannot record the undo in {}: {e}", dir.display())))?;
-    for line in undo::outcome_lines(&outcomes, &workspace) {
+    report(&outcomes, &plan, writer, &workspace)
+}
+
+/// The session to undo in: the one named, else the workspace's latest.
+fn session(store: &SessionStore, args: &UndoArgs, workspace: &Path) -> Result<String, Exit> {
+    let id = match &args.session {
+        Some(id) => id.clone(),
+        None => store.latest().ok_or_else(|| {
+            Exit::usage(format!(
+                "no stored session for {} to undo",
+                workspace.display()
+            ))
+        })?,
+    };
+    let file = store.path(&id).map_err(|e| Exit::usage(e.to_string()))?;
+    if !file.exists() {
+        return Err(Exit::usage(format!(
+            "no session {id} for {} (see `rein sessions`)",
+            workspace.display()
+        )));
+    }
+    Ok(id)
+}
+
+/// The session's file opened to record the undo (`None`, said, when it cannot be). A session
+/// open in another rein may still be changing files: undo from there.
+fn open_session(store: &SessionStore, id: &str) -> Result<Option<SessionWriter>, Exit> {
+    match store.append_to(id) {
+        Ok(writer) => Ok(Some(writer)),
+        Err(rein_engine::session::SessionError::InUse { .. }) => Err(Exit::usage(format!(
+            "session {id} is open in another rein process, which may still be changing \
+             files: use /rewind there, or end it first"
+        ))),
+        Err(e) => {
+            eprintln!("rein: warning: the session will not know of this undo: {e}");
+            Ok(None)
+        }
+    }
+}
+
+/// Says why there is nothing to undo.
+fn nothing_to_undo(checkpoints: &Checkpoints, id: &str) {
+    let shell = if checkpoints.git().is_some() {
+        "nothing changed"
+    } else {
+        "no file tool changed a file"
+    };
+    println!("Nothing to undo in session {id}: {shell} in a turn that is not undone already.");
+    if checkpoints.git().is_none() {
+        println!(
+            "Changes made by shell commands are not kept: the workspace is not in a git work \
+             tree."
+        );
+    }
+}
+
+/// Says what the restore of `plan` did and records it in the session; a file that could not
+/// be restored fails the command.
+fn report(
+    outcomes: &[RestoreOutcome],
+    plan: &UndoPlan,
+    mut writer: Option<SessionWriter>,
+    workspace: &Path,
+) -> Result<(), Exit> {
+    for line in undo::outcome_lines(outcomes, workspace) {
         println!("  {line}");
     }
     if outcomes.is_empty() {
         println!("  every file is already as it was");
     }
-    let files = undo::changed_files(&outcomes, &workspace);
+    let files = undo::changed_files(outcomes, workspace);
     if let Some(writer) = writer.as_mut().filter(|_| !files.is_empty()) {
         let recorded = writer.append(&SessionRecord::Restored {
             turns: plan.turns.clone(),

@@ -464,3 +464,40 @@ async fn model_switching_protocol_while_keeping_the_base_url_warns() {
     assert!(warnings[0].contains("`gpt-5` → openai"), "{stdout}");
     assert!(warnings[0].contains(&server.url()), "{stdout}");
 }
+
+#[tokio::test]
+async fn model_switch_notice_is_one_line_naming_the_provider_the_base_url_was_given_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "still here"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["--base-url", &server.url()])
+        .env("ANTHROPIC_API_KEY", "test")
+        .env("OPENAI_API_KEY", "test")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // The base URL was given for the run's provider (anthropic): going to gpt-5 leaves it,
+    // coming back to a Claude model returns to it, which needs no notice.
+    let script = "/model gpt-5\n/model claude-opus-4-5\n/quit\n";
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(script.as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let notices: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("guessed from the name, but the base URL"))
+        .collect();
+    assert_eq!(notices.len(), 1, "one notice, for gpt-5:\n{stdout}");
+    assert!(notices[0].contains("`gpt-5` → openai"), "{stdout}");
+    assert!(notices[0].contains("was given for anthropic"), "{stdout}");
+    let notice = notices[0].trim();
+    assert!(!notice.contains("  "), "no runs of spaces: {notice:?}");
+}

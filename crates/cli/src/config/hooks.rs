@@ -6,14 +6,14 @@ use std::time::Duration;
 use rein_engine::hooks::{DEFAULT_HOOK_TIMEOUT, HookEvent, HookSpec};
 use toml::Spanned;
 
-use super::{Config, ConfigError, Reader, Why, event_names, file::TomlFile, ignore};
+use super::{Config, ConfigError, Reader, Scope, Why, event_names, file::TomlFile, ignore};
 
-/// Adds the hooks of `file` to `config`.
+/// Adds the hooks of `file` to `config`; a file of an untrusted workspace's are held back.
 pub(super) fn merge(
     config: &mut Config,
     file: &TomlFile,
     reader: &Reader<'_>,
-    untrusted: bool,
+    scope: Scope,
 ) -> Result<(), ConfigError> {
     for (event_name, groups) in &file.hooks {
         let event = HookEvent::parse(event_name.get_ref()).ok_or_else(|| {
@@ -52,7 +52,7 @@ pub(super) fn merge(
                 if command.get_ref().trim().is_empty() {
                     return Err(reader.error(command, "hooks", "the hook command is empty"));
                 }
-                if untrusted {
+                if scope == Scope::UntrustedWorkspace {
                     let what = format!("{} hook: {}", event.name(), command.get_ref());
                     ignore(config, what, reader.at(command), Why::Untrusted);
                     continue;

@@ -408,7 +408,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
         file.tools.compact.as_ref(),
         &reader,
     );
-    sandbox::merge(config, &file, &reader, untrusted)?;
+    sandbox::merge(config, &file, &reader, scope)?;
     for (key, value, slot) in [
         (
             "idle_timeout_secs",
@@ -439,7 +439,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     for path in file.tools.sensitive_paths.iter().flatten() {
         config.sensitive_paths.push(reader.sourced(path));
     }
-    hooks::merge(config, &file, &reader, untrusted)?;
+    hooks::merge(config, &file, &reader, scope)?;
     Ok(())
 }
 

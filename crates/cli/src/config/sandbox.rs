@@ -5,7 +5,7 @@
 use rein_sandbox::Policy;
 
 use super::file::TomlFile;
-use super::{Config, ConfigError, Ignored, Reader, Sourced, Why};
+use super::{Config, ConfigError, Ignored, Reader, Scope, Sourced, Why};
 
 /// The merged sandbox settings.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -20,14 +20,15 @@ pub struct SandboxConfig {
     pub writable_roots: Vec<Sourced<String>>,
 }
 
+/// Adds the sandbox settings of `file` to `config`; an untrusted workspace's are held back.
 pub(super) fn merge(
     config: &mut Config,
     file: &TomlFile,
     reader: &Reader<'_>,
-    untrusted: bool,
+    scope: Scope,
 ) -> Result<(), ConfigError> {
     let settings = &file.sandbox_settings;
-    if untrusted {
+    if scope == Scope::UntrustedWorkspace {
         let mut ignore = |what: String, source: String| {
             config.ignored.push(Ignored {
                 what,

@@ -151,6 +151,27 @@ impl SessionStore {
         Ok(writer)
     }
 
+    /// Starts a new session file continuing `parent`'s conversation: the header, then its
+    /// messages and its todo list (a fork; the parent's usage stays with the parent).
+    pub fn create_fork(
+        &self,
+        meta: SessionRecord,
+        parent: &LoadedSession,
+    ) -> Result<SessionWriter, SessionError> {
+        let mut writer = self.create(meta)?;
+        for message in &parent.transcript {
+            writer.append(&SessionRecord::Message {
+                message: message.clone(),
+            })?;
+        }
+        if !parent.todos.is_empty() {
+            writer.append(&SessionRecord::Todos {
+                todos: parent.todos.clone(),
+            })?;
+        }
+        Ok(writer)
+    }
+
     /// Reopens session `id` to append to it.
     pub fn append_to(&self, id: &str) -> Result<SessionWriter, SessionError> {
         let path = self.path(id)?;

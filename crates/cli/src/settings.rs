@@ -1,0 +1,232 @@
+//! Settings resolved once: the flags (`args.rs`), the environment and the configuration files
+//! become one [`Settings`] at start-up — the workspace, rein's folders, the session store, the
+//! provider, the permission policy, the OS sandbox and the agent template every agent starts
+//! from (ripgrep's `LowArgs` → `HiArgs`). The parts of a run are built from it: a client for a
+//! model ([`Router`]), an agent (`setup.rs`). `/clear`, `/resume` and `/model` rebuild only
+//! what changes (the agent, its commands, its client).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rein_engine::AgentConfig;
+use rein_engine::session::SessionStore;
+use rein_engine::subagents::ModelSource;
+use rein_llm::{ModelClient, ProviderConfig};
+
+use crate::Exit;
+use crate::args::{ExecArgs, ProviderArg};
+use crate::config::Config;
+use crate::env::ReadEnv;
+use crate::resolve::{self, Folders, ProviderSettings, RoutingFlags};
+use crate::trust::{Asking, TrustFlag};
+
+/// Everything a run needs from its flags, environment and configuration, resolved once.
+pub struct Settings {
+    /// The workspace root.
+    pub workspace: PathBuf,
+    /// The merged configuration.
+    pub config: Arc<Config>,
+    /// rein's config and data folders.
+    pub folders: Folders,
+    /// Where sessions are stored (absent without HOME and XDG_DATA_HOME).
+    pub store: Option<SessionStore>,
+    /// Resolves a model name to its provider, as `--model` would.
+    pub router: Router,
+    /// The run's provider and model.
+    pub provider: ProviderSettings,
+    /// The sensitive list (built-in, configured, rein's own folders), compiled.
+    pub sensitive: rein_tools::SensitivePaths,
+    /// What every agent starts from: policy, limits, folders, sandbox, subagents, fallback.
+    pub template: AgentConfig,
+}
+
+impl Settings {
+    /// Resolves the workspace and reads the configuration (settling the workspace's trust as
+    /// `asking` says), then everything a run derives from them.
+    pub fn new(args: &ExecArgs, asking: Asking, env: ReadEnv) -> Result<Self, Exit> {
+        let workspace = resolve::workspace(args.cwd.as_deref())?;
+        crate::trust::confirm_home(&workspace, &env, asking)?;
+        let flag = if args.trust_workspace {
+            TrustFlag::Given
+        } else {
+            TrustFlag::Absent
+        };
+        let config = Arc::new(crate::trust::load(&workspace, &env, flag, asking)?);
+        let folders = Folders::of(&env);
+        let store = open_store(args, &folders, &workspace, &config);
+        let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
+        let policy = resolve::policy(args, &workspace, &env, &config)?;
+        let sensitive = crate::sandbox::compile_sensitive(
+            &folders.sensitive_paths(&config),
+            crate::env::home(&env).as_deref(),
+        )?;
+        let sandbox_settings = crate::sandbox::settings(&config, &sensitive, &env);
+        let sandbox = crate::sandbox::detect(sandbox_settings, sandbox_policy, policy.mode)?;
+        let router = Router::new(args, Arc::clone(&config), env);
+        let subagents = crate::agents::subagents(
+            &workspace,
+            &config,
+            &env,
+            &sensitive,
+            Arc::new(router.clone()),
+        );
+        let provider = resolve::provider(args, &env, &config)?;
+        let mut template = resolve::agent_template(
+            args,
+            provider.model.clone(),
+            workspace.clone(),
+            policy,
+            &folders,
+            &config,
+        );
+        // The key a command could print or send: never in a child's environment.
+        template.hidden_env.push(provider.key_env.clone());
+        template.sandbox = sandbox;
+        template.sandbox_policy = sandbox_policy;
+        template.subagents = Some(subagents);
+        template.fallback = router.fallback(args)?;
+        Ok(Self {
+            workspace,
+            config,
+            folders,
+            store,
+            router,
+            provider,
+            sensitive,
+            template,
+        })
+    }
+
+    /// A client for the run's own provider.
+    pub fn client(&self) -> Arc<dyn ModelClient> {
+        self.router.client(self.provider.clone())
+    }
+}
+
+/// The session store of `workspace`, made private and pruned in the background (never the
+/// session `--resume`/`--continue` names).
+fn open_store(
+    args: &ExecArgs,
+    folders: &Folders,
+    workspace: &Path,
+    config: &Config,
+) -> Option<SessionStore> {
+    let dir = folders.data.as_ref()?;
+    let store = SessionStore::new(dir, workspace);
+    private_store(dir);
+    let keep = args
+        .resume
+        .clone()
+        .or_else(|| args.continue_latest.then(|| store.latest()).flatten());
+    let days = crate::sessions::retention_days(config);
+    crate::sessions::prune_in_background(dir.clone(), days, keep);
+    Some(store)
+}
+
+/// Narrows rein's data folder to its owner when an older rein (or the umask) left it readable
+/// by others, saying so once.
+fn private_store(data_dir: &Path) {
+    match rein_tools::private::narrow_tree(data_dir) {
+        Ok(0) => {}
+        Ok(n) => eprintln!(
+            "rein: note: {} was readable by other users; narrowed {n} folders and files to \
+             owner-only (0700/0600)",
+            data_dir.display()
+        ),
+        Err(e) => eprintln!(
+            "rein: warning: cannot make {} private: {e}",
+            data_dir.display()
+        ),
+    }
+}
+
+/// Resolves a model name to its provider and client as `--model` would: the other routing
+/// flags and the configuration as the run has them. Used by `/model`, subagent definitions
+/// naming a model and the fallback model.
+#[derive(Debug, Clone)]
+pub struct Router {
+    provider: Option<ProviderArg>,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    config: Arc<Config>,
+    env: ReadEnv,
+}
+
+impl Router {
+    fn new(args: &ExecArgs, config: Arc<Config>, env: ReadEnv) -> Self {
+        Self {
+            env,
+            provider: args.provider,
+            base_url: args.base_url.clone(),
+            api_key_env: args.api_key_env.clone(),
+            config,
+        }
+    }
+
+    /// `--api-key-env`, when given.
+    pub fn key_env_flag(&self) -> Option<&str> {
+        self.api_key_env.as_deref()
+    }
+
+    /// The provider settings for `model` (an alias or a name; `None`: the one the environment
+    /// or the config names, else the default).
+    pub fn settings(&self, model: Option<&str>) -> Result<ProviderSettings, Exit> {
+        let flags = RoutingFlags {
+            provider: self.provider,
+            model,
+            base_url: self.base_url.as_deref(),
+            api_key_env: self.api_key_env.as_deref(),
+        };
+        resolve::provider_of(flags, &self.env, &self.config)
+    }
+
+    /// A client for `settings`, with the configured stream timeouts.
+    pub fn client(&self, settings: ProviderSettings) -> Arc<dyn ModelClient> {
+        rein_llm::connect(provider_config(&self.config, settings))
+    }
+
+    /// The fallback model of `--fallback-model` or `fallback_model`, with its client.
+    fn fallback(&self, args: &ExecArgs) -> Result<Option<rein_engine::Fallback>, Exit> {
+        let Some(model) = args
+            .fallback_model
+            .clone()
+            .or_else(|| self.config.fallback_model.as_ref().map(|m| m.value.clone()))
+        else {
+            return Ok(None);
+        };
+        let settings = self
+            .settings(Some(&model))
+            .map_err(|e| Exit::usage(format!("the fallback model {model}: {}", e.message)))?;
+        let model = settings.model.clone();
+        let client = self.client(settings);
+        Ok(Some(rein_engine::Fallback { model, client }))
+    }
+}
+
+impl ModelSource for Router {
+    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String> {
+        let settings = self.settings(Some(model)).map_err(|e| e.message)?;
+        let model = settings.model.clone();
+        Ok((model, self.client(settings)))
+    }
+}
+
+/// The provider connection for `settings`, with the configured stream timeouts.
+fn provider_config(config: &Config, settings: ProviderSettings) -> ProviderConfig {
+    let mut provider = ProviderConfig::new(
+        settings.kind,
+        settings.base_url,
+        settings.api_key,
+        settings.key_env,
+    );
+    let secs = |s: &Option<crate::config::Sourced<u64>>| {
+        s.as_ref().map(|s| std::time::Duration::from_secs(s.value))
+    };
+    if let Some(idle) = secs(&config.idle_timeout_secs) {
+        provider.idle_timeout = idle;
+    }
+    if let Some(deadline) = secs(&config.no_progress_timeout_secs) {
+        provider.no_progress_timeout = deadline;
+    }
+    provider
+}
