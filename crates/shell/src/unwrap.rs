@@ -122,32 +122,8 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
     }
     match base {
         "timeout" => timeout(args, &after),
-        "stdbuf" => wrapped(&OptionSpec {
-            values: "ioe",
-            long_values: &["--input", "--output", "--error"],
-            ..OptionSpec::default()
-        }),
-        "ionice" => wrapped(&OptionSpec {
-            flags: "t",
-            values: "cn",
-            ..OptionSpec::default()
-        }),
         "taskset" => positional_then_command(args, &after, "ac", &["--all-tasks", "--cpu-list"]),
-        "chrt" => positional_then_command(
-            args,
-            &after,
-            "bdfiorRamv",
-            &[
-                "--batch",
-                "--deadline",
-                "--fifo",
-                "--idle",
-                "--other",
-                "--rr",
-                "--reset-on-fork",
-                "--all-tasks",
-            ],
-        ),
+        "chrt" => positional_then_command(args, &after, "bdfiorRamv", CHRT_LONG_FLAGS),
         "env" => env(command, args, depth),
         "sudo" => sudo(args, &after),
         "xargs" => xargs(command, args),
@@ -181,6 +157,18 @@ fn step(command: &SimpleCommand, depth: usize) -> Result<Step, Why> {
         _ => Ok(Step::Done),
     }
 }
+
+/// `chrt`'s long options that take no value.
+const CHRT_LONG_FLAGS: &[&str] = &[
+    "--batch",
+    "--deadline",
+    "--fifo",
+    "--idle",
+    "--other",
+    "--rr",
+    "--reset-on-fork",
+    "--all-tasks",
+];
 
 /// The options of a wrapper whose command follows its options directly.
 fn wrapper_options(base: &str) -> Option<OptionSpec> {
