@@ -21,6 +21,8 @@
 //! assert!(programs.contains(&"cat") && programs.contains(&"wc"));
 //! ```
 
+#![deny(missing_docs)]
+
 mod env;
 mod line;
 pub mod options;
