@@ -24,7 +24,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::app::{Action, App};
 use crate::history::PromptHistory;
 use crate::input::Input;
-use crate::screen::Screen;
+use crate::screen::{Screen, ScreenError};
 use crate::slash::Commands;
 use crate::term::RawMode;
 use crate::theme::Theme;
@@ -86,6 +86,9 @@ pub enum TuiError {
     /// The terminal refused an operation.
     #[error("{0}")]
     Terminal(String),
+    /// The screen could not be drawn or managed.
+    #[error(transparent)]
+    Screen(#[from] ScreenError),
 }
 
 /// Asks the UI loop and waits for its answer.
@@ -133,8 +136,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let mut screen = Screen::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(
         FRAME_BUFFER,
         std::io::stdout(),
-    )))
-    .map_err(TuiError::Terminal)?;
+    )))?;
     let mut input = EventStream::new();
     let mut pending: Vec<Action> = match launch.prompt {
         Some(prompt) => app.submit(prompt, Instant::now()),
@@ -152,11 +154,11 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 // more until polled again: the screen may ask the terminal where the cursor is
                 // on the way back. (Should the reader still hold the input, the question times
                 // out and the screen stops asking.)
-                screen.finish().map_err(TuiError::Terminal)?;
+                screen.finish()?;
                 raw = raw
                     .suspend()
                     .map_err(|e| TuiError::Terminal(e.to_string()))?;
-                screen.resume().map_err(TuiError::Terminal)?;
+                screen.resume()?;
                 dirty = true;
                 continue;
             }
@@ -167,9 +169,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         }
         if dirty {
             crate::term::note_session(app.session_id());
-            screen
-                .draw(&mut app, Instant::now())
-                .map_err(TuiError::Terminal)?;
+            screen.draw(&mut app, Instant::now())?;
             dirty = false;
         }
         let animating = app.animating();
@@ -186,7 +186,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 Some(Ok(TermEvent::Resize(..))) => {
                     // The input reader has just given this event and reads no more until
                     // polled again, so the screen may ask the terminal.
-                    screen.resized().map_err(TuiError::Terminal)?;
+                    screen.resized()?;
                     dirty = true;
                 }
                 Some(Ok(_)) => {}
