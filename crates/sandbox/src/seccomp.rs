@@ -57,11 +57,20 @@ fn network_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), Secc
     Ok(())
 }
 
+/// Whether the helper's filters refuse the network too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// Sockets of every family may be made.
+    Allowed,
+    /// The network filter's rules are added.
+    Refused,
+}
+
 /// The native helper's filters: new user namespaces refused (`clone` or `unshare` with
 /// `CLONE_NEWUSER`, `EPERM`), without which a command could make mount and PID namespaces of
-/// its own, plus the network filter's rules when `network_off`; and `clone3`, whose flags a
-/// filter cannot read, answered `ENOSYS`, so the C library falls back to `clone`.
-pub(crate) fn helper_programs(network_off: bool) -> Result<[BpfProgram; 2], SeccompError> {
+/// its own, plus the network filter's rules with [`Network::Refused`]; and `clone3`, whose
+/// flags a filter cannot read, answered `ENOSYS`, so the C library falls back to `clone`.
+pub(crate) fn helper_programs(network: Network) -> Result<[BpfProgram; 2], SeccompError> {
     let new_user = libc::CLONE_NEWUSER as u64;
     let asks_new_user = || -> Result<SeccompRule, SeccompError> {
         let flag = SeccompCondition::new(
@@ -75,7 +84,7 @@ pub(crate) fn helper_programs(network_off: bool) -> Result<[BpfProgram; 2], Secc
     let mut refused = BTreeMap::new();
     refused.insert(libc::SYS_unshare, vec![asks_new_user()?]);
     refused.insert(libc::SYS_clone, vec![asks_new_user()?]);
-    if network_off {
+    if network == Network::Refused {
         network_rules(&mut refused)?;
     }
     let mut unknown = BTreeMap::new();

@@ -27,7 +27,7 @@ use crate::input::Input;
 use crate::screen::{Screen, ScreenError};
 use crate::slash::Commands;
 use crate::term::RawMode;
-use crate::theme::Theme;
+use crate::theme::{Colors, Theme};
 
 /// Spinner and elapsed-time refresh while something runs.
 const TICK: Duration = Duration::from_millis(100);
@@ -113,7 +113,11 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return crate::plain::run(launch).await;
     }
-    let theme = Theme::new(launch.no_color);
+    let theme = Theme::new(if launch.no_color {
+        Colors::Off
+    } else {
+        Colors::On
+    });
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
     let (questions_tx, mut questions) = mpsc::unbounded_channel();
