@@ -70,7 +70,7 @@ pub fn configs(
         match configured {
             Ok(Some(server)) => add(server, &mut servers),
             Ok(None) => {}
-            Err(e) => warnings.push(e),
+            Err(e) => warnings.push(e.to_string()),
         }
     }
     (servers, warnings)
@@ -124,7 +124,7 @@ pub struct Prompts(pub std::sync::Arc<rein_mcp::Started>);
 impl rein_engine::commands::PromptSource for Prompts {
     async fn fetch(&self, name: &str, args: &str) -> Result<String, String> {
         match self.0.prompts().into_iter().find(|p| p.command == name) {
-            Some(prompt) => prompt.fetch(args).await,
+            Some(prompt) => prompt.fetch(args).await.map_err(|e| e.to_string()),
             None => Err(format!("no MCP server offers the prompt {name}")),
         }
     }

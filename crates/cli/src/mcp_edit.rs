@@ -42,7 +42,7 @@ fn check_name(name: &str) -> Result<(), Exit> {
         )));
     }
     // The same rule as when servers are loaded: no `__`, no `_` at an end.
-    rein_mcp::check_name(name, "the command line").map_err(Exit::usage)
+    rein_mcp::check_name(name, "the command line").map_err(|e| Exit::usage(e.to_string()))
 }
 
 /// `KEY=VALUE` pairs.

@@ -19,13 +19,11 @@ pub enum CacheTtl {
 
 impl CacheTtl {
     /// Parses the config and flag spelling: `5m` or `1h`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, UnknownCacheTtl> {
         match text.trim() {
             "5m" => Ok(Self::FiveMinutes),
             "1h" => Ok(Self::OneHour),
-            other => Err(format!(
-                "unknown cache TTL {other:?}: expected \"5m\" or \"1h\""
-            )),
+            other => Err(UnknownCacheTtl(other.to_string())),
         }
     }
 
@@ -37,6 +35,11 @@ impl CacheTtl {
         }
     }
 }
+
+/// A cache TTL spelled neither `5m` nor `1h` (the spelling given, trimmed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown cache TTL {0:?}: expected \"5m\" or \"1h\"")]
+pub struct UnknownCacheTtl(pub String);
 
 /// The prompt-cache settings of one request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,7 +61,7 @@ mod tests {
         for ttl in [CacheTtl::FiveMinutes, CacheTtl::OneHour] {
             assert_eq!(CacheTtl::parse(ttl.name()), Ok(ttl));
         }
-        let err = CacheTtl::parse("2h").unwrap_err();
+        let err = CacheTtl::parse("2h").unwrap_err().to_string();
         assert!(err.contains("\"2h\""), "{err}");
     }
 }

@@ -23,6 +23,11 @@ pub enum Effort {
     High,
 }
 
+/// A name that is none of the effort levels (the text given, as it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown effort {0:?}: expected minimal, low, medium or high")]
+pub struct UnknownEffort(pub String);
+
 /// The Anthropic beta that lets a model think between tool calls.
 pub(crate) const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 
@@ -34,13 +39,11 @@ impl Effort {
     pub const ALL: [Effort; 4] = [Self::Minimal, Self::Low, Self::Medium, Self::High];
 
     /// Parses a level's name (`minimal`, `low`, `medium`, `high`).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, UnknownEffort> {
         Self::ALL
             .into_iter()
             .find(|e| e.name() == text.trim().to_ascii_lowercase())
-            .ok_or_else(|| {
-                format!("unknown effort {text:?}: expected minimal, low, medium or high")
-            })
+            .ok_or_else(|| UnknownEffort(text.to_string()))
     }
 
     /// The level's name, as the flag, the config and OpenAI spell it.
@@ -78,7 +81,7 @@ mod tests {
             assert_eq!(Effort::parse(effort.name()), Ok(effort));
         }
         assert_eq!(Effort::parse(" HIGH "), Ok(Effort::High));
-        let err = Effort::parse("max").unwrap_err();
+        let err = Effort::parse("max").unwrap_err().to_string();
         assert!(err.contains("minimal, low, medium or high"), "{err}");
     }
 

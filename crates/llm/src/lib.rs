@@ -55,9 +55,9 @@ mod transport;
 mod whole;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
-pub use cache::{CacheTtl, PromptCache};
+pub use cache::{CacheTtl, PromptCache, UnknownCacheTtl};
 pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
-pub use effort::Effort;
+pub use effort::{Effort, UnknownEffort};
 pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, cost_usd_with, price, round_cost};
 pub use provider::{

@@ -47,8 +47,13 @@ pub(crate) fn parse(
     Ok(out)
 }
 
+/// Why a whole JSON reply is not a message of the protocol expected: what it lacks.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotAMessage(&'static str);
+
 /// The stream events equivalent to `reply`, a non-streamed answer of protocol `kind`.
-pub(crate) fn events(kind: ProviderKind, reply: &Value) -> Result<Vec<SseEvent>, String> {
+pub(crate) fn events(kind: ProviderKind, reply: &Value) -> Result<Vec<SseEvent>, NotAMessage> {
     let events = match kind {
         ProviderKind::Anthropic => anthropic(reply)?,
         ProviderKind::OpenaiChat => chat(reply)?,
@@ -71,10 +76,10 @@ fn event(data: Value) -> SseEvent {
 }
 
 /// A Messages API message: its content blocks as start, delta and stop events.
-fn anthropic(message: &Value) -> Result<Vec<Value>, String> {
+fn anthropic(message: &Value) -> Result<Vec<Value>, NotAMessage> {
     let blocks = message["content"]
         .as_array()
-        .ok_or("a message without a `content` list")?;
+        .ok_or(NotAMessage("a message without a `content` list"))?;
     let mut start = message.clone();
     start["content"] = json!([]);
     let mut out = vec![json!({"type": "message_start", "message": start})];
@@ -120,13 +125,13 @@ fn anthropic(message: &Value) -> Result<Vec<Value>, String> {
 }
 
 /// A Chat Completions answer: its message as the delta of one chunk, then `[DONE]`.
-fn chat(reply: &Value) -> Result<Vec<Value>, String> {
+fn chat(reply: &Value) -> Result<Vec<Value>, NotAMessage> {
     let choice = reply["choices"]
         .get(0)
-        .ok_or("a chat completion without `choices`")?;
+        .ok_or(NotAMessage("a chat completion without `choices`"))?;
     let mut delta = choice["message"].clone();
     if !delta.is_object() {
-        return Err("a chat completion choice without a `message`".into());
+        return Err(NotAMessage("a chat completion choice without a `message`"));
     }
     if let Some(calls) = delta["tool_calls"].as_array_mut() {
         for (index, call) in calls.iter_mut().enumerate() {
@@ -144,10 +149,10 @@ fn chat(reply: &Value) -> Result<Vec<Value>, String> {
 }
 
 /// A Responses API response: each output item added and done, then the response completed.
-fn responses(response: &Value) -> Result<Vec<Value>, String> {
+fn responses(response: &Value) -> Result<Vec<Value>, NotAMessage> {
     let items = response["output"]
         .as_array()
-        .ok_or("a response without an `output` list")?;
+        .ok_or(NotAMessage("a response without an `output` list"))?;
     let mut out = Vec::new();
     for (index, item) in items.iter().enumerate() {
         out.push(

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::McpError;
 use crate::vars::{Lookup, Vars, expand_vars};
 
 /// How long a server may take to start and list its tools, unless configured.
@@ -95,15 +96,20 @@ struct JsonServer {
 /// The servers of a `.mcp.json` text read from `source`; `vars` gives the variables the file
 /// may read (and `CLAUDE_PLUGIN_ROOT` when the file belongs to a plugin). A server whose name
 /// cannot be told apart in tool names ([`check_name`]) is skipped with a warning.
-pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parsed, String> {
+pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parsed, McpError> {
     let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("{source}: not valid JSON: {e}"))?;
+        serde_json::from_str(text).map_err(|error| McpError::NotJson {
+            origin: source.to_string(),
+            error,
+        })?;
     let table = match value.get("mcpServers") {
         Some(inner) => inner.clone(),
         None => value,
     };
     let serde_json::Value::Object(entries) = table else {
-        return Err(format!("{source}: expected an object of servers"));
+        return Err(McpError::NotAnObject {
+            origin: source.to_string(),
+        });
     };
     let mut parsed = Parsed::default();
     for (name, entry) in entries {
@@ -112,7 +118,7 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
             continue;
         }
         if let Err(why) = check_name(&name, source) {
-            parsed.warnings.push(why);
+            parsed.warnings.push(why.to_string());
             continue;
         }
         let server: JsonServer = match serde_json::from_value(entry) {
@@ -174,20 +180,15 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
 /// `mcp__<server>__<tool>` and rules name a server as `mcp__<server>`: with `__` in a name
 /// (`docs__x`), or `_` at its ends, the rule `mcp__docs` would also cover every tool of
 /// `docs__x`. rein refuses such a name rather than escape it, so a rule means what it says.
-pub fn check_name(name: &str, source: &str) -> Result<(), String> {
+pub fn check_name(name: &str, source: &str) -> Result<(), McpError> {
     let shown = crate::tool::sanitise(name);
     if shown.is_empty() || shown.contains("__") || shown.starts_with('_') || shown.ends_with('_') {
-        return Err(format!(
-            "MCP server `{name}` ({source}) skipped: its name {} `__` or `_` at an end, so \
-             permission rules naming a server (`mcp__<server>`) could also cover another \
-             server's tools; rename it (e.g. `{}`)",
-            if name == shown {
-                "contains".to_string()
-            } else {
-                format!("becomes `{shown}` in tool names, with")
-            },
-            suggest(&shown)
-        ));
+        return Err(McpError::AmbiguousName {
+            name: name.to_string(),
+            origin: source.to_string(),
+            suggestion: suggest(&shown),
+            shown,
+        });
     }
     Ok(())
 }
@@ -251,7 +252,7 @@ impl TomlServer {
         name: &str,
         source: &str,
         vars: &Vars<'_>,
-    ) -> Result<Option<ServerConfig>, String> {
+    ) -> Result<Option<ServerConfig>, McpError> {
         if self.enabled == Some(false) {
             return Ok(None);
         }
@@ -281,15 +282,18 @@ impl TomlServer {
                     let token = match vars.lookup(var, name, source) {
                         Lookup::Value(token) => token,
                         Lookup::Unset => {
-                            return Err(format!(
-                                "MCP server `{name}` ({source}): {var} is not set"
-                            ));
+                            return Err(McpError::TokenUnset {
+                                server: name.to_string(),
+                                origin: source.to_string(),
+                                var: var.clone(),
+                            });
                         }
                         Lookup::Refused => {
-                            return Err(format!(
-                                "MCP server `{name}` ({source}) skipped: its bearer token \
-                                 variable {var} is not read (see the warning above)"
-                            ));
+                            return Err(McpError::TokenRefused {
+                                server: name.to_string(),
+                                origin: source.to_string(),
+                                var: var.clone(),
+                            });
                         }
                     };
                     headers.insert("Authorization".into(), format!("Bearer {token}"));
@@ -301,9 +305,10 @@ impl TomlServer {
                 }
             }
             _ => {
-                return Err(format!(
-                    "MCP server `{name}` ({source}) needs either `command` or `url`"
-                ));
+                return Err(McpError::NoTransport {
+                    server: name.to_string(),
+                    origin: source.to_string(),
+                });
             }
         };
         let seconds = |s: Option<f64>, default: Duration| {

@@ -86,7 +86,8 @@ fn codex_tables_give_timeouts_filters_and_a_bearer_header() {
     assert_eq!(local.cwd.as_deref(), Some("/srv/tools"));
     let missing = table["github"]
         .to_config("github", "c", &Vars::user(&vars(&[])))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(missing.contains("PAT is not set"), "{missing}");
 }
 
@@ -219,7 +220,8 @@ fn a_workspace_table_reads_no_key_through_env_vars_or_a_bearer_variable() {
     assert!(given.is_empty(), "{given:?}");
     let bearer = table["bearer"]
         .to_config("bearer", "ws", &workspace)
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(bearer.contains("is not read"), "{bearer}");
     assert_eq!(workspace.take_warnings().len(), 3);
 }
@@ -243,4 +245,20 @@ fn server_names_that_would_blur_tool_names_are_refused() {
     let names: Vec<&str> = parsed.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["docs"]);
     assert!(parsed.warnings[0].starts_with("MCP server `docs__x` (.mcp.json) skipped"));
+}
+
+#[test]
+fn a_refused_name_says_how_it_shows_in_tool_names_and_what_would_do() {
+    let as_is = check_name("docs__x", "f").unwrap_err().to_string();
+    assert_eq!(
+        as_is,
+        "MCP server `docs__x` (f) skipped: its name contains `__` or `_` at an end, so \
+         permission rules naming a server (`mcp__<server>`) could also cover another \
+         server's tools; rename it (e.g. `docs-x`)"
+    );
+    let shown = check_name("a..b", "f").unwrap_err().to_string();
+    assert!(
+        shown.contains("its name becomes `a__b` in tool names, with `__` or `_` at an end"),
+        "{shown}"
+    );
 }

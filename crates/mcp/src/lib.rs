@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+mod error;
 mod prompts;
 mod resources;
 mod server;
@@ -14,6 +15,7 @@ mod vars;
 use std::sync::Arc;
 
 pub use config::{ServerConfig, TomlServer, Transport, check_name, parse_mcp_json};
+pub use error::McpError;
 pub use prompts::McpPrompt;
 pub use server::Server;
 pub use tool::McpTool;
@@ -86,7 +88,7 @@ pub async fn start_hiding(configs: Vec<ServerConfig>, hidden: &rein_tools::Hidde
     for (name, result) in names.into_iter().zip(results) {
         match result {
             Ok(server) => started.servers.push(Arc::new(server)),
-            Err(failure) => started.failures.push((name, failure)),
+            Err(failure) => started.failures.push((name, failure.to_string())),
         }
     }
     started

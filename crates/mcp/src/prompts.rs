@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::McpError;
 use crate::server::Server;
 use crate::tool::{sanitise, unique};
 
@@ -42,7 +43,7 @@ impl McpPrompt {
     }
 
     /// The prompt's text with `args` (the words typed after it), or why not.
-    pub async fn fetch(&self, args: &str) -> Result<String, String> {
+    pub async fn fetch(&self, args: &str) -> Result<String, McpError> {
         let mut words: Vec<&str> = args.split_whitespace().collect();
         let mut map = serde_json::Map::new();
         let count = self.arguments.len();
@@ -56,11 +57,11 @@ impl McpPrompt {
             };
             if value.is_empty() {
                 if *required {
-                    return Err(format!(
-                        "it needs `{name}`: /{} {}",
-                        self.command,
-                        self.argument_hint().unwrap_or_default()
-                    ));
+                    return Err(McpError::MissingArgument {
+                        argument: name.clone(),
+                        command: self.command.clone(),
+                        hint: self.argument_hint().unwrap_or_default(),
+                    });
                 }
                 continue;
             }
@@ -90,7 +91,7 @@ impl McpPrompt {
             .filter(|t| !t.trim().is_empty())
             .collect();
         if texts.is_empty() {
-            return Err("the server returned no text for it".to_string());
+            return Err(McpError::NoText);
         }
         Ok(texts.join("\n\n"))
     }

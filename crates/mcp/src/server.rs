@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use rein_tools::HiddenEnv;
 
+use crate::McpError;
 use crate::config::{ServerConfig, Transport};
 use crate::stdio::{FRAME_LIMIT, Oversized};
 
@@ -135,7 +136,7 @@ impl std::fmt::Debug for Server {
 impl Server {
     /// Starts the server and lists its tools, within its startup timeout; a stdio server's
     /// process does not inherit the variables of `hidden` (the provider keys).
-    pub async fn connect(config: ServerConfig, hidden: HiddenEnv) -> Result<Self, String> {
+    pub async fn connect(config: ServerConfig, hidden: HiddenEnv) -> Result<Self, McpError> {
         let name = config.name.clone();
         let handler = Client {
             tools_changed: Arc::new(AtomicBool::new(false)),
@@ -144,10 +145,17 @@ impl Server {
         };
         let (client, group) = start_within(&config, &handler, &hidden)
             .await
-            .map_err(|e| format!("MCP server `{name}` did not start: {e}"))?;
-        let tools = list_tools(client.peer(), &config)
-            .await
-            .map_err(|e| format!("MCP server `{name}` did not list its tools: {e}"))?;
+            .map_err(|reason| McpError::NotStarted {
+                server: name.clone(),
+                reason,
+            })?;
+        let tools =
+            list_tools(client.peer(), &config)
+                .await
+                .map_err(|error| McpError::ToolsNotListed {
+                    server: name.clone(),
+                    error,
+                })?;
         let capabilities = client.peer_info().map(|info| info.capabilities.clone());
         let has_resources = capabilities.as_ref().is_some_and(|c| c.resources.is_some());
         let prompts = match capabilities.as_ref().and_then(|c| c.prompts.as_ref()) {
@@ -215,13 +223,13 @@ impl Server {
         &self,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<rmcp::model::GetPromptResult, String> {
+    ) -> Result<rmcp::model::GetPromptResult, McpError> {
         let peer = self.peer().await?;
         let params = rmcp::model::GetPromptRequestParams::new(name).with_arguments(arguments);
         match tokio::time::timeout(self.config.tool_timeout, peer.get_prompt(params)).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("the server did not answer in time".to_string()),
+            Ok(Err(e)) => Err(McpError::Service(e)),
+            Err(_) => Err(McpError::PromptTimedOut),
         }
     }
 
@@ -233,7 +241,7 @@ impl Server {
         tool: &str,
         arguments: Option<serde_json::Map<String, serde_json::Value>>,
         cancel: &CancellationToken,
-    ) -> Result<CallToolResult, String> {
+    ) -> Result<CallToolResult, McpError> {
         let peer = self.peer().await?;
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Some(arguments) = arguments {
@@ -251,7 +259,7 @@ impl Server {
         tokio::select! {
             response = handle.await_response() => match response {
                 Ok(ServerResult::CallToolResult(result)) => Ok(result),
-                Ok(_) => Err("the server answered the call with something else".to_string()),
+                Ok(_) => Err(McpError::UnexpectedAnswer),
                 Err(e) => Err(describe(e, timeout, &self.stderr)),
             },
             () = cancel.cancelled() => {
@@ -259,7 +267,7 @@ impl Server {
                 let _ = peer
                     .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
                     .await;
-                Err("cancelled by the user before the MCP server answered".to_string())
+                Err(McpError::Cancelled)
             }
             // The answer (or another message of the server while this call waited) is being
             // dropped: it would never arrive.
@@ -268,12 +276,9 @@ impl Server {
                 let _ = peer
                     .notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason)))
                     .await;
-                Err(format!(
-                    "the server answered with a message longer than {} MiB, the most rein \
-                     reads of one; it was dropped (ask the tool for less: a narrower query, a \
-                     page, a limit)",
-                    FRAME_LIMIT / (1024 * 1024)
-                ))
+                Err(McpError::Oversized {
+                    limit_mib: FRAME_LIMIT / (1024 * 1024),
+                })
             }
         }
     }
@@ -289,27 +294,27 @@ impl Server {
     }
 
     /// The resources the server lists now.
-    pub async fn resources(&self) -> Result<Vec<rmcp::model::Resource>, String> {
+    pub async fn resources(&self) -> Result<Vec<rmcp::model::Resource>, McpError> {
         let peer = self.peer().await?;
-        peer.list_all_resources().await.map_err(|e| e.to_string())
+        Ok(peer.list_all_resources().await?)
     }
 
     /// The contents of the resource at `uri`.
     pub async fn read_resource(
         &self,
         uri: &str,
-    ) -> Result<Vec<rmcp::model::ResourceContents>, String> {
+    ) -> Result<Vec<rmcp::model::ResourceContents>, McpError> {
         let peer = self.peer().await?;
         let params = rmcp::model::ReadResourceRequestParams::new(uri);
         match tokio::time::timeout(self.config.tool_timeout, peer.read_resource(params)).await {
             Ok(Ok(result)) => Ok(result.contents),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("the read timed out".to_string()),
+            Ok(Err(e)) => Err(McpError::Service(e)),
+            Err(_) => Err(McpError::ReadTimedOut),
         }
     }
 
     /// A handle on the running client, starting the server again when it stopped.
-    async fn peer(&self) -> Result<rmcp::Peer<RoleClient>, String> {
+    async fn peer(&self) -> Result<rmcp::Peer<RoleClient>, McpError> {
         let mut conn = self.conn.lock().await;
         let alive = conn
             .client
@@ -319,10 +324,9 @@ impl Server {
             if let Some(at) = conn.retry_at
                 && Instant::now() < at
             {
-                return Err(format!(
-                    "the server stopped and could not be started again; next try in {:.0} s",
-                    (at - Instant::now()).as_secs_f64().ceil()
-                ));
+                return Err(McpError::Backoff {
+                    seconds: (at - Instant::now()).as_secs_f64().ceil(),
+                });
             }
             conn.client = None;
             conn._group = GroupGuard(None);
@@ -344,15 +348,13 @@ impl Server {
                     conn.failures += 1;
                     let wait = Duration::from_secs(1 << conn.failures.min(5)).min(MAX_BACKOFF);
                     conn.retry_at = Some(Instant::now() + wait);
-                    return Err(format!(
-                        "the server stopped and could not be started again: {e}"
-                    ));
+                    return Err(McpError::NotRestarted { reason: e });
                 }
             }
         }
         match &conn.client {
             Some(client) => Ok(client.peer().clone()),
-            None => Err("the server is not running".to_string()),
+            None => Err(McpError::NotRunning),
         }
     }
 }
@@ -361,8 +363,8 @@ impl Server {
 async fn list_tools(
     peer: &rmcp::Peer<RoleClient>,
     config: &ServerConfig,
-) -> Result<Vec<rmcp::model::Tool>, String> {
-    let mut tools = peer.list_all_tools().await.map_err(|e| e.to_string())?;
+) -> Result<Vec<rmcp::model::Tool>, ServiceError> {
+    let mut tools = peer.list_all_tools().await?;
     tools.retain(|t| {
         let name = t.name.as_ref();
         config
@@ -375,16 +377,13 @@ async fn list_tools(
 }
 
 /// One line for a failed call.
-fn describe(error: ServiceError, timeout: Duration, stderr: &StderrTail) -> String {
+fn describe(error: ServiceError, timeout: Duration, stderr: &StderrTail) -> McpError {
     match error {
-        ServiceError::TransportClosed => format!(
-            "the server stopped during the call{}; it is started again at the next call",
-            stderr.said()
-        ),
-        ServiceError::Timeout { .. } => {
-            format!("the call timed out after {:.0} s", timeout.as_secs_f64())
-        }
-        other => other.to_string(),
+        ServiceError::TransportClosed => McpError::StoppedDuringCall {
+            stderr: stderr.said(),
+        },
+        ServiceError::Timeout { .. } => McpError::CallTimedOut { timeout },
+        other => McpError::Service(other),
     }
 }
 

@@ -116,7 +116,7 @@ impl Tool for McpTool {
                     ToolOutput::ok(text)
                 }
             }
-            Err(e) if ctx.cancel.is_cancelled() => ToolOutput::error(e),
+            Err(e) if ctx.cancel.is_cancelled() => ToolOutput::error(e.to_string()),
             Err(e) => ToolOutput::error(format!(
                 "MCP server `{}` failed: {e}",
                 self.server.config.name

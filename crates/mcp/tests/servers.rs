@@ -268,7 +268,8 @@ async fn prompts_are_listed_and_fetched() {
     let missing = server
         .prompt("greet", serde_json::Map::new())
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(missing.contains("name"), "{missing}");
 }
 

@@ -12,6 +12,34 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use crate::Policy;
 use crate::helper::{HOLD, Join, READY};
 
+/// Why a namespace holder is not usable.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HolderError {
+    /// Its executable could not be run.
+    #[error("cannot start {}: {error}", .exe.display())]
+    Spawn {
+        /// The executable.
+        exe: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// It exited, saying why on its standard error.
+    #[error("{said}")]
+    Said {
+        /// What it wrote, trimmed.
+        said: String,
+    },
+    /// It exited without saying it was ready.
+    #[error("the namespace holder exited without a word")]
+    Silent,
+    /// Its namespaces could not be read from `/proc`.
+    #[error("cannot read the holder's namespaces: {0}")]
+    Namespaces(std::io::Error),
+    /// Its standard input was not piped.
+    #[error("no standard input")]
+    NoStdin,
+}
+
 /// The holders of one sandbox.
 #[derive(Debug)]
 pub(crate) struct Holders {
@@ -29,7 +57,7 @@ impl Holders {
     }
 
     /// The namespaces a call under `policy` joins, after starting (or restarting) its holder.
-    pub(crate) fn join(&mut self, policy: Policy) -> Result<Join, String> {
+    pub(crate) fn join(&mut self, policy: Policy) -> Result<Join, HolderError> {
         if let Some(at) = self.running.iter().position(|(p, _)| *p == policy) {
             let (_, holder) = &mut self.running[at];
             if holder.alive() {
@@ -57,14 +85,17 @@ struct Holder {
 impl Holder {
     /// Starts the holder of executable `exe` and waits until it is ready; the error is what
     /// it said on stderr, else why it is not usable.
-    fn start(exe: &Path) -> Result<Self, String> {
+    fn start(exe: &Path) -> Result<Self, HolderError> {
         let mut child = Command::new(exe)
             .arg(HOLD)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|err| format!("cannot start {}: {err}", exe.display()))?;
+            .map_err(|error| HolderError::Spawn {
+                exe: exe.to_path_buf(),
+                error,
+            })?;
         match (ready(&mut child), child.stdin.take()) {
             (Ok(join), Some(alive)) => {
                 // Nothing more is read from it; a later complaint must not block it.
@@ -82,10 +113,12 @@ impl Holder {
                     let _ = err.read_to_string(&mut said);
                 }
                 let _ = child.wait();
-                let why = ready.err().unwrap_or_else(|| "no standard input".into());
+                let why = ready.err().unwrap_or(HolderError::NoStdin);
                 Err(match said.trim() {
                     "" => why,
-                    said => said.to_string(),
+                    said => HolderError::Said {
+                        said: said.to_string(),
+                    },
                 })
             }
         }
@@ -98,7 +131,7 @@ impl Holder {
 }
 
 /// The namespaces of a holder that printed `ready PID`.
-fn ready(child: &mut Child) -> Result<Join, String> {
+fn ready(child: &mut Child) -> Result<Join, HolderError> {
     let mut said = String::new();
     if let Some(out) = child.stdout.take() {
         let _ = BufReader::new(out).read_line(&mut said);
@@ -107,8 +140,8 @@ fn ready(child: &mut Child) -> Result<Join, String> {
         .trim()
         .strip_prefix(READY)
         .and_then(|rest| rest.trim().parse().ok())
-        .ok_or("the namespace holder exited without a word")?;
-    Join::of(pid).map_err(|err| format!("cannot read the holder's namespaces: {err}"))
+        .ok_or(HolderError::Silent)?;
+    Join::of(pid).map_err(HolderError::Namespaces)
 }
 
 impl Drop for Holder {

@@ -54,7 +54,7 @@ mod view;
 pub use git::{GitReport, Unprotected};
 pub use probe::{Support, Unavailable};
 pub use refusal::refusal_note;
-pub use settings::{DEFAULT_READ_ROOTS, Policy, Settings};
+pub use settings::{DEFAULT_READ_ROOTS, Policy, Settings, UnknownPolicy};
 pub use view::{Call, PROTECTED, SOCKET_ENV, Wrapped};
 
 use std::fmt;
@@ -133,7 +133,7 @@ impl Sandbox {
         let (filter, holders) = match &launcher {
             Launcher::Helper(exe) => (Vec::new(), Some(Mutex::new(holder::Holders::new(exe)))),
             Launcher::Bubblewrap(_) => (
-                seccomp::network_filter().map_err(Unavailable::Seccomp)?,
+                seccomp::network_filter().map_err(|e| Unavailable::Seccomp(e.to_string()))?,
                 None,
             ),
         };

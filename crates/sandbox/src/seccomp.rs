@@ -10,9 +10,20 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
+/// Why a seccomp program could not be built for this machine, as seccompiler says it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SeccompError {
+    /// A rule or filter this machine's backend refused.
+    #[error(transparent)]
+    Backend(#[from] seccompiler::BackendError),
+    /// An architecture seccompiler does not know.
+    #[error(transparent)]
+    Arch(#[from] seccompiler::Error),
+}
+
 /// The filter compiled for this machine, as the bytes bubblewrap's `--seccomp` reads (an array
 /// of `struct sock_filter` in native byte order).
-pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
+pub(crate) fn network_filter() -> Result<Vec<u8>, SeccompError> {
     let program = network_program()?;
     let mut bytes = Vec::with_capacity(program.len() * 8);
     for instruction in program {
@@ -25,48 +36,55 @@ pub(crate) fn network_filter() -> Result<Vec<u8>, String> {
 }
 
 /// The network filter alone, as the instructions bubblewrap gets.
-fn network_program() -> Result<BpfProgram, String> {
+fn network_program() -> Result<BpfProgram, SeccompError> {
     let mut rules = BTreeMap::new();
     network_rules(&mut rules)?;
     compile(rules, libc::EPERM)
 }
 
 /// What the network filter refuses: a socket of any family but `AF_UNIX`, and `io_uring`.
-fn network_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+fn network_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), SeccompError> {
     let not_unix = SeccompCondition::new(
         0,
         SeccompCmpArgLen::Dword,
         SeccompCmpOp::Ne,
         libc::AF_UNIX as u64,
-    )
-    .map_err(|e| e.to_string())?;
-    let socket = SeccompRule::new(vec![not_unix]).map_err(|e| e.to_string())?;
+    )?;
+    let socket = SeccompRule::new(vec![not_unix])?;
     rules.insert(libc::SYS_socket, vec![socket]);
     // An empty rule list matches the syscall whatever its arguments.
     rules.insert(libc::SYS_io_uring_setup, vec![]);
     Ok(())
 }
 
+/// Whether the helper's filters refuse the network too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// Sockets of every family may be made.
+    Allowed,
+    /// The network filter's rules are added.
+    Refused,
+}
+
 /// The native helper's filters: new user namespaces refused (`clone` or `unshare` with
 /// `CLONE_NEWUSER`, `EPERM`), without which a command could make mount and PID namespaces of
-/// its own, plus the network filter's rules when `network_off`; and `clone3`, whose flags a
-/// filter cannot read, answered `ENOSYS`, so the C library falls back to `clone`.
-pub(crate) fn helper_programs(network_off: bool) -> Result<[BpfProgram; 2], String> {
+/// its own, plus the network filter's rules with [`Network::Refused`]; and `clone3`, whose
+/// flags a filter cannot read, answered `ENOSYS`, so the C library falls back to `clone`.
+pub(crate) fn helper_programs(network: Network) -> Result<[BpfProgram; 2], SeccompError> {
     let new_user = libc::CLONE_NEWUSER as u64;
-    let asks_new_user = || -> Result<SeccompRule, String> {
+    let asks_new_user = || -> Result<SeccompRule, SeccompError> {
         let flag = SeccompCondition::new(
             0,
             SeccompCmpArgLen::Qword,
             SeccompCmpOp::MaskedEq(new_user),
             new_user,
-        )
-        .map_err(|e| e.to_string())?;
-        SeccompRule::new(vec![flag]).map_err(|e| e.to_string())
+        )?;
+        Ok(SeccompRule::new(vec![flag])?)
     };
     let mut refused = BTreeMap::new();
     refused.insert(libc::SYS_unshare, vec![asks_new_user()?]);
     refused.insert(libc::SYS_clone, vec![asks_new_user()?]);
-    if network_off {
+    if network == Network::Refused {
         network_rules(&mut refused)?;
     }
     let mut unknown = BTreeMap::new();
@@ -78,17 +96,15 @@ pub(crate) fn helper_programs(network_off: bool) -> Result<[BpfProgram; 2], Stri
 }
 
 /// `rules` as a program for this machine that fails the calls they match with `errno`.
-fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, String> {
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
-    SeccompFilter::new(
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProgram, SeccompError> {
+    let arch = TargetArch::try_from(std::env::consts::ARCH)?;
+    let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
         SeccompAction::Errno(errno as u32),
         arch,
-    )
-    .map_err(|e| e.to_string())?
-    .try_into()
-    .map_err(|e: seccompiler::BackendError| e.to_string())
+    )?;
+    Ok(filter.try_into()?)
 }
 
 #[cfg(test)]

@@ -28,14 +28,12 @@ impl Policy {
     }
 
     /// Parses a policy name.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    pub fn parse(name: &str) -> Result<Self, UnknownPolicy> {
         match name {
             "off" => Ok(Self::Off),
             "workspace-write" => Ok(Self::WorkspaceWrite),
             "read-only" => Ok(Self::ReadOnly),
-            other => Err(format!(
-                "unknown sandbox policy {other:?}; expected read-only, workspace-write or off"
-            )),
+            other => Err(UnknownPolicy(other.to_string())),
         }
     }
 
@@ -53,6 +51,11 @@ impl Policy {
         }
     }
 }
+
+/// A name that is none of the policies (the name given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown sandbox policy {0:?}; expected read-only, workspace-write or off")]
+pub struct UnknownPolicy(pub String);
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -128,6 +131,7 @@ mod tests {
         assert!(
             Policy::parse("workspace")
                 .unwrap_err()
+                .to_string()
                 .contains("read-only")
         );
         assert_eq!(

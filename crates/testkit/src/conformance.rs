@@ -2,23 +2,53 @@
 //! real things tests build on (a git repository).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Why a fixture a test needs is not there.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    /// A conformance file absent under `CI=true`.
+    #[error("the fixture {} is missing (CI=true): {error}", .path.display())]
+    MissingFile {
+        /// Where it was looked for.
+        path: PathBuf,
+        /// Why it could not be read.
+        error: std::io::Error,
+    },
+    /// A conformance folder absent under `CI=true`.
+    #[error("the fixture folder {} is missing (CI=true)", .path.display())]
+    MissingDir {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// No `git` to make a repository with.
+    #[error("git is needed: scripts/test-deps installs it")]
+    NoGit,
+    /// `git init` could not be run.
+    #[error("git init: {0}")]
+    GitNotRun(std::io::Error),
+    /// `git init` ran and failed.
+    #[error("git init failed in {}", .dir.display())]
+    GitInitFailed {
+        /// The folder it was run in.
+        dir: PathBuf,
+    },
+}
 
 /// The text of `../shared/conformance/<relative>`. `Ok(None)` when it is absent outside CI: the
 /// caller skips, and a `SKIPPED:` line on stderr says so (straight to stderr: the test harness
 /// captures the print macros of passing tests). Under `CI=true` an absent file is an `Err`, so
 /// CI never passes without checking.
-pub fn conformance_file(relative: &str) -> Result<Option<String>, String> {
+pub fn conformance_file(relative: &str) -> Result<Option<String>, FixtureError> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/conformance")
         .join(relative);
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(text)),
-        Err(e) if std::env::var("CI").as_deref() == Ok("true") => Err(format!(
-            "the fixture {} is missing (CI=true): {e}",
-            path.display()
-        )),
+        Err(error) if std::env::var("CI").as_deref() == Ok("true") => {
+            Err(FixtureError::MissingFile { path, error })
+        }
         Err(e) => {
             let _ = writeln!(
                 std::io::stderr(),
@@ -33,7 +63,7 @@ pub fn conformance_file(relative: &str) -> Result<Option<String>, String> {
 /// The folder `../shared/conformance/<relative>`, under the same rule as
 /// [`conformance_file`]: `Ok(None)` (and a `SKIPPED:` line) when it is absent outside CI, an
 /// `Err` under `CI=true`.
-pub fn conformance_dir(relative: &str) -> Result<Option<std::path::PathBuf>, String> {
+pub fn conformance_dir(relative: &str) -> Result<Option<PathBuf>, FixtureError> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/conformance")
         .join(relative);
@@ -41,10 +71,7 @@ pub fn conformance_dir(relative: &str) -> Result<Option<std::path::PathBuf>, Str
         return Ok(Some(path));
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        return Err(format!(
-            "the fixture folder {} is missing (CI=true)",
-            path.display()
-        ));
+        return Err(FixtureError::MissingDir { path });
     }
     let _ = writeln!(
         std::io::stderr(),
@@ -55,19 +82,21 @@ pub fn conformance_dir(relative: &str) -> Result<Option<std::path::PathBuf>, Str
 }
 
 /// Makes `dir` a git repository of its own.
-pub fn git_init(dir: &Path) -> Result<(), String> {
+pub fn git_init(dir: &Path) -> Result<(), FixtureError> {
     if !crate::require("git", "--version", "git_init") {
-        return Err("git is needed: scripts/test-deps installs it".to_string());
+        return Err(FixtureError::NoGit);
     }
     let status = Command::new("git")
         .args(["init", "-q"])
         .current_dir(dir)
         .status()
-        .map_err(|e| format!("git init: {e}"))?;
+        .map_err(FixtureError::GitNotRun)?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("git init failed in {}", dir.display()))
+        Err(FixtureError::GitInitFailed {
+            dir: dir.to_path_buf(),
+        })
     }
 }
 

@@ -40,6 +40,6 @@ mod wrap;
 pub use app::{Action, App, Status};
 pub use runner::{Launch, McpServerView, SessionHost, TuiError, run, stopped_by};
 pub use sanitize::text_block as terminal_safe;
-pub use screen::Screen;
+pub use screen::{Screen, ScreenError};
 pub use term::resume_hint;
 pub use wrap::wrap_all;

@@ -24,10 +24,10 @@ use tokio::sync::{mpsc, oneshot};
 use crate::app::{Action, App};
 use crate::history::PromptHistory;
 use crate::input::Input;
-use crate::screen::Screen;
+use crate::screen::{Screen, ScreenError};
 use crate::slash::Commands;
 use crate::term::RawMode;
-use crate::theme::Theme;
+use crate::theme::{Colors, Theme};
 
 /// Spinner and elapsed-time refresh while something runs.
 const TICK: Duration = Duration::from_millis(100);
@@ -86,6 +86,9 @@ pub enum TuiError {
     /// The terminal refused an operation.
     #[error("{0}")]
     Terminal(String),
+    /// The screen could not be drawn or managed.
+    #[error(transparent)]
+    Screen(#[from] ScreenError),
 }
 
 /// Asks the UI loop and waits for its answer.
@@ -110,7 +113,11 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return crate::plain::run(launch).await;
     }
-    let theme = Theme::new(launch.no_color);
+    let theme = Theme::new(if launch.no_color {
+        Colors::Off
+    } else {
+        Colors::On
+    });
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
     let (questions_tx, mut questions) = mpsc::unbounded_channel();
@@ -133,8 +140,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let mut screen = Screen::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(
         FRAME_BUFFER,
         std::io::stdout(),
-    )))
-    .map_err(TuiError::Terminal)?;
+    )))?;
     let mut input = EventStream::new();
     let mut pending: Vec<Action> = match launch.prompt {
         Some(prompt) => app.submit(prompt, Instant::now()),
@@ -152,11 +158,11 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 // more until polled again: the screen may ask the terminal where the cursor is
                 // on the way back. (Should the reader still hold the input, the question times
                 // out and the screen stops asking.)
-                screen.finish().map_err(TuiError::Terminal)?;
+                screen.finish()?;
                 raw = raw
                     .suspend()
                     .map_err(|e| TuiError::Terminal(e.to_string()))?;
-                screen.resume().map_err(TuiError::Terminal)?;
+                screen.resume()?;
                 dirty = true;
                 continue;
             }
@@ -167,9 +173,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         }
         if dirty {
             crate::term::note_session(app.session_id());
-            screen
-                .draw(&mut app, Instant::now())
-                .map_err(TuiError::Terminal)?;
+            screen.draw(&mut app, Instant::now())?;
             dirty = false;
         }
         let animating = app.animating();
@@ -186,7 +190,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 Some(Ok(TermEvent::Resize(..))) => {
                     // The input reader has just given this event and reads no more until
                     // polled again, so the screen may ask the terminal.
-                    screen.resized().map_err(TuiError::Terminal)?;
+                    screen.resized()?;
                     dirty = true;
                 }
                 Some(Ok(_)) => {}

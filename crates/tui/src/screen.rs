@@ -38,14 +38,28 @@ pub struct Screen<B: Backend> {
     trust_cursor: bool,
 }
 
-fn failed(e: impl std::fmt::Display) -> String {
-    format!("terminal: {e}")
+/// The terminal refused an operation of the [`Screen`].
+#[derive(Debug, thiserror::Error)]
+#[error("terminal: {message}")]
+pub struct ScreenError {
+    /// What the screen was doing (`reading its size`, `drawing`, …).
+    pub step: &'static str,
+    /// What the terminal said.
+    pub message: String,
+}
+
+/// Turns the terminal's error at `step` into a [`ScreenError`].
+fn failed<E: std::fmt::Display>(step: &'static str) -> impl FnOnce(E) -> ScreenError {
+    move |e| ScreenError {
+        step,
+        message: e.to_string(),
+    }
 }
 
 impl<B: Backend> Screen<B> {
     /// A one-row live area at the cursor's row (read now, before anything else reads the
     /// terminal's input).
-    pub fn new(backend: B) -> Result<Self, String> {
+    pub fn new(backend: B) -> Result<Self, ScreenError> {
         let area = Rect::new(0, 0, 1, 1);
         let backend = Muted {
             inner: backend,
@@ -57,7 +71,7 @@ impl<B: Backend> Screen<B> {
                 viewport: Viewport::Fixed(area),
             },
         )
-        .map_err(failed)?;
+        .map_err(failed("opening the terminal"))?;
         let mut screen = Self {
             terminal,
             size: Size::new(1, 1),
@@ -73,14 +87,18 @@ impl<B: Backend> Screen<B> {
 
     /// Takes the terminal back after a suspension: the shell has written below where the live
     /// area was, so it starts again at the cursor (read now, while nothing else reads input).
-    pub fn resume(&mut self) -> Result<(), String> {
+    pub fn resume(&mut self) -> Result<(), ScreenError> {
         self.start_at_cursor()
     }
 
     /// Puts a one-row live area on the cursor's row, or on the next when the cursor is not at
     /// the start of a line.
-    fn start_at_cursor(&mut self) -> Result<(), String> {
-        let size = self.terminal.backend().size().map_err(failed)?;
+    fn start_at_cursor(&mut self) -> Result<(), ScreenError> {
+        let size = self
+            .terminal
+            .backend()
+            .size()
+            .map_err(failed("reading its size"))?;
         // A terminal that does not say where the cursor is: start at the bottom.
         let cursor = self
             .ask_cursor()
@@ -108,8 +126,12 @@ impl<B: Backend> Screen<B> {
     /// them, by as many rows as it moved the cursor, less the rows it added by wrapping the
     /// live rows above the cursor that no longer fit. Until this runs, [`Screen::draw`]
     /// draws nothing.
-    pub fn resized(&mut self) -> Result<(), String> {
-        let size = self.terminal.backend().size().map_err(failed)?;
+    pub fn resized(&mut self) -> Result<(), ScreenError> {
+        let size = self
+            .terminal
+            .backend()
+            .size()
+            .map_err(failed("reading its size"))?;
         if size == self.size {
             return Ok(());
         }
@@ -142,13 +164,13 @@ impl<B: Backend> Screen<B> {
     }
 
     /// Writes `lines`, wrapped to the terminal's width, above the live area.
-    pub fn insert(&mut self, lines: &[Line<'static>]) -> Result<(), String> {
+    pub fn insert(&mut self, lines: &[Line<'static>]) -> Result<(), ScreenError> {
         self.sync_size()?;
         self.insert_rows(lines)
     }
 
     /// [`Screen::insert`] at the size last seen.
-    fn insert_rows(&mut self, lines: &[Line<'static>]) -> Result<(), String> {
+    fn insert_rows(&mut self, lines: &[Line<'static>]) -> Result<(), ScreenError> {
         if lines.is_empty() {
             return Ok(());
         }
@@ -169,7 +191,9 @@ impl<B: Backend> Screen<B> {
             // see a full-width line to wrap), and so are the cells a wide character covers.
             let cells = blank.diff(&buffer);
             let backend = self.terminal.backend_mut();
-            backend.draw(cells.into_iter()).map_err(failed)?;
+            backend
+                .draw(cells.into_iter())
+                .map_err(failed("writing lines"))?;
             self.top += count;
             self.place(self.height)?;
         }
@@ -177,8 +201,14 @@ impl<B: Backend> Screen<B> {
     }
 
     /// Moves `app`'s finished lines to the scrollback and redraws the live area.
-    pub fn draw(&mut self, app: &mut App, now: Instant) -> Result<(), String> {
-        if self.terminal.backend().size().map_err(failed)? != self.size {
+    pub fn draw(&mut self, app: &mut App, now: Instant) -> Result<(), ScreenError> {
+        if self
+            .terminal
+            .backend()
+            .size()
+            .map_err(failed("reading its size"))?
+            != self.size
+        {
             // A resize is on its way to `resized`, which must see where the cursor went.
             return Ok(());
         }
@@ -213,7 +243,7 @@ impl<B: Backend> Screen<B> {
                     frame.set_cursor_position(cursor);
                 }
             })
-            .map_err(failed)?;
+            .map_err(failed("drawing"))?;
         // Without a cursor to show, ratatui leaves it where it last wrote: put it somewhere
         // known, for `resized`.
         let cursor = match cursor {
@@ -221,8 +251,10 @@ impl<B: Backend> Screen<B> {
             None => {
                 let home = area.as_position();
                 let backend = self.terminal.backend_mut();
-                backend.set_cursor_position(home).map_err(failed)?;
-                backend.flush().map_err(failed)?;
+                backend
+                    .set_cursor_position(home)
+                    .map_err(failed("moving the cursor"))?;
+                backend.flush().map_err(failed("flushing"))?;
                 home
             }
         };
@@ -232,36 +264,43 @@ impl<B: Backend> Screen<B> {
 
     /// Clears the live area and leaves the cursor at its first row, for a clean exit or a
     /// suspension.
-    pub fn finish(&mut self) -> Result<(), String> {
+    pub fn finish(&mut self) -> Result<(), ScreenError> {
         self.clear_live()?;
-        self.terminal.show_cursor().map_err(failed)?;
-        self.terminal.backend_mut().flush().map_err(failed)
+        self.terminal
+            .show_cursor()
+            .map_err(failed("showing the cursor"))?;
+        self.terminal
+            .backend_mut()
+            .flush()
+            .map_err(failed("flushing"))
     }
 
     /// Gives the live area `height` rows, scrolling the screen up when they do not fit.
-    fn make_room(&mut self, height: u16) -> Result<(), String> {
+    fn make_room(&mut self, height: u16) -> Result<(), ScreenError> {
         self.clear_live()?;
         self.scroll_for(height)?;
         self.place(height)
     }
 
     /// Scrolls so that `rows` rows fit from `top` down.
-    fn scroll_for(&mut self, rows: u16) -> Result<(), String> {
+    fn scroll_for(&mut self, rows: u16) -> Result<(), ScreenError> {
         let bottom = self.size.height;
         let overflow = (self.top + rows).saturating_sub(bottom);
         if overflow > 0 {
             let backend = self.terminal.backend_mut();
             backend
                 .set_cursor_position(Position::new(0, bottom.saturating_sub(1)))
-                .map_err(failed)?;
-            backend.append_lines(overflow).map_err(failed)?;
+                .map_err(failed("moving the cursor"))?;
+            backend
+                .append_lines(overflow)
+                .map_err(failed("scrolling"))?;
             self.top = self.top.saturating_sub(overflow);
         }
         Ok(())
     }
 
     /// Puts the viewport at `top`, `height` rows tall, its rows blank.
-    fn place(&mut self, height: u16) -> Result<(), String> {
+    fn place(&mut self, height: u16) -> Result<(), ScreenError> {
         // On a screen a row or two tall, finished lines can push the area past the bottom.
         self.top = self.top.min(self.size.height.saturating_sub(1));
         self.height = height.min(self.size.height.saturating_sub(self.top)).max(1);
@@ -275,38 +314,42 @@ impl<B: Backend> Screen<B> {
             resized = self.terminal.resize(area);
         }
         self.terminal.backend_mut().muted = false;
-        resized.map_err(failed)?;
+        resized.map_err(failed("resizing the viewport"))?;
         self.clear_rows(area.top(), area.bottom())
     }
 
     /// Blanks everything from the live area down, leaving the cursor at its first row.
-    fn clear_live(&mut self) -> Result<(), String> {
+    fn clear_live(&mut self) -> Result<(), ScreenError> {
         self.clear_rows(self.top, self.size.height)?;
         self.terminal
             .backend_mut()
             .set_cursor_position(Position::new(0, self.top))
-            .map_err(failed)
+            .map_err(failed("moving the cursor"))
     }
 
     /// Blanks the rows `from..to`, one by one: erasing "to the end of the screen" from the
     /// top-left corner makes some terminals (tmux) save the screen to their history, which
     /// would leave copies of the live area in the scrollback.
-    fn clear_rows(&mut self, from: u16, to: u16) -> Result<(), String> {
+    fn clear_rows(&mut self, from: u16, to: u16) -> Result<(), ScreenError> {
         let backend = self.terminal.backend_mut();
         for row in from..to.min(self.size.height) {
             backend
                 .set_cursor_position(Position::new(0, row))
-                .map_err(failed)?;
+                .map_err(failed("moving the cursor"))?;
             backend
                 .clear_region(ClearType::CurrentLine)
-                .map_err(failed)?;
+                .map_err(failed("clearing a row"))?;
         }
         Ok(())
     }
 
     /// Follows a terminal resize: the live area stays on screen.
-    fn sync_size(&mut self) -> Result<(), String> {
-        let size = self.terminal.backend().size().map_err(failed)?;
+    fn sync_size(&mut self) -> Result<(), ScreenError> {
+        let size = self
+            .terminal
+            .backend()
+            .size()
+            .map_err(failed("reading its size"))?;
         if size != self.size {
             self.size = size;
             self.clear_live()?;

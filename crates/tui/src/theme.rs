@@ -3,6 +3,15 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+/// Whether the UI draws in colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colors {
+    /// Colours are drawn.
+    On,
+    /// No colours (`NO_COLOR`): emphasis only.
+    Off,
+}
+
 /// The styles the UI draws with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
@@ -15,9 +24,12 @@ impl Theme {
     /// A theme without colours (`NO_COLOR`).
     pub const PLAIN: Self = Self { color: false };
 
-    /// Colours unless `no_color` (the `NO_COLOR` variable is set and not empty).
-    pub fn new(no_color: bool) -> Self {
-        if no_color { Self::PLAIN } else { Self::COLOR }
+    /// Colours, or none with [`Colors::Off`] (the `NO_COLOR` variable is set and not empty).
+    pub fn new(colors: Colors) -> Self {
+        match colors {
+            Colors::On => Self::COLOR,
+            Colors::Off => Self::PLAIN,
+        }
     }
 
     /// Whether colours are used.

@@ -59,9 +59,21 @@ pub fn summary(name: &str, input: &Value) -> String {
     clip(&format!("{name} {detail}"), SUMMARY_CHARS)
 }
 
+/// How a call ended, as its result is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It worked: the result is dim.
+    Succeeded,
+    /// It failed: the result is drawn as an error.
+    Failed,
+}
+
 /// The result under a finished call: the first lines, then how many more were folded.
-pub fn folded_result(output: &str, is_error: bool, theme: Theme) -> Vec<Line<'static>> {
-    let style = if is_error { theme.error() } else { theme.dim() };
+pub fn folded_result(output: &str, outcome: Outcome, theme: Theme) -> Vec<Line<'static>> {
+    let style = match outcome {
+        Outcome::Failed => theme.error(),
+        Outcome::Succeeded => theme.dim(),
+    };
     let all: Vec<&str> = output.trim_end().lines().collect();
     if all.is_empty() {
         return vec![Line::from(vec![
@@ -229,7 +241,7 @@ mod tests {
     #[test]
     fn results_fold_to_a_few_lines() {
         let output: String = (1..=10).map(|n| format!("line {n}\n")).collect();
-        let lines = folded_result(&output, false, Theme::PLAIN);
+        let lines = folded_result(&output, Outcome::Succeeded, Theme::PLAIN);
         let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
         assert_eq!(
             text,

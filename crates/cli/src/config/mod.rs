@@ -330,7 +330,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     }
     if let Some(ttl) = &file.cache_ttl {
         let value = rein_llm::CacheTtl::parse(ttl.get_ref())
-            .map_err(|message| reader.error(ttl, "cache_ttl", message))?;
+            .map_err(|message| reader.error(ttl, "cache_ttl", message.to_string()))?;
         config.cache_ttl = Some(Sourced {
             value,
             source: reader.at(ttl),
@@ -338,7 +338,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     }
     if let Some(effort) = &file.effort {
         let value = rein_llm::Effort::parse(effort.get_ref())
-            .map_err(|message| reader.error(effort, "effort", message))?;
+            .map_err(|message| reader.error(effort, "effort", message.to_string()))?;
         config.effort = Some(Sourced {
             value,
             source: reader.at(effort),

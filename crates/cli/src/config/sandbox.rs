@@ -59,7 +59,7 @@ pub(super) fn merge(
     let sandbox = &mut config.sandbox;
     if let Some(policy) = &file.sandbox {
         let value = Policy::parse(policy.get_ref())
-            .map_err(|message| reader.error(policy, "sandbox", message))?;
+            .map_err(|message| reader.error(policy, "sandbox", message.to_string()))?;
         sandbox.policy = Some(Sourced {
             value,
             source: reader.at(policy),

@@ -12,6 +12,7 @@ use caps::CapSet;
 
 use super::Failure;
 use super::plan::Plan;
+use crate::seccomp::Network;
 
 /// Drops every capability for good, sets `no_new_privs`, installs the filters that keep the
 /// command in its namespaces, and the network filter when `plan` asks for it.
@@ -24,7 +25,12 @@ pub(super) fn apply(plan: &Plan, proc: &File) -> Result<(), Failure> {
     }
     check_bounding_set(proc)?;
     nix::sys::prctl::set_no_new_privs().map_err(Failure::context("cannot set no_new_privs"))?;
-    let programs = crate::seccomp::helper_programs(plan.network_filter)
+    let network = if plan.network_filter {
+        Network::Refused
+    } else {
+        Network::Allowed
+    };
+    let programs = crate::seccomp::helper_programs(network)
         .map_err(Failure::context("cannot build the seccomp filters"))?;
     for program in &programs {
         seccompiler::apply_filter(program)

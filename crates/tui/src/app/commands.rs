@@ -184,7 +184,7 @@ impl App {
             SlashCommand::Effort(Some(name)) => match rein_engine::Effort::parse(&name) {
                 Ok(effort) => vec![Action::SetEffort(Some(effort))],
                 Err(message) => {
-                    self.error(message);
+                    self.error(message.to_string());
                     Vec::new()
                 }
             },

@@ -5,6 +5,7 @@ use std::time::Instant;
 use ratatui::text::{Line, Span};
 use rein_protocol::{Event, PermissionVerdict, RunOutcome};
 
+use super::fold::FoldedKind;
 use super::{Action, App, RunningTool};
 use crate::tool_view;
 
@@ -268,9 +269,15 @@ impl App {
                 theme.dim(),
             ));
         } else {
-            let lines = tool_view::folded_result(output, is_error, theme);
+            let outcome = if is_error {
+                tool_view::Outcome::Failed
+            } else {
+                tool_view::Outcome::Succeeded
+            };
+            let lines = tool_view::folded_result(output, outcome, theme);
             if lines.len() > tool_view::RESULT_LINES {
-                self.folded.keep(summary.to_string(), output, false);
+                self.folded
+                    .keep(summary.to_string(), output, FoldedKind::Text);
             }
             self.committed.extend(lines);
         }
@@ -301,7 +308,8 @@ impl App {
             }
         } else {
             let count = thinking.lines().count();
-            self.folded.keep("thinking".to_string(), thinking, true);
+            self.folded
+                .keep("thinking".to_string(), thinking, FoldedKind::Thinking);
             let first = tool_view::clip(thinking.lines().next().unwrap_or(""), 60);
             self.committed.push(Line::styled(
                 format!(

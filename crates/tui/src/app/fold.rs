@@ -13,6 +13,15 @@ const KEPT: usize = 20;
 /// Bytes of one folded piece kept (tool results are capped well below this already).
 const KEPT_BYTES: usize = 256 * 1024;
 
+/// What a folded piece is: Ctrl-T unfolds only thinking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FoldedKind {
+    /// A call's result or a long prompt: Ctrl-O unfolds it.
+    Text,
+    /// Thought the model did not show: Ctrl-T unfolds it too.
+    Thinking,
+}
+
 /// A piece of the transcript shown folded.
 #[derive(Debug, Clone)]
 pub(super) struct Folded {
@@ -29,7 +38,8 @@ pub(super) struct Folded {
 pub(super) struct FoldedPieces(VecDeque<Folded>);
 
 impl FoldedPieces {
-    pub fn keep(&mut self, title: String, text: &str, thinking: bool) {
+    /// Keeps `text`, folded under `title`, for Ctrl-O (and Ctrl-T when it is thinking).
+    pub fn keep(&mut self, title: String, text: &str, kind: FoldedKind) {
         let mut end = text.len().min(KEPT_BYTES);
         while !text.is_char_boundary(end) {
             end -= 1;
@@ -40,7 +50,7 @@ impl FoldedPieces {
         self.0.push_back(Folded {
             title,
             text: text[..end].to_string(),
-            thinking,
+            thinking: kind == FoldedKind::Thinking,
         });
     }
 

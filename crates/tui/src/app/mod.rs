@@ -19,7 +19,7 @@ use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
 use tokio::sync::oneshot;
 
-pub use prompt::{PermissionPrompt, PickKind, PickOutcome, Picker, PromptOutcome};
+pub use prompt::{Offer, PermissionPrompt, PickKind, PickOutcome, Picker, PromptOutcome};
 
 use crate::input::Input;
 use crate::markdown::MarkdownStream;
@@ -230,7 +230,8 @@ impl App {
                 ),
                 theme.dim(),
             ));
-            self.folded.keep("your prompt".into(), text, false);
+            self.folded
+                .keep("your prompt".into(), text, fold::FoldedKind::Text);
         }
     }
 
@@ -258,8 +259,16 @@ impl App {
     /// Shows the engine's question about a tool call; the answer goes to `reply`.
     pub fn ask(&mut self, request: ApprovalRequest, reply: oneshot::Sender<Approval>) {
         let prompt = PermissionPrompt::new(request, reply, self.theme)
-            .with_auto(self.status.sandboxed)
-            .with_edits(self.status.mode == PermissionMode::Default);
+            .with_auto(if self.status.sandboxed {
+                Offer::Shown
+            } else {
+                Offer::Hidden
+            })
+            .with_edits(if self.status.mode == PermissionMode::Default {
+                Offer::Shown
+            } else {
+                Offer::Hidden
+            });
         if self.prompt.is_some() {
             self.waiting.push_back(prompt);
         } else {

@@ -35,6 +35,15 @@ pub struct PermissionPrompt {
     edits: bool,
 }
 
+/// Whether a permission prompt offers one of its optional answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// The answer is among the choices.
+    Shown,
+    /// The answer is left out.
+    Hidden,
+}
+
 /// What a key did to the prompt.
 #[derive(Debug, PartialEq, Eq)]
 pub enum PromptOutcome {
@@ -76,14 +85,15 @@ impl PermissionPrompt {
     }
 
     /// Offers `auto` among a plan's modes (only where the OS sandbox is).
-    pub fn with_auto(mut self, auto: bool) -> Self {
-        self.auto = auto;
+    pub fn with_auto(mut self, auto: Offer) -> Self {
+        self.auto = auto == Offer::Shown;
         self
     }
 
-    /// Offers "all edits this session" for an edit, when edits still ask (`default` mode).
-    pub fn with_edits(mut self, default_mode: bool) -> Self {
-        self.edits = default_mode && self.request.edit;
+    /// Offers "all edits this session" for an edit, when edits still ask (`default` mode:
+    /// [`Offer::Shown`]).
+    pub fn with_edits(mut self, edits: Offer) -> Self {
+        self.edits = edits == Offer::Shown && self.request.edit;
         self
     }
 
