@@ -13,6 +13,29 @@ use crate::controller::CompactTrigger;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
 
+/// Why a compaction left the transcript as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactionError {
+    /// A manual compaction of a history smaller than its summary would be.
+    #[error(
+        "nothing to compact: the conversation before the latest prompt is about {tokens} \
+         tokens, less than a summary of it would be"
+    )]
+    TooShort {
+        /// The estimated tokens of the history before the kept turns.
+        tokens: u64,
+    },
+    /// The run was cancelled while the summary was written.
+    #[error("cancelled")]
+    Cancelled,
+    /// The summary request failed.
+    #[error("{0}")]
+    Model(#[from] rein_llm::LlmError),
+    /// The model answered the summary request with no text.
+    #[error("the model returned an empty summary")]
+    EmptySummary,
+}
+
 /// History shorter than this (estimated tokens) is not compacted: its summary would not be
 /// smaller.
 const MIN_COMPACTED_TOKENS: u64 = 1_000;
@@ -146,13 +169,13 @@ impl Agent {
         &mut self,
         request: rein_llm::ModelRequest,
         cancel: &CancellationToken,
-    ) -> Result<rein_llm::AssembledResponse, String> {
+    ) -> Result<rein_llm::AssembledResponse, CompactionError> {
         let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
         let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
         {
             TurnOutcome::Completed(response) => response,
-            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
-            TurnOutcome::Failed(error) => return Err(error.to_string()),
+            TurnOutcome::Cancelled { .. } => return Err(CompactionError::Cancelled),
+            TurnOutcome::Failed(error) => return Err(error.into()),
         };
         let cost = self.record_usage(response.usage);
         self.session_usage.add(&response.usage);
@@ -176,7 +199,7 @@ impl Agent {
         focus: Option<&str>,
         events: &EventSender,
         cancel: &CancellationToken,
-    ) -> Result<(), String> {
+    ) -> Result<(), CompactionError> {
         let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
         let older = self.transcript.len() - keep;
         // A summary is some hundreds of tokens: asked to compact a shorter history, the user
@@ -184,10 +207,9 @@ impl Agent {
         // and the window's limits decide for themselves.
         let older_tokens = context::estimate(&self.transcript[..older]);
         if trigger == CompactTrigger::Manual && older_tokens < MIN_COMPACTED_TOKENS {
-            return Err(format!(
-                "nothing to compact: the conversation before the latest prompt is about \
-                 {older_tokens} tokens, less than a summary of it would be"
-            ));
+            return Err(CompactionError::TooShort {
+                tokens: older_tokens,
+            });
         }
         let mut fields = serde_json::Map::new();
         fields.insert("trigger".into(), trigger.name().into());
@@ -222,7 +244,7 @@ impl Agent {
         }
         let summary = response.message.text();
         if summary.trim().is_empty() {
-            return Err("the model returned an empty summary".into());
+            return Err(CompactionError::EmptySummary);
         }
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);

@@ -20,6 +20,7 @@ mod tool_source;
 mod transcript;
 mod undo;
 
+pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback};
 use recovery::{Asked, Recovery};
 pub use repeats::RepeatLimits;
@@ -236,8 +237,10 @@ impl Agent {
                 summary.outcome = self.drive(&mut summary, events, &cancel).await;
                 self.checkpoint_turn(None, events).await;
             }
-            Err(message) => {
-                let _ = events.send(Event::Error { message });
+            Err(blocked) => {
+                let _ = events.send(Event::Error {
+                    message: blocked.to_string(),
+                });
                 summary.outcome = RunOutcome::Failed;
             }
         }
