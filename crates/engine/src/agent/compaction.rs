@@ -219,6 +219,18 @@ impl Agent {
         hooks
             .run(HookEvent::PreCompact, None, mode, fields, events)
             .await;
+        let summary = self.summarize(older, focus, cancel).await?;
+        self.replace_with_summary(summary, keep, trigger, events);
+        Ok(())
+    }
+
+    /// The model's summary of the first `older` messages, with the focus asked for.
+    async fn summarize(
+        &mut self,
+        older: usize,
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<String, CompactionError> {
         let mut messages = self.transcript[..older].to_vec();
         let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
         if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
@@ -246,6 +258,18 @@ impl Agent {
         if summary.trim().is_empty() {
             return Err(CompactionError::EmptySummary);
         }
+        Ok(summary)
+    }
+
+    /// The transcript becomes `summary` (with the folder memory shown so far and the todo
+    /// list) followed by its last `keep` messages; recorded and said.
+    fn replace_with_summary(
+        &mut self,
+        summary: String,
+        keep: usize,
+        trigger: CompactTrigger,
+        events: &EventSender,
+    ) {
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);
         let mut summary = match self.folder_memory.all() {
@@ -272,6 +296,5 @@ impl Agent {
             tokens_after: self.next_request_tokens(),
             kept_messages: keep,
         });
-        Ok(())
     }
 }
