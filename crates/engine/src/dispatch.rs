@@ -7,6 +7,7 @@
 //! exactly one result, returned in call order, so the transcript stays valid even when the user
 //! cancels half-way.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -30,6 +31,13 @@ pub(crate) struct ToolCall {
     pub input: Value,
 }
 
+/// A call's result, and what it touched when it ran (`None`: it was not run).
+#[derive(Debug, Clone)]
+pub(crate) struct Done {
+    pub block: ContentBlock,
+    pub facts: Option<Arc<CallFacts>>,
+}
+
 /// How calls are run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DispatchLimits {
@@ -48,7 +56,8 @@ impl Default for DispatchLimits {
     }
 }
 
-/// Runs `calls` in batches and returns one `tool_result` block per call, in call order.
+/// Runs `calls` in batches and returns one `tool_result` block per call, in call order, with
+/// the facts of each call that ran.
 pub(crate) async fn dispatch(
     tools: &ToolRegistry,
     calls: Vec<ToolCall>,
@@ -57,7 +66,7 @@ pub(crate) async fn dispatch(
     gate: &Gate,
     events: &EventSender,
     on_done: &(dyn Fn(&ContentBlock) + Send + Sync),
-) -> Vec<ContentBlock> {
+) -> Vec<Done> {
     let shared = Shared {
         tools,
         ctx,
@@ -81,7 +90,7 @@ pub(crate) async fn dispatch(
         } else {
             1
         };
-        let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
+        let outputs: Vec<Done> = futures::stream::iter(batch)
             // Each result is recorded as its call finishes: a process killed mid-batch keeps
             // what already ran.
             .map(|(call, facts)| run_one(shared, call, facts))
@@ -127,7 +136,7 @@ fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>>
 }
 
 /// Runs one call with its own timeout and cancellation, reporting its start and end.
-async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> ContentBlock {
+async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Done {
     let _ = shared.events.send(Event::ToolCallStart {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -137,24 +146,28 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
     let cleared = clear(shared, &call, facts).await;
     // The call's time starts once it is cleared: not while the user thinks about it.
     let started = Instant::now();
-    let output = match cleared {
-        Err(refusal) => refusal,
-        Ok(_) if shared.ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),
+    let (output, facts) = match cleared {
+        Err(refusal) => (refusal, None),
+        Ok(_) if shared.ctx.cancel.is_cancelled() => (ToolOutput::error(NOT_RUN), None),
         Ok(cleared) => {
             // One copy of the facts, shared by the tool (through its context) and the hooks.
-            let facts = std::sync::Arc::new(cleared.facts);
+            let facts = Arc::new(cleared.facts);
             let output = execute(shared, &call, &cleared.input, &facts, &cleared.notes).await;
             let ran = Ran {
                 duration: started.elapsed(),
                 interrupted: shared.ctx.cancel.is_cancelled(),
             };
-            shared
+            let output = shared
                 .gate
                 .after(&call.id, &facts, &cleared.input, output, ran, shared.events)
-                .await
+                .await;
+            (output, Some(facts))
         }
     };
-    finish(shared, call, output, started)
+    Done {
+        block: finish(shared, call, output, started),
+        facts,
+    }
 }
 
 /// Whether the call may run: not when the turn was cancelled or its arguments are not JSON;
@@ -202,7 +215,7 @@ async fn execute(
     shared: Shared<'_>,
     call: &ToolCall,
     input: &Value,
-    facts: &std::sync::Arc<CallFacts>,
+    facts: &Arc<CallFacts>,
     notes: &[String],
 ) -> ToolOutput {
     let Shared {
@@ -218,7 +231,7 @@ async fn execute(
     let own = ToolContext {
         cancel: ctx.cancel.child_token(),
         sandbox_policy: gate.sandbox_policy(ctx.sandbox_policy),
-        facts: Some(std::sync::Arc::clone(facts)),
+        facts: Some(Arc::clone(facts)),
         call_id: Some(call.id.clone()),
         progress: Some(Progress::new(move |text| {
             let _ = live.send(Event::ToolOutputDelta {

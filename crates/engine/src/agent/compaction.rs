@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
+use rein_tools::CallFacts;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
@@ -92,31 +93,32 @@ impl Agent {
         }
     }
 
-    /// Adds the memory files of folders the calls touched for the first time to their results.
+    /// Adds the memory files of folders the calls touched for the first time to their
+    /// results; `touched` holds each call's facts (`None`: it did not run), in call order.
     pub(super) fn add_folder_memory(
         &mut self,
-        calls: &[(String, String, serde_json::Value)],
+        touched: &[Option<Arc<CallFacts>>],
         results: &mut [ContentBlock],
         events: &EventSender,
     ) {
         let guard = self.tool_ctx.guard.clone();
         let mut warnings = Vec::new();
-        for (id, name, input) in calls {
+        for (facts, block) in touched.iter().zip(results.iter_mut()) {
             // Only a call that succeeded has shown the model that folder.
-            let succeeded = results.iter_mut().find_map(|block| match block {
+            let (
+                Some(facts),
                 ContentBlock::ToolResult {
-                    tool_use_id,
                     content,
                     is_error: false,
-                } if tool_use_id == id => Some(content),
-                _ => None,
-            });
-            let Some(content) = succeeded else {
+                    ..
+                },
+            ) = (facts, block)
+            else {
                 continue;
             };
-            if let Some(memory) =
-                self.folder_memory
-                    .newly_relevant(name, input, &guard, &mut warnings)
+            if let Some(memory) = self
+                .folder_memory
+                .newly_relevant(facts, &guard, &mut warnings)
             {
                 content.push_str("\n\n");
                 content.push_str(&memory);

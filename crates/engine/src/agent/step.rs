@@ -258,7 +258,7 @@ impl Agent {
             recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
         };
         self.settle_snapshot(events).await;
-        let mut results = dispatch::dispatch(
+        let done = dispatch::dispatch(
             &self.tools,
             calls,
             &drive.ctx,
@@ -268,8 +268,10 @@ impl Agent {
             &record_result,
         )
         .await;
+        let (mut results, touched): (Vec<_>, Vec<_>) =
+            done.into_iter().map(|d| (d.block, d.facts)).unzip();
         self.count_subagents(summary);
-        self.add_folder_memory(&inputs, &mut results, events);
+        self.add_folder_memory(&touched, &mut results, events);
         self.tell_ended_jobs(&mut results);
         self.after_todos(&inputs, &mut results, events);
         self.tell_finished_subagents(&mut results);
