@@ -32,7 +32,7 @@ use sha2::{Digest, Sha256};
 use rein_fs::private::{create_private_dir_all, private_options};
 
 pub use git::GitTree;
-pub use restore::{FileRestore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
+pub use restore::{FileRestore, Restore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
 
 /// The folder, beside the sessions' stores of one workspace, of the private git repository
 /// holding that workspace's snapshots (shared by its sessions: identical files are stored

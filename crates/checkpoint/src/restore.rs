@@ -15,6 +15,26 @@ use std::path::{Path, PathBuf};
 use super::reach::{Reached, Target};
 use super::{Checkpoints, Entry, FileState};
 
+/// What a restore does with a file changed since rein wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    /// Restore it anyway (`--force`).
+    Force,
+    /// Keep it as it is and say so.
+    KeepChanged,
+}
+
+impl From<bool> for Restore {
+    /// A `--force` flag: `true` forces.
+    fn from(force: bool) -> Self {
+        if force {
+            Self::Force
+        } else {
+            Self::KeepChanged
+        }
+    }
+}
+
 /// A user turn that changed files (through file tools, or as its git snapshots show).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnChanges {
@@ -250,9 +270,15 @@ impl Checkpoints {
         Ok(())
     }
 
-    /// Carries out `plan`; a file changed since rein wrote it is kept unless `force`. The
-    /// turns are recorded as undone unless such a file was kept (a forced undo may follow).
-    pub fn apply(&self, plan: &UndoPlan, force: bool) -> std::io::Result<Vec<RestoreOutcome>> {
+    /// Carries out `plan`; a file changed since rein wrote it is kept unless
+    /// [`Restore::Force`]. The turns are recorded as undone unless such a file was kept (a
+    /// forced undo may follow).
+    pub fn apply(
+        &self,
+        plan: &UndoPlan,
+        restore: impl Into<Restore>,
+    ) -> std::io::Result<Vec<RestoreOutcome>> {
+        let force = restore.into() == Restore::Force;
         let mut outcomes = Vec::new();
         for file in &plan.files {
             let path = file.path.clone();

@@ -37,7 +37,7 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
         println!("Note: {note}.");
     }
     if args.dry_run {
-        for line in undo::plan_lines(&checkpoints, &plan, &workspace, args.force) {
+        for line in undo::plan_lines(&checkpoints, &plan, &workspace, args.force.into()) {
             println!("  {line}");
         }
         println!("(dry run: nothing was changed)");

@@ -7,6 +7,7 @@
 //! exactly one result, returned in call order, so the transcript stays valid even when the user
 //! cancels half-way.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -15,7 +16,7 @@ use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput,
 use serde_json::Value;
 
 use crate::EventSender;
-use crate::gate::{Gate, ToolOf};
+use crate::gate::{Cleared, Gate, ToolOf};
 use crate::hooks::Ran;
 
 /// Result text for a call that never ran because the user cancelled first.
@@ -28,6 +29,13 @@ pub(crate) struct ToolCall {
     pub id: String,
     pub name: String,
     pub input: Value,
+}
+
+/// A call's result, and what it touched when it ran (`None`: it was not run).
+#[derive(Debug, Clone)]
+pub(crate) struct Done {
+    pub block: ContentBlock,
+    pub facts: Option<Arc<CallFacts>>,
 }
 
 /// How calls are run.
@@ -48,7 +56,8 @@ impl Default for DispatchLimits {
     }
 }
 
-/// Runs `calls` in batches and returns one `tool_result` block per call, in call order.
+/// Runs `calls` in batches and returns one `tool_result` block per call, in call order, with
+/// the facts of each call that ran.
 pub(crate) async fn dispatch(
     tools: &ToolRegistry,
     calls: Vec<ToolCall>,
@@ -57,7 +66,7 @@ pub(crate) async fn dispatch(
     gate: &Gate,
     events: &EventSender,
     on_done: &(dyn Fn(&ContentBlock) + Send + Sync),
-) -> Vec<ContentBlock> {
+) -> Vec<Done> {
     let shared = Shared {
         tools,
         ctx,
@@ -81,7 +90,7 @@ pub(crate) async fn dispatch(
         } else {
             1
         };
-        let outputs: Vec<ContentBlock> = futures::stream::iter(batch)
+        let outputs: Vec<Done> = futures::stream::iter(batch)
             // Each result is recorded as its call finishes: a process killed mid-batch keeps
             // what already ran.
             .map(|(call, facts)| run_one(shared, call, facts))
@@ -127,105 +136,148 @@ fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>>
 }
 
 /// Runs one call with its own timeout and cancellation, reporting its start and end.
-async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> ContentBlock {
+async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Done {
+    let _ = shared.events.send(Event::ToolCallStart {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        input: call.input.clone(),
+        summary: facts.summary.clone(),
+    });
+    let cleared = clear(shared, &call, facts).await;
+    // The call's time starts once it is cleared: not while the user thinks about it.
+    let started = Instant::now();
+    let (output, facts) = match cleared {
+        Err(refusal) => (refusal, None),
+        Ok(_) if shared.ctx.cancel.is_cancelled() => (ToolOutput::error(NOT_RUN), None),
+        Ok(cleared) => {
+            // One copy of the facts, shared by the tool (through its context) and the hooks.
+            let facts = Arc::new(cleared.facts);
+            let output = execute(shared, &call, &cleared.input, &facts, &cleared.notes).await;
+            let ran = Ran {
+                duration: started.elapsed(),
+                interrupted: shared.ctx.cancel.is_cancelled(),
+            };
+            let output = shared
+                .gate
+                .after(&call.id, &facts, &cleared.input, output, ran, shared.events)
+                .await;
+            (output, Some(facts))
+        }
+    };
+    Done {
+        block: finish(shared, call, output, started),
+        facts,
+    }
+}
+
+/// Whether the call may run: not when the turn was cancelled or its arguments are not JSON;
+/// else as the gate decides.
+async fn clear(
+    shared: Shared<'_>,
+    call: &ToolCall,
+    facts: CallFacts,
+) -> Result<Cleared, ToolOutput> {
+    let Shared {
+        tools, ctx, gate, ..
+    } = shared;
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolOutput::error(NOT_RUN));
+    }
+    if let Some(problem) = call.input.get(rein_protocol::INVALID_ARGUMENTS) {
+        // Nothing to check or run: the model's arguments never became JSON.
+        return Err(ToolOutput::error(format!(
+            "this call was not run: its arguments are not valid JSON ({}). Send it again with \
+             complete, valid JSON arguments (a very long argument may have been cut off: split \
+             the work into smaller calls).",
+            problem.as_str().unwrap_or_default()
+        )));
+    }
+    let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
+    let preview_of =
+        |input: &Value| rein_tools::unified(&tools.preview(&call.name, input, &ctx.guard));
+    gate.check(
+        &call.id,
+        &call.input,
+        facts,
+        ToolOf {
+            facts: &facts_of,
+            preview: &preview_of,
+        },
+        &ctx.guard,
+        shared.events,
+    )
+    .await
+}
+
+/// Runs a cleared call in its own context (its cancel token, progress, facts), within its
+/// timeout, keeping the files it changes for `rein undo`; the notes go after its output.
+async fn execute(
+    shared: Shared<'_>,
+    call: &ToolCall,
+    input: &Value,
+    facts: &Arc<CallFacts>,
+    notes: &[String],
+) -> ToolOutput {
     let Shared {
         tools,
         ctx,
         timeout,
         gate,
         events,
-        on_done,
+        ..
     } = shared;
-    let _ = events.send(Event::ToolCallStart {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        input: call.input.clone(),
-        summary: facts.summary.clone(),
-    });
-    let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
-    let preview_of =
-        |input: &Value| rein_tools::unified(&tools.preview(&call.name, input, &ctx.guard));
-    let cleared = if ctx.cancel.is_cancelled() {
-        Err(ToolOutput::error(NOT_RUN))
-    } else if let Some(problem) = call.input.get(rein_protocol::INVALID_ARGUMENTS) {
-        // Nothing to check or run: the model's arguments never became JSON.
-        Err(ToolOutput::error(format!(
-            "this call was not run: its arguments are not valid JSON ({}). Send it again with \
-             complete, valid JSON arguments (a very long argument may have been cut off: split \
-             the work into smaller calls).",
-            problem.as_str().unwrap_or_default()
-        )))
-    } else {
-        gate.check(
-            &call.id,
-            &call.input,
-            facts,
-            ToolOf {
-                facts: &facts_of,
-                preview: &preview_of,
-            },
-            &ctx.guard,
-            events,
-        )
-        .await
+    let live = events.clone();
+    let id = call.id.clone();
+    let own = ToolContext {
+        cancel: ctx.cancel.child_token(),
+        sandbox_policy: gate.sandbox_policy(ctx.sandbox_policy),
+        facts: Some(Arc::clone(facts)),
+        call_id: Some(call.id.clone()),
+        progress: Some(Progress::new(move |text| {
+            let _ = live.send(Event::ToolOutputDelta {
+                id: id.clone(),
+                text: text.to_string(),
+            });
+        })),
+        ..ctx.clone()
     };
-    // The call's time starts once it is cleared: not while the user thinks about it.
-    let started = Instant::now();
-    let output = match cleared {
-        Err(refusal) => refusal,
-        Ok(_) if ctx.cancel.is_cancelled() => ToolOutput::error(NOT_RUN),
-        Ok(cleared) => {
-            // One copy of the facts, shared by the tool (through its context) and the hooks.
-            let facts = std::sync::Arc::new(cleared.facts);
-            let live = events.clone();
-            let id = call.id.clone();
-            let own = ToolContext {
-                cancel: ctx.cancel.child_token(),
-                sandbox_policy: gate.sandbox_policy(ctx.sandbox_policy),
-                facts: Some(std::sync::Arc::clone(&facts)),
-                call_id: Some(call.id.clone()),
-                progress: Some(Progress::new(move |text| {
-                    let _ = live.send(Event::ToolOutputDelta {
-                        id: id.clone(),
-                        text: text.to_string(),
-                    });
-                })),
-                ..ctx.clone()
-            };
-            // Tools watch their token and kill what they started; on timeout the call's
-            // future is dropped as well, which kills anything it still runs.
-            let kept = keep_before(&own, &facts, &call.id);
-            let run = tools.call(&call.name, cleared.input.clone(), &own);
-            // A subagent's own calls have their timeouts; its run is bounded by its turns.
-            let timeout = if call.name == crate::subagents::TASK_TOOL {
-                crate::subagents::TASK_TIMEOUT
-            } else {
-                timeout
-            };
-            let mut output = match tokio::time::timeout(timeout, run).await {
-                Ok(output) => output,
-                Err(_) => {
-                    own.cancel.cancel();
-                    ToolOutput::error(format!(
-                        "the {} call timed out after {} s and was stopped",
-                        call.name,
-                        timeout.as_secs_f64()
-                    ))
-                }
-            };
-            keep_after(&own, &facts, &call.id);
-            for note in kept.iter().chain(&cleared.notes) {
-                output.text.push_str("\n\n");
-                output.text.push_str(note);
-            }
-            let ran = Ran {
-                duration: started.elapsed(),
-                interrupted: ctx.cancel.is_cancelled(),
-            };
-            gate.after(&call.id, &facts, &cleared.input, output, ran, events)
-                .await
+    // Tools watch their token and kill what they started; on timeout the call's future is
+    // dropped as well, which kills anything it still runs.
+    let kept = keep_before(&own, facts, &call.id);
+    let run = tools.call(&call.name, input.clone(), &own);
+    // A subagent's own calls have their timeouts; its run is bounded by its turns.
+    let timeout = if call.name == crate::subagents::TASK_TOOL {
+        crate::subagents::TASK_TIMEOUT
+    } else {
+        timeout
+    };
+    let mut output = match tokio::time::timeout(timeout, run).await {
+        Ok(output) => output,
+        Err(_) => {
+            own.cancel.cancel();
+            ToolOutput::error(format!(
+                "the {} call timed out after {} s and was stopped",
+                call.name,
+                timeout.as_secs_f64()
+            ))
         }
     };
+    keep_after(&own, facts, &call.id);
+    for note in kept.iter().chain(notes) {
+        output.text.push_str("\n\n");
+        output.text.push_str(note);
+    }
+    output
+}
+
+/// The call's result block: saved, then reported with `ToolCallEnd` (and a file tool's
+/// diff).
+fn finish(
+    shared: Shared<'_>,
+    call: ToolCall,
+    output: ToolOutput,
+    started: Instant,
+) -> ContentBlock {
     let block = ContentBlock::ToolResult {
         tool_use_id: call.id.clone(),
         content: output.text.clone(),
@@ -235,10 +287,12 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Conten
         .details
         .as_deref()
         .filter(|_| !output.is_error)
-        .and_then(|details| rein_tools::unified(&rein_tools::of_details(details, &ctx.guard)));
+        .and_then(|details| {
+            rein_tools::unified(&rein_tools::of_details(details, &shared.ctx.guard))
+        });
     // Saved before anyone is told it finished: a result a front end showed is never lost.
-    on_done(&block);
-    let _ = events.send(Event::ToolCallEnd {
+    (shared.on_done)(&block);
+    let _ = shared.events.send(Event::ToolCallEnd {
         id: call.id,
         name: call.name,
         output: output.text,

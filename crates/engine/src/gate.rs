@@ -91,6 +91,25 @@ pub(crate) struct ToolOf<'a> {
     pub preview: &'a (dyn Fn(&Value) -> Option<String> + Sync),
 }
 
+/// Where a call's permission decisions are reported (`Event::Permission`).
+struct Report<'a> {
+    id: &'a str,
+    tool: String,
+    events: &'a EventSender,
+}
+
+impl Report<'_> {
+    /// Says how the call was decided and why.
+    fn say(&self, verdict: Verdict, reason: &str) {
+        let _ = self.events.send(Event::Permission {
+            id: self.id.to_string(),
+            name: self.tool.clone(),
+            decision: verdict,
+            reason: reason.to_string(),
+        });
+    }
+}
+
 impl Gate {
     /// Checks one call: permission rules, then `PreToolUse` hooks (which run for every call,
     /// refused ones included, as audit hooks expect), then the user when asked. `Ok` to run
@@ -104,14 +123,10 @@ impl Gate {
         guard: &WorkspaceGuard,
         events: &EventSender,
     ) -> Result<Cleared, ToolOutput> {
-        let tool = facts.tool.clone();
-        let report = |verdict: Verdict, reason: &str| {
-            let _ = events.send(Event::Permission {
-                id: id.to_string(),
-                name: tool.clone(),
-                decision: verdict,
-                reason: reason.to_string(),
-            });
+        let report = Report {
+            id,
+            tool: facts.tool.clone(),
+            events,
         };
         let mut cleared = Cleared {
             input: input.clone(),
@@ -120,51 +135,10 @@ impl Gate {
         };
         let mut decision = self.policy().decide(&cleared.facts, guard);
         if self.hooks.has(HookEvent::PreToolUse) {
-            let fields = self.hooks.tool_fields(id, &cleared.facts, &cleared.input);
-            let mode = self.hook_mode();
-            let said = self
-                .hooks
-                .run(
-                    HookEvent::PreToolUse,
-                    Some(&cleared.facts),
-                    mode,
-                    fields,
-                    events,
-                )
-                .await;
-            if let Some(reason) = said.stop {
-                self.request_stop(reason.clone());
-                report(Verdict::Deny, "a PreToolUse hook");
-                return Err(ToolOutput::error(format!(
-                    "Not run: a PreToolUse hook ended the session: {reason}"
-                )));
-            }
-            if decision.verdict != Verdict::Deny {
-                if let Some(reason) = said.block {
-                    report(Verdict::Deny, "a PreToolUse hook");
-                    return Err(ToolOutput::error(format!(
-                        "Blocked by a PreToolUse hook; the call was not run: {reason}"
-                    )));
-                }
-                if let Some(updated) = said.updated_input {
-                    // The rewritten call must pass the rules on its own.
-                    cleared.facts = (tool_of.facts)(&updated);
-                    cleared.input = updated;
-                    decision = self.policy().decide(&cleared.facts, guard);
-                }
-                cleared.notes = said
-                    .context
-                    .into_iter()
-                    .map(|note| format!("[PreToolUse hook: {note}]"))
-                    .collect();
-                match said.permission {
-                    _ if decision.verdict == Verdict::Deny => {}
-                    Some((verdict, why)) => decision = Decision::new(verdict, hook_reason(&why)),
-                    None => {}
-                }
-            }
+            self.pre_tool_use(&mut cleared, &mut decision, &tool_of, guard, &report)
+                .await?;
         }
-        report(decision.verdict, &decision.reason);
+        report.say(decision.verdict, &decision.reason);
         match decision.verdict {
             Verdict::Allow => Ok(cleared),
             Verdict::Deny => Err(ToolOutput::error(denied_message(
@@ -172,68 +146,153 @@ impl Gate {
                 self.mode_is_plan(),
             ))),
             Verdict::Ask => {
-                let Some(approver) = &self.approver else {
-                    let rule = self.suggested_rule(&cleared.facts, guard);
-                    return Err(ToolOutput::error(headless_message(
-                        &cleared.facts,
-                        rule.as_deref(),
-                        &decision,
-                    )));
-                };
-                let diff = (tool_of.preview)(&cleared.input);
-                let _ = events.send(Event::PermissionRequest {
-                    id: id.to_string(),
-                    name: tool.clone(),
-                    input: cleared.input.clone(),
-                    reason: decision.reason.clone(),
-                    diff: diff.clone(),
-                });
-                let request = ApprovalRequest {
-                    id: id.to_string(),
-                    tool: tool.clone(),
-                    input: cleared.input.clone(),
-                    summary: cleared.facts.summary.clone(),
-                    reason: decision.reason.clone(),
-                    agent: None,
-                    diff,
-                    session_rule: Some(exact_rules(&cleared.facts, guard).join(", "))
-                        .filter(|rules| !rules.is_empty()),
-                    edit: cleared.facts.kind == CallKind::Edit,
-                };
-                let answer = approver.approve(request).await;
-                if tool == crate::plan::PLAN_TOOL {
-                    return self.plan_answered(&answer, cleared, &report);
-                }
-                match answer {
-                    Approval::SwitchMode(PermissionMode::AcceptEdits)
-                        if cleared.facts.kind == CallKind::Edit =>
-                    {
-                        // "All edits this session": the mode changes for the rest of it (a
-                        // call's answer can grant no more than that).
-                        self.policy().mode = PermissionMode::AcceptEdits;
-                        report(Verdict::Allow, "the user (edits allowed for this session)");
-                        Ok(cleared)
-                    }
-                    Approval::AllowOnce | Approval::SwitchMode(_) => {
-                        report(Verdict::Allow, "the user (once)");
-                        Ok(cleared)
-                    }
-                    Approval::AllowForSession => {
-                        self.remember(&cleared.facts, guard);
-                        report(Verdict::Allow, "the user (for this session)");
-                        Ok(cleared)
-                    }
-                    Approval::Deny { note } => {
-                        report(Verdict::Deny, "the user");
-                        let note = note
-                            .filter(|n| !n.trim().is_empty())
-                            .map(|n| format!(" They said: {}", n.trim()))
-                            .unwrap_or_default();
-                        Err(ToolOutput::error(format!(
-                            "The user denied this call; it was not run.{note}"
-                        )))
-                    }
-                }
+                self.ask_user(cleared, &decision, &tool_of, guard, &report)
+                    .await
+            }
+        }
+    }
+
+    /// Runs the `PreToolUse` hooks: they may end the session or block the call (`Err`), or,
+    /// unless the rules deny it, rewrite its input (checked by the rules again), add notes,
+    /// or decide its permission.
+    async fn pre_tool_use(
+        &self,
+        cleared: &mut Cleared,
+        decision: &mut Decision,
+        tool_of: &ToolOf<'_>,
+        guard: &WorkspaceGuard,
+        report: &Report<'_>,
+    ) -> Result<(), ToolOutput> {
+        let fields = self
+            .hooks
+            .tool_fields(report.id, &cleared.facts, &cleared.input);
+        let mode = self.hook_mode();
+        let said = self
+            .hooks
+            .run(
+                HookEvent::PreToolUse,
+                Some(&cleared.facts),
+                mode,
+                fields,
+                report.events,
+            )
+            .await;
+        if let Some(reason) = said.stop {
+            self.request_stop(reason.clone());
+            report.say(Verdict::Deny, "a PreToolUse hook");
+            return Err(ToolOutput::error(format!(
+                "Not run: a PreToolUse hook ended the session: {reason}"
+            )));
+        }
+        if decision.verdict == Verdict::Deny {
+            return Ok(());
+        }
+        if let Some(reason) = said.block {
+            report.say(Verdict::Deny, "a PreToolUse hook");
+            return Err(ToolOutput::error(format!(
+                "Blocked by a PreToolUse hook; the call was not run: {reason}"
+            )));
+        }
+        if let Some(updated) = said.updated_input {
+            // The rewritten call must pass the rules on its own.
+            cleared.facts = (tool_of.facts)(&updated);
+            cleared.input = updated;
+            *decision = self.policy().decide(&cleared.facts, guard);
+        }
+        cleared.notes = said
+            .context
+            .into_iter()
+            .map(|note| format!("[PreToolUse hook: {note}]"))
+            .collect();
+        match said.permission {
+            _ if decision.verdict == Verdict::Deny => {}
+            Some((verdict, why)) => *decision = Decision::new(verdict, hook_reason(&why)),
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// Asks the user about a call the policy asks about (refused with how to allow it when
+    /// no one can answer) and carries out the answer.
+    async fn ask_user(
+        &self,
+        cleared: Cleared,
+        decision: &Decision,
+        tool_of: &ToolOf<'_>,
+        guard: &WorkspaceGuard,
+        report: &Report<'_>,
+    ) -> Result<Cleared, ToolOutput> {
+        let Some(approver) = &self.approver else {
+            let rule = self.suggested_rule(&cleared.facts, guard);
+            return Err(ToolOutput::error(headless_message(
+                &cleared.facts,
+                rule.as_deref(),
+                decision,
+            )));
+        };
+        let diff = (tool_of.preview)(&cleared.input);
+        let _ = report.events.send(Event::PermissionRequest {
+            id: report.id.to_string(),
+            name: report.tool.clone(),
+            input: cleared.input.clone(),
+            reason: decision.reason.clone(),
+            diff: diff.clone(),
+        });
+        let request = ApprovalRequest {
+            id: report.id.to_string(),
+            tool: report.tool.clone(),
+            input: cleared.input.clone(),
+            summary: cleared.facts.summary.clone(),
+            reason: decision.reason.clone(),
+            agent: None,
+            diff,
+            session_rule: Some(exact_rules(&cleared.facts, guard).join(", "))
+                .filter(|rules| !rules.is_empty()),
+            edit: cleared.facts.kind == CallKind::Edit,
+        };
+        let answer = approver.approve(request).await;
+        if report.tool == crate::plan::PLAN_TOOL {
+            return self.plan_answered(&answer, cleared, report);
+        }
+        self.answered(answer, cleared, guard, report)
+    }
+
+    /// Carries out the user's answer about a call.
+    fn answered(
+        &self,
+        answer: Approval,
+        cleared: Cleared,
+        guard: &WorkspaceGuard,
+        report: &Report<'_>,
+    ) -> Result<Cleared, ToolOutput> {
+        match answer {
+            Approval::SwitchMode(PermissionMode::AcceptEdits)
+                if cleared.facts.kind == CallKind::Edit =>
+            {
+                // "All edits this session": the mode changes for the rest of it (a
+                // call's answer can grant no more than that).
+                self.policy().mode = PermissionMode::AcceptEdits;
+                report.say(Verdict::Allow, "the user (edits allowed for this session)");
+                Ok(cleared)
+            }
+            Approval::AllowOnce | Approval::SwitchMode(_) => {
+                report.say(Verdict::Allow, "the user (once)");
+                Ok(cleared)
+            }
+            Approval::AllowForSession => {
+                self.remember(&cleared.facts, guard);
+                report.say(Verdict::Allow, "the user (for this session)");
+                Ok(cleared)
+            }
+            Approval::Deny { note } => {
+                report.say(Verdict::Deny, "the user");
+                let note = note
+                    .filter(|n| !n.trim().is_empty())
+                    .map(|n| format!(" They said: {}", n.trim()))
+                    .unwrap_or_default();
+                Err(ToolOutput::error(format!(
+                    "The user denied this call; it was not run.{note}"
+                )))
             }
         }
     }
@@ -244,7 +303,7 @@ impl Gate {
         &self,
         answer: &Approval,
         mut cleared: Cleared,
-        report: &dyn Fn(Verdict, &str),
+        report: &Report<'_>,
     ) -> Result<Cleared, ToolOutput> {
         match crate::plan::approved_mode(answer) {
             Some(mode) => {
@@ -255,14 +314,14 @@ impl Gate {
                     mode
                 };
                 self.policy().mode = mode;
-                report(Verdict::Allow, "the user (plan approved)");
+                report.say(Verdict::Allow, "the user (plan approved)");
                 cleared
                     .notes
                     .push(format!("The permission mode is now {}.", mode.name()));
                 Ok(cleared)
             }
             None => {
-                report(Verdict::Deny, "the user (keep planning)");
+                report.say(Verdict::Deny, "the user (keep planning)");
                 let feedback = match answer {
                     Approval::Deny { note: Some(note) } if !note.trim().is_empty() => {
                         format!(" Their feedback: {}", note.trim())

@@ -39,17 +39,19 @@ mod turn;
 pub mod undo;
 
 pub use agent::{
-    Agent, AgentConfig, Fallback, RepeatLimits, RewindPoint, RunSummary, workspace_guard,
+    Agent, AgentConfig, CompactionError, Fallback, RepeatLimits, RewindPoint, RunSummary,
+    workspace_guard,
 };
 pub use controller::{
     AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason, Op,
-    SessionStatus,
+    RewindWhat, SessionStatus,
 };
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
 pub use rein_llm::Effort;
+pub use rein_tools::checkpoint::Restore;
 
 /// Where the engine sends its events. A closed receiver is fine: events are then dropped.
 pub type EventSender = tokio::sync::mpsc::UnboundedSender<rein_protocol::Event>;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::checkpoint::{Checkpoints, RestoreAction, RestoreOutcome, UndoPlan};
+use rein_tools::checkpoint::{Checkpoints, Restore, RestoreAction, RestoreOutcome, UndoPlan};
 
 /// The folder of rein's data folder that holds every session's checkpoints.
 pub const CHECKPOINTS_FOLDER: &str = "checkpoints";
@@ -43,7 +43,7 @@ pub fn plan_lines(
     checkpoints: &Checkpoints,
     plan: &UndoPlan,
     workspace: &Path,
-    force: bool,
+    restore: Restore,
 ) -> Vec<String> {
     plan.files
         .iter()
@@ -52,7 +52,7 @@ pub fn plan_lines(
             let verb = match &f.action {
                 RestoreAction::Unchanged => return None,
                 RestoreAction::Unkept(why) => return Some(format!("cannot restore {path}: {why}")),
-                _ if f.changed_since && !force => {
+                _ if f.changed_since && restore == Restore::KeepChanged => {
                     return Some(format!(
                         "keep     {path}: changed since rein wrote it (--force restores it)"
                     ));
@@ -114,7 +114,7 @@ impl RewindPreview {
     /// The preview of `plan`.
     pub fn of(checkpoints: &Checkpoints, plan: &UndoPlan, workspace: &Path) -> Self {
         Self {
-            lines: plan_lines(checkpoints, plan, workspace, false),
+            lines: plan_lines(checkpoints, plan, workspace, Restore::KeepChanged),
             changed_since: plan
                 .files
                 .iter()

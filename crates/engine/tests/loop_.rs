@@ -208,6 +208,50 @@ async fn memory_files_of_folders_come_with_the_first_read_there() {
     assert!(!second[0].0.contains("API rule"), "shown once: {second:?}");
 }
 
+/// Every tool that touches a folder brings its memory file, as its call's facts say: a
+/// search of the folder (grep, glob), a patch of a file in it, a shell line reading a file
+/// in it.
+#[tokio::test]
+async fn memory_files_come_with_every_tool_that_touches_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folders = ["searched", "globbed", "patched", "catted"];
+    for folder in folders {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+        std::fs::write(
+            dir.path().join(format!("{folder}/AGENTS.md")),
+            format!("{folder} rule: mind the folder\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.path().join(format!("{folder}/x.txt")), "old\n").unwrap();
+    }
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [
+                {"name": "grep", "arguments": {"pattern": "old", "path": "searched"}},
+                {"name": "glob", "arguments": {"pattern": "*.txt", "path": "globbed"}},
+                {"name": "apply_patch", "arguments": {"patch": "*** Begin Patch\n*** Update File: patched/x.txt\n@@\n-old\n+new\n*** End Patch"}},
+                {"name": "bash", "arguments": {"command": "cat catted/x.txt"}}
+            ]},
+            {"text": "ok"}
+        ]}"#,
+    )
+    .await;
+    let mut agent = agent(rein_llm::ProviderKind::Anthropic, &server, dir.path());
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent.run("look", &tx, CancellationToken::new()).await;
+    let results = tool_results(&agent.transcript()[2]);
+    assert_eq!(results.len(), folders.len(), "{results:?}");
+    for (folder, (text, is_error)) in folders.iter().zip(&results) {
+        assert!(!is_error, "{folder}: {text}");
+        assert!(
+            text.contains(&format!(
+                "[Instructions from {folder}/AGENTS.md, for files in its folder]"
+            )) && text.contains(&format!("{folder} rule: mind the folder")),
+            "{folder}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_failed_call_does_not_use_up_a_folders_memory_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -257,7 +257,8 @@ async fn compacting_a_short_session_says_there_is_nothing_to_compact_and_asks_no
             &CancellationToken::new(),
         )
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(error.starts_with("nothing to compact:"), "{error}");
     assert_eq!(server.requests().len(), 2, "no summary request");
     assert_eq!(agent.transcript(), before.as_slice());

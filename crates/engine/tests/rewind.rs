@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rein_engine::{Agent, AgentConfig, AgentFactory, Applied, ControlError, Controller, Op};
+use rein_engine::{
+    Agent, AgentConfig, AgentFactory, Applied, ControlError, Controller, Op, Restore, RewindWhat,
+};
 use rein_llm::ProviderKind;
 use rein_protocol::{Event, Message};
 use rein_testkit::MockServer;
@@ -134,9 +136,8 @@ async fn rewinding_code_and_conversation_forks_from_before_the_prompt() {
     let applied = controller
         .apply(Op::Rewind {
             back: 2,
-            code: true,
-            conversation: true,
-            force: false,
+            what: RewindWhat::Both,
+            restore: Restore::KeepChanged,
         })
         .await
         .unwrap();
@@ -184,9 +185,8 @@ async fn a_code_only_rewind_keeps_the_conversation_and_tells_the_model() {
     let Applied::Rewound { status, files, .. } = controller
         .apply(Op::Rewind {
             back: 2,
-            code: true,
-            conversation: false,
-            force: false,
+            what: RewindWhat::Code,
+            restore: Restore::KeepChanged,
         })
         .await
         .unwrap()
@@ -251,9 +251,8 @@ async fn files_are_not_rewound_while_background_work_may_still_write() {
     finish(&mut events).await;
     let rewind = Op::Rewind {
         back: 1,
-        code: true,
-        conversation: false,
-        force: false,
+        what: RewindWhat::Code,
+        restore: Restore::KeepChanged,
     };
     let refused = controller.apply(rewind.clone()).await.unwrap_err();
     assert!(

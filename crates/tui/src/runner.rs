@@ -17,6 +17,7 @@ use ratatui::backend::CrosstermBackend;
 use rein_engine::session::SessionSummary;
 use rein_engine::{
     Agent, AgentFactory, Applied, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
+    Restore, RewindWhat,
 };
 use rein_protocol::Event;
 use tokio::sync::{mpsc, oneshot};
@@ -337,12 +338,19 @@ pub(crate) async fn act(
             code,
             conversation,
             force,
-        } => Op::Rewind {
-            back,
-            code,
-            conversation,
-            force,
-        },
+        } => {
+            let what = match (code, conversation) {
+                (true, true) => RewindWhat::Both,
+                (true, false) => RewindWhat::Code,
+                (false, true) => RewindWhat::Conversation,
+                (false, false) => return false,
+            };
+            Op::Rewind {
+                back,
+                what,
+                restore: Restore::from(force),
+            }
+        }
         Action::StopTask(id) => Op::StopTask(id),
         Action::Run(prompt) => Op::Submit(prompt),
         Action::Cancel => Op::Cancel,

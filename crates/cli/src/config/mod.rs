@@ -478,7 +478,9 @@ fn parse_mode(name: &str, at: impl Fn() -> String) -> Result<Sourced<PermissionM
 
 /// Checks a rule's syntax (the real parse, anchored at the workspace, happens at run time).
 fn check_rule(text: &str) -> Result<(), String> {
-    Rule::parse(text, std::path::Path::new("/"), None).map(|_| ())
+    Rule::parse(text, std::path::Path::new("/"), None)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 fn event_names() -> String {

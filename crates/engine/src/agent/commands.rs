@@ -144,9 +144,9 @@ impl super::Agent {
         .await;
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
-        for ((range, _), result) in snippets.iter().zip(&results) {
+        for ((range, _), done) in snippets.iter().zip(&results) {
             out.push_str(&text[at..range.start]);
-            if let ContentBlock::ToolResult { content, .. } = result {
+            if let ContentBlock::ToolResult { content, .. } = &done.block {
                 out.push_str(content.trim_end());
             }
             at = range.end;

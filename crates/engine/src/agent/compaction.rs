@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
+use rein_tools::CallFacts;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
@@ -12,6 +13,29 @@ use crate::context;
 use crate::controller::CompactTrigger;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
+
+/// Why a compaction left the transcript as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum CompactionError {
+    /// A manual compaction of a history smaller than its summary would be.
+    #[error(
+        "nothing to compact: the conversation before the latest prompt is about {tokens} \
+         tokens, less than a summary of it would be"
+    )]
+    TooShort {
+        /// The estimated tokens of the history before the kept turns.
+        tokens: u64,
+    },
+    /// The run was cancelled while the summary was written.
+    #[error("cancelled")]
+    Cancelled,
+    /// The summary request failed.
+    #[error("{0}")]
+    Model(#[from] rein_llm::LlmError),
+    /// The model answered the summary request with no text.
+    #[error("the model returned an empty summary")]
+    EmptySummary,
+}
 
 /// History shorter than this (estimated tokens) is not compacted: its summary would not be
 /// smaller.
@@ -69,31 +93,32 @@ impl Agent {
         }
     }
 
-    /// Adds the memory files of folders the calls touched for the first time to their results.
+    /// Adds the memory files of folders the calls touched for the first time to their
+    /// results; `touched` holds each call's facts (`None`: it did not run), in call order.
     pub(super) fn add_folder_memory(
         &mut self,
-        calls: &[(String, String, serde_json::Value)],
+        touched: &[Option<Arc<CallFacts>>],
         results: &mut [ContentBlock],
         events: &EventSender,
     ) {
         let guard = self.tool_ctx.guard.clone();
         let mut warnings = Vec::new();
-        for (id, name, input) in calls {
+        for (facts, block) in touched.iter().zip(results.iter_mut()) {
             // Only a call that succeeded has shown the model that folder.
-            let succeeded = results.iter_mut().find_map(|block| match block {
+            let (
+                Some(facts),
                 ContentBlock::ToolResult {
-                    tool_use_id,
                     content,
                     is_error: false,
-                } if tool_use_id == id => Some(content),
-                _ => None,
-            });
-            let Some(content) = succeeded else {
+                    ..
+                },
+            ) = (facts, block)
+            else {
                 continue;
             };
-            if let Some(memory) =
-                self.folder_memory
-                    .newly_relevant(name, input, &guard, &mut warnings)
+            if let Some(memory) = self
+                .folder_memory
+                .newly_relevant(facts, &guard, &mut warnings)
             {
                 content.push_str("\n\n");
                 content.push_str(&memory);
@@ -146,13 +171,13 @@ impl Agent {
         &mut self,
         request: rein_llm::ModelRequest,
         cancel: &CancellationToken,
-    ) -> Result<rein_llm::AssembledResponse, String> {
+    ) -> Result<rein_llm::AssembledResponse, CompactionError> {
         let (quiet, _drop) = tokio::sync::mpsc::unbounded_channel();
         let response = match turn::stream_turn(self.client.as_ref(), request, &quiet, cancel).await
         {
             TurnOutcome::Completed(response) => response,
-            TurnOutcome::Cancelled { .. } => return Err("cancelled".into()),
-            TurnOutcome::Failed(error) => return Err(error.to_string()),
+            TurnOutcome::Cancelled { .. } => return Err(CompactionError::Cancelled),
+            TurnOutcome::Failed(error) => return Err(error.into()),
         };
         let cost = self.record_usage(response.usage);
         self.session_usage.add(&response.usage);
@@ -176,7 +201,7 @@ impl Agent {
         focus: Option<&str>,
         events: &EventSender,
         cancel: &CancellationToken,
-    ) -> Result<(), String> {
+    ) -> Result<(), CompactionError> {
         let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
         let older = self.transcript.len() - keep;
         // A summary is some hundreds of tokens: asked to compact a shorter history, the user
@@ -184,10 +209,9 @@ impl Agent {
         // and the window's limits decide for themselves.
         let older_tokens = context::estimate(&self.transcript[..older]);
         if trigger == CompactTrigger::Manual && older_tokens < MIN_COMPACTED_TOKENS {
-            return Err(format!(
-                "nothing to compact: the conversation before the latest prompt is about \
-                 {older_tokens} tokens, less than a summary of it would be"
-            ));
+            return Err(CompactionError::TooShort {
+                tokens: older_tokens,
+            });
         }
         let mut fields = serde_json::Map::new();
         fields.insert("trigger".into(), trigger.name().into());
@@ -197,6 +221,18 @@ impl Agent {
         hooks
             .run(HookEvent::PreCompact, None, mode, fields, events)
             .await;
+        let summary = self.summarize(older, focus, cancel).await?;
+        self.replace_with_summary(summary, keep, trigger, events);
+        Ok(())
+    }
+
+    /// The model's summary of the first `older` messages, with the focus asked for.
+    async fn summarize(
+        &mut self,
+        older: usize,
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<String, CompactionError> {
         let mut messages = self.transcript[..older].to_vec();
         let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
         if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
@@ -222,8 +258,20 @@ impl Agent {
         }
         let summary = response.message.text();
         if summary.trim().is_empty() {
-            return Err("the model returned an empty summary".into());
+            return Err(CompactionError::EmptySummary);
         }
+        Ok(summary)
+    }
+
+    /// The transcript becomes `summary` (with the folder memory shown so far and the todo
+    /// list) followed by its last `keep` messages; recorded and said.
+    fn replace_with_summary(
+        &mut self,
+        summary: String,
+        keep: usize,
+        trigger: CompactTrigger,
+        events: &EventSender,
+    ) {
         let tokens_before = self.next_request_tokens();
         let transcript = std::mem::take(&mut self.transcript);
         let mut summary = match self.folder_memory.all() {
@@ -250,6 +298,5 @@ impl Agent {
             tokens_after: self.next_request_tokens(),
             kept_messages: keep,
         });
-        Ok(())
     }
 }

@@ -13,6 +13,14 @@ use crate::hooks::HookEvent;
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
 const MAX_STOP_CONTINUATIONS: u32 = 3;
 
+/// A prompt a `UserPromptSubmit` hook refused, with the hook's reason.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the prompt was blocked by a UserPromptSubmit hook: {reason}")]
+pub(super) struct PromptBlocked {
+    /// What the hook said.
+    pub(super) reason: String,
+}
+
 /// Hook context as text blocks of the user message.
 fn context_blocks(event: HookEvent, context: &[String]) -> Vec<ContentBlock> {
     context
@@ -30,7 +38,7 @@ impl Agent {
         &mut self,
         prompt: &str,
         events: &EventSender,
-    ) -> Result<(), String> {
+    ) -> Result<(), PromptBlocked> {
         let hooks = Arc::clone(&self.gate.hooks);
         let mode = self.gate.hook_mode();
         let mut blocks = vec![ContentBlock::Text {
@@ -70,9 +78,7 @@ impl Agent {
             .run(HookEvent::UserPromptSubmit, None, mode, fields, events)
             .await;
         if let Some(reason) = said.block.or(said.stop) {
-            return Err(format!(
-                "the prompt was blocked by a UserPromptSubmit hook: {reason}"
-            ));
+            return Err(PromptBlocked { reason });
         }
         blocks.extend(context_blocks(HookEvent::UserPromptSubmit, &said.context));
         self.push_user_blocks(blocks);

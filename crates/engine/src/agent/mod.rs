@@ -13,6 +13,7 @@ mod recovery;
 mod repeats;
 mod rewind;
 mod setup;
+mod step;
 mod subagent;
 mod todos;
 mod tool_search;
@@ -20,26 +21,23 @@ mod tool_source;
 mod transcript;
 mod undo;
 
+pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback};
-use recovery::{Asked, Recovery};
 pub use repeats::RepeatLimits;
 pub use rewind::RewindPoint;
 use setup::new_session_id;
 pub use setup::workspace_guard;
 pub(crate) use subagent::ParentView;
-use transcript::{is_empty_reply, tool_calls};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient};
-use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason, Usage};
+use rein_protocol::{Event, Message, RunOutcome, Usage};
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Anchor;
-use crate::controller::CompactTrigger;
-use crate::dispatch;
 use crate::gate::Gate;
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
@@ -236,8 +234,10 @@ impl Agent {
                 summary.outcome = self.drive(&mut summary, events, &cancel).await;
                 self.checkpoint_turn(None, events).await;
             }
-            Err(message) => {
-                let _ = events.send(Event::Error { message });
+            Err(blocked) => {
+                let _ = events.send(Event::Error {
+                    message: blocked.to_string(),
+                });
                 summary.outcome = RunOutcome::Failed;
             }
         }
@@ -267,182 +267,5 @@ impl Agent {
             session_cost_usd: self.session_cost,
         });
         summary
-    }
-
-    async fn drive(
-        &mut self,
-        summary: &mut RunSummary,
-        events: &EventSender,
-        cancel: &CancellationToken,
-    ) -> RunOutcome {
-        let ctx = ToolContext {
-            cancel: cancel.clone(),
-            ..self.tool_ctx.clone()
-        };
-        if let Some(spawner) = &self.subagents {
-            spawner.set_parent(self.parent_view(events));
-        }
-        let mut stop_continuations = 0;
-        let mut recovery = Recovery::default();
-        let mut empty_retried = false;
-        loop {
-            if summary.turns >= self.config.max_turns {
-                let _ = events.send(Event::Error {
-                    message: format!(
-                        "stopped after {} turns (the --max-turns limit)",
-                        self.config.max_turns
-                    ),
-                });
-                return RunOutcome::MaxTurns;
-            }
-            self.clear_old_results(events);
-            if self.over_threshold()
-                && let Err(message) = self
-                    .compact(CompactTrigger::Auto, None, events, cancel)
-                    .await
-            {
-                let _ = events.send(Event::Error {
-                    message: format!("compaction failed, continuing without it: {message}"),
-                });
-            }
-            self.refresh_tools(events).await;
-            summary.turns += 1;
-            let turn = summary.turns;
-            let _ = events.send(Event::TurnStart { turn });
-            let response = match self.ask(summary, &mut recovery, events, cancel).await {
-                Asked::Reply(response) => response,
-                Asked::Again => continue,
-                Asked::End(outcome) => return outcome,
-            };
-            let cost = self.record_usage(response.usage);
-            summary.usage.add(&response.usage);
-            summary.cost_usd = summary
-                .cost_usd
-                .zip(cost)
-                .map(|(a, b)| rein_llm::round_cost(a + b));
-            let _ = events.send(Event::Usage {
-                usage: response.usage,
-                cost_usd: cost,
-            });
-            let message = response.message;
-            let _ = events.send(Event::AssistantMessage {
-                message: message.clone(),
-            });
-            let _ = events.send(Event::TurnEnd {
-                turn,
-                stop_reason: response.stop_reason.clone(),
-            });
-            if is_empty_reply(&message, &response.stop_reason) {
-                if !empty_retried {
-                    // Not kept: the same request goes again, once.
-                    empty_retried = true;
-                    let _ = events.send(Event::Retry {
-                        attempt: 1,
-                        delay_ms: 0,
-                        reason: "the model sent an empty reply (no text, no tool calls)".into(),
-                    });
-                    continue;
-                }
-                let message = "the model sent an empty reply twice (no text, no tool calls); \
-                               try again, or another model"
-                    .to_string();
-                self.record(SessionRecord::Error {
-                    message: message.clone(),
-                });
-                let _ = events.send(Event::Error { message });
-                return RunOutcome::Failed;
-            }
-            let cut = response.stop_reason == StopReason::MaxTokens;
-            if cut && self.retry_cut_call(&mut recovery, &message, events) {
-                continue;
-            }
-            let text = message.text();
-            if std::mem::take(&mut recovery.continuing) {
-                summary.text.push_str(&text);
-            } else if !text.is_empty() {
-                summary.text = text;
-            }
-            let calls = tool_calls(&message);
-            self.record(SessionRecord::Message {
-                message: message.clone(),
-            });
-            self.transcript.push(message);
-            self.anchor = Some(Anchor {
-                messages: self.transcript.len(),
-                tokens: response
-                    .usage
-                    .total_input()
-                    .saturating_add(response.usage.output_tokens),
-            });
-            if calls.is_empty() {
-                if response.stop_reason == StopReason::PauseTurn
-                    || (cut && self.continue_cut_text(&mut recovery))
-                {
-                    continue;
-                }
-                // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
-                if self.agent_name.is_none()
-                    && self.stop_blocked(&mut stop_continuations, events).await
-                {
-                    continue;
-                }
-                if self.await_background(events, cancel).await {
-                    continue;
-                }
-                self.count_subagents(summary);
-                return RunOutcome::Completed;
-            }
-            if let Some(plan) = self.plan_as_answer(&calls) {
-                summary.text = plan;
-                return RunOutcome::Completed;
-            }
-            if cut {
-                self.refuse_cut_calls(&recovery, calls.into_iter().map(|c| c.id).collect());
-                continue;
-            }
-            let inputs: Vec<(String, String, serde_json::Value)> = calls
-                .iter()
-                .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
-                .collect();
-            let recorder = self.recorder.clone();
-            let hidden = self.tool_ctx.hidden_env.clone();
-            let sidechain = self.sidechain.clone();
-            let record_result = move |block: &ContentBlock| {
-                recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
-            };
-            self.settle_snapshot(events).await;
-            let mut results = dispatch::dispatch(
-                &self.tools,
-                calls,
-                &ctx,
-                self.config.dispatch,
-                &self.gate,
-                events,
-                &record_result,
-            )
-            .await;
-            self.count_subagents(summary);
-            self.add_folder_memory(&inputs, &mut results, events);
-            self.tell_ended_jobs(&mut results);
-            self.after_todos(&inputs, &mut results, events);
-            self.tell_finished_subagents(&mut results);
-            let verdict = self
-                .repeats
-                .check(self.config.repeat_limits, &inputs, &mut results);
-            self.push_recorded_user_blocks(results);
-            if cancel.is_cancelled() {
-                return RunOutcome::Cancelled;
-            }
-            if self.stopped_for_repeats(verdict, events) {
-                return RunOutcome::Failed;
-            }
-            self.compact_if_asked(events, cancel).await;
-            if let Some(reason) = self.gate.take_stop() {
-                let _ = events.send(Event::Error {
-                    message: format!("a hook ended the session: {reason}"),
-                });
-                return RunOutcome::Failed;
-            }
-        }
     }
 }

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use rein_protocol::{ContentBlock, Message, Role, SessionRecord, Usage};
 
-use super::{Agent, tool_calls};
+use super::Agent;
+use super::transcript::tool_calls;
 use crate::session::SessionWriter;
 
 impl Agent {

@@ -3,7 +3,7 @@
 //! (which a front end continues as a fork).
 
 use rein_protocol::{ContentBlock, Message, Role};
-use rein_tools::checkpoint::{RestoreOutcome, UndoPlan};
+use rein_tools::checkpoint::{Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;
@@ -47,17 +47,17 @@ impl Agent {
     }
 
     /// Restores the code to before the `back`-th last prompt (a file changed since rein wrote
-    /// it is kept unless `force`).
+    /// it is kept unless [`Restore::Force`]).
     pub fn rewind_code(
         &mut self,
         back: usize,
-        force: bool,
+        restore: Restore,
         events: &EventSender,
     ) -> std::io::Result<Vec<RestoreOutcome>> {
         let plan = self
             .rewind_plan(back)
             .ok_or_else(|| std::io::Error::other("this session keeps no checkpoints"))?;
-        self.undo(&plan, force, events)
+        self.undo(&plan, restore, events)
     }
 
     /// The transcript as it was before the `back`-th last prompt, and that prompt's text.

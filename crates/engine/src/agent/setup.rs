@@ -36,7 +36,9 @@ pub fn workspace_guard(
         .chain(sensitive_paths.iter().map(String::as_str));
     let base =
         SensitivePaths::new(patterns, home.as_deref()).map_err(|e| problem(e.to_string()))?;
-    let sensitive = policy.guard_list(base).map_err(problem)?;
+    let sensitive = policy
+        .guard_list(base)
+        .map_err(|e| problem(e.to_string()))?;
     Ok(guard.with_sensitive(sensitive))
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rein_protocol::{ContentBlock, Event, SessionRecord};
-use rein_tools::checkpoint::{Checkpoints, RestoreOutcome, UndoPlan};
+use rein_tools::checkpoint::{Checkpoints, Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;
@@ -15,18 +15,19 @@ impl Agent {
         self.tool_ctx.checkpoints.as_ref()
     }
 
-    /// Carries out `plan` (a file changed since rein wrote it is kept unless `force`),
+    /// Carries out `plan` (a file changed since rein wrote it is kept unless
+    /// [`Restore::Force`]),
     /// records it and says so; the model hears of it in its next request.
     pub fn undo(
         &mut self,
         plan: &UndoPlan,
-        force: bool,
+        restore: Restore,
         events: &EventSender,
     ) -> std::io::Result<Vec<RestoreOutcome>> {
         let checkpoints = self
             .checkpoints()
             .ok_or_else(|| std::io::Error::other("this session keeps no checkpoints"))?;
-        let outcomes = checkpoints.apply(plan, force)?;
+        let outcomes = checkpoints.apply(plan, restore)?;
         let files = crate::undo::changed_files(&outcomes, self.tool_ctx.guard.root());
         self.restored_files(plan.turns.clone(), files, events);
         Ok(outcomes)

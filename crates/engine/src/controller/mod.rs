@@ -15,7 +15,9 @@ mod types;
 
 pub use answers::Answers;
 
-pub use types::{AgentFactory, CompactTrigger, ControlError, EndReason, Op, SessionStatus};
+pub use types::{
+    AgentFactory, CompactTrigger, ControlError, EndReason, Op, RewindWhat, SessionStatus,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,7 +136,7 @@ impl Controller {
                     .background
                     .stop(&id)
                     .await
-                    .map_err(ControlError::Task)?;
+                    .map_err(|e| ControlError::Task(e.to_string()))?;
                 return Ok(Applied::Said(said));
             }
             Op::Answer { id, approval } => {
@@ -148,10 +150,9 @@ impl Controller {
             }
             Op::Rewind {
                 back,
-                code,
-                conversation,
-                force,
-            } => return self.rewind(back, code, conversation, force).await,
+                what,
+                restore,
+            } => return self.rewind(back, what, restore).await,
             Op::Shutdown(reason) => self.shutdown(reason).await,
         }
         Ok(Applied::Done)
@@ -174,7 +175,7 @@ impl Controller {
         agent
             .compact(CompactTrigger::Manual, focus, &self.events, cancel)
             .await
-            .map_err(ControlError::Compaction)
+            .map_err(|e| ControlError::Compaction(e.to_string()))
     }
 
     /// The status line's data (waits for a running job).
@@ -225,7 +226,7 @@ impl Controller {
             let result = agent
                 .compact(CompactTrigger::Manual, focus.as_deref(), &events, &cancel)
                 .await
-                .map_err(ControlError::Compaction);
+                .map_err(|e| ControlError::Compaction(e.to_string()));
             drop(agent);
             let _ = done.send(result);
         });

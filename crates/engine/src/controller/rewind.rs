@@ -1,7 +1,9 @@
 //! `/rewind` through the controller: the prompts to choose from, what a code restore would
 //! do, and the rewind itself (files restored, conversation forked).
 
-use super::{Applied, Controller, EndReason};
+use rein_tools::checkpoint::Restore;
+
+use super::{Applied, Controller, EndReason, RewindWhat};
 use crate::undo::RewindPreview;
 use crate::{ControlError, RewindPoint};
 
@@ -33,11 +35,10 @@ impl Controller {
     pub(super) async fn rewind(
         &mut self,
         back: usize,
-        code: bool,
-        conversation: bool,
-        force: bool,
+        what: RewindWhat,
+        restore: Restore,
     ) -> Result<Applied, ControlError> {
-        if code {
+        if what.code() {
             self.no_background_writers()?;
         }
         let (files, prompt, fork) = {
@@ -45,14 +46,14 @@ impl Controller {
             let (transcript, prompt) = agent
                 .transcript_before(back)
                 .ok_or_else(|| ControlError::Session(format!("no prompt {back} back")))?;
-            let fork = match conversation {
+            let fork = match what.conversation() {
                 true => Some(self.factory.fork(agent.session_id(), transcript)?),
                 false => None,
             };
             let mut files = Vec::new();
-            if code {
+            if what.code() {
                 let outcomes = agent
-                    .rewind_code(back, force, &self.events)
+                    .rewind_code(back, restore, &self.events)
                     .map_err(|e| ControlError::Session(format!("cannot restore the files: {e}")))?;
                 files = crate::undo::outcome_lines(&outcomes, agent.workspace());
             }

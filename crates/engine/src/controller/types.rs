@@ -4,7 +4,7 @@
 use rein_protocol::Usage;
 
 use crate::permissions::PermissionMode;
-use crate::{Agent, Effort};
+use crate::{Agent, Effort, Restore};
 
 /// A command to the controller.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,21 +38,42 @@ pub enum Op {
         /// The user's answer.
         approval: crate::Approval,
     },
-    /// Take the session back to before its `back`-th last prompt: its files (`code`; a file
-    /// changed since rein wrote it only with `force`), its conversation (continued as a fork
-    /// of the session, which stays as it was), or both.
+    /// Take the session back to before its `back`-th last prompt: its files (a file changed
+    /// since rein wrote it only with [`Restore::Force`]), its conversation (continued as a
+    /// fork of the session, which stays as it was), or both.
     Rewind {
         /// Which prompt, counted from the end (1: the latest).
         back: usize,
-        /// Restore the files.
-        code: bool,
-        /// Restore the conversation.
-        conversation: bool,
-        /// Also restore files changed since rein wrote them.
-        force: bool,
+        /// The files, the conversation, or both.
+        what: RewindWhat,
+        /// Whether files changed since rein wrote them are restored too.
+        restore: Restore,
     },
     /// Cancel what runs and end the session.
     Shutdown(EndReason),
+}
+
+/// What [`Op::Rewind`] takes back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewindWhat {
+    /// The files only.
+    Code,
+    /// The conversation only (continued as a fork).
+    Conversation,
+    /// The files and the conversation.
+    Both,
+}
+
+impl RewindWhat {
+    /// Whether the files are restored.
+    pub fn code(self) -> bool {
+        matches!(self, Self::Code | Self::Both)
+    }
+
+    /// Whether the conversation is restored (as a fork).
+    pub fn conversation(self) -> bool {
+        matches!(self, Self::Conversation | Self::Both)
+    }
 }
 
 /// What started a compaction (the `PreCompact` hooks' `trigger`).

@@ -26,7 +26,7 @@ use std::fmt;
 
 pub use dangerous::{dangerous, dangerous_in};
 pub use protected::protected;
-pub use rule::Rule;
+pub use rule::{Rule, RuleError};
 
 use rein_tools::{CallFacts, CallKind, Effect, WorkspaceGuard};
 
@@ -128,6 +128,16 @@ pub struct Rules {
     pub deny: Vec<SourcedRule>,
 }
 
+/// A deny rule's path glob the guard's sensitive-path list refused; shows the guard's message.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}")]
+pub struct DenyGlobError {
+    /// The deny rule, described as in decisions (`deny rule … (source)`).
+    pub rule: String,
+    /// What the guard's list said, naming the glob.
+    pub source: rein_tools::SensitiveError,
+}
+
 /// The permission policy of a session: mode plus rules.
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
@@ -145,7 +155,7 @@ impl Policy {
     pub fn guard_list(
         &self,
         base: rein_tools::SensitivePaths,
-    ) -> Result<rein_tools::SensitivePaths, String> {
+    ) -> Result<rein_tools::SensitivePaths, DenyGlobError> {
         let mut list = base;
         for sourced in &self.rules.deny {
             if !READ_TOOLS.iter().any(|t| sourced.rule.covers(t)) {
@@ -154,7 +164,12 @@ impl Policy {
             if let Some(globs) = sourced.rule.path_globs() {
                 let label = describe("deny", sourced);
                 for glob in globs {
-                    list = list.with_glob(&glob, &label).map_err(|e| e.to_string())?;
+                    list = list
+                        .with_glob(&glob, &label)
+                        .map_err(|source| DenyGlobError {
+                            rule: label.clone(),
+                            source,
+                        })?;
                 }
             }
         }

@@ -18,6 +18,31 @@ pub(crate) const READ_TOOLS: &[&str] = &["read_file", "glob", "grep"];
 /// Tools that create, change or delete files by path.
 pub(crate) const EDIT_TOOLS: &[&str] = &["edit_file", "write_file", "apply_patch"];
 
+/// Why a rule's text could not be parsed; each names the rule as written.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RuleError {
+    /// `Tool(spec` without its `)`.
+    #[error("permission rule {text:?}: missing the closing parenthesis")]
+    Unclosed {
+        /// The rule as written.
+        text: String,
+    },
+    /// `(spec)` with nothing before it.
+    #[error("permission rule {text:?}: no tool name")]
+    NoToolName {
+        /// The rule as written.
+        text: String,
+    },
+    /// A file tool's specifier that is not a valid glob.
+    #[error("permission rule {text:?}: invalid path pattern: {source}")]
+    PathPattern {
+        /// The rule as written.
+        text: String,
+        /// What the glob parser refused.
+        source: globset::Error,
+    },
+}
+
 /// One parsed rule.
 #[derive(Debug, Clone)]
 pub struct Rule {
@@ -42,19 +67,21 @@ enum Matcher {
 
 impl Rule {
     /// Parses `Tool` or `Tool(specifier)`; `home` and `root` anchor `~/` and relative globs.
-    pub fn parse(text: &str, root: &Path, home: Option<&Path>) -> Result<Self, String> {
+    pub fn parse(text: &str, root: &Path, home: Option<&Path>) -> Result<Self, RuleError> {
         let text = text.trim();
         let (name, spec) = match text.split_once('(') {
             Some((name, rest)) => {
-                let spec = rest.strip_suffix(')').ok_or_else(|| {
-                    format!("permission rule {text:?}: missing the closing parenthesis")
+                let spec = rest.strip_suffix(')').ok_or_else(|| RuleError::Unclosed {
+                    text: text.to_string(),
                 })?;
                 (name.trim(), Some(spec.trim()))
             }
             None => (text, None),
         };
         if name.is_empty() {
-            return Err(format!("permission rule {text:?}: no tool name"));
+            return Err(RuleError::NoToolName {
+                text: text.to_string(),
+            });
         }
         let tools = tool_names(name);
         let matcher = match spec {
@@ -62,10 +89,14 @@ impl Rule {
             Some(spec) if tools.iter().any(|t| t == "bash") => {
                 Matcher::Command(CommandPattern::new(spec))
             }
-            Some(spec) if tools.iter().all(|t| takes_paths(t)) => Matcher::Path(
-                PathPattern::new(spec, root, home)
-                    .map_err(|e| format!("permission rule {text:?}: invalid path pattern: {e}"))?,
-            ),
+            Some(spec) if tools.iter().all(|t| takes_paths(t)) => {
+                Matcher::Path(PathPattern::new(spec, root, home).map_err(|source| {
+                    RuleError::PathPattern {
+                        text: text.to_string(),
+                        source,
+                    }
+                })?)
+            }
             Some(spec) => Matcher::Subject(spec.split('*').map(str::to_string).collect()),
         };
         Ok(Self {

@@ -136,7 +136,9 @@ fn every_rule_form_claude_code_accepts_loads() {
 #[test]
 fn malformed_rules_are_errors_naming_them() {
     for text in ["Bash(ls", "(ls)", "Edit([)"] {
-        let err = Rule::parse(text, Path::new("/ws"), None).unwrap_err();
+        let err = Rule::parse(text, Path::new("/ws"), None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(text.trim()), "{err}");
     }
 }

@@ -85,141 +85,201 @@ impl LoadedSession {
 
 /// Reads a session from any reader (a file, or bytes in tests).
 pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, SessionError> {
-    let mut meta = None;
-    let mut transcript: Vec<Message> = Vec::new();
-    let mut usage = Usage::default();
-    let mut cost: Option<f64> = Some(0.0);
-    let mut requests = 0;
-    let mut warnings = Vec::new();
-    let mut first_prompt = String::new();
-    let mut sidechains: Vec<(String, String, Vec<Message>)> = Vec::new();
-    let mut todos = Vec::new();
-    let mut restored = Vec::new();
+    let mut reading = Reading {
+        path,
+        meta: None,
+        transcript: Vec::new(),
+        usage: Usage::default(),
+        cost: Some(0.0),
+        requests: 0,
+        warnings: Vec::new(),
+        first_prompt: String::new(),
+        sidechains: Vec::new(),
+        todos: Vec::new(),
+        restored: Vec::new(),
+    };
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
         let bytes = line.map_err(|source| SessionError::Io {
             path: path.to_string(),
             source,
         })?;
+        let last = lines.peek().is_none();
+        match reading.line(index + 1, bytes, last)? {
+            Line::Record(record) => reading.add(record)?,
+            Line::Skip => {}
+            Line::TornEnd => break,
+        }
+    }
+    reading.finish()
+}
+
+/// What one line of a session file holds.
+enum Line {
+    /// A record.
+    Record(SessionRecord),
+    /// Nothing to read (blank, or damaged and warned about).
+    Skip,
+    /// A torn last line, warned about: the end of what can be read.
+    TornEnd,
+}
+
+/// A session being read: what the records so far add up to.
+struct Reading<'a> {
+    path: &'a str,
+    meta: Option<SessionRecord>,
+    transcript: Vec<Message>,
+    usage: Usage,
+    cost: Option<f64>,
+    requests: u32,
+    warnings: Vec<String>,
+    first_prompt: String,
+    sidechains: Vec<(String, String, Vec<Message>)>,
+    todos: Vec<rein_protocol::TodoItem>,
+    restored: Vec<(Vec<u32>, Vec<String>)>,
+}
+
+impl Reading<'_> {
+    fn corrupt(&self, reason: String) -> SessionError {
+        SessionError::Corrupt {
+            path: self.path.to_string(),
+            reason,
+        }
+    }
+
+    /// Line `number` (from 1) parsed. Damage before the header makes the file unreadable;
+    /// after it, the line is skipped with a warning.
+    fn line(&mut self, number: usize, bytes: Vec<u8>, last: bool) -> Result<Line, SessionError> {
         // A torn write inside a character (a full disk) damages one line, not the session.
         let Ok(line) = String::from_utf8(bytes) else {
-            if meta.is_none() {
-                return Err(SessionError::Corrupt {
-                    path: path.to_string(),
-                    reason: format!("line {}: not valid UTF-8", index + 1),
-                });
+            if self.meta.is_none() {
+                return Err(self.corrupt(format!("line {number}: not valid UTF-8")));
             }
-            warnings.push(format!("skipped line {}: not valid UTF-8", index + 1));
-            continue;
+            self.warnings
+                .push(format!("skipped line {number}: not valid UTF-8"));
+            return Ok(Line::Skip);
         };
         if line.trim().is_empty() {
-            continue;
+            return Ok(Line::Skip);
         }
         let parsed: Result<SessionLine, _> = serde_json::from_str(&line);
-        let record = match parsed {
-            Ok(parsed) => parsed.record,
-            Err(e) if lines.peek().is_none() => {
-                warnings.push(format!("skipped a torn last line {} ({e})", index + 1));
-                break;
+        match parsed {
+            Ok(parsed) => Ok(Line::Record(parsed.record)),
+            Err(e) if last => {
+                self.warnings
+                    .push(format!("skipped a torn last line {number} ({e})"));
+                Ok(Line::TornEnd)
             }
-            Err(e) if meta.is_none() => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_string(),
-                    reason: format!("line {}: {e}", index + 1),
-                });
-            }
+            Err(e) if self.meta.is_none() => Err(self.corrupt(format!("line {number}: {e}"))),
             Err(e) => {
-                warnings.push(format!("skipped unreadable line {} ({e})", index + 1));
-                continue;
+                self.warnings
+                    .push(format!("skipped unreadable line {number} ({e})"));
+                Ok(Line::Skip)
             }
-        };
+        }
+    }
+
+    /// Adds one record to what was read.
+    fn add(&mut self, record: SessionRecord) -> Result<(), SessionError> {
         match record {
-            SessionRecord::Meta { .. } if meta.is_none() => meta = Some(record),
+            SessionRecord::Meta { .. } if self.meta.is_none() => self.meta = Some(record),
             SessionRecord::Meta { .. } => {}
-            _ if meta.is_none() => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_string(),
-                    reason: "the first record is not a session header".into(),
-                });
+            _ if self.meta.is_none() => {
+                return Err(self.corrupt("the first record is not a session header".into()));
             }
-            SessionRecord::Message { message }
-                if first_prompt.is_empty()
-                    && message.role == rein_protocol::Role::User
-                    && !message.text().trim().is_empty() =>
-            {
-                first_prompt = message.text();
-                match transcript.last_mut() {
-                    Some(last) if last.role == message.role => last.content.extend(message.content),
-                    _ => transcript.push(message),
-                }
-            }
-            SessionRecord::Message { message } => {
-                if message.role == rein_protocol::Role::User && !message.text().trim().is_empty() {
-                    // A prompt sent after a restore carried the news of it.
-                    restored.clear();
-                }
-                match transcript.last_mut() {
-                    Some(last) if last.role == message.role => last.content.extend(message.content),
-                    _ => transcript.push(message),
-                }
-            }
-            SessionRecord::Restored { turns, files } => restored.push((turns, files)),
+            SessionRecord::Message { message } => self.message(message),
+            SessionRecord::Restored { turns, files } => self.restored.push((turns, files)),
             SessionRecord::Usage {
                 usage: used,
                 cost_usd,
                 ..
             } => {
-                usage.add(&used);
-                requests += 1;
-                cost = cost.zip(cost_usd).map(|(a, b)| rein_llm::round_cost(a + b));
+                self.usage.add(&used);
+                self.requests += 1;
+                self.cost = self
+                    .cost
+                    .zip(cost_usd)
+                    .map(|(a, b)| rein_llm::round_cost(a + b));
             }
             SessionRecord::Compaction {
                 summary,
                 kept_messages,
                 ..
-            } => transcript = crate::context::compacted(transcript, &summary, kept_messages),
+            } => {
+                let transcript = std::mem::take(&mut self.transcript);
+                self.transcript = crate::context::compacted(transcript, &summary, kept_messages);
+            }
             SessionRecord::Sidechain {
                 agent_id,
                 agent,
                 record,
             } => {
                 if let SessionRecord::Message { message } = *record {
-                    let at = match sidechains.iter().position(|(id, _, _)| *id == agent_id) {
-                        Some(at) => at,
-                        None => {
-                            sidechains.push((agent_id, agent, Vec::new()));
-                            sidechains.len() - 1
-                        }
-                    };
-                    let chain = &mut sidechains[at].2;
-                    match chain.last_mut() {
-                        Some(last) if last.role == message.role => {
-                            last.content.extend(message.content);
-                        }
-                        _ => chain.push(message),
-                    }
+                    self.sidechain_message(agent_id, agent, message);
                 }
             }
-            SessionRecord::Todos { todos: list } => todos = list,
+            SessionRecord::Todos { todos: list } => self.todos = list,
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
+        Ok(())
     }
-    let meta = meta.ok_or_else(|| SessionError::Corrupt {
-        path: path.to_string(),
-        reason: "the file is empty".into(),
-    })?;
-    let (transcript, repairs) = super::repair(transcript);
-    warnings.extend(repairs);
-    Ok(LoadedSession {
-        meta,
-        transcript,
-        usage,
-        cost_usd: cost,
-        requests,
-        warnings,
-        first_prompt,
-        sidechains,
-        todos,
-        restored,
-    })
+
+    /// A message of the transcript; the first prompt is kept aside, and a later one ends the
+    /// restores it carried the news of.
+    fn message(&mut self, message: Message) {
+        let prompt = message.role == rein_protocol::Role::User && !message.text().trim().is_empty();
+        if prompt && self.first_prompt.is_empty() {
+            self.first_prompt = message.text();
+        } else if prompt {
+            // A prompt sent after a restore carried the news of it.
+            self.restored.clear();
+        }
+        join(&mut self.transcript, message);
+    }
+
+    /// A message of the subagent run by call `agent_id`.
+    fn sidechain_message(&mut self, agent_id: String, agent: String, message: Message) {
+        let at = match self
+            .sidechains
+            .iter()
+            .position(|(id, _, _)| *id == agent_id)
+        {
+            Some(at) => at,
+            None => {
+                self.sidechains.push((agent_id, agent, Vec::new()));
+                self.sidechains.len() - 1
+            }
+        };
+        join(&mut self.sidechains[at].2, message);
+    }
+
+    /// The session read, its transcript repaired.
+    fn finish(mut self) -> Result<LoadedSession, SessionError> {
+        let meta = self
+            .meta
+            .take()
+            .ok_or_else(|| self.corrupt("the file is empty".into()))?;
+        let (transcript, repairs) = super::repair(self.transcript);
+        self.warnings.extend(repairs);
+        Ok(LoadedSession {
+            meta,
+            transcript,
+            usage: self.usage,
+            cost_usd: self.cost,
+            requests: self.requests,
+            warnings: self.warnings,
+            first_prompt: self.first_prompt,
+            sidechains: self.sidechains,
+            todos: self.todos,
+            restored: self.restored,
+        })
+    }
+}
+
+/// Appends `message`, joined to the last message when it has the same role.
+fn join(messages: &mut Vec<Message>, message: Message) {
+    match messages.last_mut() {
+        Some(last) if last.role == message.role => last.content.extend(message.content),
+        _ => messages.push(message),
+    }
 }

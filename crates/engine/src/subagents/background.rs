@@ -20,6 +20,31 @@ pub struct BackgroundTask {
     pub status: String,
 }
 
+/// Why a background shell or subagent could not be stopped; each names its id.
+#[derive(Debug, thiserror::Error)]
+pub enum StopError {
+    /// No subagent runs in the background under that id.
+    #[error("there is no background agent {id}")]
+    NoAgent {
+        /// The id asked for.
+        id: String,
+    },
+    /// The shell could not be killed (no such shell); the jobs table's message.
+    #[error("{source}")]
+    Shell {
+        /// The id asked for.
+        id: String,
+        /// What the jobs table said.
+        source: rein_tools::JobError,
+    },
+    /// The shell was signalled but has not ended.
+    #[error("{id} was told to stop but is still running")]
+    StillRunning {
+        /// The shell's id.
+        id: String,
+    },
+}
+
 /// A session's background shells and subagents; clones share them.
 #[derive(Clone, Default)]
 pub struct Background {
@@ -50,15 +75,23 @@ impl Background {
     }
 
     /// Stops the shell or subagent `id`.
-    pub async fn stop(&self, id: &str) -> Result<String, String> {
+    pub async fn stop(&self, id: &str) -> Result<String, StopError> {
         if id.starts_with("agent_") {
             return match self.agents.as_ref().is_some_and(|s| s.stop(id)) {
                 true => Ok(format!("{id} stopped")),
-                false => Err(format!("there is no background agent {id}")),
+                false => Err(StopError::NoAgent { id: id.to_string() }),
             };
         }
-        match self.jobs.kill(id).await.map_err(|e| e.to_string())? {
-            JobStatus::Running => Err(format!("{id} was told to stop but is still running")),
+        let status = self
+            .jobs
+            .kill(id)
+            .await
+            .map_err(|source| StopError::Shell {
+                id: id.to_string(),
+                source,
+            })?;
+        match status {
+            JobStatus::Running => Err(StopError::StillRunning { id: id.to_string() }),
             JobStatus::Killed => Ok(format!("{id} killed")),
             ended => Ok(format!("{id} had already ended: {ended}")),
         }

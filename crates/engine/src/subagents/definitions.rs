@@ -138,7 +138,7 @@ fn read(files: &PromptFiles, path: &Path) -> Result<(AgentDefinition, Vec<String
         .read(path, MAX_FILE_BYTES)
         .map_err(|e| e.to_string())?
         .ok_or("it is gone")?;
-    let mut definition = parse(&text)?;
+    let mut definition = parse(&text).map_err(|e| e.to_string())?;
     definition.0.source = path.display().to_string();
     Ok(definition)
 }
@@ -151,15 +151,26 @@ struct Frontmatter {
     model: Option<String>,
 }
 
+/// Why a definition file's text is no definition (the caller names the file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefinitionError {
+    /// The text does not open with a `---` frontmatter block.
+    #[error("no `---` frontmatter with a name")]
+    NoFrontmatter,
+    /// The frontmatter has no (or an empty) `name`.
+    #[error("the frontmatter has no `name`")]
+    NoName,
+}
+
 /// A definition from a file's text, and the tools it lists that rein lacks.
-pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), String> {
-    let (head, body) = split(text).ok_or("no `---` frontmatter with a name")?;
+pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), DefinitionError> {
+    let (head, body) = split(text).ok_or(DefinitionError::NoFrontmatter)?;
     let front: Frontmatter = frontmatter::parse(head);
     let name = front
         .name
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty())
-        .ok_or("the frontmatter has no `name`")?;
+        .ok_or(DefinitionError::NoName)?;
     let (tools, unknown) = match front.tools {
         None => (None, Vec::new()),
         Some(list) => {

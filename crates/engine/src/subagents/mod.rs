@@ -9,8 +9,10 @@ mod definitions;
 mod spawner;
 mod task;
 
-pub use background::{Background, BackgroundTask};
-pub use definitions::{AgentDefinition, Loaded, ModelChoice, built_in, load, parse};
+pub use background::{Background, BackgroundTask, StopError};
+pub use definitions::{
+    AgentDefinition, DefinitionError, Loaded, ModelChoice, built_in, load, parse,
+};
 pub(crate) use spawner::Spawner;
 pub(crate) use task::TaskTool;
 

@@ -186,13 +186,13 @@ impl Spawner {
     pub(crate) async fn run(&self, job: Job, cancel: CancellationToken) -> ToolOutput {
         let (model, client) = match self.model_for(&job.definition, &job.parent) {
             Ok(found) => found,
-            Err(message) => return ToolOutput::error(message),
+            Err(error) => return ToolOutput::error(error.to_string()),
         };
         run_job(job, self.parts.clone(), (model, client), cancel).await
     }
 
     /// Starts `job` in the background; its answer comes as a notice.
-    pub(crate) fn start_background(self: &Arc<Self>, job: Job) -> Result<String, String> {
+    pub(crate) fn start_background(self: &Arc<Self>, job: Job) -> Result<String, ModelUnavailable> {
         let model = self.model_for(&job.definition, &job.parent)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("agent_{n}");
@@ -232,19 +232,34 @@ impl Spawner {
         &self,
         definition: &AgentDefinition,
         parent: &ParentView,
-    ) -> Result<(String, Arc<dyn ModelClient>), String> {
+    ) -> Result<(String, Arc<dyn ModelClient>), ModelUnavailable> {
         match (&definition.model, &self.catalog.models) {
             (ModelChoice::Inherit, _) | (_, None) => {
                 Ok((parent.model().to_string(), parent.client()))
             }
-            (ModelChoice::Named(model), Some(source)) => source.client_for(model).map_err(|e| {
-                format!(
-                    "the {} agent's model `{model}` cannot be used: {e}",
-                    definition.name
-                )
-            }),
+            (ModelChoice::Named(model), Some(source)) => {
+                source
+                    .client_for(model)
+                    .map_err(|message| ModelUnavailable {
+                        agent: definition.name.clone(),
+                        model: model.clone(),
+                        message,
+                    })
+            }
         }
     }
+}
+
+/// A subagent's own model that its client source could not give.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("the {agent} agent's model `{model}` cannot be used: {message}")]
+pub(crate) struct ModelUnavailable {
+    /// The agent's name.
+    pub(crate) agent: String,
+    /// The model it names.
+    pub(crate) model: String,
+    /// Why the source refused it.
+    pub(crate) message: String,
 }
 
 /// Runs `job` to its end with `model`; its answer as a tool result.

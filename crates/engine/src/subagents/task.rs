@@ -118,7 +118,7 @@ impl Tool for TaskTool {
                     "started in the background as {id}; its answer will be given to you when \
                      it finishes (keep working meanwhile, or end your turn to wait for it)"
                 )),
-                Err(message) => ToolOutput::error(message),
+                Err(error) => ToolOutput::error(error.to_string()),
             };
         }
         spawner.run(job, ctx.cancel.clone()).await

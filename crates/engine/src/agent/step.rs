@@ -1,0 +1,297 @@
+//! The agent loop: [`Agent::drive`] repeats one step — a model request, and what its reply
+//! asks for (tool calls run, a retry, a continuation) — until a step ends the run.
+
+use rein_llm::AssembledResponse;
+use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason};
+use rein_tools::ToolContext;
+use tokio_util::sync::CancellationToken;
+
+use super::recovery::{Asked, Recovery};
+use super::transcript::{is_empty_reply, tool_calls};
+use super::{Agent, RunSummary, recording};
+use crate::EventSender;
+use crate::context::Anchor;
+use crate::controller::CompactTrigger;
+use crate::dispatch::{self, ToolCall};
+
+/// What one step left for the next.
+enum Step {
+    /// The loop goes on.
+    Next,
+    /// The run ends so.
+    End(RunOutcome),
+}
+
+/// What the steps of one run share.
+struct Drive {
+    /// The tool context of the run's calls (the session's, with the run's cancel token).
+    ctx: ToolContext,
+    /// Times a `Stop` hook sent the agent back to work.
+    stop_continuations: u32,
+    /// What the run tried to recover from failed or cut requests.
+    recovery: Recovery,
+    /// Whether an empty reply was asked again already.
+    empty_retried: bool,
+}
+
+impl Agent {
+    /// Steps until one ends the run.
+    pub(super) async fn drive(
+        &mut self,
+        summary: &mut RunSummary,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> RunOutcome {
+        let mut drive = Drive {
+            ctx: ToolContext {
+                cancel: cancel.clone(),
+                ..self.tool_ctx.clone()
+            },
+            stop_continuations: 0,
+            recovery: Recovery::default(),
+            empty_retried: false,
+        };
+        if let Some(spawner) = &self.subagents {
+            spawner.set_parent(self.parent_view(events));
+        }
+        loop {
+            if let Step::End(outcome) = self.step(&mut drive, summary, events, cancel).await {
+                return outcome;
+            }
+        }
+    }
+
+    /// One model request and what its reply asks for.
+    async fn step(
+        &mut self,
+        drive: &mut Drive,
+        summary: &mut RunSummary,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Step {
+        if summary.turns >= self.config.max_turns {
+            let _ = events.send(Event::Error {
+                message: format!(
+                    "stopped after {} turns (the --max-turns limit)",
+                    self.config.max_turns
+                ),
+            });
+            return Step::End(RunOutcome::MaxTurns);
+        }
+        self.prepare_request(events, cancel).await;
+        summary.turns += 1;
+        let turn = summary.turns;
+        let _ = events.send(Event::TurnStart { turn });
+        let response = match self.ask(summary, &mut drive.recovery, events, cancel).await {
+            Asked::Reply(response) => response,
+            Asked::Again => return Step::Next,
+            Asked::End(outcome) => return Step::End(outcome),
+        };
+        self.report_reply(summary, &response, turn, events);
+        if is_empty_reply(&response.message, &response.stop_reason) {
+            return self.empty_reply(drive, events);
+        }
+        let cut = response.stop_reason == StopReason::MaxTokens;
+        if cut && self.retry_cut_call(&mut drive.recovery, &response.message, events) {
+            return Step::Next;
+        }
+        let stop_reason = response.stop_reason.clone();
+        let calls = self.keep_reply(drive, summary, response);
+        if calls.is_empty() {
+            if stop_reason == StopReason::PauseTurn
+                || (cut && self.continue_cut_text(&mut drive.recovery))
+            {
+                return Step::Next;
+            }
+            return self.finish(drive, summary, events, cancel).await;
+        }
+        if let Some(plan) = self.plan_as_answer(&calls) {
+            summary.text = plan;
+            return Step::End(RunOutcome::Completed);
+        }
+        if cut {
+            let ids = calls.into_iter().map(|c| c.id).collect();
+            self.refuse_cut_calls(&drive.recovery, ids);
+            return Step::Next;
+        }
+        self.run_calls(drive, calls, summary, events, cancel).await
+    }
+
+    /// Before a request: old results cleared, the transcript compacted when it grew too
+    /// large, the sourced tools refreshed.
+    async fn prepare_request(&mut self, events: &EventSender, cancel: &CancellationToken) {
+        self.clear_old_results(events);
+        if self.over_threshold()
+            && let Err(message) = self
+                .compact(CompactTrigger::Auto, None, events, cancel)
+                .await
+        {
+            let _ = events.send(Event::Error {
+                message: format!("compaction failed, continuing without it: {message}"),
+            });
+        }
+        self.refresh_tools(events).await;
+    }
+
+    /// The reply's usage counted and the reply shown.
+    fn report_reply(
+        &mut self,
+        summary: &mut RunSummary,
+        response: &AssembledResponse,
+        turn: u32,
+        events: &EventSender,
+    ) {
+        let cost = self.record_usage(response.usage);
+        summary.usage.add(&response.usage);
+        summary.cost_usd = summary
+            .cost_usd
+            .zip(cost)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
+        let _ = events.send(Event::Usage {
+            usage: response.usage,
+            cost_usd: cost,
+        });
+        let _ = events.send(Event::AssistantMessage {
+            message: response.message.clone(),
+        });
+        let _ = events.send(Event::TurnEnd {
+            turn,
+            stop_reason: response.stop_reason.clone(),
+        });
+    }
+
+    /// A reply with no text and no calls: asked again once, then the run fails.
+    fn empty_reply(&mut self, drive: &mut Drive, events: &EventSender) -> Step {
+        if !drive.empty_retried {
+            // Not kept: the same request goes again, once.
+            drive.empty_retried = true;
+            let _ = events.send(Event::Retry {
+                attempt: 1,
+                delay_ms: 0,
+                reason: "the model sent an empty reply (no text, no tool calls)".into(),
+            });
+            return Step::Next;
+        }
+        let message = "the model sent an empty reply twice (no text, no tool calls); \
+                       try again, or another model"
+            .to_string();
+        self.record(SessionRecord::Error {
+            message: message.clone(),
+        });
+        let _ = events.send(Event::Error { message });
+        Step::End(RunOutcome::Failed)
+    }
+
+    /// The reply joins the transcript (recorded, its size the new anchor) and its text the
+    /// run's answer; its tool calls.
+    fn keep_reply(
+        &mut self,
+        drive: &mut Drive,
+        summary: &mut RunSummary,
+        response: AssembledResponse,
+    ) -> Vec<ToolCall> {
+        let message: Message = response.message;
+        let text = message.text();
+        if std::mem::take(&mut drive.recovery.continuing) {
+            summary.text.push_str(&text);
+        } else if !text.is_empty() {
+            summary.text = text;
+        }
+        let calls = tool_calls(&message);
+        self.record(SessionRecord::Message {
+            message: message.clone(),
+        });
+        self.transcript.push(message);
+        self.anchor = Some(Anchor {
+            messages: self.transcript.len(),
+            tokens: response
+                .usage
+                .total_input()
+                .saturating_add(response.usage.output_tokens),
+        });
+        calls
+    }
+
+    /// A reply without calls: the run is done unless a `Stop` hook or background work
+    /// keeps it going.
+    async fn finish(
+        &mut self,
+        drive: &mut Drive,
+        summary: &mut RunSummary,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Step {
+        // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
+        if self.agent_name.is_none()
+            && self
+                .stop_blocked(&mut drive.stop_continuations, events)
+                .await
+        {
+            return Step::Next;
+        }
+        if self.await_background(events, cancel).await {
+            return Step::Next;
+        }
+        self.count_subagents(summary);
+        Step::End(RunOutcome::Completed)
+    }
+
+    /// Runs the reply's calls, adds what the results bring along (folder memory, ended
+    /// jobs, todo reminders, finished subagents, repeat warnings) and checks whether the run
+    /// stops here.
+    async fn run_calls(
+        &mut self,
+        drive: &mut Drive,
+        calls: Vec<ToolCall>,
+        summary: &mut RunSummary,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Step {
+        let inputs: Vec<(String, String, serde_json::Value)> = calls
+            .iter()
+            .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
+            .collect();
+        let recorder = self.recorder.clone();
+        let hidden = self.tool_ctx.hidden_env.clone();
+        let sidechain = self.sidechain.clone();
+        let record_result = move |block: &ContentBlock| {
+            recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
+        };
+        self.settle_snapshot(events).await;
+        let done = dispatch::dispatch(
+            &self.tools,
+            calls,
+            &drive.ctx,
+            self.config.dispatch,
+            &self.gate,
+            events,
+            &record_result,
+        )
+        .await;
+        let (mut results, touched): (Vec<_>, Vec<_>) =
+            done.into_iter().map(|d| (d.block, d.facts)).unzip();
+        self.count_subagents(summary);
+        self.add_folder_memory(&touched, &mut results, events);
+        self.tell_ended_jobs(&mut results);
+        self.after_todos(&inputs, &mut results, events);
+        self.tell_finished_subagents(&mut results);
+        let verdict = self
+            .repeats
+            .check(self.config.repeat_limits, &inputs, &mut results);
+        self.push_recorded_user_blocks(results);
+        if cancel.is_cancelled() {
+            return Step::End(RunOutcome::Cancelled);
+        }
+        if self.stopped_for_repeats(verdict, events) {
+            return Step::End(RunOutcome::Failed);
+        }
+        self.compact_if_asked(events, cancel).await;
+        if let Some(reason) = self.gate.take_stop() {
+            let _ = events.send(Event::Error {
+                message: format!("a hook ended the session: {reason}"),
+            });
+            return Step::End(RunOutcome::Failed);
+        }
+        Step::Next
+    }
+}
