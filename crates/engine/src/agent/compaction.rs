@@ -11,6 +11,7 @@ use super::Agent;
 use crate::EventSender;
 use crate::context;
 use crate::controller::CompactTrigger;
+use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
 
@@ -125,7 +126,7 @@ impl Agent {
             }
         }
         for message in warnings {
-            let _ = events.send(Event::Error { message });
+            events.error(message);
         }
     }
 
@@ -156,7 +157,7 @@ impl Agent {
         if cleared > 0 {
             // The reported size counted the cleared outputs: estimate afresh.
             self.anchor = None;
-            let _ = events.send(Event::Compaction {
+            events.emit(Event::Compaction {
                 trigger: "micro".to_string(),
                 tokens_before: before,
                 tokens_after: self.next_request_tokens(),
@@ -292,7 +293,7 @@ impl Agent {
             summary,
             kept_messages: keep,
         });
-        let _ = events.send(Event::Compaction {
+        events.emit(Event::Compaction {
             trigger: trigger.name().to_string(),
             tokens_before,
             tokens_after: self.next_request_tokens(),

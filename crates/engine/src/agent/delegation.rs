@@ -1,11 +1,12 @@
 //! What the loop does about work it handed off: background shells that ended, subagents'
 //! answers that came in the background, and what subagents spent.
 
-use rein_protocol::{ContentBlock, Event, Message, SessionRecord};
+use rein_protocol::{ContentBlock, Message, SessionRecord};
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, RunSummary};
 use crate::EventSender;
+use crate::emitter::Emitter;
 use crate::subagents::BACKGROUND_WAIT;
 
 impl Agent {
@@ -55,13 +56,11 @@ impl Agent {
                 None if cancel.is_cancelled() => return false,
                 None => {
                     spawner.stop_all();
-                    let _ = events.send(Event::Error {
-                        message: format!(
-                            "background subagents were still running after {} min; they were \
-                             stopped",
-                            BACKGROUND_WAIT.as_secs() / 60
-                        ),
-                    });
+                    events.error(format!(
+                        "background subagents were still running after {} min; they were \
+                         stopped",
+                        BACKGROUND_WAIT.as_secs() / 60
+                    ));
                     return false;
                 }
             }

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use rein_protocol::{ContentBlock, Event, Message, Role};
+use rein_protocol::{ContentBlock, Message, Role};
 
 use super::Agent;
 use crate::EventSender;
 use crate::controller::EndReason;
+use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -121,12 +122,10 @@ impl Agent {
             return false;
         };
         if *continued >= MAX_STOP_CONTINUATIONS {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
-                     continuations ({reason})"
-                ),
-            });
+            events.error(format!(
+                "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
+                 continuations ({reason})"
+            ));
             return false;
         }
         *continued += 1;

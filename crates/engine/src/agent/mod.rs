@@ -38,6 +38,7 @@ use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Anchor;
+use crate::emitter::Emitter;
 use crate::gate::Gate;
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
@@ -201,7 +202,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> RunSummary {
         let started = Instant::now();
-        let _ = events.send(Event::SessionStart {
+        events.emit(Event::SessionStart {
             session_id: self.session_id.clone(),
             provider: self.client.kind().name().to_string(),
             model: self.config.model.clone(),
@@ -209,7 +210,7 @@ impl Agent {
             tools: self.tools.names(),
         });
         for message in std::mem::take(&mut self.notices) {
-            let _ = events.send(Event::Error { message });
+            events.error(message);
         }
         let mut summary = RunSummary {
             outcome: RunOutcome::Completed,
@@ -235,9 +236,7 @@ impl Agent {
                 self.checkpoint_turn(None, events).await;
             }
             Err(blocked) => {
-                let _ = events.send(Event::Error {
-                    message: blocked.to_string(),
-                });
+                events.error(blocked.to_string());
                 summary.outcome = RunOutcome::Failed;
             }
         }
@@ -249,14 +248,14 @@ impl Agent {
             spawner.clear_parent();
         }
         if let Some(problem) = self.record_problem.take() {
-            let _ = events.send(Event::Error { message: problem });
+            events.error(problem);
         }
         self.session_usage.add(&summary.usage);
         self.session_cost = self
             .session_cost
             .zip(summary.cost_usd)
             .map(|(a, b)| rein_llm::round_cost(a + b));
-        let _ = events.send(Event::Result {
+        events.emit(Event::Result {
             outcome: summary.outcome,
             text: summary.text.clone(),
             turns: summary.turns,

@@ -1,6 +1,7 @@
 //! Loop detection: the same call (tool and arguments) giving the same result again and again
 //! earns the model a reminder to change approach, and past a second limit ends the run.
 
+use crate::emitter::Emitter;
 use std::hash::{Hash, Hasher};
 
 use rein_protocol::ContentBlock;
@@ -41,7 +42,7 @@ impl super::Agent {
         self.record(rein_protocol::SessionRecord::Error {
             message: message.clone(),
         });
-        let _ = events.send(rein_protocol::Event::Error { message });
+        events.error(message);
         true
     }
 }

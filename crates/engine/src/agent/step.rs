@@ -13,6 +13,7 @@ use crate::EventSender;
 use crate::context::Anchor;
 use crate::controller::CompactTrigger;
 use crate::dispatch::{self, ToolCall};
+use crate::emitter::Emitter;
 
 /// What one step left for the next.
 enum Step {
@@ -70,18 +71,16 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Step {
         if summary.turns >= self.config.max_turns {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "stopped after {} turns (the --max-turns limit)",
-                    self.config.max_turns
-                ),
-            });
+            events.error(format!(
+                "stopped after {} turns (the --max-turns limit)",
+                self.config.max_turns
+            ));
             return Step::End(RunOutcome::MaxTurns);
         }
         self.prepare_request(events, cancel).await;
         summary.turns += 1;
         let turn = summary.turns;
-        let _ = events.send(Event::TurnStart { turn });
+        events.emit(Event::TurnStart { turn });
         let response = match self.ask(summary, &mut drive.recovery, events, cancel).await {
             Asked::Reply(response) => response,
             Asked::Again => return Step::Next,
@@ -126,9 +125,9 @@ impl Agent {
                 .compact(CompactTrigger::Auto, None, events, cancel)
                 .await
         {
-            let _ = events.send(Event::Error {
-                message: format!("compaction failed, continuing without it: {message}"),
-            });
+            events.error(format!(
+                "compaction failed, continuing without it: {message}"
+            ));
         }
         self.refresh_tools(events).await;
     }
@@ -147,14 +146,14 @@ impl Agent {
             .cost_usd
             .zip(cost)
             .map(|(a, b)| rein_llm::round_cost(a + b));
-        let _ = events.send(Event::Usage {
+        events.emit(Event::Usage {
             usage: response.usage,
             cost_usd: cost,
         });
-        let _ = events.send(Event::AssistantMessage {
+        events.emit(Event::AssistantMessage {
             message: response.message.clone(),
         });
-        let _ = events.send(Event::TurnEnd {
+        events.emit(Event::TurnEnd {
             turn,
             stop_reason: response.stop_reason.clone(),
         });
@@ -165,7 +164,7 @@ impl Agent {
         if !drive.empty_retried {
             // Not kept: the same request goes again, once.
             drive.empty_retried = true;
-            let _ = events.send(Event::Retry {
+            events.emit(Event::Retry {
                 attempt: 1,
                 delay_ms: 0,
                 reason: "the model sent an empty reply (no text, no tool calls)".into(),
@@ -178,7 +177,7 @@ impl Agent {
         self.record(SessionRecord::Error {
             message: message.clone(),
         });
-        let _ = events.send(Event::Error { message });
+        events.error(message);
         Step::End(RunOutcome::Failed)
     }
 
@@ -287,9 +286,7 @@ impl Agent {
         }
         self.compact_if_asked(events, cancel).await;
         if let Some(reason) = self.gate.take_stop() {
-            let _ = events.send(Event::Error {
-                message: format!("a hook ended the session: {reason}"),
-            });
+            events.error(format!("a hook ended the session: {reason}"));
             return Step::End(RunOutcome::Failed);
         }
         Step::Next

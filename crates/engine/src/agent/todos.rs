@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Agent;
 use crate::EventSender;
+use crate::emitter::Emitter;
 
 /// Model turns without a `todo_write` while items are open before the reminder.
 pub(super) const REMIND_AFTER: u32 = 3;
@@ -48,7 +49,7 @@ impl Agent {
             self.record(SessionRecord::Todos {
                 todos: todos.clone(),
             });
-            let _ = events.send(Event::Todos { todos });
+            events.emit(Event::Todos { todos });
             return;
         }
         self.turns_without_todos += 1;

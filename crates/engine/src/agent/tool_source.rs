@@ -8,6 +8,7 @@ use rein_tools::{ToolRegistry, ToolSource};
 use super::Agent;
 use super::tool_search::{Deferred, TOOL_SEARCH, ToolSearch};
 use crate::EventSender;
+use crate::emitter::Emitter;
 
 /// Registers `source`'s tools in place of those named `before`, deferred when they are over
 /// the budget (then `tool_search` is offered to load them); their names.
@@ -54,7 +55,7 @@ impl Agent {
             .cloned()
             .collect();
         if !added.is_empty() || !removed.is_empty() {
-            let _ = events.send(Event::ToolsChanged { added, removed });
+            events.emit(Event::ToolsChanged { added, removed });
         }
     }
 }

@@ -8,6 +8,7 @@ use rein_tools::checkpoint::{Checkpoints, Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;
+use crate::emitter::Emitter;
 
 impl Agent {
     /// The session's checkpoints; `None` when this session keeps none.
@@ -48,7 +49,7 @@ impl Agent {
             turns: turns.clone(),
             files: files.clone(),
         });
-        let _ = events.send(Event::FilesRestored {
+        events.emit(Event::FilesRestored {
             turns: turns.clone(),
             files: files.clone(),
         });
@@ -69,13 +70,11 @@ impl Agent {
         self.settle_snapshot(events).await;
         if let Some(prompt) = prompt {
             if let Err(e) = checkpoints.begin_turn(prompt) {
-                let _ = events.send(Event::Error {
-                    message: format!(
-                        "cannot keep checkpoints in {} ({e}): what this turn changes cannot be \
-                         undone",
-                        checkpoints.dir().display()
-                    ),
-                });
+                events.error(format!(
+                    "cannot keep checkpoints in {} ({e}): what this turn changes cannot be \
+                     undone",
+                    checkpoints.dir().display()
+                ));
                 return;
             }
             self.snapshotting = Some(tokio::task::spawn_blocking(move || {
@@ -108,11 +107,9 @@ fn snapshot_failed(
     events: &EventSender,
 ) {
     if let Ok(Err(e)) = taken {
-        let _ = events.send(Event::Error {
-            message: format!(
-                "cannot snapshot the git work tree ({e}): what shell commands change in this \
-                 turn cannot be undone"
-            ),
-        });
+        events.error(format!(
+            "cannot snapshot the git work tree ({e}): what shell commands change in this \
+             turn cannot be undone"
+        ));
     }
 }
