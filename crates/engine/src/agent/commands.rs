@@ -132,7 +132,7 @@ impl super::Agent {
             .collect();
         let gate = self.command_gate(command);
         let results = dispatch(
-            &self.tools,
+            &self.toolset.registry,
             calls,
             &self.tool_ctx,
             self.config.dispatch,

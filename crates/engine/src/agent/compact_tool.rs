@@ -79,7 +79,7 @@ impl super::Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) {
-        let Some(asked) = &self.compact_asked else {
+        let Some(asked) = &self.toolset.compact_asked else {
             return;
         };
         let Some(focus) = asked.lock().unwrap_or_else(|p| p.into_inner()).take() else {

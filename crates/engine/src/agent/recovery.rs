@@ -48,7 +48,7 @@ impl super::Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Asked {
-        let mut request = self.request(self.transcript.clone());
+        let mut request = self.request(self.transcript.messages.clone());
         if let Some(limit) = recovery.raised_limit {
             request.max_tokens = request.max_tokens.max(limit);
         }

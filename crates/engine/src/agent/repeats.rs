@@ -1,11 +1,12 @@
 //! Loop detection: the same call (tool and arguments) giving the same result again and again
 //! earns the model a reminder to change approach, and past a second limit ends the run.
 
-use crate::emitter::Emitter;
 use std::hash::{Hash, Hasher};
 
 use rein_protocol::ContentBlock;
 use serde_json::Value;
+
+use crate::emitter::Emitter;
 
 /// When to remind and when to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

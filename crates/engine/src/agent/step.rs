@@ -2,13 +2,13 @@
 //! asks for (tool calls run, a retry, a continuation) — until a step ends the run.
 
 use rein_llm::AssembledResponse;
-use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason};
+use rein_protocol::{Event, Message, RunOutcome, SessionRecord, StopReason};
 use rein_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
 
 use super::recovery::{Asked, Recovery};
 use super::transcript::{is_empty_reply, tool_calls};
-use super::{Agent, RunSummary, recording};
+use super::{Agent, RunSummary};
 use crate::EventSender;
 use crate::context::Anchor;
 use crate::controller::CompactTrigger;
@@ -52,7 +52,7 @@ impl Agent {
             recovery: Recovery::default(),
             empty_retried: false,
         };
-        if let Some(spawner) = &self.subagents {
+        if let Some(spawner) = &self.delegation.spawner {
             spawner.set_parent(self.parent_view(events));
         }
         loop {
@@ -129,7 +129,9 @@ impl Agent {
                 "compaction failed, continuing without it: {message}"
             ));
         }
-        self.refresh_tools(events).await;
+        if let Some(source) = self.config.tool_source.clone() {
+            self.toolset.refresh(source.as_ref(), events).await;
+        }
     }
 
     /// The reply's usage counted and the reply shown.
@@ -141,11 +143,7 @@ impl Agent {
         events: &EventSender,
     ) {
         let cost = self.record_usage(response.usage);
-        summary.usage.add(&response.usage);
-        summary.cost_usd = summary
-            .cost_usd
-            .zip(cost)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
+        summary.spent(&response.usage, cost);
         events.emit(Event::Usage {
             usage: response.usage,
             cost_usd: cost,
@@ -200,9 +198,9 @@ impl Agent {
         self.record(SessionRecord::Message {
             message: message.clone(),
         });
-        self.transcript.push(message);
-        self.anchor = Some(Anchor {
-            messages: self.transcript.len(),
+        self.transcript.messages.push(message);
+        self.transcript.anchor = Some(Anchor {
+            messages: self.transcript.messages.len(),
             tokens: response
                 .usage
                 .total_input()
@@ -221,7 +219,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Step {
         // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
-        if self.agent_name.is_none()
+        if self.delegation.subagent_name.is_none()
             && self
                 .stop_blocked(&mut drive.stop_continuations, events)
                 .await
@@ -250,15 +248,10 @@ impl Agent {
             .iter()
             .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
             .collect();
-        let recorder = self.recorder.clone();
-        let hidden = self.tool_ctx.hidden_env.clone();
-        let sidechain = self.sidechain.clone();
-        let record_result = move |block: &ContentBlock| {
-            recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
-        };
+        let record_result = self.recording.result_sink(self.tool_ctx.hidden_env.clone());
         self.settle_snapshot(events).await;
         let done = dispatch::dispatch(
-            &self.tools,
+            &self.toolset.registry,
             calls,
             &drive.ctx,
             self.config.dispatch,
@@ -275,6 +268,7 @@ impl Agent {
         self.after_todos(&inputs, &mut results, events);
         self.tell_finished_subagents(&mut results);
         let verdict = self
+            .watch
             .repeats
             .check(self.config.repeat_limits, &inputs, &mut results);
         self.push_recorded_user_blocks(results);

@@ -18,7 +18,7 @@ impl Agent {
     /// [`Agent::restore`]).
     pub fn resume_from(&mut self, loaded: crate::session::LoadedSession) {
         self.tool_ctx.todos.set(loaded.todos);
-        self.restored = loaded.restored;
+        self.checkpointing.restored = loaded.restored;
         self.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
     }
 
@@ -44,7 +44,7 @@ impl Agent {
                 })
         });
         if wrote {
-            self.turns_without_todos = 0;
+            self.watch.turns_without_todos = 0;
             let todos = self.tool_ctx.todos.get();
             self.record(SessionRecord::Todos {
                 todos: todos.clone(),
@@ -52,11 +52,11 @@ impl Agent {
             events.emit(Event::Todos { todos });
             return;
         }
-        self.turns_without_todos += 1;
-        if self.turns_without_todos < REMIND_AFTER || !self.tool_ctx.todos.has_open() {
+        self.watch.turns_without_todos += 1;
+        if self.watch.turns_without_todos < REMIND_AFTER || !self.tool_ctx.todos.has_open() {
             return;
         }
-        self.turns_without_todos = 0;
+        self.watch.turns_without_todos = 0;
         if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
             content.push_str("\n\n");
             content.push_str(&reminder(&self.tool_ctx.todos.get()));

@@ -10,6 +10,16 @@ use super::Agent;
 use crate::EventSender;
 use crate::emitter::Emitter;
 
+/// The undo side of a session: restores the model has not been told of yet, and the turn's
+/// first git snapshot while it is taken.
+#[derive(Default)]
+pub(super) struct Checkpointing {
+    /// Restores not told yet: (turns, files).
+    pub(super) restored: Vec<(Vec<u32>, Vec<String>)>,
+    /// The turn's first git snapshot, being taken.
+    pub(super) snapshotting: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
 impl Agent {
     /// The session's checkpoints; `None` when this session keeps none.
     pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
@@ -53,7 +63,7 @@ impl Agent {
             turns: turns.clone(),
             files: files.clone(),
         });
-        self.restored.push((turns, files));
+        self.checkpointing.restored.push((turns, files));
     }
 
     /// With `prompt`, starts the checkpoints' next turn and snapshots the git work tree as
@@ -64,7 +74,7 @@ impl Agent {
         let Some(checkpoints) = self.tool_ctx.checkpoints.clone() else {
             return;
         };
-        if self.agent_name.is_some() {
+        if self.delegation.subagent_name.is_some() {
             return;
         }
         self.settle_snapshot(events).await;
@@ -77,7 +87,7 @@ impl Agent {
                 ));
                 return;
             }
-            self.snapshotting = Some(tokio::task::spawn_blocking(move || {
+            self.checkpointing.snapshotting = Some(tokio::task::spawn_blocking(move || {
                 checkpoints.snapshot(false)
             }));
             return;
@@ -89,14 +99,14 @@ impl Agent {
     /// Waits for the turn's first snapshot: nothing may change the work tree before it is
     /// taken.
     pub(super) async fn settle_snapshot(&mut self, events: &EventSender) {
-        if let Some(pending) = self.snapshotting.take() {
+        if let Some(pending) = self.checkpointing.snapshotting.take() {
             snapshot_failed(pending.await, events);
         }
     }
 
     /// The note for the next prompt about files restored since the last one.
     pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
-        let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;
+        let text = crate::undo::reminder(&std::mem::take(&mut self.checkpointing.restored))?;
         Some(ContentBlock::Text { text })
     }
 }
