@@ -16,6 +16,7 @@ use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput,
 use serde_json::Value;
 
 use crate::EventSender;
+use crate::emitter::Emitter;
 use crate::gate::{Cleared, Gate, ToolOf};
 use crate::hooks::Ran;
 
@@ -137,7 +138,7 @@ fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>>
 
 /// Runs one call with its own timeout and cancellation, reporting its start and end.
 async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Done {
-    let _ = shared.events.send(Event::ToolCallStart {
+    shared.events.emit(Event::ToolCallStart {
         id: call.id.clone(),
         name: call.name.clone(),
         input: call.input.clone(),
@@ -234,7 +235,7 @@ async fn execute(
         facts: Some(Arc::clone(facts)),
         call_id: Some(call.id.clone()),
         progress: Some(Progress::new(move |text| {
-            let _ = live.send(Event::ToolOutputDelta {
+            live.emit(Event::ToolOutputDelta {
                 id: id.clone(),
                 text: text.to_string(),
             });
@@ -292,7 +293,7 @@ fn finish(
         });
     // Saved before anyone is told it finished: a result a front end showed is never lost.
     (shared.on_done)(&block);
-    let _ = shared.events.send(Event::ToolCallEnd {
+    shared.events.emit(Event::ToolCallEnd {
         id: call.id,
         name: call.name,
         output: output.text,

@@ -9,6 +9,7 @@ use rein_tools::{CallFacts, CallKind, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::EventSender;
+use crate::emitter::Emitter;
 use crate::hooks::{HookEvent, Hooks, Ran, hook_tool_response};
 use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 use crate::session_rules::{exact_rules, general_rules};
@@ -101,7 +102,7 @@ struct Report<'a> {
 impl Report<'_> {
     /// Says how the call was decided and why.
     fn say(&self, verdict: Verdict, reason: &str) {
-        let _ = self.events.send(Event::Permission {
+        self.events.emit(Event::Permission {
             id: self.id.to_string(),
             name: self.tool.clone(),
             decision: verdict,
@@ -231,7 +232,7 @@ impl Gate {
             )));
         };
         let diff = (tool_of.preview)(&cleared.input);
-        let _ = report.events.send(Event::PermissionRequest {
+        report.events.emit(Event::PermissionRequest {
             id: report.id.to_string(),
             name: report.tool.clone(),
             input: cleared.input.clone(),

@@ -22,6 +22,7 @@ pub mod commands;
 pub mod context;
 pub mod controller;
 mod dispatch;
+mod emitter;
 mod error;
 mod frontmatter;
 mod gate;

@@ -8,6 +8,7 @@ use rein_protocol::{ContentBlock, Event};
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSender;
+use crate::emitter::Emitter;
 
 /// How a model turn ended.
 pub(crate) enum TurnOutcome {
@@ -71,5 +72,5 @@ fn forward(event: &ModelEvent, events: &EventSender) {
         | ModelEvent::Completed { .. } => return,
     };
     // A closed receiver means nobody is listening; the run goes on.
-    let _ = events.send(out);
+    events.emit(out);
 }

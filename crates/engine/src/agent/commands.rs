@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::EventSender;
 use crate::commands::{PromptCommand, at_references, shell_snippets, substitute};
 use crate::dispatch::{ToolCall, dispatch};
+use crate::emitter::Emitter;
 use crate::permissions::{Rule, SourcedRule};
 
 /// Most bytes of one file an `@path` inlines.
@@ -68,9 +69,9 @@ impl super::Agent {
                 None,
             )),
             Err(why) => {
-                let _ = events.send(rein_protocol::Event::Error {
-                    message: format!("/{name} could not be fetched: {why}; sent as typed"),
-                });
+                events.error(format!(
+                    "/{name} could not be fetched: {why}; sent as typed"
+                ));
                 None
             }
         }
@@ -100,12 +101,10 @@ impl super::Agent {
                 Some(previous)
             }
             Err(why) => {
-                let _ = events.send(rein_protocol::Event::Error {
-                    message: format!(
-                        "/{command} names the model {model}, which is not available ({why}); \
-                         the session's model answers"
-                    ),
-                });
+                events.error(format!(
+                    "/{command} names the model {model}, which is not available ({why}); \
+                     the session's model answers"
+                ));
                 None
             }
         }
@@ -133,7 +132,7 @@ impl super::Agent {
             .collect();
         let gate = self.command_gate(command);
         let results = dispatch(
-            &self.tools,
+            &self.toolset.registry,
             calls,
             &self.tool_ctx,
             self.config.dispatch,

@@ -4,13 +4,14 @@
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use rein_protocol::{Event, ToolSpec};
+use rein_protocol::ToolSpec;
 use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSender;
 use crate::controller::CompactTrigger;
+use crate::emitter::Emitter;
 
 /// The tool's name.
 pub(super) const COMPACT_TOOL: &str = "compact";
@@ -78,7 +79,7 @@ impl super::Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) {
-        let Some(asked) = &self.compact_asked else {
+        let Some(asked) = &self.toolset.compact_asked else {
             return;
         };
         let Some(focus) = asked.lock().unwrap_or_else(|p| p.into_inner()).take() else {
@@ -88,9 +89,9 @@ impl super::Agent {
             .compact(CompactTrigger::Model, focus.as_deref(), events, cancel)
             .await
         {
-            let _ = events.send(Event::Error {
-                message: format!("the compaction the model asked for failed: {message}"),
-            });
+            events.error(format!(
+                "the compaction the model asked for failed: {message}"
+            ));
         }
     }
 }

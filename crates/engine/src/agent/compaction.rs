@@ -1,16 +1,18 @@
-//! The agent's side of context management: estimating the next request, clearing old tool
-//! results, summary compaction, and the memory files of touched folders.
+//! Summary compaction: the older part of the transcript replaced by a summary the model
+//! writes (asked by the user, the model's `compact` tool, the window filling up, or a
+//! request too long), keeping recent turns verbatim, the folder memory shown so far and the
+//! todo list.
 
 use std::sync::Arc;
 
 use rein_protocol::{ContentBlock, Event, Message, Role, SessionRecord};
-use rein_tools::CallFacts;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
 use crate::EventSender;
 use crate::context;
 use crate::controller::CompactTrigger;
+use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
 use crate::turn::{self, TurnOutcome};
 
@@ -42,129 +44,6 @@ pub enum CompactionError {
 const MIN_COMPACTED_TOKENS: u64 = 1_000;
 
 impl Agent {
-    pub(super) fn window(&self) -> u64 {
-        self.config
-            .context_window
-            .unwrap_or_else(|| self.model_limits().context_window)
-    }
-
-    /// The output limit of each request: configured, else the model's.
-    pub(super) fn max_output(&self) -> u32 {
-        self.config.max_tokens.unwrap_or_else(|| {
-            crate::models::first_output(&self.config.model, &self.config.max_output_tokens)
-        })
-    }
-
-    /// The most output a request may ask for after a reply was cut: the model's limit, or
-    /// `max_tokens` when the user set it.
-    pub(super) fn largest_output(&self) -> u32 {
-        self.config
-            .max_tokens
-            .unwrap_or_else(|| self.model_limits().max_output)
-    }
-
-    fn model_limits(&self) -> crate::models::ModelLimits {
-        crate::models::limits_with(
-            &self.config.model,
-            &self.config.context_windows,
-            &self.config.max_output_tokens,
-        )
-    }
-
-    /// The estimated size of the next request, tool specs and system prompt included. For
-    /// OpenAI models, once the cheap estimate passes half the window, the part since the last
-    /// reported usage is counted with the model's own tokenizer.
-    pub(super) fn next_request_tokens(&self) -> u64 {
-        let fixed = self.system.as_str().len()
-            + serde_json::to_string(&self.offered_specs()).map_or(0, |s| s.len());
-        let cheap = context::estimate_next(&self.transcript, fixed, self.anchor);
-        let tokenizer = context::Tokenizer::for_model(&self.config.model);
-        match (tokenizer, self.anchor) {
-            (Some(tokenizer), Some(anchor))
-                if cheap * 2 > self.window()
-                    && anchor.tokens > 0
-                    && anchor.messages <= self.transcript.len() =>
-            {
-                anchor
-                    .tokens
-                    .saturating_add(tokenizer.count(&self.transcript[anchor.messages..]))
-            }
-            _ => cheap,
-        }
-    }
-
-    /// Adds the memory files of folders the calls touched for the first time to their
-    /// results; `touched` holds each call's facts (`None`: it did not run), in call order.
-    pub(super) fn add_folder_memory(
-        &mut self,
-        touched: &[Option<Arc<CallFacts>>],
-        results: &mut [ContentBlock],
-        events: &EventSender,
-    ) {
-        let guard = self.tool_ctx.guard.clone();
-        let mut warnings = Vec::new();
-        for (facts, block) in touched.iter().zip(results.iter_mut()) {
-            // Only a call that succeeded has shown the model that folder.
-            let (
-                Some(facts),
-                ContentBlock::ToolResult {
-                    content,
-                    is_error: false,
-                    ..
-                },
-            ) = (facts, block)
-            else {
-                continue;
-            };
-            if let Some(memory) = self
-                .folder_memory
-                .newly_relevant(facts, &guard, &mut warnings)
-            {
-                content.push_str("\n\n");
-                content.push_str(&memory);
-            }
-        }
-        for message in warnings {
-            let _ = events.send(Event::Error { message });
-        }
-    }
-
-    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
-    pub(super) fn clear_old_results(&mut self, events: &EventSender) {
-        let before = self.next_request_tokens();
-        if (before as f64) < context::CLEAR_AT * self.window() as f64 {
-            return;
-        }
-        let budget = self.tool_ctx.budget.clone();
-        // Worth clearing once it frees a tenth of the window.
-        let min_total = (self.window() as f64 / 10.0 * 3.5) as usize;
-        let cleared = context::clear_old_tool_results(
-            &mut self.transcript,
-            context::KEEP_RECENT_RESULTS,
-            context::CLEAR_MIN_BYTES,
-            min_total,
-            |tool, content| {
-                // Read-only lookups are cheap to repeat; only other outputs are saved.
-                if matches!(tool, "read_file" | "glob" | "grep") {
-                    return None;
-                }
-                let path = budget.new_save_path(tool)?.ok()?;
-                rein_tools::private::write_private_new(&path, content.as_bytes()).ok()?;
-                Some(path.display().to_string())
-            },
-        );
-        if cleared > 0 {
-            // The reported size counted the cleared outputs: estimate afresh.
-            self.anchor = None;
-            let _ = events.send(Event::Compaction {
-                trigger: "micro".to_string(),
-                tokens_before: before,
-                tokens_after: self.next_request_tokens(),
-                kept_messages: self.transcript.len(),
-            });
-        }
-    }
-
     /// One summary request, its usage and cost counted; its deltas are not shown (the
     /// summary is not part of the conversation).
     async fn summary_turn(
@@ -180,17 +59,8 @@ impl Agent {
             TurnOutcome::Failed(error) => return Err(error.into()),
         };
         let cost = self.record_usage(response.usage);
-        self.session_usage.add(&response.usage);
-        self.session_cost = self
-            .session_cost
-            .zip(cost)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
+        self.totals.add(&response.usage, cost);
         Ok(response)
-    }
-
-    pub(super) fn over_threshold(&self) -> bool {
-        self.transcript.len() > 2
-            && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
     }
 
     /// Replaces the older part of the transcript with a model-written summary, keeping recent
@@ -202,12 +72,12 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), CompactionError> {
-        let keep = context::messages_to_keep(&self.transcript, self.window() * 3 / 10);
-        let older = self.transcript.len() - keep;
+        let keep = context::messages_to_keep(&self.transcript.messages, self.window() * 3 / 10);
+        let older = self.transcript.messages.len() - keep;
         // A summary is some hundreds of tokens: asked to compact a shorter history, the user
         // is told so (it would only grow, and cost a request) before any hook runs. The model
         // and the window's limits decide for themselves.
-        let older_tokens = context::estimate(&self.transcript[..older]);
+        let older_tokens = context::estimate(&self.transcript.messages[..older]);
         if trigger == CompactTrigger::Manual && older_tokens < MIN_COMPACTED_TOKENS {
             return Err(CompactionError::TooShort {
                 tokens: older_tokens,
@@ -233,7 +103,7 @@ impl Agent {
         focus: Option<&str>,
         cancel: &CancellationToken,
     ) -> Result<String, CompactionError> {
-        let mut messages = self.transcript[..older].to_vec();
+        let mut messages = self.transcript.messages[..older].to_vec();
         let mut ask = context::SUMMARY_INSTRUCTIONS.to_string();
         if let Some(focus) = focus.filter(|f| !f.trim().is_empty()) {
             ask.push_str(&format!(" Focus especially on: {}", focus.trim()));
@@ -273,7 +143,7 @@ impl Agent {
         events: &EventSender,
     ) {
         let tokens_before = self.next_request_tokens();
-        let transcript = std::mem::take(&mut self.transcript);
+        let transcript = std::mem::take(&mut self.transcript.messages);
         let mut summary = match self.folder_memory.all() {
             Some(memory) => format!("{summary}\n\n{memory}"),
             None => summary,
@@ -285,14 +155,14 @@ impl Agent {
                 super::todos::render(&todos)
             ));
         }
-        self.transcript = context::compacted(transcript, &summary, keep);
-        self.anchor = None;
+        self.transcript.messages = context::compacted(transcript, &summary, keep);
+        self.transcript.anchor = None;
         self.record(SessionRecord::Compaction {
             trigger: trigger.name().to_string(),
             summary,
             kept_messages: keep,
         });
-        let _ = events.send(Event::Compaction {
+        events.emit(Event::Compaction {
             trigger: trigger.name().to_string(),
             tokens_before,
             tokens_after: self.next_request_tokens(),

@@ -1,12 +1,24 @@
 //! What the loop does about work it handed off: background shells that ended, subagents'
 //! answers that came in the background, and what subagents spent.
 
-use rein_protocol::{ContentBlock, Event, Message, SessionRecord};
+use std::sync::Arc;
+
+use rein_protocol::{ContentBlock, Message, SessionRecord};
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, RunSummary};
 use crate::EventSender;
-use crate::subagents::BACKGROUND_WAIT;
+use crate::emitter::Emitter;
+use crate::subagents::{BACKGROUND_WAIT, Spawner};
+
+/// Work handed to subagents: the spawner of this agent's `task` tool (when subagents are
+/// configured), and this agent's own name when it is itself a subagent (it then runs no
+/// session or prompt hooks, and `SubagentStop` instead of `Stop`).
+#[derive(Default)]
+pub(super) struct Delegation {
+    pub(super) spawner: Option<Arc<Spawner>>,
+    pub(super) subagent_name: Option<String>,
+}
 
 impl Agent {
     /// Background jobs that ended since the model last heard, told at the end of the batch's
@@ -25,7 +37,7 @@ impl Agent {
     /// Answers of background subagents that arrived during the batch, told at the end of
     /// its last result.
     pub(super) fn tell_finished_subagents(&self, results: &mut [ContentBlock]) {
-        let Some(spawner) = &self.subagents else {
+        let Some(spawner) = &self.delegation.spawner else {
             return;
         };
         let finished = spawner.take_finished();
@@ -45,7 +57,7 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> bool {
-        let Some(spawner) = self.subagents.clone() else {
+        let Some(spawner) = self.delegation.spawner.clone() else {
             return false;
         };
         let mut ready = spawner.take_finished();
@@ -55,13 +67,11 @@ impl Agent {
                 None if cancel.is_cancelled() => return false,
                 None => {
                     spawner.stop_all();
-                    let _ = events.send(Event::Error {
-                        message: format!(
-                            "background subagents were still running after {} min; they were \
-                             stopped",
-                            BACKGROUND_WAIT.as_secs() / 60
-                        ),
-                    });
+                    events.error(format!(
+                        "background subagents were still running after {} min; they were \
+                         stopped",
+                        BACKGROUND_WAIT.as_secs() / 60
+                    ));
                     return false;
                 }
             }
@@ -73,21 +83,17 @@ impl Agent {
         self.record(SessionRecord::Message {
             message: message.clone(),
         });
-        self.transcript.push(message);
+        self.transcript.messages.push(message);
         true
     }
 
     /// Adds what the batch's subagents spent to the run and the session file.
     pub(super) fn count_subagents(&mut self, summary: &mut RunSummary) {
-        let Some(spawner) = &self.subagents else {
+        let Some(spawner) = &self.delegation.spawner else {
             return;
         };
         for (model, usage, cost_usd) in spawner.take_spent() {
-            summary.usage.add(&usage);
-            summary.cost_usd = summary
-                .cost_usd
-                .zip(cost_usd)
-                .map(|(a, b)| rein_llm::round_cost(a + b));
+            summary.spent(&usage, cost_usd);
             self.record(SessionRecord::Usage {
                 model,
                 usage,

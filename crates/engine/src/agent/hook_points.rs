@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
-use rein_protocol::{ContentBlock, Event, Message, Role};
+use rein_protocol::{ContentBlock, Message, Role};
 
 use super::Agent;
 use crate::EventSender;
 use crate::controller::EndReason;
+use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
@@ -45,7 +46,7 @@ impl Agent {
             text: prompt.to_string(),
         }];
         let mut ended = self.tool_ctx.jobs.take_ended();
-        if let Some(spawner) = &self.subagents {
+        if let Some(spawner) = &self.delegation.spawner {
             ended.extend(spawner.take_finished());
         }
         if !ended.is_empty() {
@@ -56,15 +57,19 @@ impl Agent {
         if let Some(note) = self.take_restored_note() {
             blocks.push(note);
         }
-        if self.agent_name.is_some() {
+        if self.delegation.subagent_name.is_some() {
             // A subagent's task comes from the model: the user's prompt hooks ran already.
             self.push_user_blocks(blocks);
             return Ok(());
         }
-        if !self.started {
-            self.started = true;
+        if !self.opening.started {
+            self.opening.started = true;
             let mut fields = serde_json::Map::new();
-            let source = if self.resumed { "resume" } else { "startup" };
+            let source = if self.opening.resumed {
+                "resume"
+            } else {
+                "startup"
+            };
             fields.insert("source".into(), source.into());
             let said = hooks
                 .run(HookEvent::SessionStart, None, mode, fields, events)
@@ -100,6 +105,7 @@ impl Agent {
     pub(super) async fn stop_blocked(&mut self, continued: &mut u32, events: &EventSender) -> bool {
         let last_text = self
             .transcript
+            .messages
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant)
@@ -121,12 +127,10 @@ impl Agent {
             return false;
         };
         if *continued >= MAX_STOP_CONTINUATIONS {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
-                     continuations ({reason})"
-                ),
-            });
+            events.error(format!(
+                "a Stop hook kept blocking; stopping after {MAX_STOP_CONTINUATIONS} \
+                 continuations ({reason})"
+            ));
             return false;
         }
         *continued += 1;

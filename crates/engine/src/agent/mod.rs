@@ -1,12 +1,21 @@
-//! The agent: a transcript plus the loop that extends it.
+//! The agent: a transcript plus the loop that extends it. [`Agent`] is made of named parts,
+//! each with its module: the [`transcript::Transcript`], the [`toolset::Toolset`], the
+//! [`crate::gate::Gate`] every call passes, the session's [`recording::Recording`], the
+//! [`Totals`] it spent, how a run opens ([`opening::Opening`]), the subagents it hands work
+//! to ([`delegation::Delegation`]), its undo side ([`undo::Checkpointing`]) and what the loop
+//! watches ([`Watch`]). [`Agent::run`] opens a run; `step.rs` drives it.
 
-mod accessors;
 mod commands;
 mod compact_tool;
 mod compaction;
 mod config;
+mod context_budget;
 mod delegation;
+mod folder_memory;
 mod hook_points;
+mod model;
+mod opening;
+mod permissions;
 mod planning;
 mod recording;
 mod recovery;
@@ -17,7 +26,7 @@ mod step;
 mod subagent;
 mod todos;
 mod tool_search;
-mod tool_source;
+mod toolset;
 mod transcript;
 mod undo;
 
@@ -33,17 +42,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_llm::{LlmError, ModelClient};
-use rein_protocol::{Event, Message, RunOutcome, Usage};
+use rein_protocol::{Event, RunOutcome, Usage};
 use rein_tools::{OutputBudget, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::Anchor;
+use crate::emitter::Emitter;
 use crate::gate::Gate;
 use crate::hooks::Hooks;
 use crate::memory::FolderMemory;
 use crate::prompt::SystemPrompt;
-use crate::session::SessionWriter;
-use crate::subagents::Spawner;
 use crate::{EngineError, EventSender};
 
 /// What a run produced.
@@ -63,101 +70,96 @@ pub struct RunSummary {
     pub error: Option<LlmError>,
 }
 
-/// A model, tools and a transcript; [`Agent::run`] adds one user prompt and works on it.
-pub struct Agent {
-    client: Arc<dyn ModelClient>,
-    tools: ToolRegistry,
-    config: AgentConfig,
-    system: SystemPrompt,
-    transcript: Vec<Message>,
-    session_id: String,
-    /// Guard, locks and output budget shared by every tool call of the session.
-    tool_ctx: ToolContext,
-    /// Permission policy, who answers its questions, and the hooks.
-    gate: Gate,
-    /// Whether a run has started (the `SessionStart` hooks ran).
-    started: bool,
-    /// Where the session is recorded, if anywhere.
-    /// Shared with the dispatch of a batch, which records each result as its call finishes.
-    recorder: Option<Arc<Mutex<SessionWriter>>>,
-    /// The first failure to record, reported once at the end of the run.
-    record_problem: Option<String>,
-    /// Whether the transcript was restored from a stored session.
-    resumed: bool,
-    /// Usage and cost of the whole session (earlier runs included).
-    session_usage: Usage,
-    session_cost: Option<f64>,
-    /// The last reported prompt size, for the context estimate.
-    anchor: Option<Anchor>,
-    /// Sub-folder memory files shown so far.
-    folder_memory: FolderMemory,
-    /// Problems met setting up (a memory file or `.git/HEAD` skipped), reported as `Error`
-    /// events at the start of the next run.
-    notices: Vec<String>,
-    /// What the `task` tool needs of this agent, when it offers one.
-    subagents: Option<Arc<Spawner>>,
-    /// The definition's name when this agent is a subagent (no session or prompt hooks).
-    agent_name: Option<String>,
-    /// A subagent's (`task` call id, agent name): its records go into the parent's session
-    /// file wrapped as a side chain.
-    sidechain: Option<(String, String)>,
+impl RunSummary {
+    /// Adds what one request (or a subagent) spent.
+    fn spent(&mut self, usage: &Usage, cost: Option<f64>) {
+        self.usage.add(usage);
+        self.cost_usd = add_costs(self.cost_usd, cost);
+    }
+}
+
+/// Usage and cost of the whole session (earlier runs included).
+#[derive(Debug, Clone, Copy)]
+struct Totals {
+    usage: Usage,
+    /// `None` once any request's price was unknown.
+    cost: Option<f64>,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Self {
+            usage: Usage::default(),
+            cost: Some(0.0),
+        }
+    }
+}
+
+impl Totals {
+    /// Adds what a run or a summary request spent.
+    fn add(&mut self, usage: &Usage, cost: Option<f64>) {
+        self.usage.add(usage);
+        self.cost = add_costs(self.cost, cost);
+    }
+}
+
+/// Two costs summed, unknown when either is.
+fn add_costs(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).map(|(a, b)| rein_llm::round_cost(a + b))
+}
+
+/// What the loop watches in the model's calls.
+#[derive(Debug, Default)]
+struct Watch {
     /// Identical calls with identical results in a row (loop detection).
     repeats: repeats::Repeats,
     /// Model turns since the last `todo_write`.
     turns_without_todos: u32,
-    /// Restores the model has not been told of yet: (turns, files).
-    restored: Vec<(Vec<u32>, Vec<String>)>,
-    /// The turn's first git snapshot, being taken.
-    snapshotting: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
-    /// Where the `compact` tool leaves its request, when it is offered.
-    compact_asked: Option<compact_tool::CompactRequest>,
-    /// The names of the tools `config.tool_source` gave (replaced when they change).
-    sourced: Vec<String>,
-    /// Those of them left out of requests until the model loads them (`tool_search`).
-    deferred: tool_search::Deferred,
+}
+
+/// A model, tools and a transcript; [`Agent::run`] adds one user prompt and works on it.
+pub struct Agent {
+    client: Arc<dyn ModelClient>,
+    config: AgentConfig,
+    system: SystemPrompt,
+    session_id: String,
+    transcript: transcript::Transcript,
+    toolset: toolset::Toolset,
+    /// Guard, locks and output budget shared by every tool call of the session.
+    tool_ctx: ToolContext,
+    /// Permission policy, who answers its questions, and the hooks.
+    gate: Gate,
+    recording: recording::Recording,
+    totals: Totals,
+    opening: opening::Opening,
+    /// Sub-folder memory files shown so far.
+    folder_memory: FolderMemory,
+    delegation: delegation::Delegation,
+    checkpointing: undo::Checkpointing,
+    watch: Watch,
 }
 
 impl Agent {
     /// Sets up an agent in `config.workspace`, which must be an existing directory.
     pub fn new(
         client: Arc<dyn ModelClient>,
-        mut tools: ToolRegistry,
+        tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
-        let deferred = tool_search::Deferred::default();
-        let sourced = match &config.tool_source {
-            Some(source) => tool_source::add_sourced(&mut tools, source.as_ref(), &[], &deferred),
-            None => Vec::new(),
-        };
-        let subagents = setup::add_delegating_tools(&mut tools, &config);
-        tools.register(Arc::new(crate::plan::ExitPlanMode));
-        let compact_asked = config.compact_tool.then(|| {
-            let asked = compact_tool::CompactRequest::default();
-            tools.register(Arc::new(compact_tool::CompactTool(Arc::clone(&asked))));
-            asked
-        });
+        let (toolset, spawner) = toolset::Toolset::new(tools, &config);
         let guard = workspace_guard(&config.workspace, &config.sensitive_paths, &config.policy)?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
         let checkpoints = setup::checkpoints(guard.root(), &config, &session_id);
-        let (system, mut notices) = setup::system_prompt(&guard, &tools, &config);
+        let (system, mut notices) = setup::system_prompt(&guard, &toolset.registry, &config);
         let guard = setup::with_skill_dirs(guard, &config, &mut notices);
         Ok(Self {
-            notices,
             client,
-            tools,
             system,
-            transcript: Vec::new(),
             session_id: session_id.clone(),
-            started: false,
-            recorder: None,
-            record_problem: None,
-            resumed: false,
-            session_usage: Usage::default(),
-            session_cost: Some(0.0),
-            anchor: None,
-            folder_memory: FolderMemory::default(),
+            transcript: Default::default(),
+            toolset,
             gate: Gate {
                 policy: Arc::new(Mutex::new(config.policy.clone())),
                 approver: None,
@@ -168,16 +170,6 @@ impl Agent {
                 stop: Arc::default(),
                 sandboxed: config.sandbox.is_some(),
             },
-            subagents,
-            agent_name: None,
-            sidechain: None,
-            repeats: Default::default(),
-            turns_without_todos: 0,
-            restored: Vec::new(),
-            snapshotting: None,
-            compact_asked,
-            sourced,
-            deferred,
             tool_ctx: ToolContext {
                 budget: OutputBudget::new(config.output_limit, output_dir),
                 hidden_env,
@@ -186,8 +178,36 @@ impl Agent {
                 checkpoints,
                 ..ToolContext::new(guard)
             },
+            recording: Default::default(),
+            totals: Totals::default(),
+            opening: opening::Opening {
+                notices,
+                ..Default::default()
+            },
+            folder_memory: FolderMemory::default(),
+            delegation: delegation::Delegation {
+                spawner,
+                subagent_name: None,
+            },
+            checkpointing: Default::default(),
+            watch: Watch::default(),
             config,
         })
+    }
+
+    /// This session's identifier.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The system prompt sent with every request.
+    pub fn system_prompt(&self) -> &SystemPrompt {
+        &self.system
+    }
+
+    /// Usage and cost (when known) of the whole session so far.
+    pub fn session_totals(&self) -> (Usage, Option<f64>) {
+        (self.totals.usage, self.totals.cost)
     }
 
     /// Adds `prompt` as a user message and drives turns until the model answers without tool
@@ -201,16 +221,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> RunSummary {
         let started = Instant::now();
-        let _ = events.send(Event::SessionStart {
-            session_id: self.session_id.clone(),
-            provider: self.client.kind().name().to_string(),
-            model: self.config.model.clone(),
-            cwd: self.tool_ctx.guard.root().display().to_string(),
-            tools: self.tools.names(),
-        });
-        for message in std::mem::take(&mut self.notices) {
-            let _ = events.send(Event::Error { message });
-        }
+        self.open_run(events);
         let mut summary = RunSummary {
             outcome: RunOutcome::Completed,
             text: String::new(),
@@ -219,7 +230,7 @@ impl Agent {
             cost_usd: Some(0.0),
             error: None,
         };
-        let expanded = match self.agent_name {
+        let expanded = match self.delegation.subagent_name {
             None => self.expand_command(prompt, events).await,
             Some(_) => None,
         };
@@ -235,36 +246,30 @@ impl Agent {
                 self.checkpoint_turn(None, events).await;
             }
             Err(blocked) => {
-                let _ = events.send(Event::Error {
-                    message: blocked.to_string(),
-                });
+                events.error(blocked.to_string());
                 summary.outcome = RunOutcome::Failed;
             }
         }
         if let Some((model, client)) = previous_model {
             self.set_model(model, client);
         }
-        if let Some(spawner) = &self.subagents {
+        if let Some(spawner) = &self.delegation.spawner {
             // It holds a sender of this run's events: a front end waits for them to close.
             spawner.clear_parent();
         }
-        if let Some(problem) = self.record_problem.take() {
-            let _ = events.send(Event::Error { message: problem });
+        if let Some(problem) = self.recording.problem.take() {
+            events.error(problem);
         }
-        self.session_usage.add(&summary.usage);
-        self.session_cost = self
-            .session_cost
-            .zip(summary.cost_usd)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
-        let _ = events.send(Event::Result {
+        self.totals.add(&summary.usage, summary.cost_usd);
+        events.emit(Event::Result {
             outcome: summary.outcome,
             text: summary.text.clone(),
             turns: summary.turns,
             usage: summary.usage,
             cost_usd: summary.cost_usd,
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            session_usage: self.session_usage,
-            session_cost_usd: self.session_cost,
+            session_usage: self.totals.usage,
+            session_cost_usd: self.totals.cost,
         });
         summary
     }

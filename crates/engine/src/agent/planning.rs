@@ -11,17 +11,8 @@ impl super::Agent {
     /// The tools a request offers: all but `exit_plan_mode` outside plan mode and deferred
     /// tools not loaded yet (`tool_search` lists those as they are now).
     pub(super) fn offered_specs(&self) -> Vec<ToolSpec> {
-        let mut specs = self.tools.specs();
-        if self.gate.policy().mode != PermissionMode::Plan {
-            specs.retain(|s| s.name != PLAN_TOOL);
-        }
-        specs.retain(|s| !self.deferred.hides(&s.name));
-        for spec in &mut specs {
-            if spec.name == super::tool_search::TOOL_SEARCH {
-                *spec = self.deferred.search_spec();
-            }
-        }
-        specs
+        let mode = self.gate.policy().mode;
+        self.toolset.offered(mode)
     }
 
     /// With nobody to approve it, the plan of an `exit_plan_mode` call among `calls` (the

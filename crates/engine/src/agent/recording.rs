@@ -4,17 +4,60 @@
 use std::sync::{Arc, Mutex};
 
 use rein_protocol::{ContentBlock, Message, Role, SessionRecord, Usage};
+use rein_tools::HiddenEnv;
 
 use super::Agent;
 use super::transcript::tool_calls;
 use crate::session::SessionWriter;
+
+/// Where the session is recorded, and how that went.
+#[derive(Default)]
+pub(super) struct Recording {
+    /// The session file, if any. Shared with the dispatch of a batch, which records each
+    /// result as its call finishes.
+    pub(super) writer: Option<Arc<Mutex<SessionWriter>>>,
+    /// The first failure to record, reported once at the end of the run.
+    pub(super) problem: Option<String>,
+    /// A subagent's (`task` call id, agent name): its records go into the parent's session
+    /// file wrapped as a side chain.
+    pub(super) sidechain: Option<(String, String)>,
+}
+
+impl Recording {
+    /// Appends a record to the session file; a failure is kept and reported once.
+    pub(super) fn append(&mut self, record: SessionRecord) {
+        let record = sidechained(self.sidechain.as_ref(), record);
+        if let Some(writer) = self.writer.as_ref()
+            && let Err(e) = writer
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .append(&record)
+            && self.problem.is_none()
+        {
+            self.problem = Some(format!("the session could not be saved: {e}"));
+        }
+    }
+
+    /// What records each tool result of a batch as its call finishes, `hidden`'s values
+    /// redacted.
+    pub(super) fn result_sink(
+        &self,
+        hidden: HiddenEnv,
+    ) -> impl Fn(&ContentBlock) + Send + Sync + use<> {
+        let writer = self.writer.clone();
+        let sidechain = self.sidechain.clone();
+        move |block: &ContentBlock| {
+            append_result(writer.as_ref(), &hidden, sidechain.as_ref(), block);
+        }
+    }
+}
 
 impl Agent {
     /// Records the session from now on: every message, usage and error is appended to
     /// `writer` as it happens. Hooks get its file as `transcript_path`.
     pub fn record_to(&mut self, writer: SessionWriter) {
         self.gate.hooks.set_transcript_path(writer.path());
-        self.recorder = Some(Arc::new(Mutex::new(writer)));
+        self.recording.writer = Some(Arc::new(Mutex::new(writer)));
     }
 
     /// Continues an earlier conversation: its transcript becomes this agent's (before the
@@ -24,11 +67,11 @@ impl Agent {
     /// answered as possibly run with the result lost, so the transcript is valid for the
     /// provider again.
     pub fn restore(&mut self, transcript: Vec<Message>, usage: Usage, cost_usd: Option<f64>) {
-        self.transcript = transcript;
-        self.session_usage = usage;
-        self.session_cost = cost_usd;
-        self.resumed = true;
-        if let Some(last) = self.transcript.last()
+        self.transcript.messages = transcript;
+        self.totals.usage = usage;
+        self.totals.cost = cost_usd;
+        self.opening.resumed = true;
+        if let Some(last) = self.transcript.messages.last()
             && last.role == Role::Assistant
         {
             let calls = tool_calls(last);
@@ -58,26 +101,17 @@ impl Agent {
         cost
     }
 
-    /// Appends a record to the session file; a failure is kept and reported once.
+    /// Appends a record to the session file ([`Recording::append`]).
     pub(super) fn record(&mut self, record: SessionRecord) {
-        let record = sidechained(self.sidechain.as_ref(), record);
-        if let Some(writer) = self.recorder.as_ref()
-            && let Err(e) = writer
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .append(&record)
-            && self.record_problem.is_none()
-        {
-            self.record_problem = Some(format!("the session could not be saved: {e}"));
-        }
+        self.recording.append(record);
     }
 }
 
 /// Records one tool result as its own user message part (joined with its batch's other
 /// results when the session is loaded). A failure shows up at the agent's next record.
-pub(super) fn append_result(
+fn append_result(
     recorder: Option<&Arc<Mutex<SessionWriter>>>,
-    hidden: &rein_tools::HiddenEnv,
+    hidden: &HiddenEnv,
     sidechain: Option<&(String, String)>,
     block: &ContentBlock,
 ) {

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::RunSummary;
 use crate::EventSender;
 use crate::controller::CompactTrigger;
+use crate::emitter::Emitter;
 use crate::turn::{self, TurnOutcome};
 
 /// Most times one run asks the model to go on after a reply cut in its text.
@@ -47,7 +48,7 @@ impl super::Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Asked {
-        let mut request = self.request(self.transcript.clone());
+        let mut request = self.request(self.transcript.messages.clone());
         if let Some(limit) = recovery.raised_limit {
             request.max_tokens = request.max_tokens.max(limit);
         }
@@ -78,7 +79,7 @@ impl super::Agent {
         if let Some(reason) = fallback_reason(&error)
             && let Some(fallback) = self.config.fallback.take()
         {
-            let _ = events.send(Event::ModelFallback {
+            events.emit(Event::ModelFallback {
                 from: self.config.model.clone(),
                 to: fallback.model.clone(),
                 reason: format!("{reason}: {error}"),
@@ -100,7 +101,7 @@ impl super::Agent {
         self.record(SessionRecord::Error {
             message: message.clone(),
         });
-        let _ = events.send(Event::Error { message });
+        events.error(message);
         summary.error = Some(error);
         Asked::End(RunOutcome::Failed)
     }
@@ -123,7 +124,7 @@ impl super::Agent {
             return false;
         }
         recovery.raised_limit = Some(larger);
-        let _ = events.send(Event::Retry {
+        events.emit(Event::Retry {
             attempt: 1,
             delay_ms: 0,
             reason: format!(

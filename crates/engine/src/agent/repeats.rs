@@ -6,6 +6,8 @@ use std::hash::{Hash, Hasher};
 use rein_protocol::ContentBlock;
 use serde_json::Value;
 
+use crate::emitter::Emitter;
+
 /// When to remind and when to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RepeatLimits {
@@ -41,7 +43,7 @@ impl super::Agent {
         self.record(rein_protocol::SessionRecord::Error {
             message: message.clone(),
         });
-        let _ = events.send(rein_protocol::Event::Error { message });
+        events.error(message);
         true
     }
 }

@@ -28,13 +28,13 @@ struct PromptAt {
 impl Agent {
     /// The session's prompts still in the transcript, the latest first.
     pub fn rewind_points(&self) -> Vec<RewindPoint> {
-        let at = prompts(&self.transcript);
+        let at = prompts(&self.transcript.messages);
         at.iter()
             .rev()
             .enumerate()
             .map(|(n, p)| RewindPoint {
                 back: n + 1,
-                prompt: prompt_text(&self.transcript, *p),
+                prompt: prompt_text(&self.transcript.messages, *p),
             })
             .collect()
     }
@@ -62,17 +62,17 @@ impl Agent {
 
     /// The transcript as it was before the `back`-th last prompt, and that prompt's text.
     pub fn transcript_before(&self, back: usize) -> Option<(Vec<Message>, String)> {
-        let at = prompts(&self.transcript);
+        let at = prompts(&self.transcript.messages);
         let point = *at.get(at.len().checked_sub(back)?)?;
-        let mut kept = self.transcript[..point.message].to_vec();
+        let mut kept = self.transcript.messages[..point.message].to_vec();
         if point.block > 0 {
             // Tool results the prompt was sent with (an interrupted turn's) stay.
             kept.push(Message {
                 role: Role::User,
-                content: self.transcript[point.message].content[..point.block].to_vec(),
+                content: self.transcript.messages[point.message].content[..point.block].to_vec(),
             });
         }
-        Some((kept, prompt_text(&self.transcript, point)))
+        Some((kept, prompt_text(&self.transcript.messages, point)))
     }
 
     /// The checkpoint turns of the `back` last prompts that are not undone yet: every prompt

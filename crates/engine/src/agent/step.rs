@@ -2,17 +2,18 @@
 //! asks for (tool calls run, a retry, a continuation) — until a step ends the run.
 
 use rein_llm::AssembledResponse;
-use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason};
+use rein_protocol::{Event, Message, RunOutcome, SessionRecord, StopReason};
 use rein_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
 
 use super::recovery::{Asked, Recovery};
 use super::transcript::{is_empty_reply, tool_calls};
-use super::{Agent, RunSummary, recording};
+use super::{Agent, RunSummary};
 use crate::EventSender;
 use crate::context::Anchor;
 use crate::controller::CompactTrigger;
 use crate::dispatch::{self, ToolCall};
+use crate::emitter::Emitter;
 
 /// What one step left for the next.
 enum Step {
@@ -51,7 +52,7 @@ impl Agent {
             recovery: Recovery::default(),
             empty_retried: false,
         };
-        if let Some(spawner) = &self.subagents {
+        if let Some(spawner) = &self.delegation.spawner {
             spawner.set_parent(self.parent_view(events));
         }
         loop {
@@ -70,18 +71,16 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Step {
         if summary.turns >= self.config.max_turns {
-            let _ = events.send(Event::Error {
-                message: format!(
-                    "stopped after {} turns (the --max-turns limit)",
-                    self.config.max_turns
-                ),
-            });
+            events.error(format!(
+                "stopped after {} turns (the --max-turns limit)",
+                self.config.max_turns
+            ));
             return Step::End(RunOutcome::MaxTurns);
         }
         self.prepare_request(events, cancel).await;
         summary.turns += 1;
         let turn = summary.turns;
-        let _ = events.send(Event::TurnStart { turn });
+        events.emit(Event::TurnStart { turn });
         let response = match self.ask(summary, &mut drive.recovery, events, cancel).await {
             Asked::Reply(response) => response,
             Asked::Again => return Step::Next,
@@ -126,11 +125,13 @@ impl Agent {
                 .compact(CompactTrigger::Auto, None, events, cancel)
                 .await
         {
-            let _ = events.send(Event::Error {
-                message: format!("compaction failed, continuing without it: {message}"),
-            });
+            events.error(format!(
+                "compaction failed, continuing without it: {message}"
+            ));
         }
-        self.refresh_tools(events).await;
+        if let Some(source) = self.config.tool_source.clone() {
+            self.toolset.refresh(source.as_ref(), events).await;
+        }
     }
 
     /// The reply's usage counted and the reply shown.
@@ -142,19 +143,15 @@ impl Agent {
         events: &EventSender,
     ) {
         let cost = self.record_usage(response.usage);
-        summary.usage.add(&response.usage);
-        summary.cost_usd = summary
-            .cost_usd
-            .zip(cost)
-            .map(|(a, b)| rein_llm::round_cost(a + b));
-        let _ = events.send(Event::Usage {
+        summary.spent(&response.usage, cost);
+        events.emit(Event::Usage {
             usage: response.usage,
             cost_usd: cost,
         });
-        let _ = events.send(Event::AssistantMessage {
+        events.emit(Event::AssistantMessage {
             message: response.message.clone(),
         });
-        let _ = events.send(Event::TurnEnd {
+        events.emit(Event::TurnEnd {
             turn,
             stop_reason: response.stop_reason.clone(),
         });
@@ -165,7 +162,7 @@ impl Agent {
         if !drive.empty_retried {
             // Not kept: the same request goes again, once.
             drive.empty_retried = true;
-            let _ = events.send(Event::Retry {
+            events.emit(Event::Retry {
                 attempt: 1,
                 delay_ms: 0,
                 reason: "the model sent an empty reply (no text, no tool calls)".into(),
@@ -178,7 +175,7 @@ impl Agent {
         self.record(SessionRecord::Error {
             message: message.clone(),
         });
-        let _ = events.send(Event::Error { message });
+        events.error(message);
         Step::End(RunOutcome::Failed)
     }
 
@@ -201,9 +198,9 @@ impl Agent {
         self.record(SessionRecord::Message {
             message: message.clone(),
         });
-        self.transcript.push(message);
-        self.anchor = Some(Anchor {
-            messages: self.transcript.len(),
+        self.transcript.messages.push(message);
+        self.transcript.anchor = Some(Anchor {
+            messages: self.transcript.messages.len(),
             tokens: response
                 .usage
                 .total_input()
@@ -222,7 +219,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Step {
         // A subagent's end runs `SubagentStop` (in its `task` call) instead of `Stop`.
-        if self.agent_name.is_none()
+        if self.delegation.subagent_name.is_none()
             && self
                 .stop_blocked(&mut drive.stop_continuations, events)
                 .await
@@ -251,15 +248,10 @@ impl Agent {
             .iter()
             .map(|c| (c.id.clone(), c.name.clone(), c.input.clone()))
             .collect();
-        let recorder = self.recorder.clone();
-        let hidden = self.tool_ctx.hidden_env.clone();
-        let sidechain = self.sidechain.clone();
-        let record_result = move |block: &ContentBlock| {
-            recording::append_result(recorder.as_ref(), &hidden, sidechain.as_ref(), block);
-        };
+        let record_result = self.recording.result_sink(self.tool_ctx.hidden_env.clone());
         self.settle_snapshot(events).await;
         let done = dispatch::dispatch(
-            &self.tools,
+            &self.toolset.registry,
             calls,
             &drive.ctx,
             self.config.dispatch,
@@ -276,6 +268,7 @@ impl Agent {
         self.after_todos(&inputs, &mut results, events);
         self.tell_finished_subagents(&mut results);
         let verdict = self
+            .watch
             .repeats
             .check(self.config.repeat_limits, &inputs, &mut results);
         self.push_recorded_user_blocks(results);
@@ -287,9 +280,7 @@ impl Agent {
         }
         self.compact_if_asked(events, cancel).await;
         if let Some(reason) = self.gate.take_stop() {
-            let _ = events.send(Event::Error {
-                message: format!("a hook ended the session: {reason}"),
-            });
+            events.error(format!("a hook ended the session: {reason}"));
             return Step::End(RunOutcome::Failed);
         }
         Step::Next

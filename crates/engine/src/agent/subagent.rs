@@ -7,6 +7,10 @@ use async_trait::async_trait;
 use rein_llm::ModelClient;
 use rein_tools::{ToolContext, ToolRegistry};
 
+use super::delegation::Delegation;
+use super::opening::Opening;
+use super::recording::Recording;
+use super::toolset::Toolset;
 use super::{Agent, AgentConfig};
 use crate::EventSender;
 use crate::gate::{Approval, ApprovalRequest, Approver, Gate};
@@ -75,7 +79,7 @@ impl Agent {
     pub fn background(&self) -> crate::subagents::Background {
         crate::subagents::Background {
             jobs: self.tool_ctx.jobs.clone(),
-            agents: self.subagents.clone(),
+            agents: self.delegation.spawner.clone(),
         }
     }
 
@@ -88,8 +92,8 @@ impl Agent {
             tool_ctx: self.tool_ctx.clone(),
             events: events.clone(),
             session_id: self.session_id.clone(),
-            recorder: self.recorder.clone(),
-            deferred: self.deferred.clone(),
+            recorder: self.recording.writer.clone(),
+            deferred: self.toolset.deferred.clone(),
         }
     }
 
@@ -132,20 +136,23 @@ impl Agent {
             sandboxed: parent.gate.sandboxed,
         };
         Self {
-            notices: Vec::new(),
             client,
-            tools,
+            // Its `tool_search` (from the parent's tools) loads into the parent's list.
+            toolset: Toolset::for_subagent(tools, parent.deferred.clone()),
             system: builder.build(),
-            transcript: Vec::new(),
+            transcript: Default::default(),
             // Its own prompt-cache key; the parent's id shows whose it is.
             session_id: format!("{}-{call_id}", parent.session_id),
-            started: true,
-            recorder: parent.recorder.clone(),
-            record_problem: None,
-            resumed: false,
-            session_usage: Default::default(),
-            session_cost: Some(0.0),
-            anchor: None,
+            opening: Opening {
+                started: true,
+                ..Default::default()
+            },
+            recording: Recording {
+                writer: parent.recorder.clone(),
+                problem: None,
+                sidechain: Some((call_id.to_string(), definition.name.clone())),
+            },
+            totals: Default::default(),
             folder_memory: FolderMemory::default(),
             gate,
             tool_ctx: ToolContext {
@@ -157,17 +164,12 @@ impl Agent {
                 progress: None,
                 ..parent.tool_ctx.clone()
             },
-            subagents: None,
-            agent_name: Some(definition.name.clone()),
-            sidechain: Some((call_id.to_string(), definition.name.clone())),
-            repeats: Default::default(),
-            turns_without_todos: 0,
-            restored: Vec::new(),
-            snapshotting: None,
-            compact_asked: None,
-            sourced: Vec::new(),
-            // Its `tool_search` (from the parent's tools) loads into the parent's list.
-            deferred: parent.deferred.clone(),
+            delegation: Delegation {
+                spawner: None,
+                subagent_name: Some(definition.name.clone()),
+            },
+            checkpointing: Default::default(),
+            watch: Default::default(),
             config,
         }
     }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::Agent;
 use crate::EventSender;
+use crate::emitter::Emitter;
 
 /// Model turns without a `todo_write` while items are open before the reminder.
 pub(super) const REMIND_AFTER: u32 = 3;
@@ -17,7 +18,7 @@ impl Agent {
     /// [`Agent::restore`]).
     pub fn resume_from(&mut self, loaded: crate::session::LoadedSession) {
         self.tool_ctx.todos.set(loaded.todos);
-        self.restored = loaded.restored;
+        self.checkpointing.restored = loaded.restored;
         self.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
     }
 
@@ -43,19 +44,19 @@ impl Agent {
                 })
         });
         if wrote {
-            self.turns_without_todos = 0;
+            self.watch.turns_without_todos = 0;
             let todos = self.tool_ctx.todos.get();
             self.record(SessionRecord::Todos {
                 todos: todos.clone(),
             });
-            let _ = events.send(Event::Todos { todos });
+            events.emit(Event::Todos { todos });
             return;
         }
-        self.turns_without_todos += 1;
-        if self.turns_without_todos < REMIND_AFTER || !self.tool_ctx.todos.has_open() {
+        self.watch.turns_without_todos += 1;
+        if self.watch.turns_without_todos < REMIND_AFTER || !self.tool_ctx.todos.has_open() {
             return;
         }
-        self.turns_without_todos = 0;
+        self.watch.turns_without_todos = 0;
         if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
             content.push_str("\n\n");
             content.push_str(&reminder(&self.tool_ctx.todos.get()));

@@ -5,9 +5,37 @@ use rein_llm::{ModelRequest, PromptCache};
 use rein_protocol::{ContentBlock, Message, Role, SessionRecord, StopReason};
 
 use super::Agent;
+use crate::context::Anchor;
 use crate::dispatch::{self, ToolCall};
 
+/// The conversation, and the prompt size its provider last reported (the context estimate
+/// counts from there).
+#[derive(Debug, Default)]
+pub(super) struct Transcript {
+    pub(super) messages: Vec<Message>,
+    pub(super) anchor: Option<Anchor>,
+}
+
+impl Transcript {
+    /// Appends user content, merging into a trailing user message so roles keep
+    /// alternating.
+    pub(super) fn push_user(&mut self, blocks: Vec<ContentBlock>) {
+        match self.messages.last_mut() {
+            Some(last) if last.role == Role::User => last.content.extend(blocks),
+            _ => self.messages.push(Message {
+                role: Role::User,
+                content: blocks,
+            }),
+        }
+    }
+}
+
 impl Agent {
+    /// The transcript so far.
+    pub fn transcript(&self) -> &[Message] {
+        &self.transcript.messages
+    }
+
     /// A request for `messages` with what every request of the session shares, in the order
     /// providers cache it: the same tools, the same system prompt, the session's cache key.
     /// Nothing here may change from one turn to the next (a clock, a re-read file, a reordered
@@ -40,7 +68,7 @@ impl Agent {
         self.record(SessionRecord::Message {
             message: message.clone(),
         });
-        self.transcript.push(message);
+        self.transcript.messages.push(message);
         if !calls.is_empty() {
             self.push_user_blocks(dispatch::interrupted(calls));
         }
@@ -68,13 +96,7 @@ impl Agent {
     /// [`Agent::push_user_blocks`] for blocks already in the session file (tool results,
     /// recorded as their calls finished).
     pub(super) fn push_recorded_user_blocks(&mut self, blocks: Vec<ContentBlock>) {
-        match self.transcript.last_mut() {
-            Some(last) if last.role == Role::User => last.content.extend(blocks),
-            _ => self.transcript.push(Message {
-                role: Role::User,
-                content: blocks,
-            }),
-        }
+        self.transcript.push_user(blocks);
     }
 
     /// `blocks` without the provider keys' values.

@@ -8,6 +8,17 @@ use rein_tools::checkpoint::{Checkpoints, Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;
+use crate::emitter::Emitter;
+
+/// The undo side of a session: restores the model has not been told of yet, and the turn's
+/// first git snapshot while it is taken.
+#[derive(Default)]
+pub(super) struct Checkpointing {
+    /// Restores not told yet: (turns, files).
+    pub(super) restored: Vec<(Vec<u32>, Vec<String>)>,
+    /// The turn's first git snapshot, being taken.
+    pub(super) snapshotting: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
 
 impl Agent {
     /// The session's checkpoints; `None` when this session keeps none.
@@ -48,11 +59,11 @@ impl Agent {
             turns: turns.clone(),
             files: files.clone(),
         });
-        let _ = events.send(Event::FilesRestored {
+        events.emit(Event::FilesRestored {
             turns: turns.clone(),
             files: files.clone(),
         });
-        self.restored.push((turns, files));
+        self.checkpointing.restored.push((turns, files));
     }
 
     /// With `prompt`, starts the checkpoints' next turn and snapshots the git work tree as
@@ -63,22 +74,20 @@ impl Agent {
         let Some(checkpoints) = self.tool_ctx.checkpoints.clone() else {
             return;
         };
-        if self.agent_name.is_some() {
+        if self.delegation.subagent_name.is_some() {
             return;
         }
         self.settle_snapshot(events).await;
         if let Some(prompt) = prompt {
             if let Err(e) = checkpoints.begin_turn(prompt) {
-                let _ = events.send(Event::Error {
-                    message: format!(
-                        "cannot keep checkpoints in {} ({e}): what this turn changes cannot be \
-                         undone",
-                        checkpoints.dir().display()
-                    ),
-                });
+                events.error(format!(
+                    "cannot keep checkpoints in {} ({e}): what this turn changes cannot be \
+                     undone",
+                    checkpoints.dir().display()
+                ));
                 return;
             }
-            self.snapshotting = Some(tokio::task::spawn_blocking(move || {
+            self.checkpointing.snapshotting = Some(tokio::task::spawn_blocking(move || {
                 checkpoints.snapshot(rein_tools::checkpoint::TurnEdge::Start)
             }));
             return;
@@ -93,14 +102,14 @@ impl Agent {
     /// Waits for the turn's first snapshot: nothing may change the work tree before it is
     /// taken.
     pub(super) async fn settle_snapshot(&mut self, events: &EventSender) {
-        if let Some(pending) = self.snapshotting.take() {
+        if let Some(pending) = self.checkpointing.snapshotting.take() {
             snapshot_failed(pending.await, events);
         }
     }
 
     /// The note for the next prompt about files restored since the last one.
     pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
-        let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;
+        let text = crate::undo::reminder(&std::mem::take(&mut self.checkpointing.restored))?;
         Some(ContentBlock::Text { text })
     }
 }
@@ -111,11 +120,9 @@ fn snapshot_failed(
     events: &EventSender,
 ) {
     if let Ok(Err(e)) = taken {
-        let _ = events.send(Event::Error {
-            message: format!(
-                "cannot snapshot the git work tree ({e}): what shell commands change in this \
-                 turn cannot be undone"
-            ),
-        });
+        events.error(format!(
+            "cannot snapshot the git work tree ({e}): what shell commands change in this \
+             turn cannot be undone"
+        ));
     }
 }

@@ -26,6 +26,7 @@ use tokio::sync::Mutex;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use crate::emitter::Emitter;
 use crate::permissions::{PermissionMode, Policy};
 use crate::subagents::{Background, BackgroundTask};
 use crate::{Agent, Approver, EventSender, RunSummary};
@@ -252,7 +253,7 @@ impl Controller {
         self.factory.switch_model(&mut agent, model)?;
         // What the switch should warn about is said now, not at the next run.
         for message in agent.take_notices() {
-            let _ = self.events.send(rein_protocol::Event::Error { message });
+            self.events.error(message);
         }
         Ok(SessionStatus::of(&agent))
     }

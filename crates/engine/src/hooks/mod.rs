@@ -103,6 +103,7 @@ use rein_protocol::{Event, PermissionVerdict};
 use serde_json::{Map, Value, json};
 
 use crate::EventSender;
+use crate::emitter::Emitter;
 use output::interpret;
 
 /// What the hooks of one event said, combined.
@@ -255,7 +256,7 @@ impl Hooks {
         let mut outcome = HookOutcome::default();
         for (spec, finished) in join_all(runs).await {
             let message = interpret(event, &finished, &mut outcome);
-            let _ = events.send(Event::HookRun {
+            events.emit(Event::HookRun {
                 event: event.name().to_string(),
                 command: spec.command.clone(),
                 exit_code: finished.code,

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{AgentDefinition, ModelChoice, Subagents};
 use crate::agent::ParentView;
+use crate::emitter::Emitter;
 use crate::{Agent, EventSender};
 
 /// What a subagent spent: its model, usage and cost, for the parent's session.
@@ -338,7 +339,7 @@ fn forward(
     let (call_id, agent) = (call_id.to_string(), agent.to_string());
     let forwarder = tokio::spawn(async move {
         while let Some(event) = rx.recv().await {
-            let _ = parent.send(Event::Subagent {
+            parent.emit(Event::Subagent {
                 parent_tool_use_id: call_id.clone(),
                 agent: agent.clone(),
                 event: Box::new(event),

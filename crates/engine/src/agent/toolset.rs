@@ -1,0 +1,130 @@
+//! The tools an agent offers: the registry (built-in tools, the agent's own — `task`, `skill`,
+//! `exit_plan_mode`, `compact` — and the sourced ones), which of the sourced tools are
+//! deferred behind `tool_search`, and what the `compact` tool asked for. Sourced tools (an MCP
+//! server's) may change during a session: they are brought up to date before each model
+//! request, the change announced as an event.
+
+use std::sync::Arc;
+
+use rein_protocol::{Event, ToolSpec};
+use rein_tools::{ToolRegistry, ToolSource};
+
+use super::compact_tool::{CompactRequest, CompactTool};
+use super::tool_search::{Deferred, TOOL_SEARCH, ToolSearch};
+use super::{AgentConfig, setup};
+use crate::EventSender;
+use crate::emitter::Emitter;
+use crate::permissions::PermissionMode;
+use crate::plan::PLAN_TOOL;
+use crate::subagents::Spawner;
+
+/// The agent's tools.
+pub(super) struct Toolset {
+    pub(super) registry: ToolRegistry,
+    /// The names of the tools `config.tool_source` gave (replaced when they change).
+    pub(super) sourced: Vec<String>,
+    /// Those of them left out of requests until the model loads them (`tool_search`).
+    pub(super) deferred: Deferred,
+    /// Where the `compact` tool leaves its request, when it is offered.
+    pub(super) compact_asked: Option<CompactRequest>,
+}
+
+impl Toolset {
+    /// `tools` with the sourced tools and the agent's own added as `config` says; the
+    /// spawner of the `task` tool, when subagents are configured.
+    pub(super) fn new(
+        mut tools: ToolRegistry,
+        config: &AgentConfig,
+    ) -> (Self, Option<Arc<Spawner>>) {
+        let deferred = Deferred::default();
+        let sourced = match &config.tool_source {
+            Some(source) => add_sourced(&mut tools, source.as_ref(), &[], &deferred),
+            None => Vec::new(),
+        };
+        let spawner = setup::add_delegating_tools(&mut tools, config);
+        tools.register(Arc::new(crate::plan::ExitPlanMode));
+        let compact_asked = config.compact_tool.then(|| {
+            let asked = CompactRequest::default();
+            tools.register(Arc::new(CompactTool(Arc::clone(&asked))));
+            asked
+        });
+        let toolset = Self {
+            registry: tools,
+            sourced,
+            deferred,
+            compact_asked,
+        };
+        (toolset, spawner)
+    }
+
+    /// A subagent's tools: `tools`, whose `tool_search` loads into the parent's `deferred`.
+    pub(super) fn for_subagent(tools: ToolRegistry, deferred: Deferred) -> Self {
+        Self {
+            registry: tools,
+            sourced: Vec::new(),
+            deferred,
+            compact_asked: None,
+        }
+    }
+
+    /// The tool definitions a request offers in `mode`: `exit_plan_mode` only in plan mode,
+    /// deferred tools only once loaded, `tool_search` listing the others.
+    pub(super) fn offered(&self, mode: PermissionMode) -> Vec<ToolSpec> {
+        let mut specs = self.registry.specs();
+        if mode != PermissionMode::Plan {
+            specs.retain(|s| s.name != PLAN_TOOL);
+        }
+        specs.retain(|s| !self.deferred.hides(&s.name));
+        for spec in &mut specs {
+            if spec.name == TOOL_SEARCH {
+                *spec = self.deferred.search_spec();
+            }
+        }
+        specs
+    }
+
+    /// Takes `source`'s new tools when they changed, saying which came and went.
+    pub(super) async fn refresh(&mut self, source: &dyn ToolSource, events: &EventSender) {
+        if !source.refresh().await {
+            return;
+        }
+        let before = std::mem::take(&mut self.sourced);
+        self.sourced = add_sourced(&mut self.registry, source, &before, &self.deferred);
+        let added: Vec<String> = self
+            .sourced
+            .iter()
+            .filter(|name| !before.contains(name))
+            .cloned()
+            .collect();
+        let removed: Vec<String> = before
+            .iter()
+            .filter(|name| !self.sourced.contains(name))
+            .cloned()
+            .collect();
+        if !added.is_empty() || !removed.is_empty() {
+            events.emit(Event::ToolsChanged { added, removed });
+        }
+    }
+}
+
+/// Registers `source`'s tools in place of those named `before`, deferred when they are over
+/// the budget (then `tool_search` is offered to load them); their names.
+fn add_sourced(
+    tools: &mut ToolRegistry,
+    source: &dyn ToolSource,
+    before: &[String],
+    deferred: &Deferred,
+) -> Vec<String> {
+    tools.remove(before);
+    tools.remove(&[TOOL_SEARCH.to_string()]);
+    let added = source.tools(&tools.names());
+    let specs: Vec<_> = added.iter().map(|t| t.spec()).collect();
+    let names = specs.iter().map(|s| s.name.clone()).collect();
+    for tool in added {
+        tools.register(tool);
+    }
+    if deferred.decide(specs) {
+        tools.register(Arc::new(ToolSearch(deferred.clone())));
+    }
+    names
+}
