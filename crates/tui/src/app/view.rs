@@ -6,7 +6,7 @@ use std::time::Instant;
 use ratatui::text::{Line, Span};
 
 use super::prompt::clip_line;
-use super::{App, events::thousands};
+use super::{App, notices::thousands};
 use crate::tool_view;
 
 /// Spinner frames, one per 100 ms.
