@@ -19,6 +19,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod actions;
 pub mod app;
 mod diff;
 mod highlight;

@@ -10,8 +10,9 @@ use std::time::Instant;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 
+use crate::actions::act;
 use crate::app::{Action, App};
-use crate::runner::{Launch, TuiError, act, is_result, new_app};
+use crate::runner::{Launch, TuiError, is_result, new_app};
 use crate::theme::Theme;
 use rein_engine::{Controller, EndReason, Op};
 

@@ -16,8 +16,8 @@ use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use rein_engine::session::SessionSummary;
 use rein_engine::{
-    Agent, AgentFactory, Applied, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
-    Restore, RewindWhat,
+    Agent, AgentFactory, Approval, ApprovalRequest, Approver, ControlError, Controller, EndReason,
+    Op,
 };
 use rein_protocol::Event;
 use tokio::sync::{mpsc, oneshot};
@@ -119,55 +119,28 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     } else {
         Colors::On
     });
-    let (events_tx, mut events) = mpsc::unbounded_channel();
-    let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
-    let (questions_tx, mut questions) = mpsc::unbounded_channel();
-    let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
-        questions: questions_tx,
-    });
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
-    let mut driver = Controller::new(
-        launch.agent,
-        host.clone(),
-        events_tx,
-        compacted_tx,
-        Some(approver),
-    );
-    let mut app = new_app(&driver, host.as_ref(), theme).await;
-    app.replay(&driver.transcript().await, &session_id);
+    let mut engine = Engine::start(launch.agent, host.clone());
+    let mut app = new_app(&engine.driver, host.as_ref(), theme).await;
+    app.replay(&engine.driver.transcript().await, &session_id);
 
-    let mut raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
-    let mut screen = Screen::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(
-        FRAME_BUFFER,
-        std::io::stdout(),
-    )))?;
+    let (mut raw, mut screen) = open_terminal()?;
     let mut input = EventStream::new();
     let mut pending: Vec<Action> = match launch.prompt {
         Some(prompt) => app.submit(prompt, Instant::now()),
         None => Vec::new(),
     };
     let mut dirty = true;
-    // SIGTERM (a supervisor) and SIGHUP (the terminal went away) end the session as /quit
-    // does: the turn cancelled, its commands killed, the session saved.
-    let mut terminate = signal(SignalKind::terminate()).ok();
-    let mut hangup = signal(SignalKind::hangup()).ok();
+    let mut stops = Stops::listen();
     'ui: loop {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
-                // Ctrl-Z came from the input reader, which, having given an event, reads no
-                // more until polled again: the screen may ask the terminal where the cursor is
-                // on the way back. (Should the reader still hold the input, the question times
-                // out and the screen stops asking.)
-                screen.finish()?;
-                raw = raw
-                    .suspend()
-                    .map_err(|e| TuiError::Terminal(e.to_string()))?;
-                screen.resume()?;
+                raw = suspend(&mut screen, raw)?;
                 dirty = true;
                 continue;
             }
-            if act(action, &mut app, &mut driver, host.as_ref()).await {
+            if crate::actions::act(action, &mut app, &mut engine.driver, host.as_ref()).await {
                 break 'ui;
             }
             dirty = true;
@@ -179,37 +152,20 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         }
         let animating = app.animating();
         tokio::select! {
-            term = input.next() => match term {
-                Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
-                    pending = app.key(key, Instant::now());
-                    dirty = true;
-                }
-                Some(Ok(TermEvent::Paste(text))) => {
-                    app.paste(&text);
-                    dirty = true;
-                }
-                Some(Ok(TermEvent::Resize(..))) => {
-                    // The input reader has just given this event and reads no more until
-                    // polled again, so the screen may ask the terminal.
-                    screen.resized()?;
-                    dirty = true;
-                }
-                Some(Ok(_)) => {}
-                Some(Err(_)) | None => break 'ui,
+            term = input.next() => match terminal_input(term, &mut app, &mut screen)? {
+                TermInput::Acted(actions) => (pending, dirty) = (actions, true),
+                TermInput::Ignored => {}
+                TermInput::Ended => break 'ui,
             },
-            Some(event) = events.recv() => {
-                pending = app.event(event, Instant::now());
-                // Take what else has arrived before drawing once.
-                while let Ok(event) = events.try_recv() {
-                    pending.extend(app.event(event, Instant::now()));
-                }
+            Some(event) = engine.events.recv() => {
+                pending = engine.take_events(event, &mut app);
                 dirty = true;
             }
-            Some((request, reply)) = questions.recv() => {
+            Some((request, reply)) = engine.questions.recv() => {
                 app.ask(request, reply);
                 dirty = true;
             }
-            Some(result) = compacted.recv() => {
+            Some(result) = engine.compacted.recv() => {
                 if let Err(message) = result {
                     app.compaction_failed(&message.to_string());
                 }
@@ -217,25 +173,156 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 dirty = true;
             }
             () = tokio::time::sleep(TICK), if animating => dirty = true,
-            Some(()) = next_signal(&mut terminate) => {
-                STOPPED_BY.store(SignalKind::terminate().as_raw_value(), Ordering::SeqCst);
-                break 'ui;
-            }
-            Some(()) = next_signal(&mut hangup) => {
-                STOPPED_BY.store(SignalKind::hangup().as_raw_value(), Ordering::SeqCst);
+            kind = stops.next() => {
+                STOPPED_BY.store(kind.as_raw_value(), Ordering::SeqCst);
                 break 'ui;
             }
         }
     }
-    let _ = driver.apply(Op::Shutdown(EndReason::PromptInputExit)).await;
-    while let Ok(event) = events.try_recv() {
-        app.event(event, Instant::now());
-    }
+    engine.shut_down(&mut app).await;
     let committed = app.take_committed();
     let _ = screen.insert(&committed);
     let _ = screen.finish();
     drop(raw);
     Ok(app.session_id().to_string())
+}
+
+/// The engine's side of the loop: the controller, and what it sends the UI.
+struct Engine {
+    driver: Controller,
+    events: mpsc::UnboundedReceiver<Event>,
+    compacted: mpsc::UnboundedReceiver<Result<(), ControlError>>,
+    questions: mpsc::UnboundedReceiver<(ApprovalRequest, oneshot::Sender<Approval>)>,
+}
+
+impl Engine {
+    /// A controller for `agent` whose permission questions come to the UI.
+    fn start(agent: Agent, host: Arc<dyn SessionHost>) -> Self {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (compacted_tx, compacted) = mpsc::unbounded_channel();
+        let (questions_tx, questions) = mpsc::unbounded_channel();
+        let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
+            questions: questions_tx,
+        });
+        let driver = Controller::new(agent, host, events_tx, compacted_tx, Some(approver));
+        Self {
+            driver,
+            events,
+            compacted,
+            questions,
+        }
+    }
+
+    /// Hands `first` to the app, with what else has arrived (drawn once); the actions they
+    /// ask.
+    fn take_events(&mut self, first: Event, app: &mut App) -> Vec<Action> {
+        let mut pending = app.event(first, Instant::now());
+        while let Ok(event) = self.events.try_recv() {
+            pending.extend(app.event(event, Instant::now()));
+        }
+        pending
+    }
+
+    /// Ends the session (the turn cancelled, the session saved) and shows its last events.
+    async fn shut_down(&mut self, app: &mut App) {
+        let _ = self
+            .driver
+            .apply(Op::Shutdown(EndReason::PromptInputExit))
+            .await;
+        while let Ok(event) = self.events.try_recv() {
+            app.event(event, Instant::now());
+        }
+    }
+}
+
+/// Raw mode on, and the screen's live area at the cursor.
+fn open_terminal() -> Result<(RawMode, Screen<CrosstermBackend<Stdout>>), TuiError> {
+    let raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
+    let screen = Screen::new(CrosstermBackend::new(std::io::BufWriter::with_capacity(
+        FRAME_BUFFER,
+        std::io::stdout(),
+    )))?;
+    Ok((raw, screen))
+}
+
+/// Output as the screen writes it: held until a frame is complete.
+type Stdout = std::io::BufWriter<std::io::Stdout>;
+
+/// SIGTERM (a supervisor) and SIGHUP (the terminal went away), which end the session as
+/// /quit does: the turn cancelled, its commands killed, the session saved.
+struct Stops {
+    terminate: Option<Signal>,
+    hangup: Option<Signal>,
+}
+
+impl Stops {
+    /// Listens for both (either may be unavailable: then it never arrives).
+    fn listen() -> Self {
+        Self {
+            terminate: signal(SignalKind::terminate()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
+    /// The next of them to arrive.
+    async fn next(&mut self) -> SignalKind {
+        tokio::select! {
+            Some(()) = next_signal(&mut self.terminate) => SignalKind::terminate(),
+            Some(()) = next_signal(&mut self.hangup) => SignalKind::hangup(),
+            else => std::future::pending().await,
+        }
+    }
+}
+
+/// Ctrl-Z: the terminal is given back to the shell until `fg`. It came from the input
+/// reader, which, having given an event, reads no more until polled again: the screen may
+/// ask the terminal where the cursor is on the way back. (Should the reader still hold the
+/// input, the question times out and the screen stops asking.)
+fn suspend<B: ratatui::backend::Backend>(
+    screen: &mut Screen<B>,
+    raw: RawMode,
+) -> Result<RawMode, TuiError> {
+    screen.finish()?;
+    let raw = raw
+        .suspend()
+        .map_err(|e| TuiError::Terminal(e.to_string()))?;
+    screen.resume()?;
+    Ok(raw)
+}
+
+/// What an input from the terminal did.
+enum TermInput {
+    /// The app took it (a key, a paste, a resize): these actions follow, then a redraw.
+    Acted(Vec<Action>),
+    /// Nothing to do (a key release, an event the UI does not use).
+    Ignored,
+    /// The terminal's input ended.
+    Ended,
+}
+
+/// Hands one input from the terminal to the app (or the screen, for a resize).
+fn terminal_input<B: ratatui::backend::Backend>(
+    term: Option<std::io::Result<TermEvent>>,
+    app: &mut App,
+    screen: &mut Screen<B>,
+) -> Result<TermInput, TuiError> {
+    Ok(match term {
+        Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+            TermInput::Acted(app.key(key, Instant::now()))
+        }
+        Some(Ok(TermEvent::Paste(text))) => {
+            app.paste(&text);
+            TermInput::Acted(Vec::new())
+        }
+        Some(Ok(TermEvent::Resize(..))) => {
+            // The input reader has just given this event and reads no more until polled
+            // again, so the screen may ask the terminal.
+            screen.resized()?;
+            TermInput::Acted(Vec::new())
+        }
+        Some(Ok(_)) => TermInput::Ignored,
+        Some(Err(_)) | None => TermInput::Ended,
+    })
 }
 
 /// The signal that ended the last [`run`], if one did (0: none).
@@ -288,124 +375,6 @@ fn home_relative(path: &std::path::Path) -> String {
         Some(rest) => format!("~/{}", rest.display()),
         None => path.display().to_string(),
     }
-}
-
-/// Carries out one action; true when the UI should end.
-pub(crate) async fn act(
-    action: Action,
-    app: &mut App,
-    driver: &mut Controller,
-    host: &dyn SessionHost,
-) -> bool {
-    let op = match action {
-        Action::Quit => return true,
-        // Only the terminal loop can suspend.
-        Action::Suspend => return false,
-        Action::ListSessions => {
-            app.open_session_picker(&host.sessions());
-            return false;
-        }
-        Action::ShowPermissions => {
-            if let Some(policy) = driver.policy().await {
-                app.show_policy(&policy);
-            }
-            return false;
-        }
-        Action::ListTasks => {
-            app.show_tasks(&driver.tasks());
-            return false;
-        }
-        Action::ShowMcp => {
-            app.show_mcp(&host.mcp_servers());
-            return false;
-        }
-        Action::OpenRewind => {
-            match driver.rewind_points() {
-                Ok(points) => app.open_rewind_picker(&points),
-                Err(e) => app.error(e.to_string()),
-            }
-            return false;
-        }
-        Action::PlanRewind(back) => {
-            match driver.rewind_preview(back) {
-                Ok(preview) => app.open_rewind_choices(back, preview.as_ref()),
-                Err(e) => app.error(e.to_string()),
-            }
-            return false;
-        }
-        Action::Rewind {
-            back,
-            code,
-            conversation,
-            force,
-        } => {
-            let what = match (code, conversation) {
-                (true, true) => RewindWhat::Both,
-                (true, false) => RewindWhat::Code,
-                (false, true) => RewindWhat::Conversation,
-                (false, false) => return false,
-            };
-            Op::Rewind {
-                back,
-                what,
-                restore: Restore::from(force),
-            }
-        }
-        Action::StopTask(id) => Op::StopTask(id),
-        Action::Run(prompt) => Op::Submit(prompt),
-        Action::Cancel => Op::Cancel,
-        Action::Compact(focus) => Op::Compact { focus },
-        Action::NewSession => Op::NewSession,
-        Action::Resume(id) => Op::Resume(id),
-        Action::SetModel(model) => Op::SetModel(model),
-        Action::SetEffort(effort) => Op::SetEffort(effort),
-        Action::SetMode(mode) => Op::SetMode(mode),
-    };
-    let shown = match &op {
-        Op::Resume(id) => Some(id.clone()),
-        _ => None,
-    };
-    match (op.clone(), driver.apply(op).await) {
-        (_, Err(error)) => app.error(error.to_string()),
-        (Op::NewSession, Ok(Applied::Status(status))) => {
-            app.session_replaced(status, "── new session ──");
-            // The new agent read the command folders again: so does the list.
-            app.set_commands(Commands::load(&host.commands()));
-        }
-        (Op::Resume(_), Ok(Applied::Status(status))) => {
-            app.session_replaced(status, "");
-            app.set_commands(Commands::load(&host.commands()));
-            if let Some(id) = shown {
-                app.replay(&driver.transcript().await, &id);
-            }
-        }
-        (Op::SetModel(_), Ok(Applied::Status(status))) => {
-            app.info(format!("model: {}", status.model));
-            let current = app.status_mut();
-            current.model = status.model;
-            current.context_window = status.context_window;
-            current.context_tokens = status.context_tokens;
-        }
-        (Op::SetEffort(effort), Ok(_)) => {
-            app.status_mut().effort = effort;
-            app.info(format!(
-                "effort: {}",
-                effort.map_or("the model's own", |e| e.name())
-            ));
-        }
-        (Op::SetMode(mode), Ok(_)) => app.set_mode(mode),
-        (_, Ok(Applied::Said(said))) => app.info(said),
-        (
-            _,
-            Ok(Applied::Rewound {
-                status,
-                prompt,
-                files,
-            }),
-        ) => app.rewound(status, &prompt, &files),
-        _ => {}
-    }
-    false
 }
 
 /// Whether `event` ends a run.

@@ -126,31 +126,14 @@ impl App {
         self.commit(lines);
     }
 
+    /// Carries out slash command `command`, typed as `typed`.
     pub(super) fn command(
         &mut self,
         command: SlashCommand,
         typed: &str,
         now: Instant,
     ) -> Vec<Action> {
-        let needs_idle = matches!(
-            command,
-            SlashCommand::Clear
-                | SlashCommand::Compact(_)
-                | SlashCommand::Resume(_)
-                | SlashCommand::Model(Some(_))
-                | SlashCommand::Effort(Some(_))
-                | SlashCommand::Init
-                | SlashCommand::Prompt(_)
-        );
-        if needs_idle && self.busy.is_some() {
-            if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
-                self.queued.push_back(typed.to_string());
-            } else {
-                self.notice = Some(format!(
-                    "{} waits for the turn to end (Esc cancels it)",
-                    typed.trim()
-                ));
-            }
+        if self.waits_for_turn(&command, typed) {
             return Vec::new();
         }
         match command {
@@ -171,23 +154,7 @@ impl App {
                 self.info(format!("model: {model} (/model NAME switches)"));
                 Vec::new()
             }
-            SlashCommand::Effort(None) => {
-                let effort = self.status.effort.map_or("the model's own", |e| e.name());
-                self.info(format!(
-                    "effort: {effort} (/effort minimal|low|medium|high|default sets it)"
-                ));
-                Vec::new()
-            }
-            SlashCommand::Effort(Some(name)) if name.trim() == "default" => {
-                vec![Action::SetEffort(None)]
-            }
-            SlashCommand::Effort(Some(name)) => match rein_engine::Effort::parse(&name) {
-                Ok(effort) => vec![Action::SetEffort(Some(effort))],
-                Err(message) => {
-                    self.error(message.to_string());
-                    Vec::new()
-                }
-            },
+            SlashCommand::Effort(name) => self.effort_command(name.as_deref()),
             SlashCommand::Cost => {
                 self.cost();
                 Vec::new()
@@ -196,17 +163,7 @@ impl App {
             SlashCommand::Tasks(None) => vec![Action::ListTasks],
             SlashCommand::Mcp => vec![Action::ShowMcp],
             SlashCommand::Rewind => vec![Action::OpenRewind],
-            SlashCommand::Tasks(Some(args)) => {
-                match args.split_whitespace().collect::<Vec<_>>()[..] {
-                    ["stop", id] => vec![Action::StopTask(id.to_string())],
-                    _ => {
-                        self.error(
-                            "usage: /tasks lists them, /tasks stop ID stops one".to_string(),
-                        );
-                        Vec::new()
-                    }
-                }
-            }
+            SlashCommand::Tasks(Some(args)) => self.tasks_command(&args),
             SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {
                 Some(mode) => vec![Action::SetMode(mode)],
                 None => {
@@ -227,6 +184,65 @@ impl App {
             }
             SlashCommand::Unknown(name) => {
                 self.error(format!("unknown command /{name} (/help lists them)"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// Whether `command` must wait for the running turn: a prompt is queued as the next
+    /// message, another command is refused with a notice.
+    fn waits_for_turn(&mut self, command: &SlashCommand, typed: &str) -> bool {
+        let needs_idle = matches!(
+            command,
+            SlashCommand::Clear
+                | SlashCommand::Compact(_)
+                | SlashCommand::Resume(_)
+                | SlashCommand::Model(Some(_))
+                | SlashCommand::Effort(Some(_))
+                | SlashCommand::Init
+                | SlashCommand::Prompt(_)
+        );
+        if !needs_idle || self.busy.is_none() {
+            return false;
+        }
+        if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
+            self.queued.push_back(typed.to_string());
+        } else {
+            self.notice = Some(format!(
+                "{} waits for the turn to end (Esc cancels it)",
+                typed.trim()
+            ));
+        }
+        true
+    }
+
+    /// `/effort`: shows the level, or sets it (`default` leaves it to the model).
+    fn effort_command(&mut self, name: Option<&str>) -> Vec<Action> {
+        let Some(name) = name else {
+            let effort = self.status.effort.map_or("the model's own", |e| e.name());
+            self.info(format!(
+                "effort: {effort} (/effort minimal|low|medium|high|default sets it)"
+            ));
+            return Vec::new();
+        };
+        if name.trim() == "default" {
+            return vec![Action::SetEffort(None)];
+        }
+        match rein_engine::Effort::parse(name) {
+            Ok(effort) => vec![Action::SetEffort(Some(effort))],
+            Err(message) => {
+                self.error(message.to_string());
+                Vec::new()
+            }
+        }
+    }
+
+    /// `/tasks stop ID`.
+    fn tasks_command(&mut self, args: &str) -> Vec<Action> {
+        match args.split_whitespace().collect::<Vec<_>>()[..] {
+            ["stop", id] => vec![Action::StopTask(id.to_string())],
+            _ => {
+                self.error("usage: /tasks lists them, /tasks stop ID stops one".to_string());
                 Vec::new()
             }
         }

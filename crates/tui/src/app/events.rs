@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use rein_protocol::{Event, PermissionVerdict, RunOutcome};
+use rein_protocol::{Event, PermissionVerdict, RunOutcome, Usage};
+use serde_json::Value;
 
 use super::fold::FoldedKind;
 use super::{Action, App, RunningTool};
@@ -13,7 +14,6 @@ use crate::tool_view;
 #[derive(Clone, Copy)]
 struct Finished<'a> {
     name: &'a str,
-    summary: &'a str,
     output: &'a str,
     is_error: bool,
     duration_ms: u64,
@@ -30,58 +30,18 @@ impl App {
         match event {
             Event::SessionStart {
                 session_id, model, ..
-            } => {
-                self.status.session_id = session_id;
-                self.status.model = model;
-            }
-            Event::TurnStart { .. } => {
-                if let Some(busy) = self.busy.as_mut() {
-                    busy.label = "thinking".into();
-                }
-            }
-            Event::ThinkingDelta { text } => {
-                self.thinking.push_str(&text);
-            }
-            Event::TextDelta { text } => {
-                self.flush_thinking();
-                let lines = self.markdown.push(&text);
-                self.commit_text(lines);
-                if let Some(busy) = self.busy.as_mut() {
-                    busy.label = "writing".into();
-                }
-            }
+            } => (self.status.session_id, self.status.model) = (session_id, model),
+            Event::TurnStart { .. } => self.label_busy("thinking"),
+            Event::ThinkingDelta { text } => self.thinking.push_str(&text),
+            Event::TextDelta { text } => self.text_delta(&text),
             Event::AssistantMessage { .. } => self.flush_stream(),
             Event::ToolCallStart {
                 id,
                 name,
                 input,
                 summary,
-            } => {
-                self.flush_stream();
-                if let Some(busy) = self.busy.as_mut() {
-                    busy.label = format!("running {name}");
-                }
-                self.running.push(RunningTool {
-                    id,
-                    summary: tool_view::call_line(&name, &summary, &input),
-                    since: now,
-                    output: String::new(),
-                    waiting: false,
-                    sub_tokens: 0,
-                });
-            }
-            Event::ToolOutputDelta { id, text } => {
-                if let Some(tool) = self.running.iter_mut().find(|t| t.id == id) {
-                    tool.output.push_str(&text);
-                    if tool.output.len() > TAIL_BYTES * 2 {
-                        let mut cut = tool.output.len() - TAIL_BYTES;
-                        while !tool.output.is_char_boundary(cut) {
-                            cut += 1;
-                        }
-                        tool.output.drain(..cut);
-                    }
-                }
-            }
+            } => self.tool_started(id, &name, &input, &summary, now),
+            Event::ToolOutputDelta { id, text } => self.tool_output(&id, &text),
             Event::ToolCallEnd {
                 id,
                 name,
@@ -90,47 +50,18 @@ impl App {
                 duration_ms,
                 diff,
             } => {
-                let summary = match self.running.iter().position(|t| t.id == id) {
-                    Some(at) => self.running.remove(at).summary,
-                    None => name.clone(),
-                };
                 let done = Finished {
                     name: &name,
-                    summary: &summary,
                     output: &output,
                     is_error,
                     duration_ms,
                     diff: diff.as_deref(),
                 };
-                self.tool_finished(&done);
-                if self.running.is_empty()
-                    && let Some(busy) = self.busy.as_mut()
-                {
-                    busy.label = "thinking".into();
-                }
+                self.tool_ended(&id, &done);
             }
             Event::Permission {
                 id, name, decision, ..
-            } => {
-                let tool = self.running.iter_mut().find(|t| t.id == id);
-                let label = match (decision, tool) {
-                    (PermissionVerdict::Ask, Some(tool)) => {
-                        tool.waiting = true;
-                        Some("waiting for your answer".to_string())
-                    }
-                    // The call runs from now: the wait for the answer is not its time.
-                    (PermissionVerdict::Allow, Some(tool)) if tool.waiting => {
-                        tool.waiting = false;
-                        tool.since = now;
-                        Some(format!("running {name}"))
-                    }
-                    _ => None,
-                };
-                if let (Some(label), Some(busy)) = (label, self.busy.as_mut()) {
-                    busy.label = label;
-                }
-            }
-            Event::PermissionRequest { .. } => {}
+            } => self.permission_decided(&id, &name, decision, now),
             Event::Todos { todos } => self.set_todos(todos),
             Event::Subagent {
                 parent_tool_use_id,
@@ -140,92 +71,154 @@ impl App {
             Event::ToolsChanged { added, removed } => {
                 self.info(rein_protocol::tools_changed(&added, &removed))
             }
-            // Only `/rewind` restores files here, and it lists each file itself.
-            Event::FilesRestored { .. } => {}
-            Event::ModelFallback { from, to, reason } => {
-                self.status.model = to.clone();
-                self.info(format!(
-                    "{from} failed ({}); asking the fallback model {to} from now on",
-                    tool_view::clip(&reason, 200)
-                ))
-            }
+            Event::ModelFallback { from, to, reason } => self.fell_back(&from, to, &reason),
             Event::Retry {
                 attempt,
                 delay_ms,
                 reason,
-            } => self.info(format!(
-                "attempt {attempt} failed, retrying in {:.1}s: {}",
-                delay_ms as f64 / 1000.0,
-                tool_view::clip(&reason, 200)
-            )),
+            } => self.retrying(attempt, delay_ms, &reason),
             Event::Compaction {
                 trigger,
                 tokens_before,
                 tokens_after,
                 kept_messages,
-            } => {
-                let what = if trigger == "micro" {
-                    "cleared old tool outputs".to_string()
-                } else {
-                    format!("compacted the conversation ({trigger})")
-                };
-                self.info(format!(
-                    "✻ {what}: ~{} → ~{} tokens, {kept_messages} recent messages kept",
-                    thousands(tokens_before),
-                    thousands(tokens_after)
-                ));
-                self.status.context_tokens = tokens_after;
-            }
+            } => self.compacted(&trigger, tokens_before, tokens_after, kept_messages),
             Event::HookRun {
                 event,
                 message: Some(message),
                 blocked,
                 ..
-            } => {
-                let verb = if blocked { "blocked" } else { "said" };
-                self.info(format!(
-                    "{event} hook {verb}: {}",
-                    tool_view::clip(message.lines().next().unwrap_or(""), 200)
-                ));
-            }
-            Event::HookRun { .. } => {}
-            Event::Usage { usage, cost_usd } => {
-                self.status.usage.add(&usage);
-                self.status.cost_usd = self.status.cost_usd.zip(cost_usd).map(|(a, b)| a + b);
-                self.status.context_tokens =
-                    usage.total_input().saturating_add(usage.output_tokens);
-            }
-            Event::TurnEnd { .. } => {}
-            Event::Error { message } => {
-                self.flush_stream();
-                self.error(message);
-            }
+            } => self.hook_said(&event, if blocked { "blocked" } else { "said" }, &message),
+            Event::Usage { usage, cost_usd } => self.add_usage(&usage, cost_usd),
+            Event::Error { message } => self.failed(message),
+            // Only `/rewind` restores files here, and it lists each file itself.
+            Event::FilesRestored { .. }
+            | Event::PermissionRequest { .. }
+            | Event::HookRun { .. }
+            | Event::TurnEnd { .. } => {}
             Event::Result {
                 outcome,
                 session_usage,
                 session_cost_usd,
                 ..
-            } => {
-                self.flush_stream();
-                self.status.usage = session_usage;
-                self.status.cost_usd = session_cost_usd;
-                if outcome == RunOutcome::Cancelled {
-                    let line = Line::styled(
-                        "  ⎿ Interrupted. Tell the model what to do differently.",
-                        self.theme.error(),
-                    );
-                    self.committed.push(line);
-                }
-                return self.job_done(now);
-            }
+            } => return self.run_ended(outcome, session_usage, session_cost_usd, now),
         }
         Vec::new()
     }
 
-    fn tool_finished(&mut self, done: &Finished<'_>) {
+    /// The run failed: what streamed so far is committed above the message.
+    fn failed(&mut self, message: String) {
+        self.flush_stream();
+        self.error(message);
+    }
+
+    /// Names what the busy indicator shows the run doing.
+    fn label_busy(&mut self, label: impl Into<String>) {
+        if let Some(busy) = self.busy.as_mut() {
+            busy.label = label.into();
+        }
+    }
+
+    /// Streamed answer text: any thinking before it is committed first.
+    fn text_delta(&mut self, text: &str) {
+        self.flush_thinking();
+        let lines = self.markdown.push(text);
+        self.commit_text(lines);
+        self.label_busy("writing");
+    }
+
+    /// A call starts: it gets a live line until it ends.
+    fn tool_started(&mut self, id: String, name: &str, input: &Value, summary: &str, now: Instant) {
+        self.flush_stream();
+        self.label_busy(format!("running {name}"));
+        self.running.push(RunningTool {
+            id,
+            summary: tool_view::call_line(name, summary, input),
+            since: now,
+            output: String::new(),
+            waiting: false,
+            sub_tokens: 0,
+        });
+    }
+
+    /// Output of a running call: its tail is kept for the live line.
+    fn tool_output(&mut self, id: &str, text: &str) {
+        if let Some(tool) = self.running.iter_mut().find(|t| t.id == id) {
+            tool.output.push_str(text);
+            if tool.output.len() > TAIL_BYTES * 2 {
+                let mut cut = tool.output.len() - TAIL_BYTES;
+                while !tool.output.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                tool.output.drain(..cut);
+            }
+        }
+    }
+
+    /// Call `id` ended: its live line becomes scrollback.
+    fn tool_ended(&mut self, id: &str, done: &Finished<'_>) {
+        let summary = match self.running.iter().position(|t| t.id == id) {
+            Some(at) => self.running.remove(at).summary,
+            None => done.name.to_string(),
+        };
+        self.tool_finished(&summary, done);
+        if self.running.is_empty() {
+            self.label_busy("thinking");
+        }
+    }
+
+    /// The permission check of call `id`: the busy line says when it waits for the user.
+    fn permission_decided(
+        &mut self,
+        id: &str,
+        name: &str,
+        decision: PermissionVerdict,
+        now: Instant,
+    ) {
+        let tool = self.running.iter_mut().find(|t| t.id == id);
+        let label = match (decision, tool) {
+            (PermissionVerdict::Ask, Some(tool)) => {
+                tool.waiting = true;
+                Some("waiting for your answer".to_string())
+            }
+            // The call runs from now: the wait for the answer is not its time.
+            (PermissionVerdict::Allow, Some(tool)) if tool.waiting => {
+                tool.waiting = false;
+                tool.since = now;
+                Some(format!("running {name}"))
+            }
+            _ => None,
+        };
+        if let Some(label) = label {
+            self.label_busy(label);
+        }
+    }
+
+    /// The run ended: the session's totals, a note when it was interrupted, then what the
+    /// job's end asks.
+    fn run_ended(
+        &mut self,
+        outcome: RunOutcome,
+        session_usage: Usage,
+        session_cost_usd: Option<f64>,
+        now: Instant,
+    ) -> Vec<Action> {
+        self.flush_stream();
+        self.status.usage = session_usage;
+        self.status.cost_usd = session_cost_usd;
+        if outcome == RunOutcome::Cancelled {
+            let line = Line::styled(
+                "  ⎿ Interrupted. Tell the model what to do differently.",
+                self.theme.error(),
+            );
+            self.committed.push(line);
+        }
+        self.job_done(now)
+    }
+
+    fn tool_finished(&mut self, summary: &str, done: &Finished<'_>) {
         let Finished {
             name,
-            summary,
             output,
             is_error,
             duration_ms,
@@ -338,17 +331,6 @@ impl App {
             spans.extend(line.spans);
             self.committed.push(Line::from(spans).style(line.style));
         }
-    }
-}
-
-/// `12345` → `12.3k`.
-pub(crate) fn thousands(n: u64) -> String {
-    if n >= 1_000_000 {
-        format!("{:.1}M", n as f64 / 1e6)
-    } else if n >= 1000 {
-        format!("{:.1}k", n as f64 / 1e3)
-    } else {
-        n.to_string()
     }
 }
 

@@ -24,30 +24,57 @@ impl App {
         if ctrl && key.code == KeyCode::Char('z') {
             return vec![Action::Suspend];
         }
+        if let Some(actions) = self.dialog_key(key) {
+            return actions;
+        }
+        if let Some(actions) = self.shortcut(key, ctrl, now) {
+            return actions;
+        }
+        if self.completion_visible() && self.completion_key(key) {
+            return Vec::new();
+        }
+        match self.input.key(key) {
+            InputOutcome::Submit(text) => self.submit(text, now),
+            InputOutcome::Edited => {
+                self.completion = 0;
+                self.completion_closed = false;
+                Vec::new()
+            }
+            InputOutcome::Ignored => Vec::new(),
+        }
+    }
+
+    /// A key for the question or the picker open, which takes every key; `None` when neither
+    /// is open.
+    fn dialog_key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {
         if let Some(prompt) = self.prompt.as_mut() {
             if let PromptOutcome::Answered(approval) = prompt.key(key) {
                 let plan = prompt.request().tool == rein_engine::plan::PLAN_TOOL;
                 self.prompt = self.waiting.pop_front();
                 self.answered(&approval, plan);
             }
-            return Vec::new();
+            return Some(Vec::new());
         }
-        if let Some(picker) = self.picker.as_mut() {
-            return match picker.key(key) {
-                PickOutcome::Open => Vec::new(),
-                PickOutcome::Closed => {
-                    self.picker = None;
-                    Vec::new()
-                }
-                PickOutcome::Picked(id) => {
-                    let kind = picker.kind;
-                    self.picker = None;
-                    self.picked(kind, id)
-                }
-            };
-        }
-        match key.code {
-            KeyCode::Char('d') if ctrl && self.input.is_empty() => return vec![Action::Quit],
+        let picker = self.picker.as_mut()?;
+        Some(match picker.key(key) {
+            PickOutcome::Open => Vec::new(),
+            PickOutcome::Closed => {
+                self.picker = None;
+                Vec::new()
+            }
+            PickOutcome::Picked(id) => {
+                let kind = picker.kind;
+                self.picker = None;
+                self.picked(kind, id)
+            }
+        })
+    }
+
+    /// The keys that act whatever is typed (Ctrl-D, Ctrl-T, Ctrl-O, Shift-Tab, Esc); `None`
+    /// for a key left to the input.
+    fn shortcut(&mut self, key: KeyEvent, ctrl: bool, now: Instant) -> Option<Vec<Action>> {
+        let actions = match key.code {
+            KeyCode::Char('d') if ctrl && self.input.is_empty() => vec![Action::Quit],
             KeyCode::Char('t') if ctrl => {
                 self.show_thinking = !self.show_thinking;
                 let state = if self.show_thinking {
@@ -59,11 +86,11 @@ impl App {
                 if self.show_thinking {
                     self.unfold_thinking();
                 }
-                return Vec::new();
+                Vec::new()
             }
             KeyCode::Char('o') if ctrl => {
                 self.unfold_last();
-                return Vec::new();
+                Vec::new()
             }
             KeyCode::BackTab => {
                 let next = match self.status.mode {
@@ -72,53 +99,43 @@ impl App {
                     PermissionMode::Auto => PermissionMode::Plan,
                     PermissionMode::Plan | PermissionMode::Bypass => PermissionMode::Default,
                 };
-                return vec![Action::SetMode(next)];
+                vec![Action::SetMode(next)]
             }
             KeyCode::Esc if self.completion_visible() => {
                 self.completion_closed = true;
-                return Vec::new();
+                Vec::new()
             }
             KeyCode::Esc if self.busy.is_some() && !self.cancelling => {
                 self.cancelling = true;
-                return vec![Action::Cancel];
+                vec![Action::Cancel]
             }
             KeyCode::Esc if self.busy.is_none() && self.input.is_empty() => {
                 // Two presses read at once arrive as one Esc with Alt.
                 if key.modifiers.contains(KeyModifiers::ALT) {
-                    return vec![Action::OpenRewind];
+                    return Some(vec![Action::OpenRewind]);
                 }
-                return self.escape_twice(now);
+                self.escape_twice(now)
             }
-            _ => {}
-        }
-        if self.completion_visible() {
-            let count = self.commands.completions(&self.input.text()).len();
-            match key.code {
-                KeyCode::Up => {
-                    self.completion = self.completion.saturating_sub(1);
-                    return Vec::new();
-                }
-                KeyCode::Down => {
-                    self.completion = (self.completion + 1).min(count.saturating_sub(1));
-                    return Vec::new();
-                }
-                KeyCode::Tab => {
-                    self.complete();
-                    return Vec::new();
-                }
-                KeyCode::Enter => self.complete(),
-                _ => {}
+            _ => return None,
+        };
+        Some(actions)
+    }
+
+    /// A key moving in the completion list or taking its selection; whether the key was
+    /// used up (Enter completes and is still the input's, to submit).
+    fn completion_key(&mut self, key: KeyEvent) -> bool {
+        let count = self.commands.completions(&self.input.text()).len();
+        match key.code {
+            KeyCode::Up => self.completion = self.completion.saturating_sub(1),
+            KeyCode::Down => self.completion = (self.completion + 1).min(count.saturating_sub(1)),
+            KeyCode::Tab => self.complete(),
+            KeyCode::Enter => {
+                self.complete();
+                return false;
             }
+            _ => return false,
         }
-        match self.input.key(key) {
-            InputOutcome::Submit(text) => self.submit(text, now),
-            InputOutcome::Edited => {
-                self.completion = 0;
-                self.completion_closed = false;
-                Vec::new()
-            }
-            InputOutcome::Ignored => Vec::new(),
-        }
+        true
     }
 
     fn interrupt(&mut self, now: Instant) -> Vec<Action> {

@@ -7,6 +7,7 @@ mod commands;
 mod events;
 mod fold;
 mod keys;
+mod notices;
 mod prompt;
 mod rewind;
 mod view;

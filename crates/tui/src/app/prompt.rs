@@ -165,30 +165,7 @@ impl PermissionPrompt {
 
     /// The prompt's rows.
     pub fn view(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
-        let request = &self.request;
-        let plan = is_plan(request);
-        let title = if plan {
-            "Approve this plan?".to_string()
-        } else if request.tool == "bash" {
-            // The command is the body: said once.
-            "Allow this bash command?".to_string()
-        } else {
-            format!(
-                "Allow {}?",
-                tool_view::call_line(&request.tool, &request.summary, &request.input)
-            )
-        };
-        let mut lines = vec![Line::from(vec![
-            Span::styled("? ", theme.warning().patch(theme.bold())),
-            Span::styled(title, theme.bold()),
-        ])];
-        lines.push(Line::styled(
-            match &request.agent {
-                Some(agent) => format!("  asked by {} (subagent {agent})", request.reason),
-                None => format!("  asked by {}", request.reason),
-            },
-            theme.dim(),
-        ));
+        let mut lines = self.heading(theme);
         if let Some(change) = &self.change {
             lines.push(Line::styled(change.clone(), theme.bold()));
         }
@@ -214,58 +191,89 @@ impl PermissionPrompt {
                     Span::raw(note.clone()),
                 ]));
             }
-            None => {
-                let choice = |key: &'static str, text: &'static str| {
-                    [
-                        Span::styled(key, theme.accent().patch(theme.bold())),
-                        Span::raw(text),
-                    ]
-                };
-                let mut spans = vec![Span::raw("  ")];
-                if plan {
-                    spans.extend(choice("1", " yes, accept edits  "));
-                    spans.extend(choice("2", " yes, ask before edits  "));
-                    if self.auto {
-                        spans.extend(choice("3", " yes, auto  "));
-                    }
-                    spans.extend(choice("n", " keep planning  "));
-                    spans.extend(choice("t", " keep planning, and tell the model…"));
-                    lines.push(Line::from(spans));
-                    return lines
-                        .into_iter()
-                        .map(|line| clip_line(line, width))
-                        .collect();
-                }
-                // One answer a line, each "this session" one saying what it allows.
-                let mut row = |key, text: String| {
-                    let mut spans = vec![Span::raw("  ")];
-                    spans.extend(choice(key, ""));
-                    spans.push(Span::raw(text));
-                    lines.push(Line::from(spans));
-                };
-                row("y", " yes".into());
-                if let Some(rule) = &self.request.session_rule {
-                    row("a", format!(" yes, and allow {rule} until rein exits"));
-                }
-                if self.edits {
-                    row(
-                        "e",
-                        " yes, and allow every edit in this workspace until rein exits \
-                         (accept-edits)"
-                            .into(),
-                    );
-                }
-                let mut spans = vec![Span::raw("  ")];
-                spans.extend(choice("n", " no  "));
-                spans.extend(choice("t", " no, and tell the model…"));
-                lines.push(Line::from(spans));
-            }
+            None if is_plan(&self.request) => lines.push(self.plan_choices(theme)),
+            None => self.call_choices(theme, &mut lines),
         }
         lines
             .into_iter()
             .map(|line| clip_line(line, width))
             .collect()
     }
+
+    /// The question and who asks it.
+    fn heading(&self, theme: Theme) -> Vec<Line<'static>> {
+        let request = &self.request;
+        let title = if is_plan(request) {
+            "Approve this plan?".to_string()
+        } else if request.tool == "bash" {
+            // The command is the body: said once.
+            "Allow this bash command?".to_string()
+        } else {
+            format!(
+                "Allow {}?",
+                tool_view::call_line(&request.tool, &request.summary, &request.input)
+            )
+        };
+        let asked_by = match &request.agent {
+            Some(agent) => format!("  asked by {} (subagent {agent})", request.reason),
+            None => format!("  asked by {}", request.reason),
+        };
+        vec![
+            Line::from(vec![
+                Span::styled("? ", theme.warning().patch(theme.bold())),
+                Span::styled(title, theme.bold()),
+            ]),
+            Line::styled(asked_by, theme.dim()),
+        ]
+    }
+
+    /// A plan's answers, on one line: the mode to go on in, or keep planning.
+    fn plan_choices(&self, theme: Theme) -> Line<'static> {
+        let mut spans = vec![Span::raw("  ")];
+        spans.extend(choice("1", " yes, accept edits  ", theme));
+        spans.extend(choice("2", " yes, ask before edits  ", theme));
+        if self.auto {
+            spans.extend(choice("3", " yes, auto  ", theme));
+        }
+        spans.extend(choice("n", " keep planning  ", theme));
+        spans.extend(choice("t", " keep planning, and tell the model…", theme));
+        Line::from(spans)
+    }
+
+    /// A call's answers: one a line, each "this session" one saying what it allows, then
+    /// the refusals.
+    fn call_choices(&self, theme: Theme, lines: &mut Vec<Line<'static>>) {
+        let mut row = |key, text: String| {
+            let mut spans = vec![Span::raw("  ")];
+            spans.extend(choice(key, "", theme));
+            spans.push(Span::raw(text));
+            lines.push(Line::from(spans));
+        };
+        row("y", " yes".into());
+        if let Some(rule) = &self.request.session_rule {
+            row("a", format!(" yes, and allow {rule} until rein exits"));
+        }
+        if self.edits {
+            row(
+                "e",
+                " yes, and allow every edit in this workspace until rein exits \
+                 (accept-edits)"
+                    .into(),
+            );
+        }
+        let mut spans = vec![Span::raw("  ")];
+        spans.extend(choice("n", " no  ", theme));
+        spans.extend(choice("t", " no, and tell the model…", theme));
+        lines.push(Line::from(spans));
+    }
+}
+
+/// An answer's key, highlighted, and what it does.
+fn choice(key: &'static str, text: &'static str, theme: Theme) -> [Span<'static>; 2] {
+    [
+        Span::styled(key, theme.accent().patch(theme.bold())),
+        Span::raw(text),
+    ]
 }
 
 impl Drop for PermissionPrompt {

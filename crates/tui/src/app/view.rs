@@ -6,7 +6,7 @@ use std::time::Instant;
 use ratatui::text::{Line, Span};
 
 use super::prompt::clip_line;
-use super::{App, events::thousands};
+use super::{App, notices::thousands};
 use crate::tool_view;
 
 /// Spinner frames, one per 100 ms.
@@ -23,59 +23,9 @@ impl App {
         let width = usize::from(width.max(10));
         let theme = self.theme;
         let mut lines: Vec<Line<'static>> = Vec::new();
-
-        // What is streaming: the partial text line, the tail of the thinking.
-        if !self.thinking.trim().is_empty() {
-            let style = theme.dim().patch(ratatui::style::Style::new().italic());
-            let all: Vec<&str> = self.thinking.trim().lines().collect();
-            for line in &all[all.len().saturating_sub(3)..] {
-                let line = crate::sanitize::clean(line);
-                lines.push(Line::styled(format!("✻ {line}"), style));
-            }
-        }
-        for line in self.markdown.pending() {
-            let lead = if self.text_started { "  " } else { "● " };
-            let mut spans = vec![Span::styled(lead, theme.accent())];
-            spans.extend(line.spans);
-            lines.push(Line::from(spans));
-        }
-        // The todo list while items are open: the one in progress in bold, done ones dim.
-        for todo in &self.todos {
-            use rein_protocol::TodoStatus;
-            let text = crate::sanitize::clean(&todo.content).into_owned();
-            let (mark, style) = match todo.status {
-                TodoStatus::Completed => ("☒", theme.dim()),
-                TodoStatus::InProgress => ("▸", theme.bold()),
-                TodoStatus::Pending => ("☐", ratatui::style::Style::new()),
-            };
-            let shown: String = format!("  {mark} {text}").chars().take(width).collect();
-            lines.push(Line::styled(shown, style));
-        }
-        // Running calls with their elapsed time and last output lines.
-        let asked = self.prompt.as_ref().map(|p| p.request().id.as_str());
-        for tool in &self.running {
-            // The call being asked about is shown once, in the question.
-            if tool.waiting && asked == Some(tool.id.as_str()) {
-                continue;
-            }
-            if tool.waiting {
-                lines.push(Line::from(vec![
-                    Span::styled("? ", theme.warning()),
-                    Span::raw(tool.summary.clone()),
-                    Span::styled(" (waiting for your answer)", theme.dim()),
-                ]));
-                continue;
-            }
-            let secs = now.saturating_duration_since(tool.since).as_secs();
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} ", spinner(now, tool.since)), theme.accent()),
-                Span::raw(tool.summary.clone()),
-                Span::styled(format!(" ({secs}s)"), theme.dim()),
-            ]));
-            for out in tool_view::tail(&tool.output, TAIL_LINES) {
-                lines.push(Line::styled(format!("  │ {out}"), theme.dim()));
-            }
-        }
+        self.streaming_lines(&mut lines);
+        self.todo_lines(width, &mut lines);
+        self.running_lines(now, &mut lines);
         for queued in &self.queued {
             let first = queued.lines().next().unwrap_or("");
             lines.push(Line::styled(
@@ -103,48 +53,7 @@ impl App {
             lines.extend(input);
             lines.push(rule(width, theme.dim()));
             if self.completion_visible() {
-                let completions = self.commands.completions(&self.input.text());
-                let selected = self.completion.min(completions.len().saturating_sub(1));
-                let first = selected.saturating_sub(COMPLETION_ROWS - 1);
-                for (n, command) in completions
-                    .iter()
-                    .enumerate()
-                    .skip(first)
-                    .take(COMPLETION_ROWS)
-                {
-                    let style = if n == selected {
-                        theme.accent().patch(theme.bold())
-                    } else {
-                        theme.dim()
-                    };
-                    lines.push(Line::from(vec![
-                        Span::styled(format!("  /{:<14}", command.name), style),
-                        Span::styled(command.description.clone(), theme.dim()),
-                    ]));
-                }
-                // A longer list says so, and where the rest is.
-                if completions.len() > COMPLETION_ROWS {
-                    let below =
-                        completions.len() - (first + COMPLETION_ROWS).min(completions.len());
-                    lines.push(Line::styled(
-                        format!(
-                            "  {} of {} (↑↓ scroll{}{})",
-                            COMPLETION_ROWS,
-                            completions.len(),
-                            if first > 0 {
-                                format!(", {first} above")
-                            } else {
-                                String::new()
-                            },
-                            if below > 0 {
-                                format!(", {below} below")
-                            } else {
-                                String::new()
-                            },
-                        ),
-                        theme.dim(),
-                    ));
-                }
+                self.completion_lines(&mut lines);
             }
         }
         lines.push(self.status_line(width, now));
@@ -152,12 +61,158 @@ impl App {
         (lines, cursor)
     }
 
+    /// What is streaming: the tail of the thinking, the partial text line.
+    fn streaming_lines(&self, lines: &mut Vec<Line<'static>>) {
+        let theme = self.theme;
+        if !self.thinking.trim().is_empty() {
+            let style = theme.dim().patch(ratatui::style::Style::new().italic());
+            let all: Vec<&str> = self.thinking.trim().lines().collect();
+            for line in &all[all.len().saturating_sub(3)..] {
+                let line = crate::sanitize::clean(line);
+                lines.push(Line::styled(format!("✻ {line}"), style));
+            }
+        }
+        for line in self.markdown.pending() {
+            let lead = if self.text_started { "  " } else { "● " };
+            let mut spans = vec![Span::styled(lead, theme.accent())];
+            spans.extend(line.spans);
+            lines.push(Line::from(spans));
+        }
+    }
+
+    /// The todo list while items are open: the one in progress in bold, done ones dim.
+    fn todo_lines(&self, width: usize, lines: &mut Vec<Line<'static>>) {
+        use rein_protocol::TodoStatus;
+        let theme = self.theme;
+        for todo in &self.todos {
+            let text = crate::sanitize::clean(&todo.content).into_owned();
+            let (mark, style) = match todo.status {
+                TodoStatus::Completed => ("☒", theme.dim()),
+                TodoStatus::InProgress => ("▸", theme.bold()),
+                TodoStatus::Pending => ("☐", ratatui::style::Style::new()),
+            };
+            let shown: String = format!("  {mark} {text}").chars().take(width).collect();
+            lines.push(Line::styled(shown, style));
+        }
+    }
+
+    /// Running calls with their elapsed time and last output lines.
+    fn running_lines(&self, now: Instant, lines: &mut Vec<Line<'static>>) {
+        let theme = self.theme;
+        let asked = self.prompt.as_ref().map(|p| p.request().id.as_str());
+        for tool in &self.running {
+            // The call being asked about is shown once, in the question.
+            if tool.waiting && asked == Some(tool.id.as_str()) {
+                continue;
+            }
+            if tool.waiting {
+                lines.push(Line::from(vec![
+                    Span::styled("? ", theme.warning()),
+                    Span::raw(tool.summary.clone()),
+                    Span::styled(" (waiting for your answer)", theme.dim()),
+                ]));
+                continue;
+            }
+            let secs = now.saturating_duration_since(tool.since).as_secs();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} ", spinner(now, tool.since)), theme.accent()),
+                Span::raw(tool.summary.clone()),
+                Span::styled(format!(" ({secs}s)"), theme.dim()),
+            ]));
+            for out in tool_view::tail(&tool.output, TAIL_LINES) {
+                lines.push(Line::styled(format!("  │ {out}"), theme.dim()));
+            }
+        }
+    }
+
+    /// The slash commands matching the input, the selected one highlighted, a window of
+    /// them at a time.
+    fn completion_lines(&self, lines: &mut Vec<Line<'static>>) {
+        let theme = self.theme;
+        let completions = self.commands.completions(&self.input.text());
+        let selected = self.completion.min(completions.len().saturating_sub(1));
+        let first = selected.saturating_sub(COMPLETION_ROWS - 1);
+        for (n, command) in completions
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(COMPLETION_ROWS)
+        {
+            let style = if n == selected {
+                theme.accent().patch(theme.bold())
+            } else {
+                theme.dim()
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("  /{:<14}", command.name), style),
+                Span::styled(command.description.clone(), theme.dim()),
+            ]));
+        }
+        // A longer list says so, and where the rest is.
+        if completions.len() > COMPLETION_ROWS {
+            let below = completions.len() - (first + COMPLETION_ROWS).min(completions.len());
+            lines.push(Line::styled(
+                format!(
+                    "  {} of {} (↑↓ scroll{}{})",
+                    COMPLETION_ROWS,
+                    completions.len(),
+                    if first > 0 {
+                        format!(", {first} above")
+                    } else {
+                        String::new()
+                    },
+                    if below > 0 {
+                        format!(", {below} below")
+                    } else {
+                        String::new()
+                    },
+                ),
+                theme.dim(),
+            ));
+        }
+    }
+
+    /// The status line: what is happening on the left, the model and the numbers on the
+    /// right. The hint after the spinner goes first when the line is too narrow, then the
+    /// right side is cut.
     fn status_line(&self, width: usize, now: Instant) -> Line<'static> {
         let theme = self.theme;
         let status = &self.status;
-        // Left: what is happening; right: model and numbers. The hint after the spinner goes
-        // first when the line is too narrow, then the right side is cut.
-        let (left, hint, left_style) = if let Some(notice) = &self.notice {
+        let (left, hint, left_style) = self.status_activity(now);
+        let numbers = self.status_numbers();
+        let w = |text: &str| unicode_width::UnicodeWidthStr::width(text);
+        let left_width = w(&left);
+        let with_hint = left_width + w(&hint);
+        let room = |used: usize| width.saturating_sub(used + 2);
+        let hint = if with_hint + w(&status.model) + w(&numbers) + 2 <= width {
+            hint
+        } else {
+            String::new()
+        };
+        let used = left_width + w(&hint);
+        let right = if w(&status.model) + w(&numbers) <= room(used) {
+            format!("{}{numbers}", status.model)
+        } else if w(&numbers) + 4 <= room(used) {
+            // Cut the model name, keep the numbers.
+            let model = tool_view::clip(&status.model, room(used) - w(&numbers));
+            format!("{model}{numbers}")
+        } else {
+            tool_view::clip(&format!("{}{numbers}", status.model), room(used))
+        };
+        let gap = width.saturating_sub(used + w(&right)).max(1);
+        Line::from(vec![
+            Span::styled(left, left_style),
+            Span::styled(hint, theme.dim()),
+            Span::raw(" ".repeat(gap)),
+            Span::styled(right, theme.dim()),
+        ])
+    }
+
+    /// The status line's left side: a notice, the question waiting, the run's spinner and
+    /// label (with the hint to cancel), or the hint to `/help`.
+    fn status_activity(&self, now: Instant) -> (String, String, ratatui::style::Style) {
+        let theme = self.theme;
+        if let Some(notice) = &self.notice {
             (notice.clone(), String::new(), theme.warning())
         } else if self.busy.is_some() && self.prompt.is_some() {
             // Still, so that nothing ticks while the user decides.
@@ -185,7 +240,13 @@ impl App {
             )
         } else {
             ("/help for commands".to_string(), String::new(), theme.dim())
-        };
+        }
+    }
+
+    /// The status line's numbers: tokens, cache hits, context, cost and a mode other than
+    /// `default`.
+    fn status_numbers(&self) -> String {
+        let status = &self.status;
         let context = if status.context_window > 0 {
             let percent = status.context_tokens as f64 * 100.0 / status.context_window as f64;
             format!(" · ctx {percent:.0}%")
@@ -206,37 +267,11 @@ impl App {
             rein_engine::permissions::PermissionMode::Default => String::new(),
             other => format!(" · {}", other.name()),
         };
-        let numbers = format!(
+        format!(
             " · ↑{} ↓{}{cache}{context}{cost}{mode}",
             thousands(status.usage.total_input()),
             thousands(status.usage.output_tokens),
-        );
-        let w = |text: &str| unicode_width::UnicodeWidthStr::width(text);
-        let left_width = w(&left);
-        let with_hint = left_width + w(&hint);
-        let room = |used: usize| width.saturating_sub(used + 2);
-        let hint = if with_hint + w(&status.model) + w(&numbers) + 2 <= width {
-            hint
-        } else {
-            String::new()
-        };
-        let used = left_width + w(&hint);
-        let right = if w(&status.model) + w(&numbers) <= room(used) {
-            format!("{}{numbers}", status.model)
-        } else if w(&numbers) + 4 <= room(used) {
-            // Cut the model name, keep the numbers.
-            let model = tool_view::clip(&status.model, room(used) - w(&numbers));
-            format!("{model}{numbers}")
-        } else {
-            tool_view::clip(&format!("{}{numbers}", status.model), room(used))
-        };
-        let gap = width.saturating_sub(used + w(&right)).max(1);
-        Line::from(vec![
-            Span::styled(left, left_style),
-            Span::styled(hint, theme.dim()),
-            Span::raw(" ".repeat(gap)),
-            Span::styled(right, theme.dim()),
-        ])
+        )
     }
 }
 

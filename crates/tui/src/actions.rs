@@ -1,0 +1,154 @@
+//! Carrying out the [`Action`]s the [`App`] returns: the engine's operations sent to the
+//! controller and their answers shown, the UI's own (pickers, lists) done here.
+
+use rein_engine::{Applied, ControlError, Controller, Op, Restore, RewindWhat};
+
+use crate::app::{Action, App};
+use crate::runner::SessionHost;
+use crate::slash::Commands;
+
+/// Carries out one action; true when the UI should end.
+pub(crate) async fn act(
+    action: Action,
+    app: &mut App,
+    driver: &mut Controller,
+    host: &dyn SessionHost,
+) -> bool {
+    if action == Action::Quit {
+        return true;
+    }
+    let Some(op) = engine_op(action, app, driver, host).await else {
+        return false;
+    };
+    let result = driver.apply(op.clone()).await;
+    show_applied(op, result, app, driver, host).await;
+    false
+}
+
+/// The operation `action` asks of the engine; `None` for what the UI does itself (opening a
+/// picker, listing sessions, tasks or servers), done here.
+async fn engine_op(
+    action: Action,
+    app: &mut App,
+    driver: &mut Controller,
+    host: &dyn SessionHost,
+) -> Option<Op> {
+    let op = match action {
+        // Quitting is the loop's; only the terminal loop can suspend.
+        Action::Quit | Action::Suspend => return None,
+        Action::ListSessions => {
+            app.open_session_picker(&host.sessions());
+            return None;
+        }
+        Action::ShowPermissions => {
+            if let Some(policy) = driver.policy().await {
+                app.show_policy(&policy);
+            }
+            return None;
+        }
+        Action::ListTasks => {
+            app.show_tasks(&driver.tasks());
+            return None;
+        }
+        Action::ShowMcp => {
+            app.show_mcp(&host.mcp_servers());
+            return None;
+        }
+        Action::OpenRewind => {
+            match driver.rewind_points() {
+                Ok(points) => app.open_rewind_picker(&points),
+                Err(e) => app.error(e.to_string()),
+            }
+            return None;
+        }
+        Action::PlanRewind(back) => {
+            match driver.rewind_preview(back) {
+                Ok(preview) => app.open_rewind_choices(back, preview.as_ref()),
+                Err(e) => app.error(e.to_string()),
+            }
+            return None;
+        }
+        Action::Rewind {
+            back,
+            code,
+            conversation,
+            force,
+        } => {
+            let what = match (code, conversation) {
+                (true, true) => RewindWhat::Both,
+                (true, false) => RewindWhat::Code,
+                (false, true) => RewindWhat::Conversation,
+                (false, false) => return None,
+            };
+            Op::Rewind {
+                back,
+                what,
+                restore: Restore::from(force),
+            }
+        }
+        Action::StopTask(id) => Op::StopTask(id),
+        Action::Run(prompt) => Op::Submit(prompt),
+        Action::Cancel => Op::Cancel,
+        Action::Compact(focus) => Op::Compact { focus },
+        Action::NewSession => Op::NewSession,
+        Action::Resume(id) => Op::Resume(id),
+        Action::SetModel(model) => Op::SetModel(model),
+        Action::SetEffort(effort) => Op::SetEffort(effort),
+        Action::SetMode(mode) => Op::SetMode(mode),
+    };
+    Some(op)
+}
+
+/// Shows what the engine answered to `op`.
+async fn show_applied(
+    op: Op,
+    result: Result<Applied, ControlError>,
+    app: &mut App,
+    driver: &mut Controller,
+    host: &dyn SessionHost,
+) {
+    let shown = match &op {
+        Op::Resume(id) => Some(id.clone()),
+        _ => None,
+    };
+    match (op, result) {
+        (_, Err(error)) => app.error(error.to_string()),
+        (Op::NewSession, Ok(Applied::Status(status))) => {
+            app.session_replaced(status, "── new session ──");
+            // The new agent read the command folders again: so does the list.
+            app.set_commands(Commands::load(&host.commands()));
+        }
+        (Op::Resume(_), Ok(Applied::Status(status))) => {
+            app.session_replaced(status, "");
+            app.set_commands(Commands::load(&host.commands()));
+            if let Some(id) = shown {
+                app.replay(&driver.transcript().await, &id);
+            }
+        }
+        (Op::SetModel(_), Ok(Applied::Status(status))) => {
+            app.info(format!("model: {}", status.model));
+            let current = app.status_mut();
+            current.model = status.model;
+            current.context_window = status.context_window;
+            current.context_tokens = status.context_tokens;
+        }
+        (Op::SetEffort(effort), Ok(_)) => {
+            app.status_mut().effort = effort;
+            app.info(format!(
+                "effort: {}",
+                effort.map_or("the model's own", |e| e.name())
+            ));
+        }
+        (Op::SetMode(mode), Ok(_)) => app.set_mode(mode),
+        (_, Ok(Applied::Said(said))) => app.info(said),
+        (
+            _,
+            Ok(Applied::Rewound {
+                status,
+                prompt,
+                files,
+            }),
+        ) => app.rewound(status, &prompt, &files),
+        _ => {}
+    }
+}
