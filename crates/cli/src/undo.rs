@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use rein_checkpoint::{Checkpoints, RestoreOutcome, UndoPlan};
 use rein_engine::session::{SessionStore, SessionWriter};
 use rein_engine::undo;
 use rein_protocol::SessionRecord;
-use rein_tools::checkpoint::{Checkpoints, RestoreOutcome, UndoPlan};
 
 use crate::args::UndoArgs;
 use crate::{Exit, resolve};

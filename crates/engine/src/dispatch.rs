@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use rein_checkpoint::Checkpoints;
 use rein_protocol::{ContentBlock, Event};
 use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
@@ -57,62 +58,56 @@ impl Default for DispatchLimits {
     }
 }
 
-/// Runs `calls` in batches and returns one `tool_result` block per call, in call order, with
-/// the facts of each call that ran.
-pub(crate) async fn dispatch(
-    tools: &ToolRegistry,
-    calls: Vec<ToolCall>,
-    ctx: &ToolContext,
-    limits: DispatchLimits,
-    gate: &Gate,
-    events: &EventSender,
-    on_done: &(dyn Fn(&ContentBlock) + Send + Sync),
-) -> Vec<Done> {
-    let shared = Shared {
-        tools,
-        ctx,
-        timeout: limits.call_timeout,
-        gate,
-        events,
-        on_done,
-    };
-    let mut results = Vec::with_capacity(calls.len());
-    // What each call touches, computed once: batching, the gate, hooks and events read it.
-    let planned: Vec<(ToolCall, CallFacts)> = calls
-        .into_iter()
-        .map(|call| {
-            let facts = tools.facts(&call.name, &call.input, &ctx.guard);
-            (call, facts)
-        })
-        .collect();
-    for batch in batches(planned) {
-        let parallel = if batch.len() > 1 {
-            limits.max_parallel.max(1)
-        } else {
-            1
-        };
-        let outputs: Vec<Done> = futures::stream::iter(batch)
-            // Each result is recorded as its call finishes: a process killed mid-batch keeps
-            // what already ran.
-            .map(|(call, facts)| run_one(shared, call, facts))
-            .buffered(parallel)
-            .collect()
-            .await;
-        results.extend(outputs);
-    }
-    results
+/// Everything a dispatch of calls needs, and every call of it shares.
+#[derive(Clone, Copy)]
+pub(crate) struct Dispatch<'a> {
+    /// The tools the calls name.
+    pub tools: &'a ToolRegistry,
+    /// The session's tool context; each call runs in a copy of its own.
+    pub ctx: &'a ToolContext,
+    /// How many read-only calls run at once, and how long one may run.
+    pub limits: DispatchLimits,
+    /// The permission check and hooks around each call.
+    pub gate: &'a Gate,
+    /// Where the calls' events go.
+    pub events: &'a EventSender,
+    /// Where each file's state is kept before a file tool changes it (`rein undo`); `None`:
+    /// not kept.
+    pub checkpoints: Option<&'a Checkpoints>,
+    /// Told each result once its call is done, before `ToolCallEnd` goes out.
+    pub on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
 }
 
-/// What every call of a dispatch shares.
-#[derive(Clone, Copy)]
-struct Shared<'a> {
-    tools: &'a ToolRegistry,
-    ctx: &'a ToolContext,
-    timeout: Duration,
-    gate: &'a Gate,
-    events: &'a EventSender,
-    /// Told each result once its call is done, before `ToolCallEnd` goes out.
-    on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
+impl Dispatch<'_> {
+    /// Runs `calls` in batches and returns one `tool_result` block per call, in call order,
+    /// with the facts of each call that ran.
+    pub(crate) async fn run(self, calls: Vec<ToolCall>) -> Vec<Done> {
+        let mut results = Vec::with_capacity(calls.len());
+        // What each call touches, computed once: batching, the gate, hooks and events read it.
+        let planned: Vec<(ToolCall, CallFacts)> = calls
+            .into_iter()
+            .map(|call| {
+                let facts = self.tools.facts(&call.name, &call.input, &self.ctx.guard);
+                (call, facts)
+            })
+            .collect();
+        for batch in batches(planned) {
+            let parallel = if batch.len() > 1 {
+                self.limits.max_parallel.max(1)
+            } else {
+                1
+            };
+            let outputs: Vec<Done> = futures::stream::iter(batch)
+                // Each result is recorded as its call finishes: a process killed mid-batch
+                // keeps what already ran.
+                .map(|(call, facts)| run_one(self, call, facts))
+                .buffered(parallel)
+                .collect()
+                .await;
+            results.extend(outputs);
+        }
+        results
+    }
 }
 
 /// Splits calls, in order, into runs of calls that may run together (read-only ones) and
@@ -137,7 +132,7 @@ fn batches(calls: Vec<(ToolCall, CallFacts)>) -> Vec<Vec<(ToolCall, CallFacts)>>
 }
 
 /// Runs one call with its own timeout and cancellation, reporting its start and end.
-async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Done {
+async fn run_one(shared: Dispatch<'_>, call: ToolCall, facts: CallFacts) -> Done {
     shared.events.emit(Event::ToolCallStart {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -174,11 +169,11 @@ async fn run_one(shared: Shared<'_>, call: ToolCall, facts: CallFacts) -> Done {
 /// Whether the call may run: not when the turn was cancelled or its arguments are not JSON;
 /// else as the gate decides.
 async fn clear(
-    shared: Shared<'_>,
+    shared: Dispatch<'_>,
     call: &ToolCall,
     facts: CallFacts,
 ) -> Result<Cleared, ToolOutput> {
-    let Shared {
+    let Dispatch {
         tools, ctx, gate, ..
     } = shared;
     if ctx.cancel.is_cancelled() {
@@ -213,18 +208,19 @@ async fn clear(
 /// Runs a cleared call in its own context (its cancel token, progress, facts), within its
 /// timeout, keeping the files it changes for `rein undo`; the notes go after its output.
 async fn execute(
-    shared: Shared<'_>,
+    shared: Dispatch<'_>,
     call: &ToolCall,
     input: &Value,
     facts: &Arc<CallFacts>,
     notes: &[String],
 ) -> ToolOutput {
-    let Shared {
+    let Dispatch {
         tools,
         ctx,
-        timeout,
+        limits,
         gate,
         events,
+        checkpoints,
         ..
     } = shared;
     let live = events.clone();
@@ -244,13 +240,13 @@ async fn execute(
     };
     // Tools watch their token and kill what they started; on timeout the call's future is
     // dropped as well, which kills anything it still runs.
-    let kept = keep_before(&own, facts, &call.id);
+    let kept = checkpoints.and_then(|kept| keep_before(kept, facts, &call.id));
     let run = tools.call(&call.name, input.clone(), &own);
     // A subagent's own calls have their timeouts; its run is bounded by its turns.
     let timeout = if call.name == crate::subagents::TASK_TOOL {
         crate::subagents::TASK_TIMEOUT
     } else {
-        timeout
+        limits.call_timeout
     };
     let mut output = match tokio::time::timeout(timeout, run).await {
         Ok(output) => output,
@@ -263,7 +259,9 @@ async fn execute(
             ))
         }
     };
-    keep_after(&own, facts, &call.id);
+    if let Some(kept) = checkpoints {
+        keep_after(kept, facts, &call.id);
+    }
     for note in kept.iter().chain(notes) {
         output.text.push_str("\n\n");
         output.text.push_str(note);
@@ -274,7 +272,7 @@ async fn execute(
 /// The call's result block: saved, then reported with `ToolCallEnd` (and a file tool's
 /// diff).
 fn finish(
-    shared: Shared<'_>,
+    shared: Dispatch<'_>,
     call: ToolCall,
     output: ToolOutput,
     started: Instant,
@@ -306,8 +304,7 @@ fn finish(
 
 /// Keeps the state of the files a file tool's call is about to change (`rein undo`); a note
 /// for the model when they could not be kept (the call still runs).
-fn keep_before(ctx: &ToolContext, facts: &CallFacts, id: &str) -> Option<String> {
-    let checkpoints = ctx.checkpoints.as_ref()?;
+fn keep_before(checkpoints: &Checkpoints, facts: &CallFacts, id: &str) -> Option<String> {
     if facts.effect != Effect::ReadOnly {
         checkpoints.note_change();
     }
@@ -323,11 +320,8 @@ fn keep_before(ctx: &ToolContext, facts: &CallFacts, id: &str) -> Option<String>
 
 /// Notes what a file tool's call left, so a later undo can tell a file changed since (when
 /// this cannot be written, the undo treats the file as changed since and asks for `--force`).
-fn keep_after(ctx: &ToolContext, facts: &CallFacts, id: &str) {
-    if let Some(checkpoints) = &ctx.checkpoints
-        && facts.kind == CallKind::Edit
-        && !facts.writes.is_empty()
-    {
+fn keep_after(checkpoints: &Checkpoints, facts: &CallFacts, id: &str) {
+    if facts.kind == CallKind::Edit && !facts.writes.is_empty() {
         let _ = checkpoints.after(id, &facts.writes);
     }
 }

@@ -51,8 +51,8 @@ pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
+pub use rein_checkpoint::Restore;
 pub use rein_llm::Effort;
-pub use rein_tools::checkpoint::Restore;
 
 /// Where the engine sends its events. A closed receiver is fine: events are then dropped.
 pub type EventSender = tokio::sync::mpsc::UnboundedSender<rein_protocol::Event>;

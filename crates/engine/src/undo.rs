@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::checkpoint::{Checkpoints, Restore, RestoreAction, RestoreOutcome, UndoPlan};
+use rein_checkpoint::{Checkpoints, Restore, RestoreAction, RestoreOutcome, UndoPlan};
 
 /// The folder of rein's data folder that holds every session's checkpoints.
 pub const CHECKPOINTS_FOLDER: &str = "checkpoints";

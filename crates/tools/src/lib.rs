@@ -45,9 +45,6 @@ mod tool;
 mod typed;
 mod write_file;
 
-/// Checkpoints live in `rein-checkpoint`; re-exported while the engine reaches them through
-/// [`ToolContext::checkpoints`].
-pub use rein_checkpoint as checkpoint;
 // File safety lives in `rein-fs`; the names tools and their callers use are re-exported.
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use bash::{

@@ -111,9 +111,6 @@ pub struct ToolContext {
     pub jobs: crate::Jobs,
     /// The session's todo list (`todo_write`).
     pub todos: crate::Todos,
-    /// Where the engine keeps each file's state before a file tool changes it (`rein undo`);
-    /// `None`: not kept.
-    pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
 }
 
 impl ToolContext {
@@ -133,7 +130,6 @@ impl ToolContext {
             call_id: None,
             jobs: crate::Jobs::default(),
             todos: crate::Todos::default(),
-            checkpoints: None,
         }
     }
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::EventSender;
 use crate::commands::{PromptCommand, at_references, shell_snippets, substitute};
-use crate::dispatch::{ToolCall, dispatch};
+use crate::dispatch::{Dispatch, ToolCall};
 use crate::emitter::Emitter;
 use crate::permissions::{Rule, SourcedRule};
 
@@ -131,15 +131,16 @@ impl super::Agent {
             })
             .collect();
         let gate = self.command_gate(command);
-        let results = dispatch(
-            &self.toolset.registry,
-            calls,
-            &self.tool_ctx,
-            self.config.dispatch,
-            &gate,
+        let results = Dispatch {
+            tools: &self.toolset.registry,
+            ctx: &self.tool_ctx,
+            limits: self.config.dispatch,
+            gate: &gate,
             events,
-            &|_| {},
-        )
+            checkpoints: self.checkpointing.store.as_deref(),
+            on_done: &|_| {},
+        }
+        .run(calls)
         .await;
         let mut out = String::with_capacity(text.len());
         let mut at = 0;

@@ -100,7 +100,7 @@ impl AgentConfig {
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
             checkpoints_root: None,
-            checkpoint_cap: rein_tools::checkpoint::DEFAULT_CAP_BYTES,
+            checkpoint_cap: rein_checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,

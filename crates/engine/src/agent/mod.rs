@@ -175,7 +175,6 @@ impl Agent {
                 hidden_env,
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
-                checkpoints,
                 ..ToolContext::new(guard)
             },
             recording: Default::default(),
@@ -189,7 +188,10 @@ impl Agent {
                 spawner,
                 subagent_name: None,
             },
-            checkpointing: Default::default(),
+            checkpointing: undo::Checkpointing {
+                store: checkpoints,
+                ..Default::default()
+            },
             watch: Watch::default(),
             config,
         })

@@ -2,8 +2,8 @@
 //! the code restore of the turns from that prompt on, and the transcript as it was before it
 //! (which a front end continues as a fork).
 
+use rein_checkpoint::{Restore, RestoreOutcome, UndoPlan};
 use rein_protocol::{ContentBlock, Message, Role};
-use rein_tools::checkpoint::{Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;

@@ -81,10 +81,10 @@ pub(super) fn checkpoints(
     root: &std::path::Path,
     config: &AgentConfig,
     session_id: &str,
-) -> Option<std::sync::Arc<rein_tools::checkpoint::Checkpoints>> {
+) -> Option<std::sync::Arc<rein_checkpoint::Checkpoints>> {
     let dir = crate::undo::checkpoints_dir(config.checkpoints_root.as_ref()?, root, session_id);
     Some(std::sync::Arc::new(
-        rein_tools::checkpoint::Checkpoints::open(&dir, config.checkpoint_cap).with_workspace(root),
+        rein_checkpoint::Checkpoints::open(&dir, config.checkpoint_cap).with_workspace(root),
     ))
 }
 

@@ -250,15 +250,16 @@ impl Agent {
             .collect();
         let record_result = self.recording.result_sink(self.tool_ctx.hidden_env.clone());
         self.settle_snapshot(events).await;
-        let done = dispatch::dispatch(
-            &self.toolset.registry,
-            calls,
-            &drive.ctx,
-            self.config.dispatch,
-            &self.gate,
+        let done = dispatch::Dispatch {
+            tools: &self.toolset.registry,
+            ctx: &drive.ctx,
+            limits: self.config.dispatch,
+            gate: &self.gate,
             events,
-            &record_result,
-        )
+            checkpoints: self.checkpointing.store.as_deref(),
+            on_done: &record_result,
+        }
+        .run(calls)
         .await;
         let (mut results, touched): (Vec<_>, Vec<_>) =
             done.into_iter().map(|d| (d.block, d.facts)).unzip();

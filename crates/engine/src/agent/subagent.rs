@@ -26,6 +26,8 @@ pub(crate) struct ParentView {
     config: AgentConfig,
     gate: Gate,
     tool_ctx: ToolContext,
+    /// The parent's checkpoint store: a subagent's file changes are undone with the turn.
+    checkpoints: Option<Arc<rein_checkpoint::Checkpoints>>,
     events: EventSender,
     session_id: String,
     recorder: Option<Arc<std::sync::Mutex<crate::session::SessionWriter>>>,
@@ -90,6 +92,7 @@ impl Agent {
             config: self.config.clone(),
             gate: self.gate.clone(),
             tool_ctx: self.tool_ctx.clone(),
+            checkpoints: self.checkpointing.store.clone(),
             events: events.clone(),
             session_id: self.session_id.clone(),
             recorder: self.recording.writer.clone(),
@@ -168,7 +171,10 @@ impl Agent {
                 spawner: None,
                 subagent_name: Some(definition.name.clone()),
             },
-            checkpointing: Default::default(),
+            checkpointing: super::undo::Checkpointing {
+                store: parent.checkpoints.clone(),
+                ..Default::default()
+            },
             watch: Default::default(),
             config,
         }

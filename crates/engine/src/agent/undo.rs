@@ -3,17 +3,19 @@
 
 use std::sync::Arc;
 
+use rein_checkpoint::{Checkpoints, Restore, RestoreOutcome, UndoPlan};
 use rein_protocol::{ContentBlock, Event, SessionRecord};
-use rein_tools::checkpoint::{Checkpoints, Restore, RestoreOutcome, UndoPlan};
 
 use super::Agent;
 use crate::EventSender;
 use crate::emitter::Emitter;
 
-/// The undo side of a session: restores the model has not been told of yet, and the turn's
-/// first git snapshot while it is taken.
+/// The undo side of a session: its checkpoint store, restores the model has not been told
+/// of yet, and the turn's first git snapshot while it is taken.
 #[derive(Default)]
 pub(super) struct Checkpointing {
+    /// The session's store; `None` when this session keeps none.
+    pub(super) store: Option<Arc<Checkpoints>>,
     /// Restores not told yet: (turns, files).
     pub(super) restored: Vec<(Vec<u32>, Vec<String>)>,
     /// The turn's first git snapshot, being taken.
@@ -23,7 +25,7 @@ pub(super) struct Checkpointing {
 impl Agent {
     /// The session's checkpoints; `None` when this session keeps none.
     pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
-        self.tool_ctx.checkpoints.as_ref()
+        self.checkpointing.store.as_ref()
     }
 
     /// Carries out `plan` (a file changed since rein wrote it is kept unless
@@ -71,7 +73,7 @@ impl Agent {
     /// it, see [`Agent::settle_snapshot`]); without, snapshots it as the turn left it. A
     /// subagent's calls belong to its parent's turn.
     pub(super) async fn checkpoint_turn(&mut self, prompt: Option<&str>, events: &EventSender) {
-        let Some(checkpoints) = self.tool_ctx.checkpoints.clone() else {
+        let Some(checkpoints) = self.checkpointing.store.clone() else {
             return;
         };
         if self.delegation.subagent_name.is_some() {
@@ -88,12 +90,12 @@ impl Agent {
                 return;
             }
             self.checkpointing.snapshotting = Some(tokio::task::spawn_blocking(move || {
-                checkpoints.snapshot(rein_tools::checkpoint::TurnEdge::Start)
+                checkpoints.snapshot(rein_checkpoint::TurnEdge::Start)
             }));
             return;
         }
         let taken = tokio::task::spawn_blocking(move || {
-            checkpoints.snapshot(rein_tools::checkpoint::TurnEdge::End)
+            checkpoints.snapshot(rein_checkpoint::TurnEdge::End)
         })
         .await;
         snapshot_failed(taken, events);

@@ -1,7 +1,7 @@
 //! `/rewind` through the controller: the prompts to choose from, what a code restore would
 //! do, and the rewind itself (files restored, conversation forked).
 
-use rein_tools::checkpoint::Restore;
+use rein_checkpoint::Restore;
 
 use super::{Applied, Controller, EndReason, RewindWhat};
 use crate::undo::RewindPreview;

@@ -20,10 +20,7 @@ type Remover = fn(&Path) -> u64;
 /// snapshots).
 const SESSION_FOLDERS: [(&str, Remover); 2] = [
     ("outputs", remove_tree),
-    (
-        crate::undo::CHECKPOINTS_FOLDER,
-        rein_tools::checkpoint::remove,
-    ),
+    (crate::undo::CHECKPOINTS_FOLDER, rein_checkpoint::remove),
 ];
 
 /// One session removed.
