@@ -100,10 +100,10 @@ impl Gate {
         report.say(decision.verdict, &decision.reason);
         match decision.verdict {
             Verdict::Allow => Ok(cleared),
-            Verdict::Deny => Err(ToolOutput::error(denied_message(
-                &decision,
-                self.mode_is_plan(),
-            ))),
+            Verdict::Deny => {
+                let mode = self.policy().mode;
+                Err(ToolOutput::error(denied_message(&decision, mode)))
+            }
             Verdict::Ask => {
                 self.ask_user(cleared, &decision, &tool_of, guard, &report)
                     .await
@@ -371,10 +371,6 @@ impl Gate {
         } else {
             configured
         }
-    }
-
-    fn mode_is_plan(&self) -> bool {
-        self.policy().mode == PermissionMode::Plan
     }
 
     /// "Allow for this session": rules for these exact commands (each part of a bash line),

@@ -4,7 +4,7 @@
 
 use rein_tools::{CallFacts, CallKind};
 
-use crate::permissions::Decision;
+use crate::permissions::{Decision, PermissionMode};
 
 /// How a hook's permission decision is shown as its reason.
 pub(super) fn hook_reason(why: &str) -> String {
@@ -15,9 +15,9 @@ pub(super) fn hook_reason(why: &str) -> String {
     }
 }
 
-/// The result of a call the rules (or a hook) denied.
-pub(super) fn denied_message(decision: &Decision, plan: bool) -> String {
-    if plan && decision.reason == "mode plan" {
+/// The result of a call the rules (or a hook) denied in `mode`.
+pub(super) fn denied_message(decision: &Decision, mode: PermissionMode) -> String {
+    if mode == PermissionMode::Plan && decision.reason == "mode plan" {
         return "Not run: rein is in plan mode, where only read-only tools run. Keep exploring \
                 with read-only tools, then present your plan with exit_plan_mode; once the user \
                 approves it you can make changes."
