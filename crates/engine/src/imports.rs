@@ -24,64 +24,67 @@ pub(crate) fn follow(
     home: Option<&Path>,
     warnings: &mut Vec<String>,
 ) -> String {
-    let mut seen = Vec::new();
-    let mut out = text.clone();
-    collect(&text, dir, files, home, 1, &mut seen, &mut out, warnings);
-    out
+    let mut following = Following {
+        files,
+        home,
+        seen: Vec::new(),
+        out: text.clone(),
+        warnings,
+    };
+    following.collect(&text, dir, 1);
+    following.out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn collect(
-    text: &str,
-    dir: &Path,
-    files: &PromptFiles,
-    home: Option<&Path>,
-    depth: usize,
-    seen: &mut Vec<PathBuf>,
-    out: &mut String,
-    warnings: &mut Vec<String>,
-) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for (_, reference) in at_references(text) {
-        let path = match (reference.strip_prefix("~/"), home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            (Some(_), None) => continue,
-            (None, _) => dir.join(&reference),
-        };
-        if !path.is_file() {
-            continue;
+/// The imports of one memory file being followed.
+struct Following<'a> {
+    files: &'a PromptFiles,
+    home: Option<&'a Path>,
+    /// The files imported so far (canonical): each comes once.
+    seen: Vec<PathBuf>,
+    /// The memory file's text and the imports so far.
+    out: String,
+    warnings: &'a mut Vec<String>,
+}
+
+impl Following<'_> {
+    /// Adds the files `text` (in `dir`, `depth` hops from the memory file) imports, and
+    /// theirs.
+    fn collect(&mut self, text: &str, dir: &Path, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
         }
-        let Ok(canonical) = path.canonicalize() else {
-            continue;
-        };
-        if seen.contains(&canonical) {
-            continue;
-        }
-        seen.push(canonical.clone());
-        let imported = match files.read(&path, MEMORY_FILE_READ_CAP) {
-            Ok(Some(imported)) => imported,
-            Ok(None) => continue,
-            Err(refused) => {
-                warnings.push(format!("memory import @{reference} not read: {refused}"));
+        for (_, reference) in at_references(text) {
+            let path = match (reference.strip_prefix("~/"), self.home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                (Some(_), None) => continue,
+                (None, _) => dir.join(&reference),
+            };
+            if !path.is_file() {
                 continue;
             }
-        };
-        out.push_str(&format!("\n\n## Imported from @{reference}\n\n"));
-        out.push_str(imported.trim_end());
-        // The path as named, not its canonical form: the root is matched as written.
-        let parent = path.parent().unwrap_or(dir).to_path_buf();
-        collect(
-            &imported,
-            &parent,
-            files,
-            home,
-            depth + 1,
-            seen,
-            out,
-            warnings,
-        );
+            let Ok(canonical) = path.canonicalize() else {
+                continue;
+            };
+            if self.seen.contains(&canonical) {
+                continue;
+            }
+            self.seen.push(canonical.clone());
+            let imported = match self.files.read(&path, MEMORY_FILE_READ_CAP) {
+                Ok(Some(imported)) => imported,
+                Ok(None) => continue,
+                Err(refused) => {
+                    self.warnings
+                        .push(format!("memory import @{reference} not read: {refused}"));
+                    continue;
+                }
+            };
+            self.out
+                .push_str(&format!("\n\n## Imported from @{reference}\n\n"));
+            self.out.push_str(imported.trim_end());
+            // The path as named, not its canonical form: the root is matched as written.
+            let parent = path.parent().unwrap_or(dir).to_path_buf();
+            self.collect(&imported, &parent, depth + 1);
+        }
     }
 }
 

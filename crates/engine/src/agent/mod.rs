@@ -1,9 +1,8 @@
 //! The agent: a transcript plus the loop that extends it. [`Agent`] is made of named parts,
-//! each with its module: the [`transcript::Transcript`], the [`toolset::Toolset`], the
-//! [`crate::gate::Gate`] every call passes, the session's [`recording::Recording`], the
-//! [`Totals`] it spent, how a run opens ([`opening::Opening`]), the subagents it hands work
-//! to ([`delegation::Delegation`]), its undo side ([`undo::Checkpointing`]) and what the loop
-//! watches ([`Watch`]). [`Agent::run`] opens a run; `step.rs` drives it.
+//! each in its module: the `Transcript`, the `Toolset`, the `Gate` every call passes, the
+//! session's `Recording`, the `Totals` it spent, how a run opens (`Opening`), the subagents it
+//! hands work to (`Delegation`), its undo side (`Checkpointing`) and what the loop watches
+//! (`Watch`). [`Agent::run`] opens a run; `step.rs` drives it, one model request at a time.
 
 mod commands;
 mod compact_tool;

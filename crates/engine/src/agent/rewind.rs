@@ -6,6 +6,7 @@ use rein_checkpoint::{Restore, RestoreOutcome, UndoPlan};
 use rein_protocol::{ContentBlock, Message, Role};
 
 use super::Agent;
+use super::transcript::Transcript;
 use crate::EventSender;
 use crate::context::SUMMARY_HEADER;
 
@@ -25,18 +26,40 @@ struct PromptAt {
     block: usize,
 }
 
-impl Agent {
-    /// The session's prompts still in the transcript, the latest first.
-    pub fn rewind_points(&self) -> Vec<RewindPoint> {
-        let at = prompts(&self.transcript.messages);
+impl Transcript {
+    /// The prompts still in the transcript, the latest first.
+    fn rewind_points(&self) -> Vec<RewindPoint> {
+        let at = prompts(&self.messages);
         at.iter()
             .rev()
             .enumerate()
             .map(|(n, p)| RewindPoint {
                 back: n + 1,
-                prompt: prompt_text(&self.transcript.messages, *p),
+                prompt: prompt_text(&self.messages, *p),
             })
             .collect()
+    }
+
+    /// The messages before the `back`-th last prompt, and that prompt's text.
+    fn before(&self, back: usize) -> Option<(Vec<Message>, String)> {
+        let at = prompts(&self.messages);
+        let point = *at.get(at.len().checked_sub(back)?)?;
+        let mut kept = self.messages[..point.message].to_vec();
+        if point.block > 0 {
+            // Tool results the prompt was sent with (an interrupted turn's) stay.
+            kept.push(Message {
+                role: Role::User,
+                content: self.messages[point.message].content[..point.block].to_vec(),
+            });
+        }
+        Some((kept, prompt_text(&self.messages, point)))
+    }
+}
+
+impl Agent {
+    /// The session's prompts still in the transcript, the latest first.
+    pub fn rewind_points(&self) -> Vec<RewindPoint> {
+        self.transcript.rewind_points()
     }
 
     /// What restoring the code to before the `back`-th last prompt would do; `None` when the
@@ -62,17 +85,7 @@ impl Agent {
 
     /// The transcript as it was before the `back`-th last prompt, and that prompt's text.
     pub fn transcript_before(&self, back: usize) -> Option<(Vec<Message>, String)> {
-        let at = prompts(&self.transcript.messages);
-        let point = *at.get(at.len().checked_sub(back)?)?;
-        let mut kept = self.transcript.messages[..point.message].to_vec();
-        if point.block > 0 {
-            // Tool results the prompt was sent with (an interrupted turn's) stay.
-            kept.push(Message {
-                role: Role::User,
-                content: self.transcript.messages[point.message].content[..point.block].to_vec(),
-            });
-        }
-        Some((kept, prompt_text(&self.transcript.messages, point)))
+        self.transcript.before(back)
     }
 
     /// The checkpoint turns of the `back` last prompts that are not undone yet: every prompt

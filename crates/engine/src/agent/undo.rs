@@ -22,6 +22,14 @@ pub(super) struct Checkpointing {
     pub(super) snapshotting: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
+impl Checkpointing {
+    /// The note for the next prompt about files restored since the last one.
+    fn take_note(&mut self) -> Option<ContentBlock> {
+        let text = crate::undo::reminder(&std::mem::take(&mut self.restored))?;
+        Some(ContentBlock::Text { text })
+    }
+}
+
 impl Agent {
     /// The session's checkpoints; `None` when this session keeps none.
     pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
@@ -111,8 +119,7 @@ impl Agent {
 
     /// The note for the next prompt about files restored since the last one.
     pub(super) fn take_restored_note(&mut self) -> Option<ContentBlock> {
-        let text = crate::undo::reminder(&std::mem::take(&mut self.checkpointing.restored))?;
-        Some(ContentBlock::Text { text })
+        self.checkpointing.take_note()
     }
 }
 

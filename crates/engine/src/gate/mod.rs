@@ -1,9 +1,14 @@
 //! The gate every tool call passes before it runs: the permission policy, and the user when the
 //! policy asks. Refusals become error results the model can act on.
 
+mod approval;
+mod refusals;
+
+pub use approval::{Approval, ApprovalRequest, Approver};
+use refusals::{denied_message, headless_message, hook_reason};
+
 use std::sync::{Arc, Mutex};
 
-use async_trait::async_trait;
 use rein_protocol::Event;
 use rein_tools::{CallFacts, CallKind, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
@@ -13,53 +18,6 @@ use crate::emitter::Emitter;
 use crate::hooks::{HookEvent, Hooks, Ran, hook_tool_response};
 use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 use crate::session_rules::{exact_rules, general_rules};
-
-/// A call waiting for the user's approval.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalRequest {
-    /// Call id.
-    pub id: String,
-    /// Tool name.
-    pub tool: String,
-    /// Arguments.
-    pub input: Value,
-    /// What the call touches, in one line (the call's facts).
-    pub summary: String,
-    /// Why approval is needed (the rule or mode that asked).
-    pub reason: String,
-    /// The subagent whose call it is (`None`: the main agent's).
-    pub agent: Option<String>,
-    /// The change a file tool's call would make, as a unified diff.
-    pub diff: Option<String>,
-    /// The rule(s) "yes, this session" adds (`Bash(make clean)`, `Edit(src/lib.rs)`); `None`
-    /// when none would name the call (an unanalysable shell line): then it allows it once.
-    pub session_rule: Option<String>,
-    /// A file edit inside the workspace: "all edits this session" (accept-edits) may be offered.
-    pub edit: bool,
-}
-
-/// The user's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Approval {
-    /// Run this call.
-    AllowOnce,
-    /// Run this call and, for the rest of the session, calls like it.
-    AllowForSession,
-    /// Do not run it; the note, if any, goes to the model.
-    Deny {
-        /// What the user wants instead.
-        note: Option<String>,
-    },
-    /// For a plan (`exit_plan_mode`): approve it and go on in this mode.
-    SwitchMode(PermissionMode),
-}
-
-/// Something that can ask the user (an interactive front end).
-#[async_trait]
-pub trait Approver: Send + Sync {
-    /// Asks about one call; waits for the answer.
-    async fn approve(&self, request: ApprovalRequest) -> Approval;
-}
 
 /// The policy (shared, since "allow for the session" changes it), who can answer asks, and
 /// the hooks around each call.
@@ -142,10 +100,10 @@ impl Gate {
         report.say(decision.verdict, &decision.reason);
         match decision.verdict {
             Verdict::Allow => Ok(cleared),
-            Verdict::Deny => Err(ToolOutput::error(denied_message(
-                &decision,
-                self.mode_is_plan(),
-            ))),
+            Verdict::Deny => {
+                let mode = self.policy().mode;
+                Err(ToolOutput::error(denied_message(&decision, mode)))
+            }
             Verdict::Ask => {
                 self.ask_user(cleared, &decision, &tool_of, guard, &report)
                     .await
@@ -415,10 +373,6 @@ impl Gate {
         }
     }
 
-    fn mode_is_plan(&self) -> bool {
-        self.policy().mode == PermissionMode::Plan
-    }
-
     /// "Allow for this session": rules for these exact commands (each part of a bash line),
     /// the paths for file tools, or the whole tool.
     fn remember(&self, facts: &CallFacts, guard: &WorkspaceGuard) {
@@ -457,45 +411,4 @@ impl Gate {
             })
             .map(|texts| texts.join(", "))
     }
-}
-
-fn hook_reason(why: &str) -> String {
-    if why.trim().is_empty() {
-        "a PreToolUse hook".to_string()
-    } else {
-        format!("a PreToolUse hook: {}", why.trim())
-    }
-}
-
-fn denied_message(decision: &Decision, plan: bool) -> String {
-    if plan && decision.reason == "mode plan" {
-        return "Not run: rein is in plan mode, where only read-only tools run. Keep exploring \
-                with read-only tools, then present your plan with exit_plan_mode; once the user \
-                approves it you can make changes."
-            .to_string();
-    }
-    format!(
-        "Permission denied ({}); the call was not run. Do not retry it: do something else, or \
-         ask the user.",
-        decision.reason
-    )
-}
-
-fn headless_message(facts: &CallFacts, rule: Option<&str>, decision: &Decision) -> String {
-    let how = match (rule, facts.kind) {
-        (Some(rule), CallKind::Edit) => format!(
-            "The user can allow it with --allowed-tools '{rule}', an allow rule in \
-             .rein/config.toml, or --permission-mode accept-edits."
-        ),
-        (Some(rule), _) => format!(
-            "The user can allow it with --allowed-tools '{rule}' or an allow rule in \
-             .rein/config.toml."
-        ),
-        (None, _) => "No narrow rule would allow it; the user can run it themselves.".to_string(),
-    };
-    format!(
-        "Not run: this call needs the user's approval ({}), and nobody can approve calls in \
-         this run. {how} Try a read-only way, or finish and say what you need.",
-        decision.reason,
-    )
 }
