@@ -8,6 +8,7 @@ mod error;
 mod prompts;
 mod resources;
 mod server;
+mod stderr;
 mod stdio;
 mod tool;
 mod vars;
