@@ -102,43 +102,6 @@ pub(crate) fn input_items(messages: &[Message]) -> Vec<Value> {
                         "image_url": format!("data:{};base64,{}", source.media_type, source.data),
                     }));
                 }
-                ContentBlock::ToolUse { id, name, input } => {
-                    flush(&mut parts, &mut items);
-                    items.push(json!({
-                        "type": "function_call",
-                        "call_id": id,
-                        "name": name,
-                        "arguments": input.to_string(),
-                    }));
-                }
-                ContentBlock::ToolResult {
-                    tool_use_id,
-                    content,
-                    ..
-                } => {
-                    flush(&mut parts, &mut items);
-                    items.push(json!({
-                        "type": "function_call_output",
-                        "call_id": tool_use_id,
-                        "output": content,
-                    }));
-                }
-                ContentBlock::Thinking {
-                    thinking,
-                    signature: Some(signature),
-                } => {
-                    flush(&mut parts, &mut items);
-                    let summary: Vec<Value> = if thinking.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![json!({"type": "summary_text", "text": thinking})]
-                    };
-                    items.push(json!({
-                        "type": "reasoning",
-                        "summary": summary,
-                        "encrypted_content": signature,
-                    }));
-                }
                 // The phase of the message item just before (`commentary`, `final_answer`),
                 // which OpenAI asks clients to send back.
                 ContentBlock::Provider { protocol, block } if protocol == "openai" => {
@@ -149,17 +112,63 @@ pub(crate) fn input_items(messages: &[Message]) -> Vec<Value> {
                         last["phase"] = json!(phase);
                     }
                 }
-                // Reasoning without OpenAI's encrypted content, Anthropic's redacted thinking,
-                // other protocols' blocks and assistant images have no place in this protocol.
-                ContentBlock::Thinking { .. }
-                | ContentBlock::RedactedThinking { .. }
-                | ContentBlock::Provider { .. }
-                | ContentBlock::Image { .. } => {}
+                other => {
+                    if let Some(item) = own_item(other) {
+                        flush(&mut parts, &mut items);
+                        items.push(item);
+                    }
+                }
             }
         }
         flush(&mut parts, &mut items);
     }
     items
+}
+
+/// The item of its own a block makes: a tool call, a tool result, reasoning with OpenAI's
+/// encrypted content; `None` for a block that is part of a message item or has no place in
+/// this protocol.
+fn own_item(block: &ContentBlock) -> Option<Value> {
+    match block {
+        ContentBlock::ToolUse { id, name, input } => Some(json!({
+            "type": "function_call",
+            "call_id": id,
+            "name": name,
+            "arguments": input.to_string(),
+        })),
+        ContentBlock::ToolResult {
+            tool_use_id,
+            content,
+            ..
+        } => Some(json!({
+            "type": "function_call_output",
+            "call_id": tool_use_id,
+            "output": content,
+        })),
+        ContentBlock::Thinking {
+            thinking,
+            signature: Some(signature),
+        } => {
+            let summary: Vec<Value> = if thinking.is_empty() {
+                Vec::new()
+            } else {
+                vec![json!({"type": "summary_text", "text": thinking})]
+            };
+            Some(json!({
+                "type": "reasoning",
+                "summary": summary,
+                "encrypted_content": signature,
+            }))
+        }
+        // Text and user images go into message items; reasoning without OpenAI's encrypted
+        // content, Anthropic's redacted thinking, other protocols' blocks and assistant
+        // images have no place in this protocol.
+        ContentBlock::Text { .. }
+        | ContentBlock::Image { .. }
+        | ContentBlock::Thinking { .. }
+        | ContentBlock::RedactedThinking { .. }
+        | ContentBlock::Provider { .. } => None,
+    }
 }
 
 #[cfg(test)]

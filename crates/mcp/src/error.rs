@@ -74,8 +74,8 @@ pub enum McpError {
     NotStarted {
         /// The server.
         server: String,
-        /// Why, with what it said on its standard error.
-        reason: String,
+        /// Why.
+        reason: Box<StartError>,
     },
     /// A server that started but did not list its tools.
     #[error("MCP server `{server}` did not list its tools: {error}")]
@@ -108,7 +108,7 @@ pub enum McpError {
     #[error("the server stopped and could not be started again: {reason}")]
     NotRestarted {
         /// Why.
-        reason: String,
+        reason: Box<StartError>,
     },
     /// No connection (not expected once started).
     #[error("the server is not running")]
@@ -150,6 +150,60 @@ pub enum McpError {
     /// Any other failure of the request, as the client reports it.
     #[error(transparent)]
     Service(#[from] rmcp::service::ServiceError),
+}
+
+/// Why a server's process or connection did not start, with what it said on its standard
+/// error where that helps.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// No handshake within the startup timeout.
+    #[error("no answer within {:.0} s{stderr}", .timeout.as_secs_f64())]
+    NoAnswer {
+        /// The startup timeout.
+        timeout: Duration,
+        /// ` (its stderr: …)` with its last lines, or nothing.
+        stderr: String,
+    },
+    /// A server configured with `type: "sse"`.
+    #[error(
+        "the legacy HTTP+SSE transport (`type: \"sse\"`) is not supported; most servers \
+         also answer streamable HTTP, usually at the same address ending in /mcp \
+         (`type: \"http\"`)"
+    )]
+    LegacySse,
+    /// The server's program could not be run.
+    #[error("cannot run `{command}`: {error}")]
+    CannotRun {
+        /// The program.
+        command: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A stdio server that did not complete the handshake.
+    #[error("the MCP handshake failed: {error}{stderr}")]
+    Handshake {
+        /// What the client said.
+        error: rmcp::service::ClientInitializeError,
+        /// ` (its stderr: …)` with its last lines, or nothing.
+        stderr: String,
+    },
+    /// A configured header whose name is not valid.
+    #[error("`{0}` is not a valid header name")]
+    HeaderName(String),
+    /// A configured header whose value is not valid.
+    #[error("the value of header `{0}` is not valid in a header")]
+    HeaderValue(String),
+    /// The HTTP client could not be built.
+    #[error("cannot build an HTTP client: {0}")]
+    HttpClient(reqwest::Error),
+    /// An HTTP server that did not complete the handshake.
+    #[error("the MCP handshake with {url} failed: {error}")]
+    HttpHandshake {
+        /// The endpoint.
+        url: String,
+        /// What the client said.
+        error: rmcp::service::ClientInitializeError,
+    },
 }
 
 /// `contains` when the name is shown as it is, else how it is shown.

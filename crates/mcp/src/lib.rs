@@ -8,6 +8,7 @@ mod error;
 mod prompts;
 mod resources;
 mod server;
+mod stderr;
 mod stdio;
 mod tool;
 mod vars;
@@ -15,7 +16,7 @@ mod vars;
 use std::sync::Arc;
 
 pub use config::{ServerConfig, TomlServer, Transport, check_name, parse_mcp_json};
-pub use error::McpError;
+pub use error::{McpError, StartError};
 pub use prompts::McpPrompt;
 pub use server::Server;
 pub use tool::McpTool;

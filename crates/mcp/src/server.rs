@@ -21,8 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 use rein_tools::HiddenEnv;
 
-use crate::McpError;
 use crate::config::{ServerConfig, Transport};
+use crate::error::{McpError, StartError};
+use crate::stderr::StderrTail;
 use crate::stdio::{FRAME_LIMIT, Oversized};
 
 /// Longest wait before trying to start a failing server again.
@@ -56,53 +57,6 @@ struct Client {
     tools_changed: Arc<AtomicBool>,
     stderr: StderrTail,
     oversized: Oversized,
-}
-
-/// The last lines a stdio server wrote on its standard error.
-#[derive(Clone, Default)]
-struct StderrTail(Arc<std::sync::Mutex<std::collections::VecDeque<String>>>);
-
-/// Lines of a server's standard error kept.
-const STDERR_LINES: usize = 20;
-/// Longest stderr line kept.
-const STDERR_LINE_CHARS: usize = 300;
-
-impl StderrTail {
-    /// Reads `stderr` to its end in the background, keeping the last lines.
-    fn follow(&self, stderr: tokio::process::ChildStderr) -> tokio::task::JoinHandle<()> {
-        use tokio::io::AsyncBufReadExt;
-        let tail = self.clone();
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let line: String = line.trim_end().chars().take(STDERR_LINE_CHARS).collect();
-                if line.is_empty() {
-                    continue;
-                }
-                let mut kept = tail.0.lock().unwrap_or_else(|p| p.into_inner());
-                if kept.len() == STDERR_LINES {
-                    kept.pop_front();
-                }
-                kept.push_back(line);
-            }
-        })
-    }
-
-    /// ` (its stderr: a | b | c)` with the last three lines, or nothing.
-    fn said(&self) -> String {
-        let kept = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if kept.is_empty() {
-            return String::new();
-        }
-        let last: Vec<&str> = kept
-            .iter()
-            .rev()
-            .take(3)
-            .rev()
-            .map(String::as_str)
-            .collect();
-        format!(" (its stderr: {})", last.join(" | "))
-    }
 }
 
 impl rmcp::ClientHandler for Client {
@@ -147,7 +101,7 @@ impl Server {
             .await
             .map_err(|reason| McpError::NotStarted {
                 server: name.clone(),
-                reason,
+                reason: Box::new(reason),
             })?;
         let tools =
             list_tools(client.peer(), &config)
@@ -348,7 +302,9 @@ impl Server {
                     conn.failures += 1;
                     let wait = Duration::from_secs(1 << conn.failures.min(5)).min(MAX_BACKOFF);
                     conn.retry_at = Some(Instant::now() + wait);
-                    return Err(McpError::NotRestarted { reason: e });
+                    return Err(McpError::NotRestarted {
+                        reason: Box::new(e),
+                    });
                 }
             }
         }
@@ -392,15 +348,14 @@ async fn start_within(
     config: &ServerConfig,
     client: &Client,
     hidden: &HiddenEnv,
-) -> Result<(Running, GroupGuard), String> {
+) -> Result<(Running, GroupGuard), StartError> {
     let timeout = config.startup_timeout;
     match tokio::time::timeout(timeout, start(config, client.clone(), hidden)).await {
         Ok(result) => result,
-        Err(_) => Err(format!(
-            "no answer within {:.0} s{}",
-            timeout.as_secs_f64(),
-            client.stderr.said()
-        )),
+        Err(_) => Err(StartError::NoAnswer {
+            timeout,
+            stderr: client.stderr.said(),
+        }),
     }
 }
 
@@ -408,7 +363,7 @@ async fn start(
     config: &ServerConfig,
     client: Client,
     hidden: &HiddenEnv,
-) -> Result<(Running, GroupGuard), String> {
+) -> Result<(Running, GroupGuard), StartError> {
     match &config.transport {
         Transport::Stdio { command, args, env } => {
             start_stdio(config, command, args, env, client, hidden).await
@@ -418,12 +373,7 @@ async fn start(
             headers,
             sse: false,
         } => Ok((start_http(url, headers, client).await?, GroupGuard(None))),
-        Transport::Http { sse: true, .. } => Err(
-            "the legacy HTTP+SSE transport (`type: \"sse\"`) is not supported; most servers \
-             also answer streamable HTTP, usually at the same address ending in /mcp \
-             (`type: \"http\"`)"
-                .to_string(),
-        ),
+        Transport::Http { sse: true, .. } => Err(StartError::LegacySse),
     }
 }
 
@@ -434,20 +384,26 @@ async fn start_stdio(
     env: &BTreeMap<String, String>,
     client: Client,
     hidden: &HiddenEnv,
-) -> Result<(Running, GroupGuard), String> {
+) -> Result<(Running, GroupGuard), StartError> {
     let spawned = crate::stdio::spawn(config, command, args, env, hidden, &client.oversized)
-        .map_err(|e| format!("cannot run `{command}`: {e}"))?;
+        .map_err(|error| StartError::CannotRun {
+            command: command.to_string(),
+            error,
+        })?;
     let group = GroupGuard(spawned.pid.and_then(|id| i32::try_from(id).ok()));
     let tail = client.stderr.clone();
     let reading = spawned.stderr.map(|stderr| tail.follow(stderr));
     match client.serve(spawned.transport).await {
         Ok(client) => Ok((client, group)),
-        Err(e) => {
+        Err(error) => {
             // A server that failed has usually said why on its way out.
             if let Some(reading) = reading {
                 let _ = tokio::time::timeout(Duration::from_millis(500), reading).await;
             }
-            Err(format!("the MCP handshake failed: {e}{}", tail.said()))
+            Err(StartError::Handshake {
+                error,
+                stderr: tail.said(),
+            })
         }
     }
 }
@@ -457,13 +413,13 @@ async fn start_http(
     url: &str,
     headers: &BTreeMap<String, String>,
     client: Client,
-) -> Result<Running, String> {
+) -> Result<Running, StartError> {
     let mut custom = std::collections::HashMap::new();
     for (name, value) in headers {
         let name = HeaderName::try_from(name.as_str())
-            .map_err(|_| format!("`{name}` is not a valid header name"))?;
+            .map_err(|_| StartError::HeaderName(name.clone()))?;
         let value = HeaderValue::try_from(value.as_str())
-            .map_err(|_| format!("the value of header `{name}` is not valid in a header"))?;
+            .map_err(|_| StartError::HeaderValue(name.to_string()))?;
         custom.insert(name, value);
     }
     // reqwest is built without a TLS provider of its own (see rein-llm).
@@ -471,7 +427,7 @@ async fn start_http(
     let http = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        .map_err(StartError::HttpClient)?;
     let transport = StreamableHttpClientTransport::with_client(
         http,
         StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom),
@@ -479,7 +435,10 @@ async fn start_http(
     client
         .serve(transport)
         .await
-        .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))
+        .map_err(|error| StartError::HttpHandshake {
+            url: url.to_string(),
+            error,
+        })
 }
 
 /// Kills a process group when dropped.

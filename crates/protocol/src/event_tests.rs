@@ -30,11 +30,53 @@ fn result_without_cost_omits_the_field_and_round_trips() {
     assert_eq!(back.event, event);
 }
 
-/// One event of each kind; the match makes a new kind fail to compile until it is listed
-/// here (and so checked against the documentation).
+/// One event of each kind; the match in [`listed`] makes a new kind fail to compile until it
+/// is listed here (and so checked against the documentation).
 fn one_of_each() -> Vec<Event> {
-    let text = || String::from("x");
-    let events = vec![
+    let mut events = stream_events();
+    events.extend(call_events());
+    events.extend(turn_end_events());
+    for event in &events {
+        listed(event);
+    }
+    events
+}
+
+/// Every kind of event, by name: a kind missing here fails to compile.
+fn listed(event: &Event) {
+    match event {
+        Event::SessionStart { .. }
+        | Event::TurnStart { .. }
+        | Event::TextDelta { .. }
+        | Event::ThinkingDelta { .. }
+        | Event::Retry { .. }
+        | Event::ModelFallback { .. }
+        | Event::ToolsChanged { .. }
+        | Event::FilesRestored { .. }
+        | Event::AssistantMessage { .. }
+        | Event::ToolCallStart { .. }
+        | Event::Permission { .. }
+        | Event::PermissionRequest { .. }
+        | Event::Compaction { .. }
+        | Event::HookRun { .. }
+        | Event::ToolOutputDelta { .. }
+        | Event::ToolCallEnd { .. }
+        | Event::Usage { .. }
+        | Event::TurnEnd { .. }
+        | Event::Subagent { .. }
+        | Event::Todos { .. }
+        | Event::Error { .. }
+        | Event::Result { .. } => {}
+    }
+}
+
+fn text() -> String {
+    String::from("x")
+}
+
+/// The session's start and what the model streams.
+fn stream_events() -> Vec<Event> {
+    vec![
         Event::SessionStart {
             session_id: text(),
             provider: text(),
@@ -69,6 +111,12 @@ fn one_of_each() -> Vec<Event> {
                 content: vec![],
             },
         },
+    ]
+}
+
+/// Tool calls, their permission checks and hooks.
+fn call_events() -> Vec<Event> {
+    vec![
         Event::ToolCallStart {
             id: text(),
             name: text(),
@@ -88,12 +136,6 @@ fn one_of_each() -> Vec<Event> {
             reason: text(),
             diff: Some(text()),
         },
-        Event::Compaction {
-            trigger: text(),
-            tokens_before: 2,
-            tokens_after: 1,
-            kept_messages: 1,
-        },
         Event::HookRun {
             event: text(),
             command: text(),
@@ -112,6 +154,18 @@ fn one_of_each() -> Vec<Event> {
             is_error: false,
             duration_ms: 1,
             diff: Some(text()),
+        },
+    ]
+}
+
+/// What ends a turn or a run, and what happens between turns.
+fn turn_end_events() -> Vec<Event> {
+    vec![
+        Event::Compaction {
+            trigger: text(),
+            tokens_before: 2,
+            tokens_after: 1,
+            kept_messages: 1,
         },
         Event::Usage {
             usage: Usage::default(),
@@ -144,34 +198,7 @@ fn one_of_each() -> Vec<Event> {
             session_usage: Usage::default(),
             session_cost_usd: None,
         },
-    ];
-    for event in &events {
-        match event {
-            Event::SessionStart { .. }
-            | Event::TurnStart { .. }
-            | Event::TextDelta { .. }
-            | Event::ThinkingDelta { .. }
-            | Event::Retry { .. }
-            | Event::ModelFallback { .. }
-            | Event::ToolsChanged { .. }
-            | Event::FilesRestored { .. }
-            | Event::AssistantMessage { .. }
-            | Event::ToolCallStart { .. }
-            | Event::Permission { .. }
-            | Event::PermissionRequest { .. }
-            | Event::Compaction { .. }
-            | Event::HookRun { .. }
-            | Event::ToolOutputDelta { .. }
-            | Event::ToolCallEnd { .. }
-            | Event::Usage { .. }
-            | Event::TurnEnd { .. }
-            | Event::Subagent { .. }
-            | Event::Todos { .. }
-            | Event::Error { .. }
-            | Event::Result { .. } => {}
-        }
-    }
-    events
+    ]
 }
 
 const DOC: &str = include_str!("../../../docs/stream-json.md");

@@ -42,6 +42,8 @@
 //! - nothing else: the rest of the home folder, `/run` (and the sockets there), `/root` are
 //!   simply not there.
 
+#![deny(missing_docs)]
+
 mod git;
 pub mod helper;
 mod holder;

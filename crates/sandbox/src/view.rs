@@ -87,18 +87,30 @@ impl Sandbox {
         }
         args.flag("--die-with-parent");
         args.flag("--unshare-pid");
-        args.pair("--proc", "/proc");
-        args.pair("--dev", "/dev");
-        for dir in SYSTEM {
-            let path = Path::new(dir);
-            match std::fs::read_link(path) {
-                Ok(target) => args.triple("--symlink", target.as_os_str(), path.as_os_str()),
-                Err(_) if path.is_dir() => args.triple("--ro-bind", path, path),
-                Err(_) => {}
-            }
-        }
-        args.pair("--tmpfs", "/tmp");
+        system_view(&mut args);
         let writable = call.policy == Policy::WorkspaceWrite;
+        self.bind_folders(&mut args, call, writable)?;
+        self.hide_secrets(&mut args, call, writable);
+        // Nothing but the call's temp folder is writable in the private `/tmp`, and nothing in
+        // the root bubblewrap builds the view on: a write outside says "Read-only file system".
+        args.pair("--remount-ro", "/tmp");
+        args.pair("--remount-ro", "/");
+        args.pair("--chdir", call.cwd);
+        let filter = self.network(&mut args)?;
+        args.flag("--");
+        let (Launcher::Helper(program) | Launcher::Bubblewrap(program)) = &self.launcher;
+        Ok(Wrapped {
+            program: program.clone(),
+            args: args.0,
+            filter,
+            filter_fd: SECCOMP_FD,
+        })
+    }
+
+    /// The folders a call sees besides the system's: the read roots, the writable roots and
+    /// the workspace (written only when `writable`, its git metadata pinned and its
+    /// protected paths read-only), and the call's temp folder.
+    fn bind_folders(&self, args: &mut Args, call: &Call<'_>, writable: bool) -> io::Result<()> {
         let settings = &self.settings;
         for root in settings.read_roots.iter().filter(|r| r.exists()) {
             args.triple("--ro-bind", root, root);
@@ -122,8 +134,14 @@ impl Sandbox {
                     crate::git::Step::ReadOnly(path) => args.triple("--ro-bind", path, path),
                 }
             }
-            protect(&mut args, call.workspace);
+            protect(args, call.workspace);
         }
+        Ok(())
+    }
+
+    /// Hides the configured secrets the call could otherwise see, and the call's own.
+    fn hide_secrets(&self, args: &mut Args, call: &Call<'_>, writable: bool) {
+        let settings = &self.settings;
         let shown = |path: &Path| {
             path.starts_with(call.workspace)
                 || settings.read_roots.iter().any(|r| path.starts_with(r))
@@ -135,15 +153,15 @@ impl Sandbox {
             .filter(|p| shown(p))
             .chain(call.hidden)
         {
-            hide(&mut args, path);
+            hide(args, path);
         }
-        // Nothing but the call's temp folder is writable in the private `/tmp`, and nothing in
-        // the root bubblewrap builds the view on: a write outside says "Read-only file system".
-        args.pair("--remount-ro", "/tmp");
-        args.pair("--remount-ro", "/");
-        args.pair("--chdir", call.cwd);
-        let filter = match &self.launcher {
-            _ if settings.network => None,
+    }
+
+    /// Cuts the network unless the settings allow it: a namespace of its own, and the
+    /// seccomp filter (built by the helper, or given to bubblewrap as the pipe returned).
+    fn network(&self, args: &mut Args) -> io::Result<Option<OwnedFd>> {
+        Ok(match &self.launcher {
+            _ if self.settings.network => None,
             // A descriptor left open would reach the command: the helper needs none.
             Launcher::Helper(_) => {
                 args.flag("--unshare-net");
@@ -155,14 +173,6 @@ impl Sandbox {
                 args.pair("--seccomp", SECCOMP_FD.to_string());
                 Some(self.filter_pipe()?)
             }
-        };
-        args.flag("--");
-        let (Launcher::Helper(program) | Launcher::Bubblewrap(program)) = &self.launcher;
-        Ok(Wrapped {
-            program: program.clone(),
-            args: args.0,
-            filter,
-            filter_fd: SECCOMP_FD,
         })
     }
 
@@ -186,6 +196,22 @@ impl Sandbox {
         std::fs::File::from(write).write_all(&self.filter)?;
         Ok(read)
     }
+}
+
+/// The system as every call sees it: a PID namespace's `/proc`, a minimal `/dev`, the
+/// system folders read-only, and a private `/tmp`.
+fn system_view(args: &mut Args) {
+    args.pair("--proc", "/proc");
+    args.pair("--dev", "/dev");
+    for dir in SYSTEM {
+        let path = Path::new(dir);
+        match std::fs::read_link(path) {
+            Ok(target) => args.triple("--symlink", target.as_os_str(), path.as_os_str()),
+            Err(_) if path.is_dir() => args.triple("--ro-bind", path, path),
+            Err(_) => {}
+        }
+    }
+    args.pair("--tmpfs", "/tmp");
 }
 
 /// Binds the agents' settings that exist in `workspace` read-only over it. Not one reached
