@@ -273,12 +273,8 @@ impl Checkpoints {
     /// Carries out `plan`; a file changed since rein wrote it is kept unless
     /// [`Restore::Force`]. The turns are recorded as undone unless such a file was kept (a
     /// forced undo may follow).
-    pub fn apply(
-        &self,
-        plan: &UndoPlan,
-        restore: impl Into<Restore>,
-    ) -> std::io::Result<Vec<RestoreOutcome>> {
-        let force = restore.into() == Restore::Force;
+    pub fn apply(&self, plan: &UndoPlan, restore: Restore) -> std::io::Result<Vec<RestoreOutcome>> {
+        let force = restore == Restore::Force;
         let mut outcomes = Vec::new();
         for file in &plan.files {
             let path = file.path.clone();

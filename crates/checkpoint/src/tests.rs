@@ -58,7 +58,7 @@ fn undo_brings_back_bytes_and_mode_recreates_deleted_and_removes_created() {
         ]
     );
     assert!(plan.files.iter().all(|f| !f.changed_since));
-    let outcomes = cp.apply(&plan, false).unwrap();
+    let outcomes = cp.apply(&plan, crate::Restore::KeepChanged).unwrap();
     assert_eq!(
         outcomes,
         vec![
@@ -90,13 +90,13 @@ fn a_file_changed_since_is_kept_unless_forced() {
     let plan = cp.plan(&[1]);
     assert!(plan.files[0].changed_since);
     assert_eq!(
-        cp.apply(&plan, false).unwrap(),
+        cp.apply(&plan, crate::Restore::KeepChanged).unwrap(),
         vec![RestoreOutcome::ChangedSince(file.clone())]
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"the user's v3");
     // The turn is not undone yet: a forced undo of it follows, and puts the file back.
     assert_eq!(cp.last_turns(1), vec![1]);
-    cp.apply(&cp.plan(&[1]), true).unwrap();
+    cp.apply(&cp.plan(&[1]), crate::Restore::Force).unwrap();
     assert!(cp.last_turns(1).is_empty());
     assert_eq!(std::fs::read(&file).unwrap(), b"v1");
 }
@@ -119,7 +119,8 @@ fn several_turns_go_back_to_before_the_earliest_and_in_order() {
     // A turn with no file changes is not a turn to undo.
     cp.begin_turn("a prompt").unwrap();
     assert_eq!(cp.last_turns(1), vec![3]);
-    cp.apply(&cp.plan(&[3]), false).unwrap();
+    cp.apply(&cp.plan(&[3]), crate::Restore::KeepChanged)
+        .unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), b"v2");
     // The next undo takes the two before, not the undone one; the file is as rein's turn 2 left
     // it (restored), so it is not "changed since".
@@ -127,7 +128,7 @@ fn several_turns_go_back_to_before_the_earliest_and_in_order() {
     assert_eq!(turns, vec![1, 2]);
     let plan = cp.plan(&turns);
     assert!(!plan.files[0].changed_since);
-    cp.apply(&plan, false).unwrap();
+    cp.apply(&plan, crate::Restore::KeepChanged).unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), b"v0");
 }
 
@@ -155,7 +156,7 @@ fn identical_contents_are_stored_once_and_the_cap_is_held() {
         matches!(&plan.files[0].action, RestoreAction::Unkept(why) if why.contains("full")),
         "{plan:?}"
     );
-    let outcomes = cp.apply(&plan, false).unwrap();
+    let outcomes = cp.apply(&plan, crate::Restore::KeepChanged).unwrap();
     assert!(matches!(&outcomes[0], RestoreOutcome::Kept(_, why) if why.contains("full")));
     assert_eq!(std::fs::read(&file).unwrap(), b"after");
 }
@@ -181,7 +182,8 @@ fn a_reopened_store_continues_its_turns_and_bytes() {
     text.push_str("{\"kind\":\"bef");
     std::fs::write(&index, text).unwrap();
     assert_eq!(cp.last_turns(5), vec![1]);
-    cp.apply(&cp.plan(&[1]), false).unwrap();
+    cp.apply(&cp.plan(&[1]), crate::Restore::KeepChanged)
+        .unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), b"v0");
     // The 2 bytes stored before count against the cap: 2 more would pass a 3-byte cap.
     let capped = Checkpoints::open(cp.dir(), 3);
@@ -330,7 +332,7 @@ fn in_git_shell_changes_are_taken_back_and_the_users_git_state_is_untouched() {
             ("tracked.txt".to_string(), RestoreAction::Rewrite),
         ]
     );
-    cp.apply(&plan, false).unwrap();
+    cp.apply(&plan, crate::Restore::KeepChanged).unwrap();
     assert_eq!(
         std::fs::read_to_string(ws.join("tracked.txt")).unwrap(),
         "v2 unstaged\n"
@@ -437,7 +439,7 @@ fn a_file_a_command_changed_after_a_file_tool_in_the_same_turn_is_still_reins() 
     cp.snapshot(crate::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     assert!(!plan.files[0].changed_since, "{plan:?}");
-    cp.apply(&plan, false).unwrap();
+    cp.apply(&plan, crate::Restore::KeepChanged).unwrap();
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo one\n");
     assert_eq!(mode(&script) & 0o111, 0);
     // A change after the turn still counts as the user's.

@@ -191,7 +191,8 @@ fn turn_and_undo(base: &Path, ws: &Path) -> Vec<RestoreOutcome> {
     cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&cp.last_turns(1));
     assert!(plan.notes.is_empty(), "{:?}", plan.notes);
-    cp.apply(&plan, false).unwrap()
+    cp.apply(&plan, rein_checkpoint::Restore::KeepChanged)
+        .unwrap()
 }
 
 #[test]
@@ -258,7 +259,8 @@ fn a_nested_checkouts_files_are_snapshotted_like_any_other() {
     cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
     assert!(plan.notes.is_empty(), "{:?}", plan.notes);
-    cp.apply(&plan, false).unwrap();
+    cp.apply(&plan, rein_checkpoint::Restore::KeepChanged)
+        .unwrap();
     assert_eq!(
         std::fs::read_to_string(ws.join("vendor/lib/a.txt")).unwrap(),
         "as committed\n"
@@ -297,7 +299,8 @@ fn undo_puts_back_the_exact_bytes_whatever_the_attributes_say() {
     std::fs::write(ws.join("crlf.txt"), "rewritten\n").unwrap();
     cp.snapshot(rein_checkpoint::TurnEdge::End).unwrap();
     let plan = cp.plan(&[1]);
-    cp.apply(&plan, false).unwrap();
+    cp.apply(&plan, rein_checkpoint::Restore::KeepChanged)
+        .unwrap();
     assert_eq!(std::fs::read(ws.join("crlf.txt")).unwrap(), original);
 }
 
@@ -331,7 +334,7 @@ fn a_doctored_object_in_the_repository_is_not_written_back() {
     std::fs::copy(loose(&forged), loose(&id)).unwrap();
 
     let plan = cp.plan(&[1]);
-    let outcomes = cp.apply(&plan, true).unwrap();
+    let outcomes = cp.apply(&plan, rein_checkpoint::Restore::Force).unwrap();
     assert_ne!(
         std::fs::read_to_string(ws.join("a.txt")).unwrap(),
         "EVIL CONTENT\n",

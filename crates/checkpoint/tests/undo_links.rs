@@ -92,7 +92,10 @@ fn undo_everything(case: &Case, what: &str) {
         plan.notes
     );
     for force in [false, true] {
-        let outcomes = case.cp.apply(&plan, force).unwrap();
+        let outcomes = case
+            .cp
+            .apply(&plan, rein_checkpoint::Restore::from(force))
+            .unwrap();
         // Each file says why it is left alone, not that forcing would restore it.
         assert!(
             outcomes.iter().all(
@@ -175,7 +178,7 @@ fn a_link_swapped_in_between_the_plan_and_the_restore_fails_the_file() {
     );
     std::fs::write(c.outside.join("new.json"), OUTSIDE_BYTES).unwrap();
     swap_for_link(&c.ws, "sub", &c.outside);
-    let outcomes = c.cp.apply(&plan, true).unwrap();
+    let outcomes = c.cp.apply(&plan, rein_checkpoint::Restore::Force).unwrap();
     assert_eq!(outcomes.len(), 2, "{outcomes:?}");
     for outcome in &outcomes {
         assert!(
@@ -199,7 +202,9 @@ fn undo_still_restores_through_real_folders_and_recreates_missing_ones() {
     std::fs::remove_dir_all(c.ws.join("deep")).unwrap();
     let plan = c.cp.plan(&[1]);
     assert_eq!(plan.files[0].action, RestoreAction::Recreate, "{plan:?}");
-    let outcomes = c.cp.apply(&plan, false).unwrap();
+    let outcomes =
+        c.cp.apply(&plan, rein_checkpoint::Restore::KeepChanged)
+            .unwrap();
     assert!(
         matches!(outcomes[..], [RestoreOutcome::Restored(_)]),
         "{outcomes:?}"

@@ -44,7 +44,7 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
         return Ok(());
     }
     let outcomes = checkpoints
-        .apply(&plan, args.force)
+        .apply(&plan, args.force.into())
         .map_err(|e| Exit::failed(format!("cannot record the undo in {}: {e}", dir.display())))?;
     report(&outcomes, &plan, writer, &workspace)
 }
