@@ -33,9 +33,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             printer.handle(event);
         }
     });
-    // Compactions run in the foreground here, so nothing reports on the job channel.
-    let (jobs, _) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(agent, setup.clone(), tx.clone(), jobs, None);
+    let mut controller = Controller::new(agent, setup.clone(), tx.clone(), None);
     let cancel = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
     let interrupts = tokio::spawn(watch_interrupts(cancel.clone(), Arc::clone(&stopped_by)));

@@ -73,8 +73,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, mut jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory.clone(), tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory.clone(), tx, None);
 
     // A prompt is a background job that ends with its Result.
     controller
@@ -139,12 +138,16 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
     assert_eq!(mode, PermissionMode::Plan);
     assert!(controller.transcript().await.is_empty());
 
-    // Compacting an empty transcript fails, and says so on the job channel.
+    // Compacting an empty transcript fails, and says so in the event that ends the job.
     controller.apply(Op::Compact { focus: None }).await.unwrap();
-    let ended = jobs.recv().await.unwrap();
+    let ended = loop {
+        if let Some(Event::CompactionEnd { error }) = events.recv().await {
+            break error;
+        }
+    };
     assert!(
-        matches!(ended, Err(ControlError::Compaction(_))),
-        "{ended:?}"
+        ended.is_some_and(|e| e.starts_with("nothing to compact")),
+        "the compaction failed"
     );
 
     controller.apply(Op::Submit("again".into())).await.unwrap();
@@ -174,8 +177,7 @@ async fn cancel_ends_the_running_prompt_and_the_next_one_runs() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     controller.apply(Op::Submit("sleep".into())).await.unwrap();
     while let Some(event) = events.recv().await {
         if matches!(event, Event::ToolOutputDelta { .. }) {
@@ -209,8 +211,7 @@ async fn background_work_is_listed_and_stopped_while_the_agent_is_busy() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     assert!(controller.tasks().is_empty());
     controller
         .apply(Op::Submit("start it".into()))
@@ -270,8 +271,7 @@ async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::answering(first, factory, tx, jobs_tx);
+    let mut controller = Controller::answering(first, factory, tx);
     assert_eq!(
         controller
             .apply(Op::Answer {

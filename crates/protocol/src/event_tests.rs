@@ -94,6 +94,9 @@ fn one_of_each() -> Vec<Event> {
             tokens_after: 1,
             kept_messages: 1,
         },
+        Event::CompactionEnd {
+            error: Some(text()),
+        },
         Event::HookRun {
             event: text(),
             command: text(),
@@ -160,6 +163,7 @@ fn one_of_each() -> Vec<Event> {
             | Event::Permission { .. }
             | Event::PermissionRequest { .. }
             | Event::Compaction { .. }
+            | Event::CompactionEnd { .. }
             | Event::HookRun { .. }
             | Event::ToolOutputDelta { .. }
             | Event::ToolCallEnd { .. }

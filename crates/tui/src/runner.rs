@@ -112,20 +112,13 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     }
     let theme = Theme::new(launch.no_color);
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
     let (questions_tx, mut questions) = mpsc::unbounded_channel();
     let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
         questions: questions_tx,
     });
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
-    let mut driver = Controller::new(
-        launch.agent,
-        host.clone(),
-        events_tx,
-        compacted_tx,
-        Some(approver),
-    );
+    let mut driver = Controller::new(launch.agent, host.clone(), events_tx, Some(approver));
     let mut app = new_app(&driver, host.as_ref(), theme).await;
     app.replay(&driver.transcript().await, &session_id);
 
@@ -202,13 +195,6 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             }
             Some((request, reply)) = questions.recv() => {
                 app.ask(request, reply);
-                dirty = true;
-            }
-            Some(result) = compacted.recv() => {
-                if let Err(message) = result {
-                    app.compaction_failed(&message.to_string());
-                }
-                pending = app.job_done(Instant::now());
                 dirty = true;
             }
             () = tokio::time::sleep(TICK), if animating => dirty = true,
@@ -396,7 +382,7 @@ pub(crate) async fn act(
     false
 }
 
-/// Whether `event` ends a run.
-pub(crate) fn is_result(event: &Event) -> bool {
-    matches!(event, Event::Result { .. })
+/// Whether `event` ends a job: a run's `Result`, a compaction's `CompactionEnd`.
+pub(crate) fn ends_job(event: &Event) -> bool {
+    matches!(event, Event::Result { .. } | Event::CompactionEnd { .. })
 }

@@ -6,8 +6,8 @@
 //! [`AgentFactory`].
 //!
 //! Runs and compactions are jobs: they run in the background on the one agent, so the front
-//! end keeps drawing and can cancel. A run ends with its `Result` event; a compaction reports
-//! its end on the controller's job channel.
+//! end keeps drawing and can cancel. A run ends with its `Result` event, a compaction with its
+//! `CompactionEnd` event: a front end learns everything from the one event stream.
 
 mod answers;
 mod rewind;
@@ -20,8 +20,8 @@ pub use types::{AgentFactory, CompactTrigger, ControlError, EndReason, Op, Sessi
 use std::sync::Arc;
 use std::time::Duration;
 
+use rein_protocol::Event;
 use tokio::sync::Mutex;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::permissions::{PermissionMode, Policy};
@@ -34,7 +34,7 @@ const WIND_DOWN: Duration = Duration::from_secs(5);
 /// What an [`Op`] gave back, when it gives anything.
 #[derive(Debug, Clone)]
 pub enum Applied {
-    /// Started a job (a run ends with `Result`; a compaction on the job channel), or
+    /// Started a job (a run ends with `Result`, a compaction with `CompactionEnd`), or
     /// changed a setting with nothing to report.
     Done,
     /// The session shown changed (new, resumed) or its model did: the new status.
@@ -57,8 +57,6 @@ pub struct Controller {
     agent: Arc<Mutex<Agent>>,
     factory: Arc<dyn AgentFactory>,
     events: EventSender,
-    /// Compactions report their end here (runs end with their `Result` event).
-    jobs: UnboundedSender<Result<(), ControlError>>,
     approver: Option<Arc<dyn Approver>>,
     cancel: CancellationToken,
     /// Whether the agent has the OS sandbox (fixed for the invocation).
@@ -76,7 +74,6 @@ impl Controller {
         mut agent: Agent,
         factory: Arc<dyn AgentFactory>,
         events: EventSender,
-        jobs: UnboundedSender<Result<(), ControlError>>,
         approver: Option<Arc<dyn Approver>>,
     ) -> Self {
         if let Some(approver) = &approver {
@@ -89,7 +86,6 @@ impl Controller {
             agent: Arc::new(Mutex::new(agent)),
             factory,
             events,
-            jobs,
             approver,
             cancel: CancellationToken::new(),
         }
@@ -97,15 +93,10 @@ impl Controller {
 
     /// Drives `agent` for a front end that answers permission questions with [`Op::Answer`]
     /// after each `Event::PermissionRequest`.
-    pub fn answering(
-        agent: Agent,
-        factory: Arc<dyn AgentFactory>,
-        events: EventSender,
-        jobs: UnboundedSender<Result<(), ControlError>>,
-    ) -> Self {
+    pub fn answering(agent: Agent, factory: Arc<dyn AgentFactory>, events: EventSender) -> Self {
         let answers = Arc::new(Answers::default());
         let approver: Arc<dyn Approver> = answers.clone();
-        let mut controller = Self::new(agent, factory, events, jobs, Some(approver));
+        let mut controller = Self::new(agent, factory, events, Some(approver));
         controller.answers = Some(answers);
         controller
     }
@@ -219,15 +210,15 @@ impl Controller {
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
-        let done = self.jobs.clone();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
             let result = agent
                 .compact(CompactTrigger::Manual, focus.as_deref(), &events, &cancel)
-                .await
-                .map_err(ControlError::Compaction);
+                .await;
             drop(agent);
-            let _ = done.send(result);
+            let _ = events.send(Event::CompactionEnd {
+                error: result.err(),
+            });
         });
     }
 
@@ -251,7 +242,7 @@ impl Controller {
         self.factory.switch_model(&mut agent, model)?;
         // What the switch should warn about is said now, not at the next run.
         for message in agent.take_notices() {
-            let _ = self.events.send(rein_protocol::Event::Error { message });
+            let _ = self.events.send(Event::Error { message });
         }
         Ok(SessionStatus::of(&agent))
     }

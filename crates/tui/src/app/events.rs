@@ -175,6 +175,12 @@ impl App {
                 ));
                 self.status.context_tokens = tokens_after;
             }
+            Event::CompactionEnd { error } => {
+                if let Some(message) = error {
+                    self.compaction_failed(&message);
+                }
+                return self.job_done(now);
+            }
             Event::HookRun {
                 event,
                 message: Some(message),
