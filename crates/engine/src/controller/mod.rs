@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::permissions::{PermissionMode, Policy};
 use crate::subagents::{Background, BackgroundTask};
-use crate::{Agent, Approver, EventSender, RunSummary};
+use crate::{Agent, Approver, EventSender};
 
 /// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).
 const WIND_DOWN: Duration = Duration::from_secs(5);
@@ -146,26 +146,6 @@ impl Controller {
             Op::Shutdown(reason) => self.shutdown(reason).await,
         }
         Ok(Applied::Done)
-    }
-
-    /// Runs `prompt` to completion in the foreground (what `rein exec` does): the same job as
-    /// [`Op::Submit`], awaited.
-    pub async fn run(&self, prompt: &str, cancel: CancellationToken) -> RunSummary {
-        let mut agent = self.agent.lock().await;
-        agent.run(prompt, &self.events, cancel).await
-    }
-
-    /// Compacts in the foreground (`rein exec --compact`).
-    pub async fn compact_now(
-        &self,
-        focus: Option<&str>,
-        cancel: &CancellationToken,
-    ) -> Result<(), ControlError> {
-        let mut agent = self.agent.lock().await;
-        agent
-            .compact(CompactTrigger::Manual, focus, &self.events, cancel)
-            .await
-            .map_err(ControlError::Compaction)
     }
 
     /// The status line's data (waits for a running job).
