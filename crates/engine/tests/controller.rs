@@ -113,7 +113,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
             .unwrap_err(),
         ControlError::NoSandbox
     );
-    assert_eq!(controller.status().await.mode, PermissionMode::Plan);
+    assert_eq!(controller.status().mode, PermissionMode::Plan);
 
     // A stored session the factory cannot give leaves the current one in place.
     let missing = controller.apply(Op::Resume("nope".into())).await;
@@ -121,7 +121,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
         matches!(missing, Err(ControlError::Session(_))),
         "{missing:?}"
     );
-    assert_eq!(controller.status().await.session_id, first_id);
+    assert_eq!(controller.status().session_id, first_id);
 
     // A new session: another id, an empty transcript, the mode and model carried over.
     let Applied::Status(SessionStatus {
@@ -309,4 +309,44 @@ async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
     assert_eq!(asked, ["parent", "sub"]);
     assert!(dir.path().join("by-parent").exists());
     assert!(!dir.path().join("by-sub").exists());
+}
+
+#[tokio::test]
+async fn status_and_policy_are_answered_while_a_run_holds_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30"}}]},
+          {"text": "after the cancel"}
+        ]}"#,
+    )
+    .await;
+    let first = agent(ProviderKind::Anthropic, &server, dir.path());
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, None);
+    let mut published = controller.watch_status();
+    assert!(!controller.status().running);
+    controller.apply(Op::Submit("sleep".into())).await.unwrap();
+    while let Some(event) = events.recv().await {
+        if matches!(event, Event::ToolOutputDelta { .. }) {
+            break;
+        }
+    }
+    // The run holds the agent: the answers come from what was published.
+    assert!(controller.status().running);
+    controller
+        .apply(Op::SetMode(PermissionMode::Plan))
+        .await
+        .unwrap();
+    assert_eq!(controller.status().mode, PermissionMode::Plan);
+    assert_eq!(controller.policy().unwrap().mode, PermissionMode::Plan);
+    controller.apply(Op::Cancel).await.unwrap();
+    assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
+    let idle = published.wait_for(|status| !status.running).await.unwrap();
+    assert!(idle.usage.output_tokens > 0, "{:?}", idle.usage);
+    assert_eq!(idle.mode, PermissionMode::Plan);
 }

@@ -11,6 +11,7 @@
 
 mod answers;
 mod rewind;
+mod status;
 mod types;
 
 pub use answers::Answers;
@@ -21,12 +22,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rein_protocol::Event;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::permissions::{PermissionMode, Policy};
 use crate::subagents::{Background, BackgroundTask};
 use crate::{Agent, Approver, EventSender};
+use status::Publisher;
 
 /// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).
 const WIND_DOWN: Duration = Duration::from_secs(5);
@@ -63,6 +65,10 @@ pub struct Controller {
     sandboxed: bool,
     /// The session's background work, reachable while a job holds the agent.
     background: Background,
+    /// The agent's live policy, read and switched while a job holds the agent.
+    policy: Arc<std::sync::Mutex<Policy>>,
+    /// The status, published for queries that must not wait for a job.
+    status: Publisher,
     /// Questions answered by [`Op::Answer`], when this controller answers them.
     answers: Option<Arc<Answers>>,
 }
@@ -82,6 +88,8 @@ impl Controller {
         Self {
             sandboxed: agent.sandboxed(),
             background: agent.background(),
+            policy: agent.policy(),
+            status: Publisher::new(&agent),
             answers: None,
             agent: Arc::new(Mutex::new(agent)),
             factory,
@@ -108,8 +116,11 @@ impl Controller {
             Op::Cancel => self.cancel(),
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
-            Op::SetMode(mode) => self.set_mode(mode).await?,
-            Op::SetEffort(effort) => self.agent.lock().await.set_effort(effort),
+            Op::SetMode(mode) => self.set_mode(mode)?,
+            Op::SetEffort(effort) => {
+                self.agent.lock().await.set_effort(effort);
+                self.status.update(|status| status.effort = effort);
+            }
             Op::NewSession => {
                 let agent = self.factory.new_session()?;
                 return Ok(Applied::Status(self.replace(agent, EndReason::Clear).await));
@@ -148,20 +159,27 @@ impl Controller {
         Ok(Applied::Done)
     }
 
-    /// The status line's data (waits for a running job).
-    pub async fn status(&self) -> SessionStatus {
-        SessionStatus::of(&*self.agent.lock().await)
+    /// The status line's data as last published (without waiting for a running job: usage
+    /// and context are as the last job left them; the events of a run tell what it adds).
+    pub fn status(&self) -> SessionStatus {
+        self.status.current()
     }
 
-    /// The transcript so far (waits for a running job).
+    /// Every status published from now on: a front end that shows the status without
+    /// following the events watches this.
+    pub fn watch_status(&self) -> watch::Receiver<SessionStatus> {
+        self.status.subscribe()
+    }
+
+    /// The transcript so far (waits for a running job: the transcript is the agent's).
     pub async fn transcript(&self) -> Vec<rein_protocol::Message> {
         self.agent.lock().await.transcript().to_vec()
     }
 
-    /// The permission policy as it is now (rules, mode, what was allowed for the session).
-    pub async fn policy(&self) -> Option<Policy> {
-        let policy = self.agent.lock().await.policy();
-        policy.lock().ok().map(|p| p.clone())
+    /// The permission policy as it is now (rules, mode, what was allowed for the session),
+    /// without waiting for a running job.
+    pub fn policy(&self) -> Option<Policy> {
+        self.policy.lock().ok().map(|p| p.clone())
     }
 
     /// The session's background shells and subagents (without waiting for a running job).
@@ -179,9 +197,12 @@ impl Controller {
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
+        let status = self.status.clone();
+        status.job_started();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
             agent.run(&prompt, &events, cancel).await;
+            status.job_ended(&agent);
         });
     }
 
@@ -190,11 +211,14 @@ impl Controller {
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
+        let status = self.status.clone();
+        status.job_started();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
             let result = agent
                 .compact(CompactTrigger::Manual, focus.as_deref(), &events, &cancel)
                 .await;
+            status.job_ended(&agent);
             drop(agent);
             let _ = events.send(Event::CompactionEnd {
                 error: result.err(),
@@ -206,14 +230,15 @@ impl Controller {
         self.cancel.cancel();
     }
 
-    async fn set_mode(&self, mode: PermissionMode) -> Result<(), ControlError> {
+    /// Switches the mode at once, also while a job runs (its next call is decided in it).
+    fn set_mode(&self, mode: PermissionMode) -> Result<(), ControlError> {
         if mode == PermissionMode::Auto && !self.sandboxed {
             return Err(ControlError::NoSandbox);
         }
-        let policy = self.agent.lock().await.policy();
-        if let Ok(mut policy) = policy.lock() {
+        if let Ok(mut policy) = self.policy.lock() {
             policy.mode = mode;
         }
+        self.status.update(|status| status.mode = mode);
         Ok(())
     }
 
@@ -224,7 +249,7 @@ impl Controller {
         for message in agent.take_notices() {
             let _ = self.events.send(Event::Error { message });
         }
-        Ok(SessionStatus::of(&agent))
+        Ok(self.status.publish(&agent))
     }
 
     /// Ends the current session and continues with `agent`. The model and permission mode
@@ -249,7 +274,8 @@ impl Controller {
         current.end_session(reason, &self.events).await;
         *current = agent;
         self.background = current.background();
-        SessionStatus::of(&current)
+        self.policy = current.policy();
+        self.status.publish(&current)
     }
 
     /// Cancels what runs, waits for it to wind down, and runs the session-end hooks.

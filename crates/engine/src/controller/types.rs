@@ -173,10 +173,12 @@ pub struct SessionStatus {
     pub effort: Option<Effort>,
     /// The OS sandbox is there, so `auto` mode may be chosen.
     pub sandboxed: bool,
+    /// A job (a run, a compaction) is under way.
+    pub running: bool,
 }
 
 impl SessionStatus {
-    /// The status of `agent`.
+    /// The status of `agent`, idle.
     pub fn of(agent: &Agent) -> Self {
         let (usage, cost_usd) = agent.session_totals();
         let mode = agent.policy().lock().map(|p| p.mode).unwrap_or_default();
@@ -190,6 +192,7 @@ impl SessionStatus {
             context_window: agent.context_window(),
             effort: agent.effort(),
             sandboxed: agent.sandboxed(),
+            running: false,
         }
     }
 }
