@@ -9,7 +9,7 @@ use crate::setup::Setup;
 impl AgentFactory for Setup {
     fn new_session(&self) -> Result<Agent, ControlError> {
         self.agent(Start::New)
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
@@ -18,13 +18,13 @@ impl AgentFactory for Setup {
         })?;
         let loaded = store
             .load(id)
-            .map_err(|e| ControlError::Session(e.to_string()))?;
+            .map_err(|e| ControlError::Session(Box::new(e)))?;
         self.agent(Start::Resume(loaded))
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
     }
 
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
-        Setup::switch_model(self, agent, model).map_err(|e| ControlError::Model(e.message))
+        Setup::switch_model(self, agent, model).map_err(|e| ControlError::Model(e.message.into()))
     }
 
     fn fork(
@@ -37,11 +37,11 @@ impl AgentFactory for Setup {
         })?;
         let mut loaded = store
             .load(from)
-            .map_err(|e| ControlError::Session(e.to_string()))?;
+            .map_err(|e| ControlError::Session(Box::new(e)))?;
         loaded.transcript = transcript;
         // What the earlier session was told stays with it.
         loaded.restored.clear();
         self.agent(Start::Fork(loaded))
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
     }
 }

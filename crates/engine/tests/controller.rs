@@ -29,11 +29,15 @@ impl AgentFactory for Factory {
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {id}")))
+        Err(ControlError::Session(
+            format!("no stored session {id}").into(),
+        ))
     }
 
     fn fork(&self, from: &str, _: Vec<rein_protocol::Message>) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {from}")))
+        Err(ControlError::Session(
+            format!("no stored session {from}").into(),
+        ))
     }
 
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
@@ -41,7 +45,7 @@ impl AgentFactory for Factory {
             agent.set_model(model, client(ProviderKind::Anthropic, &self.server));
             Ok(())
         } else {
-            Err(ControlError::Model(format!("unknown model {model}")))
+            Err(ControlError::Model(format!("unknown model {model}").into()))
         }
     }
 }

@@ -42,11 +42,13 @@ impl AgentFactory for Factory {
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {id}")))
+        Err(ControlError::Session(
+            format!("no stored session {id}").into(),
+        ))
     }
 
     fn switch_model(&self, _: &mut Agent, model: &str) -> Result<(), ControlError> {
-        Err(ControlError::Model(format!("unknown model {model}")))
+        Err(ControlError::Model(format!("unknown model {model}").into()))
     }
 
     fn fork(&self, _from: &str, transcript: Vec<Message>) -> Result<Agent, ControlError> {

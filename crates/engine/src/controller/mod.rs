@@ -16,7 +16,9 @@ mod types;
 
 pub use answers::Answers;
 
-pub use types::{AgentFactory, CompactTrigger, ControlError, EndReason, Op, SessionStatus};
+pub use types::{
+    AgentFactory, CompactTrigger, ControlError, EndReason, FrontEndError, Op, SessionStatus,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,7 +138,7 @@ impl Controller {
                     .background
                     .stop(&id)
                     .await
-                    .map_err(ControlError::Task)?;
+                    .map_err(|e| ControlError::Task(e.into()))?;
                 return Ok(Applied::Said(said));
             }
             Op::Answer { id, approval } => {
