@@ -1,4 +1,6 @@
-//! `rein exec`: run one prompt to completion, headless.
+//! `rein exec`: run one prompt to completion, headless. A front end of the session controller
+//! like the TUI: ops in (compact, submit, cancel, shut down), the events printed, and the run's
+//! end, with its exit status, read from them.
 
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
@@ -63,7 +65,12 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     interrupts.abort();
     session.close().await;
     setup.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
-    let signal = stopped_by.load(Ordering::SeqCst);
+    exit(outcome, stopped_by.load(Ordering::SeqCst))
+}
+
+/// How rein ends after a run that ended with `outcome`: with the status of `signal` when one
+/// stopped it (0: none came).
+fn exit(outcome: RunOutcome, signal: i32) -> Result<(), Exit> {
     if signal != 0 {
         return Err(Exit::signalled(
             signal,
@@ -147,11 +154,12 @@ impl Session {
     }
 }
 
-/// First Ctrl-C cancels the run (tools are killed, the transcript stays valid); a second one
-/// quits at once. SIGTERM and SIGHUP (a closed terminal, a supervisor stopping rein) cancel the
-/// run the same way and then end rein with their conventional status, once the session is
-/// saved; `stopped_by` records which came.
-async fn watch_interrupts(cancel: CancellationToken, stopped_by: Arc<AtomicI32>) {
+/// First Ctrl-C cancels the run (`interrupted`, which [`Session::job`] turns into
+/// `Op::Cancel`: tools are killed, the transcript stays valid); a second one quits at once.
+/// SIGTERM and SIGHUP (a closed terminal, a supervisor stopping rein) cancel the run the same
+/// way and then end rein with their conventional status, once the session is saved;
+/// `stopped_by` records which came.
+async fn watch_interrupts(interrupted: CancellationToken, stopped_by: Arc<AtomicI32>) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::terminate()),
@@ -169,7 +177,7 @@ async fn watch_interrupts(cancel: CancellationToken, stopped_by: Arc<AtomicI32>)
         _ = term.recv() => stopped_by.store(libc_signal(SignalKind::terminate()), Ordering::SeqCst),
         _ = hup.recv() => stopped_by.store(libc_signal(SignalKind::hangup()), Ordering::SeqCst),
     }
-    cancel.cancel();
+    interrupted.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
         std::process::exit(130);
     }
