@@ -7,7 +7,9 @@
 //!
 //! Runs and compactions are jobs: they run in the background on the one agent, so the front
 //! end keeps drawing and can cancel. A run ends with its `Result` event, a compaction with its
-//! `CompactionEnd` event: a front end learns everything from the one event stream.
+//! `CompactionEnd` event: a front end learns everything from the one event stream. What a
+//! status line shows is published on a `watch` channel (`status.rs`), so asking for it never
+//! waits for a job.
 
 mod answers;
 mod rewind;
