@@ -117,7 +117,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
             .unwrap_err(),
         ControlError::NoSandbox
     );
-    assert_eq!(controller.status().mode, PermissionMode::Plan);
+    assert_eq!(controller.status().await.mode, PermissionMode::Plan);
 
     // A stored session the factory cannot give leaves the current one in place.
     let missing = controller.apply(Op::Resume("nope".into())).await;
@@ -125,7 +125,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
         matches!(missing, Err(ControlError::Session(_))),
         "{missing:?}"
     );
-    assert_eq!(controller.status().session_id, first_id);
+    assert_eq!(controller.status().await.session_id, first_id);
 
     // A new session: another id, an empty transcript, the mode and model carried over.
     let Applied::Status(SessionStatus {
@@ -333,7 +333,7 @@ async fn status_and_policy_are_answered_while_a_run_holds_the_agent() {
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
     let mut controller = Controller::new(first, factory, tx, None);
     let mut published = controller.watch_status();
-    assert!(!controller.status().running);
+    assert!(!controller.status().await.running);
     controller.apply(Op::Submit("sleep".into())).await.unwrap();
     while let Some(event) = events.recv().await {
         if matches!(event, Event::ToolOutputDelta { .. }) {
@@ -341,13 +341,16 @@ async fn status_and_policy_are_answered_while_a_run_holds_the_agent() {
         }
     }
     // The run holds the agent: the answers come from what was published.
-    assert!(controller.status().running);
+    assert!(controller.status().await.running);
     controller
         .apply(Op::SetMode(PermissionMode::Plan))
         .await
         .unwrap();
-    assert_eq!(controller.status().mode, PermissionMode::Plan);
-    assert_eq!(controller.policy().unwrap().mode, PermissionMode::Plan);
+    assert_eq!(controller.status().await.mode, PermissionMode::Plan);
+    assert_eq!(
+        controller.policy().await.unwrap().mode,
+        PermissionMode::Plan
+    );
     controller.apply(Op::Cancel).await.unwrap();
     assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
     let idle = published.wait_for(|status| !status.running).await.unwrap();

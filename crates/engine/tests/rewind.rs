@@ -130,7 +130,7 @@ async fn rewinding_code_and_conversation_forks_from_before_the_prompt() {
         vec!["restore  a.txt  +1 -1", "delete   b.txt  +0 -1"]
     );
     assert_eq!(preview.changed_since, 0);
-    let old_id = controller.status().session_id;
+    let old_id = controller.status().await.session_id;
 
     let applied = controller
         .apply(Op::Rewind {
@@ -175,7 +175,7 @@ async fn a_code_only_rewind_keeps_the_conversation_and_tells_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     let (mut controller, mut events, server) = three_prompts(dir.path()).await;
-    let id = controller.status().session_id;
+    let id = controller.status().await.session_id;
     // A user's later edit of a file rein wrote is kept unless forced.
     std::fs::write(ws.join("b.txt"), "the user's bee\n").unwrap();
     assert_eq!(
@@ -206,7 +206,7 @@ async fn a_code_only_rewind_keeps_the_conversation_and_tells_the_model() {
         std::fs::read_to_string(ws.join("b.txt")).unwrap(),
         "the user's bee\n"
     );
-    assert_eq!(controller.status().session_id, id);
+    assert_eq!(controller.status().await.session_id, id);
     assert_eq!(controller.transcript().await.len(), 10);
 
     controller.apply(Op::Submit("go on".into())).await.unwrap();

@@ -20,7 +20,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let host = Arc::clone(&launch.host);
     let mut driver = Controller::new(launch.agent, host.clone(), events_tx, None);
-    let mut app = new_app(&driver, host.as_ref(), Theme::PLAIN);
+    let mut app = new_app(&driver, host.as_ref(), Theme::PLAIN).await;
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut next = launch.prompt;
     loop {

@@ -119,7 +119,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
     let mut driver = Controller::new(launch.agent, host.clone(), events_tx, Some(approver));
-    let mut app = new_app(&driver, host.as_ref(), theme);
+    let mut app = new_app(&driver, host.as_ref(), theme).await;
     app.replay(&driver.transcript().await, &session_id);
 
     let mut raw = RawMode::enable().map_err(|e| TuiError::Terminal(e.to_string()))?;
@@ -236,11 +236,11 @@ async fn next_signal(signal: &mut Option<Signal>) -> Option<()> {
 }
 
 /// An `App` for the controller's agent, with this workspace's history and commands.
-pub(crate) fn new_app(driver: &Controller, host: &dyn SessionHost, theme: Theme) -> App {
+pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: Theme) -> App {
     let history = PromptHistory::load(host.history_file());
     let commands = Commands::load(&host.commands());
     let warnings: Vec<String> = history.warning().map(str::to_string).into_iter().collect();
-    let status = driver.status();
+    let status = driver.status().await;
     let mut start = format!("rein {}", env!("CARGO_PKG_VERSION"));
     if let Some(workspace) = host.workspace() {
         start.push_str(&format!(" · {}", home_relative(&workspace)));
@@ -287,7 +287,7 @@ pub(crate) async fn act(
             return false;
         }
         Action::ShowPermissions => {
-            if let Some(policy) = driver.policy() {
+            if let Some(policy) = driver.policy().await {
                 app.show_policy(&policy);
             }
             return false;

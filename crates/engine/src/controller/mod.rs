@@ -163,9 +163,10 @@ impl Controller {
         Ok(Applied::Done)
     }
 
-    /// The status line's data as last published (without waiting for a running job: usage
+    /// The status line's data as last published: it does not wait for a running job (usage
     /// and context are as the last job left them; the events of a run tell what it adds).
-    pub fn status(&self) -> SessionStatus {
+    /// Async only for the callers that awaited it when it did wait.
+    pub async fn status(&self) -> SessionStatus {
         self.status.current()
     }
 
@@ -180,9 +181,10 @@ impl Controller {
         self.agent.lock().await.transcript().to_vec()
     }
 
-    /// The permission policy as it is now (rules, mode, what was allowed for the session),
-    /// without waiting for a running job.
-    pub fn policy(&self) -> Option<Policy> {
+    /// The permission policy as it is now (rules, mode, what was allowed for the session):
+    /// the agent's shared policy, read without waiting for a running job. Async only for the
+    /// callers that awaited it when it did wait.
+    pub async fn policy(&self) -> Option<Policy> {
         self.policy.lock().ok().map(|p| p.clone())
     }
 
@@ -225,7 +227,7 @@ impl Controller {
             status.job_ended(&agent);
             drop(agent);
             let _ = events.send(Event::CompactionEnd {
-                error: result.err(),
+                error: result.err().map(|e| e.to_string()),
             });
         });
     }
