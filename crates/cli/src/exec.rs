@@ -1,11 +1,14 @@
-//! `rein exec`: run one prompt to completion, headless.
+//! `rein exec`: run one prompt to completion, headless. A front end of the session controller
+//! like the TUI: ops in (compact, submit, cancel, shut down), the events printed, and the run's
+//! end, with its exit status, read from them.
 
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use rein_engine::{Controller, EndReason, Op};
-use rein_protocol::RunOutcome;
+use rein_protocol::{Event, RunOutcome};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
@@ -25,39 +28,49 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     };
     let agent = setup.agent(setup.start(&args)?)?;
 
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let format = args.output_format;
-    let printer = tokio::spawn(async move {
-        let mut printer = Printer::new(format, std::io::stdout(), std::io::stderr());
-        while let Some(event) = rx.recv().await {
-            printer.handle(event);
-        }
-    });
-    // Compactions run in the foreground here, so nothing reports on the job channel.
-    let (jobs, _) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(agent, setup.clone(), tx.clone(), jobs, None);
-    let cancel = CancellationToken::new();
+    let (tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());
+    let interrupted = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
-    let interrupts = tokio::spawn(watch_interrupts(cancel.clone(), Arc::clone(&stopped_by)));
-    if args.compact
-        && let Err(error) = controller.compact_now(args.focus.as_deref(), &cancel).await
-    {
-        drop((tx, controller));
-        let _ = printer.await;
-        return Err(Exit::failed(format!("compaction failed: {error}")));
+    let interrupts = tokio::spawn(watch_interrupts(
+        interrupted.clone(),
+        Arc::clone(&stopped_by),
+    ));
+    let mut session = Session {
+        controller: Controller::new(agent, setup.clone(), tx, None),
+        events,
+        printer,
+        interrupted,
+    };
+    if args.compact {
+        let focus = args.focus.clone();
+        if let JobEnd::Compacted(Some(error)) = session.job(Op::Compact { focus }).await {
+            session.close().await;
+            return Err(Exit::failed(format!("compaction failed: {error}")));
+        }
     }
     let Some(prompt) = prompt else {
-        drop((tx, controller));
-        let _ = printer.await;
+        session.close().await;
         return Ok(());
     };
-    let summary = controller.run(&prompt, cancel).await;
-    let _ = controller.apply(Op::Shutdown(EndReason::Other)).await;
+    let outcome = match session.job(Op::Submit(prompt)).await {
+        JobEnd::Ran(outcome) => outcome,
+        // The controller ends every run with its `Result`; without one, the run failed.
+        JobEnd::Compacted(_) | JobEnd::Closed => RunOutcome::Failed,
+    };
+    let _ = session
+        .controller
+        .apply(Op::Shutdown(EndReason::Other))
+        .await;
     interrupts.abort();
-    drop((tx, controller));
-    let _ = printer.await;
+    session.close().await;
     setup.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
-    let signal = stopped_by.load(Ordering::SeqCst);
+    exit(outcome, stopped_by.load(Ordering::SeqCst))
+}
+
+/// How rein ends after a run that ended with `outcome`: with the status of `signal` when one
+/// stopped it (0: none came).
+fn exit(outcome: RunOutcome, signal: i32) -> Result<(), Exit> {
     if signal != 0 {
         return Err(Exit::signalled(
             signal,
@@ -67,18 +80,86 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             ),
         ));
     }
-    match summary.outcome {
+    match outcome {
         RunOutcome::Completed => Ok(()),
         RunOutcome::Cancelled => Err(Exit::failed("cancelled")),
         RunOutcome::MaxTurns | RunOutcome::Failed => Err(Exit::silent_failure()),
     }
 }
 
-/// First Ctrl-C cancels the run (tools are killed, the transcript stays valid); a second one
-/// quits at once. SIGTERM and SIGHUP (a closed terminal, a supervisor stopping rein) cancel the
-/// run the same way and then end rein with their conventional status, once the session is
-/// saved; `stopped_by` records which came.
-async fn watch_interrupts(cancel: CancellationToken, stopped_by: Arc<AtomicI32>) {
+/// The session as `rein exec` drives it: ops to the controller, its events to the printer.
+struct Session {
+    controller: Controller,
+    events: UnboundedReceiver<Event>,
+    printer: Printer<std::io::Stdout, std::io::Stderr>,
+    /// Cancelled by Ctrl-C, SIGTERM or SIGHUP: the job under way is cancelled.
+    interrupted: CancellationToken,
+}
+
+/// How a job ended, as its last event said.
+enum JobEnd {
+    /// A run's `Result`, with its outcome.
+    Ran(RunOutcome),
+    /// A compaction's `CompactionEnd`, with why nothing was compacted.
+    Compacted(Option<String>),
+    /// The event stream closed first.
+    Closed,
+}
+
+impl Session {
+    /// Starts the job `op` and prints its events until the one that ends it (a compaction's
+    /// end is not printed: a failure is said as rein's exit). An interruption, before or
+    /// during the job, cancels it.
+    async fn job(&mut self, op: Op) -> JobEnd {
+        let _ = self.controller.apply(op).await;
+        let mut cancelled = false;
+        loop {
+            tokio::select! {
+                biased;
+                () = self.interrupted.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    let _ = self.controller.apply(Op::Cancel).await;
+                }
+                event = self.events.recv() => match event {
+                    None => return JobEnd::Closed,
+                    Some(Event::CompactionEnd { error }) => return JobEnd::Compacted(error),
+                    Some(event) => {
+                        let outcome = match &event {
+                            Event::Result { outcome, .. } => Some(*outcome),
+                            _ => None,
+                        };
+                        self.printer.handle(event);
+                        if let Some(outcome) = outcome {
+                            return JobEnd::Ran(outcome);
+                        }
+                    }
+                },
+            }
+        }
+    }
+
+    /// Lets the controller go and prints what is still to come, until every sender of the
+    /// session's events is gone.
+    async fn close(self) {
+        let Self {
+            controller,
+            mut events,
+            mut printer,
+            ..
+        } = self;
+        drop(controller);
+        while let Some(event) = events.recv().await {
+            printer.handle(event);
+        }
+    }
+}
+
+/// First Ctrl-C cancels the run (`interrupted`, which [`Session::job`] turns into
+/// `Op::Cancel`: tools are killed, the transcript stays valid); a second one quits at once.
+/// SIGTERM and SIGHUP (a closed terminal, a supervisor stopping rein) cancel the run the same
+/// way and then end rein with their conventional status, once the session is saved;
+/// `stopped_by` records which came.
+async fn watch_interrupts(interrupted: CancellationToken, stopped_by: Arc<AtomicI32>) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::terminate()),
@@ -96,7 +177,7 @@ async fn watch_interrupts(cancel: CancellationToken, stopped_by: Arc<AtomicI32>)
         _ = term.recv() => stopped_by.store(libc_signal(SignalKind::terminate()), Ordering::SeqCst),
         _ = hup.recv() => stopped_by.store(libc_signal(SignalKind::hangup()), Ordering::SeqCst),
     }
-    cancel.cancel();
+    interrupted.cancel();
     if tokio::signal::ctrl_c().await.is_ok() {
         std::process::exit(130);
     }

@@ -1,15 +1,19 @@
 //! The command line's agents for the session controller: new sessions, stored ones, and
-//! model switches, from the invocation's configuration.
+//! model switches, from the invocation's configuration. What is set on an agent (its session
+//! file, a resumed transcript, another model and what to say about it) is set here, where
+//! agents are made; the front ends only pass them to the controller.
 
 use rein_engine::{Agent, AgentFactory, ControlError};
+use rein_llm::ProviderKind;
 
+use crate::resolve;
 use crate::sessions::Start;
 use crate::setup::Setup;
 
 impl AgentFactory for Setup {
     fn new_session(&self) -> Result<Agent, ControlError> {
         self.agent(Start::New)
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
@@ -18,13 +22,24 @@ impl AgentFactory for Setup {
         })?;
         let loaded = store
             .load(id)
-            .map_err(|e| ControlError::Session(e.to_string()))?;
+            .map_err(|e| ControlError::Session(Box::new(e)))?;
         self.agent(Start::Resume(loaded))
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
     }
 
+    /// A client for `model` with the provider it implies (or the configured one).
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
-        Setup::switch_model(self, agent, model).map_err(|e| ControlError::Model(e.message))
+        let router = &self.settings.router;
+        let settings = router
+            .settings(Some(model))
+            .map_err(|e| ControlError::Model(e.message.into()))?;
+        // The base URL was given for the run's own provider, whatever the agent uses now.
+        if let Some(notice) = switch_notice(&settings, self.settings.provider.kind) {
+            agent.add_notice(notice);
+        }
+        let model = settings.model.clone();
+        agent.set_model(model, router.client(settings));
+        Ok(())
     }
 
     fn fork(
@@ -37,11 +52,63 @@ impl AgentFactory for Setup {
         })?;
         let mut loaded = store
             .load(from)
-            .map_err(|e| ControlError::Session(e.to_string()))?;
+            .map_err(|e| ControlError::Session(Box::new(e)))?;
         loaded.transcript = transcript;
         // What the earlier session was told stays with it.
         loaded.restored.clear();
         self.agent(Start::Fork(loaded))
-            .map_err(|e| ControlError::Session(e.message))
+            .map_err(|e| ControlError::Session(e.message.into()))
+    }
+}
+
+/// What to say when `/model` picks `settings`, guessed from the model's name, while the base
+/// URL given for the run's provider `given_for` is kept: a server may not speak both protocols.
+fn switch_notice(settings: &resolve::ProviderSettings, given_for: ProviderKind) -> Option<String> {
+    let kind = settings.kind;
+    if kind == given_for || settings.base_url == rein_llm::default_base_url(kind) {
+        return None;
+    }
+    Some(format!(
+        "`{}` → {}, guessed from the name, but the base URL {} was given for {} and is kept: \
+         if that server does not speak {} the next request fails; restart with --provider and \
+         --base-url for this model",
+        settings.model,
+        kind.name(),
+        settings.base_url,
+        given_for.name(),
+        kind.name()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(kind: ProviderKind, model: &str, base_url: &str) -> resolve::ProviderSettings {
+        resolve::ProviderSettings {
+            kind,
+            model: model.into(),
+            base_url: base_url.into(),
+            api_key: None,
+            key_env: "KEY".into(),
+        }
+    }
+
+    #[test]
+    fn the_switch_notice_is_one_sentence_naming_the_provider_the_url_was_given_for() {
+        let to_gpt = settings(ProviderKind::Openai, "gpt-5", "http://local:1");
+        assert_eq!(
+            switch_notice(&to_gpt, ProviderKind::Anthropic).as_deref(),
+            Some(
+                "`gpt-5` → openai, guessed from the name, but the base URL http://local:1 was \
+                 given for anthropic and is kept: if that server does not speak openai the next \
+                 request fails; restart with --provider and --base-url for this model"
+            )
+        );
+        let back = settings(ProviderKind::Anthropic, "claude-opus-4-5", "http://local:1");
+        assert_eq!(switch_notice(&back, ProviderKind::Anthropic), None);
+        let default_url = rein_llm::default_base_url(ProviderKind::Openai);
+        let own_url = settings(ProviderKind::Openai, "gpt-5", default_url);
+        assert_eq!(switch_notice(&own_url, ProviderKind::Anthropic), None);
     }
 }

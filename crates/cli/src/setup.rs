@@ -1,18 +1,16 @@
 //! The parts of a run built from its [`Settings`]: the agents (the first, then `/clear`,
-//! `/resume` and forks: each a new agent with the commands as their folders hold them now),
-//! the MCP servers (started once), and `/model`'s client. Shared by `rein exec` and the
-//! interactive UI.
+//! `/resume` and forks: each a new agent with the commands as their folders hold them now)
+//! and the MCP servers (started once). Shared by `rein exec` and the interactive UI; the
+//! controller reaches them through the [`rein_engine::AgentFactory`] in `factory.rs`.
 
 use std::sync::{Arc, Mutex};
 
 use rein_engine::Agent;
 use rein_engine::commands::Catalog;
-use rein_llm::ProviderKind;
 use rein_tools::ToolRegistry;
 
 use crate::Exit;
 use crate::args::ExecArgs;
-use crate::resolve;
 use crate::sessions::{self, Start};
 use crate::settings::Settings;
 
@@ -106,70 +104,5 @@ impl Setup {
             &settings.workspace,
         )?;
         Ok(agent)
-    }
-
-    /// A client for `model` with the provider it implies (or the configured one).
-    pub fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), Exit> {
-        let router = &self.settings.router;
-        let settings = router.settings(Some(model))?;
-        // The base URL was given for the run's own provider, whatever the agent uses now.
-        if let Some(notice) = switch_notice(&settings, self.settings.provider.kind) {
-            agent.add_notice(notice);
-        }
-        let model = settings.model.clone();
-        agent.set_model(model, router.client(settings));
-        Ok(())
-    }
-}
-
-/// What to say when `/model` picks `settings`, guessed from the model's name, while the base
-/// URL given for the run's provider `given_for` is kept: a server may not speak both protocols.
-fn switch_notice(settings: &resolve::ProviderSettings, given_for: ProviderKind) -> Option<String> {
-    let kind = settings.kind;
-    if kind == given_for || settings.base_url == rein_llm::default_base_url(kind) {
-        return None;
-    }
-    Some(format!(
-        "`{}` → {}, guessed from the name, but the base URL {} was given for {} and is kept: \
-         if that server does not speak {} the next request fails; restart with --provider and \
-         --base-url for this model",
-        settings.model,
-        kind.name(),
-        settings.base_url,
-        given_for.name(),
-        kind.name()
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn settings(kind: ProviderKind, model: &str, base_url: &str) -> resolve::ProviderSettings {
-        resolve::ProviderSettings {
-            kind,
-            model: model.into(),
-            base_url: base_url.into(),
-            api_key: None,
-            key_env: "KEY".into(),
-        }
-    }
-
-    #[test]
-    fn the_switch_notice_is_one_sentence_naming_the_provider_the_url_was_given_for() {
-        let to_gpt = settings(ProviderKind::Openai, "gpt-5", "http://local:1");
-        assert_eq!(
-            switch_notice(&to_gpt, ProviderKind::Anthropic).as_deref(),
-            Some(
-                "`gpt-5` → openai, guessed from the name, but the base URL http://local:1 was \
-                 given for anthropic and is kept: if that server does not speak openai the next \
-                 request fails; restart with --provider and --base-url for this model"
-            )
-        );
-        let back = settings(ProviderKind::Anthropic, "claude-opus-4-5", "http://local:1");
-        assert_eq!(switch_notice(&back, ProviderKind::Anthropic), None);
-        let default_url = rein_llm::default_base_url(ProviderKind::Openai);
-        let own_url = settings(ProviderKind::Openai, "gpt-5", default_url);
-        assert_eq!(switch_notice(&own_url, ProviderKind::Anthropic), None);
     }
 }

@@ -29,11 +29,15 @@ impl AgentFactory for Factory {
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {id}")))
+        Err(ControlError::Session(
+            format!("no stored session {id}").into(),
+        ))
     }
 
     fn fork(&self, from: &str, _: Vec<rein_protocol::Message>) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {from}")))
+        Err(ControlError::Session(
+            format!("no stored session {from}").into(),
+        ))
     }
 
     fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
@@ -41,7 +45,7 @@ impl AgentFactory for Factory {
             agent.set_model(model, client(ProviderKind::Anthropic, &self.server));
             Ok(())
         } else {
-            Err(ControlError::Model(format!("unknown model {model}")))
+            Err(ControlError::Model(format!("unknown model {model}").into()))
         }
     }
 }
@@ -73,8 +77,7 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, mut jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory.clone(), tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory.clone(), tx, None);
 
     // A prompt is a background job that ends with its Result.
     controller
@@ -139,12 +142,16 @@ async fn ops_run_prompts_switch_settings_and_replace_the_session() {
     assert_eq!(mode, PermissionMode::Plan);
     assert!(controller.transcript().await.is_empty());
 
-    // Compacting an empty transcript fails, and says so on the job channel.
+    // Compacting an empty transcript fails, and says so in the event that ends the job.
     controller.apply(Op::Compact { focus: None }).await.unwrap();
-    let ended = jobs.recv().await.unwrap();
+    let ended = loop {
+        if let Some(Event::CompactionEnd { error }) = events.recv().await {
+            break error;
+        }
+    };
     assert!(
-        matches!(ended, Err(ControlError::Compaction(_))),
-        "{ended:?}"
+        ended.is_some_and(|e| e.starts_with("nothing to compact")),
+        "the compaction failed"
     );
 
     controller.apply(Op::Submit("again".into())).await.unwrap();
@@ -174,8 +181,7 @@ async fn cancel_ends_the_running_prompt_and_the_next_one_runs() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     controller.apply(Op::Submit("sleep".into())).await.unwrap();
     while let Some(event) = events.recv().await {
         if matches!(event, Event::ToolOutputDelta { .. }) {
@@ -209,8 +215,7 @@ async fn background_work_is_listed_and_stopped_while_the_agent_is_busy() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     assert!(controller.tasks().is_empty());
     controller
         .apply(Op::Submit("start it".into()))
@@ -270,8 +275,7 @@ async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
         workspace: dir.path().to_path_buf(),
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::answering(first, factory, tx, jobs_tx);
+    let mut controller = Controller::answering(first, factory, tx);
     assert_eq!(
         controller
             .apply(Op::Answer {
@@ -309,4 +313,47 @@ async fn permission_questions_are_answered_with_ops_also_from_a_subagent() {
     assert_eq!(asked, ["parent", "sub"]);
     assert!(dir.path().join("by-parent").exists());
     assert!(!dir.path().join("by-sub").exists());
+}
+
+#[tokio::test]
+async fn status_and_policy_are_answered_while_a_run_holds_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30"}}]},
+          {"text": "after the cancel"}
+        ]}"#,
+    )
+    .await;
+    let first = agent(ProviderKind::Anthropic, &server, dir.path());
+    let factory = Arc::new(Factory {
+        server,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, None);
+    let mut published = controller.watch_status();
+    assert!(!controller.status().await.running);
+    controller.apply(Op::Submit("sleep".into())).await.unwrap();
+    while let Some(event) = events.recv().await {
+        if matches!(event, Event::ToolOutputDelta { .. }) {
+            break;
+        }
+    }
+    // The run holds the agent: the answers come from what was published.
+    assert!(controller.status().await.running);
+    controller
+        .apply(Op::SetMode(PermissionMode::Plan))
+        .await
+        .unwrap();
+    assert_eq!(controller.status().await.mode, PermissionMode::Plan);
+    assert_eq!(
+        controller.policy().await.unwrap().mode,
+        PermissionMode::Plan
+    );
+    controller.apply(Op::Cancel).await.unwrap();
+    assert_eq!(result_of(&mut events).await.0, RunOutcome::Cancelled);
+    let idle = published.wait_for(|status| !status.running).await.unwrap();
+    assert!(idle.usage.output_tokens > 0, "{:?}", idle.usage);
+    assert_eq!(idle.mode, PermissionMode::Plan);
 }

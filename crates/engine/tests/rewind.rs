@@ -44,11 +44,13 @@ impl AgentFactory for Factory {
     }
 
     fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(format!("no stored session {id}")))
+        Err(ControlError::Session(
+            format!("no stored session {id}").into(),
+        ))
     }
 
     fn switch_model(&self, _: &mut Agent, model: &str) -> Result<(), ControlError> {
-        Err(ControlError::Model(format!("unknown model {model}")))
+        Err(ControlError::Model(format!("unknown model {model}").into()))
     }
 
     fn fork(&self, _from: &str, transcript: Vec<Message>) -> Result<Agent, ControlError> {
@@ -96,8 +98,7 @@ async fn three_prompts(dir: &Path) -> (Controller, UnboundedReceiver<Event>, Arc
         data,
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     for prompt in ["first", "second", "third"] {
         controller.apply(Op::Submit(prompt.into())).await.unwrap();
         finish(&mut events).await;
@@ -245,8 +246,7 @@ async fn files_are_not_rewound_while_background_work_may_still_write() {
         data,
     });
     let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let (jobs_tx, _jobs) = tokio::sync::mpsc::unbounded_channel();
-    let mut controller = Controller::new(first, factory, tx, jobs_tx, None);
+    let mut controller = Controller::new(first, factory, tx, None);
     controller.apply(Op::Submit("start".into())).await.unwrap();
     finish(&mut events).await;
     let rewind = Op::Rewind {

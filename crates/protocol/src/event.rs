@@ -177,6 +177,15 @@ pub enum Event {
         /// Messages kept verbatim after the summary.
         kept_messages: usize,
     },
+    /// A compaction the user asked for (`/compact`) ended: after its [`Event::Compaction`],
+    /// or with why the transcript was left as it was. What a run's [`Event::Result`] is to a
+    /// prompt, this is to a compaction job.
+    CompactionEnd {
+        /// Why nothing was compacted (`nothing to compact: …`, the summary request's error);
+        /// absent when the transcript was compacted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// A hook command ran.
     HookRun {
         /// The hook event (`PreToolUse`…).

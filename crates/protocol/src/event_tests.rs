@@ -58,6 +58,7 @@ fn listed(event: &Event) {
         | Event::Permission { .. }
         | Event::PermissionRequest { .. }
         | Event::Compaction { .. }
+        | Event::CompactionEnd { .. }
         | Event::HookRun { .. }
         | Event::ToolOutputDelta { .. }
         | Event::ToolCallEnd { .. }
@@ -135,6 +136,9 @@ fn call_events() -> Vec<Event> {
             input: json!({}),
             reason: text(),
             diff: Some(text()),
+        },
+        Event::CompactionEnd {
+            error: Some(text()),
         },
         Event::HookRun {
             event: text(),

@@ -12,16 +12,15 @@ use tokio::sync::mpsc;
 
 use crate::actions::act;
 use crate::app::{Action, App};
-use crate::runner::{Launch, TuiError, is_result, new_app};
+use crate::runner::{Launch, TuiError, ends_job, new_app};
 use crate::theme::Theme;
 use rein_engine::{Controller, EndReason, Op};
 
 /// Runs prompts until standard input ends or `/quit`.
 pub async fn run(launch: Launch) -> Result<String, TuiError> {
     let (events_tx, mut events) = mpsc::unbounded_channel();
-    let (compacted_tx, mut compacted) = mpsc::unbounded_channel();
     let host = Arc::clone(&launch.host);
-    let mut driver = Controller::new(launch.agent, host.clone(), events_tx, compacted_tx, None);
+    let mut driver = Controller::new(launch.agent, host.clone(), events_tx, None);
     let mut app = new_app(&driver, host.as_ref(), Theme::PLAIN).await;
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let mut next = launch.prompt;
@@ -48,24 +47,12 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                     continue;
                 }
                 // Wait for the job, printing as it goes.
-                loop {
-                    tokio::select! {
-                        Some(event) = events.recv() => {
-                            let end = is_result(&event);
-                            pending.extend(app.event(event, Instant::now()));
-                            print_committed(&mut app);
-                            if end {
-                                break;
-                            }
-                        }
-                        Some(result) = compacted.recv() => {
-                            if let Err(message) = result {
-                                app.compaction_failed(&message.to_string());
-                            }
-                            pending.extend(app.job_done(Instant::now()));
-                            print_committed(&mut app);
-                            break;
-                        }
+                while let Some(event) = events.recv().await {
+                    let end = ends_job(&event);
+                    pending.extend(app.event(event, Instant::now()));
+                    print_committed(&mut app);
+                    if end {
+                        break;
                     }
                 }
             }

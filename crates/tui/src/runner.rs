@@ -16,8 +16,7 @@ use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use rein_engine::session::SessionSummary;
 use rein_engine::{
-    Agent, AgentFactory, Approval, ApprovalRequest, Approver, ControlError, Controller, EndReason,
-    Op,
+    Agent, AgentFactory, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
 };
 use rein_protocol::Event;
 use tokio::sync::{mpsc, oneshot};
@@ -165,13 +164,6 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 app.ask(request, reply);
                 dirty = true;
             }
-            Some(result) = engine.compacted.recv() => {
-                if let Err(message) = result {
-                    app.compaction_failed(&message.to_string());
-                }
-                pending = app.job_done(Instant::now());
-                dirty = true;
-            }
             () = tokio::time::sleep(TICK), if animating => dirty = true,
             kind = stops.next() => {
                 STOPPED_BY.store(kind.as_raw_value(), Ordering::SeqCst);
@@ -191,7 +183,6 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
 struct Engine {
     driver: Controller,
     events: mpsc::UnboundedReceiver<Event>,
-    compacted: mpsc::UnboundedReceiver<Result<(), ControlError>>,
     questions: mpsc::UnboundedReceiver<(ApprovalRequest, oneshot::Sender<Approval>)>,
 }
 
@@ -199,16 +190,14 @@ impl Engine {
     /// A controller for `agent` whose permission questions come to the UI.
     fn start(agent: Agent, host: Arc<dyn SessionHost>) -> Self {
         let (events_tx, events) = mpsc::unbounded_channel();
-        let (compacted_tx, compacted) = mpsc::unbounded_channel();
         let (questions_tx, questions) = mpsc::unbounded_channel();
         let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
             questions: questions_tx,
         });
-        let driver = Controller::new(agent, host, events_tx, compacted_tx, Some(approver));
+        let driver = Controller::new(agent, host, events_tx, Some(approver));
         Self {
             driver,
             events,
-            compacted,
             questions,
         }
     }
@@ -377,7 +366,7 @@ fn home_relative(path: &std::path::Path) -> String {
     }
 }
 
-/// Whether `event` ends a run.
-pub(crate) fn is_result(event: &Event) -> bool {
-    matches!(event, Event::Result { .. })
+/// Whether `event` ends a job: a run's `Result`, a compaction's `CompactionEnd`.
+pub(crate) fn ends_job(event: &Event) -> bool {
+    matches!(event, Event::Result { .. } | Event::CompactionEnd { .. })
 }

@@ -6,30 +6,35 @@
 //! [`AgentFactory`].
 //!
 //! Runs and compactions are jobs: they run in the background on the one agent, so the front
-//! end keeps drawing and can cancel. A run ends with its `Result` event; a compaction reports
-//! its end on the controller's job channel.
+//! end keeps drawing and can cancel. A run ends with its `Result` event, a compaction with its
+//! `CompactionEnd` event: a front end learns everything from the one event stream. What a
+//! status line shows is published on a `watch` channel (`status.rs`), so asking for it never
+//! waits for a job.
 
 mod answers;
 mod rewind;
+mod status;
 mod types;
 
 pub use answers::Answers;
 
 pub use types::{
-    AgentFactory, CompactTrigger, ControlError, EndReason, Op, RewindWhat, SessionStatus,
+    AgentFactory, CompactTrigger, ControlError, EndReason, FrontEndError, Op, RewindWhat,
+    SessionStatus,
 };
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Mutex;
-use tokio::sync::mpsc::UnboundedSender;
+use rein_protocol::Event;
+use tokio::sync::{Mutex, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::emitter::Emitter;
 use crate::permissions::{PermissionMode, Policy};
 use crate::subagents::{Background, BackgroundTask};
-use crate::{Agent, Approver, EventSender, RunSummary};
+use crate::{Agent, Approver, EventSender};
+use status::Publisher;
 
 /// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).
 const WIND_DOWN: Duration = Duration::from_secs(5);
@@ -37,7 +42,7 @@ const WIND_DOWN: Duration = Duration::from_secs(5);
 /// What an [`Op`] gave back, when it gives anything.
 #[derive(Debug, Clone)]
 pub enum Applied {
-    /// Started a job (a run ends with `Result`; a compaction on the job channel), or
+    /// Started a job (a run ends with `Result`, a compaction with `CompactionEnd`), or
     /// changed a setting with nothing to report.
     Done,
     /// The session shown changed (new, resumed) or its model did: the new status.
@@ -60,14 +65,16 @@ pub struct Controller {
     agent: Arc<Mutex<Agent>>,
     factory: Arc<dyn AgentFactory>,
     events: EventSender,
-    /// Compactions report their end here (runs end with their `Result` event).
-    jobs: UnboundedSender<Result<(), ControlError>>,
     approver: Option<Arc<dyn Approver>>,
     cancel: CancellationToken,
     /// Whether the agent has the OS sandbox (fixed for the invocation).
     sandboxed: bool,
     /// The session's background work, reachable while a job holds the agent.
     background: Background,
+    /// The agent's live policy, read and switched while a job holds the agent.
+    policy: Arc<std::sync::Mutex<Policy>>,
+    /// The status, published for queries that must not wait for a job.
+    status: Publisher,
     /// Questions answered by [`Op::Answer`], when this controller answers them.
     answers: Option<Arc<Answers>>,
 }
@@ -79,7 +86,6 @@ impl Controller {
         mut agent: Agent,
         factory: Arc<dyn AgentFactory>,
         events: EventSender,
-        jobs: UnboundedSender<Result<(), ControlError>>,
         approver: Option<Arc<dyn Approver>>,
     ) -> Self {
         if let Some(approver) = &approver {
@@ -88,11 +94,12 @@ impl Controller {
         Self {
             sandboxed: agent.sandboxed(),
             background: agent.background(),
+            policy: agent.policy(),
+            status: Publisher::new(&agent),
             answers: None,
             agent: Arc::new(Mutex::new(agent)),
             factory,
             events,
-            jobs,
             approver,
             cancel: CancellationToken::new(),
         }
@@ -100,15 +107,10 @@ impl Controller {
 
     /// Drives `agent` for a front end that answers permission questions with [`Op::Answer`]
     /// after each `Event::PermissionRequest`.
-    pub fn answering(
-        agent: Agent,
-        factory: Arc<dyn AgentFactory>,
-        events: EventSender,
-        jobs: UnboundedSender<Result<(), ControlError>>,
-    ) -> Self {
+    pub fn answering(agent: Agent, factory: Arc<dyn AgentFactory>, events: EventSender) -> Self {
         let answers = Arc::new(Answers::default());
         let approver: Arc<dyn Approver> = answers.clone();
-        let mut controller = Self::new(agent, factory, events, jobs, Some(approver));
+        let mut controller = Self::new(agent, factory, events, Some(approver));
         controller.answers = Some(answers);
         controller
     }
@@ -120,8 +122,11 @@ impl Controller {
             Op::Cancel => self.cancel(),
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
-            Op::SetMode(mode) => self.set_mode(mode).await?,
-            Op::SetEffort(effort) => self.agent.lock().await.set_effort(effort),
+            Op::SetMode(mode) => self.set_mode(mode)?,
+            Op::SetEffort(effort) => {
+                self.agent.lock().await.set_effort(effort);
+                self.status.update(|status| status.effort = effort);
+            }
             Op::NewSession => {
                 let agent = self.factory.new_session()?;
                 return Ok(Applied::Status(self.replace(agent, EndReason::Clear).await));
@@ -137,7 +142,7 @@ impl Controller {
                     .background
                     .stop(&id)
                     .await
-                    .map_err(|e| ControlError::Task(e.to_string()))?;
+                    .map_err(|e| ControlError::Task(e.into()))?;
                 return Ok(Applied::Said(said));
             }
             Op::Answer { id, approval } => {
@@ -159,40 +164,29 @@ impl Controller {
         Ok(Applied::Done)
     }
 
-    /// Runs `prompt` to completion in the foreground (what `rein exec` does): the same job as
-    /// [`Op::Submit`], awaited.
-    pub async fn run(&self, prompt: &str, cancel: CancellationToken) -> RunSummary {
-        let mut agent = self.agent.lock().await;
-        agent.run(prompt, &self.events, cancel).await
-    }
-
-    /// Compacts in the foreground (`rein exec --compact`).
-    pub async fn compact_now(
-        &self,
-        focus: Option<&str>,
-        cancel: &CancellationToken,
-    ) -> Result<(), ControlError> {
-        let mut agent = self.agent.lock().await;
-        agent
-            .compact(CompactTrigger::Manual, focus, &self.events, cancel)
-            .await
-            .map_err(|e| ControlError::Compaction(e.to_string()))
-    }
-
-    /// The status line's data (waits for a running job).
+    /// The status line's data as last published: it does not wait for a running job (usage
+    /// and context are as the last job left them; the events of a run tell what it adds).
+    /// Async only for the callers that awaited it when it did wait.
     pub async fn status(&self) -> SessionStatus {
-        SessionStatus::of(&*self.agent.lock().await)
+        self.status.current()
     }
 
-    /// The transcript so far (waits for a running job).
+    /// Every status published from now on: a front end that shows the status without
+    /// following the events watches this.
+    pub fn watch_status(&self) -> watch::Receiver<SessionStatus> {
+        self.status.subscribe()
+    }
+
+    /// The transcript so far (waits for a running job: the transcript is the agent's).
     pub async fn transcript(&self) -> Vec<rein_protocol::Message> {
         self.agent.lock().await.transcript().to_vec()
     }
 
-    /// The permission policy as it is now (rules, mode, what was allowed for the session).
+    /// The permission policy as it is now (rules, mode, what was allowed for the session):
+    /// the agent's shared policy, read without waiting for a running job. Async only for the
+    /// callers that awaited it when it did wait.
     pub async fn policy(&self) -> Option<Policy> {
-        let policy = self.agent.lock().await.policy();
-        policy.lock().ok().map(|p| p.clone())
+        self.policy.lock().ok().map(|p| p.clone())
     }
 
     /// The session's background shells and subagents (without waiting for a running job).
@@ -210,9 +204,12 @@ impl Controller {
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
+        let status = self.status.clone();
+        status.job_started();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
             agent.run(&prompt, &events, cancel).await;
+            status.job_ended(&agent);
         });
     }
 
@@ -221,15 +218,18 @@ impl Controller {
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
-        let done = self.jobs.clone();
+        let status = self.status.clone();
+        status.job_started();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
             let result = agent
                 .compact(CompactTrigger::Manual, focus.as_deref(), &events, &cancel)
-                .await
-                .map_err(|e| ControlError::Compaction(e.to_string()));
+                .await;
+            status.job_ended(&agent);
             drop(agent);
-            let _ = done.send(result);
+            events.emit(Event::CompactionEnd {
+                error: result.err().map(|e| e.to_string()),
+            });
         });
     }
 
@@ -237,14 +237,15 @@ impl Controller {
         self.cancel.cancel();
     }
 
-    async fn set_mode(&self, mode: PermissionMode) -> Result<(), ControlError> {
+    /// Switches the mode at once, also while a job runs (its next call is decided in it).
+    fn set_mode(&self, mode: PermissionMode) -> Result<(), ControlError> {
         if mode == PermissionMode::Auto && !self.sandboxed {
             return Err(ControlError::NoSandbox);
         }
-        let policy = self.agent.lock().await.policy();
-        if let Ok(mut policy) = policy.lock() {
+        if let Ok(mut policy) = self.policy.lock() {
             policy.mode = mode;
         }
+        self.status.update(|status| status.mode = mode);
         Ok(())
     }
 
@@ -255,7 +256,7 @@ impl Controller {
         for message in agent.take_notices() {
             self.events.error(message);
         }
-        Ok(SessionStatus::of(&agent))
+        Ok(self.status.publish(&agent))
     }
 
     /// Ends the current session and continues with `agent`. The model and permission mode
@@ -280,7 +281,8 @@ impl Controller {
         current.end_session(reason, &self.events).await;
         *current = agent;
         self.background = current.background();
-        SessionStatus::of(&current)
+        self.policy = current.policy();
+        self.status.publish(&current)
     }
 
     /// Cancels what runs, waits for it to wind down, and runs the session-end hooks.

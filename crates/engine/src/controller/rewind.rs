@@ -45,7 +45,7 @@ impl Controller {
             let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
             let (transcript, prompt) = agent
                 .transcript_before(back)
-                .ok_or_else(|| ControlError::Session(format!("no prompt {back} back")))?;
+                .ok_or(ControlError::NoPrompt { back })?;
             let fork = match what.conversation() {
                 true => Some(self.factory.fork(agent.session_id(), transcript)?),
                 false => None,
@@ -54,7 +54,7 @@ impl Controller {
             if what.code() {
                 let outcomes = agent
                     .rewind_code(back, restore, &self.events)
-                    .map_err(|e| ControlError::Session(format!("cannot restore the files: {e}")))?;
+                    .map_err(ControlError::Restore)?;
                 files = crate::undo::outcome_lines(&outcomes, agent.workspace());
             }
             (files, prompt, fork)
@@ -83,10 +83,6 @@ impl Controller {
         if running.is_empty() {
             return Ok(());
         }
-        Err(ControlError::Session(format!(
-            "background work is still running and may change files: {}; stop it first \
-             (/tasks stop ID), then rewind",
-            running.join(", ")
-        )))
+        Err(ControlError::BackgroundWriters { running })
     }
 }

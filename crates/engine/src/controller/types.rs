@@ -126,21 +126,43 @@ impl EndReason {
     }
 }
 
+/// An error from outside the engine kept as the source of a [`ControlError`]: the front
+/// end's own (its configuration, its session store), whose type the engine does not know.
+pub type FrontEndError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Why the controller could not carry out a command.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ControlError {
-    /// No agent for a new or stored session (configuration, a missing or broken session).
-    #[error("{0}")]
-    Session(String),
-    /// The model cannot be used (unknown provider, missing key).
-    #[error("{0}")]
-    Model(String),
-    /// Compacting failed; the transcript is unchanged.
-    #[error("{0}")]
-    Compaction(String),
+    /// No agent for a new or stored session (configuration, a missing or broken session):
+    /// the [`AgentFactory`]'s error.
+    #[error(transparent)]
+    Session(FrontEndError),
+    /// The model cannot be used (unknown provider, missing key): the [`AgentFactory`]'s
+    /// error.
+    #[error(transparent)]
+    Model(FrontEndError),
     /// No background work by that id, or it would not stop.
-    #[error("{0}")]
-    Task(String),
+    #[error(transparent)]
+    Task(FrontEndError),
+    /// [`Op::Rewind`] asked for a prompt further back than the session has.
+    #[error("no prompt {back} back")]
+    NoPrompt {
+        /// Which prompt was asked for, counted from the end.
+        back: usize,
+    },
+    /// [`Op::Rewind`] could not put the files back.
+    #[error("cannot restore the files: {0}")]
+    Restore(#[source] std::io::Error),
+    /// [`Op::Rewind`] of the files while background work may still write them.
+    #[error(
+        "background work is still running and may change files: {}; stop it first \
+         (/tasks stop ID), then rewind",
+        .running.join(", ")
+    )]
+    BackgroundWriters {
+        /// The work still running: its id and its first line (`bg_1 (sleep 30)`).
+        running: Vec<String>,
+    },
     /// No permission question waits under that call id.
     #[error("no permission question is waiting for call {0}")]
     NoQuestion(String),
@@ -154,6 +176,17 @@ pub enum ControlError {
     #[error("wait for the turn to end (Esc cancels it) first")]
     Busy,
 }
+
+/// Two errors are equal when they are of one kind and say the same: a source is compared by
+/// what it says, as a front end shows it.
+impl PartialEq for ControlError {
+    fn eq(&self, other: &Self) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+            && self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for ControlError {}
 
 /// Where the controller gets agents: the front end's configuration and session store.
 pub trait AgentFactory: Send + Sync {
@@ -194,10 +227,12 @@ pub struct SessionStatus {
     pub effort: Option<Effort>,
     /// The OS sandbox is there, so `auto` mode may be chosen.
     pub sandboxed: bool,
+    /// A job (a run, a compaction) is under way.
+    pub running: bool,
 }
 
 impl SessionStatus {
-    /// The status of `agent`.
+    /// The status of `agent`, idle.
     pub fn of(agent: &Agent) -> Self {
         let (usage, cost_usd) = agent.session_totals();
         let mode = agent.policy().lock().map(|p| p.mode).unwrap_or_default();
@@ -211,6 +246,41 @@ impl SessionStatus {
             context_window: agent.context_window(),
             effort: agent.effort(),
             sandboxed: agent.sandboxed(),
+            running: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error;
+
+    use super::*;
+
+    #[test]
+    fn control_errors_say_what_they_said_and_keep_their_sources() {
+        let restore = ControlError::Restore(std::io::Error::other("disk full"));
+        assert_eq!(restore.to_string(), "cannot restore the files: disk full");
+        assert_eq!(
+            restore.source().map(ToString::to_string).as_deref(),
+            Some("disk full")
+        );
+        let store = std::io::Error::other("no stored session 7");
+        let session = ControlError::Session(Box::new(store));
+        assert_eq!(session.to_string(), "no stored session 7");
+        let ControlError::Session(source) = &session else {
+            panic!("{session:?}");
+        };
+        assert!(source.downcast_ref::<std::io::Error>().is_some());
+        assert_eq!(
+            ControlError::NoPrompt { back: 4 }.to_string(),
+            "no prompt 4 back"
+        );
+        assert_eq!(
+            session,
+            ControlError::Session("no stored session 7".into()),
+            "equal when of one kind and saying the same"
+        );
+        assert_ne!(session, ControlError::Model("no stored session 7".into()));
     }
 }

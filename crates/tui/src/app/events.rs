@@ -83,6 +83,12 @@ impl App {
                 tokens_after,
                 kept_messages,
             } => self.compacted(&trigger, tokens_before, tokens_after, kept_messages),
+            Event::CompactionEnd { error } => {
+                if let Some(message) = error {
+                    self.compaction_failed(&message);
+                }
+                return self.job_done(now);
+            }
             Event::HookRun {
                 event,
                 message: Some(message),

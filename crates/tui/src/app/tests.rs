@@ -487,3 +487,28 @@ fn nothing_ticks_while_a_permission_prompt_waits_for_the_user() {
     );
     assert!(app.animating(), "the call runs");
 }
+
+#[test]
+fn a_compaction_ends_with_its_event_saying_why_nothing_changed_and_the_queue_goes_on() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("first".into(), now);
+    app.event(result(RunOutcome::Completed), now);
+    app.take_committed();
+    assert_eq!(app.submit("/compact".into(), now), [Action::Compact(None)]);
+    assert!(app.submit("next".into(), now).is_empty(), "queued");
+    let failed = Event::CompactionEnd {
+        error: Some("the model returned an empty summary".into()),
+    };
+    assert_eq!(app.event(failed, now), [Action::Run("next".into())]);
+    assert!(text(&app.take_committed()).iter().any(|l| {
+        l.contains("compaction failed, nothing changed: the model returned an empty summary")
+    }),);
+    app.event(result(RunOutcome::Completed), now);
+    app.submit("/compact".into(), now);
+    assert!(
+        app.event(Event::CompactionEnd { error: None }, now)
+            .is_empty()
+    );
+    assert!(!app.is_busy());
+}
