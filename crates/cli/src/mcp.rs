@@ -122,10 +122,10 @@ pub struct Prompts(pub std::sync::Arc<rein_mcp::Started>);
 
 #[async_trait::async_trait]
 impl rein_engine::commands::PromptSource for Prompts {
-    async fn fetch(&self, name: &str, args: &str) -> Result<String, String> {
+    async fn fetch(&self, name: &str, args: &str) -> Result<String, rein_engine::FrontEndError> {
         match self.0.prompts().into_iter().find(|p| p.command == name) {
-            Some(prompt) => prompt.fetch(args).await.map_err(|e| e.to_string()),
-            None => Err(format!("no MCP server offers the prompt {name}")),
+            Some(prompt) => Ok(prompt.fetch(args).await?),
+            None => Err(format!("no MCP server offers the prompt {name}").into()),
         }
     }
 }

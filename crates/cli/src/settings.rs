@@ -204,7 +204,10 @@ impl Router {
 }
 
 impl ModelSource for Router {
-    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String> {
+    fn client_for(
+        &self,
+        model: &str,
+    ) -> Result<(String, Arc<dyn ModelClient>), rein_engine::FrontEndError> {
         let settings = self.settings(Some(model)).map_err(|e| e.message)?;
         let model = settings.model.clone();
         Ok((model, self.client(settings)))

@@ -44,8 +44,8 @@ pub use agent::{
     workspace_guard,
 };
 pub use controller::{
-    AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason, Op,
-    RewindWhat, SessionStatus,
+    AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason,
+    FrontEndError, Op, RewindWhat, SessionStatus,
 };
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;

@@ -178,7 +178,8 @@ impl rein_engine::subagents::ModelSource for OneClient {
     fn client_for(
         &self,
         model: &str,
-    ) -> Result<(String, std::sync::Arc<dyn rein_llm::ModelClient>), String> {
+    ) -> Result<(String, std::sync::Arc<dyn rein_llm::ModelClient>), rein_engine::FrontEndError>
+    {
         Ok((model.to_string(), std::sync::Arc::clone(&self.0)))
     }
 }

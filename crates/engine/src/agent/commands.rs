@@ -61,7 +61,7 @@ impl super::Agent {
     ) -> Option<(String, Option<(String, Arc<dyn rein_llm::ModelClient>)>)> {
         let fetched = match &self.config.prompt_source {
             Some(source) => source.fetch(name, args).await,
-            None => Err("nothing serves it here".to_string()),
+            None => Err("nothing serves it here".into()),
         };
         match fetched {
             Ok(text) => Some((
@@ -92,7 +92,7 @@ impl super::Agent {
             .and_then(|s| s.models.clone());
         let resolved = match source {
             Some(source) => source.client_for(model),
-            None => Err("no provider can be resolved here".to_string()),
+            None => Err("no provider can be resolved here".into()),
         };
         match resolved {
             Ok((name, client)) => {

@@ -54,8 +54,9 @@ pub struct PromptCommand {
 /// Prompts kept elsewhere (an MCP server's), fetched when the user types one.
 #[async_trait::async_trait]
 pub trait PromptSource: Send + Sync + std::fmt::Debug {
-    /// The text of prompt `name` with the words the user typed after it, or why not.
-    async fn fetch(&self, name: &str, args: &str) -> Result<String, String>;
+    /// The text of prompt `name` with the words the user typed after it, or why not (the
+    /// source's own error: an MCP server's, say).
+    async fn fetch(&self, name: &str, args: &str) -> Result<String, crate::FrontEndError>;
 }
 
 /// What makes a command a skill.

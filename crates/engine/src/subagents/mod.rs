@@ -39,7 +39,10 @@ pub const SUBAGENT_MAX_TURNS: u32 = 30;
 pub trait ModelSource: Send + Sync {
     /// The full model name for `model` (an alias or a name) and a client that serves it; an
     /// error the model can read when there is none (unknown provider, missing key).
-    fn client_for(&self, model: &str) -> Result<(String, Arc<dyn ModelClient>), String>;
+    fn client_for(
+        &self,
+        model: &str,
+    ) -> Result<(String, Arc<dyn ModelClient>), crate::FrontEndError>;
 }
 
 /// What an agent offers through its `task` tool.

@@ -239,28 +239,26 @@ impl Spawner {
                 Ok((parent.model().to_string(), parent.client()))
             }
             (ModelChoice::Named(model), Some(source)) => {
-                source
-                    .client_for(model)
-                    .map_err(|message| ModelUnavailable {
-                        agent: definition.name.clone(),
-                        model: model.clone(),
-                        message,
-                    })
+                source.client_for(model).map_err(|source| ModelUnavailable {
+                    agent: definition.name.clone(),
+                    model: model.clone(),
+                    source,
+                })
             }
         }
     }
 }
 
 /// A subagent's own model that its client source could not give.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("the {agent} agent's model `{model}` cannot be used: {message}")]
+#[derive(Debug, thiserror::Error)]
+#[error("the {agent} agent's model `{model}` cannot be used: {source}")]
 pub(crate) struct ModelUnavailable {
     /// The agent's name.
     pub(crate) agent: String,
     /// The model it names.
     pub(crate) model: String,
     /// Why the source refused it.
-    pub(crate) message: String,
+    pub(crate) source: crate::FrontEndError,
 }
 
 /// Runs `job` to its end with `model`; its answer as a tool result.
