@@ -130,13 +130,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let data_dir = resolve::data_dir(&crate::env::process);
             if prune {
-                let env = crate::env::process;
-                let config = trust::load(
-                    &workspace,
-                    &env,
-                    trust::TrustFlag::Absent,
-                    trust::Asking::Silently,
-                )?;
+                let config = trust::load_for_reading(&workspace)?;
                 let days = older_than.unwrap_or_else(|| sessions::retention_days(&config));
                 sessions::prune(data_dir, days)
             } else if let Some(id) = delete {
@@ -148,12 +142,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Config(ConfigCommand::Show { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let env = crate::env::process;
-            let config = trust::load(
-                &workspace,
-                &env,
-                trust::TrustFlag::Absent,
-                trust::Asking::Silently,
-            )?;
+            let config = trust::load_for_reading(&workspace)?;
             print!("{}", config::render(&config, &env)?);
             Ok(())
         }
@@ -164,12 +153,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Mcp(McpCommand::List { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let env = crate::env::process;
-            let config = trust::load(
-                &workspace,
-                &env,
-                trust::TrustFlag::Absent,
-                trust::Asking::Silently,
-            )?;
+            let config = trust::load_for_reading(&workspace)?;
             mcp::list(&workspace, &config, &env).await
         }
         Some(Command::Mcp(McpCommand::Add(add))) => {

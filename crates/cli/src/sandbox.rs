@@ -86,12 +86,7 @@ pub fn detect(
 /// `rein sandbox check`: what this machine supports with the configuration of `workspace`.
 pub fn check(workspace: &Path) -> Result<(), Exit> {
     let env = crate::env::process;
-    let config = crate::trust::load(
-        workspace,
-        &env,
-        crate::trust::TrustFlag::Absent,
-        crate::trust::Asking::Silently,
-    )?;
+    let config = crate::trust::load_for_reading(workspace)?;
     let sensitive = sensitive_list(&config, &env)?;
     let support = Support::check(settings(&config, &sensitive, &env), helper().as_deref());
     let policy = policy(None, &config)?;

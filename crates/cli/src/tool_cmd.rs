@@ -124,12 +124,7 @@ fn read_input(flag: Option<String>) -> Result<Value, Exit> {
 /// the read-only sandbox proven read-only commands run in, as in a session.
 fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, Exit> {
     let env = crate::env::process;
-    let config = crate::trust::load(
-        workspace,
-        &env,
-        crate::trust::TrustFlag::Absent,
-        crate::trust::Asking::Silently,
-    )?;
+    let config = crate::trust::load_for_reading(workspace)?;
     let policy = resolve::config_policy(workspace, &config, &env)?;
     let sensitive = resolve::sensitive_paths(&config, &env);
     let guard = rein_engine::workspace_guard(workspace, &sensitive, &policy)

@@ -55,6 +55,18 @@ pub fn load(
     Ok(config)
 }
 
+/// The configuration of `workspace` for a command that only reads it (`rein config show`,
+/// `sessions`, `mcp list`, `sandbox check`, `tool`): the process environment, no `--trust`
+/// flag, no question asked.
+pub fn load_for_reading(workspace: &Path) -> Result<Config, Exit> {
+    load(
+        workspace,
+        &crate::env::process,
+        TrustFlag::Absent,
+        Asking::Silently,
+    )
+}
+
 fn settle(
     workspace: &Path,
     env: &dyn Fn(&str) -> Option<String>,

@@ -22,17 +22,7 @@ pub(super) fn interpret(
     match finished.code {
         Some(0) => {}
         Some(2) => {
-            let reason = finished.stderr.trim().to_string();
-            let reason = if reason.is_empty() {
-                format!("blocked by a {} hook", event.name())
-            } else {
-                reason
-            };
-            add_block(outcome, &reason);
-            return Some(Said {
-                text: reason,
-                blocked: true,
-            });
+            return Some(block(outcome, event, finished.stderr.trim().to_string()));
         }
         _ => {
             // Non-blocking error (or a timeout): the user sees it, the session goes on.
@@ -102,18 +92,7 @@ fn decision(event: HookEvent, out: &Map<String, Value>, outcome: &mut HookOutcom
         Some("block") if event == HookEvent::PreToolUse => {
             merge_permission(outcome, PermissionVerdict::Deny, &reason);
         }
-        Some("block") => {
-            let reason = if reason.is_empty() {
-                format!("blocked by a {} hook", event.name())
-            } else {
-                reason
-            };
-            add_block(outcome, &reason);
-            return Some(Said {
-                text: reason,
-                blocked: true,
-            });
-        }
+        Some("block") => return Some(block(outcome, event, reason)),
         // The legacy PreToolUse spelling of "allow".
         Some("approve") if event == HookEvent::PreToolUse => {
             merge_permission(outcome, PermissionVerdict::Allow, &reason);
@@ -168,5 +147,20 @@ fn merge_permission(outcome: &mut HookOutcome, verdict: PermissionVerdict, reaso
         .is_none_or(|(current, _)| rank(verdict) > rank(*current));
     if stricter {
         outcome.permission = Some((verdict, reason.to_string()));
+    }
+}
+
+/// A hook's block: its reason (or, without one, which hook blocked) added to `outcome` and
+/// said as blocking.
+fn block(outcome: &mut HookOutcome, event: HookEvent, reason: String) -> Said {
+    let reason = if reason.is_empty() {
+        format!("blocked by a {} hook", event.name())
+    } else {
+        reason
+    };
+    add_block(outcome, &reason);
+    Said {
+        text: reason,
+        blocked: true,
     }
 }
