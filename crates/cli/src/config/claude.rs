@@ -5,10 +5,8 @@ use std::time::Duration;
 
 use rein_engine::hooks::{DEFAULT_HOOK_TIMEOUT, HookEvent, HookSpec};
 
-use super::{
-    Config, ConfigError, Ignored, Scope, Source, Sourced, Why, check_rule, file, ignore,
-    parse_mode, set_mode,
-};
+use super::permissions::{check_rule, parse_mode, set_mode};
+use super::{Config, ConfigError, Ignored, Scope, Source, Sourced, Why, file, ignore};
 
 pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     let settings: file::ClaudeSettings =
