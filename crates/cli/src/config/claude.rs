@@ -5,10 +5,8 @@ use std::time::Duration;
 
 use rein_engine::hooks::{DEFAULT_HOOK_TIMEOUT, HookEvent, HookSpec};
 
-use super::{
-    Config, ConfigError, Ignored, Scope, Source, Sourced, Why, check_rule, file, ignore,
-    parse_mode, set_mode,
-};
+use super::permissions::{check_rule, parse_mode, set_mode};
+use super::{Config, ConfigError, Ignored, Scope, Source, Sourced, Why, file, ignore};
 
 pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     let settings: file::ClaudeSettings =
@@ -36,7 +34,7 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
     for (key, rules, into) in lists {
         for rule in rules {
             // Rules for tools rein does not have (WebFetch…) are kept: they simply never match.
-            check_rule(&rule).map_err(|m| located(key, m))?;
+            check_rule(&rule).map_err(|e| located(key, e.to_string()))?;
             if untrusted && key == "permissions.allow" {
                 held_back.push(Ignored {
                     what: format!("allow rule {rule}"),
@@ -53,9 +51,9 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
     }
     config.ignored.extend(held_back);
     if let Some(mode) = permissions.default_mode {
-        let parsed =
-            parse_mode(&mode, || at.clone()).map_err(|m| located("permissions.defaultMode", m))?;
-        set_mode(config, parsed, untrusted);
+        let parsed = parse_mode(&mode, || at.clone())
+            .map_err(|e| located("permissions.defaultMode", e.to_string()))?;
+        set_mode(config, parsed, source.scope);
     }
     for (event_name, groups) in settings.hooks {
         // Events rein does not fire (Notification…) are skipped, not errors: the file is

@@ -9,18 +9,22 @@ mod claude;
 pub mod discover;
 mod file;
 mod hooks;
+mod limits;
 mod mcp;
 pub mod missing_tools;
+mod permissions;
+mod routing;
 mod sandbox;
 mod scalars;
 mod show;
+mod tools;
 pub mod trust;
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use rein_engine::hooks::{HookEvent, HookSpec};
-use rein_engine::permissions::{PermissionMode, Rule};
+use rein_engine::permissions::PermissionMode;
 use toml::Spanned;
 
 pub use mcp::McpTable;
@@ -226,108 +230,57 @@ impl Reader<'_> {
     }
 }
 
+/// Merges one TOML file into `config`, section by section. The order is kept as it was: it
+/// decides which error a file with several reports, and the order of [`Config::ignored`].
 fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     let reader = Reader { source };
-    let file: file::TomlFile = toml::from_str(&source.text).map_err(|e| ConfigError {
-        path: source.path.clone(),
+    let file = parse_toml(&reader)?;
+    let scope = source.scope;
+    merge_model_names(config, &file, &reader);
+    mcp::merge(config, &file, &reader);
+    routing::merge(config, &file, &reader)?;
+    limits::merge(config, &file, &reader)?;
+    merge_request_options(config, &file, &reader)?;
+    permissions::merge(config, &file, &reader)?;
+    tools::merge(config, &file, &reader);
+    sandbox::merge(config, &file, &reader, scope)?;
+    limits::merge_stream_timeouts(config, &file, &reader)?;
+    merge_retention(config, &file, &reader);
+    hooks::merge(config, &file, &reader, scope)?;
+    Ok(())
+}
+
+/// The file's TOML, read into its shape; a syntax error or an unknown key names its line.
+fn parse_toml(reader: &Reader<'_>) -> Result<file::TomlFile, ConfigError> {
+    toml::from_str(&reader.source.text).map_err(|e| ConfigError {
+        path: reader.source.path.clone(),
         line: e.span().map(|span| reader.line(span.start)),
         key: None,
         message: e.message().trim().to_string(),
-    })?;
-    let scope = source.scope;
-    let untrusted = scope == Scope::UntrustedWorkspace;
-    set(&mut config.model, file.model.as_ref(), &reader);
+    })
+}
+
+/// `model`, `explore_model` and `fallback_model`: names any file may set.
+fn merge_model_names(config: &mut Config, file: &file::TomlFile, reader: &Reader<'_>) {
+    set(&mut config.model, file.model.as_ref(), reader);
     set(
         &mut config.explore_model,
         file.explore_model.as_ref(),
-        &reader,
+        reader,
     );
     set(
         &mut config.fallback_model,
         file.fallback_model.as_ref(),
-        &reader,
+        reader,
     );
-    mcp::merge(config, &file, &reader);
-    if let Some(provider) = &file.provider {
-        if !matches!(
-            provider.get_ref().as_str(),
-            "anthropic" | "openai" | "openai-chat"
-        ) {
-            return Err(reader.error(
-                provider,
-                "provider",
-                format!(
-                    "unknown provider {:?}; expected anthropic, openai or openai-chat",
-                    provider.get_ref()
-                ),
-            ));
-        }
-        config.provider = Some(reader.sourced(provider));
-    }
-    if let Some(url) = &file.base_url {
-        if !(url.get_ref().starts_with("http://") || url.get_ref().starts_with("https://")) {
-            return Err(reader.error(url, "base_url", "must start with http:// or https://"));
-        }
-        if scope == Scope::User {
-            config.base_url = Some(reader.sourced(url));
-        } else {
-            let what = format!("base_url = {:?}", url.get_ref());
-            ignore(config, what, reader.at(url), Why::Credentials);
-        }
-    }
-    if let Some(key_env) = &file.api_key_env {
-        if scope == Scope::User {
-            config.api_key_env = Some(reader.sourced(key_env));
-        } else {
-            let what = format!("api_key_env = {:?}", key_env.get_ref());
-            ignore(config, what, reader.at(key_env), Why::Credentials);
-        }
-    }
-    if let Some(turns) = &file.max_turns
-        && *turns.get_ref() == 0
-    {
-        return Err(reader.error(turns, "max_turns", "a run needs at least 1 turn"));
-    }
-    set(&mut config.max_turns, file.max_turns.as_ref(), &reader);
-    set(
-        &mut config.context_window,
-        file.context_window.as_ref(),
-        &reader,
-    );
-    for (prefix, window) in &file.context_windows {
-        let key = format!("context_windows.{prefix}");
-        if prefix.trim().is_empty() {
-            return Err(reader.error(window, &key, "the model name prefix is empty"));
-        }
-        if *window.get_ref() == 0 {
-            return Err(reader.error(window, &key, "a context window must be above 0 tokens"));
-        }
-        config
-            .context_windows
-            .insert(prefix.to_ascii_lowercase(), reader.sourced(window));
-    }
-    set(&mut config.max_tokens, file.max_tokens.as_ref(), &reader);
-    if let Some(limit) = &file.max_tokens
-        && *limit.get_ref() == 0
-    {
-        return Err(reader.error(
-            limit,
-            "max_tokens",
-            "an output limit must be above 0 tokens",
-        ));
-    }
-    for (prefix, limit) in &file.max_output_tokens {
-        let key = format!("max_output_tokens.{prefix}");
-        if prefix.trim().is_empty() {
-            return Err(reader.error(limit, &key, "the model name prefix is empty"));
-        }
-        if *limit.get_ref() == 0 {
-            return Err(reader.error(limit, &key, "an output limit must be above 0 tokens"));
-        }
-        config
-            .max_output_tokens
-            .insert(prefix.to_ascii_lowercase(), reader.sourced(limit));
-    }
+}
+
+/// `cache_ttl` and `effort`: how each request asks the model, checked against their names.
+fn merge_request_options(
+    config: &mut Config,
+    file: &file::TomlFile,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
     if let Some(ttl) = &file.cache_ttl {
         let value = rein_llm::CacheTtl::parse(ttl.get_ref())
             .map_err(|message| reader.error(ttl, "cache_ttl", message.to_string()))?;
@@ -344,143 +297,30 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
             source: reader.at(effort),
         });
     }
-    if let Some(mode) = &file.permission_mode {
-        let parsed = parse_mode(mode.get_ref(), || reader.at(mode))
-            .map_err(|message| reader.error(mode, "permission_mode", message))?;
-        set_mode(config, parsed, untrusted);
-    }
-    let lists = [
-        (
-            "permissions.allow",
-            &file.permissions.allow,
-            &mut config.allow,
-        ),
-        ("permissions.ask", &file.permissions.ask, &mut config.ask),
-        ("permissions.deny", &file.permissions.deny, &mut config.deny),
-    ];
-    for (key, rules, into) in lists {
-        for rule in rules {
-            check_rule(rule.get_ref()).map_err(|m| reader.error(rule, key, m))?;
-            if untrusted && key == "permissions.allow" {
-                let what = format!("allow rule {}", rule.get_ref());
-                config.ignored.push(Ignored {
-                    what,
-                    source: reader.at(rule),
-                    why: Why::Untrusted,
-                });
-                continue;
-            }
-            into.push(reader.sourced(rule));
-        }
-    }
-    set(
-        &mut config.output_limit,
-        file.tools.output_limit.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.call_timeout_secs,
-        file.tools.call_timeout_secs.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.checkpoint_cap_mb,
-        file.tools.checkpoint_cap_mb.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.max_parallel,
-        file.tools.max_parallel.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.repeat_warn,
-        file.tools.repeat_warn.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.repeat_stop,
-        file.tools.repeat_stop.as_ref(),
-        &reader,
-    );
-    set(
-        &mut config.compact_tool,
-        file.tools.compact.as_ref(),
-        &reader,
-    );
-    sandbox::merge(config, &file, &reader, scope)?;
-    for (key, value, slot) in [
-        (
-            "idle_timeout_secs",
-            &file.idle_timeout_secs,
-            &mut config.idle_timeout_secs,
-        ),
-        (
-            "no_progress_timeout_secs",
-            &file.no_progress_timeout_secs,
-            &mut config.no_progress_timeout_secs,
-        ),
-    ] {
-        if let Some(secs) = value {
-            if *secs.get_ref() == 0 {
-                return Err(reader.error(secs, key, "a timeout must be at least 1 second"));
-            }
-            *slot = Some(reader.sourced(secs));
-        }
-    }
+    Ok(())
+}
+
+/// `cleanup_period_days`: a setting of the user's whole session store, so only the user's own
+/// file sets it.
+fn merge_retention(config: &mut Config, file: &file::TomlFile, reader: &Reader<'_>) {
     if let Some(days) = &file.cleanup_period_days {
-        if scope == Scope::User {
+        if reader.source.scope == Scope::User {
             config.cleanup_period_days = Some(reader.sourced(days));
         } else {
             let what = format!("cleanup_period_days = {}", days.get_ref());
             ignore(config, what, reader.at(days), Why::UserOnly);
         }
     }
-    for path in file.tools.sensitive_paths.iter().flatten() {
-        config.sensitive_paths.push(reader.sourced(path));
-    }
-    hooks::merge(config, &file, &reader, scope)?;
-    Ok(())
 }
 
 fn ignore(config: &mut Config, what: String, source: String, why: Why) {
     config.ignored.push(Ignored { what, source, why });
 }
 
-/// An untrusted file may only pick a mode that grants nothing (`default`, `plan`).
-fn set_mode(config: &mut Config, mode: Sourced<PermissionMode>, untrusted: bool) {
-    if untrusted && !matches!(mode.value, PermissionMode::Default | PermissionMode::Plan) {
-        let what = format!("permission mode {}", mode.value.name());
-        ignore(config, what, mode.source, Why::Untrusted);
-        return;
-    }
-    config.permission_mode = Some(mode);
-}
-
 fn set<T: Clone>(slot: &mut Option<Sourced<T>>, value: Option<&Spanned<T>>, reader: &Reader<'_>) {
     if let Some(value) = value {
         *slot = Some(reader.sourced(value));
     }
-}
-
-fn parse_mode(name: &str, at: impl Fn() -> String) -> Result<Sourced<PermissionMode>, String> {
-    // Claude Code's `default` spelling and ours coincide; its `dontAsk` has no equivalent.
-    match PermissionMode::parse(name) {
-        Some(value) => Ok(Sourced {
-            value,
-            source: at(),
-        }),
-        None => Err(format!(
-            "unknown permission mode {name:?}; expected default, accept-edits, auto, plan or bypass"
-        )),
-    }
-}
-
-/// Checks a rule's syntax (the real parse, anchored at the workspace, happens at run time).
-fn check_rule(text: &str) -> Result<(), String> {
-    Rule::parse(text, std::path::Path::new("/"), None)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
 }
 
 fn event_names() -> String {

@@ -19,97 +19,129 @@ pub struct Scalar {
 
 /// Every single-valued setting of `config`, in the order `rein config show` prints them.
 pub fn scalars(config: &Config) -> Vec<Scalar> {
-    let mut all = Vec::new();
-    let mut push = |key: &str, set: Option<Sourced<String>>, default: &'static str| {
-        all.push(Scalar {
+    let mut table = Table::default();
+    table.models(config);
+    table.limits(config);
+    table.request_options(config);
+    table.tools(config);
+    table.timeouts_and_sandbox(config);
+    table.0
+}
+
+/// The scalars gathered so far, in order.
+#[derive(Default)]
+struct Table(Vec<Scalar>);
+
+impl Table {
+    fn push(&mut self, key: &str, set: Option<Sourced<String>>, default: &'static str) {
+        self.0.push(Scalar {
             key: key.to_string(),
             set,
             default,
         });
-    };
-    push("model", quoted(&config.model), "");
-    push(
-        "explore_model",
-        quoted(&config.explore_model),
-        "(the session's model)",
-    );
-    push("fallback_model", quoted(&config.fallback_model), "(none)");
-    push("provider", quoted(&config.provider), "");
-    push("base_url", quoted(&config.base_url), "");
-    push("api_key_env", quoted(&config.api_key_env), "");
-    push("max_turns", plain(&config.max_turns), "50");
-    push(
-        "context_window",
-        plain(&config.context_window),
-        "(from the model)",
-    );
-    for (prefix, window) in &config.context_windows {
-        push(
-            &format!("context_windows.{prefix:?}"),
-            plain(&Some(window.clone())),
-            "",
+    }
+
+    /// Which models, and where requests go.
+    fn models(&mut self, config: &Config) {
+        self.push("model", quoted(&config.model), "");
+        self.push(
+            "explore_model",
+            quoted(&config.explore_model),
+            "(the session's model)",
+        );
+        self.push("fallback_model", quoted(&config.fallback_model), "(none)");
+        self.push("provider", quoted(&config.provider), "");
+        self.push("base_url", quoted(&config.base_url), "");
+        self.push("api_key_env", quoted(&config.api_key_env), "");
+    }
+
+    /// Turns, context windows and output tokens, with one line per model-prefix entry.
+    fn limits(&mut self, config: &Config) {
+        self.push("max_turns", plain(&config.max_turns), "50");
+        self.push(
+            "context_window",
+            plain(&config.context_window),
+            "(from the model)",
+        );
+        for (prefix, window) in &config.context_windows {
+            self.push(
+                &format!("context_windows.{prefix:?}"),
+                plain(&Some(window.clone())),
+                "",
+            );
+        }
+        self.push("max_tokens", plain(&config.max_tokens), "(from the model)");
+        for (prefix, limit) in &config.max_output_tokens {
+            self.push(
+                &format!("max_output_tokens.{prefix:?}"),
+                plain(&Some(limit.clone())),
+                "",
+            );
+        }
+    }
+
+    /// How each request asks the model, and the permission mode.
+    fn request_options(&mut self, config: &Config) {
+        self.push(
+            "cache_ttl",
+            named(&config.cache_ttl, |t| t.name()),
+            "\"5m\"",
+        );
+        self.push(
+            "effort",
+            named(&config.effort, |e| e.name()),
+            "(the model's own)",
+        );
+        self.push(
+            "permission_mode",
+            named(&config.permission_mode, |m| m.name()),
+            "\"default\"",
         );
     }
-    push("max_tokens", plain(&config.max_tokens), "(from the model)");
-    for (prefix, limit) in &config.max_output_tokens {
-        push(
-            &format!("max_output_tokens.{prefix:?}"),
-            plain(&Some(limit.clone())),
-            "",
+
+    /// `[tools]`.
+    fn tools(&mut self, config: &Config) {
+        self.push("tools.output_limit", plain(&config.output_limit), "30000");
+        self.push(
+            "tools.checkpoint_cap_mb",
+            plain(&config.checkpoint_cap_mb),
+            "512",
+        );
+        self.push(
+            "tools.call_timeout_secs",
+            plain(&config.call_timeout_secs),
+            "600",
+        );
+        self.push("tools.max_parallel", plain(&config.max_parallel), "8");
+        self.push("tools.repeat_warn", plain(&config.repeat_warn), "3");
+        self.push("tools.repeat_stop", plain(&config.repeat_stop), "6");
+        self.push("tools.compact", plain(&config.compact_tool), "false");
+    }
+
+    /// The model stream's timeouts, the session store's retention and the sandbox.
+    fn timeouts_and_sandbox(&mut self, config: &Config) {
+        self.push("idle_timeout_secs", plain(&config.idle_timeout_secs), "120");
+        self.push(
+            "no_progress_timeout_secs",
+            plain(&config.no_progress_timeout_secs),
+            "300",
+        );
+        self.push(
+            "cleanup_period_days",
+            plain(&config.cleanup_period_days),
+            "30",
+        );
+        self.push(
+            "sandbox",
+            named(&config.sandbox.policy, |p| p.name()),
+            "\"off\"",
+        );
+        self.push(
+            "sandbox_settings.network",
+            plain(&config.sandbox.network),
+            "false",
         );
     }
-    push(
-        "cache_ttl",
-        named(&config.cache_ttl, |t| t.name()),
-        "\"5m\"",
-    );
-    push(
-        "effort",
-        named(&config.effort, |e| e.name()),
-        "(the model's own)",
-    );
-    push(
-        "permission_mode",
-        named(&config.permission_mode, |m| m.name()),
-        "\"default\"",
-    );
-    push("tools.output_limit", plain(&config.output_limit), "30000");
-    push(
-        "tools.checkpoint_cap_mb",
-        plain(&config.checkpoint_cap_mb),
-        "512",
-    );
-    push(
-        "tools.call_timeout_secs",
-        plain(&config.call_timeout_secs),
-        "600",
-    );
-    push("tools.max_parallel", plain(&config.max_parallel), "8");
-    push("tools.repeat_warn", plain(&config.repeat_warn), "3");
-    push("tools.repeat_stop", plain(&config.repeat_stop), "6");
-    push("tools.compact", plain(&config.compact_tool), "false");
-    push("idle_timeout_secs", plain(&config.idle_timeout_secs), "120");
-    push(
-        "no_progress_timeout_secs",
-        plain(&config.no_progress_timeout_secs),
-        "300",
-    );
-    push(
-        "cleanup_period_days",
-        plain(&config.cleanup_period_days),
-        "30",
-    );
-    push(
-        "sandbox",
-        named(&config.sandbox.policy, |p| p.name()),
-        "\"off\"",
-    );
-    push(
-        "sandbox_settings.network",
-        plain(&config.sandbox.network),
-        "false",
-    );
-    all
 }
 
 /// What `after` replaced of `before` (two [`scalars`] of one load, before and after one source

@@ -3,7 +3,7 @@
 //! applies as it does for a run (`resolve::routing`, `resolve::permission_mode`); defaults are
 //! shown as the concrete values a run would use.
 
-use super::scalars::scalars;
+use super::scalars::{Scalar, scalars};
 use super::{Config, Sourced};
 use crate::Exit;
 use crate::resolve::{self, DEFAULT};
@@ -46,46 +46,65 @@ pub fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<S
 
 fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Line>, Exit> {
     let layered = layered(config, env)?;
-    let mut lines = Vec::new();
-    for scalar in scalars(config) {
-        let won = layered
-            .iter()
-            .find(|(key, _)| *key == scalar.key)
-            .map(|(_, won)| won.clone())
-            .or_else(|| scalar.set.clone())
-            .unwrap_or_else(|| Sourced {
-                value: scalar.default.to_string(),
-                source: DEFAULT.to_string(),
-            });
-        // The files' value when the environment beat it, then what it replaced, newest first.
-        let overridden: Vec<Sourced<String>> = scalar
-            .set
-            .filter(|set| set.source != won.source)
-            .into_iter()
-            .chain(
-                config
-                    .replaced
-                    .iter()
-                    .rev()
-                    .filter(|(key, _)| *key == scalar.key)
-                    .map(|(_, old)| old.clone()),
-            )
-            .collect();
-        let source = if overridden.is_empty() {
-            won.source
-        } else {
-            let list: Vec<String> = overridden
-                .iter()
-                .map(|old| format!("{} at {}", old.value, old.source))
-                .collect();
-            format!("{} (overrides {})", won.source, list.join(", "))
-        };
-        lines.push(Line {
-            key: scalar.key,
-            value: won.value,
-            source,
+    let mut lines: Vec<Line> = scalars(config)
+        .into_iter()
+        .map(|scalar| scalar_line(config, &layered, scalar))
+        .collect();
+    lines.extend(list_lines(config));
+    lines.extend(hook_lines(config));
+    Ok(lines)
+}
+
+/// A single-valued setting's line: the value that won (from `layered`, the files or the
+/// default) and, when it beat others, the values it overrides.
+fn scalar_line(
+    config: &Config,
+    layered: &[(&'static str, Sourced<String>)],
+    scalar: Scalar,
+) -> Line {
+    let won = layered
+        .iter()
+        .find(|(key, _)| *key == scalar.key)
+        .map(|(_, won)| won.clone())
+        .or_else(|| scalar.set.clone())
+        .unwrap_or_else(|| Sourced {
+            value: scalar.default.to_string(),
+            source: DEFAULT.to_string(),
         });
+    // The files' value when the environment beat it, then what it replaced, newest first.
+    let overridden: Vec<Sourced<String>> = scalar
+        .set
+        .filter(|set| set.source != won.source)
+        .into_iter()
+        .chain(
+            config
+                .replaced
+                .iter()
+                .rev()
+                .filter(|(key, _)| *key == scalar.key)
+                .map(|(_, old)| old.clone()),
+        )
+        .collect();
+    let source = if overridden.is_empty() {
+        won.source
+    } else {
+        let list: Vec<String> = overridden
+            .iter()
+            .map(|old| format!("{} at {}", old.value, old.source))
+            .collect();
+        format!("{} (overrides {})", won.source, list.join(", "))
+    };
+    Line {
+        key: scalar.key,
+        value: won.value,
+        source,
     }
+}
+
+/// The list settings, which accumulate across files: the rules, sensitive paths, MCP
+/// variables and sandbox roots, each with its built-in part first where it has one.
+fn list_lines(config: &Config) -> Vec<Line> {
+    let mut lines = Vec::new();
     for (key, rules) in [
         ("permissions.allow", &config.allow),
         ("permissions.ask", &config.ask),
@@ -109,13 +128,18 @@ fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Li
         "sandbox_settings.writable_roots",
         &config.sandbox.writable_roots,
     ));
-    for hook in &config.hooks {
+    lines
+}
+
+/// One line per hook, in the order they were set, each with the file that set it.
+fn hook_lines(config: &Config) -> impl Iterator<Item = Line> + '_ {
+    config.hooks.iter().map(|hook| {
         let matcher = hook
             .matcher
             .as_deref()
             .map(|m| format!(" matcher={m:?}"))
             .unwrap_or_default();
-        lines.push(line(
+        line(
             &format!("hooks.{}", hook.event.name()),
             format!(
                 "{:?}{matcher} timeout={}s",
@@ -123,9 +147,8 @@ fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Li
                 hook.timeout.as_secs()
             ),
             &hook.source,
-        ));
-    }
-    Ok(lines)
+        )
+    })
 }
 
 /// The values a run takes from beyond the files (the environment, built-in defaults that
