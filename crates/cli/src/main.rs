@@ -133,7 +133,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
                 let env = crate::env::process;
                 let config = trust::load(
                     &workspace,
-                    &env,
+                    &resolve::Folders::of(&env),
                     trust::TrustFlag::Absent,
                     trust::Asking::Silently,
                 )?;
@@ -150,7 +150,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let env = crate::env::process;
             let config = trust::load(
                 &workspace,
-                &env,
+                &resolve::Folders::of(&env),
                 trust::TrustFlag::Absent,
                 trust::Asking::Silently,
             )?;
@@ -166,7 +166,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let env = crate::env::process;
             let config = trust::load(
                 &workspace,
-                &env,
+                &resolve::Folders::of(&env),
                 trust::TrustFlag::Absent,
                 trust::Asking::Silently,
             )?;

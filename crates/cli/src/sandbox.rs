@@ -88,7 +88,7 @@ pub fn check(workspace: &Path) -> Result<(), Exit> {
     let env = crate::env::process;
     let config = crate::trust::load(
         workspace,
-        &env,
+        &crate::resolve::Folders::of(&env),
         crate::trust::TrustFlag::Absent,
         crate::trust::Asking::Silently,
     )?;

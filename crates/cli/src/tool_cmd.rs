@@ -126,7 +126,7 @@ fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, E
     let env = crate::env::process;
     let config = crate::trust::load(
         workspace,
-        &env,
+        &resolve::Folders::of(&env),
         crate::trust::TrustFlag::Absent,
         crate::trust::Asking::Silently,
     )?;
