@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::resolve::Folders;
 use rein_engine::subagents::{ModelSource, Subagents, built_in, load};
 
 /// Whether the workspace's own folders (`.claude/`, `.rein/`) are read.
@@ -39,22 +40,20 @@ pub enum Warnings {
 }
 
 /// Folders named `kind` (`agents`, `commands`, `skills`), least specific first: the user's
-/// (Claude Code's, then rein's), then the workspace's (Claude Code's, then rein's) when it is
-/// trusted.
+/// (Claude Code's, then rein's, of `user`), then the workspace's (Claude Code's, then rein's)
+/// when it is trusted.
 pub fn folders(
     kind: &str,
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    user: &Folders,
     own_folders: WorkspaceFolders,
     warnings: Warnings,
 ) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
-        dirs.push(Path::new(&home).join(".claude").join(kind));
-    }
-    if let Some(dir) = crate::config::discover::user_config_dir(env) {
-        dirs.push(dir.join("rein").join(kind));
-    }
+    let mut dirs: Vec<PathBuf> = [&user.claude, &user.config]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join(kind))
+        .collect();
     let own = [
         workspace.join(".claude").join(kind),
         workspace.join(".rein").join(kind),
@@ -72,21 +71,20 @@ pub fn folders(
 }
 
 /// The folders the files of [`folders`] must stay inside, with the sensitive list they are
-/// checked against: `~/.claude`, the user's `rein` config folder and, when trusted, the
-/// workspace. A linked file or folder leading out of its root is skipped with a warning.
+/// checked against: `~/.claude`, the user's `rein` config folder (both of `user`) and, when
+/// trusted, the workspace. A linked file or folder leading out of its root is skipped with a
+/// warning.
 pub fn prompt_files(
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    user: &Folders,
     config: &Config,
     sensitive: &rein_tools::SensitivePaths,
 ) -> rein_tools::PromptFiles {
-    let mut roots = Vec::new();
-    if let Some(home) = env("HOME").filter(|h| Path::new(h).is_absolute()) {
-        roots.push(Path::new(&home).join(".claude"));
-    }
-    if let Some(dir) = crate::config::discover::user_config_dir(env) {
-        roots.push(dir.join("rein"));
-    }
+    let mut roots: Vec<PathBuf> = [&user.claude, &user.config]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
     if config.workspace_trusted {
         roots.push(workspace.to_path_buf());
     }
@@ -98,15 +96,15 @@ pub fn prompt_files(
 pub fn commands(
     workspace: &Path,
     config: &Config,
-    env: &dyn Fn(&str) -> Option<String>,
+    user: &Folders,
     sensitive: &rein_tools::SensitivePaths,
     warnings: Warnings,
 ) -> rein_engine::commands::Catalog {
     let own = WorkspaceFolders::of(config);
     let loaded = rein_engine::commands::load(
-        &folders("commands", workspace, env, own, warnings),
-        &folders("skills", workspace, env, own, warnings),
-        &prompt_files(workspace, env, config, sensitive),
+        &folders("commands", workspace, user, own, warnings),
+        &folders("skills", workspace, user, own, warnings),
+        &prompt_files(workspace, user, config, sensitive),
     );
     for warning in loaded
         .warnings
@@ -122,17 +120,17 @@ pub fn commands(
 pub fn subagents(
     workspace: &Path,
     config: &Config,
-    env: &dyn Fn(&str) -> Option<String>,
+    user: &Folders,
     sensitive: &rein_tools::SensitivePaths,
     models: Arc<dyn ModelSource>,
 ) -> Subagents {
     let own = WorkspaceFolders::of(config);
-    let dirs = folders("agents", workspace, env, own, Warnings::Said);
+    let dirs = folders("agents", workspace, user, own, Warnings::Said);
     let explore = config.explore_model.as_ref().map(|m| m.value.as_str());
     let loaded = load(
         built_in(explore),
         &dirs,
-        &prompt_files(workspace, env, config, sensitive),
+        &prompt_files(workspace, user, config, sensitive),
     );
     for warning in &loaded.warnings {
         eprintln!("rein: {warning}");

@@ -22,8 +22,8 @@ enum Target {
 fn target(scope: McpScope, workspace: &Path) -> Result<Target, Exit> {
     let env = crate::env::process;
     match scope {
-        McpScope::User => crate::config::discover::user_config_dir(&env)
-            .map(|dir| Target::User(dir.join("rein/config.toml")))
+        McpScope::User => (crate::resolve::Folders::of(&env).config)
+            .map(|dir| Target::User(dir.join("config.toml")))
             .ok_or_else(|| Exit::usage("cannot find the user config: set HOME or XDG_CONFIG_HOME")),
         McpScope::Project => Ok(Target::Project(workspace.join(".mcp.json"))),
     }

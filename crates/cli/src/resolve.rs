@@ -287,11 +287,13 @@ pub fn sensitive_paths(config: &Config, env: &dyn Fn(&str) -> Option<String>) ->
     Folders::of(env).sensitive_paths(config)
 }
 
-/// rein's own folders, found once: the user's config folder and the data folder.
+/// The user's folders, found once: rein's config and data folders, and Claude Code's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Folders {
     /// `$XDG_CONFIG_HOME/rein` (default `~/.config/rein`): the user's config, agents, memory.
     pub config: Option<PathBuf>,
+    /// `~/.claude` (when `HOME` is absolute): Claude Code's user agents, commands and skills.
+    pub claude: Option<PathBuf>,
     /// [`data_dir`]: sessions, outputs, checkpoints, trust, history.
     pub data: Option<PathBuf>,
 }
@@ -301,6 +303,10 @@ impl Folders {
     pub fn of(env: &dyn Fn(&str) -> Option<String>) -> Self {
         Self {
             config: crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein")),
+            claude: env("HOME")
+                .map(PathBuf::from)
+                .filter(|home| home.is_absolute())
+                .map(|home| home.join(".claude")),
             data: data_dir(env),
         }
     }
@@ -468,14 +474,15 @@ pub fn agent_template(
     agent
 }
 
-/// The merged configuration for `workspace`, its own files read with `scope` (trusted or
-/// not); problems are usage errors naming file and line.
+/// The merged configuration for `workspace` and the user's config in `folders`, the
+/// workspace's own files read with `scope` (trusted or not); problems are usage errors naming
+/// file and line.
 pub fn config(
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    folders: &Folders,
     scope: crate::config::Scope,
 ) -> Result<Config, Exit> {
-    let found = crate::config::discover::sources(workspace, env, scope)
+    let found = crate::config::discover::sources(workspace, folders.config.as_deref(), scope)
         .map_err(|e| Exit::usage(format!("config: {e}")))?;
     let mut config =
         crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;

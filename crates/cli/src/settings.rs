@@ -51,8 +51,8 @@ impl Settings {
         } else {
             TrustFlag::Absent
         };
-        let config = Arc::new(crate::trust::load(&workspace, &env, flag, asking)?);
         let folders = Folders::of(&env);
+        let config = Arc::new(crate::trust::load(&workspace, &folders, flag, asking)?);
         let store = open_store(args, &folders, &workspace, &config);
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
         let policy = resolve::policy(args, &workspace, &env, &config)?;
@@ -66,7 +66,7 @@ impl Settings {
         let subagents = crate::agents::subagents(
             &workspace,
             &config,
-            &env,
+            &folders,
             &sensitive,
             Arc::new(router.clone()),
         );

@@ -57,7 +57,7 @@ impl Setup {
         let mut commands = crate::agents::commands(
             &settings.workspace,
             &settings.config,
-            &crate::env::process,
+            &settings.folders,
             &settings.sensitive,
             warnings,
         );

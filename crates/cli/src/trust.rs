@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::Exit;
 use crate::config::trust::{TrustStore, digest, has_workspace_config};
 use crate::config::{Config, Ignored, Scope, Why};
-use crate::resolve;
+use crate::resolve::{self, Folders};
 
 /// How to settle an untrusted workspace whose files would grant something.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,16 +39,17 @@ pub enum TrustCommand {
     Revoke,
 }
 
-/// The configuration of `workspace`, its own files applied as far as the user trusts them.
-/// Files skipped unread (a FIFO, a link to a device, a folder, an oversized file) are said on
+/// The configuration of `workspace` and the user's config in `folders`, the workspace's own
+/// files applied as far as the user trusts them (the trust stored in `folders.data`). Files
+/// skipped unread (a FIFO, a link to a device, a folder, an oversized file) are said on
 /// stderr whatever `asking` says: a setting the user counts on may be missing.
 pub fn load(
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    folders: &Folders,
     flag: TrustFlag,
     asking: Asking,
 ) -> Result<Config, Exit> {
-    let config = settle(workspace, env, flag, asking)?;
+    let config = settle(workspace, folders, flag, asking)?;
     for unread in &config.unread {
         eprintln!("rein: {unread}");
     }
@@ -61,7 +62,7 @@ pub fn load(
 pub fn load_for_reading(workspace: &Path) -> Result<Config, Exit> {
     load(
         workspace,
-        &crate::env::process,
+        &Folders::of(&crate::env::process),
         TrustFlag::Absent,
         Asking::Silently,
     )
@@ -69,14 +70,14 @@ pub fn load_for_reading(workspace: &Path) -> Result<Config, Exit> {
 
 fn settle(
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    folders: &Folders,
     flag: TrustFlag,
     asking: Asking,
 ) -> Result<Config, Exit> {
     if !has_workspace_config(workspace) {
-        return resolve::config(workspace, env, Scope::TrustedWorkspace);
+        return resolve::config(workspace, folders, Scope::TrustedWorkspace);
     }
-    let store = resolve::data_dir(env).map(|dir| TrustStore::new(&dir));
+    let store = folders.data.as_deref().map(TrustStore::new);
     let now = digest(workspace);
     let trusted = store
         .as_ref()
@@ -87,14 +88,14 @@ fn settle(
                 .trust(workspace, &now)
                 .map_err(|e| Exit::failed(format!("cannot record the workspace's trust: {e}")))?;
         }
-        let config = resolve::config(workspace, env, Scope::TrustedWorkspace)?;
+        let config = resolve::config(workspace, folders, Scope::TrustedWorkspace)?;
         report_ignored(&config, asking);
         Ok(config)
     };
     if trusted || flag == TrustFlag::Given {
         return trusted_config(!trusted);
     }
-    let mut config = resolve::config(workspace, env, Scope::UntrustedWorkspace)?;
+    let mut config = resolve::config(workspace, folders, Scope::UntrustedWorkspace)?;
     hold_back_agents(workspace, &mut config);
     let held_back = held_back(&config);
     if held_back.is_empty() {
@@ -156,9 +157,9 @@ pub fn confirm_home(
 
 /// `rein trust [--revoke]`: shows what the workspace's files enable and records the trust.
 pub fn command(workspace: &Path, what: TrustCommand) -> Result<(), Exit> {
-    let env = crate::env::process;
-    let store = resolve::data_dir(&env)
-        .map(|dir| TrustStore::new(&dir))
+    let folders = Folders::of(&crate::env::process);
+    let store = (folders.data.as_deref())
+        .map(TrustStore::new)
         .ok_or_else(|| Exit::usage("cannot store trust: set HOME or XDG_DATA_HOME"))?;
     if what == TrustCommand::Revoke {
         let had = store
@@ -175,7 +176,7 @@ pub fn command(workspace: &Path, what: TrustCommand) -> Result<(), Exit> {
         );
         return Ok(());
     }
-    let mut config = resolve::config(workspace, &env, Scope::UntrustedWorkspace)?;
+    let mut config = resolve::config(workspace, &folders, Scope::UntrustedWorkspace)?;
     hold_back_agents(workspace, &mut config);
     store
         .trust(workspace, &digest(workspace))

@@ -19,8 +19,9 @@ pub struct Found {
     pub unread: Vec<String>,
 }
 
-/// The configuration files that exist, least specific first: the user's
-/// `$XDG_CONFIG_HOME/rein/config.toml` (default `~/.config/rein/config.toml`), the workspace's
+/// The configuration files that exist, least specific first: the user's `config.toml` in
+/// `user_folder` (rein's config folder, `$XDG_CONFIG_HOME/rein`, default `~/.config/rein`:
+/// `resolve::Folders::config`), the workspace's
 /// Claude Code `.claude/settings.json` and `.claude/settings.local.json`, then
 /// `.rein/config.toml` and `.rein/config.local.toml`. A missing file is skipped; so is one
 /// that is not a regular file (a FIFO, a link to a device, a folder) or is over
@@ -29,12 +30,12 @@ pub struct Found {
 /// them).
 pub fn sources(
     workspace: &Path,
-    env: &dyn Fn(&str) -> Option<String>,
+    user_folder: Option<&Path>,
     workspace_scope: Scope,
 ) -> Result<Found, ConfigError> {
     let mut candidates: Vec<(PathBuf, Format, Scope)> = Vec::new();
-    if let Some(dir) = user_config_dir(env) {
-        candidates.push((dir.join("rein/config.toml"), Format::Toml, Scope::User));
+    if let Some(dir) = user_folder {
+        candidates.push((dir.join("config.toml"), Format::Toml, Scope::User));
     }
     let files = [
         (".claude/settings.json", Format::ClaudeSettings),
@@ -77,7 +78,7 @@ pub fn sources(
     Ok(found)
 }
 
-/// `$XDG_CONFIG_HOME`, else `~/.config`.
+/// `$XDG_CONFIG_HOME`, else `~/.config` (worked out once, by `resolve::Folders::of`).
 pub fn user_config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
     absolute(env("XDG_CONFIG_HOME")).or_else(|| absolute(env("HOME")).map(|h| h.join(".config")))
