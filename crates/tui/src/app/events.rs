@@ -49,16 +49,16 @@ impl App {
                 is_error,
                 duration_ms,
                 diff,
-            } => {
-                let done = Finished {
+            } => self.tool_ended(
+                &id,
+                &Finished {
                     name: &name,
                     output: &output,
                     is_error,
                     duration_ms,
                     diff: diff.as_deref(),
-                };
-                self.tool_ended(&id, &done);
-            }
+                },
+            ),
             Event::Permission {
                 id, name, decision, ..
             } => self.permission_decided(&id, &name, decision, now),
@@ -83,12 +83,7 @@ impl App {
                 tokens_after,
                 kept_messages,
             } => self.compacted(&trigger, tokens_before, tokens_after, kept_messages),
-            Event::CompactionEnd { error } => {
-                if let Some(message) = error {
-                    self.compaction_failed(&message);
-                }
-                return self.job_done(now);
-            }
+            Event::CompactionEnd { error } => return self.compaction_ended(error, now),
             Event::HookRun {
                 event,
                 message: Some(message),
@@ -110,6 +105,14 @@ impl App {
             } => return self.run_ended(outcome, session_usage, session_cost_usd, now),
         }
         Vec::new()
+    }
+
+    /// A compaction ended (its failure said): the next queued job may start.
+    fn compaction_ended(&mut self, error: Option<String>, now: Instant) -> Vec<Action> {
+        if let Some(message) = error {
+            self.compaction_failed(&message);
+        }
+        self.job_done(now)
     }
 
     /// The run failed: what streamed so far is committed above the message.
