@@ -74,7 +74,12 @@ impl ProviderConfig {
 
 /// A client for `config` with its own HTTP connection pool.
 pub fn connect(config: ProviderConfig) -> Arc<dyn ModelClient> {
-    connect_with(config, http_client())
+    let http = if is_plain_http(&config.base_url) {
+        plain_http_client()
+    } else {
+        http_client()
+    };
+    connect_with(config, http)
 }
 
 /// An HTTP client as rein's providers use it (TLS through rustls with the `ring` provider).
@@ -84,6 +89,26 @@ pub fn http_client() -> reqwest::Client {
         .connect_timeout(Duration::from_secs(30))
         .build()
         .unwrap_or_default()
+}
+
+/// A client for an `http://` endpoint (a local server, a proxy on the machine, the mock): it
+/// trusts no certificate, so the system's root certificates are not read and parsed, which
+/// is half of the work a run does before its first request. An `https://` redirect from such
+/// a server fails instead of being followed.
+fn plain_http_client() -> reqwest::Client {
+    install_tls_provider();
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .tls_certs_only([])
+        .build()
+        .unwrap_or_default()
+}
+
+/// Whether `base_url` is plain HTTP (no TLS to set up).
+fn is_plain_http(base_url: &str) -> bool {
+    base_url
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))
 }
 
 /// Makes `ring` the process's TLS provider unless one is installed already; reqwest (built

@@ -1,6 +1,6 @@
 //! The tool registry: the tools a session offers, argument validation and dispatch.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::Validator;
 use rein_protocol::ToolSpec;
@@ -11,12 +11,21 @@ use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, Workspac
 /// Most validation problems listed in one error result; the model fixes a few at a time.
 const MAX_REPORTED_PROBLEMS: usize = 5;
 
-/// One registered tool with its spec and its compiled argument validator.
+/// One registered tool with its spec and its argument validator, compiled at the tool's first
+/// call: compiling every tool's schema at start-up was a sixth of a whole short run's work.
 struct Entry {
     tool: Arc<dyn Tool>,
     spec: ToolSpec,
     /// `Err` holds why the tool's own schema does not compile (a bug in the tool).
-    validator: Result<Validator, String>,
+    validator: OnceLock<Result<Validator, String>>,
+}
+
+impl Entry {
+    fn validator(&self) -> &Result<Validator, String> {
+        self.validator.get_or_init(|| {
+            jsonschema::validator_for(&self.spec.input_schema).map_err(|e| e.to_string())
+        })
+    }
 }
 
 /// The tools offered to the model, in registration order.
@@ -99,12 +108,10 @@ impl ToolRegistry {
 
     /// Adds a tool; a tool with the same name is replaced in place.
     pub fn register(&mut self, tool: Arc<dyn Tool>) {
-        let spec = tool.spec();
-        let validator = jsonschema::validator_for(&spec.input_schema).map_err(|e| e.to_string());
         let entry = Entry {
+            spec: tool.spec(),
             tool,
-            spec,
-            validator,
+            validator: OnceLock::new(),
         };
         match self
             .entries
@@ -176,7 +183,7 @@ impl ToolRegistry {
                 self.names().join(", ")
             ));
         };
-        match &entry.validator {
+        match entry.validator() {
             Ok(validator) => {
                 if let Some(problems) = validation_problems(validator, &args) {
                     return ToolOutput::error(format!("invalid arguments for {name}: {problems}"));
