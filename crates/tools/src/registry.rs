@@ -18,12 +18,20 @@ struct Entry {
     spec: ToolSpec,
     /// `Err` holds why the tool's own schema does not compile (a bug in the tool).
     validator: OnceLock<Result<Validator, String>>,
+    /// The spec's length as JSON, once asked.
+    spec_len: OnceLock<usize>,
 }
 
 impl Entry {
     fn validator(&self) -> &Result<Validator, String> {
         self.validator.get_or_init(|| {
-            jsonschema::validator_for(&self.spec.input_schema).map_err(|e| e.to_string())
+            // Draft 7 unless the schema names its own: rein's schemas use nothing newer, and
+            // checking a schema against the 2020-12 meta-schema first compiles that
+            // meta-schema, several times the work of everything else a short run does.
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft7)
+                .build(&self.spec.input_schema)
+                .map_err(|e| e.to_string())
         })
     }
 }
@@ -112,6 +120,7 @@ impl ToolRegistry {
             spec: tool.spec(),
             tool,
             validator: OnceLock::new(),
+            spec_len: OnceLock::new(),
         };
         match self
             .entries
@@ -140,6 +149,17 @@ impl ToolRegistry {
     /// The specs of all tools, in registration order.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.entries.iter().map(|e| e.spec.clone()).collect()
+    }
+
+    /// Each tool's name and the length of its spec as JSON (`serde_json::to_string`), in
+    /// registration order; a spec is serialised once, at the first ask.
+    pub fn spec_lengths(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.entries.iter().map(|e| {
+            let len = *e
+                .spec_len
+                .get_or_init(|| serde_json::to_string(&e.spec).map_or(0, |s| s.len()));
+            (e.spec.name.as_str(), len)
+        })
     }
 
     /// The names of all tools, in registration order.

@@ -15,8 +15,7 @@ impl Agent {
     /// OpenAI models, once the cheap estimate passes half the window, the part since the last
     /// reported usage is counted with the model's own tokenizer.
     pub(super) fn next_request_tokens(&self) -> u64 {
-        let fixed = self.system.as_str().len()
-            + serde_json::to_string(&self.offered_specs()).map_or(0, |s| s.len());
+        let fixed = self.system.as_str().len() + self.offered_specs_bytes();
         let cheap =
             context::estimate_next(&self.transcript.messages, fixed, self.transcript.anchor);
         let tokenizer = context::Tokenizer::for_model(&self.config.model);

@@ -15,6 +15,12 @@ impl super::Agent {
         self.toolset.offered(mode)
     }
 
+    /// The length of [`Self::offered_specs`] as JSON.
+    pub(super) fn offered_specs_bytes(&self) -> usize {
+        let mode = self.gate.policy().mode;
+        self.toolset.offered_bytes(mode)
+    }
+
     /// With nobody to approve it, the plan of an `exit_plan_mode` call among `calls` (the
     /// others get results saying they were not run, so the transcript stays valid).
     pub(super) fn plan_as_answer(&mut self, calls: &[ToolCall]) -> Option<String> {

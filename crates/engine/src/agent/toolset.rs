@@ -71,16 +71,34 @@ impl Toolset {
     /// deferred tools only once loaded, `tool_search` listing the others.
     pub(super) fn offered(&self, mode: PermissionMode) -> Vec<ToolSpec> {
         let mut specs = self.registry.specs();
-        if mode != PermissionMode::Plan {
-            specs.retain(|s| s.name != PLAN_TOOL);
-        }
-        specs.retain(|s| !self.deferred.hides(&s.name));
+        specs.retain(|s| self.is_offered(&s.name, mode));
         for spec in &mut specs {
             if spec.name == TOOL_SEARCH {
                 *spec = self.deferred.search_spec();
             }
         }
         specs
+    }
+
+    /// The length of [`Toolset::offered`] as JSON, without building it: each tool's spec is
+    /// serialised once (by the registry) rather than cloned and serialised at every estimate.
+    pub(super) fn offered_bytes(&self, mode: PermissionMode) -> usize {
+        let lengths: Vec<usize> = self
+            .registry
+            .spec_lengths()
+            .filter(|(name, _)| self.is_offered(name, mode))
+            .map(|(name, len)| match name == TOOL_SEARCH {
+                true => serde_json::to_string(&self.deferred.search_spec()).map_or(0, |s| s.len()),
+                false => len,
+            })
+            .collect();
+        // `[`, `]` and a comma between two specs.
+        2 + lengths.iter().sum::<usize>() + lengths.len().saturating_sub(1)
+    }
+
+    /// Whether tool `name` goes into a request in `mode`.
+    fn is_offered(&self, name: &str, mode: PermissionMode) -> bool {
+        (mode == PermissionMode::Plan || name != PLAN_TOOL) && !self.deferred.hides(name)
     }
 
     /// Takes `source`'s new tools when they changed, saying which came and went.
@@ -127,4 +145,26 @@ fn add_sourced(
         tools.register(Arc::new(ToolSearch(deferred.clone())));
     }
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offered_bytes_is_the_length_of_the_offered_specs_as_json() {
+        let mut config = AgentConfig::new("claude-sonnet-4-5", std::env::temp_dir());
+        config.compact_tool = true;
+        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
+        for mode in [PermissionMode::Default, PermissionMode::Plan] {
+            let offered = toolset.offered(mode);
+            let json = serde_json::to_string(&offered).unwrap_or_default();
+            assert_eq!(toolset.offered_bytes(mode), json.len(), "{mode:?}");
+        }
+        // Plan mode offers one tool more, so the two lengths differ.
+        assert_ne!(
+            toolset.offered_bytes(PermissionMode::Default),
+            toolset.offered_bytes(PermissionMode::Plan)
+        );
+    }
 }
