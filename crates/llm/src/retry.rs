@@ -9,19 +9,19 @@ use crate::LlmError;
 ///
 /// The wait before retry `n` (1-based) is `base_delay * 2^(n-1)`, capped at `max_delay`, then
 /// scaled by a random factor in `[0.5, 1.0)` so that many clients do not retry in lockstep. A
-/// server-requested wait (`retry-after`, `retry-after-ms`) is used as is, however long, up to
-/// [`RetryPolicy::longest_wait`]; a longer one is not waited for at all, and the error says
-/// how long the server asked ([`RetryPolicy::explain_refusal`]).
+/// server-requested wait (`retry-after`, `retry-after-ms`) is used as is, even past
+/// `max_delay` (a gateway's rate limit asking for a minute), up to `max_wait`; a longer one is
+/// not waited for at all, and the error says how long the server asked
+/// ([`RetryPolicy::explain_refusal`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Attempts in total, the first one included (1 = never retry).
     pub max_attempts: u32,
     /// Wait before the first retry, before jitter.
     pub base_delay: Duration,
-    /// Longest wait of the backoff, and the server-requested wait always honoured.
+    /// Longest wait of the backoff (the usual cap).
     pub max_delay: Duration,
-    /// Longest server-requested wait that is waited out when it is over `max_delay` (a
-    /// gateway's rate limit asking for a minute): `max_retry_wait_secs` in config.
+    /// Longest server-requested wait that is waited out (`max_retry_wait_secs` in config).
     pub max_wait: Duration,
 }
 
@@ -48,12 +48,6 @@ impl RetryPolicy {
         }
     }
 
-    /// The longest server-requested wait that is honoured: `max_wait`, or `max_delay` when
-    /// that is longer (`max_wait` of zero keeps to the usual cap).
-    pub fn longest_wait(&self) -> Duration {
-        self.max_wait.max(self.max_delay)
-    }
-
     /// How long to wait before sending again after attempt `attempt` (1-based) failed with
     /// `error`, or `None` when the request must not be retried.
     pub fn delay_for(
@@ -67,7 +61,7 @@ impl RetryPolicy {
         }
         if let Some(ms) = error.retry_after_ms {
             let requested = Duration::from_millis(ms);
-            return (requested <= self.longest_wait()).then_some(requested);
+            return (requested <= self.max_wait).then_some(requested);
         }
         let exponent = attempt.saturating_sub(1).min(20);
         let backoff = self
@@ -78,16 +72,15 @@ impl RetryPolicy {
     }
 
     /// Adds to `error`'s message how long the server asked to wait when that is why it is not
-    /// retried (the wait is past [`RetryPolicy::longest_wait`]).
+    /// retried (the wait is past `max_wait`).
     pub fn explain_refusal(&self, error: &mut LlmError) {
         let Some(ms) = error.retry_after_ms else {
             return;
         };
-        let longest = self.longest_wait();
-        if !error.kind.is_retryable() || Duration::from_millis(ms) <= longest {
+        if !error.kind.is_retryable() || Duration::from_millis(ms) <= self.max_wait {
             return;
         }
-        let longest_ms = u64::try_from(longest.as_millis()).unwrap_or(u64::MAX);
+        let longest_ms = u64::try_from(self.max_wait.as_millis()).unwrap_or(u64::MAX);
         error.message.push_str(&format!(
             "; the provider asked to wait {} before trying again, longer than rein waits ({}, \
              `max_retry_wait_secs` in config)",
@@ -251,15 +244,24 @@ mod tests {
         );
         let absurd = error(LlmErrorKind::RateLimited, Some(3_600_000));
         assert_eq!(policy.delay_for(1, &absurd, &mut rng), None);
-        let usual = RetryPolicy {
+        let impatient = RetryPolicy {
+            max_wait: Duration::from_secs(10),
+            ..policy
+        };
+        assert_eq!(impatient.delay_for(1, &litellm, &mut rng), None);
+        assert_eq!(
+            impatient.delay_for(1, &soon, &mut rng),
+            Some(Duration::from_millis(1500))
+        );
+        let never = RetryPolicy {
             max_wait: Duration::ZERO,
             ..policy
         };
-        assert_eq!(usual.delay_for(1, &litellm, &mut rng), None);
-        assert_eq!(
-            usual.delay_for(1, &soon, &mut rng),
-            Some(Duration::from_millis(1500)),
-            "max_wait 0 keeps to the usual cap"
+        assert_eq!(never.delay_for(1, &soon, &mut rng), None);
+        let no_hint = error(LlmErrorKind::RateLimited, None);
+        assert!(
+            never.delay_for(1, &no_hint, &mut rng).is_some(),
+            "max_wait bounds a server's request, not the backoff"
         );
     }
 

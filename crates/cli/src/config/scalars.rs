@@ -95,6 +95,11 @@ pub fn scalars(config: &Config) -> Vec<Scalar> {
         "300",
     );
     push(
+        "max_retry_wait_secs",
+        plain(&config.max_retry_wait_secs),
+        "300",
+    );
+    push(
         "cleanup_period_days",
         plain(&config.cleanup_period_days),
         "30",
