@@ -7,6 +7,10 @@ use serde_json::Value;
 
 use crate::args::OutputFormat;
 
+/// A retry wait past this (the backoff's usual cap) is a server's request to wait, worth
+/// saying how to stop.
+const LONG_WAIT_MS: u64 = 30_000;
+
 /// Longest one-line summary of a tool call's arguments in text mode.
 const SUMMARY_CHARS: usize = 120;
 
@@ -132,9 +136,18 @@ fn progress_line(event: &Event) -> Option<String> {
             attempt,
             delay_ms,
             reason,
+        } if *delay_ms > LONG_WAIT_MS => format!(
+            "rein: attempt {attempt} failed, waiting {} as asked before retrying (Ctrl-C \
+             cancels): {reason}",
+            rein_protocol::wait_text(*delay_ms)
+        ),
+        Event::Retry {
+            attempt,
+            delay_ms,
+            reason,
         } => format!(
-            "rein: attempt {attempt} failed, retrying in {:.1}s: {reason}",
-            *delay_ms as f64 / 1000.0
+            "rein: {}",
+            rein_protocol::retry_notice(*attempt, *delay_ms, reason)
         ),
         Event::ToolsChanged { added, removed } => {
             format!("rein: {}", rein_protocol::tools_changed(added, removed))
@@ -299,6 +312,24 @@ mod tests {
         );
         assert_eq!(out, "Done.\n");
         assert_eq!(err, "> bash cargo test …\n  error: exit code 101\n");
+    }
+
+    #[test]
+    fn text_mode_says_how_long_a_retry_waits_and_that_ctrl_c_cancels_a_long_one() {
+        let retry = |delay_ms| Event::Retry {
+            attempt: 1,
+            delay_ms,
+            reason: "openai-chat: rate limited: slow down (HTTP 429)".into(),
+        };
+        let (out, err) = printed(OutputFormat::Text, vec![retry(1500), retry(60_000)]);
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "rein: attempt 1 failed, retrying in 1.5 s: openai-chat: rate limited: slow down \
+             (HTTP 429)\n\
+             rein: attempt 1 failed, waiting 60 s as asked before retrying (Ctrl-C cancels): \
+             openai-chat: rate limited: slow down (HTTP 429)\n"
+        );
     }
 
     #[test]

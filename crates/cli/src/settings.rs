@@ -214,7 +214,8 @@ impl ModelSource for Router {
     }
 }
 
-/// The provider connection for `settings`, with the configured stream timeouts.
+/// The provider connection for `settings`, with the configured stream timeouts and longest
+/// retry wait.
 fn provider_config(config: &Config, settings: ProviderSettings) -> ProviderConfig {
     let mut provider = ProviderConfig::new(
         settings.kind,
@@ -230,6 +231,9 @@ fn provider_config(config: &Config, settings: ProviderSettings) -> ProviderConfi
     }
     if let Some(deadline) = secs(&config.no_progress_timeout_secs) {
         provider.no_progress_timeout = deadline;
+    }
+    if let Some(longest) = secs(&config.max_retry_wait_secs) {
+        provider.retry.max_wait = longest;
     }
     provider
 }

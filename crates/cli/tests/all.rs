@@ -13,6 +13,7 @@ mod kill;
 mod mcp;
 mod mcp_manage;
 mod odd_workspaces;
+mod rate_limits;
 mod sandbox;
 mod secrets;
 mod sessions;

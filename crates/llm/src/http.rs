@@ -184,7 +184,7 @@ impl<P: WireProtocol> Attempts<P> {
     }
 
     /// Queues a retry notice and a wait when `err` may be retried, else the error itself.
-    fn fail(&mut self, err: LlmError, output_started: bool) {
+    fn fail(&mut self, mut err: LlmError, output_started: bool) {
         let policy = self.inner.config.retry;
         let delay = if output_started {
             None
@@ -199,6 +199,9 @@ impl<P: WireProtocol> Attempts<P> {
             }));
             self.phase = Phase::Wait(delay);
             return;
+        }
+        if !output_started {
+            policy.explain_refusal(&mut err);
         }
         self.pending.push_back(Err(err));
         self.phase = Phase::Done;

@@ -64,4 +64,4 @@ pub use provider::{
     DEFAULT_IDLE_TIMEOUT, DEFAULT_NO_PROGRESS_TIMEOUT, ProviderConfig, connect, connect_with,
     default_base_url, default_key_env, http_client, infer_provider, install_tls_provider,
 };
-pub use retry::RetryPolicy;
+pub use retry::{DEFAULT_MAX_RETRY_WAIT, RetryPolicy};

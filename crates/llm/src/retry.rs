@@ -9,17 +9,24 @@ use crate::LlmError;
 ///
 /// The wait before retry `n` (1-based) is `base_delay * 2^(n-1)`, capped at `max_delay`, then
 /// scaled by a random factor in `[0.5, 1.0)` so that many clients do not retry in lockstep. A
-/// server-requested wait (`retry-after`, `retry-after-ms`) is used as is; when it exceeds
-/// `max_delay` the request is not retried at all.
+/// server-requested wait (`retry-after`, `retry-after-ms`) is used as is, even past
+/// `max_delay` (a gateway's rate limit asking for a minute), up to `max_wait`; a longer one is
+/// not waited for at all, and the error says how long the server asked
+/// ([`RetryPolicy::explain_refusal`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Attempts in total, the first one included (1 = never retry).
     pub max_attempts: u32,
     /// Wait before the first retry, before jitter.
     pub base_delay: Duration,
-    /// Longest wait between attempts.
+    /// Longest wait of the backoff (the usual cap).
     pub max_delay: Duration,
+    /// Longest server-requested wait that is waited out (`max_retry_wait_secs` in config).
+    pub max_wait: Duration,
 }
+
+/// Default of [`RetryPolicy::max_wait`]: five minutes.
+pub const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(300);
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -27,6 +34,7 @@ impl Default for RetryPolicy {
             max_attempts: 5,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(30),
+            max_wait: DEFAULT_MAX_RETRY_WAIT,
         }
     }
 }
@@ -53,7 +61,7 @@ impl RetryPolicy {
         }
         if let Some(ms) = error.retry_after_ms {
             let requested = Duration::from_millis(ms);
-            return (requested <= self.max_delay).then_some(requested);
+            return (requested <= self.max_wait).then_some(requested);
         }
         let exponent = attempt.saturating_sub(1).min(20);
         let backoff = self
@@ -61,6 +69,24 @@ impl RetryPolicy {
             .saturating_mul(1u32 << exponent)
             .min(self.max_delay);
         Some(backoff.mul_f64(0.5 + rng.f64() * 0.5))
+    }
+
+    /// Adds to `error`'s message how long the server asked to wait when that is why it is not
+    /// retried (the wait is past `max_wait`).
+    pub fn explain_refusal(&self, error: &mut LlmError) {
+        let Some(ms) = error.retry_after_ms else {
+            return;
+        };
+        if !error.kind.is_retryable() || Duration::from_millis(ms) <= self.max_wait {
+            return;
+        }
+        let longest_ms = u64::try_from(self.max_wait.as_millis()).unwrap_or(u64::MAX);
+        error.message.push_str(&format!(
+            "; the provider asked to wait {} before trying again, longer than rein waits ({}, \
+             `max_retry_wait_secs` in config)",
+            rein_protocol::wait_text(ms),
+            rein_protocol::wait_text(longest_ms)
+        ));
     }
 }
 
@@ -152,6 +178,7 @@ mod tests {
             max_attempts: 10,
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(1000),
+            max_wait: Duration::ZERO,
         };
         let mut rng = fastrand::Rng::with_seed(7);
         let err = error(LlmErrorKind::Server, None);
@@ -209,8 +236,53 @@ mod tests {
             policy.delay_for(1, &soon, &mut rng),
             Some(Duration::from_millis(1500))
         );
+        let litellm = error(LlmErrorKind::RateLimited, Some(60_000));
+        assert_eq!(
+            policy.delay_for(1, &litellm, &mut rng),
+            Some(Duration::from_secs(60)),
+            "past the usual cap, within max_wait: waited out"
+        );
         let absurd = error(LlmErrorKind::RateLimited, Some(3_600_000));
         assert_eq!(policy.delay_for(1, &absurd, &mut rng), None);
+        let impatient = RetryPolicy {
+            max_wait: Duration::from_secs(10),
+            ..policy
+        };
+        assert_eq!(impatient.delay_for(1, &litellm, &mut rng), None);
+        assert_eq!(
+            impatient.delay_for(1, &soon, &mut rng),
+            Some(Duration::from_millis(1500))
+        );
+        let never = RetryPolicy {
+            max_wait: Duration::ZERO,
+            ..policy
+        };
+        assert_eq!(never.delay_for(1, &soon, &mut rng), None);
+        let no_hint = error(LlmErrorKind::RateLimited, None);
+        assert!(
+            never.delay_for(1, &no_hint, &mut rng).is_some(),
+            "max_wait bounds a server's request, not the backoff"
+        );
+    }
+
+    #[test]
+    fn a_refused_wait_is_explained_only_when_it_is_the_reason() {
+        let policy = RetryPolicy::default();
+        let mut absurd = error(LlmErrorKind::RateLimited, Some(3_600_000));
+        policy.explain_refusal(&mut absurd);
+        assert_eq!(
+            absurd.message,
+            "x; the provider asked to wait 60 min before trying again, longer than rein waits \
+             (5 min, `max_retry_wait_secs` in config)"
+        );
+        for mut untouched in [
+            error(LlmErrorKind::RateLimited, Some(60_000)),
+            error(LlmErrorKind::RateLimited, None),
+            error(LlmErrorKind::Auth, Some(3_600_000)),
+        ] {
+            policy.explain_refusal(&mut untouched);
+            assert_eq!(untouched.message, "x");
+        }
     }
 
     #[test]

@@ -2,8 +2,9 @@
 
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use pretty_assertions::assert_eq;
-use rein_llm::{LlmErrorKind, ModelEvent, ProviderKind, connect};
+use rein_llm::{LlmErrorKind, ModelEvent, ProviderKind, RetryPolicy, connect};
 
 use crate::support::{KEY_ENV, base_url, client, config, hello, mock, run};
 
@@ -116,6 +117,86 @@ async fn a_retry_after_longer_than_max_delay_gives_up_at_once() {
     let err = outcome.error();
     assert_eq!(err.kind, LlmErrorKind::RateLimited);
     assert_eq!(err.retry_after_ms, Some(600_000));
+    assert!(
+        err.to_string()
+            .contains("the provider asked to wait 10 min before trying again"),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// The default policy at a thousandth of the scale: a usual cap of 30 ms and a longest wait of
+/// 300 ms stand for 30 s and `max_retry_wait_secs = 300`, so a 60 ms hint is LiteLLM's
+/// `llm_provider-retry-after: 60` without a minute's sleep.
+fn scaled_policy() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_millis(30),
+        max_wait: Duration::from_millis(300),
+    }
+}
+
+#[tokio::test]
+async fn a_retry_hint_past_the_usual_cap_is_waited_out_up_to_the_longest_wait() {
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 429, "headers": {"llm_provider-retry-after": "0.06"}}}}, {"text": "ok"}]}"#,
+    )
+    .await;
+    let kind = ProviderKind::OpenaiChat;
+    let mut config = config(kind, base_url(&server, kind));
+    config.retry = scaled_policy();
+    let outcome = run(connect(config).as_ref(), hello()).await;
+    let retries = outcome.retries();
+    assert_eq!(retries.len(), 1);
+    assert_eq!(
+        (retries[0].0, retries[0].1),
+        (1, 60),
+        "the hint, not the cap"
+    );
+    assert_eq!(outcome.result.unwrap().message.text(), "ok");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_retry_hint_past_the_longest_wait_fails_saying_how_long_the_provider_asked() {
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 529, "headers": {"retry-after-ms": "450"}}}}, {"text": "x"}]}"#,
+    )
+    .await;
+    let kind = ProviderKind::Anthropic;
+    let mut config = config(kind, base_url(&server, kind));
+    config.retry = scaled_policy();
+    let outcome = run(connect(config).as_ref(), hello()).await;
+    assert!(outcome.retries().is_empty());
+    let err = outcome.error();
+    assert_eq!(err.kind, LlmErrorKind::Overloaded);
+    assert!(
+        err.to_string().contains(
+            "the provider asked to wait 0.5 s before trying again, longer than rein waits \
+             (0.3 s, `max_retry_wait_secs` in config)"
+        ),
+        "{err}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn dropping_the_stream_during_a_long_wait_sends_nothing_more() {
+    let server = mock(
+        r#"{"turns": [{"fault": {"http": {"status": 429, "headers": {"llm_provider-retry-after": "60"}}}}, {"text": "never"}]}"#,
+    )
+    .await;
+    let client = client(&server, ProviderKind::OpenaiChat);
+    let mut stream = client.stream(hello());
+    match stream.next().await {
+        Some(Ok(ModelEvent::Retry { delay_ms, .. })) => assert_eq!(delay_ms, 60_000),
+        other => panic!("expected a retry notice, got {other:?}"),
+    }
+    // The wait is the stream's next poll: a turn cancelled now drops it mid-wait.
+    let waiting = tokio::time::timeout(Duration::from_millis(50), stream.next()).await;
+    assert!(waiting.is_err(), "still waiting: {waiting:?}");
+    drop(stream);
     assert_eq!(server.requests().len(), 1);
 }
 

@@ -36,6 +36,7 @@ pub fn config(kind: ProviderKind, base_url: String) -> ProviderConfig {
         max_attempts: 3,
         base_delay: Duration::from_millis(10),
         max_delay: Duration::from_secs(5),
+        max_wait: Duration::from_secs(300),
     };
     config.idle_timeout = Duration::from_secs(10);
     config

@@ -343,6 +343,28 @@ pub fn files_restored(turns: &[u32], files: &[String]) -> String {
     format!("restored {count} to before {turns}: {}", files.join(", "))
 }
 
+/// A wait for people: `0.5 s` under ten seconds, `45 s` under two minutes, else `5 min` or
+/// `2 min 30 s`.
+pub fn wait_text(ms: u64) -> String {
+    if ms < 10_000 {
+        return format!("{:.1} s", ms as f64 / 1000.0);
+    }
+    let secs = (ms + 500) / 1000;
+    match (secs / 60, secs % 60) {
+        _ if secs < 120 => format!("{secs} s"),
+        (min, 0) => format!("{min} min"),
+        (min, rest) => format!("{min} min {rest} s"),
+    }
+}
+
+/// One line for a failed request that is sent again after `delay_ms`.
+pub fn retry_notice(attempt: u32, delay_ms: u64, reason: &str) -> String {
+    format!(
+        "attempt {attempt} failed, retrying in {}: {reason}",
+        wait_text(delay_ms)
+    )
+}
+
 #[cfg(test)]
 #[path = "event_tests.rs"]
 mod tests;

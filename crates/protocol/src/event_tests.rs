@@ -233,3 +233,23 @@ fn the_documented_run_parses() {
         assert_eq!(envelope.v, EVENT_SCHEMA_VERSION);
     }
 }
+
+#[test]
+fn waits_read_as_people_say_them() {
+    for (ms, text) in [
+        (450, "0.5 s"),
+        (1500, "1.5 s"),
+        (9_949, "9.9 s"),
+        (60_000, "60 s"),
+        (119_400, "119 s"),
+        (300_000, "5 min"),
+        (150_000, "2 min 30 s"),
+        (3_600_000, "60 min"),
+    ] {
+        assert_eq!(wait_text(ms), text, "{ms}");
+    }
+    assert_eq!(
+        retry_notice(2, 60_000, "rate limited"),
+        "attempt 2 failed, retrying in 60 s: rate limited"
+    );
+}

@@ -17,7 +17,7 @@ mod usage;
 
 pub use event::{
     EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem,
-    TodoStatus, files_restored, tools_changed,
+    TodoStatus, files_restored, retry_notice, tools_changed, wait_text,
 };
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};

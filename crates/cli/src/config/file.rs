@@ -50,6 +50,9 @@ pub struct TomlFile {
     pub idle_timeout_secs: Option<Spanned<u64>>,
     /// Seconds a model stream may send only keep-alives, no content, before it fails (300).
     pub no_progress_timeout_secs: Option<Spanned<u64>>,
+    /// Longest wait before a retry a server may ask for that is waited out (default 300; a
+    /// longer one fails at once).
+    pub max_retry_wait_secs: Option<Spanned<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (default 30).
     pub cleanup_period_days: Option<Spanned<u64>>,
     /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.

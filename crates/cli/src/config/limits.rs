@@ -61,7 +61,8 @@ pub(super) fn merge(
 }
 
 /// Adds the model stream's timeouts of `file` (`idle_timeout_secs`,
-/// `no_progress_timeout_secs`) to `config`.
+/// `no_progress_timeout_secs`) and the longest retry wait (`max_retry_wait_secs`, which may
+/// be 0) to `config`.
 pub(super) fn merge_stream_timeouts(
     config: &mut Config,
     file: &TomlFile,
@@ -86,5 +87,7 @@ pub(super) fn merge_stream_timeouts(
             *slot = Some(reader.sourced(secs));
         }
     }
+    let retry_wait = file.max_retry_wait_secs.as_ref();
+    set(&mut config.max_retry_wait_secs, retry_wait, reader);
     Ok(())
 }

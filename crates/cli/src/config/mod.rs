@@ -145,6 +145,8 @@ pub struct Config {
     pub idle_timeout_secs: Option<Sourced<u64>>,
     /// Seconds a model stream may send only keep-alives.
     pub no_progress_timeout_secs: Option<Sourced<u64>>,
+    /// Longest server-requested wait before a retry that is waited out.
+    pub max_retry_wait_secs: Option<Sourced<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (user config).
     pub cleanup_period_days: Option<Sourced<u64>>,
     /// The OS sandbox: policy, network, roots.

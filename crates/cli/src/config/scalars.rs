@@ -127,6 +127,11 @@ impl Table {
             "300",
         );
         self.push(
+            "max_retry_wait_secs",
+            plain(&config.max_retry_wait_secs),
+            "300",
+        );
+        self.push(
             "cleanup_period_days",
             plain(&config.cleanup_period_days),
             "30",

@@ -371,6 +371,19 @@ fn stream_timeouts_are_read_and_zero_is_refused() {
     assert_eq!(bad.key.as_deref(), Some("idle_timeout_secs"));
 }
 
+#[test]
+fn the_longest_retry_wait_is_read_and_may_be_zero() {
+    let config = load(&[
+        toml("user.toml", "max_retry_wait_secs = 600\n"),
+        toml("project.toml", "max_retry_wait_secs = 0\n"),
+    ])
+    .unwrap();
+    assert_eq!(config.max_retry_wait_secs.map(|s| s.value), Some(0));
+    let shown = super::scalars::scalars(&load(&[]).unwrap());
+    let row = shown.iter().find(|s| s.key == "max_retry_wait_secs");
+    assert_eq!(row.map(|s| s.default), Some("300"));
+}
+
 proptest::proptest! {
     /// Fuzz target (`bench/fuzz`): any rein TOML or Claude settings text loads or is refused
     /// with an error naming the file; never a panic.

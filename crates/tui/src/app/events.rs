@@ -76,7 +76,7 @@ impl App {
                 attempt,
                 delay_ms,
                 reason,
-            } => self.retrying(attempt, delay_ms, &reason),
+            } => self.retrying(attempt, delay_ms, &reason, now),
             Event::Compaction {
                 trigger,
                 tokens_before,
@@ -125,6 +125,7 @@ impl App {
     fn label_busy(&mut self, label: impl Into<String>) {
         if let Some(busy) = self.busy.as_mut() {
             busy.label = label.into();
+            busy.retry_at = None;
         }
     }
 

@@ -89,6 +89,8 @@ pub use rein_engine::SessionStatus as Status;
 struct Busy {
     since: Instant,
     label: String,
+    /// When the request that failed is sent again (a retry's wait, counted down).
+    retry_at: Option<Instant>,
 }
 
 /// A tool call that is running.
@@ -338,6 +340,7 @@ impl App {
         self.busy = Some(Busy {
             since: now,
             label: label.to_string(),
+            retry_at: None,
         });
     }
 

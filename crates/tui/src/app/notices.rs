@@ -1,6 +1,8 @@
 //! The engine's notices as info lines: a retry, a fallback model, a compaction, what a hook
 //! said; and the usage the status line counts.
 
+use std::time::{Duration, Instant};
+
 use rein_protocol::Usage;
 
 use super::App;
@@ -16,13 +18,14 @@ impl App {
         self.status.model = to;
     }
 
-    /// A request failed and is sent again after `delay_ms`.
-    pub(super) fn retrying(&mut self, attempt: u32, delay_ms: u64, reason: &str) {
-        self.info(format!(
-            "attempt {attempt} failed, retrying in {:.1}s: {}",
-            delay_ms as f64 / 1000.0,
-            tool_view::clip(reason, 200)
-        ));
+    /// A request failed and is sent again after `delay_ms`: said once, and counted down on
+    /// the status line.
+    pub(super) fn retrying(&mut self, attempt: u32, delay_ms: u64, reason: &str, now: Instant) {
+        let reason = tool_view::clip(reason, 200);
+        self.info(rein_protocol::retry_notice(attempt, delay_ms, &reason));
+        if let Some(busy) = self.busy.as_mut() {
+            busy.retry_at = Some(now + Duration::from_millis(delay_ms));
+        }
     }
 
     /// The conversation was compacted (or old tool outputs cleared, `micro`).

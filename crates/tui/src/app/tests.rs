@@ -512,3 +512,39 @@ fn a_compaction_ends_with_its_event_saying_why_nothing_changed_and_the_queue_goe
     );
     assert!(!app.is_busy());
 }
+
+#[test]
+fn a_retry_wait_counts_down_on_the_status_line_and_ctrl_c_cancels_it() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("work".into(), now);
+    app.event(Event::TurnStart { turn: 1 }, now);
+    app.event(
+        Event::Retry {
+            attempt: 1,
+            delay_ms: 60_000,
+            reason: "openai-chat: rate limited (HTTP 429)".into(),
+        },
+        now,
+    );
+    let status = |app: &App, at: Instant| {
+        let (lines, _) = app.live_lines(120, at);
+        text(&lines).last().cloned().unwrap_or_default()
+    };
+    let scrollback = text(&app.take_committed()).join("\n");
+    assert!(
+        scrollback.contains("attempt 1 failed, retrying in 60 s: openai-chat: rate limited"),
+        "{scrollback}"
+    );
+    let early = status(&app, now + Duration::from_millis(500));
+    assert!(early.contains("retrying in 60s"), "{early}");
+    let later = status(&app, now + Duration::from_secs(18));
+    assert!(later.contains("retrying in 42s"), "{later}");
+    assert!(later.contains("esc to cancel"), "{later}");
+    assert!(app.animating(), "the countdown ticks");
+    // The wait is over: the request is under way again.
+    let after = status(&app, now + Duration::from_secs(61));
+    assert!(!after.contains("retrying"), "{after}");
+    assert!(after.contains("thinking"), "{after}");
+    assert_eq!(ctrl_c(&mut app, now), [Action::Cancel]);
+}

@@ -228,13 +228,13 @@ impl App {
             } else {
                 " · esc to cancel"
             };
+            let label = match busy.retry_at {
+                Some(at) if at > now => format!("retrying in {}", countdown(at - now)),
+                _ => busy.label.clone(),
+            };
             (
                 // The turn's time, named so: a running call shows its own on its line.
-                format!(
-                    "{} {}… · turn {secs}s",
-                    spinner(now, busy.since),
-                    busy.label
-                ),
+                format!("{} {label}… · turn {secs}s", spinner(now, busy.since)),
                 hint.to_string(),
                 theme.accent(),
             )
@@ -272,6 +272,16 @@ impl App {
             thousands(status.usage.total_input()),
             thousands(status.usage.output_tokens),
         )
+    }
+}
+
+/// Time left, in whole seconds rounded up: `42s`, `4m 05s`.
+fn countdown(left: std::time::Duration) -> String {
+    let secs = left.as_millis().div_ceil(1000);
+    if secs < 120 {
+        format!("{secs}s")
+    } else {
+        format!("{}m {:02}s", secs / 60, secs % 60)
     }
 }
 
