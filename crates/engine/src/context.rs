@@ -1,9 +1,13 @@
 //! Keeping long sessions inside the model's context window: a token estimate anchored on the
-//! provider's reported usage, and summary compaction that replaces old turns with a structured
-//! summary while keeping the recent ones verbatim (tool calls never separated from their
-//! results).
+//! provider's reported usage, tool results cleared to files ([`clear_tool_results`]), and summary
+//! compaction that replaces old turns with a structured summary while keeping the recent ones
+//! verbatim (tool calls never separated from their results).
 
 use rein_protocol::{ContentBlock, Message, Role};
+
+mod clearing;
+
+pub use clearing::{Cleared, Clearing, clear_tool_results, clearable_bytes};
 
 /// Fraction of the window at which the transcript is compacted.
 pub const COMPACT_AT: f64 = 0.85;
@@ -77,6 +81,16 @@ impl Tokenizer {
     }
 }
 
+/// Tokens `bytes` of text are estimated at.
+pub fn tokens_of(bytes: usize) -> u64 {
+    (bytes as f64 / BYTES_PER_TOKEN).ceil() as u64
+}
+
+/// Bytes of text estimated at `tokens` tokens (what must go to free them).
+pub fn bytes_of(tokens: u64) -> usize {
+    (tokens as f64 * BYTES_PER_TOKEN).ceil() as usize
+}
+
 /// Estimated tokens of some messages.
 pub fn estimate(messages: &[Message]) -> u64 {
     let bytes: usize = messages
@@ -92,7 +106,7 @@ pub fn estimate(messages: &[Message]) -> u64 {
             ContentBlock::Provider { block, .. } => block.to_string().len(),
         } + 16)
         .sum();
-    (bytes as f64 / BYTES_PER_TOKEN).ceil() as u64
+    tokens_of(bytes)
 }
 
 /// The provider's last reported prompt size, anchored to the transcript length it covered.
@@ -104,11 +118,12 @@ pub struct Anchor {
     pub tokens: u64,
 }
 
-/// Tokens the next request will take: the last report plus an estimate of what came since,
-/// or the estimate of everything when that is larger (a compatible server that reports no
-/// usage must not make the transcript look empty).
-pub fn estimate_next(transcript: &[Message], system_bytes: usize, anchor: Option<Anchor>) -> u64 {
-    let whole = estimate(transcript) + (system_bytes as f64 / BYTES_PER_TOKEN) as u64;
+/// Tokens the next request will take: `fixed` (the system prompt and tools) and the
+/// transcript, by the last report plus an estimate of what came since, or by the estimate of
+/// everything when that is larger (a compatible server that reports no usage must not make the
+/// transcript look empty).
+pub fn estimate_next(transcript: &[Message], fixed: u64, anchor: Option<Anchor>) -> u64 {
+    let whole = estimate(transcript) + fixed;
     match anchor.filter(|a| a.messages <= transcript.len()) {
         Some(anchor) => whole.max(
             anchor
@@ -149,93 +164,6 @@ fn is_prompt(message: &Message) -> bool {
         .iter()
         .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }
-
-/// Micro-compaction: replaces tool results older than the `keep_recent` latest (and at least
-/// `min_bytes` long) by a placeholder naming the tool, its arguments and where the full output
-/// was saved (`save` stores it and returns the path, when it can). Returns how many were
-/// cleared. Already cleared results are left alone.
-pub fn clear_old_tool_results(
-    transcript: &mut [Message],
-    keep_recent: usize,
-    min_bytes: usize,
-    min_total_bytes: usize,
-    mut save: impl FnMut(&str, &str) -> Option<String>,
-) -> usize {
-    let calls: std::collections::HashMap<String, (String, String)> = transcript
-        .iter()
-        .flat_map(|m| m.content.iter())
-        .filter_map(|b| match b {
-            ContentBlock::ToolUse { id, name, input } => {
-                let args: String = input.to_string().chars().take(200).collect();
-                Some((id.clone(), (name.clone(), args)))
-            }
-            _ => None,
-        })
-        .collect();
-    let total = transcript
-        .iter()
-        .flat_map(|m| m.content.iter())
-        .filter(|b| matches!(b, ContentBlock::ToolResult { .. }))
-        .count();
-    let eligible = |seen: usize, content: &str| {
-        seen + keep_recent <= total && content.len() >= min_bytes && !content.starts_with(CLEARED)
-    };
-    // Clear in batches worth the trouble, not one result per turn.
-    let mut seen = 0;
-    let mut freed = 0;
-    for block in transcript.iter().flat_map(|m| m.content.iter()) {
-        if let ContentBlock::ToolResult { content, .. } = block {
-            seen += 1;
-            if eligible(seen, content) {
-                freed += content.len();
-            }
-        }
-    }
-    if freed < min_total_bytes {
-        return 0;
-    }
-    let mut seen = 0;
-    let mut cleared = 0;
-    for message in transcript.iter_mut() {
-        for block in &mut message.content {
-            let ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } = block
-            else {
-                continue;
-            };
-            seen += 1;
-            if seen + keep_recent > total
-                || content.len() < min_bytes
-                || content.starts_with(CLEARED)
-            {
-                continue;
-            }
-            let (name, args) = calls
-                .get(tool_use_id.as_str())
-                .cloned()
-                .unwrap_or_else(|| ("a tool".to_string(), String::new()));
-            let saved = save(&name, content);
-            let whereabouts = match saved {
-                Some(path) => format!(
-                    "the full output is saved in {path}; read it with read_file if you need it again"
-                ),
-                None => "call the tool again if you need it".to_string(),
-            };
-            *content = format!(
-                "{CLEARED} the result of {name} {args} ({} bytes) was removed to save context; {whereabouts}.]",
-                content.len()
-            );
-            cleared += 1;
-        }
-    }
-    cleared
-}
-
-/// How a cleared tool result starts.
-const CLEARED: &str = "[Cleared:";
 
 /// The first line of the message a compaction's summary becomes.
 pub(crate) const SUMMARY_HEADER: &str =
@@ -362,46 +290,6 @@ mod tests {
     }
 
     #[test]
-    fn old_large_tool_results_are_cleared_recent_ones_kept() {
-        let mut t = vec![Message::user_text("task")];
-        for n in 0..8 {
-            t.extend(tool_turn(n));
-        }
-        let mut saved = Vec::new();
-        assert_eq!(
-            clear_old_tool_results(&mut t, 5, 500, 10_000, |_, _| None),
-            0,
-            "too little to free"
-        );
-        let cleared = clear_old_tool_results(&mut t, 5, 500, 1_000, |tool, content| {
-            saved.push((tool.to_string(), content.len()));
-            Some(format!("/out/{}.txt", saved.len()))
-        });
-        assert_eq!(cleared, 3);
-        assert_eq!(saved, vec![("bash".to_string(), 700); 3]);
-        let texts: Vec<String> = t
-            .iter()
-            .flat_map(|m| m.content.iter())
-            .filter_map(|b| match b {
-                ContentBlock::ToolResult { content, .. } => Some(content.clone()),
-                _ => None,
-            })
-            .collect();
-        assert!(
-            texts[0].starts_with("[Cleared: the result of bash {\"command\":\"ls\"} (700 bytes)"),
-            "{}",
-            texts[0]
-        );
-        assert!(texts[0].contains("/out/1.txt"));
-        assert_eq!(texts[3].len(), 700, "the five latest stay");
-        assert_eq!(
-            clear_old_tool_results(&mut t, 5, 500, 0, |_, _| None),
-            0,
-            "nothing twice"
-        );
-    }
-
-    #[test]
     fn openai_models_are_counted_with_their_tokenizer() {
         assert_eq!(Tokenizer::for_model("gpt-5"), Some(Tokenizer::O200k));
         assert_eq!(Tokenizer::for_model("o4-mini"), Some(Tokenizer::O200k));
@@ -425,7 +313,7 @@ mod tests {
             estimate_next(&t, 0, Some(anchor)),
             10_000 + estimate(&t[4..])
         );
-        assert!(estimate_next(&t, 3500, None) >= 1000);
+        assert_eq!(estimate_next(&t, 1000, None), estimate(&t) + 1000);
         assert_eq!(context_window("claude-sonnet-4-5"), 200_000);
         assert_eq!(context_window("openrouter/anthropic/claude-x"), 200_000);
         assert_eq!(context_window("mystery"), 128_000);

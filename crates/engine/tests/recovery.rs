@@ -181,15 +181,22 @@ async fn a_missing_model_falls_back_and_without_a_fallback_the_run_fails() {
 async fn the_model_compacts_with_the_compact_tool_only_when_it_is_offered() {
     for kind in ALL_KINDS {
         let dir = tempfile::tempdir().unwrap();
-        let server = mock(
-            r#"{"turns": [
-              {"tool_calls": [{"name": "compact", "arguments": {"focus": "the parser bug"}}]},
-              {"text": "carrying on"}
+        // A first step longer than what a compaction keeps (~30% of the window, less the
+        // system prompt and tools), so there is something to summarise.
+        let thoughts = "reading the parser. ".repeat(1_000);
+        let server = mock(&format!(
+            r#"{{"turns": [
+              {{"text": "{thoughts}", "tool_calls": [{{"name": "bash", "arguments": {{"command": "echo read"}}}}]}},
+              {{"tool_calls": [{{"name": "compact", "arguments": {{"focus": "the parser bug"}}}}]}},
+              {{"text": "carrying on"}}
             ],
-            "summary": {"text": "SUMMARY: fixing the parser bug"}}"#,
-        )
+            "summary": {{"text": "SUMMARY: fixing the parser bug"}}}}"#
+        ))
         .await;
-        let mut agent = agent_for(kind, &server, dir.path(), |c| c.compact_tool = true);
+        let mut agent = agent_for(kind, &server, dir.path(), |c| {
+            c.compact_tool = true;
+            c.context_window = Some(20_000);
+        });
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let summary = agent.run("fix it", &tx, CancellationToken::new()).await;
         assert_eq!(summary.outcome, RunOutcome::Completed, "{kind:?}");
@@ -208,11 +215,11 @@ async fn the_model_compacts_with_the_compact_tool_only_when_it_is_offered() {
         );
         // The summary request carries the focus; the next turn starts from the summary.
         assert!(
-            requests[1].body.to_string().contains("the parser bug"),
+            requests[2].body.to_string().contains("the parser bug"),
             "{kind:?}"
         );
         assert!(
-            requests[2]
+            requests[3]
                 .body
                 .to_string()
                 .contains("SUMMARY: fixing the parser bug"),
@@ -234,6 +241,57 @@ async fn the_model_compacts_with_the_compact_tool_only_when_it_is_offered() {
     assert!(
         !names.contains(&"compact".to_string()),
         "off by default: {names:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_summary_that_would_grow_the_transcript_is_refused_and_the_transcript_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    // The model writes a summary longer than what it summarises.
+    let long_summary = "Everything, at length. ".repeat(1_000);
+    let server = mock(&format!(
+        r#"{{"turns": [{{"text": "first answer"}}, {{"text": "second answer"}}],
+            "summary": {{"text": "{long_summary}"}}}}"#
+    ))
+    .await;
+    let mut agent = agent_for(ProviderKind::Anthropic, &server, dir.path(), |_| {});
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let first = format!("first question: {}", "some context. ".repeat(400));
+    agent.run(&first, &tx, CancellationToken::new()).await;
+    agent
+        .run("second question", &tx, CancellationToken::new())
+        .await;
+    let before = agent.transcript().to_vec();
+    let error = agent
+        .compact(
+            rein_engine::CompactTrigger::Manual,
+            None,
+            &tx,
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    let rein_engine::CompactionError::NoGain {
+        before: b,
+        after: a,
+    } = error
+    else {
+        panic!("{error}");
+    };
+    assert!(a >= b, "{a} < {b}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("the summary was not used: it would have taken"),
+        "{error}"
+    );
+    assert_eq!(server.requests().len(), 3, "the summary was asked for");
+    assert_eq!(agent.transcript(), before.as_slice(), "kept as it was");
+    assert!(
+        !drain(&mut rx)
+            .iter()
+            .any(|e| matches!(e, Event::Compaction { .. })),
+        "no compaction said"
     );
 }
 

@@ -19,7 +19,7 @@ use crate::turn::{self, TurnOutcome};
 /// Why a compaction left the transcript as it was.
 #[derive(Debug, thiserror::Error)]
 pub enum CompactionError {
-    /// A manual compaction of a history smaller than its summary would be.
+    /// A history smaller than its summary would be: no summary was asked for.
     #[error(
         "nothing to compact: the conversation before the latest prompt is about {tokens} \
          tokens, less than a summary of it would be"
@@ -27,6 +27,17 @@ pub enum CompactionError {
     TooShort {
         /// The estimated tokens of the history before the kept turns.
         tokens: u64,
+    },
+    /// The summary would not have made the transcript smaller: it was not used.
+    #[error(
+        "the summary was not used: it would have taken the transcript from ~{before} to \
+         ~{after} tokens, no smaller"
+    )]
+    NoGain {
+        /// The estimated tokens of the next request as it is.
+        before: u64,
+        /// What they would have been with the summary.
+        after: u64,
     },
     /// The run was cancelled while the summary was written.
     #[error("cancelled")]
@@ -72,13 +83,19 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), CompactionError> {
-        let keep = context::messages_to_keep(&self.transcript.messages, self.window() * 3 / 10);
+        let keep = context::messages_to_keep(&self.transcript.messages, self.kept_budget(trigger));
         let older = self.transcript.messages.len() - keep;
-        // A summary is some hundreds of tokens: asked to compact a shorter history, the user
-        // is told so (it would only grow, and cost a request) before any hook runs. The model
-        // and the window's limits decide for themselves.
+        // A summary is some hundreds of tokens: a shorter history would only grow, and cost a
+        // request. The window's triggers also wait for the history to outgrow the last
+        // summary written (a history that short was summarised no smaller).
         let older_tokens = context::estimate(&self.transcript.messages[..older]);
-        if trigger == CompactTrigger::Manual && older_tokens < MIN_COMPACTED_TOKENS {
+        let floor = match trigger {
+            CompactTrigger::Auto | CompactTrigger::Reactive => {
+                MIN_COMPACTED_TOKENS.max(self.transcript.summary_tokens)
+            }
+            CompactTrigger::Manual | CompactTrigger::Model => MIN_COMPACTED_TOKENS,
+        };
+        if older_tokens < floor {
             return Err(CompactionError::TooShort {
                 tokens: older_tokens,
             });
@@ -92,8 +109,24 @@ impl Agent {
             .run(HookEvent::PreCompact, None, mode, fields, events)
             .await;
         let summary = self.summarize(older, focus, cancel).await?;
-        self.replace_with_summary(summary, keep, trigger, events);
-        Ok(())
+        self.replace_with_summary(summary, keep, trigger, events)
+    }
+
+    /// Tokens of recent messages a compaction keeps verbatim: 30% of the window, or less when
+    /// the fixed part of every request leaves less room (half of what it leaves below
+    /// [`context::CLEAR_AT`], the other half for the summary and the work to come). After the
+    /// provider refused the request as too long, the window is smaller than rein thought: a
+    /// quarter of the transcript at most.
+    fn kept_budget(&self, trigger: CompactTrigger) -> u64 {
+        let below_clearing = (context::CLEAR_AT * self.window() as f64) as u64;
+        let budget =
+            (self.window() * 3 / 10).min(below_clearing.saturating_sub(self.fixed_tokens()) / 2);
+        match trigger {
+            CompactTrigger::Reactive => {
+                budget.min(context::estimate(&self.transcript.messages) / 4)
+            }
+            _ => budget,
+        }
     }
 
     /// The model's summary of the first `older` messages, with the focus asked for.
@@ -117,7 +150,11 @@ impl Agent {
         // The conversation's own system prompt and tools, so the summary request reads the
         // cached prefix instead of paying for the whole transcript once more; the instruction
         // tells the model to answer in text.
-        let request = self.request(messages);
+        let mut request = self.request(messages);
+        if self.fixed_tokens() + context::estimate(&request.messages) > self.window() {
+            // With the tools it would not fit: without them it may.
+            request.tools.clear();
+        }
         let mut response = self.summary_turn(request.clone(), cancel).await?;
         if response.message.text().trim().is_empty() && !request.tools.is_empty() {
             // The model called a tool instead of writing: ask once more with no tools to call
@@ -134,16 +171,16 @@ impl Agent {
     }
 
     /// The transcript becomes `summary` (with the folder memory shown so far and the todo
-    /// list) followed by its last `keep` messages; recorded and said.
+    /// list) followed by its last `keep` messages, recorded and said; unless that would not
+    /// make the next request smaller.
     fn replace_with_summary(
         &mut self,
         summary: String,
         keep: usize,
         trigger: CompactTrigger,
         events: &EventSender,
-    ) {
+    ) -> Result<(), CompactionError> {
         let tokens_before = self.next_request_tokens();
-        let transcript = std::mem::take(&mut self.transcript.messages);
         let mut summary = match self.folder_memory.all() {
             Some(memory) => format!("{summary}\n\n{memory}"),
             None => summary,
@@ -155,8 +192,19 @@ impl Agent {
                 super::todos::render(&todos)
             ));
         }
-        self.transcript.messages = context::compacted(transcript, &summary, keep);
-        self.transcript.anchor = None;
+        self.transcript.summary_tokens = context::tokens_of(summary.len());
+        let compacted = context::compacted(self.transcript.messages.clone(), &summary, keep);
+        let transcript = std::mem::replace(&mut self.transcript.messages, compacted);
+        let anchor = self.transcript.anchor.take();
+        let tokens_after = self.next_request_tokens();
+        if tokens_after >= tokens_before {
+            self.transcript.messages = transcript;
+            self.transcript.anchor = anchor;
+            return Err(CompactionError::NoGain {
+                before: tokens_before,
+                after: tokens_after,
+            });
+        }
         self.record(SessionRecord::Compaction {
             trigger: trigger.name().to_string(),
             summary,
@@ -165,8 +213,9 @@ impl Agent {
         events.emit(Event::Compaction {
             trigger: trigger.name().to_string(),
             tokens_before,
-            tokens_after: self.next_request_tokens(),
+            tokens_after,
             kept_messages: keep,
         });
+        Ok(())
     }
 }

@@ -1,23 +1,53 @@
-//! Keeping the transcript within the model's window: the next request's estimated size,
-//! old tool results cleared once it passes [`context::CLEAR_AT`] of the window (saved to
-//! files the model can read again), and whether a summary compaction is due
-//! ([`context::COMPACT_AT`]).
+//! Keeping the next request within the model's window, cheapest first and never losing
+//! ground: old tool results cleared once the estimate passes [`context::CLEAR_AT`] of the
+//! window (saved to files the model can read again); past [`context::COMPACT_AT`], the
+//! results before the latest cleared when that is enough, else one summary compaction (when
+//! there is something old enough to summarise, and only if it shrinks the transcript), then
+//! the latest results cleared too; a run whose fixed part and prompt still overflow the
+//! window ends with [`WindowTooSmall`].
 
 use rein_protocol::Event;
+use rein_tools::OutputBudget;
+use tokio_util::sync::CancellationToken;
 
 use super::Agent;
+use super::compaction::CompactionError;
+use super::recovery::Recovery;
 use crate::EventSender;
-use crate::context;
+use crate::context::{self, Clearing};
+use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
 
+/// The next request overflows the window with everything cleared or summarised that could be.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the context window ({window} tokens) is too small for the next request: the system prompt \
+     and tool definitions alone take ~{fixed} tokens, and the conversation ~{conversation} more \
+     with everything compacted and cleared that could be; use a model with a larger window, or \
+     set --context-window (context_window) to the model's real window if it is larger"
+)]
+pub(super) struct WindowTooSmall {
+    window: u64,
+    fixed: u64,
+    conversation: u64,
+}
+
 impl Agent {
+    /// Estimated tokens of what every request sends besides the conversation: the system
+    /// prompt and the offered tools' definitions, serialised as they are sent.
+    pub(super) fn fixed_tokens(&self) -> u64 {
+        context::tokens_of(self.system.as_str().len() + self.offered_specs_bytes())
+    }
+
     /// The estimated size of the next request, tool specs and system prompt included. For
     /// OpenAI models, once the cheap estimate passes half the window, the part since the last
     /// reported usage is counted with the model's own tokenizer.
     pub(super) fn next_request_tokens(&self) -> u64 {
-        let fixed = self.system.as_str().len() + self.offered_specs_bytes();
-        let cheap =
-            context::estimate_next(&self.transcript.messages, fixed, self.transcript.anchor);
+        let cheap = context::estimate_next(
+            &self.transcript.messages,
+            self.fixed_tokens(),
+            self.transcript.anchor,
+        );
         let tokenizer = context::Tokenizer::for_model(&self.config.model);
         match (tokenizer, self.transcript.anchor) {
             (Some(tokenizer), Some(anchor))
@@ -33,36 +63,117 @@ impl Agent {
         }
     }
 
-    pub(super) fn over_threshold(&self) -> bool {
-        self.transcript.messages.len() > 2
-            && self.next_request_tokens() as f64 > context::COMPACT_AT * self.window() as f64
+    /// The window's tokens at `fraction` of it.
+    fn window_at(&self, fraction: f64) -> u64 {
+        (fraction * self.window() as f64) as u64
     }
 
-    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window.
-    pub(super) fn clear_old_results(&mut self, events: &EventSender) {
-        let before = self.next_request_tokens();
-        if (before as f64) < context::CLEAR_AT * self.window() as f64 {
+    /// Before a request: the transcript brought under [`context::COMPACT_AT`] of the window,
+    /// cheapest first, with at most one summary request since the model last answered.
+    pub(super) async fn make_room(
+        &mut self,
+        recovery: &mut Recovery,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), WindowTooSmall> {
+        self.clear_old_results(events);
+        let limit = self.window_at(context::COMPACT_AT);
+        if self.next_request_tokens() > limit {
+            self.clear_all_but_latest(events);
+        }
+        if self.next_request_tokens() > limit && !recovery.summarised {
+            match self
+                .compact(CompactTrigger::Auto, None, events, cancel)
+                .await
+            {
+                Ok(()) => recovery.summarised = true,
+                // Nothing old enough to summarise: no request made.
+                Err(CompactionError::TooShort { .. }) => {}
+                Err(error) => {
+                    recovery.summarised = true;
+                    events.error(format!("compaction failed, continuing without it: {error}"));
+                }
+            }
+        }
+        if self.next_request_tokens() > limit {
+            self.clear_results(self.clearing_down_to(0, context::CLEAR_AT), events);
+        }
+        self.fits()
+    }
+
+    /// Whether the next request fits in the window.
+    pub(super) fn fits(&self) -> Result<(), WindowTooSmall> {
+        let tokens = self.next_request_tokens();
+        if tokens <= self.window() {
+            return Ok(());
+        }
+        let fixed = self.fixed_tokens();
+        Err(WindowTooSmall {
+            window: self.window(),
+            fixed,
+            conversation: tokens.saturating_sub(fixed),
+        })
+    }
+
+    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window:
+    /// results older than the latest [`context::KEEP_RECENT_RESULTS`], in batches that free
+    /// a tenth of the window.
+    fn clear_old_results(&mut self, events: &EventSender) {
+        if self.next_request_tokens() < self.window_at(context::CLEAR_AT) {
             return;
         }
-        let budget = self.tool_ctx.budget.clone();
-        // Worth clearing once it frees a tenth of the window.
-        let min_total = (self.window() as f64 / 10.0 * 3.5) as usize;
-        let cleared = context::clear_old_tool_results(
-            &mut self.transcript.messages,
-            context::KEEP_RECENT_RESULTS,
-            context::CLEAR_MIN_BYTES,
-            min_total,
-            |tool, content| {
-                // Read-only lookups are cheap to repeat; only other outputs are saved.
-                if matches!(tool, "read_file" | "glob" | "grep") {
-                    return None;
-                }
-                let path = budget.new_save_path(tool)?.ok()?;
-                rein_tools::private::write_private_new(&path, content.as_bytes()).ok()?;
-                Some(path.display().to_string())
+        self.clear_results(
+            Clearing {
+                keep_recent: context::KEEP_RECENT_RESULTS,
+                min_bytes: context::CLEAR_MIN_BYTES,
+                min_total_bytes: context::bytes_of(self.window() / 10),
+                enough_bytes: usize::MAX,
             },
+            events,
         );
-        if cleared > 0 {
+    }
+
+    /// Past [`context::COMPACT_AT`]: the results before the latest cleared, when that alone
+    /// brings the estimate under it (a summary would lose more).
+    fn clear_all_but_latest(&mut self, events: &EventSender) {
+        let clearing = self.clearing_down_to(1, context::CLEAR_AT);
+        let clearable = context::tokens_of(context::clearable_bytes(
+            &self.transcript.messages,
+            clearing,
+        ));
+        let over = self
+            .next_request_tokens()
+            .saturating_sub(self.window_at(context::COMPACT_AT));
+        if clearable > over {
+            self.clear_results(clearing, events);
+        }
+    }
+
+    /// Clears results but the latest `keep_recent`, oldest first, until the estimate is
+    /// under `fraction` of the window.
+    fn clearing_down_to(&self, keep_recent: usize, fraction: f64) -> Clearing {
+        let over = self
+            .next_request_tokens()
+            .saturating_sub(self.window_at(fraction));
+        Clearing {
+            keep_recent,
+            min_bytes: context::CLEAR_MIN_BYTES,
+            min_total_bytes: 0,
+            enough_bytes: context::bytes_of(over),
+        }
+    }
+
+    /// One clearing pass, said as a `micro` compaction when it cleared something; how many
+    /// results it cleared.
+    pub(super) fn clear_results(&mut self, clearing: Clearing, events: &EventSender) -> usize {
+        let before = self.next_request_tokens();
+        let budget = self.tool_ctx.budget.clone();
+        let cleared = context::clear_tool_results(
+            &mut self.transcript.messages,
+            clearing,
+            |tool, content| save_output(&budget, tool, content),
+        );
+        if cleared.results > 0 {
             // The reported size counted the cleared outputs: estimate afresh.
             self.transcript.anchor = None;
             events.emit(Event::Compaction {
@@ -72,5 +183,17 @@ impl Agent {
                 kept_messages: self.transcript.messages.len(),
             });
         }
+        cleared.results
     }
+}
+
+/// Saves a tool's output before it is cleared from the transcript; its path. Read-only
+/// lookups are cheap to repeat and are not saved.
+fn save_output(budget: &OutputBudget, tool: &str, content: &str) -> Option<String> {
+    if matches!(tool, "read_file" | "glob" | "grep") {
+        return None;
+    }
+    let path = budget.new_save_path(tool)?.ok()?;
+    rein_tools::private::write_private_new(&path, content.as_bytes()).ok()?;
+    Some(path.display().to_string())
 }

@@ -8,7 +8,9 @@ use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord};
 use tokio_util::sync::CancellationToken;
 
 use super::RunSummary;
+use super::compaction::CompactionError;
 use crate::EventSender;
+use crate::context::{self, Clearing};
 use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
 use crate::turn::{self, TurnOutcome};
@@ -21,6 +23,8 @@ const MAX_CONTINUATIONS: u32 = 3;
 pub(super) struct Recovery {
     /// A reactive compaction was tried.
     compacted: bool,
+    /// A summary was asked for since the model last answered: at most one per request.
+    pub(super) summarised: bool,
     /// The output limit requests use from now on, once raised.
     raised_limit: Option<u32>,
     /// Continuations asked for after cut text.
@@ -53,7 +57,10 @@ impl super::Agent {
             request.max_tokens = request.max_tokens.max(limit);
         }
         let error = match turn::stream_turn(self.client.as_ref(), request, events, cancel).await {
-            TurnOutcome::Completed(response) => return Asked::Reply(response),
+            TurnOutcome::Completed(response) => {
+                recovery.summarised = false;
+                return Asked::Reply(response);
+            }
             TurnOutcome::Cancelled { blocks } => {
                 self.record_cut_reply(blocks);
                 return Asked::End(RunOutcome::Cancelled);
@@ -61,17 +68,12 @@ impl super::Agent {
             TurnOutcome::Failed(error) => error,
         };
         if error.kind == LlmErrorKind::ContextLength && !recovery.compacted {
-            // The prompt no longer fits: compact once and try again.
+            // The prompt no longer fits: make it smaller once and try again.
             recovery.compacted = true;
-            return match self
-                .compact(CompactTrigger::Reactive, None, events, cancel)
-                .await
-            {
+            return match self.shrink_refused(recovery, events, cancel).await {
                 Ok(()) => Asked::Again,
-                Err(message) => {
-                    let message = format!(
-                        "{error}; compacting the transcript to make it fit failed: {message}"
-                    );
+                Err(why) => {
+                    let message = format!("{error}; {why}");
                     self.fail(summary, error, message, events)
                 }
             };
@@ -89,6 +91,52 @@ impl super::Agent {
         }
         let message = error.to_string();
         self.fail(summary, error, message, events)
+    }
+
+    /// After the provider refused the request as too long: one summary compaction unless one
+    /// was just made or there is nothing old enough to summarise, else every tool result
+    /// cleared (saved to files); why neither helped.
+    async fn shrink_refused(
+        &mut self,
+        recovery: &mut Recovery,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        if !recovery.summarised {
+            match self
+                .compact(CompactTrigger::Reactive, None, events, cancel)
+                .await
+            {
+                Ok(()) => {
+                    recovery.summarised = true;
+                    return Ok(());
+                }
+                // Nothing old enough: no request made.
+                Err(CompactionError::TooShort { .. }) => {}
+                Err(CompactionError::NoGain { .. }) => recovery.summarised = true,
+                Err(error) => {
+                    return Err(format!(
+                        "compacting the transcript to make it fit failed: {error}"
+                    ));
+                }
+            }
+        }
+        let everything = Clearing {
+            keep_recent: 0,
+            min_bytes: context::CLEAR_MIN_BYTES,
+            min_total_bytes: 0,
+            enough_bytes: usize::MAX,
+        };
+        if self.clear_results(everything, events) > 0 {
+            return Ok(());
+        }
+        Err(format!(
+            "the transcript is as small as compacting and clearing tool outputs make it \
+             (~{} tokens, ~{} of them the system prompt and tool definitions): the model's \
+             context window is too small for it",
+            self.next_request_tokens(),
+            self.fixed_tokens()
+        ))
     }
 
     fn fail(

@@ -6,12 +6,12 @@ use rein_protocol::{Event, Message, RunOutcome, SessionRecord, StopReason};
 use rein_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
 
+use super::context_budget::WindowTooSmall;
 use super::recovery::{Asked, Recovery};
 use super::transcript::{is_empty_reply, tool_calls};
 use super::{Agent, RunSummary};
 use crate::EventSender;
 use crate::context::Anchor;
-use crate::controller::CompactTrigger;
 use crate::dispatch::{self, ToolCall};
 use crate::emitter::Emitter;
 
@@ -77,7 +77,17 @@ impl Agent {
             ));
             return Step::End(RunOutcome::MaxTurns);
         }
-        self.prepare_request(events, cancel).await;
+        if let Err(too_small) = self
+            .prepare_request(&mut drive.recovery, events, cancel)
+            .await
+        {
+            let message = too_small.to_string();
+            self.record(SessionRecord::Error {
+                message: message.clone(),
+            });
+            events.error(message);
+            return Step::End(RunOutcome::Failed);
+        }
         summary.turns += 1;
         let turn = summary.turns;
         events.emit(Event::TurnStart { turn });
@@ -116,22 +126,20 @@ impl Agent {
         self.run_calls(drive, calls, summary, events, cancel).await
     }
 
-    /// Before a request: old results cleared, the transcript compacted when it grew too
-    /// large, the sourced tools refreshed.
-    async fn prepare_request(&mut self, events: &EventSender, cancel: &CancellationToken) {
-        self.clear_old_results(events);
-        if self.over_threshold()
-            && let Err(message) = self
-                .compact(CompactTrigger::Auto, None, events, cancel)
-                .await
-        {
-            events.error(format!(
-                "compaction failed, continuing without it: {message}"
-            ));
-        }
+    /// Before a request: the sourced tools refreshed, room made in the window (old results
+    /// cleared, the transcript compacted when it grew too large). `Err` ends the run: the
+    /// request cannot fit.
+    async fn prepare_request(
+        &mut self,
+        recovery: &mut Recovery,
+        events: &EventSender,
+        cancel: &CancellationToken,
+    ) -> Result<(), WindowTooSmall> {
+        // Tools first: they count in what must fit.
         if let Some(source) = self.config.tool_source.clone() {
             self.toolset.refresh(source.as_ref(), events).await;
         }
+        self.make_room(recovery, events, cancel).await
     }
 
     /// The reply's usage counted and the reply shown.

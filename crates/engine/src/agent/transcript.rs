@@ -14,6 +14,9 @@ use crate::dispatch::{self, ToolCall};
 pub(super) struct Transcript {
     pub(super) messages: Vec<Message>,
     pub(super) anchor: Option<Anchor>,
+    /// Estimated tokens of the last summary the model wrote, used or not: the window does
+    /// not ask for a summary of a shorter history.
+    pub(super) summary_tokens: u64,
 }
 
 impl Transcript {
