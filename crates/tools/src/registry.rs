@@ -135,6 +135,19 @@ impl ToolRegistry {
         self.entries.iter().map(|e| e.spec.clone()).collect()
     }
 
+    /// The specs `profile` offers, in registration order: in the lean profile, each tool as
+    /// its [`crate::Lean`] entry says (shorter, or left out).
+    pub fn specs_for(&self, profile: crate::ToolsProfile) -> Vec<ToolSpec> {
+        match profile {
+            crate::ToolsProfile::Full => self.specs(),
+            crate::ToolsProfile::Lean => self
+                .entries
+                .iter()
+                .filter_map(|e| e.tool.lean().apply(&e.spec))
+                .collect(),
+        }
+    }
+
     /// The names of all tools, in registration order.
     pub fn names(&self) -> Vec<String> {
         self.entries.iter().map(|e| e.spec.name.clone()).collect()

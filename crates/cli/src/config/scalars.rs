@@ -69,6 +69,11 @@ pub fn scalars(config: &Config) -> Vec<Scalar> {
         "(the model's own)",
     );
     push(
+        "tools_profile",
+        named(&config.tools_profile, |p| p.name()),
+        "(\"lean\" for windows up to 16384 tokens, else \"full\")",
+    );
+    push(
         "permission_mode",
         named(&config.permission_mode, |m| m.name()),
         "\"default\"",
