@@ -26,6 +26,14 @@ pub(crate) fn plan_of(args: &Value) -> &str {
 
 #[async_trait]
 impl Tool for ExitPlanMode {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::Short {
+            description: "In plan mode, once your plan is ready: show it to the user, who \
+                          approves it or sends feedback.",
+            arguments: &[("plan", "Markdown")],
+        }
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: PLAN_TOOL.into(),

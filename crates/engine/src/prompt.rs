@@ -2,14 +2,20 @@
 //! the tools on offer, and the workspace's memory file (`AGENTS.md`, else `CLAUDE.md`).
 //!
 //! The prompt is sent on every request, so every part is kept short; `SystemPrompt::len` lets
-//! benchmarks and tests watch its size.
+//! benchmarks and tests watch its size. In the lean profile (small context windows) the
+//! opening is shorter, the tools' guidance is left to their descriptions, and the memory files
+//! and the skill list are capped lower ([`LEAN_MEMORY_CAP`],
+//! [`crate::commands::LEAN_CATALOG_CAP`]).
 
 use std::path::{Path, PathBuf};
 
-use rein_tools::{PromptFiles, WorkspaceGuard, read_regular};
+use rein_tools::{PromptFiles, ToolsProfile, WorkspaceGuard, read_regular};
 
 /// Memory files larger than this are cut, with a note, so one file cannot eat the window.
 const MEMORY_FILE_CAP: usize = 40_000;
+
+/// Memory files larger than this are cut in the lean profile (about 700 tokens each).
+pub const LEAN_MEMORY_CAP: usize = 2_500;
 
 /// Most of a memory file read from disk (before the cut to [`MEMORY_FILE_CAP`]); a larger
 /// file, or anything but a regular file, is skipped with a warning.
@@ -29,6 +35,14 @@ Rules:
 - Tool errors are information: read them and correct the call.
 - Never guess file contents; read them first.
 - When done, answer briefly: what you changed and how you verified it.";
+
+/// The opening of the lean profile: the same rules, said shortly.
+const LEAN_IDENTITY: &str = "\
+You are rein, a coding agent working in the user's workspace through tools. Read code before \
+changing it, make focused changes and check them (build, tests) when you can. Paths are \
+relative to the workspace root. Prefer read_file, grep and glob to cat, grep and find in bash. \
+Tool errors are information: correct the call. When done, answer briefly: what you changed \
+and how you verified it.";
 
 /// The environment facts the model needs to orient itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +104,9 @@ pub struct SystemPromptBuilder {
     memory: Option<(String, String)>,
     user_memory: Option<(String, String)>,
     skills: Option<String>,
+    profile: ToolsProfile,
+    /// Whether [`Self::identity`] replaced the opening (a subagent's, kept in any profile).
+    own_identity: bool,
     warnings: Vec<String>,
     /// The workspace's prompt files, whose sensitive list the user's memory is checked
     /// against too.
@@ -112,6 +129,8 @@ impl SystemPromptBuilder {
             memory,
             user_memory: None,
             skills: None,
+            profile: ToolsProfile::Full,
+            own_identity: false,
             warnings,
             workspace_files: source.file,
         }
@@ -136,6 +155,14 @@ impl SystemPromptBuilder {
     /// definition.
     pub fn identity(mut self, text: &str) -> Self {
         self.identity = text.trim().to_string();
+        self.own_identity = true;
+        self
+    }
+
+    /// Builds the prompt for `profile`: in the lean one a shorter opening, no tool guidance
+    /// and lower caps (call before [`Self::skills`]).
+    pub fn profile(mut self, profile: ToolsProfile) -> Self {
+        self.profile = profile;
         self
     }
 
@@ -146,14 +173,17 @@ impl SystemPromptBuilder {
     }
 
     /// Lists the skills of `catalog` the model may load (when the `skill` tool is offered:
-    /// call after [`Self::tools`]).
+    /// call after [`Self::tools`] and [`Self::profile`]).
     pub fn skills(mut self, catalog: &crate::commands::Catalog) -> Self {
         if self
             .tool_names
             .iter()
             .any(|t| t == crate::commands::SKILL_TOOL)
         {
-            self.skills = catalog.prompt_section();
+            self.skills = catalog.prompt_section_within(match self.profile {
+                ToolsProfile::Full => crate::commands::CATALOG_CAP,
+                ToolsProfile::Lean => crate::commands::LEAN_CATALOG_CAP,
+            });
         }
         self
     }
@@ -161,8 +191,12 @@ impl SystemPromptBuilder {
     /// Assembles the prompt.
     pub fn build(self) -> SystemPrompt {
         let env = &self.environment;
+        let lean = self.profile == ToolsProfile::Lean;
         let mut out = String::with_capacity(2048);
-        out.push_str(&self.identity);
+        match (lean, self.own_identity) {
+            (true, false) => out.push_str(LEAN_IDENTITY),
+            _ => out.push_str(&self.identity),
+        }
         out.push_str("\n\n# Environment\n");
         out.push_str(&format!("- Working directory: {}\n", env.cwd.display()));
         out.push_str(&format!("- OS: {}\n", env.os));
@@ -171,11 +205,15 @@ impl SystemPromptBuilder {
             Some(branch) => out.push_str(&format!("- Git branch: {branch}\n")),
             None => out.push_str("- Not a git repository\n"),
         }
-        let guidance: Vec<&str> = self
-            .tool_names
-            .iter()
-            .filter_map(|name| tool_guidance(name))
-            .collect();
+        // The lean profile leaves the guidance to the tools' own descriptions.
+        let guidance: Vec<&str> = match lean {
+            true => Vec::new(),
+            false => self
+                .tool_names
+                .iter()
+                .filter_map(|name| tool_guidance(name))
+                .collect(),
+        };
         if !guidance.is_empty() {
             out.push_str("\n# Tools\n");
             for line in guidance {
@@ -191,17 +229,34 @@ impl SystemPromptBuilder {
             out.push_str(&format!(
                 "\n# The user's instructions ({name})\nFollow these in every workspace.\n\n"
             ));
-            out.push_str(text.trim_end());
+            out.push_str(&self.memory_text(name, text));
             out.push('\n');
         }
         if let Some((name, text)) = &self.memory {
             out.push_str(&format!(
                 "\n# Project instructions ({name})\nFollow these instructions from the workspace.\n\n"
             ));
-            out.push_str(text.trim_end());
+            out.push_str(&self.memory_text(name, text));
             out.push('\n');
         }
         SystemPrompt(out)
+    }
+
+    /// The memory file `name`'s `text` as sent: in the lean profile cut to
+    /// [`LEAN_MEMORY_CAP`], naming the file.
+    fn memory_text(&self, name: &str, text: &str) -> String {
+        let text = text.trim_end();
+        if self.profile == ToolsProfile::Full || text.len() <= LEAN_MEMORY_CAP {
+            return text.to_string();
+        }
+        let mut cut = LEAN_MEMORY_CAP;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!(
+            "{}\n[... cut for a small context window; the whole file is {name} ...]",
+            &text[..cut]
+        )
     }
 }
 

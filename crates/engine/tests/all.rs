@@ -12,6 +12,7 @@ mod controller;
 mod dispatch;
 mod hooks;
 mod hooks_claude;
+mod lean;
 mod limits;
 mod linked_out;
 mod loop_;

@@ -36,6 +36,7 @@ mod facts;
 mod hidden_env;
 mod hunks;
 mod output;
+mod profile;
 mod read_file;
 mod registry;
 mod search;
@@ -58,6 +59,7 @@ pub use edit::{EditFile, EditFileArgs};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};
 pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
+pub use profile::{LEAN_WINDOW, Lean, ToolsProfile, UnknownToolsProfile};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::ToolRegistry;
 pub use rein_fs::{

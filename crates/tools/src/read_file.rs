@@ -45,6 +45,11 @@ impl TypedTool for ReadFile {
     const NAME: &'static str = "read_file";
     const CLAUDE_NAME: &'static str = "Read";
     const KIND: CallKind = CallKind::Read;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Reads a text file as numbered lines (`cat -n`): 2000 lines from `offset` \
+                      (1-based) unless `limit` says fewer; the result says where to go on.",
+        arguments: &[("path", ""), ("offset", ""), ("limit", "")],
+    };
 
     fn description(&self) -> String {
         format!(

@@ -20,6 +20,8 @@ struct Entry {
     validator: OnceLock<Result<Validator, String>>,
     /// The spec's length as JSON, once asked.
     spec_len: OnceLock<usize>,
+    /// The lean profile's spec's length as JSON (`None`: left out), once asked.
+    lean_len: OnceLock<Option<usize>>,
 }
 
 impl Entry {
@@ -121,6 +123,7 @@ impl ToolRegistry {
             tool,
             validator: OnceLock::new(),
             spec_len: OnceLock::new(),
+            lean_len: OnceLock::new(),
         };
         match self
             .entries
@@ -151,15 +154,36 @@ impl ToolRegistry {
         self.entries.iter().map(|e| e.spec.clone()).collect()
     }
 
-    /// Each tool's name and the length of its spec as JSON (`serde_json::to_string`), in
-    /// registration order; a spec is serialised once, at the first ask.
-    pub fn spec_lengths(&self) -> impl Iterator<Item = (&str, usize)> {
-        self.entries.iter().map(|e| {
-            let len = *e
-                .spec_len
-                .get_or_init(|| serde_json::to_string(&e.spec).map_or(0, |s| s.len()));
-            (e.spec.name.as_str(), len)
+    /// Each tool [`ToolRegistry::specs_for`] offers in `profile`: its name and the length of
+    /// its spec as JSON (`serde_json::to_string`), in registration order; a spec is
+    /// serialised once per profile, at the first ask.
+    pub fn spec_lengths(
+        &self,
+        profile: crate::ToolsProfile,
+    ) -> impl Iterator<Item = (&str, usize)> + '_ {
+        self.entries.iter().filter_map(move |e| {
+            let json_len = |spec: &ToolSpec| serde_json::to_string(spec).map_or(0, |s| s.len());
+            let len = match profile {
+                crate::ToolsProfile::Full => Some(*e.spec_len.get_or_init(|| json_len(&e.spec))),
+                crate::ToolsProfile::Lean => *e
+                    .lean_len
+                    .get_or_init(|| e.tool.lean().apply(&e.spec).as_ref().map(json_len)),
+            };
+            len.map(|len| (e.spec.name.as_str(), len))
         })
+    }
+
+    /// The specs `profile` offers, in registration order: in the lean profile, each tool as
+    /// its [`crate::Lean`] entry says (shorter, or left out).
+    pub fn specs_for(&self, profile: crate::ToolsProfile) -> Vec<ToolSpec> {
+        match profile {
+            crate::ToolsProfile::Full => self.specs(),
+            crate::ToolsProfile::Lean => self
+                .entries
+                .iter()
+                .filter_map(|e| e.tool.lean().apply(&e.spec))
+                .collect(),
+        }
     }
 
     /// The names of all tools, in registration order.

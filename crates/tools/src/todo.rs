@@ -74,6 +74,8 @@ pub struct TodoWrite;
 impl TypedTool for TodoWrite {
     type Args = TodoWriteArgs;
     const NAME: &'static str = "todo_write";
+    // Rarely used; not worth its definition in a small window.
+    const LEAN: crate::Lean = crate::Lean::LeftOut;
     const CLAUDE_NAME: &'static str = "TodoWrite";
 
     fn description(&self) -> String {

@@ -144,6 +144,11 @@ impl ToolContext {
 pub trait Tool: Send + Sync {
     /// Name, description and argument schema.
     fn spec(&self) -> ToolSpec;
+    /// How the tool appears in the lean profile (small context windows); the default: as in
+    /// the full one.
+    fn lean(&self) -> crate::Lean {
+        crate::Lean::Same
+    }
     /// The effect of a call with these arguments, judged without the workspace (the
     /// conservative answer; [`Tool::facts`] has the final one).
     fn effect(&self, args: &Value) -> Effect;

@@ -62,6 +62,8 @@ pub trait TypedTool: Send + Sync + 'static {
     const KIND: CallKind = CallKind::Other;
     /// What the tool does and when to use it.
     fn description(&self) -> String;
+    /// How it appears in the lean profile (see [`crate::Lean`]); the default: as in the full.
+    const LEAN: crate::Lean = crate::Lean::Same;
     /// The effect of a call with these arguments.
     fn effect(&self, args: &Self::Args) -> Effect;
     /// Adds what a call touches to `facts` (which already hold the names, kind and effect):
@@ -116,6 +118,10 @@ pub fn typed<T: TypedTool>(tool: T) -> Arc<dyn Tool> {
 impl<T: TypedTool> Tool for Typed<T> {
     fn spec(&self) -> ToolSpec {
         self.spec.clone()
+    }
+
+    fn lean(&self) -> crate::Lean {
+        T::LEAN
     }
 
     fn effect(&self, args: &Value) -> Effect {

@@ -35,6 +35,11 @@ impl TypedTool for WriteFile {
     const NAME: &'static str = "write_file";
     const CLAUDE_NAME: &'static str = "Write";
     const KIND: CallKind = CallKind::Edit;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Creates a file or replaces its whole contents (folders created). To \
+                      change part of a file use edit_file.",
+        arguments: &[("path", ""), ("content", "")],
+    };
 
     fn description(&self) -> String {
         "Creates a file, or replaces an existing file's whole contents, in the workspace. \

@@ -40,6 +40,9 @@ pub struct TomlFile {
     pub cache_ttl: Option<Spanned<String>>,
     /// How hard the model thinks: `minimal`, `low`, `medium` or `high`.
     pub effort: Option<Spanned<String>>,
+    /// How much of the tool definitions requests carry: `full` or `lean` (default: lean for
+    /// windows up to 16k tokens).
+    pub tools_profile: Option<Spanned<String>>,
     #[serde(default)]
     pub permissions: Permissions,
     #[serde(default)]

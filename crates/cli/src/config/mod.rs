@@ -125,6 +125,8 @@ pub struct Config {
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
     /// How hard the model thinks.
     pub effort: Option<Sourced<rein_llm::Effort>>,
+    /// Which tool definitions requests carry (`tools_profile`); unset, the window decides.
+    pub tools_profile: Option<Sourced<rein_tools::ToolsProfile>>,
     pub allow: Vec<Sourced<String>>,
     pub ask: Vec<Sourced<String>>,
     pub deny: Vec<Sourced<String>>,
@@ -289,6 +291,14 @@ fn merge_request_options(
         config.cache_ttl = Some(Sourced {
             value,
             source: reader.at(ttl),
+        });
+    }
+    if let Some(profile) = &file.tools_profile {
+        let value = rein_tools::ToolsProfile::parse(profile.get_ref())
+            .map_err(|message| reader.error(profile, "tools_profile", message.to_string()))?;
+        config.tools_profile = Some(Sourced {
+            value,
+            source: reader.at(profile),
         });
     }
     if let Some(effort) = &file.effort {

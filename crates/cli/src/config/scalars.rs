@@ -93,6 +93,11 @@ impl Table {
             "(the model's own)",
         );
         self.push(
+            "tools_profile",
+            named(&config.tools_profile, |p| p.name()),
+            "(\"lean\" for windows up to 16384 tokens, else \"full\")",
+        );
+        self.push(
             "permission_mode",
             named(&config.permission_mode, |m| m.name()),
             "\"default\"",

@@ -24,6 +24,11 @@ pub(super) struct CompactTool(pub(super) CompactRequest);
 
 #[async_trait]
 impl Tool for CompactTool {
+    /// A small window is compacted automatically; the definition is not worth its room.
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: COMPACT_TOOL.into(),

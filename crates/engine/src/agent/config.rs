@@ -64,6 +64,10 @@ pub struct AgentConfig {
     pub subagents: Option<crate::subagents::Subagents>,
     /// Offer the `compact` tool, with which the model compacts its own transcript.
     pub compact_tool: bool,
+    /// How much of the tool definitions and the system prompt requests carry: the lean
+    /// profile (small windows) offers the everyday tools briefly and caps the memory files
+    /// and the skill list. The CLI chooses it from the window unless configured.
+    pub tools_profile: rein_tools::ToolsProfile,
     /// The model asked instead when the configured one is overloaded or not found.
     pub fallback: Option<Fallback>,
     /// Custom slash commands and skills (`/name args` expands; the `skill` tool is offered
@@ -107,6 +111,7 @@ impl AgentConfig {
             commands: Default::default(),
             fallback: None,
             compact_tool: false,
+            tools_profile: rein_tools::ToolsProfile::Full,
             repeat_limits: super::RepeatLimits::default(),
             tool_source: None,
             prompt_source: None,

@@ -145,6 +145,7 @@ pub(super) fn system_prompt(
 ) -> (SystemPrompt, Vec<String>) {
     let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
         .tools(tools.names())
+        .profile(config.tools_profile)
         .skills(&config.commands);
     if let Some(dir) = &config.user_memory_dir {
         builder = builder.user_memory(dir);

@@ -122,6 +122,7 @@ impl Agent {
         let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
             .identity(&definition.prompt)
             .tools(tools.names())
+            .profile(config.tools_profile)
             .skills(&config.commands);
         if let Some(dir) = &config.user_memory_dir {
             builder = builder.user_memory(dir);
@@ -141,7 +142,7 @@ impl Agent {
         Self {
             client,
             // Its `tool_search` (from the parent's tools) loads into the parent's list.
-            toolset: Toolset::for_subagent(tools, parent.deferred.clone()),
+            toolset: Toolset::for_subagent(tools, parent.deferred.clone(), config.tools_profile),
             system: builder.build(),
             transcript: Default::default(),
             // Its own prompt-cache key; the parent's id shows whose it is.

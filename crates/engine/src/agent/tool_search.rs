@@ -3,14 +3,17 @@
 //! offer only their names and one-line descriptions, in the description of `tool_search`; the
 //! model loads the ones it needs with it, and from then on they are offered in full. Claude
 //! Code's deferred tools and codex's `tool_search` do the same, so the first request stays
-//! small however many servers are configured.
+//! small however many servers are configured. In the lean profile (small windows) every
+//! sourced tool is deferred and the catalog is shorter ([`LEAN_CATALOG_CAP`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rein_protocol::ToolSpec;
-use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
+use rein_tools::{
+    CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, ToolsProfile, WorkspaceGuard,
+};
 use serde_json::{Value, json};
 
 /// The tool's name.
@@ -21,6 +24,8 @@ const DEFER_OVER_TOOLS: usize = 30;
 const DEFER_OVER_BYTES: usize = 8_000;
 /// Most bytes of the catalog in `tool_search`'s description.
 const CATALOG_CAP: usize = 6_000;
+/// The same in the lean profile.
+const LEAN_CATALOG_CAP: usize = 1_200;
 /// Most tools one search loads.
 const MAX_LOADED_PER_SEARCH: usize = 5;
 
@@ -33,22 +38,34 @@ pub(super) struct Deferred(Arc<Mutex<State>>);
 struct State {
     specs: Vec<ToolSpec>,
     loaded: HashSet<String>,
+    profile: ToolsProfile,
 }
 
 impl Deferred {
+    /// None deferred yet, deciding and listing as `profile` has it.
+    pub(super) fn new(profile: ToolsProfile) -> Self {
+        Self(Arc::new(Mutex::new(State {
+            profile,
+            ..State::default()
+        })))
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Defers `specs` when they are over the budget (a tool already loaded stays loaded);
-    /// whether they are.
+    /// Defers `specs` when they are over the budget, or in the lean profile whenever there
+    /// are any (a tool already loaded stays loaded); whether they are.
     pub(super) fn decide(&self, specs: Vec<ToolSpec>) -> bool {
         let bytes: usize = specs
             .iter()
             .map(|s| serde_json::to_string(s).map_or(0, |j| j.len()))
             .sum();
-        let defer = specs.len() > DEFER_OVER_TOOLS || bytes > DEFER_OVER_BYTES;
         let mut state = self.state();
+        let defer = match state.profile {
+            ToolsProfile::Full => specs.len() > DEFER_OVER_TOOLS || bytes > DEFER_OVER_BYTES,
+            ToolsProfile::Lean => !specs.is_empty(),
+        };
         state.specs = if defer { specs } else { Vec::new() };
         let names: HashSet<String> = state.specs.iter().map(|s| s.name.clone()).collect();
         state.loaded.retain(|name| names.contains(name));
@@ -69,14 +86,22 @@ impl Deferred {
              be called. Search by a tool's exact name or by keywords; matching tools (at most \
              5) are loaded and can be called from the next step on. Not loaded yet:\n",
         );
+        let (cap, line_chars) = match state.profile {
+            ToolsProfile::Full => (CATALOG_CAP, 100),
+            ToolsProfile::Lean => (LEAN_CATALOG_CAP, 60),
+        };
         let mut left = 0;
         for spec in state
             .specs
             .iter()
             .filter(|s| !state.loaded.contains(&s.name))
         {
-            let line = format!("- {}: {}\n", spec.name, one_line(&spec.description, 100));
-            if left > 0 || description.len() + line.len() > CATALOG_CAP {
+            let line = format!(
+                "- {}: {}\n",
+                spec.name,
+                one_line(&spec.description, line_chars)
+            );
+            if left > 0 || description.len() + line.len() > cap {
                 left += 1;
             } else {
                 description.push_str(&line);
@@ -268,5 +293,26 @@ mod tests {
             description.len()
         );
         assert!(description.contains("more (search by keyword)"));
+    }
+
+    #[test]
+    fn the_lean_profile_defers_any_sourced_tool_and_lists_them_within_a_smaller_cap() {
+        let deferred = Deferred::new(ToolsProfile::Lean);
+        assert!(deferred.decide(vec![spec("mcp__a__x", "does x")]));
+        assert!(deferred.hides("mcp__a__x"));
+        let long = "word ".repeat(60);
+        deferred.decide(
+            (0..500)
+                .map(|n| spec(&format!("mcp__s__t{n}"), &long))
+                .collect(),
+        );
+        let description = deferred.search_spec().description;
+        assert!(
+            description.len() <= LEAN_CATALOG_CAP + 100,
+            "{}",
+            description.len()
+        );
+        assert!(description.contains("more (search by keyword)"));
+        assert!(!Deferred::new(ToolsProfile::Lean).decide(Vec::new()));
     }
 }

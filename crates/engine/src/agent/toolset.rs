@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use rein_protocol::{Event, ToolSpec};
-use rein_tools::{ToolRegistry, ToolSource};
+use rein_tools::{ToolRegistry, ToolSource, ToolsProfile};
 
 use super::compact_tool::{CompactRequest, CompactTool};
 use super::tool_search::{Deferred, TOOL_SEARCH, ToolSearch};
@@ -27,6 +27,8 @@ pub(super) struct Toolset {
     pub(super) deferred: Deferred,
     /// Where the `compact` tool leaves its request, when it is offered.
     pub(super) compact_asked: Option<CompactRequest>,
+    /// How much of the tools' definitions requests carry.
+    pub(super) profile: ToolsProfile,
 }
 
 impl Toolset {
@@ -36,7 +38,7 @@ impl Toolset {
         mut tools: ToolRegistry,
         config: &AgentConfig,
     ) -> (Self, Option<Arc<Spawner>>) {
-        let deferred = Deferred::default();
+        let deferred = Deferred::new(config.tools_profile);
         let sourced = match &config.tool_source {
             Some(source) => add_sourced(&mut tools, source.as_ref(), &[], &deferred),
             None => Vec::new(),
@@ -53,24 +55,32 @@ impl Toolset {
             sourced,
             deferred,
             compact_asked,
+            profile: config.tools_profile,
         };
         (toolset, spawner)
     }
 
-    /// A subagent's tools: `tools`, whose `tool_search` loads into the parent's `deferred`.
-    pub(super) fn for_subagent(tools: ToolRegistry, deferred: Deferred) -> Self {
+    /// A subagent's tools: `tools`, whose `tool_search` loads into the parent's `deferred`,
+    /// offered in the parent's `profile`.
+    pub(super) fn for_subagent(
+        tools: ToolRegistry,
+        deferred: Deferred,
+        profile: ToolsProfile,
+    ) -> Self {
         Self {
             registry: tools,
             sourced: Vec::new(),
             deferred,
             compact_asked: None,
+            profile,
         }
     }
 
-    /// The tool definitions a request offers in `mode`: `exit_plan_mode` only in plan mode,
-    /// deferred tools only once loaded, `tool_search` listing the others.
+    /// The tool definitions a request offers in `mode`, as the profile has them:
+    /// `exit_plan_mode` only in plan mode, deferred tools only once loaded, `tool_search`
+    /// listing the others.
     pub(super) fn offered(&self, mode: PermissionMode) -> Vec<ToolSpec> {
-        let mut specs = self.registry.specs();
+        let mut specs = self.registry.specs_for(self.profile);
         specs.retain(|s| self.is_offered(&s.name, mode));
         for spec in &mut specs {
             if spec.name == TOOL_SEARCH {
@@ -85,7 +95,7 @@ impl Toolset {
     pub(super) fn offered_bytes(&self, mode: PermissionMode) -> usize {
         let lengths: Vec<usize> = self
             .registry
-            .spec_lengths()
+            .spec_lengths(self.profile)
             .filter(|(name, _)| self.is_offered(name, mode))
             .map(|(name, len)| match name == TOOL_SEARCH {
                 true => serde_json::to_string(&self.deferred.search_spec()).map_or(0, |s| s.len()),
@@ -155,12 +165,21 @@ mod tests {
     fn offered_bytes_is_the_length_of_the_offered_specs_as_json() {
         let mut config = AgentConfig::new("claude-sonnet-4-5", std::env::temp_dir());
         config.compact_tool = true;
-        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
-        for mode in [PermissionMode::Default, PermissionMode::Plan] {
-            let offered = toolset.offered(mode);
-            let json = serde_json::to_string(&offered).unwrap_or_default();
-            assert_eq!(toolset.offered_bytes(mode), json.len(), "{mode:?}");
+        for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
+            config.tools_profile = profile;
+            let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
+            for mode in [PermissionMode::Default, PermissionMode::Plan] {
+                let offered = toolset.offered(mode);
+                let json = serde_json::to_string(&offered).unwrap_or_default();
+                assert_eq!(
+                    toolset.offered_bytes(mode),
+                    json.len(),
+                    "{profile:?} {mode:?}"
+                );
+            }
         }
+        config.tools_profile = ToolsProfile::Full;
+        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
         // Plan mode offers one tool more, so the two lengths differ.
         assert_ne!(
             toolset.offered_bytes(PermissionMode::Default),

@@ -23,6 +23,8 @@ const MAX_FILE_BYTES: u64 = 512 * 1024;
 const DESCRIPTION_CHARS: usize = 100;
 /// Most bytes the system prompt's skill catalog takes; past it, skills are listed by name.
 pub const CATALOG_CAP: usize = 6_000;
+/// The same in the lean profile (small context windows).
+pub const LEAN_CATALOG_CAP: usize = 800;
 /// Deepest folder nesting of commands (`a/b/c.md` is `/a:b:c`).
 const MAX_DEPTH: usize = 3;
 
@@ -130,6 +132,11 @@ impl Catalog {
     /// The system prompt's section listing the skills, one line each, at most
     /// [`CATALOG_CAP`] bytes; `None` without skills for the model.
     pub fn prompt_section(&self) -> Option<String> {
+        self.prompt_section_within(CATALOG_CAP)
+    }
+
+    /// The same within `cap` bytes ([`LEAN_CATALOG_CAP`] in the lean profile).
+    pub fn prompt_section_within(&self, cap: usize) -> Option<String> {
         let skills: Vec<&PromptCommand> = self.skills_for_model().collect();
         if skills.is_empty() {
             return None;
@@ -141,7 +148,7 @@ impl Catalog {
         let mut unlisted = Vec::new();
         for skill in skills {
             let line = format!("- {}: {}\n", skill.name, skill.description);
-            if unlisted.is_empty() && out.len() + line.len() <= CATALOG_CAP - 200 {
+            if unlisted.is_empty() && out.len() + line.len() <= cap.saturating_sub(200) {
                 out.push_str(&line);
             } else {
                 unlisted.push(skill.name.as_str());
@@ -151,7 +158,7 @@ impl Catalog {
             let mut tail = format!("- and {} more, by name: ", unlisted.len());
             for (n, name) in unlisted.iter().enumerate() {
                 let sep = if n == 0 { "" } else { ", " };
-                if out.len() + tail.len() + sep.len() + name.len() + 2 > CATALOG_CAP {
+                if out.len() + tail.len() + sep.len() + name.len() + 2 > cap {
                     tail.push_str(", …");
                     break;
                 }

@@ -30,6 +30,13 @@ fn skill_name(args: &Value) -> &str {
 
 #[async_trait]
 impl Tool for SkillTool {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::Short {
+            description: "Loads a skill of the system prompt's list; follow it.",
+            arguments: &[("name", ""), ("args", "")],
+        }
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: SKILL_TOOL.into(),

@@ -209,8 +209,14 @@ fn fifty_skills_stay_within_the_catalog_cap() {
             }),
         })
         .collect();
-    let section = Catalog::new(skills).prompt_section().unwrap();
+    let catalog = Catalog::new(skills);
+    let section = catalog.prompt_section().unwrap();
     assert!(section.len() <= CATALOG_CAP, "{}", section.len());
     assert!(section.contains("- skill-number-0: ddd"));
     assert!(section.contains("skill-number-49"), "{section}");
+
+    let lean = catalog.prompt_section_within(LEAN_CATALOG_CAP).unwrap();
+    assert!(lean.len() <= LEAN_CATALOG_CAP, "{}", lean.len());
+    assert!(lean.contains("- skill-number-0: ddd"), "{lean}");
+    assert!(lean.contains("more, by name: "), "{lean}");
 }

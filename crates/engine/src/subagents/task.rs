@@ -15,6 +15,11 @@ pub(crate) struct TaskTool(pub(crate) Arc<Spawner>);
 
 #[async_trait]
 impl Tool for TaskTool {
+    /// Its definition lists every agent; a small window cannot spare it.
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
     fn spec(&self) -> ToolSpec {
         let catalog: Vec<String> = self
             .0

@@ -30,6 +30,12 @@ impl TypedTool for ApplyPatch {
     type Args = ApplyPatchArgs;
     const NAME: &'static str = "apply_patch";
     const KIND: CallKind = CallKind::Edit;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Edits files with a patch:\n*** Begin Patch\n*** Update File: path\n@@ \
+                      optional line to find\n context line\n-removed\n+added\n*** Add File: \
+                      path\n+line\n*** Delete File: path\n*** End Patch",
+        arguments: &[("patch", "")],
+    };
 
     fn description(&self) -> String {
         "Applies a patch in this format:\n*** Begin Patch\n*** Add File: path\n+line\n*** Delete \

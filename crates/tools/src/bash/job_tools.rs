@@ -37,6 +37,8 @@ pub struct BashOutput;
 impl TypedTool for BashOutput {
     type Args = BashOutputArgs;
     const NAME: &'static str = "bash_output";
+    // Rarely used; not worth its definition in a small window.
+    const LEAN: crate::Lean = crate::Lean::LeftOut;
     const CLAUDE_NAME: &'static str = "BashOutput";
 
     fn description(&self) -> String {
@@ -123,6 +125,8 @@ pub struct KillShell;
 impl TypedTool for KillShell {
     type Args = KillShellArgs;
     const NAME: &'static str = "kill_shell";
+    // Rarely used; not worth its definition in a small window.
+    const LEAN: crate::Lean = crate::Lean::LeftOut;
     const CLAUDE_NAME: &'static str = "KillShell";
 
     fn description(&self) -> String {

@@ -31,7 +31,7 @@ use serde::Deserialize;
 
 use crate::output::DEFAULT_OUTPUT_LIMIT;
 use crate::{
-    CallFacts, CallKind, CommandRun, Effect, ToolContext, ToolDetails, ToolOutput, TypedTool,
+    CallFacts, CallKind, CommandRun, Effect, Lean, ToolContext, ToolDetails, ToolOutput, TypedTool,
     WorkspaceGuard,
 };
 use process::{Ending, Finished};
@@ -148,6 +148,14 @@ impl TypedTool for Bash {
     const NAME: &'static str = "bash";
     const CLAUDE_NAME: &'static str = "Bash";
     const KIND: CallKind = CallKind::Shell;
+    // `unsandboxed` is named by the note of a refused command; `run_in_background` needs
+    // bash_output, which the lean profile leaves out.
+    const LEAN: Lean = Lean::Short {
+        description: "Runs a command with `bash -c` in the workspace; `cd` carries over. Stdin is \
+                      closed. Timeout 120 s unless timeout_ms says (at most 600000). Long \
+                      output keeps its head and tail.",
+        arguments: &[("command", ""), ("timeout_ms", "")],
+    };
 
     fn description(&self) -> String {
         format!(
@@ -156,14 +164,15 @@ impl TypedTool for Bash {
              (`cd` carries over) but cannot leave the workspace. Stdin is closed, so commands \
              must not wait for input. Default timeout {} s; `timeout_ms` may raise it to at most \
              {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
-             child processes are killed. Long output keeps its head and tail. Use read_file \
-             rather than cat to read files. Commands may run in an OS sandbox (writes only \
-             inside the workspace, no network, background processes end with the call); when \
-             the result says the sandbox refused something the command truly needs, call \
-             again with `unsandboxed` set to a one-line reason (the user is asked). With \
-             `run_in_background: true` the command starts as a job and the call returns its id \
-             at once: read its output with bash_output, end it with kill_shell; jobs end with \
-             the session, and you are told when one ends.",
+             child processes are killed. Long output is cut to its head and tail; the result \
+             names the file the whole output is saved in, when it is. Use read_file rather \
+             than cat to read files. Commands may run in an OS sandbox (by default writes only \
+             inside the workspace and no network); when the result says the sandbox refused \
+             something the command truly needs, call again with `unsandboxed` set to a \
+             one-line reason (the user is asked). A process a command leaves running (`cmd &`) \
+             outlives the call; for servers and watchers use `run_in_background: true` \
+             instead: the call returns a job id at once, bash_output reads the job's output, \
+             kill_shell ends it; jobs end with the session, and you are told when one ends.",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }

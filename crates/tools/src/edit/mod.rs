@@ -62,6 +62,17 @@ impl TypedTool for EditFile {
     const NAME: &'static str = "edit_file";
     const CLAUDE_NAME: &'static str = "Edit";
     const KIND: CallKind = CallKind::Edit;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Replaces old_string with new_string in a file. old_string is copied \
+                      from the file without line numbers and must be unique unless \
+                      replace_all. An empty old_string creates the file.",
+        arguments: &[
+            ("path", ""),
+            ("old_string", ""),
+            ("new_string", ""),
+            ("replace_all", ""),
+        ],
+    };
 
     fn description(&self) -> String {
         "Replaces old_string with new_string in a file. old_string must match exactly one place \

@@ -34,6 +34,11 @@ impl TypedTool for Glob {
     const NAME: &'static str = "glob";
     const CLAUDE_NAME: &'static str = "Glob";
     const KIND: CallKind = CallKind::Search;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Finds files by glob (`**/*.rs`; `*.md` at any depth), newest first, \
+                      skipping what .gitignore ignores.",
+        arguments: &[("pattern", ""), ("path", "Folder (default: the root)")],
+    };
 
     fn description(&self) -> String {
         format!(

@@ -71,6 +71,18 @@ impl TypedTool for Grep {
     const NAME: &'static str = "grep";
     const CLAUDE_NAME: &'static str = "Grep";
     const KIND: CallKind = CallKind::Search;
+    const LEAN: crate::Lean = crate::Lean::Short {
+        description: "Searches file contents by regex (ripgrep), skipping what .gitignore \
+                      ignores. output_mode: files_with_matches (default), content or count.",
+        arguments: &[
+            ("pattern", ""),
+            ("path", ""),
+            ("glob", "Only paths matching, e.g. `*.rs`"),
+            ("output_mode", ""),
+            ("context", "Lines around each match (content)"),
+            ("case_insensitive", ""),
+        ],
+    };
 
     fn description(&self) -> String {
         "Searches file contents with a regular expression (ripgrep's engine), skipping what \

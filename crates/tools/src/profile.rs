@@ -1,0 +1,219 @@
+//! Tool profiles: how much of the tool definitions every request carries. The full profile
+//! offers every tool with its whole description; the lean one, for small context windows
+//! (a local model served with Ollama's 8k default), offers the everyday tools with short
+//! descriptions and only their main arguments, so that the fixed part of a request (system
+//! prompt and tool definitions) stays near 1k tokens instead of ~3k.
+//!
+//! A tool says how it appears in the lean profile with [`Lean`] ([`crate::Tool::lean`]); a
+//! tool left out of the lean profile can still be called (a resumed session's calls, a model
+//! that knows it anyway): only its definition is not sent.
+//!
+//! ```
+//! use rein_tools::{ToolRegistry, ToolsProfile};
+//! assert_eq!(ToolsProfile::for_window(8_192), ToolsProfile::Lean);
+//! assert_eq!(ToolsProfile::for_window(200_000), ToolsProfile::Full);
+//! let lean = ToolRegistry::builtin().specs_for(ToolsProfile::Lean);
+//! assert!(lean.iter().all(|s| s.name != "todo_write"));
+//! ```
+
+use rein_protocol::ToolSpec;
+use serde_json::{Map, Value};
+
+/// Which tool definitions requests carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToolsProfile {
+    /// Every tool, described in full.
+    #[default]
+    Full,
+    /// The everyday tools, described briefly (small context windows).
+    Lean,
+}
+
+/// Windows of at most this many tokens get the lean profile unless the user chose one.
+pub const LEAN_WINDOW: u64 = 16_384;
+
+/// A profile name that is neither `full` nor `lean` (the spelling given, trimmed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tools profile {0:?}: expected \"full\" or \"lean\"")]
+pub struct UnknownToolsProfile(pub String);
+
+impl ToolsProfile {
+    /// The profile for a model whose window is `tokens`: lean up to [`LEAN_WINDOW`].
+    pub fn for_window(tokens: u64) -> Self {
+        if tokens <= LEAN_WINDOW {
+            Self::Lean
+        } else {
+            Self::Full
+        }
+    }
+
+    /// Parses the config spelling: `full` or `lean`.
+    pub fn parse(text: &str) -> Result<Self, UnknownToolsProfile> {
+        match text.trim() {
+            "full" => Ok(Self::Full),
+            "lean" => Ok(Self::Lean),
+            other => Err(UnknownToolsProfile(other.to_string())),
+        }
+    }
+
+    /// The spelling [`ToolsProfile::parse`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Lean => "lean",
+        }
+    }
+}
+
+/// How a tool appears in the lean profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lean {
+    /// As in the full profile.
+    Same,
+    /// With this description and only these arguments, each `(name, description)`; an empty
+    /// description leaves the argument undescribed (its name says it). Arguments left out
+    /// stay valid: only their definitions are not sent.
+    Short {
+        /// What the tool does, in a sentence or two.
+        description: &'static str,
+        /// The arguments offered.
+        arguments: &'static [(&'static str, &'static str)],
+    },
+    /// Not offered.
+    LeftOut,
+}
+
+impl Lean {
+    /// `full` as this profile entry offers it; `None` when the tool is left out.
+    pub fn apply(self, full: &ToolSpec) -> Option<ToolSpec> {
+        match self {
+            Self::Same => Some(full.clone()),
+            Self::LeftOut => None,
+            Self::Short {
+                description,
+                arguments,
+            } => Some(ToolSpec {
+                name: full.name.clone(),
+                description: description.to_string(),
+                input_schema: short_schema(&full.input_schema, arguments),
+            }),
+        }
+    }
+}
+
+/// `schema` with only `arguments`, their descriptions replaced (nested ones dropped), and
+/// `required` narrowed to them.
+fn short_schema(schema: &Value, arguments: &[(&str, &str)]) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    let mut properties = Map::new();
+    for (name, description) in arguments {
+        let Some(Value::Object(full)) = schema["properties"].get(*name) else {
+            continue;
+        };
+        let mut property = Value::Object(full.clone());
+        drop_descriptions(&mut property);
+        let Value::Object(mut property) = property else {
+            continue;
+        };
+        if !description.is_empty() {
+            property.insert("description".into(), (*description).into());
+        }
+        properties.insert((*name).to_string(), Value::Object(property));
+    }
+    let required: Vec<Value> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| r.as_str().is_some_and(|r| properties.contains_key(r)))
+        .cloned()
+        .collect();
+    out.insert("properties".into(), Value::Object(properties));
+    out.insert("required".into(), Value::Array(required));
+    if let Some(extra) = schema.get("additionalProperties") {
+        out.insert("additionalProperties".into(), extra.clone());
+    }
+    Value::Object(out)
+}
+
+/// Removes every `description` from `schema` (an enum's variants' too).
+fn drop_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.remove("description");
+            map.values_mut().for_each(drop_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_descriptions),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn windows_up_to_16k_get_the_lean_profile() {
+        assert_eq!(ToolsProfile::for_window(4_096), ToolsProfile::Lean);
+        assert_eq!(ToolsProfile::for_window(16_384), ToolsProfile::Lean);
+        assert_eq!(ToolsProfile::for_window(16_385), ToolsProfile::Full);
+    }
+
+    #[test]
+    fn the_config_spelling_round_trips_and_others_are_refused() {
+        for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
+            assert_eq!(ToolsProfile::parse(profile.name()), Ok(profile));
+        }
+        assert_eq!(
+            ToolsProfile::parse("small").unwrap_err().to_string(),
+            "unknown tools profile \"small\": expected \"full\" or \"lean\""
+        );
+    }
+
+    #[test]
+    fn a_short_entry_keeps_only_the_named_arguments_with_their_new_descriptions() {
+        let full = ToolSpec {
+            name: "t".into(),
+            description: "A long description.".into(),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "description": "The a, described at length."},
+                    "b": {"type": ["integer", "null"], "description": "The b."},
+                    "c": {"type": "boolean", "description": "The c."},
+                    "d": {"anyOf": [
+                        {"oneOf": [{"const": "x", "description": "An x."}], "description": "D."},
+                        {"type": "null"}
+                    ]}
+                },
+                "required": ["a", "c"],
+                "additionalProperties": false
+            }),
+        };
+        let lean = Lean::Short {
+            description: "Short.",
+            arguments: &[("b", "B."), ("a", ""), ("d", "")],
+        };
+        assert_eq!(
+            lean.apply(&full),
+            Some(ToolSpec {
+                name: "t".into(),
+                description: "Short.".into(),
+                input_schema: json!({
+                    "type": "object",
+                    "properties": {
+                        "b": {"type": ["integer", "null"], "description": "B."},
+                        "a": {"type": "string"},
+                        "d": {"anyOf": [{"oneOf": [{"const": "x"}]}, {"type": "null"}]}
+                    },
+                    "required": ["a"],
+                    "additionalProperties": false
+                }),
+            })
+        );
+        assert_eq!(Lean::LeftOut.apply(&full), None);
+        assert_eq!(Lean::Same.apply(&full), Some(full));
+    }
+}
