@@ -24,9 +24,14 @@ fn seq_call(n: u32) -> String {
 /// A step of ~1,500 tokens of the model's own text (which no clearing shrinks) and a short
 /// command.
 fn talk_call(n: u32) -> String {
+    talk(n, 170)
+}
+
+/// A step of `repeats` times ~9 tokens of the model's text and a short command.
+fn talk(n: u32, repeats: usize) -> String {
     let thoughts = format!(
         "step {n}: {}",
-        "weighing what the count means. ".repeat(170)
+        "weighing what the count means. ".repeat(repeats)
     );
     format!(
         r#"{{"text": "{thoughts}", "tool_calls": [{{"name": "bash", "arguments": {{"command": "echo counted {n}"}}}}]}}"#
@@ -461,4 +466,116 @@ async fn small_windows_do_not_thrash_outputs_that_alone_overflow_are_cleared_not
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_window_too_small_for_the_fixed_part_ends_the_run_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "never"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--context-window",
+        "1000",
+        "hello",
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "the context window (1000 tokens) is too small for the next request: the system \
+             prompt and tool definitions alone take ~"
+        ),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "nothing sent that cannot fit");
+}
+
+/// A 20,000-token window (above the small-window profile) and steps of ~4,000 tokens of
+/// text: the fifth request passes 85% of the window.
+fn four_long_steps_then(last: &str, summary: &str) -> String {
+    let steps: Vec<String> = (1..=4).map(|n| talk(n, 450)).collect();
+    format!(
+        r#"{{"turns": [{}, {last}], "summary": {{"text": "{summary}"}}}}"#,
+        steps.join(", ")
+    )
+}
+
+fn exec_in_window(
+    workspace: &Path,
+    server: &rein_testkit::MockServer,
+    window: &str,
+) -> std::process::Command {
+    let mut cmd = rein(workspace);
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "--context-window",
+        window,
+        "--output-format",
+        "stream-json",
+        "think it through",
+    ]);
+    cmd
+}
+
+fn summary_requests(server: &rein_testkit::MockServer) -> usize {
+    server
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.body
+                .to_string()
+                .contains("Your context window is nearly full")
+        })
+        .count()
+}
+
+#[tokio::test]
+async fn an_automatic_summary_that_would_grow_the_transcript_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    // Longer than the three steps it summarises.
+    let verbose = "All of it again, at length. ".repeat(2_000);
+    let server = mock(&four_long_steps_then(r#"{"text": "all done"}"#, &verbose)).await;
+    let out = output(exec_in_window(dir.path(), &server, "20000")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains(r#""type":"compaction""#), "{stdout}");
+    assert!(
+        stdout.contains("compaction failed, continuing without it: the summary was not used"),
+        "{stdout}"
+    );
+    assert_eq!(summary_requests(&server), 1);
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(!last.contains("All of it again"), "not used");
+    assert!(last.contains("step 1:"), "the transcript as it was");
+}
+
+#[tokio::test]
+async fn one_summary_per_request_a_refusal_after_it_ends_the_run_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let too_long = r#"{"fault": {"http": {"status": 400, "body": {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 21000 tokens > 20000 maximum"}}}}}"#;
+    let server = mock(&four_long_steps_then(
+        too_long,
+        "SUMMARY: thought it through",
+    ))
+    .await;
+    let out = output(exec_in_window(dir.path(), &server, "20000")).await;
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(r#""trigger":"auto""#), "{stdout}");
+    assert!(!stdout.contains(r#""trigger":"reactive""#), "{stdout}");
+    assert_eq!(summary_requests(&server), 1, "no second summary");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("prompt too long")
+            && stderr.contains("the transcript is as small as compacting and clearing"),
+        "{stderr}"
+    );
 }

@@ -76,6 +76,10 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), WindowTooSmall> {
+        // The common case costs one estimate.
+        if self.next_request_tokens() < self.window_at(context::CLEAR_AT) {
+            return Ok(());
+        }
         self.clear_old_results(events);
         let limit = self.window_at(context::COMPACT_AT);
         if self.next_request_tokens() > limit {
@@ -115,13 +119,10 @@ impl Agent {
         })
     }
 
-    /// Micro-compaction once the estimate crosses [`context::CLEAR_AT`] of the window:
-    /// results older than the latest [`context::KEEP_RECENT_RESULTS`], in batches that free
-    /// a tenth of the window.
+    /// Micro-compaction (the estimate past [`context::CLEAR_AT`] of the window): results
+    /// older than the latest [`context::KEEP_RECENT_RESULTS`], in batches that free a tenth
+    /// of the window.
     fn clear_old_results(&mut self, events: &EventSender) {
-        if self.next_request_tokens() < self.window_at(context::CLEAR_AT) {
-            return;
-        }
         self.clear_results(
             Clearing {
                 keep_recent: context::KEEP_RECENT_RESULTS,
