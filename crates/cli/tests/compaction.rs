@@ -478,7 +478,7 @@ async fn a_window_too_small_for_the_fixed_part_ends_the_run_with_a_clear_error()
         "--base-url",
         &server.url(),
         "--context-window",
-        "1000",
+        "500",
         "hello",
     ]);
     let out = output(cmd).await;
@@ -486,7 +486,7 @@ async fn a_window_too_small_for_the_fixed_part_ends_the_run_with_a_clear_error()
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(
-            "the context window (1000 tokens) is too small for the next request: the system \
+            "the context window (500 tokens) is too small for the next request: the system \
              prompt and tool definitions alone take ~"
         ),
         "{stderr}"

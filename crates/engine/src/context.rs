@@ -97,16 +97,26 @@ pub fn estimate(messages: &[Message]) -> u64 {
         .iter()
         .flat_map(|m| m.content.iter())
         .map(|block| match block {
-            ContentBlock::Text { text } => text.len(),
-            ContentBlock::Thinking { thinking, .. } => thinking.len(),
+            ContentBlock::Text { text } => sent_len(text),
+            ContentBlock::Thinking { thinking, .. } => sent_len(thinking),
             ContentBlock::RedactedThinking { data } => data.len(),
             ContentBlock::ToolUse { name, input, .. } => name.len() + input.to_string().len(),
-            ContentBlock::ToolResult { content, .. } => content.len(),
+            ContentBlock::ToolResult { content, .. } => sent_len(content),
             ContentBlock::Image { .. } => 6_000,
             ContentBlock::Provider { block, .. } => block.to_string().len(),
         } + 16)
         .sum();
     tokens_of(bytes)
+}
+
+/// The length of `text` as a JSON string carries it: newlines, tabs, quotes and backslashes
+/// take two bytes there (a 3,000-line listing is a fifth longer on the wire than on disk).
+fn sent_len(text: &str) -> usize {
+    let escaped = text
+        .bytes()
+        .filter(|b| matches!(b, b'\n' | b'\t' | b'\r' | b'"' | b'\\'))
+        .count();
+    text.len() + escaped
 }
 
 /// The provider's last reported prompt size, anchored to the transcript length it covered.
