@@ -10,6 +10,7 @@ mod errors;
 mod exec;
 mod fallback;
 mod kill;
+mod lean;
 mod mcp;
 mod mcp_manage;
 mod odd_workspaces;

@@ -1,8 +1,10 @@
 //! What every request carries before the conversation: the system prompt and the tool specs,
 //! for the Claude tool set (edit_file/write_file) and the GPT one (apply_patch), with
 //! `todo_write`, `task` and `skill` offered; budget ≤ 12 KB for the Claude set. And what a
-//! catalog of 50 skills adds to it (budget ≤ 6 KB). Measured on the first request the mock
-//! server receives. Run with `cargo bench -p rein-engine --bench first_request`.
+//! catalog of 50 skills adds to it (budget ≤ 6 KB). Then the same in the lean tools profile
+//! (small context windows), in bytes and in tokens by the engine's own estimator (budget
+//! ≤ 1,200 tokens; 50 skills ≤ 1 KB more). Measured on the first request the mock server
+//! receives. Run with `cargo bench -p rein-engine --bench first_request`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -12,10 +14,13 @@ use rein_engine::subagents::{Subagents, built_in};
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::{ProviderConfig, ProviderKind};
 use rein_testkit::{MockServer, Scenario};
+use rein_tools::ToolsProfile;
 use tokio_util::sync::CancellationToken;
 
 const REQUEST_BUDGET: usize = 12 * 1024;
 const CATALOG_BUDGET: usize = 6 * 1024;
+const LEAN_TOKEN_BUDGET: u64 = 1_200;
+const LEAN_CATALOG_BUDGET: usize = 1024;
 
 fn skills(n: usize) -> Catalog {
     Catalog::new(
@@ -46,6 +51,7 @@ async fn first_request(
     model: &str,
     workspace: &Path,
     catalog: Catalog,
+    profile: ToolsProfile,
 ) -> (usize, usize, Vec<String>) {
     let server = MockServer::start(Scenario::from_json(r#"{"turns": [{"text": "ok"}]}"#).unwrap())
         .await
@@ -58,6 +64,7 @@ async fn first_request(
     let mut config = AgentConfig::new(model, workspace.to_path_buf());
     config.subagents = Some(Subagents::new(built_in(None)));
     config.commands = catalog;
+    config.tools_profile = profile;
     let mut agent = Agent::new(
         rein_llm::connect(provider),
         rein_tools::ToolRegistry::for_model(model),
@@ -87,6 +94,39 @@ async fn first_request(
     (system, tools, names)
 }
 
+/// Prints one model's figures in `profile`; whether one is over its budget.
+async fn measure(kind: ProviderKind, model: &str, dir: &Path, profile: ToolsProfile) -> bool {
+    let mut failed = false;
+    let (system, tools, names) = first_request(kind, model, dir, skills(1), profile).await;
+    let total = system + tools;
+    let tokens = rein_engine::context::estimate_next(&[], total, None);
+    println!(
+        "  {model}: system {system} B + tools {tools} B = {total} B, ~{tokens} tokens ({} tools: {})",
+        names.len(),
+        names.join(", ")
+    );
+    let over = match profile {
+        ToolsProfile::Full => kind == ProviderKind::Anthropic && total > REQUEST_BUDGET,
+        ToolsProfile::Lean => tokens > LEAN_TOKEN_BUDGET,
+    };
+    if over {
+        println!("    OVER BUDGET");
+        failed = true;
+    }
+    let (with_fifty, _, _) = first_request(kind, model, dir, skills(50), profile).await;
+    let added = with_fifty - system;
+    let budget = match profile {
+        ToolsProfile::Full => CATALOG_BUDGET,
+        ToolsProfile::Lean => LEAN_CATALOG_BUDGET,
+    };
+    println!("    50 skills add {added} B to the system prompt (budget {budget} B)");
+    if added > budget {
+        println!("    OVER BUDGET");
+        failed = true;
+    }
+    failed
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     if std::env::args().any(|a| a == "--list") {
@@ -95,27 +135,13 @@ async fn main() {
     }
     let dir = tempfile::tempdir().unwrap();
     let mut failed = false;
-    for (kind, model) in [
-        (ProviderKind::Anthropic, "claude-sonnet-4-5"),
-        (ProviderKind::Openai, "gpt-5"),
-    ] {
-        let (system, tools, names) = first_request(kind, model, dir.path(), skills(1)).await;
-        let total = system + tools;
-        println!(
-            "{model}: system {system} B + tools {tools} B = {total} B ({} tools: {})",
-            names.len(),
-            names.join(", ")
-        );
-        if kind == ProviderKind::Anthropic && total > REQUEST_BUDGET {
-            println!("  OVER BUDGET: {total} B > {REQUEST_BUDGET} B");
-            failed = true;
-        }
-        let (with_fifty, _, _) = first_request(kind, model, dir.path(), skills(50)).await;
-        let added = with_fifty - system;
-        println!("  50 skills add {added} B to the system prompt (budget {CATALOG_BUDGET} B)");
-        if added > CATALOG_BUDGET {
-            println!("  OVER BUDGET");
-            failed = true;
+    for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
+        println!("{} profile:", profile.name());
+        for (kind, model) in [
+            (ProviderKind::Anthropic, "claude-sonnet-4-5"),
+            (ProviderKind::Openai, "gpt-5"),
+        ] {
+            failed |= measure(kind, model, dir.path(), profile).await;
         }
     }
     if failed {

@@ -71,6 +71,37 @@ fn huge_memory_file_is_cut_with_a_note() {
 }
 
 #[test]
+fn the_lean_profile_opens_shortly_leaves_guidance_out_and_cuts_memory_files_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("AGENTS.md"), "Use tabs. ".repeat(1_000)).unwrap();
+    let build = |profile| {
+        SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
+            .tools(vec!["bash".into(), "read_file".into()])
+            .profile(profile)
+            .build()
+            .0
+    };
+    let full = build(ToolsProfile::Full);
+    let lean = build(ToolsProfile::Lean);
+    assert!(full.contains("read_file: numbered lines"));
+    assert!(!lean.contains("read_file: numbered lines"), "{lean}");
+    assert!(lean.starts_with(LEAN_IDENTITY));
+    assert!(full.contains(&"Use tabs. ".repeat(999)));
+    assert!(
+        lean.contains("[... cut for a small context window; the whole file is AGENTS.md ...]"),
+        "{lean}"
+    );
+    assert!(lean.len() < LEAN_MEMORY_CAP + 1_000, "{}", lean.len());
+    // A subagent's own opening stays in the lean profile.
+    let subagent = SystemPromptBuilder::new(env_for(dir.path()), &guard_for(dir.path()))
+        .identity("You explore.")
+        .profile(ToolsProfile::Lean)
+        .build()
+        .0;
+    assert!(subagent.starts_with("You explore.\n"), "{subagent}");
+}
+
+#[test]
 fn git_branch_is_read_from_head_including_worktrees_and_detached_heads() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("repo");

@@ -216,4 +216,51 @@ mod tests {
         assert_eq!(Lean::LeftOut.apply(&full), None);
         assert_eq!(Lean::Same.apply(&full), Some(full));
     }
+
+    #[test]
+    fn every_argument_a_lean_entry_names_exists_and_its_numbers_are_the_tools_own() {
+        let registry = crate::ToolRegistry::builtin();
+        for tool in [
+            crate::typed(crate::Bash::new()),
+            crate::typed(crate::ReadFile),
+            crate::typed(crate::WriteFile),
+            crate::typed(crate::EditFile),
+            crate::typed(crate::ApplyPatch),
+            crate::typed(crate::Glob),
+            crate::typed(crate::Grep),
+        ] {
+            let full = tool.spec();
+            let Lean::Short { arguments, .. } = tool.lean() else {
+                panic!("{} has a short lean entry", full.name);
+            };
+            for (name, _) in arguments {
+                assert!(
+                    full.input_schema["properties"].get(name).is_some(),
+                    "{}: no argument {name}",
+                    full.name
+                );
+            }
+        }
+        let lean = registry.specs_for(ToolsProfile::Lean);
+        let description = |name: &str| {
+            lean.iter()
+                .find(|s| s.name == name)
+                .map(|s| s.description.clone())
+                .unwrap_or_default()
+        };
+        let bash = description("bash");
+        assert!(
+            bash.contains(&format!("Timeout {} s", crate::DEFAULT_TIMEOUT_MS / 1000)),
+            "{bash}"
+        );
+        assert!(
+            bash.contains(&format!("at most {}", crate::MAX_TIMEOUT_MS)),
+            "{bash}"
+        );
+        let read = description("read_file");
+        assert!(
+            read.contains(&format!("{} lines", crate::DEFAULT_LINE_LIMIT)),
+            "{read}"
+        );
+    }
 }

@@ -166,10 +166,10 @@ impl TypedTool for Bash {
              {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
              child processes are killed. Long output is cut to its head and tail; the result \
              names the file the whole output is saved in, when it is. Use read_file rather \
-             than cat to read files. Commands may run in an OS sandbox (by default writes only \
-             inside the workspace and no network); when the result says the sandbox refused \
-             something the command truly needs, call again with `unsandboxed` set to a \
-             one-line reason (the user is asked). A process a command leaves running (`cmd &`) \
+             than cat to read files. Commands may run in an OS sandbox that keeps writes inside \
+             the workspace (or allows none) and blocks the network; when the result says the \
+             sandbox refused something the command truly needs, call again with \
+             `unsandboxed` set to a one-line reason (the user is asked). A process a command leaves running (`cmd &`) \
              outlives the call; for servers and watchers use `run_in_background: true` \
              instead: the call returns a job id at once, bash_output reads the job's output, \
              kill_shell ends it; jobs end with the session, and you are told when one ends.",
