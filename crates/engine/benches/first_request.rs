@@ -99,7 +99,7 @@ async fn measure(kind: ProviderKind, model: &str, dir: &Path, profile: ToolsProf
     let mut failed = false;
     let (system, tools, names) = first_request(kind, model, dir, skills(1), profile).await;
     let total = system + tools;
-    let tokens = rein_engine::context::estimate_next(&[], total, None);
+    let tokens = rein_engine::context::tokens_of(total);
     println!(
         "  {model}: system {system} B + tools {tools} B = {total} B, ~{tokens} tokens ({} tools: {})",
         names.len(),
