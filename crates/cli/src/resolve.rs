@@ -411,17 +411,6 @@ pub fn policy(
     Ok(policy)
 }
 
-/// The configured tools profile, else the one the window of `agent`'s model calls for (lean
-/// up to [`rein_tools::LEAN_WINDOW`] tokens).
-fn tools_profile(agent: &AgentConfig, config: &Config) -> rein_tools::ToolsProfile {
-    match &config.tools_profile {
-        Some(profile) => profile.value,
-        None => rein_tools::ToolsProfile::for_window(agent.context_window.unwrap_or_else(|| {
-            rein_engine::context::context_window_with(&agent.model, &agent.context_windows)
-        })),
-    }
-}
-
 /// The settings every agent of a run starts from, from the flags, the config, the resolved
 /// policy and rein's folders; `model` is the run's.
 pub fn agent_template(
@@ -473,7 +462,6 @@ pub fn agent_template(
         agent.repeat_limits.stop = stop.value.max(1);
     }
     agent.compact_tool = config.compact_tool.as_ref().is_some_and(|c| c.value);
-    agent.tools_profile = tools_profile(&agent, config);
     agent.sensitive_paths = folders.sensitive_paths(config);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));

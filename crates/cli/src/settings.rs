@@ -12,6 +12,7 @@ use rein_engine::AgentConfig;
 use rein_engine::session::SessionStore;
 use rein_engine::subagents::ModelSource;
 use rein_llm::{ModelClient, ProviderConfig};
+use rein_tools::ToolsProfile;
 
 use crate::Exit;
 use crate::args::{ExecArgs, ProviderArg};
@@ -85,6 +86,7 @@ impl Settings {
         template.sandbox_policy = sandbox_policy;
         template.subagents = Some(subagents);
         template.fallback = router.fallback(args)?;
+        template.tools_profile = tools_profile(&template, &config);
         Ok(Self {
             workspace,
             config,
@@ -100,6 +102,17 @@ impl Settings {
     /// A client for the run's own provider.
     pub fn client(&self) -> Arc<dyn ModelClient> {
         self.router.client(self.provider.clone())
+    }
+}
+
+/// The configured tools profile, else the one the window of `agent`'s model calls for (lean
+/// up to [`rein_tools::LEAN_WINDOW`] tokens).
+fn tools_profile(agent: &AgentConfig, config: &Config) -> ToolsProfile {
+    match &config.tools_profile {
+        Some(profile) => profile.value,
+        None => ToolsProfile::for_window(agent.context_window.unwrap_or_else(|| {
+            rein_engine::context::context_window_with(&agent.model, &agent.context_windows)
+        })),
     }
 }
 

@@ -123,6 +123,11 @@ fn errors_name_the_file_line_and_key() {
             "x.toml:1: cache_ttl",
             "expected \"5m\" or \"1h\"",
         ),
+        (
+            "tools_profile = \"small\"\n",
+            "x.toml:1: tools_profile",
+            "expected \"full\" or \"lean\"",
+        ),
     ];
     for (text, at, message) in cases {
         let err = load(&[toml("x.toml", text)]).unwrap_err().to_string();
@@ -238,6 +243,23 @@ fn context_windows_are_a_table_by_model_prefix_that_later_files_update() {
              user.toml:3)\n"
         ),
         "{shown}"
+    );
+}
+
+#[test]
+fn tools_profile_is_read_and_shown_with_its_source() {
+    let config = load(&[toml("user.toml", "tools_profile = \"lean\"\n")]).unwrap();
+    assert_eq!(
+        config
+            .tools_profile
+            .as_ref()
+            .map(|s| (s.value, s.source.as_str())),
+        Some((rein_tools::ToolsProfile::Lean, "user.toml:1"))
+    );
+    assert!(
+        render(&config, &|_| None)
+            .unwrap()
+            .contains("tools_profile = \"lean\"  # user.toml:1\n")
     );
 }
 

@@ -164,15 +164,15 @@ impl TypedTool for Bash {
              (`cd` carries over) but cannot leave the workspace. Stdin is closed, so commands \
              must not wait for input. Default timeout {} s; `timeout_ms` may raise it to at most \
              {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
-             child processes are killed. Long output is cut to its head and tail; the result \
-             names the file the whole output is saved in, when it is. Use read_file rather \
-             than cat to read files. Commands may run in an OS sandbox that keeps writes inside \
-             the workspace (or allows none) and blocks the network; when the result says the \
-             sandbox refused something the command truly needs, call again with \
-             `unsandboxed` set to a one-line reason (the user is asked). A process a command leaves running (`cmd &`) \
-             outlives the call; for servers and watchers use `run_in_background: true` \
-             instead: the call returns a job id at once, bash_output reads the job's output, \
-             kill_shell ends it; jobs end with the session, and you are told when one ends.",
+             child processes are killed. Long output keeps its head and tail (the whole is \
+             saved to a file the result names). Commands may run in an OS sandbox that keeps \
+             writes inside the workspace (or allows none) and blocks the network; when the \
+             result says the sandbox refused something the command truly needs, call again \
+             with `unsandboxed` set to a one-line reason (the user is asked). A process a \
+             command leaves running (`cmd &`) outlives the call; for servers and watchers use \
+             `run_in_background: true`: the call returns a job id at once, bash_output reads \
+             the job's output, kill_shell ends it; jobs end with the session, and you are told \
+             when one ends.",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }
