@@ -4,8 +4,8 @@
 //!
 //! A tool is usually written as a [`TypedTool`] — an argument struct deriving `Deserialize` and
 //! `JsonSchema`, whose doc comments become the schema's descriptions — and wrapped with
-//! [`typed`]. The registry compiles each tool's schema once and checks every call's arguments
-//! against it before the tool runs, so a tool only ever sees well-formed arguments; what the
+//! [`typed`]. The registry compiles each tool's schema once, at its first call, and checks
+//! every call's arguments against it before the tool runs, so a tool only ever sees well-formed arguments; what the
 //! model got wrong comes back as an error result it can act on.
 //!
 //! ```
