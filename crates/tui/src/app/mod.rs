@@ -358,6 +358,9 @@ mod fold_tests;
 #[path = "keys_tests.rs"]
 mod keys_tests;
 #[cfg(test)]
+#[path = "notices_tests.rs"]
+mod notices_tests;
+#[cfg(test)]
 #[path = "plan_tests.rs"]
 mod plan_tests;
 #[cfg(test)]
