@@ -84,11 +84,14 @@ pub fn connect(config: ProviderConfig) -> Arc<dyn ModelClient> {
 
 /// An HTTP client as rein's providers use it (TLS through rustls with the `ring` provider).
 pub fn http_client() -> reqwest::Client {
+    client_builder().build().unwrap_or_default()
+}
+
+/// What every provider client is built from: the TLS provider installed, a 30 s connect
+/// timeout.
+fn client_builder() -> reqwest::ClientBuilder {
     install_tls_provider();
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
-        .build()
-        .unwrap_or_default()
+    reqwest::Client::builder().connect_timeout(Duration::from_secs(30))
 }
 
 /// A client for an `http://` endpoint (a local server, a proxy on the machine, the mock): it
@@ -96,9 +99,7 @@ pub fn http_client() -> reqwest::Client {
 /// is half of the work a run does before its first request. An `https://` redirect from such
 /// a server fails instead of being followed.
 fn plain_http_client() -> reqwest::Client {
-    install_tls_provider();
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
+    client_builder()
         .tls_certs_only([])
         .build()
         .unwrap_or_default()
