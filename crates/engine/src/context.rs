@@ -221,7 +221,10 @@ mod tests {
     #[test]
     fn text_is_measured_as_a_json_string_carries_it() {
         let text = "a\nb\t\"c\"\\\r";
-        assert_eq!(sent_len(text), serde_json::to_string(text).unwrap_or_default().len() - 2);
+        assert_eq!(
+            sent_len(text),
+            serde_json::to_string(text).unwrap_or_default().len() - 2
+        );
         assert_eq!(sent_len("plain"), 5);
     }
 
