@@ -38,49 +38,6 @@ pub fn context_window_with(model: &str, overrides: &[(String, u64)]) -> u64 {
     crate::models::limits_with(model, overrides, &[]).context_window
 }
 
-/// Which tokenizer counts a model's tokens exactly, when rein has it. Only `o200k_base` is
-/// built in (older GPT-4/3.5 models use it as a close approximation), which keeps 1.7 MB of
-/// `cl100k` tables out of the binary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tokenizer {
-    /// OpenAI's `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series, Codex).
-    O200k,
-}
-
-impl Tokenizer {
-    /// The tokenizer of an OpenAI model; `None` for other providers' models, whose tokens are
-    /// estimated from bytes.
-    pub fn for_model(model: &str) -> Option<Self> {
-        let name = model.rsplit('/').next().unwrap_or(model);
-        (rein_llm::infer_provider(name) == rein_llm::ProviderKind::Openai).then_some(Self::O200k)
-    }
-
-    /// Exact token count of some messages' text (their JSON framing estimated). Loading the
-    /// tokenizer takes ~0.2 s the first time, so callers use it only when the count matters.
-    pub fn count(self, messages: &[Message]) -> u64 {
-        let bpe = match self {
-            Self::O200k => tiktoken_rs::o200k_base_singleton(),
-        };
-        let tokens: usize = messages
-            .iter()
-            .flat_map(|m| m.content.iter())
-            .map(|block| {
-                let text: std::borrow::Cow<'_, str> = match block {
-                    ContentBlock::Text { text } => text.into(),
-                    ContentBlock::Thinking { thinking, .. } => thinking.into(),
-                    ContentBlock::RedactedThinking { data } => data.into(),
-                    ContentBlock::ToolUse { name, input, .. } => format!("{name}{input}").into(),
-                    ContentBlock::ToolResult { content, .. } => content.into(),
-                    ContentBlock::Image { .. } => return 1_500,
-                    ContentBlock::Provider { block, .. } => block.to_string().into(),
-                };
-                bpe.encode_ordinary(&text).len() + 4
-            })
-            .sum();
-        tokens as u64
-    }
-}
-
 /// Tokens `bytes` of text are estimated at.
 pub fn tokens_of(bytes: usize) -> u64 {
     (bytes as f64 / BYTES_PER_TOKEN).ceil() as u64
@@ -307,19 +264,6 @@ mod tests {
         for pair in out.windows(2) {
             assert_ne!(pair[0].role, pair[1].role);
         }
-    }
-
-    #[test]
-    fn openai_models_are_counted_with_their_tokenizer() {
-        assert_eq!(Tokenizer::for_model("gpt-5"), Some(Tokenizer::O200k));
-        assert_eq!(Tokenizer::for_model("o4-mini"), Some(Tokenizer::O200k));
-        assert_eq!(Tokenizer::for_model("gpt-4.1"), Some(Tokenizer::O200k));
-        assert_eq!(Tokenizer::for_model("claude-sonnet-4-5"), None);
-        let text = vec![Message::user_text(
-            "fn main() { println!(\"hello world\"); }",
-        )];
-        let exact = Tokenizer::O200k.count(&text);
-        assert!((10..=20).contains(&exact), "{exact}");
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod output;
 mod profile;
 mod read_file;
 mod registry;
+mod schema;
 mod search;
 pub mod shell;
 mod todo;

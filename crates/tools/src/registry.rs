@@ -2,10 +2,10 @@
 
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::Validator;
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
+use crate::schema::{SchemaError, Validator};
 use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 
 /// Most validation problems listed in one error result; the model fixes a few at a time.
@@ -16,8 +16,8 @@ const MAX_REPORTED_PROBLEMS: usize = 5;
 struct Entry {
     tool: Arc<dyn Tool>,
     spec: ToolSpec,
-    /// `Err` holds why the tool's own schema does not compile (a bug in the tool).
-    validator: OnceLock<Result<Validator, String>>,
+    /// `Err` holds why the tool's own schema cannot be used (a bug in the tool).
+    validator: OnceLock<Result<Validator, SchemaError>>,
     /// The spec's length as JSON, once asked.
     spec_len: OnceLock<usize>,
     /// The lean profile's spec's length as JSON (`None`: left out), once asked.
@@ -25,16 +25,9 @@ struct Entry {
 }
 
 impl Entry {
-    fn validator(&self) -> &Result<Validator, String> {
-        self.validator.get_or_init(|| {
-            // Draft 7 unless the schema names its own: rein's schemas use nothing newer, and
-            // checking a schema against the 2020-12 meta-schema first compiles that
-            // meta-schema, several times the work of everything else a short run does.
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft7)
-                .build(&self.spec.input_schema)
-                .map_err(|e| e.to_string())
-        })
+    fn validator(&self) -> &Result<Validator, SchemaError> {
+        self.validator
+            .get_or_init(|| Validator::new(&self.spec.input_schema))
     }
 }
 
@@ -255,24 +248,23 @@ impl ToolRegistry {
 /// The validation errors of `args`, joined with `; `, each prefixed with where it is when
 /// that is not the top level; `None` when valid.
 fn validation_problems(validator: &Validator, args: &Value) -> Option<String> {
-    let mut problems: Vec<String> = Vec::new();
-    let mut total = 0;
-    for error in validator.iter_errors(args) {
-        total += 1;
-        if problems.len() < MAX_REPORTED_PROBLEMS {
-            let at = error.instance_path().to_string();
-            problems.push(if at.is_empty() {
-                error.to_string()
-            } else {
-                format!("at {at}: {error}")
-            });
-        }
-    }
-    if total == 0 {
+    let found = validator.problems(args);
+    if found.is_empty() {
         return None;
     }
-    if total > problems.len() {
-        problems.push(format!("and {} more", total - problems.len()));
+    let mut problems: Vec<String> = found
+        .iter()
+        .take(MAX_REPORTED_PROBLEMS)
+        .map(|problem| {
+            if problem.at.is_empty() {
+                problem.message.clone()
+            } else {
+                format!("at {}: {}", problem.at, problem.message)
+            }
+        })
+        .collect();
+    if found.len() > problems.len() {
+        problems.push(format!("and {} more", found.len() - problems.len()));
     }
     Some(problems.join("; "))
 }

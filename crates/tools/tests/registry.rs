@@ -129,7 +129,7 @@ async fn schema_violations_name_the_field_and_the_problem() {
         (
             "read_file",
             json!({"path": "a", "offset": "ten"}),
-            "invalid arguments for read_file: at /offset: \"ten\" is not of types \"null\", \"integer\"",
+            "invalid arguments for read_file: at /offset: \"ten\" is not of types \"integer\", \"null\"",
         ),
         (
             "read_file",

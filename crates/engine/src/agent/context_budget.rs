@@ -39,28 +39,15 @@ impl Agent {
         context::tokens_of(self.system.as_str().len() + self.offered_specs_bytes())
     }
 
-    /// The estimated size of the next request, tool specs and system prompt included. For
-    /// OpenAI models, once the cheap estimate passes half the window, the part since the last
-    /// reported usage is counted with the model's own tokenizer.
+    /// The estimated size of the next request, tool specs and system prompt included: the
+    /// provider's last report plus an estimate of what came since. (An exact tokenizer for the
+    /// part since the report was 3.6 MB of tables for a few hundred tokens of precision.)
     pub(super) fn next_request_tokens(&self) -> u64 {
-        let cheap = context::estimate_next(
+        context::estimate_next(
             &self.transcript.messages,
             self.fixed_tokens(),
             self.transcript.anchor,
-        );
-        let tokenizer = context::Tokenizer::for_model(&self.config.model);
-        match (tokenizer, self.transcript.anchor) {
-            (Some(tokenizer), Some(anchor))
-                if cheap * 2 > self.window()
-                    && anchor.tokens > 0
-                    && anchor.messages <= self.transcript.messages.len() =>
-            {
-                anchor
-                    .tokens
-                    .saturating_add(tokenizer.count(&self.transcript.messages[anchor.messages..]))
-            }
-            _ => cheap,
-        }
+        )
     }
 
     /// The window's tokens at `fraction` of it.
