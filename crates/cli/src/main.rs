@@ -76,11 +76,12 @@ fn main() -> ExitCode {
         return rein_sandbox::helper::main(std::env::args_os().skip(1));
     }
     // `rein tool --help` lists the tools with their arguments (the registry knows them); built
-    // for `rein tool …` only, so no other command pays for the registry at start-up.
+    // for that help only, so no other command pays for the registry at start-up.
     let mut command = Cli::command();
     if std::env::args_os()
         .nth(1)
         .is_some_and(|first| first == "tool")
+        && std::env::args_os().any(|arg| arg == "--help" || arg == "-h")
     {
         command = command.mut_subcommand("tool", |tool| tool.after_help(tool_cmd::help()));
     }

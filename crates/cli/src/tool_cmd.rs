@@ -42,19 +42,13 @@ pub fn help() -> String {
 
 /// Runs `rein tool`: lists the tools, or calls one with the agent's guards.
 pub async fn run(args: ToolArgs) -> Result<(), Exit> {
-    let registry = ToolRegistry::builtin();
     if args.list {
-        return list(&registry, &args.name);
+        return list(&args.name);
     }
     let workspace = resolve::workspace(args.cwd.as_deref())?;
-    let names = registry.names();
-    if !names.contains(&args.name) {
-        return Err(Exit::usage(format!(
-            "unknown tool {:?}; available: {}",
-            args.name,
-            names.join(", ")
-        )));
-    }
+    known(&args.name)?;
+    // Only the tool called is built: building one derives its schema.
+    let registry = ToolRegistry::builtin_only(|name| name == args.name);
     let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
     let ctx = context(&workspace, cancel.clone())?;
@@ -81,21 +75,25 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     Ok(())
 }
 
-/// `rein tool --list [NAME]`: each tool (or the one named) with its description and schema.
-fn list(registry: &ToolRegistry, name: &str) -> Result<(), Exit> {
-    let one = !name.is_empty();
-    if one && !registry.names().iter().any(|n| n == name) {
-        return Err(Exit::usage(format!(
-            "unknown tool {:?}; available: {}",
-            name,
-            registry.names().join(", ")
-        )));
+/// A usage error unless `name` is a built-in tool's.
+fn known(name: &str) -> Result<(), Exit> {
+    if ToolRegistry::builtin_names().any(|n| n == name) {
+        return Ok(());
     }
-    for spec in registry
-        .specs()
-        .into_iter()
-        .filter(|s| !one || s.name == name)
-    {
+    let names: Vec<&str> = ToolRegistry::builtin_names().collect();
+    Err(Exit::usage(format!(
+        "unknown tool {name:?}; available: {}",
+        names.join(", ")
+    )))
+}
+
+/// `rein tool --list [NAME]`: each tool (or the one named) with its description and schema.
+fn list(name: &str) -> Result<(), Exit> {
+    let one = !name.is_empty();
+    if one {
+        known(name)?;
+    }
+    for spec in ToolRegistry::builtin_only(|n| !one || n == name).specs() {
         println!(
             "{}\n  {}\n  arguments: {}\n",
             spec.name, spec.description, spec.input_schema

@@ -271,9 +271,10 @@ fn report_ignored(config: &Config, asking: Asking) {
         return;
     }
     let has_rules = !(config.allow.is_empty() && config.ask.is_empty() && config.deny.is_empty());
-    // The registry compiles every tool's schema: built only when there are rules to check.
     let missing = if has_rules {
-        let known = rein_tools::ToolRegistry::builtin().names();
+        let known: Vec<String> = rein_tools::ToolRegistry::builtin_names()
+            .map(String::from)
+            .collect();
         crate::config::missing_tools::missing_tools(config, &known)
     } else {
         Vec::new()

@@ -6,7 +6,9 @@ use rein_protocol::ToolSpec;
 use serde_json::Value;
 
 use crate::schema::{SchemaError, Validator};
-use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
+use crate::{
+    CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, TypedTool, WorkspaceGuard,
+};
 
 /// Most validation problems listed in one error result; the model fixes a few at a time.
 const MAX_REPORTED_PROBLEMS: usize = 5;
@@ -30,6 +32,40 @@ impl Entry {
             .get_or_init(|| Validator::new(&self.spec.input_schema))
     }
 }
+
+/// The built-in tools, by name, each built when asked for.
+const BUILTIN: [(&str, fn() -> Arc<dyn Tool>); 10] = [
+    (<crate::Bash as TypedTool>::NAME, || {
+        crate::typed(crate::Bash::new())
+    }),
+    (<crate::ReadFile as TypedTool>::NAME, || {
+        crate::typed(crate::ReadFile)
+    }),
+    (<crate::WriteFile as TypedTool>::NAME, || {
+        crate::typed(crate::WriteFile)
+    }),
+    (<crate::EditFile as TypedTool>::NAME, || {
+        crate::typed(crate::EditFile)
+    }),
+    (<crate::ApplyPatch as TypedTool>::NAME, || {
+        crate::typed(crate::ApplyPatch)
+    }),
+    (<crate::Glob as TypedTool>::NAME, || {
+        crate::typed(crate::Glob)
+    }),
+    (<crate::Grep as TypedTool>::NAME, || {
+        crate::typed(crate::Grep)
+    }),
+    (<crate::BashOutput as TypedTool>::NAME, || {
+        crate::typed(crate::BashOutput)
+    }),
+    (<crate::KillShell as TypedTool>::NAME, || {
+        crate::typed(crate::KillShell)
+    }),
+    (<crate::TodoWrite as TypedTool>::NAME, || {
+        crate::typed(crate::TodoWrite)
+    }),
+];
 
 /// The tools offered to the model, in registration order.
 ///
@@ -69,18 +105,22 @@ impl ToolRegistry {
 
     /// The built-in tools.
     pub fn builtin() -> Self {
+        Self::builtin_only(|_| true)
+    }
+
+    /// The built-in tools whose names `keep` accepts, in the usual order; the others are not
+    /// built (building a tool derives its schema).
+    pub fn builtin_only(keep: impl Fn(&str) -> bool) -> Self {
         let mut registry = Self::new();
-        registry.register(crate::typed(crate::Bash::new()));
-        registry.register(crate::typed(crate::ReadFile));
-        registry.register(crate::typed(crate::WriteFile));
-        registry.register(crate::typed(crate::EditFile));
-        registry.register(crate::typed(crate::ApplyPatch));
-        registry.register(crate::typed(crate::Glob));
-        registry.register(crate::typed(crate::Grep));
-        registry.register(crate::typed(crate::BashOutput));
-        registry.register(crate::typed(crate::KillShell));
-        registry.register(crate::typed(crate::TodoWrite));
+        for (_, build) in BUILTIN.iter().filter(|(name, _)| keep(name)) {
+            registry.register(build());
+        }
         registry
+    }
+
+    /// The built-in tools' names, in the usual order, without building them.
+    pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+        BUILTIN.iter().map(|(name, _)| *name)
     }
 
     /// The built-in tools suited to `model`: models trained on Codex's patch format (OpenAI's

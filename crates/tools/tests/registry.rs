@@ -234,3 +234,16 @@ fn models_get_the_edit_tools_they_were_trained_on() {
         );
     }
 }
+
+#[test]
+fn builtin_names_are_known_without_building_the_tools() {
+    let built = ToolRegistry::builtin().names();
+    let named: Vec<String> = ToolRegistry::builtin_names().map(String::from).collect();
+    assert_eq!(named, built);
+    let one = ToolRegistry::builtin_only(|name| name == "grep");
+    assert_eq!(one.names(), ["grep"]);
+    assert_eq!(
+        one.specs(),
+        ToolRegistry::builtin().subset(|n| n == "grep").specs()
+    );
+}
