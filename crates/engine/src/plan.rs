@@ -49,7 +49,8 @@ impl Tool for ExitPlanMode {
                 },
                 "required": ["plan"],
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 

@@ -181,7 +181,7 @@ pub fn read_file_spec() -> ToolSpec {
     ToolSpec {
         name: "read_file".into(),
         description: "Read a file".into(),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}).into(),
     }
 }
 

@@ -57,7 +57,8 @@ impl Tool for ListResources {
                 "type": "object",
                 "properties": {"server": {"type": "string", "description": "Only this server"}},
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 
@@ -120,7 +121,8 @@ impl Tool for ReadResource {
                 },
                 "required": ["server", "uri"],
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 

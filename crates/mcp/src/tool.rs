@@ -62,7 +62,7 @@ impl McpTool {
                         )
                         .trim()
                         .to_string(),
-                        input_schema: schema,
+                        input_schema: schema.into(),
                     },
                     name,
                     remote: tool.name.to_string(),

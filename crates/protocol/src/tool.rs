@@ -1,6 +1,8 @@
 //! What the model is told about a tool.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
 use serde_json::Value;
 
 /// A tool as presented to the model: name, description and JSON schema of its arguments.
@@ -10,8 +12,9 @@ pub struct ToolSpec {
     pub name: String,
     /// What the tool does and when to use it.
     pub description: String,
-    /// JSON schema (an object schema) of the arguments.
-    pub input_schema: Value,
+    /// JSON schema (an object schema) of the arguments; shared, since every request carries
+    /// every tool's spec.
+    pub input_schema: Arc<Value>,
 }
 
 /// The key of the one field a tool call's input holds when the model's arguments were not

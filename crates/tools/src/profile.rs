@@ -95,7 +95,7 @@ impl Lean {
             } => Some(ToolSpec {
                 name: full.name.clone(),
                 description: description.to_string(),
-                input_schema: short_schema(&full.input_schema, arguments),
+                input_schema: short_schema(&full.input_schema, arguments).into(),
             }),
         }
     }
@@ -190,7 +190,8 @@ mod tests {
                 },
                 "required": ["a", "c"],
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         };
         let lean = Lean::Short {
             description: "Short.",
@@ -210,7 +211,8 @@ mod tests {
                     },
                     "required": ["a"],
                     "additionalProperties": false
-                }),
+                })
+                .into(),
             })
         );
         assert_eq!(Lean::LeftOut.apply(&full), None);

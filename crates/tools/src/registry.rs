@@ -33,8 +33,11 @@ impl Entry {
     }
 }
 
+/// Builds one tool.
+type Build = fn() -> Arc<dyn Tool>;
+
 /// The built-in tools, by name, each built when asked for.
-const BUILTIN: [(&str, fn() -> Arc<dyn Tool>); 10] = [
+const BUILTIN: [(&str, Build); 10] = [
     (<crate::Bash as TypedTool>::NAME, || {
         crate::typed(crate::Bash::new())
     }),

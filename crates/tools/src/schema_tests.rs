@@ -245,7 +245,7 @@ fn builtin_schemas() -> Vec<Value> {
     crate::ToolRegistry::builtin()
         .specs()
         .into_iter()
-        .map(|spec| spec.input_schema)
+        .map(|spec| (*spec.input_schema).clone())
         .collect()
 }
 

@@ -93,7 +93,7 @@ impl<T: TypedTool> Typed<T> {
         let spec = ToolSpec {
             name: T::NAME.to_string(),
             description: tool.description(),
-            input_schema: schema_for::<T::Args>(),
+            input_schema: schema_for::<T::Args>().into(),
         };
         Self { tool, spec }
     }

@@ -156,7 +156,8 @@ impl Tool for Probe {
                 "type": "object",
                 "properties": {"n": {"type": "integer", "maximum": 3}},
                 "required": ["n"]
-            }),
+            })
+            .into(),
         }
     }
     fn effect(&self, _args: &Value) -> Effect {

@@ -46,7 +46,8 @@ impl Tool for CompactTool {
                     }
                 },
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 

@@ -123,7 +123,7 @@ impl Deferred {
                 },
                 "required": ["query"],
                 "additionalProperties": false
-            }),
+            }).into(),
         }
     }
 
@@ -226,7 +226,7 @@ mod tests {
         ToolSpec {
             name: name.into(),
             description: description.into(),
-            input_schema: json!({"type": "object", "properties": {}}),
+            input_schema: json!({"type": "object", "properties": {}}).into(),
         }
     }
 

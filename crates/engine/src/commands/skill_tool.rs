@@ -52,7 +52,8 @@ impl Tool for SkillTool {
                 },
                 "required": ["name"],
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 

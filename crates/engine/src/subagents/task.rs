@@ -59,7 +59,8 @@ impl Tool for TaskTool {
                 },
                 "required": ["description", "prompt"],
                 "additionalProperties": false
-            }),
+            })
+            .into(),
         }
     }
 

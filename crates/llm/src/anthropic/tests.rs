@@ -271,7 +271,7 @@ fn request_body_translates_the_canonical_transcript() {
         tools: vec![ToolSpec {
             name: "bash".into(),
             description: "Run a command".into(),
-            input_schema: json!({"type": "object"}),
+            input_schema: json!({"type": "object"}).into(),
         }],
         max_tokens: 1024,
         cache: Default::default(),

@@ -241,7 +241,7 @@ fn request_body_maps_the_transcript_to_chat_messages() {
         tools: vec![ToolSpec {
             name: "bash".into(),
             description: "Run".into(),
-            input_schema: json!({"type": "object"}),
+            input_schema: json!({"type": "object"}).into(),
         }],
         max_tokens: 512,
         cache: Default::default(),

@@ -200,7 +200,7 @@ fn request_body_maps_the_transcript_to_items() {
         tools: vec![ToolSpec {
             name: "glob".into(),
             description: "Find files".into(),
-            input_schema: json!({"type": "object"}),
+            input_schema: json!({"type": "object"}).into(),
         }],
         max_tokens: 2048,
         cache: Default::default(),
