@@ -38,8 +38,8 @@ impl WireProtocol for AnthropicProtocol {
         }
     }
 
-    fn body(&self, request: &ModelRequest) -> Value {
-        request_body(request)
+    fn body(&self, request: &ModelRequest) -> serde_json::Result<Vec<u8>> {
+        serde_json::to_vec(&request_body(request))
     }
 
     /// Thinking between tool calls (interleaved) is a beta the request must name.

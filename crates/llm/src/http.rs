@@ -10,7 +10,6 @@ use bytes::Bytes;
 use futures::{Stream, StreamExt};
 use reqwest::RequestBuilder;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, USER_AGENT};
-use serde_json::Value;
 
 use crate::error::{HttpFailure, KeySource};
 use crate::retry::retry_after_ms;
@@ -42,8 +41,10 @@ pub(crate) trait WireProtocol: Send + Sync + 'static {
     fn request_headers(&self, _request: &ModelRequest) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
-    /// The JSON body for a request (built anew for every attempt).
-    fn body(&self, request: &ModelRequest) -> Value;
+    /// The JSON body for a request, serialised (anew for every attempt). Protocols write it
+    /// from the request's own data, without building a `serde_json::Value` tree first: that
+    /// copied the whole transcript on every request.
+    fn body(&self, request: &ModelRequest) -> serde_json::Result<Vec<u8>>;
     /// A fresh parser for one response.
     fn parser(&self) -> Box<dyn StreamParser>;
     /// Learns from an error answer; `true` when the request should be resent at once with a
@@ -209,7 +210,7 @@ impl<P: WireProtocol> Attempts<P> {
 
     async fn send(&mut self) -> Result<Reading, LlmError> {
         let inner = &self.inner;
-        let body = serde_json::to_vec(&inner.protocol.body(&self.request)).map_err(|e| {
+        let body = inner.protocol.body(&self.request).map_err(|e| {
             LlmError::new(
                 LlmErrorKind::Protocol,
                 self.provider(),

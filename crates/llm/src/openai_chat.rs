@@ -60,13 +60,13 @@ impl WireProtocol for ChatProtocol {
         crate::http::bearer(builder, api_key)
     }
 
-    fn body(&self, request: &ModelRequest) -> Value {
+    fn body(&self, request: &ModelRequest) -> serde_json::Result<Vec<u8>> {
         let fields = ChatFields {
             usage_in_stream: !self.omit_stream_options.load(Ordering::Relaxed),
             prompt_cache_key: !self.omit_prompt_cache_key.load(Ordering::Relaxed),
             reasoning_effort: !self.omit_reasoning_effort.load(Ordering::Relaxed),
         };
-        request_body(request, fields)
+        serde_json::to_vec(&request_body(request, fields))
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {

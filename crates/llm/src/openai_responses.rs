@@ -31,8 +31,8 @@ impl WireProtocol for ResponsesProtocol {
         crate::http::bearer(builder, api_key)
     }
 
-    fn body(&self, request: &ModelRequest) -> Value {
-        request_body(request)
+    fn body(&self, request: &ModelRequest) -> serde_json::Result<Vec<u8>> {
+        serde_json::to_vec(&request_body(request))
     }
 
     fn parser(&self) -> Box<dyn StreamParser> {
