@@ -6,36 +6,22 @@
 //! moving end, written for the next request) and the end of the user message that ended the
 //! previous request (read back exactly, however many blocks the latest turn added).
 
-use serde_json::{Value, json};
+use rein_protocol::Role;
 
+use super::body::{Marker, WireMessage};
 use crate::CacheTtl;
-
-/// The `cache_control` value for `ttl`.
-pub(super) fn marker(ttl: CacheTtl) -> Value {
-    match ttl {
-        CacheTtl::FiveMinutes => json!({"type": "ephemeral"}),
-        CacheTtl::OneHour => json!({"type": "ephemeral", "ttl": "1h"}),
-    }
-}
-
-/// Marks the last tool of a `tools` array.
-pub(super) fn mark_tools(tools: &mut [Value], ttl: CacheTtl) {
-    if let Some(last) = tools.last_mut() {
-        last["cache_control"] = marker(ttl);
-    }
-}
 
 /// Marks the end of the newest message and of the user message the previous request ended
 /// with: the last user message that an assistant message follows, before the newest message.
-pub(super) fn mark_messages(messages: &mut [Value], ttl: CacheTtl) {
+pub(super) fn mark_messages(messages: &mut [WireMessage<'_>], ttl: CacheTtl) {
     let Some(newest) = messages.len().checked_sub(1) else {
         return;
     };
     let previous_end = (0..newest).rev().find(|&i| {
-        messages[i]["role"] == "user"
+        messages[i].role == Role::User
             && messages
                 .get(i + 1)
-                .is_some_and(|next| next["role"] == "assistant")
+                .is_some_and(|next| next.role == Role::Assistant)
     });
     for index in previous_end.into_iter().chain([newest]) {
         mark_last_block(&mut messages[index], ttl);
@@ -44,16 +30,10 @@ pub(super) fn mark_messages(messages: &mut [Value], ttl: CacheTtl) {
 
 /// Puts a breakpoint on the last block of `message` that may carry one (thinking blocks may
 /// not: a breakpoint sits after them only through a later block).
-fn mark_last_block(message: &mut Value, ttl: CacheTtl) {
-    let Some(blocks) = message["content"].as_array_mut() else {
-        return;
-    };
-    let cacheable = blocks
-        .iter_mut()
-        .rev()
-        .find(|b| !matches!(b["type"].as_str(), Some("thinking" | "redacted_thinking")));
+fn mark_last_block(message: &mut WireMessage<'_>, ttl: CacheTtl) {
+    let cacheable = message.content.iter_mut().rev().find(|b| !b.is_thinking());
     if let Some(block) = cacheable {
-        block["cache_control"] = marker(ttl);
+        block.cache_control = Some(Marker(ttl));
     }
 }
 
@@ -61,9 +41,23 @@ fn mark_last_block(message: &mut Value, ttl: CacheTtl) {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use rein_protocol::{ContentBlock, Message};
+    use serde_json::{Value, json};
 
-    fn text(role: &str, text: &str) -> Value {
-        json!({"role": role, "content": [{"type": "text", "text": text}]})
+    fn text(role: Role, text: &str) -> Message {
+        Message {
+            role,
+            content: vec![ContentBlock::Text { text: text.into() }],
+        }
+    }
+
+    /// The messages as sent, with their breakpoints.
+    fn sent(messages: &[Message], ttl: CacheTtl) -> Vec<Value> {
+        let mut wire: Vec<WireMessage<'_>> = messages.iter().filter_map(WireMessage::new).collect();
+        mark_messages(&mut wire, ttl);
+        wire.iter()
+            .map(|m| serde_json::to_value(m).unwrap())
+            .collect()
     }
 
     fn marked(messages: &[Value]) -> Vec<bool> {
@@ -75,46 +69,64 @@ mod tests {
 
     #[test]
     fn the_newest_message_and_the_previous_requests_end_are_marked() {
-        let mut messages = vec![
-            text("user", "a"),
-            text("assistant", "b"),
-            text("user", "c"),
-            text("assistant", "d"),
-            text("user", "e"),
+        let messages = [
+            text(Role::User, "a"),
+            text(Role::Assistant, "b"),
+            text(Role::User, "c"),
+            text(Role::Assistant, "d"),
+            text(Role::User, "e"),
         ];
-        mark_messages(&mut messages, CacheTtl::FiveMinutes);
-        assert_eq!(marked(&messages), [false, false, true, false, true]);
+        let sent = sent(&messages, CacheTtl::FiveMinutes);
+        assert_eq!(marked(&sent), [false, false, true, false, true]);
         assert_eq!(
-            messages[4]["content"][0]["cache_control"],
+            sent[4]["content"][0]["cache_control"],
             json!({"type": "ephemeral"})
         );
     }
 
     #[test]
     fn a_paused_turn_ending_with_the_assistant_marks_the_user_message_before_it() {
-        let mut messages = vec![text("user", "a"), text("assistant", "b")];
-        mark_messages(&mut messages, CacheTtl::OneHour);
-        assert_eq!(marked(&messages), [true, true]);
+        let messages = [text(Role::User, "a"), text(Role::Assistant, "b")];
+        let sent = sent(&messages, CacheTtl::OneHour);
+        assert_eq!(marked(&sent), [true, true]);
         assert_eq!(
-            messages[0]["content"][0]["cache_control"],
+            sent[0]["content"][0]["cache_control"],
             json!({"type": "ephemeral", "ttl": "1h"})
         );
     }
 
     #[test]
     fn thinking_blocks_are_never_marked() {
-        let mut messages = vec![json!({"role": "assistant", "content": [
-            {"type": "text", "text": "x"},
-            {"type": "thinking", "thinking": "t", "signature": "s"},
-        ]})];
-        mark_messages(&mut messages, CacheTtl::FiveMinutes);
-        assert!(messages[0]["content"][0].get("cache_control").is_some());
-        assert!(messages[0]["content"][1].get("cache_control").is_none());
-        let mut only_thinking = vec![
-            json!({"role": "assistant", "content": [{"type": "redacted_thinking", "data": "r"}]}),
+        let messages = [Message {
+            role: Role::Assistant,
+            content: vec![
+                ContentBlock::Text { text: "x".into() },
+                ContentBlock::Thinking {
+                    thinking: "t".into(),
+                    signature: Some("s".into()),
+                },
+            ],
+        }];
+        let sent_ = sent(&messages, CacheTtl::FiveMinutes);
+        assert!(sent_[0]["content"][0].get("cache_control").is_some());
+        assert!(sent_[0]["content"][1].get("cache_control").is_none());
+        let only_thinking = [
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::RedactedThinking { data: "r".into() }],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::Provider {
+                    protocol: "anthropic".into(),
+                    block: json!({"type": "thinking", "thinking": "t", "signature": "s"}),
+                }],
+            },
         ];
-        mark_messages(&mut only_thinking, CacheTtl::FiveMinutes);
-        assert_eq!(marked(&only_thinking), [false]);
-        mark_messages(&mut [], CacheTtl::FiveMinutes);
+        assert_eq!(
+            marked(&sent(&only_thinking, CacheTtl::FiveMinutes)),
+            [false, false]
+        );
+        assert_eq!(sent(&[], CacheTtl::FiveMinutes), Vec::<Value>::new());
     }
 }

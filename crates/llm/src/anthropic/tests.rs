@@ -2,7 +2,8 @@ use super::*;
 use crate::http::parse_recorded;
 use crate::{LlmErrorKind, ModelEvent};
 use pretty_assertions::assert_eq;
-use rein_protocol::{ImageSource, StopReason, Usage};
+use rein_protocol::{ContentBlock, ImageSource, Message, Role, StopReason, ToolSpec, Usage};
+use serde_json::{Value, json};
 
 const RECORDED: &str = r#"event: message_start
 data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":100,"cache_read_input_tokens":50,"output_tokens":1}}}
@@ -278,7 +279,7 @@ fn request_body_translates_the_canonical_transcript() {
         effort: None,
     };
     assert_eq!(
-        request_body(&request),
+        serde_json::to_value(request_body(&request)).unwrap(),
         json!({
             "model": "claude-sonnet-4-5",
             "max_tokens": 1024,
@@ -302,3 +303,98 @@ fn request_body_translates_the_canonical_transcript() {
         })
     );
 }
+
+/// Every kind of block, in the places the breakpoints look at, with thinking and a one-hour
+/// cache: the body as the Value-building implementation wrote it.
+fn every_block_request() -> ModelRequest {
+    let text = |text: &str| ContentBlock::Text { text: text.into() };
+    ModelRequest {
+        model: "claude-opus-4-1".into(),
+        system: "Sys \"quoted\"\n".into(),
+        messages: vec![
+            Message {
+                role: Role::User,
+                content: vec![text("first"), text("")],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    ContentBlock::Provider {
+                        protocol: "anthropic".into(),
+                        block: json!({"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"q": "x"}}),
+                    },
+                    ContentBlock::Provider {
+                        protocol: "openai".into(),
+                        block: json!({"type": "message", "phase": "commentary"}),
+                    },
+                    ContentBlock::ToolUse {
+                        id: "t1".into(),
+                        name: "read_file".into(),
+                        input: json!({"path": "a.txt", "n": [1, 2.5, null]}),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: "t1".into(),
+                        content: "ok ✓".into(),
+                        is_error: false,
+                    },
+                    text("and then"),
+                ],
+            },
+            Message {
+                role: Role::Assistant,
+                content: vec![
+                    text("thinking next"),
+                    ContentBlock::Thinking {
+                        thinking: "t".into(),
+                        signature: Some("s".into()),
+                    },
+                ],
+            },
+            Message {
+                role: Role::User,
+                content: vec![ContentBlock::Thinking {
+                    thinking: "unsigned".into(),
+                    signature: None,
+                }],
+            },
+            Message {
+                role: Role::User,
+                content: vec![text("last")],
+            },
+        ],
+        tools: vec![
+            ToolSpec {
+                name: "read_file".into(),
+                description: "Reads".into(),
+                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}})
+                    .into(),
+            },
+            ToolSpec {
+                name: "bash".into(),
+                description: "Runs".into(),
+                input_schema: json!({"type": "object"}).into(),
+            },
+        ],
+        max_tokens: 32_000,
+        cache: crate::PromptCache {
+            ttl: crate::CacheTtl::OneHour,
+            key: Some("k".into()),
+        },
+        effort: Some(crate::Effort::High),
+    }
+}
+
+#[test]
+fn the_body_is_written_from_the_request_as_it_always_was() {
+    let body = serde_json::to_value(request_body(&every_block_request())).unwrap();
+    let expected: Value = serde_json::from_str(WRITTEN_BEFORE).unwrap();
+    assert_eq!(body, expected);
+}
+
+/// What the Value-building body of `every_block_request` was, serialised.
+const WRITTEN_BEFORE: &str = r#"{"max_tokens":32000,"messages":[{"content":[{"text":"first","type":"text"}],"role":"user"},{"content":[{"id":"s1","input":{"q":"x"},"name":"web_search","type":"server_tool_use"},{"id":"t1","input":{"n":[1,2.5,null],"path":"a.txt"},"name":"read_file","type":"tool_use"}],"role":"assistant"},{"content":[{"content":"ok ✓","tool_use_id":"t1","type":"tool_result"},{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"and then","type":"text"}],"role":"user"},{"content":[{"text":"thinking next","type":"text"},{"signature":"s","thinking":"t","type":"thinking"}],"role":"assistant"},{"content":[{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"last","type":"text"}],"role":"user"}],"model":"claude-opus-4-1","stream":true,"system":[{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"Sys \"quoted\"\n","type":"text"}],"thinking":{"budget_tokens":16000,"type":"enabled"},"tools":[{"description":"Reads","input_schema":{"properties":{"path":{"type":"string"}},"type":"object"},"name":"read_file"},{"cache_control":{"ttl":"1h","type":"ephemeral"},"description":"Runs","input_schema":{"type":"object"},"name":"bash"}]}"#;

@@ -1,0 +1,261 @@
+//! The body of a Messages request, serialised straight from the [`ModelRequest`] it borrows:
+//! building a `serde_json::Value` first copied every message, tool input and schema of the
+//! transcript on every request, and then freed them again.
+
+use rein_protocol::{ContentBlock, Message, Role, ToolSpec};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
+
+use super::breakpoints;
+use crate::{CacheTtl, ModelRequest};
+
+/// A Messages request body.
+#[derive(Serialize)]
+pub(crate) struct Body<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<[SystemText<'a>; 1]>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: Vec<WireTool<'a>>,
+}
+
+impl<'a> Body<'a> {
+    /// The body of `request`, with cache breakpoints on the last tool, the system prompt and
+    /// the messages [`breakpoints::mark_messages`] picks.
+    pub(crate) fn new(request: &'a ModelRequest) -> Self {
+        let ttl = request.cache.ttl;
+        let mut messages: Vec<WireMessage<'a>> = request
+            .messages
+            .iter()
+            .filter_map(WireMessage::new)
+            .collect();
+        breakpoints::mark_messages(&mut messages, ttl);
+        let mut tools: Vec<WireTool<'a>> = request.tools.iter().map(WireTool::new).collect();
+        if let Some(last) = tools.last_mut() {
+            last.cache_control = Some(Marker(ttl));
+        }
+        Self {
+            model: &request.model,
+            max_tokens: request.max_tokens,
+            messages,
+            stream: true,
+            thinking: super::thinking_budget(request).map(|budget_tokens| Thinking {
+                kind: "enabled",
+                budget_tokens,
+            }),
+            system: (!request.system.is_empty()).then(|| {
+                [SystemText {
+                    kind: "text",
+                    text: &request.system,
+                    cache_control: Marker(ttl),
+                }]
+            }),
+            tools,
+        }
+    }
+}
+
+/// `thinking`: extended thinking with a token budget.
+#[derive(Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
+}
+
+/// The system prompt as one text block, always a breakpoint.
+#[derive(Serialize)]
+struct SystemText<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+    cache_control: Marker,
+}
+
+/// A tool definition.
+#[derive(Serialize)]
+struct WireTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<Marker>,
+}
+
+impl<'a> WireTool<'a> {
+    fn new(spec: &'a ToolSpec) -> Self {
+        Self {
+            name: &spec.name,
+            description: &spec.description,
+            input_schema: &spec.input_schema,
+            cache_control: None,
+        }
+    }
+}
+
+/// A `cache_control` breakpoint with its lifetime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Marker(pub(super) CacheTtl);
+
+impl Serialize for Marker {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "ephemeral")?;
+        if self.0 == CacheTtl::OneHour {
+            map.serialize_entry("ttl", "1h")?;
+        }
+        map.end()
+    }
+}
+
+/// A message on the wire: the blocks of a canonical message that can be sent.
+#[derive(Serialize)]
+pub(super) struct WireMessage<'a> {
+    #[serde(serialize_with = "role_name")]
+    pub(super) role: Role,
+    pub(super) content: Vec<WireBlock<'a>>,
+}
+
+impl<'a> WireMessage<'a> {
+    /// `None` when nothing in the message can be sent.
+    pub(super) fn new(message: &'a Message) -> Option<Self> {
+        let content: Vec<WireBlock<'a>> = message
+            .content
+            .iter()
+            .filter(|block| sendable(block))
+            .map(|block| WireBlock {
+                block,
+                cache_control: None,
+            })
+            .collect();
+        (!content.is_empty()).then_some(Self {
+            role: message.role,
+            content,
+        })
+    }
+}
+
+fn role_name<S: Serializer>(role: &Role, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    })
+}
+
+/// Whether a block goes to Anthropic. Empty text is dropped (the API refuses it), and so is
+/// thinking without a signature (it came from another provider and cannot be verified), and
+/// other protocols' blocks.
+fn sendable(block: &ContentBlock) -> bool {
+    match block {
+        ContentBlock::Text { text } => !text.is_empty(),
+        ContentBlock::Thinking { signature, .. } => signature.is_some(),
+        ContentBlock::Provider { protocol, .. } => protocol == "anthropic",
+        ContentBlock::RedactedThinking { .. }
+        | ContentBlock::ToolUse { .. }
+        | ContentBlock::ToolResult { .. }
+        | ContentBlock::Image { .. } => true,
+    }
+}
+
+/// A content block on the wire, a breakpoint when marked.
+pub(super) struct WireBlock<'a> {
+    pub(super) block: &'a ContentBlock,
+    pub(super) cache_control: Option<Marker>,
+}
+
+impl WireBlock<'_> {
+    /// Whether the block is thinking, which may not carry a breakpoint.
+    pub(super) fn is_thinking(&self) -> bool {
+        match self.block {
+            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => true,
+            ContentBlock::Provider { block, .. } => {
+                matches!(
+                    block["type"].as_str(),
+                    Some("thinking" | "redacted_thinking")
+                )
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Serialize for WireBlock<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let ContentBlock::Provider { block, .. } = self.block
+            && !block.is_object()
+        {
+            // Not a block this protocol knows; sent as it came.
+            return block.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(None)?;
+        match self.block {
+            ContentBlock::Text { text } => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            ContentBlock::Thinking {
+                thinking,
+                signature,
+            } => {
+                map.serialize_entry("type", "thinking")?;
+                map.serialize_entry("thinking", thinking)?;
+                map.serialize_entry("signature", signature)?;
+            }
+            ContentBlock::RedactedThinking { data } => {
+                map.serialize_entry("type", "redacted_thinking")?;
+                map.serialize_entry("data", data)?;
+            }
+            ContentBlock::ToolUse { id, name, input } => {
+                map.serialize_entry("type", "tool_use")?;
+                map.serialize_entry("id", id)?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("input", input)?;
+            }
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                map.serialize_entry("type", "tool_result")?;
+                map.serialize_entry("tool_use_id", tool_use_id)?;
+                map.serialize_entry("content", content)?;
+                if *is_error {
+                    map.serialize_entry("is_error", &true)?;
+                }
+            }
+            ContentBlock::Image { source } => {
+                map.serialize_entry("type", "image")?;
+                map.serialize_entry("source", &ImageSource(source))?;
+            }
+            ContentBlock::Provider { block, .. } => {
+                let fields = block.as_object().into_iter().flatten();
+                for (key, value) in fields.filter(|(key, _)| *key != "cache_control") {
+                    map.serialize_entry(key, value)?;
+                }
+            }
+        }
+        if let Some(marker) = &self.cache_control {
+            map.serialize_entry("cache_control", marker)?;
+        }
+        map.end()
+    }
+}
+
+/// An image's `source`: base64 data with its media type.
+struct ImageSource<'a>(&'a rein_protocol::ImageSource);
+
+impl Serialize for ImageSource<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("type", "base64")?;
+        map.serialize_entry("media_type", &self.0.media_type)?;
+        map.serialize_entry("data", &self.0.data)?;
+        map.end()
+    }
+}
