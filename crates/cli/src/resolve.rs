@@ -462,7 +462,6 @@ pub fn agent_template(
         agent.repeat_limits.stop = stop.value.max(1);
     }
     agent.compact_tool = config.compact_tool.as_ref().is_some_and(|c| c.value);
-    agent.sensitive_paths = folders.sensitive_paths(config);
     agent.hooks = config.hooks.clone();
     agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));
     agent.checkpoints_root =

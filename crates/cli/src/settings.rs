@@ -83,6 +83,7 @@ impl Settings {
         // The key a command could print or send: never in a child's environment.
         template.hidden_env.push(provider.key_env.clone());
         template.sandbox = sandbox;
+        template.sensitive = Some(sensitive.clone());
         template.sandbox_policy = sandbox_policy;
         template.subagents = Some(subagents);
         template.fallback = router.fallback(args)?;

@@ -71,7 +71,11 @@ impl Attack {
     /// The system prompt of an agent in the workspace, and its notices.
     fn prompt(&self) -> (String, Vec<String>) {
         let mut config = rein_engine::AgentConfig::new("claude-sonnet-4-5", self.ws.clone());
-        config.sensitive_paths = vec![self.secrets.to_string_lossy().into_owned()];
+        let secrets = self.secrets.to_string_lossy();
+        let patterns = rein_tools::DEFAULT_SENSITIVE.iter().copied();
+        config.sensitive = Some(
+            rein_tools::SensitivePaths::new(patterns.chain([secrets.as_ref()]), None).unwrap(),
+        );
         let agent =
             rein_engine::Agent::new(never_called(), ToolRegistry::builtin(), config).unwrap();
         (

@@ -33,8 +33,9 @@ pub struct AgentConfig {
     pub dispatch: DispatchLimits,
     /// Permission mode and rules.
     pub policy: Policy,
-    /// Paths no tool may touch, added to the built-in list (which nothing replaces).
-    pub sensitive_paths: Vec<String>,
+    /// Paths no tool may touch: the built-in list (which nothing replaces) and the configured
+    /// patterns, compiled (`SensitivePaths::new`); `None`: the built-in list alone.
+    pub sensitive: Option<rein_tools::SensitivePaths>,
     /// Hook commands.
     pub hooks: Vec<HookSpec>,
     /// Variables no tool process or hook inherits, besides the built-in provider keys (the
@@ -96,7 +97,7 @@ impl AgentConfig {
             effort: None,
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
-            sensitive_paths: Vec::new(),
+            sensitive: None,
             hooks: Vec::new(),
             hidden_env: Vec::new(),
             session_id: None,

@@ -10,11 +10,12 @@ use crate::EngineError;
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 
-/// The guard for `workspace`: the built-in sensitive list, extended with `sensitive_paths`
-/// and with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
+/// The guard for `workspace`: the sensitive list `sensitive` (compiled once by the caller,
+/// who also hands it to the OS sandbox; `None`: the built-in list, `~` as `$HOME`), extended
+/// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
 pub fn workspace_guard(
     workspace: &Path,
-    sensitive_paths: &[String],
+    sensitive: Option<&SensitivePaths>,
     policy: &Policy,
 ) -> Result<WorkspaceGuard, EngineError> {
     let problem = |message: String| EngineError::Workspace {
@@ -29,13 +30,17 @@ pub fn workspace_guard(
                 .to_string(),
         ));
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let patterns = rein_tools::DEFAULT_SENSITIVE
-        .iter()
-        .copied()
-        .chain(sensitive_paths.iter().map(String::as_str));
-    let base =
-        SensitivePaths::new(patterns, home.as_deref()).map_err(|e| problem(e.to_string()))?;
+    let base = match sensitive {
+        Some(list) => list.clone(),
+        None => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            SensitivePaths::new(
+                rein_tools::DEFAULT_SENSITIVE.iter().copied(),
+                home.as_deref(),
+            )
+            .map_err(|e| problem(e.to_string()))?
+        }
+    };
     let sensitive = policy
         .guard_list(base)
         .map_err(|e| problem(e.to_string()))?;
