@@ -51,8 +51,11 @@ mod pricing;
 mod provider;
 mod retry;
 mod sse;
+#[cfg(test)]
+mod test_request;
 mod transport;
 mod whole;
+mod wire;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use cache::{CacheTtl, PromptCache, UnknownCacheTtl};

@@ -248,7 +248,7 @@ fn request_body_maps_the_transcript_to_chat_messages() {
         effort: None,
     };
     assert_eq!(
-        request_body(&request, ChatFields::ALL),
+        serde_json::to_value(request_body(&request, ChatFields::ALL)).unwrap(),
         json!({
             "model": "deepseek-chat",
             "stream": true,
@@ -278,3 +278,17 @@ fn sent(protocol: &ChatProtocol, request: &ModelRequest) -> Value {
     let bytes = protocol.body(request).unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }
+
+#[test]
+fn the_body_is_written_from_the_request_as_it_always_was() {
+    let body = serde_json::to_value(request_body(
+        &crate::test_request::every_block(),
+        ChatFields::ALL,
+    ))
+    .unwrap();
+    let expected: Value = serde_json::from_str(WRITTEN_BEFORE).unwrap();
+    assert_eq!(body, expected);
+}
+
+/// What the Value-building body of `every_block` was, serialised.
+const WRITTEN_BEFORE: &str = r#"{"max_tokens":32000,"messages":[{"content":"Sys \"quoted\"\n","role":"system"},{"content":[{"text":"first\n\nsecond","type":"text"},{"image_url":{"url":"data:image/png;base64,iVBO"},"type":"image_url"}],"role":"user"},{"content":"calling","reasoning_content":"mine again","reasoning_details":[{"text":"r","type":"reasoning.text"}],"role":"assistant","tool_calls":[{"function":{"arguments":"{\"n\":[1,2.5,null],\"path\":\"a \\\"b\\\".txt\"}","name":"read_file"},"id":"t1","type":"function"},{"function":{"arguments":"{}","name":"bash"},"id":"t2","type":"function"}]},{"content":"ok ✓\n","role":"tool","tool_call_id":"t1"},{"content":"boom","role":"tool","tool_call_id":"t2"},{"content":"and then","role":"user"},{"content":"done\n\nreally","role":"assistant"},{"content":[{"image_url":{"url":"data:image/png;base64,iVBO"},"type":"image_url"}],"role":"user"},{"content":"last","role":"user"}],"model":"model-x","prompt_cache_key":"session-1","reasoning_effort":"high","stream":true,"stream_options":{"include_usage":true},"tools":[{"function":{"description":"Reads","name":"read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}},"type":"function"},{"function":{"description":"Runs","name":"bash","parameters":{"type":"object"}},"type":"function"}]}"#;

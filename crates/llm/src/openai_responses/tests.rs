@@ -2,7 +2,8 @@ use super::*;
 use crate::http::parse_recorded;
 use crate::{LlmErrorKind, ModelEvent};
 use pretty_assertions::assert_eq;
-use rein_protocol::{StopReason, Usage};
+use rein_protocol::{ContentBlock, Message, Role, StopReason, ToolSpec, Usage};
+use serde_json::{Value, json};
 
 const RECORDED: &str = r#"event: response.created
 data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_1","status":"in_progress","output":[]}}
@@ -207,7 +208,7 @@ fn request_body_maps_the_transcript_to_items() {
         effort: None,
     };
     assert_eq!(
-        request_body(&request),
+        serde_json::to_value(request_body(&request)).unwrap(),
         json!({
             "model": "gpt-5",
             "instructions": "Be brief.",
@@ -227,3 +228,13 @@ fn request_body_maps_the_transcript_to_items() {
         })
     );
 }
+
+#[test]
+fn the_body_is_written_from_the_request_as_it_always_was() {
+    let body = serde_json::to_value(request_body(&crate::test_request::every_block())).unwrap();
+    let expected: Value = serde_json::from_str(WRITTEN_BEFORE).unwrap();
+    assert_eq!(body, expected);
+}
+
+/// What the Value-building body of `every_block` was, serialised.
+const WRITTEN_BEFORE: &str = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":[{"text":"first","type":"input_text"},{"text":"second","type":"input_text"},{"image_url":"data:image/png;base64,iVBO","type":"input_image"}],"role":"user","type":"message"},{"encrypted_content":"enc","summary":[{"text":"signed","type":"summary_text"}],"type":"reasoning"},{"encrypted_content":"enc2","summary":[],"type":"reasoning"},{"content":[{"text":"calling","type":"output_text"}],"phase":"commentary","role":"assistant","type":"message"},{"arguments":"{\"n\":[1,2.5,null],\"path\":\"a \\\"b\\\".txt\"}","call_id":"t1","name":"read_file","type":"function_call"},{"arguments":"{}","call_id":"t2","name":"bash","type":"function_call"},{"call_id":"t1","output":"ok ✓\n","type":"function_call_output"},{"call_id":"t2","output":"boom","type":"function_call_output"},{"content":[{"text":"and then","type":"input_text"}],"role":"user","type":"message"},{"content":[{"text":"done","type":"output_text"},{"text":"really","type":"output_text"}],"role":"assistant","type":"message"},{"content":[{"image_url":"data:image/png;base64,iVBO","type":"input_image"}],"role":"user","type":"message"},{"content":[{"text":"last","type":"input_text"}],"role":"user","type":"message"}],"instructions":"Sys \"quoted\"\n","max_output_tokens":32000,"model":"model-x","prompt_cache_key":"session-1","reasoning":{"effort":"high","summary":"auto"},"store":false,"stream":true,"tools":[{"description":"Reads","name":"read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"},"strict":false,"type":"function"},{"description":"Runs","name":"bash","parameters":{"type":"object"},"strict":false,"type":"function"}]}"#;
