@@ -2,7 +2,8 @@ use super::*;
 use crate::http::parse_recorded;
 use crate::{LlmErrorKind, ModelEvent};
 use pretty_assertions::assert_eq;
-use rein_protocol::{ImageSource, StopReason, Usage};
+use rein_protocol::{ContentBlock, ImageSource, Message, Role, StopReason, ToolSpec, Usage};
+use serde_json::{Value, json};
 
 /// DeepSeek-style: reasoning_content, then text, then two tool calls by index, the usage chunk
 /// with empty choices, `[DONE]`.
