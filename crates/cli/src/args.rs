@@ -237,8 +237,16 @@ pub struct ExecArgs {
     /// Rules for calls that never run, e.g. 'Bash(rm *)' (repeatable, like --allowed-tools).
     #[arg(long, alias = "disallowedTools", value_name = "RULES")]
     pub disallowed_tools: Vec<String>,
-    /// Continue the stored session with this id (see `rein sessions`).
-    #[arg(long, value_name = "ID", conflicts_with = "continue_latest")]
+    /// Continue the stored session with this id (see `rein sessions`); `-r` alone opens the
+    /// session picker of the terminal UI.
+    #[arg(
+        long,
+        short = 'r',
+        value_name = "ID",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "continue_latest"
+    )]
     pub resume: Option<String>,
     /// Continue the latest session of this workspace.
     #[arg(long = "continue", short = 'c')]
@@ -258,6 +266,26 @@ pub struct ExecArgs {
     /// With --compact: what the summary should focus on.
     #[arg(long, value_name = "TEXT", requires = "compact")]
     pub focus: Option<String>,
+    /// Run headless and print the answer, as `rein exec` does (Claude Code's `-p`).
+    #[arg(long = "print", short = 'p')]
+    pub print: bool,
+    /// Skip every permission check: `--permission-mode bypass`, with a warning.
+    #[arg(long, conflicts_with = "permission_mode")]
+    pub dangerously_skip_permissions: bool,
+    /// Replace rein's opening instructions (who the agent is and its rules) with TEXT; the
+    /// environment, the tool notes, memory files and skills are still sent.
+    #[arg(long, value_name = "TEXT", conflicts_with = "system_prompt_file")]
+    pub system_prompt: Option<String>,
+    /// Like --system-prompt, with the text of FILE.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt_file: Option<PathBuf>,
+    /// Add TEXT at the end of the system prompt.
+    #[arg(long, value_name = "TEXT")]
+    pub append_system_prompt: Option<String>,
+    /// Accepted for Claude Code's scripts (`-p --output-format stream-json --verbose`):
+    /// rein's stream-json carries every event anyway, and text mode shows each tool call.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]

@@ -174,6 +174,16 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             };
             trust::command(&workspace, what)
         }
-        None => interactive::run(cli.interactive).await,
+        // Claude Code's `-p`: the headless run.
+        None if cli.interactive.print => exec::run(cli.interactive).await,
+        None => {
+            let mut args = cli.interactive;
+            // `-r` alone: the session picker, opened as `/resume` would.
+            if args.resume.as_deref() == Some("") {
+                args.resume = None;
+                args.prompt.get_or_insert_with(|| "/resume".to_string());
+            }
+            interactive::run(args).await
+        }
     }
 }

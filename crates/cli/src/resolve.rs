@@ -347,6 +347,25 @@ pub fn config_policy(
     policy(&ExecArgs::default(), root, &home, config)
 }
 
+/// The user's system prompt text: `--system-prompt` or the file `--system-prompt-file`
+/// names (replacing rein's opening), and `--append-system-prompt`.
+pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {
+    let replace = match (&args.system_prompt, &args.system_prompt_file) {
+        (Some(text), _) => Some(text.clone()),
+        (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|e| {
+            Exit::usage(format!(
+                "--system-prompt-file: cannot read {}: {e}",
+                path.display()
+            ))
+        })?),
+        (None, None) => None,
+    };
+    Ok(rein_engine::PromptText {
+        replace,
+        append: args.append_system_prompt.clone(),
+    })
+}
+
 /// The permission mode `--permission-mode`, else `$REIN_PERMISSION_MODE` (source `env
 /// REIN_PERMISSION_MODE`), else the config names; `None` when none does.
 pub fn permission_mode(
@@ -358,6 +377,12 @@ pub fn permission_mode(
         .permission_mode
         .clone()
         .map(|m| (m, "--permission-mode", "--permission-mode"))
+        .or_else(|| {
+            args.dangerously_skip_permissions.then(|| {
+                let flag = "--dangerously-skip-permissions";
+                ("bypass".to_string(), flag, flag)
+            })
+        })
         .or_else(|| {
             non_empty(env("REIN_PERMISSION_MODE"))
                 .map(|m| (m, "REIN_PERMISSION_MODE", "env REIN_PERMISSION_MODE"))

@@ -23,6 +23,15 @@ fn to_resume(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Option<Loa
     let store = store
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
     let id = match &args.resume {
+        Some(id) if id.is_empty() => {
+            let latest = store
+                .latest()
+                .map_or(String::new(), |id| format!(" (latest: {id})"));
+            return Err(Exit::usage(format!(
+                "--resume needs a session id in a headless run{latest}; `rein sessions` lists \
+                 them, and `rein -r` picks one in the terminal UI"
+            )));
+        }
         Some(id) => id.clone(),
         None => store
             .latest()

@@ -46,6 +46,8 @@ impl Settings {
     /// `asking` says), then everything a run derives from them.
     pub fn new(args: &ExecArgs, asking: Asking, env: ReadEnv) -> Result<Self, Exit> {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
+        // The flags' own mistakes first, before the configuration's and the key's.
+        let prompt_text = resolve::prompt_text(args)?;
         crate::trust::confirm_home(&workspace, &env, asking)?;
         let flag = if args.trust_workspace {
             TrustFlag::Given
@@ -88,6 +90,13 @@ impl Settings {
         template.subagents = Some(subagents);
         template.fallback = router.fallback(args)?;
         template.tools_profile = tools_profile(&template, &config);
+        template.prompt_text = prompt_text;
+        if args.dangerously_skip_permissions {
+            eprintln!(
+                "rein: warning: --dangerously-skip-permissions: every tool call runs without \
+                 asking (bypass mode)"
+            );
+        }
         Ok(Self {
             workspace,
             config,

@@ -107,6 +107,8 @@ pub struct SystemPromptBuilder {
     profile: ToolsProfile,
     /// Whether [`Self::identity`] replaced the opening (a subagent's, kept in any profile).
     own_identity: bool,
+    /// The user's text added at the end (`--append-system-prompt`).
+    appended: Option<String>,
     warnings: Vec<String>,
     /// The workspace's prompt files, whose sensitive list the user's memory is checked
     /// against too.
@@ -131,6 +133,7 @@ impl SystemPromptBuilder {
             skills: None,
             profile: ToolsProfile::Full,
             own_identity: false,
+            appended: None,
             warnings,
             workspace_files: source.file,
         }
@@ -156,6 +159,12 @@ impl SystemPromptBuilder {
     pub fn identity(mut self, text: &str) -> Self {
         self.identity = text.trim().to_string();
         self.own_identity = true;
+        self
+    }
+
+    /// Adds `text` at the end of the prompt (`--append-system-prompt`).
+    pub fn appended(mut self, text: &str) -> Self {
+        self.appended = Some(text.trim().to_string());
         self
     }
 
@@ -237,6 +246,11 @@ impl SystemPromptBuilder {
                 "\n# Project instructions ({name})\nFollow these instructions from the workspace.\n\n"
             ));
             out.push_str(&self.memory_text(name, text));
+            out.push('\n');
+        }
+        if let Some(text) = self.appended.as_deref().filter(|t| !t.is_empty()) {
+            out.push('\n');
+            out.push_str(text);
             out.push('\n');
         }
         SystemPrompt(out)

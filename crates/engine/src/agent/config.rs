@@ -36,6 +36,8 @@ pub struct AgentConfig {
     /// Paths no tool may touch: the built-in list (which nothing replaces) and the configured
     /// patterns, compiled (`SensitivePaths::new`); `None`: the built-in list alone.
     pub sensitive: Option<rein_tools::SensitivePaths>,
+    /// The user's own system prompt text (`--system-prompt`, `--append-system-prompt`).
+    pub prompt_text: PromptText,
     /// Hook commands.
     pub hooks: Vec<HookSpec>,
     /// Variables no tool process or hook inherits, besides the built-in provider keys (the
@@ -98,6 +100,7 @@ impl AgentConfig {
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
             sensitive: None,
+            prompt_text: PromptText::default(),
             hooks: Vec::new(),
             hidden_env: Vec::new(),
             session_id: None,
@@ -135,4 +138,14 @@ impl std::fmt::Debug for Fallback {
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
+}
+
+/// The user's own text in the main agent's system prompt (subagents keep their definitions').
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptText {
+    /// Replaces rein's opening (who the agent is and its rules); the environment, tool
+    /// notes, memory files and skills stay.
+    pub replace: Option<String>,
+    /// Added at the end.
+    pub append: Option<String>,
 }

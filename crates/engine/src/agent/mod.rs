@@ -30,7 +30,7 @@ mod transcript;
 mod undo;
 
 pub use compaction::CompactionError;
-pub use config::{AgentConfig, Fallback};
+pub use config::{AgentConfig, Fallback, PromptText};
 pub use repeats::RepeatLimits;
 pub use rewind::RewindPoint;
 use setup::new_session_id;

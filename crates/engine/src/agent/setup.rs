@@ -148,7 +148,14 @@ pub(super) fn system_prompt(
     tools: &ToolRegistry,
     config: &AgentConfig,
 ) -> (SystemPrompt, Vec<String>) {
-    let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard)
+    let mut builder = SystemPromptBuilder::new(Environment::detect(guard.root()), guard);
+    if let Some(text) = &config.prompt_text.replace {
+        builder = builder.identity(text);
+    }
+    if let Some(text) = &config.prompt_text.append {
+        builder = builder.appended(text);
+    }
+    builder = builder
         .tools(tools.names())
         .profile(config.tools_profile)
         .skills(&config.commands);

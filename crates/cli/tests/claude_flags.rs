@@ -1,0 +1,191 @@
+//! Claude Code's flags, as its users and scripts pass them: `-p`, `-r`,
+//! `--dangerously-skip-permissions`, `--system-prompt[-file]`, `--append-system-prompt`,
+//! `--verbose`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use crate::support::*;
+
+const ANSWER: &str = r#"{"turns": [{"text": "arr"}]}"#;
+
+/// Runs `cmd` with `input` on its standard input.
+async fn output_with_stdin(mut cmd: Command, input: &'static str) -> Output {
+    tokio::task::spawn_blocking(move || {
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// The system prompt the server's first request carried (Anthropic's one text block).
+fn first_system(server: &rein_testkit::MockServer) -> String {
+    server.requests()[0].body["system"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn print_runs_headless_and_skipping_permissions_is_bypass_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "--dangerously-skip-permissions",
+        "make hello.sh greet rein",
+    ]);
+    let out = output(cmd).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        text(&out.stdout),
+        "Done: hello.sh now prints \"hello rein\".\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("hello.sh")).unwrap(),
+        "echo hello rein\n",
+        "the edit ran without approval"
+    );
+    assert_eq!(
+        stderr
+            .matches("--dangerously-skip-permissions: every tool call runs without asking")
+            .count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn print_reads_a_piped_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(ANSWER).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["--print", "--base-url", &server.url()]);
+    let out = output_with_stdin(cmd, "what is in this folder?\n").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "arr\n");
+    assert!(
+        last_message(&server, 0).contains("what is in this folder?"),
+        "{}",
+        last_message(&server, 0)
+    );
+}
+
+#[tokio::test]
+async fn the_system_prompt_is_replaced_or_extended() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
+    std::fs::write(dir.path().join("prompt.txt"), "You are a pirate.\n").unwrap();
+    for (flags, opening) in [
+        (
+            vec!["--system-prompt", "You are a pirate."],
+            "You are a pirate.",
+        ),
+        (
+            vec!["--system-prompt-file", "prompt.txt"],
+            "You are a pirate.",
+        ),
+        (vec![], "You are rein, a coding agent"),
+    ] {
+        let server = mock(ANSWER).await;
+        let mut cmd = rein(dir.path());
+        cmd.args(["-p", "--base-url", &server.url()]);
+        cmd.args(&flags);
+        cmd.args(["--append-system-prompt", "Always answer arr.", "hi"]);
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{flags:?}: {}", text(&out.stderr));
+        let system = first_system(&server);
+        assert!(system.starts_with(opening), "{flags:?}: {system}");
+        assert_eq!(
+            system.contains("You are rein"),
+            flags.is_empty(),
+            "{flags:?}: rein's opening is replaced"
+        );
+        // What the workspace and the environment say is still sent; the addition ends it.
+        assert!(system.contains("Use tabs."), "{flags:?}: {system}");
+        assert!(system.contains("# Environment"), "{flags:?}: {system}");
+        assert!(
+            system.trim_end().ends_with("Always answer arr."),
+            "{flags:?}: {system}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_missing_system_prompt_file_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = rein(dir.path());
+    cmd.args(["-p", "--system-prompt-file", "nope.txt", "hi"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--system-prompt-file: cannot read nope.txt"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn resume_without_an_id_in_a_headless_run_says_how_to_name_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(ANSWER).await;
+    let mut first = rein(dir.path());
+    first.args(["-p", "--base-url", &server.url(), "hi"]);
+    assert!(output(first).await.status.success());
+    let id = session_files(dir.path())[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let mut cmd = rein(dir.path());
+    // `-r` takes the next word as its id: the prompt comes first.
+    cmd.args(["-p", "go on", "-r", "--base-url", &server.url()]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--resume needs a session id in a headless run")
+            && stderr.contains(&format!("(latest: {id})")),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn verbose_is_accepted_and_a_mistyped_flag_names_the_right_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(ANSWER).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "-p",
+        "--verbose",
+        "--output-format",
+        "stream-json",
+        "--base-url",
+        &server.url(),
+        "hi",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"arr\""));
+    let mut typo = rein(dir.path());
+    typo.args(["-p", "--append-system-promt", "x", "hi"]);
+    let out = output(typo).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("--append-system-prompt"), "{stderr}");
+}
