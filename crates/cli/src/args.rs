@@ -266,6 +266,9 @@ pub struct ExecArgs {
     /// With --compact: what the summary should focus on.
     #[arg(long, value_name = "TEXT", requires = "compact")]
     pub focus: Option<String>,
+    /// Stop before the next model request once the session has cost this much (USD).
+    #[arg(long, value_name = "USD", value_parser = positive_usd)]
+    pub max_budget_usd: Option<f64>,
     /// Run headless and print the answer, as `rein exec` does (Claude Code's `-p`).
     #[arg(long = "print", short = 'p')]
     pub print: bool,
@@ -305,4 +308,14 @@ pub struct ToolArgs {
     /// Workspace directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+}
+
+/// A budget in dollars: a positive number.
+fn positive_usd(text: &str) -> Result<f64, String> {
+    match text.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
+        _ => Err(format!(
+            "{text:?} is not a positive amount of dollars (e.g. 0.50)"
+        )),
+    }
 }

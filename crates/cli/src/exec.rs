@@ -83,7 +83,9 @@ fn exit(outcome: RunOutcome, signal: i32) -> Result<(), Exit> {
     match outcome {
         RunOutcome::Completed => Ok(()),
         RunOutcome::Cancelled => Err(Exit::failed("cancelled")),
-        RunOutcome::MaxTurns | RunOutcome::Failed => Err(Exit::silent_failure()),
+        RunOutcome::MaxTurns | RunOutcome::MaxBudget | RunOutcome::Failed => {
+            Err(Exit::silent_failure())
+        }
     }
 }
 

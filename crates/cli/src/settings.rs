@@ -91,6 +91,14 @@ impl Settings {
         template.fallback = router.fallback(args)?;
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
+        template.max_budget_usd = args.max_budget_usd;
+        if args.max_budget_usd.is_some() && rein_llm::price(&template.model).is_none() {
+            eprintln!(
+                "rein: warning: --max-budget-usd cannot apply: rein does not know the price of \
+                 {}",
+                template.model
+            );
+        }
         if args.dangerously_skip_permissions {
             eprintln!(
                 "rein: warning: --dangerously-skip-permissions: every tool call runs without \

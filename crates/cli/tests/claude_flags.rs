@@ -189,3 +189,63 @@ async fn verbose_is_accepted_and_a_mistyped_flag_names_the_right_one() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("--append-system-prompt"), "{stderr}");
 }
+
+#[tokio::test]
+async fn a_budget_stops_the_run_before_the_request_that_would_pass_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+    let server = mock(DEMO).await;
+    let mut cmd = rein(dir.path());
+    // The demo's first reply costs ~$0.0077 at Sonnet's prices; its second ~$0.0014.
+    cmd.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "--dangerously-skip-permissions",
+        "--max-budget-usd",
+        "0.008",
+        "--output-format",
+        "stream-json",
+        "make hello.sh greet rein",
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "stopped before the third request"
+    );
+    let result: serde_json::Value =
+        serde_json::from_str(text(&out.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(result["outcome"], "max_budget", "{result}");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("which reaches the --max-budget-usd limit of $0.01"),
+        "{stdout}"
+    );
+    let mut bad = rein(dir.path());
+    bad.args(["-p", "--max-budget-usd", "0", "hi"]);
+    let out = output(bad).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not a positive amount of dollars"));
+    let server = mock(ANSWER).await;
+    let mut unpriced = rein(dir.path());
+    unpriced.args([
+        "-p",
+        "--model",
+        "local-llama",
+        "--base-url",
+        &server.openai_url(),
+        "--max-budget-usd",
+        "1",
+        "hi",
+    ]);
+    let out = output(unpriced).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr
+            .contains("--max-budget-usd cannot apply: rein does not know the price of local-llama"),
+        "{stderr}"
+    );
+}

@@ -36,6 +36,8 @@ pub enum RunOutcome {
     Completed,
     /// The turn limit was reached.
     MaxTurns,
+    /// The session's cost reached the budget (`--max-budget-usd`).
+    MaxBudget,
     /// The user cancelled.
     Cancelled,
     /// The model API failed.

@@ -36,6 +36,9 @@ pub struct AgentConfig {
     /// Paths no tool may touch: the built-in list (which nothing replaces) and the configured
     /// patterns, compiled (`SensitivePaths::new`); `None`: the built-in list alone.
     pub sensitive: Option<rein_tools::SensitivePaths>,
+    /// The session's cost (USD) at which the run stops before its next request
+    /// (`--max-budget-usd`); it cannot apply to a model whose price rein does not know.
+    pub max_budget_usd: Option<f64>,
     /// The user's own system prompt text (`--system-prompt`, `--append-system-prompt`).
     pub prompt_text: PromptText,
     /// Hook commands.
@@ -100,6 +103,7 @@ impl AgentConfig {
             dispatch: DispatchLimits::default(),
             policy: Policy::default(),
             sensitive: None,
+            max_budget_usd: None,
             prompt_text: PromptText::default(),
             hooks: Vec::new(),
             hidden_env: Vec::new(),

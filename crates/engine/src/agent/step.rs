@@ -77,6 +77,10 @@ impl Agent {
             ));
             return Step::End(RunOutcome::MaxTurns);
         }
+        if let Some(spent) = self.budget_spent(summary) {
+            events.error(spent);
+            return Step::End(RunOutcome::MaxBudget);
+        }
         if let Err(too_small) = self
             .prepare_request(&mut drive.recovery, events, cancel)
             .await
@@ -124,6 +128,19 @@ impl Agent {
             return Step::Next;
         }
         self.run_calls(drive, calls, summary, events, cancel).await
+    }
+
+    /// Why the run stops before another request: the session (earlier runs and this one so
+    /// far) has cost `--max-budget-usd`.
+    fn budget_spent(&self, summary: &RunSummary) -> Option<String> {
+        let limit = self.config.max_budget_usd?;
+        let spent = super::add_costs(self.totals.cost, summary.cost_usd)?;
+        (spent >= limit).then(|| {
+            format!(
+                "stopped: the session has cost ${spent:.4}, which reaches the --max-budget-usd \
+                 limit of ${limit:.2}"
+            )
+        })
     }
 
     /// Before a request: the sourced tools refreshed, room made in the window (old results

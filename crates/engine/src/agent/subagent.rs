@@ -116,6 +116,8 @@ impl Agent {
         config.model = model;
         config.max_turns = max_turns;
         config.subagents = None;
+        // The parent's budget stops the parent, which counts what its subagents spend.
+        config.max_budget_usd = None;
         // Its tools are chosen once, from the parent's, by its definition.
         config.tool_source = None;
         let guard = &parent.tool_ctx.guard;

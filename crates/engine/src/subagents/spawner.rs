@@ -316,6 +316,8 @@ async fn run_job(
             parts.max_turns
         )),
         RunOutcome::Cancelled => ToolOutput::error("the subagent was cancelled"),
+        // Subagents run without a budget of their own; the parent's stops the parent.
+        RunOutcome::MaxBudget => ToolOutput::error("the subagent stopped at the budget"),
         RunOutcome::Failed => ToolOutput::error(format!(
             "the subagent failed: {}",
             summary
