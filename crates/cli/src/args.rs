@@ -269,6 +269,10 @@ pub struct ExecArgs {
     /// Stop before the next model request once the session has cost this much (USD).
     #[arg(long, value_name = "USD", value_parser = positive_usd)]
     pub max_budget_usd: Option<f64>,
+    /// A settings file applied over every other (Claude Code's `settings.json`, or rein's
+    /// `config.toml` when it ends in `.toml`), or the JSON itself (repeatable).
+    #[arg(long, value_name = "FILE|JSON")]
+    pub settings: Vec<String>,
     /// Run headless and print the answer, as `rein exec` does (Claude Code's `-p`).
     #[arg(long = "print", short = 'p')]
     pub print: bool,

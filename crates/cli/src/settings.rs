@@ -55,7 +55,12 @@ impl Settings {
             TrustFlag::Absent
         };
         let folders = Folders::of(&env);
-        let config = Arc::new(crate::trust::load(&workspace, &folders, flag, asking)?);
+        let mut config = crate::trust::load(&workspace, &folders, flag, asking)?;
+        // `--settings` files, the user's own choice, over every other source.
+        crate::config::discover::named_sources(&args.settings)
+            .and_then(|sources| crate::config::extend(&mut config, &sources))
+            .map_err(|e| Exit::usage(format!("--settings: {e}")))?;
+        let config = Arc::new(config);
         let store = open_store(args, &folders, &workspace, &config);
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
         let policy = resolve::policy(args, &workspace, &env, &config)?;

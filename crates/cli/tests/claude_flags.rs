@@ -249,3 +249,39 @@ async fn a_budget_stops_the_run_before_the_request_that_would_pass_it() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn settings_files_and_inline_settings_apply_over_the_rest() {
+    let allow = r#"{"permissions": {"allow": ["Bash(sed *)", "Bash(bash hello.sh)"]}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("allow.json"), allow).unwrap();
+    for settings in [allow, "allow.json"] {
+        std::fs::write(dir.path().join("hello.sh"), "echo hello world\n").unwrap();
+        let server = mock(DEMO).await;
+        let mut cmd = rein(dir.path());
+        cmd.args([
+            "-p",
+            "--base-url",
+            &server.url(),
+            "--settings",
+            settings,
+            "make hello.sh greet rein",
+        ]);
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{settings}: {}", text(&out.stderr));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("hello.sh")).unwrap(),
+            "echo hello rein\n",
+            "{settings}: the allow rules let the edit run in the default mode"
+        );
+    }
+    let mut missing = rein(dir.path());
+    missing.args(["-p", "--settings", "nope.json", "hi"]);
+    let out = output(missing).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--settings: nope.json: no such file"),
+        "{stderr}"
+    );
+}

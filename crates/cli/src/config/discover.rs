@@ -83,3 +83,44 @@ pub fn user_config_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> 
     let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
     absolute(env("XDG_CONFIG_HOME")).or_else(|| absolute(env("HOME")).map(|h| h.join(".config")))
 }
+
+/// The files (or inline JSON) `--settings` names, as the user's own sources: a `.toml` file is
+/// rein's format, anything else Claude Code's `settings.json`; a value starting with `{` is
+/// the settings themselves.
+pub fn named_sources(values: &[String]) -> Result<Vec<Source>, ConfigError> {
+    values
+        .iter()
+        .map(|value| {
+            if value.trim_start().starts_with('{') {
+                return Ok(Source {
+                    path: "--settings".to_string(),
+                    text: value.clone(),
+                    format: Format::ClaudeSettings,
+                    scope: Scope::User,
+                });
+            }
+            let path = Path::new(value);
+            let missing = |message: String| ConfigError {
+                path: value.clone(),
+                line: None,
+                key: None,
+                message,
+            };
+            let text = match read_regular(path, CONFIG_FILE_CAP) {
+                Ok(Some(text)) => text,
+                Ok(None) => return Err(missing("no such file".to_string())),
+                Err(refused) => return Err(missing(format!("cannot read it: {refused}"))),
+            };
+            let format = match path.extension().is_some_and(|e| e == "toml") {
+                true => Format::Toml,
+                false => Format::ClaudeSettings,
+            };
+            Ok(Source {
+                path: value.clone(),
+                text,
+                format,
+                scope: Scope::User,
+            })
+        })
+        .collect()
+}

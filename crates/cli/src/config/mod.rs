@@ -190,16 +190,22 @@ impl fmt::Display for ConfigError {
 /// Merges `sources`, least specific first.
 pub fn load(sources: &[Source]) -> Result<Config, ConfigError> {
     let mut config = Config::default();
+    extend(&mut config, sources)?;
+    Ok(config)
+}
+
+/// Merges `sources` over `config`, least specific first (`--settings` files over the rest).
+pub fn extend(config: &mut Config, sources: &[Source]) -> Result<(), ConfigError> {
     for source in sources {
-        let before = scalars::scalars(&config);
+        let before = scalars::scalars(config);
         match source.format {
-            Format::Toml => merge_toml(&mut config, source)?,
-            Format::ClaudeSettings => claude::merge_claude(&mut config, source)?,
+            Format::Toml => merge_toml(config, source)?,
+            Format::ClaudeSettings => claude::merge_claude(config, source)?,
         }
-        let replaced = scalars::replaced(before, &scalars::scalars(&config));
+        let replaced = scalars::replaced(before, &scalars::scalars(config));
         config.replaced.extend(replaced);
     }
-    Ok(config)
+    Ok(())
 }
 
 /// Reads one source, for the `key` of errors and the `path:line` of values.
