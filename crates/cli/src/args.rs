@@ -273,6 +273,12 @@ pub struct ExecArgs {
     /// `config.toml` when it ends in `.toml`), or the JSON itself (repeatable).
     #[arg(long, value_name = "FILE|JSON")]
     pub settings: Vec<String>,
+    /// MCP servers from a file in `.mcp.json`'s format, or that JSON itself (repeatable).
+    #[arg(long, value_name = "FILE|JSON")]
+    pub mcp_config: Vec<String>,
+    /// Start only the servers of --mcp-config, none of the configured ones.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
     /// Run headless and print the answer, as `rein exec` does (Claude Code's `-p`).
     #[arg(long = "print", short = 'p')]
     pub print: bool,

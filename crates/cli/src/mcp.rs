@@ -1,6 +1,7 @@
 //! The MCP servers of an invocation: the user's and a trusted workspace's `[mcp_servers]`
-//! tables, and a trusted workspace's `.mcp.json` (an untrusted one's are listed with the
-//! other held-back settings); started together before the first request.
+//! tables, a trusted workspace's `.mcp.json` (an untrusted one's are listed with the
+//! other held-back settings) and the `--mcp-config` files (with `--strict-mcp-config`, only
+//! those); started together before the first request.
 
 use std::path::Path;
 
@@ -45,7 +46,7 @@ pub fn configs(
         servers.push(server);
     };
     let path = workspace.join(".mcp.json");
-    if config.workspace_trusted {
+    if config.workspace_trusted && !config.mcp_strict {
         match rein_tools::read_regular(&path, MCP_JSON_CAP) {
             Ok(Some(text)) => match rein_mcp::parse_mcp_json(&text, ".mcp.json", &workspace_vars) {
                 Ok(parsed) => {
@@ -60,7 +61,8 @@ pub fn configs(
             Err(e) => warnings.push(format!("MCP servers not read: {e}")),
         }
     }
-    for entry in &config.mcp_servers {
+    let tables = config.mcp_servers.iter().filter(|_| !config.mcp_strict);
+    for entry in tables {
         let vars = match entry.scope {
             Scope::User => &user_vars,
             Scope::TrustedWorkspace | Scope::UntrustedWorkspace => &workspace_vars,
@@ -71,6 +73,18 @@ pub fn configs(
             Ok(Some(server)) => add(server, &mut servers),
             Ok(None) => {}
             Err(e) => warnings.push(e.to_string()),
+        }
+    }
+    // `--mcp-config` files last: the user named them for this run.
+    for file in &config.mcp_flag_files {
+        match rein_mcp::parse_mcp_json(&file.value, &file.source, &user_vars) {
+            Ok(parsed) => {
+                warnings.extend(parsed.warnings);
+                for server in parsed.servers {
+                    add(server, &mut servers);
+                }
+            }
+            Err(e) => warnings.push(format!("MCP servers not read: {e}")),
         }
     }
     (servers, warnings)
@@ -243,4 +257,28 @@ pub async fn list(
         println!("note: {warning}");
     }
     Ok(())
+}
+
+/// The texts of the `--mcp-config` values: files, or the JSON itself when a value starts
+/// with `{`.
+pub fn flag_files(values: &[String]) -> Result<Vec<crate::config::Sourced<String>>, String> {
+    values
+        .iter()
+        .map(|value| {
+            if value.trim_start().starts_with('{') {
+                return Ok(crate::config::Sourced {
+                    value: value.clone(),
+                    source: "--mcp-config".to_string(),
+                });
+            }
+            match rein_tools::read_regular(Path::new(value), MCP_JSON_CAP) {
+                Ok(Some(text)) => Ok(crate::config::Sourced {
+                    value: text,
+                    source: value.clone(),
+                }),
+                Ok(None) => Err(format!("{value}: no such file")),
+                Err(refused) => Err(format!("{value}: cannot read it: {refused}")),
+            }
+        })
+        .collect()
 }

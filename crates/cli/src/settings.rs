@@ -60,6 +60,9 @@ impl Settings {
         crate::config::discover::named_sources(&args.settings)
             .and_then(|sources| crate::config::extend(&mut config, &sources))
             .map_err(|e| Exit::usage(format!("--settings: {e}")))?;
+        config.mcp_flag_files = crate::mcp::flag_files(&args.mcp_config)
+            .map_err(|e| Exit::usage(format!("--mcp-config: {e}")))?;
+        config.mcp_strict = args.strict_mcp_config;
         let config = Arc::new(config);
         let store = open_store(args, &folders, &workspace, &config);
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;

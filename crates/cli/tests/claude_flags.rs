@@ -285,3 +285,55 @@ async fn settings_files_and_inline_settings_apply_over_the_rest() {
         "{stderr}"
     );
 }
+
+/// The tool names the server's first request offered.
+fn offered_tools(server: &rein_testkit::MockServer) -> Vec<String> {
+    server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn mcp_config_adds_servers_and_strict_keeps_only_those() {
+    let dir = tempfile::tempdir().unwrap();
+    let kit = rein_testkit::mcp_test_server().display().to_string();
+    let user = dir.path().join(".rein-test-config/rein");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("config.toml"),
+        format!("[mcp_servers.other]\ncommand = {kit:?}\n"),
+    )
+    .unwrap();
+    let inline = serde_json::json!({"mcpServers": {"kit": {"command": kit}}}).to_string();
+    std::fs::write(dir.path().join("servers.json"), &inline).unwrap();
+    for (config, strict) in [(inline.as_str(), false), ("servers.json", true)] {
+        let server = mock(ANSWER).await;
+        let mut cmd = rein(dir.path());
+        cmd.args(["-p", "--base-url", &server.url(), "--mcp-config", config]);
+        if strict {
+            cmd.arg("--strict-mcp-config");
+        }
+        cmd.arg("hi");
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{config}: {}", text(&out.stderr));
+        let tools = offered_tools(&server);
+        assert!(tools.contains(&"mcp__kit__echo".to_string()), "{tools:?}");
+        assert_eq!(
+            tools.contains(&"mcp__other__echo".to_string()),
+            !strict,
+            "{config}: {tools:?}"
+        );
+    }
+    let mut missing = rein(dir.path());
+    missing.args(["-p", "--mcp-config", "nope.json", "hi"]);
+    let out = output(missing).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("--mcp-config: nope.json: no such file"),
+        "{stderr}"
+    );
+}

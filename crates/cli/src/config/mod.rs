@@ -106,6 +106,10 @@ pub struct Config {
     /// MCP servers of `[mcp_servers]` tables, a later file's replacing an earlier one's of
     /// the same name.
     pub mcp_servers: Vec<McpTable>,
+    /// `.mcp.json`-format texts `--mcp-config` gave (the user's own), each with its source.
+    pub mcp_flag_files: Vec<Sourced<String>>,
+    /// `--strict-mcp-config`: only the servers of [`Config::mcp_flag_files`] start.
+    pub mcp_strict: bool,
     /// Variables a workspace's MCP configuration may read (the user's own config only).
     pub mcp_env_allow: Vec<Sourced<String>>,
     pub provider: Option<Sourced<String>>,
