@@ -188,6 +188,17 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// How `rein exec` reads its prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum InputFormat {
+    /// The prompt argument, or standard input as one text.
+    #[default]
+    Text,
+    /// User messages on standard input, one JSON object per line (Claude Code's SDK format),
+    /// each run in turn in one session.
+    StreamJson,
+}
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct ExecArgs {
     /// The prompt; `-` or nothing reads it from standard input.
@@ -214,6 +225,9 @@ pub struct ExecArgs {
     /// Workspace directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    /// How to read the prompt: text, or stream-json (messages on standard input).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input_format: InputFormat,
     /// How to print the run.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,

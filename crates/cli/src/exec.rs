@@ -12,16 +12,24 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::args::ExecArgs;
+use crate::args::{ExecArgs, InputFormat};
+use crate::input_messages::InputLine;
 use crate::output::Printer;
 use crate::setup::Setup;
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
+    let streamed = args.input_format == InputFormat::StreamJson;
+    if streamed && args.prompt.is_some() {
+        return Err(Exit::usage(
+            "with --input-format stream-json the messages come on standard input, not as an \
+             argument",
+        ));
+    }
     let mut setup = Setup::new(&args, crate::trust::Asking::Never)?;
     setup.start_mcp().await;
     let setup = Arc::new(setup);
     // `--compact` alone compacts and stops; with a prompt it compacts first.
-    let prompt = if args.compact && args.prompt.is_none() {
+    let prompt = if streamed || (args.compact && args.prompt.is_none()) {
         None
     } else {
         Some(read_prompt(args.prompt.as_deref())?)
@@ -49,14 +57,13 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             return Err(Exit::failed(format!("compaction failed: {error}")));
         }
     }
-    let Some(prompt) = prompt else {
-        session.close().await;
-        return Ok(());
-    };
-    let outcome = match session.job(Op::Submit(prompt)).await {
-        JobEnd::Ran(outcome) => outcome,
-        // The controller ends every run with its `Result`; without one, the run failed.
-        JobEnd::Compacted(_) | JobEnd::Closed => RunOutcome::Failed,
+    let outcome = match (prompt, streamed) {
+        (Some(prompt), _) => session.run(prompt).await,
+        (None, true) => session.run_input().await,
+        (None, false) => {
+            session.close().await;
+            return Ok(());
+        }
     };
     let _ = session
         .controller
@@ -109,6 +116,48 @@ enum JobEnd {
 }
 
 impl Session {
+    /// Runs `prompt`; its outcome.
+    async fn run(&mut self, prompt: String) -> RunOutcome {
+        match self.job(Op::Submit(prompt)).await {
+            JobEnd::Ran(outcome) => outcome,
+            // The controller ends every run with its `Result`; without one, the run failed.
+            JobEnd::Compacted(_) | JobEnd::Closed => RunOutcome::Failed,
+        }
+    }
+
+    /// Runs each user message of standard input in turn (`--input-format stream-json`) until
+    /// it ends or a run is cancelled; a line that is not a message is said and skipped. The
+    /// last run's outcome (completed when none ran).
+    async fn run_input(&mut self) -> RunOutcome {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+        let mut outcome = RunOutcome::Completed;
+        let mut number = 0;
+        loop {
+            let line = tokio::select! {
+                line = lines.next_line() => line,
+                () = self.interrupted.cancelled() => return RunOutcome::Cancelled,
+            };
+            let line = match line {
+                Ok(Some(line)) => line,
+                Ok(None) => return outcome,
+                Err(e) => {
+                    eprintln!("rein: cannot read standard input: {e}");
+                    return RunOutcome::Failed;
+                }
+            };
+            number += 1;
+            match crate::input_messages::parse(&line) {
+                Ok(InputLine::Prompt(prompt)) => outcome = self.run(prompt).await,
+                Ok(InputLine::Blank) => {}
+                Err(why) => eprintln!("rein: standard input line {number} skipped: {why}"),
+            }
+            if outcome == RunOutcome::Cancelled {
+                return outcome;
+            }
+        }
+    }
+
     /// Starts the job `op` and prints its events until the one that ends it (a compaction's
     /// end is not printed: a failure is said as rein's exit). An interruption, before or
     /// during the job, cancels it.

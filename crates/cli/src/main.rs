@@ -8,6 +8,7 @@ mod config;
 mod env;
 mod exec;
 mod factory;
+mod input_messages;
 mod interactive;
 mod mcp;
 mod mcp_edit;

@@ -337,3 +337,56 @@ async fn mcp_config_adds_servers_and_strict_keeps_only_those() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn stream_json_input_runs_each_message_in_one_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "second answer"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+    ]);
+    let input = concat!(
+        r#"{"type":"user","message":{"role":"user","content":"question one"}}"#,
+        "\n{oops\n",
+        r#"{"type":"control_request","request":{}}"#,
+        "\n\n",
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"question two"}]}}"#,
+        "\n"
+    );
+    let out = output_with_stdin(cmd, input).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let results: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == "result")
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(results, ["first answer", "second answer"]);
+    assert!(
+        stderr.contains("standard input line 2 skipped: not JSON"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("standard input line 3 skipped: a line of type \"control_request\""),
+        "{stderr}"
+    );
+    // One session: the second request carries the first exchange.
+    let second = server.requests()[1].body["messages"].to_string();
+    assert!(
+        second.contains("question one") && second.contains("first answer"),
+        "{second}"
+    );
+    let mut both = rein(dir.path());
+    both.args(["-p", "--input-format", "stream-json", "hi"]);
+    let out = output(both).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("the messages come on standard input"));
+}
