@@ -306,6 +306,7 @@ mod tests {
                     is_error: true,
                     duration_ms: 3,
                     diff: None,
+                    tool_response: None,
                 },
                 result("Done.\n"),
             ],
@@ -399,6 +400,7 @@ mod tests {
             is_error: false,
             duration_ms: 3,
             diff: None,
+            tool_response: None,
         };
         let mut done = result("All green.");
         if let Event::Result {

@@ -76,6 +76,8 @@ pub(crate) struct Dispatch<'a> {
     pub checkpoints: Option<&'a Checkpoints>,
     /// Told each result once its call is done, before `ToolCallEnd` goes out.
     pub on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
+    /// Whether `ToolCallEnd` carries Claude Code's shape of the result.
+    pub claude_results: bool,
 }
 
 impl Dispatch<'_> {
@@ -291,6 +293,9 @@ fn finish(
         });
     // Saved before anyone is told it finished: a result a front end showed is never lost.
     (shared.on_done)(&block);
+    let tool_response = shared
+        .claude_results
+        .then(|| crate::hooks::hook_tool_response(&output));
     shared.events.emit(Event::ToolCallEnd {
         id: call.id,
         name: call.name,
@@ -298,6 +303,7 @@ fn finish(
         is_error: output.is_error,
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         diff,
+        tool_response,
     });
     block
 }

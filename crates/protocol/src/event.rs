@@ -229,6 +229,11 @@ pub enum Event {
         /// other calls and failed ones).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+        /// The result in the shape Claude Code gives that tool's result (`tool_use_result`
+        /// in its stream-json, `tool_response` for its hooks), when the front end asked for
+        /// it (`--output-dialect claude`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_response: Option<Value>,
     },
     /// Token usage of the last request.
     Usage {

@@ -158,6 +158,7 @@ fn call_events() -> Vec<Event> {
             is_error: false,
             duration_ms: 1,
             diff: Some(text()),
+            tool_response: None,
         },
     ]
 }

@@ -87,6 +87,7 @@ fn main() {
                 is_error: false,
                 duration_ms: 2,
                 diff: None,
+                tool_response: None,
             },
             now,
         );

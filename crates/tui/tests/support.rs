@@ -250,6 +250,7 @@ pub fn edit_end(id: &str, name: &str, diff: Option<String>) -> Event {
         is_error: false,
         duration_ms: 3,
         diff,
+        tool_response: None,
     }
 }
 
@@ -261,6 +262,7 @@ pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms:
         is_error,
         duration_ms,
         diff: None,
+        tool_response: None,
     }
 }
 

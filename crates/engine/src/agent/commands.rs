@@ -139,6 +139,7 @@ impl super::Agent {
             events,
             checkpoints: self.checkpointing.store.as_deref(),
             on_done: &|_| {},
+            claude_results: self.config.claude_results,
         }
         .run(calls)
         .await;

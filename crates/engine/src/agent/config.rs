@@ -39,6 +39,9 @@ pub struct AgentConfig {
     /// The session's cost (USD) at which the run stops before its next request
     /// (`--max-budget-usd`); it cannot apply to a model whose price rein does not know.
     pub max_budget_usd: Option<f64>,
+    /// Whether tool calls' end events carry Claude Code's shape of the result
+    /// (`--output-dialect claude`).
+    pub claude_results: bool,
     /// The user's own system prompt text (`--system-prompt`, `--append-system-prompt`).
     pub prompt_text: PromptText,
     /// Hook commands.
@@ -104,6 +107,7 @@ impl AgentConfig {
             policy: Policy::default(),
             sensitive: None,
             max_budget_usd: None,
+            claude_results: false,
             prompt_text: PromptText::default(),
             hooks: Vec::new(),
             hidden_env: Vec::new(),

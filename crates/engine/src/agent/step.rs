@@ -283,6 +283,7 @@ impl Agent {
             events,
             checkpoints: self.checkpointing.store.as_deref(),
             on_done: &record_result,
+            claude_results: self.config.claude_results,
         }
         .run(calls)
         .await;

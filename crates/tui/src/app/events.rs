@@ -49,6 +49,7 @@ impl App {
                 is_error,
                 duration_ms,
                 diff,
+                tool_response: _,
             } => self.tool_ended(
                 &id,
                 &Finished {

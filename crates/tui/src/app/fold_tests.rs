@@ -26,6 +26,7 @@ fn finished(app: &mut super::App, command: &str, output: &str, is_error: bool) {
             is_error,
             duration_ms: 5,
             diff: None,
+            tool_response: None,
         },
         now,
     );
