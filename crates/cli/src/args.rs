@@ -188,6 +188,16 @@ pub enum OutputFormat {
     StreamJson,
 }
 
+/// Whose event shapes the JSON output formats print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum OutputDialect {
+    /// rein's stream-json schema v1 (docs/stream-json.md).
+    #[default]
+    Rein,
+    /// What Claude Code prints with `-p --output-format stream-json --verbose`.
+    Claude,
+}
+
 /// How `rein exec` reads its prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum InputFormat {
@@ -228,6 +238,10 @@ pub struct ExecArgs {
     /// How to read the prompt: text, or stream-json (messages on standard input).
     #[arg(long, value_enum, default_value_t = InputFormat::Text)]
     pub input_format: InputFormat,
+    /// Whose shapes stream-json and json print: rein's own (schema v1) or Claude Code's
+    /// (`system`/`init`, `assistant`, `user`, `result`), for tools written against Claude Code.
+    #[arg(long, value_enum, default_value_t = OutputDialect::Rein)]
+    pub output_dialect: OutputDialect,
     /// How to print the run.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,

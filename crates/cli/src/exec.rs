@@ -12,7 +12,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::args::{ExecArgs, InputFormat};
+use crate::args::{ExecArgs, InputFormat, OutputDialect};
 use crate::input_messages::InputLine;
 use crate::output::Printer;
 use crate::setup::Setup;
@@ -37,7 +37,10 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let agent = setup.agent(setup.start(&args)?)?;
 
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-    let printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());
+    let mut printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());
+    if args.output_dialect == OutputDialect::Claude {
+        printer = printer.in_claude_dialect(claude_dialect(&setup));
+    }
     let interrupted = CancellationToken::new();
     let stopped_by = Arc::new(AtomicI32::new(0));
     let interrupts = tokio::spawn(watch_interrupts(
@@ -103,6 +106,24 @@ struct Session {
     printer: Printer<std::io::Stdout, std::io::Stderr>,
     /// Cancelled by Ctrl-C, SIGTERM or SIGHUP: the job under way is cancelled.
     interrupted: CancellationToken,
+}
+
+/// What Claude Code's `init` event says that the engine's events do not.
+fn claude_dialect(setup: &Setup) -> crate::claude_output::ClaudeDialect {
+    let settings = &setup.settings;
+    let keyed = settings.provider.api_key.is_some();
+    crate::claude_output::ClaudeDialect::new(crate::claude_output::InitFacts {
+        permission_mode: crate::claude_output::mode_name(settings.template.policy.mode),
+        api_key_source: if keyed {
+            settings.provider.key_env.clone()
+        } else {
+            "none".to_string()
+        },
+        mcp_servers: (setup.mcp.servers.iter())
+            .map(|server| server.config.name.clone())
+            .collect(),
+        agents: Vec::new(),
+    })
 }
 
 /// How a job ended, as its last event said.

@@ -4,6 +4,7 @@
 
 mod agents;
 mod args;
+mod claude_output;
 mod config;
 mod env;
 mod exec;

@@ -20,6 +20,8 @@ pub struct Printer<O: Write, E: Write> {
     out: O,
     err: E,
     session_id: String,
+    /// Claude Code's shapes instead of rein's (`--output-dialect claude`).
+    claude: Option<crate::claude_output::ClaudeDialect>,
 }
 
 impl<O: Write, E: Write> Printer<O, E> {
@@ -29,7 +31,14 @@ impl<O: Write, E: Write> Printer<O, E> {
             out,
             err,
             session_id: String::new(),
+            claude: None,
         }
+    }
+
+    /// Prints the JSON formats in Claude Code's shapes.
+    pub fn in_claude_dialect(mut self, dialect: crate::claude_output::ClaudeDialect) -> Self {
+        self.claude = Some(dialect);
+        self
     }
 
     /// Handles one event. Write errors (a closed pipe) are ignored: printing must never stop
@@ -37,6 +46,22 @@ impl<O: Write, E: Write> Printer<O, E> {
     pub fn handle(&mut self, event: Event) {
         if let Event::SessionStart { session_id, .. } = &event {
             self.session_id.clone_from(session_id);
+        }
+        if self.format != OutputFormat::Text
+            && let Some(claude) = &mut self.claude
+        {
+            let lines = claude.lines(&event);
+            // Errors go to stderr; `json` prints the result alone.
+            if matches!(event, Event::Error { .. }) {
+                self.progress(&event);
+            }
+            let is_result = matches!(event, Event::Result { .. });
+            for line in lines {
+                if self.format == OutputFormat::StreamJson || is_result {
+                    self.json_line(&line);
+                }
+            }
+            return;
         }
         match self.format {
             OutputFormat::StreamJson => {

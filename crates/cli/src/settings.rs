@@ -100,6 +100,7 @@ impl Settings {
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.max_budget_usd = args.max_budget_usd;
+        template.claude_results = args.output_dialect == crate::args::OutputDialect::Claude;
         if args.max_budget_usd.is_some() && rein_llm::price(&template.model).is_none() {
             eprintln!(
                 "rein: warning: --max-budget-usd cannot apply: rein does not know the price of \

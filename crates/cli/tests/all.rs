@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod claude_flags;
+mod claude_output;
 mod claude_settings;
 mod commands;
 mod compaction;

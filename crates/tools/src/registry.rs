@@ -36,38 +36,58 @@ impl Entry {
 /// Builds one tool.
 type Build = fn() -> Arc<dyn Tool>;
 
-/// The built-in tools, by name, each built when asked for.
-const BUILTIN: [(&str, Build); 10] = [
-    (<crate::Bash as TypedTool>::NAME, || {
-        crate::typed(crate::Bash::new())
-    }),
-    (<crate::ReadFile as TypedTool>::NAME, || {
-        crate::typed(crate::ReadFile)
-    }),
-    (<crate::WriteFile as TypedTool>::NAME, || {
-        crate::typed(crate::WriteFile)
-    }),
-    (<crate::EditFile as TypedTool>::NAME, || {
-        crate::typed(crate::EditFile)
-    }),
-    (<crate::ApplyPatch as TypedTool>::NAME, || {
-        crate::typed(crate::ApplyPatch)
-    }),
-    (<crate::Glob as TypedTool>::NAME, || {
-        crate::typed(crate::Glob)
-    }),
-    (<crate::Grep as TypedTool>::NAME, || {
-        crate::typed(crate::Grep)
-    }),
-    (<crate::BashOutput as TypedTool>::NAME, || {
-        crate::typed(crate::BashOutput)
-    }),
-    (<crate::KillShell as TypedTool>::NAME, || {
-        crate::typed(crate::KillShell)
-    }),
-    (<crate::TodoWrite as TypedTool>::NAME, || {
-        crate::typed(crate::TodoWrite)
-    }),
+/// The built-in tools, by name and Claude Code's name, each built when asked for.
+const BUILTIN: [(&str, &str, Build); 10] = [
+    (
+        <crate::Bash as TypedTool>::NAME,
+        <crate::Bash as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::Bash::new()),
+    ),
+    (
+        <crate::ReadFile as TypedTool>::NAME,
+        <crate::ReadFile as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::ReadFile),
+    ),
+    (
+        <crate::WriteFile as TypedTool>::NAME,
+        <crate::WriteFile as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::WriteFile),
+    ),
+    (
+        <crate::EditFile as TypedTool>::NAME,
+        <crate::EditFile as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::EditFile),
+    ),
+    (
+        <crate::ApplyPatch as TypedTool>::NAME,
+        <crate::ApplyPatch as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::ApplyPatch),
+    ),
+    (
+        <crate::Glob as TypedTool>::NAME,
+        <crate::Glob as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::Glob),
+    ),
+    (
+        <crate::Grep as TypedTool>::NAME,
+        <crate::Grep as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::Grep),
+    ),
+    (
+        <crate::BashOutput as TypedTool>::NAME,
+        <crate::BashOutput as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::BashOutput),
+    ),
+    (
+        <crate::KillShell as TypedTool>::NAME,
+        <crate::KillShell as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::KillShell),
+    ),
+    (
+        <crate::TodoWrite as TypedTool>::NAME,
+        <crate::TodoWrite as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::TodoWrite),
+    ),
 ];
 
 /// The tools offered to the model, in registration order.
@@ -115,7 +135,7 @@ impl ToolRegistry {
     /// built (building a tool derives its schema).
     pub fn builtin_only(keep: impl Fn(&str) -> bool) -> Self {
         let mut registry = Self::new();
-        for (_, build) in BUILTIN.iter().filter(|(name, _)| keep(name)) {
+        for (_, _, build) in BUILTIN.iter().filter(|(name, _, _)| keep(name)) {
             registry.register(build());
         }
         registry
@@ -123,7 +143,15 @@ impl ToolRegistry {
 
     /// The built-in tools' names, in the usual order, without building them.
     pub fn builtin_names() -> impl Iterator<Item = &'static str> {
-        BUILTIN.iter().map(|(name, _)| *name)
+        BUILTIN.iter().map(|(name, _, _)| *name)
+    }
+
+    /// Claude Code's name for the built-in tool `name` (`read_file` → `Read`).
+    pub fn claude_name(name: &str) -> Option<&'static str> {
+        BUILTIN
+            .iter()
+            .find(|(builtin, _, _)| *builtin == name)
+            .map(|(_, claude, _)| *claude)
     }
 
     /// The built-in tools suited to `model`: models trained on Codex's patch format (OpenAI's
