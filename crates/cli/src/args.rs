@@ -198,6 +198,25 @@ pub enum OutputDialect {
     Claude,
 }
 
+impl OutputDialect {
+    /// The config spelling: `rein` or `claude`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "rein" => Some(Self::Rein),
+            "claude" => Some(Self::Claude),
+            _ => None,
+        }
+    }
+
+    /// The config spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rein => "rein",
+            Self::Claude => "claude",
+        }
+    }
+}
+
 /// How `rein exec` reads its prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum InputFormat {
@@ -240,8 +259,9 @@ pub struct ExecArgs {
     pub input_format: InputFormat,
     /// Whose shapes stream-json and json print: rein's own (schema v1) or Claude Code's
     /// (`system`/`init`, `assistant`, `user`, `result`), for tools written against Claude Code.
-    #[arg(long, value_enum, default_value_t = OutputDialect::Rein)]
-    pub output_dialect: OutputDialect,
+    /// (config: `output_dialect`; default rein).
+    #[arg(long, value_enum)]
+    pub output_dialect: Option<OutputDialect>,
     /// How to print the run.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,

@@ -38,7 +38,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
 
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
     let mut printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());
-    if args.output_dialect == OutputDialect::Claude {
+    if setup.settings.output_dialect == OutputDialect::Claude {
         printer = printer.in_claude_dialect(claude_dialect(&setup));
     }
     let interrupted = CancellationToken::new();

@@ -39,6 +39,8 @@ pub struct Settings {
     pub sensitive: rein_tools::SensitivePaths,
     /// What every agent starts from: policy, limits, folders, sandbox, subagents, fallback.
     pub template: AgentConfig,
+    /// Whose shapes the JSON output formats print (`--output-dialect`, `output_dialect`).
+    pub output_dialect: crate::args::OutputDialect,
 }
 
 impl Settings {
@@ -100,7 +102,10 @@ impl Settings {
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.max_budget_usd = args.max_budget_usd;
-        template.claude_results = args.output_dialect == crate::args::OutputDialect::Claude;
+        let output_dialect = (args.output_dialect)
+            .or(config.output_dialect.as_ref().map(|d| d.value))
+            .unwrap_or_default();
+        template.claude_results = output_dialect == crate::args::OutputDialect::Claude;
         if args.max_budget_usd.is_some() && rein_llm::price(&template.model).is_none() {
             eprintln!(
                 "rein: warning: --max-budget-usd cannot apply: rein does not know the price of \
@@ -123,6 +128,7 @@ impl Settings {
             provider,
             sensitive,
             template,
+            output_dialect,
         })
     }
 

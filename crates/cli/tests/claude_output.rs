@@ -184,3 +184,52 @@ async fn refused_calls_are_listed_as_permission_denials() {
         ["sed -i 's/world/rein/' hello.sh", "bash hello.sh"]
     );
 }
+
+#[tokio::test]
+async fn the_dialect_can_be_configured_and_a_bad_name_is_located() {
+    let dir = tempfile::tempdir().unwrap();
+    write_user_config(dir.path(), "output_dialect = \"claude\"\n");
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "--output-format",
+        "stream-json",
+        "hi",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first: Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (first["type"].as_str(), first["subtype"].as_str()),
+        (Some("system"), Some("init"))
+    );
+    // The flag wins over the file.
+    let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "--output-format",
+        "stream-json",
+        "--output-dialect",
+        "rein",
+        "hi",
+    ]);
+    let out = output(cmd).await;
+    let first: Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["type"], "session_start");
+    write_user_config(dir.path(), "output_dialect = \"claud\"\n");
+    let mut cmd = rein(dir.path());
+    cmd.args(["-p", "hi"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("config.toml:1: output_dialect: expected \"rein\" or \"claude\""),
+        "{stderr}"
+    );
+}

@@ -2,8 +2,6 @@
 //! offers the lean tools profile, and a scripted multi-step task completes with at most one
 //! summary.
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use crate::support::*;
@@ -62,12 +60,6 @@ async fn run(config: &str, window: &str) -> (Vec<Value>, Vec<Value>) {
         .collect();
     let requests: Vec<Value> = server.requests().into_iter().map(|r| r.body).collect();
     (compactions, requests)
-}
-
-fn write_user_config(workspace: &Path, text: &str) {
-    let dir = workspace.join(".rein-test-config/rein");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.toml"), text).unwrap();
 }
 
 fn tool_names(body: &Value) -> Vec<&str> {

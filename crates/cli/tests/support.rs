@@ -85,3 +85,10 @@ pub fn last_message(server: &MockServer, n: usize) -> String {
         .map(|m| m.to_string())
         .unwrap_or_default()
 }
+
+/// Writes the user's `config.toml` (in the test's own config folder).
+pub fn write_user_config(workspace: &Path, text: &str) {
+    let dir = workspace.join(".rein-test-config/rein");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), text).unwrap();
+}

@@ -40,6 +40,8 @@ pub struct TomlFile {
     pub cache_ttl: Option<Spanned<String>>,
     /// How hard the model thinks: `minimal`, `low`, `medium` or `high`.
     pub effort: Option<Spanned<String>>,
+    /// Whose shapes the JSON output formats print: `rein` or `claude`.
+    pub output_dialect: Option<Spanned<String>>,
     /// How much of the tool definitions requests carry: `full` or `lean` (default: lean for
     /// windows up to 16k tokens).
     pub tools_profile: Option<Spanned<String>>,

@@ -129,6 +129,8 @@ pub struct Config {
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
     /// How hard the model thinks.
     pub effort: Option<Sourced<rein_llm::Effort>>,
+    /// Whose shapes `stream-json` and `json` print (`--output-dialect`).
+    pub output_dialect: Option<Sourced<crate::args::OutputDialect>>,
     /// Which tool definitions requests carry (`tools_profile`); unset, the window decides.
     pub tools_profile: Option<Sourced<rein_tools::ToolsProfile>>,
     pub allow: Vec<Sourced<String>>,
@@ -309,6 +311,15 @@ fn merge_request_options(
         config.tools_profile = Some(Sourced {
             value,
             source: reader.at(profile),
+        });
+    }
+    if let Some(dialect) = &file.output_dialect {
+        let value = crate::args::OutputDialect::parse(dialect.get_ref()).ok_or_else(|| {
+            reader.error(dialect, "output_dialect", "expected \"rein\" or \"claude\"")
+        })?;
+        config.output_dialect = Some(Sourced {
+            value,
+            source: reader.at(dialect),
         });
     }
     if let Some(effort) = &file.effort {

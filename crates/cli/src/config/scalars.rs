@@ -93,6 +93,11 @@ impl Table {
             "(the model's own)",
         );
         self.push(
+            "output_dialect",
+            named(&config.output_dialect, |d| d.name()),
+            "\"rein\"",
+        );
+        self.push(
             "tools_profile",
             named(&config.tools_profile, |p| p.name()),
             "(\"lean\" for windows up to 16384 tokens, else \"full\")",
