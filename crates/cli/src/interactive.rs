@@ -68,6 +68,43 @@ impl SessionHost for CliHost {
     fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {
         crate::mcp::views(&self.setup.mcp)
     }
+
+    fn about(&self) -> Vec<(String, String)> {
+        let settings = &self.setup.settings;
+        let provider = &settings.provider;
+        let key = match &provider.api_key {
+            Some(_) => format!("from ${}", provider.key_env),
+            None => format!("none (${} is not set)", provider.key_env),
+        };
+        let trust = if settings.config.workspace_trusted {
+            "its own config applies"
+        } else {
+            "its own config is not trusted (rein trust)"
+        };
+        let sandbox = match &settings.template.sandbox {
+            Some(sandbox) => match sandbox.launcher() {
+                rein_sandbox::Launcher::Helper(_) => "rein's own namespaces",
+                rein_sandbox::Launcher::Bubblewrap(_) => "bubblewrap",
+            },
+            None => "unavailable (shell commands run unsandboxed)",
+        };
+        let servers = self.setup.mcp.servers.len();
+        vec![
+            ("provider".into(), provider.kind.name().to_string()),
+            ("base URL".into(), provider.base_url.clone()),
+            ("API key".into(), key),
+            ("workspace".into(), settings.workspace.display().to_string()),
+            ("trust".into(), trust.to_string()),
+            (
+                "sandbox".into(),
+                format!(
+                    "{sandbox}; other commands {}",
+                    settings.template.sandbox_policy
+                ),
+            ),
+            ("MCP servers".into(), format!("{servers} connected (/mcp)")),
+        ]
+    }
 }
 
 /// Runs the UI until the user quits.

@@ -40,8 +40,8 @@ mod turn;
 pub mod undo;
 
 pub use agent::{
-    Agent, AgentConfig, CompactionError, Fallback, PromptText, RepeatLimits, RewindPoint,
-    RunSummary, workspace_guard,
+    Agent, AgentConfig, CompactionError, ContextReport, Fallback, PromptText, RepeatLimits,
+    RewindPoint, RunSummary, workspace_guard,
 };
 pub use controller::{
     AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason,

@@ -54,6 +54,14 @@ async fn engine_op(
             app.show_mcp(&host.mcp_servers());
             return None;
         }
+        Action::ShowStatus => {
+            app.show_status(&driver.status().await, &host.about());
+            return None;
+        }
+        Action::ShowContext => {
+            app.show_context(&driver.context_report().await);
+            return None;
+        }
         Action::OpenRewind => {
             match driver.rewind_points() {
                 Ok(points) => app.open_rewind_picker(&points),

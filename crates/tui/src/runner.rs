@@ -53,6 +53,11 @@ pub trait SessionHost: AgentFactory {
     fn workspace(&self) -> Option<PathBuf> {
         None
     }
+    /// What `/status` says beyond the session's own status: (label, value) lines such as the
+    /// provider, its base URL, the workspace and its trust, the sandbox.
+    fn about(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }
 
 /// One MCP server as `/mcp` shows it.

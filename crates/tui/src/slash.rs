@@ -24,6 +24,10 @@ pub enum SlashCommand {
     Tasks(Option<String>),
     /// `/mcp`: the MCP servers, their status, tools and prompts.
     Mcp,
+    /// `/status`: version, model, provider, mode, workspace, sandbox, servers.
+    Status,
+    /// `/context`: what fills the context window.
+    Context,
     /// `/rewind`: take the code and/or the conversation back to before a prompt.
     Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
@@ -47,7 +51,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 14] = [
+const BUILTIN: [(&str, &str); 16] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -63,6 +67,11 @@ const BUILTIN: [(&str, &str); 14] = [
     ("cost", "tokens and cost of this session"),
     ("tasks", "background shells and subagents [stop ID]"),
     ("mcp", "MCP servers: status, tools and prompts"),
+    (
+        "status",
+        "version, model, provider, mode, workspace, sandbox",
+    ),
+    ("context", "what fills the context window"),
     (
         "rewind",
         "rewind code and/or conversation to before a prompt (Esc Esc)",
@@ -159,6 +168,8 @@ impl Commands {
             "permissions" => SlashCommand::Permissions(arg),
             "tasks" => SlashCommand::Tasks(arg),
             "mcp" => SlashCommand::Mcp,
+            "status" => SlashCommand::Status,
+            "context" => SlashCommand::Context,
             "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,

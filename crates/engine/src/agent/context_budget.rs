@@ -32,7 +32,40 @@ pub(super) struct WindowTooSmall {
     conversation: u64,
 }
 
+/// What fills the context window, estimated as the next request would be sent (`/context`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContextReport {
+    /// The model's context window.
+    pub window: u64,
+    /// The system prompt: rein's instructions, the environment, memory files, skills.
+    pub system: u64,
+    /// The offered tools' definitions.
+    pub tools: u64,
+    /// The conversation (the provider's last report plus what came since).
+    pub conversation: u64,
+}
+
+impl ContextReport {
+    /// What is left of the window.
+    pub fn free(&self) -> u64 {
+        self.window
+            .saturating_sub(self.system + self.tools + self.conversation)
+    }
+}
+
 impl Agent {
+    /// What fills the window now (see [`ContextReport`]).
+    pub fn context_report(&self) -> ContextReport {
+        let system = context::tokens_of(self.system.as_str().len());
+        let tools = context::tokens_of(self.offered_specs_bytes());
+        ContextReport {
+            window: self.window(),
+            system,
+            tools,
+            conversation: self.next_request_tokens().saturating_sub(system + tools),
+        }
+    }
+
     /// Estimated tokens of what every request sends besides the conversation: the system
     /// prompt and the offered tools' definitions, serialised as they are sent.
     pub(super) fn fixed_tokens(&self) -> u64 {

@@ -31,6 +31,7 @@ mod undo;
 
 pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback, PromptText};
+pub use context_budget::ContextReport;
 pub use repeats::RepeatLimits;
 pub use rewind::RewindPoint;
 use setup::new_session_id;

@@ -182,6 +182,12 @@ impl Controller {
         self.agent.lock().await.transcript().to_vec()
     }
 
+    /// What fills the context window (waits for a running job: the transcript is the
+    /// agent's).
+    pub async fn context_report(&self) -> crate::ContextReport {
+        self.agent.lock().await.context_report()
+    }
+
     /// The permission policy as it is now (rules, mode, what was allowed for the session):
     /// the agent's shared policy, read without waiting for a running job. Async only for the
     /// callers that awaited it when it did wait.

@@ -162,6 +162,8 @@ impl App {
             SlashCommand::Permissions(None) => vec![Action::ShowPermissions],
             SlashCommand::Tasks(None) => vec![Action::ListTasks],
             SlashCommand::Mcp => vec![Action::ShowMcp],
+            SlashCommand::Status => vec![Action::ShowStatus],
+            SlashCommand::Context => vec![Action::ShowContext],
             SlashCommand::Rewind => vec![Action::OpenRewind],
             SlashCommand::Tasks(Some(args)) => self.tasks_command(&args),
             SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {

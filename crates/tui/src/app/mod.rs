@@ -3,6 +3,7 @@
 //! Finished output is handed over as lines for the terminal's scrollback
 //! ([`App::take_committed`]); only the live area is drawn from this state ([`App::render`]).
 
+mod about;
 mod commands;
 mod events;
 mod fold;
@@ -59,6 +60,10 @@ pub enum Action {
     ListTasks,
     /// Show the MCP servers ([`App::show_mcp`]).
     ShowMcp,
+    /// Show the session's status (`/status`).
+    ShowStatus,
+    /// Show what fills the context window (`/context`).
+    ShowContext,
     /// List the prompts to rewind to ([`App::open_rewind_picker`]).
     OpenRewind,
     /// Show what rewinding to before the `back`-th last prompt does, and ask how
@@ -351,6 +356,9 @@ impl App {
     }
 }
 
+#[cfg(test)]
+#[path = "about_tests.rs"]
+mod about_tests;
 #[cfg(test)]
 #[path = "fold_tests.rs"]
 mod fold_tests;

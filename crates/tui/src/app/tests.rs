@@ -363,6 +363,8 @@ fn slash_commands_become_actions() {
         ("/permissions", vec![Action::ShowPermissions]),
         ("/tasks", vec![Action::ListTasks]),
         ("/mcp", vec![Action::ShowMcp]),
+        ("/status", vec![Action::ShowStatus]),
+        ("/context", vec![Action::ShowContext]),
         ("/tasks stop bg_2", vec![Action::StopTask("bg_2".into())]),
         ("/tasks kill", vec![]),
         ("/quit", vec![Action::Quit]),

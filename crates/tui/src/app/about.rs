@@ -1,0 +1,76 @@
+//! `/status` and `/context`: what the session is running with, and what fills the window.
+
+use ratatui::text::{Line, Span};
+use rein_engine::{ContextReport, SessionStatus};
+
+use super::App;
+use super::notices::thousands;
+
+/// Width of the `/context` bar, in cells.
+const BAR_CELLS: u64 = 40;
+
+impl App {
+    /// `/status`: rein's version, the session's model, mode and effort, then what the host
+    /// adds (provider, base URL, workspace and trust, sandbox, servers).
+    pub fn show_status(&mut self, status: &SessionStatus, about: &[(String, String)]) {
+        let theme = self.theme;
+        let effort = status.effort.map_or("the model's own", |e| e.name());
+        let mut rows = vec![
+            ("version".to_string(), env!("CARGO_PKG_VERSION").to_string()),
+            ("session".to_string(), status.session_id.clone()),
+            ("model".to_string(), status.model.clone()),
+            ("effort".to_string(), effort.to_string()),
+            ("mode".to_string(), status.mode.name().to_string()),
+        ];
+        rows.extend(about.iter().cloned());
+        let mut lines = vec![Line::styled("  Status:", theme.bold())];
+        for (label, value) in rows {
+            lines.push(Line::from(vec![
+                Span::styled(format!("    {label:<12}"), theme.dim()),
+                Span::raw(crate::sanitize::clean(&value).into_owned()),
+            ]));
+        }
+        self.commit(lines);
+    }
+
+    /// `/context`: a bar of the window and a table of what fills it.
+    pub fn show_context(&mut self, report: &ContextReport) {
+        let theme = self.theme;
+        let window = report.window.max(1);
+        let parts = [
+            ("system prompt", report.system, '█'),
+            ("tool definitions", report.tools, '▓'),
+            ("conversation", report.conversation, '▒'),
+            ("free", report.free(), '░'),
+        ];
+        let bar: String = parts
+            .iter()
+            .flat_map(|(_, tokens, mark)| {
+                let cells = (tokens * BAR_CELLS).div_ceil(window).min(BAR_CELLS);
+                std::iter::repeat_n(*mark, cells as usize)
+            })
+            .take(BAR_CELLS as usize)
+            .collect();
+        let used = report.window.saturating_sub(report.free());
+        let mut lines = vec![
+            Line::styled(
+                format!(
+                    "  Context: ~{} of {} tokens ({}%)",
+                    thousands(used),
+                    thousands(report.window),
+                    used * 100 / window
+                ),
+                theme.bold(),
+            ),
+            Line::raw(format!("    {bar}")),
+        ];
+        for (label, tokens, mark) in parts {
+            lines.push(Line::raw(format!(
+                "    {mark} {label:<17}{:>8}  {:>3}%",
+                thousands(tokens),
+                tokens * 100 / window
+            )));
+        }
+        self.commit(lines);
+    }
+}

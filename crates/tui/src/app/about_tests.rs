@@ -1,0 +1,53 @@
+use pretty_assertions::assert_eq;
+use rein_engine::{ContextReport, SessionStatus};
+
+use super::tests::{app, text};
+
+#[test]
+fn status_lists_the_session_and_what_the_host_adds() {
+    let mut app = app();
+    let status = SessionStatus {
+        session_id: "s1".into(),
+        model: "claude-sonnet-4-5".into(),
+        ..SessionStatus::default()
+    };
+    let about = [(
+        "base URL".to_string(),
+        "http://127.0.0.1:1\u{1b}[2J".to_string(),
+    )];
+    app.show_status(&status, &about);
+    assert_eq!(
+        text(&app.take_committed()),
+        [
+            "  Status:".to_string(),
+            format!("    version     {}", env!("CARGO_PKG_VERSION")),
+            "    session     s1".to_string(),
+            "    model       claude-sonnet-4-5".to_string(),
+            "    effort      the model's own".to_string(),
+            "    mode        default".to_string(),
+            "    base URL    http://127.0.0.1:1".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn context_shows_a_bar_and_what_fills_the_window() {
+    let mut app = app();
+    app.show_context(&ContextReport {
+        window: 200_000,
+        system: 2_500,
+        tools: 5_000,
+        conversation: 42_500,
+    });
+    assert_eq!(
+        text(&app.take_committed()),
+        [
+            "  Context: ~50.0k of 200.0k tokens (25%)",
+            "    █▓▒▒▒▒▒▒▒▒▒░░░░░░░░░░░░░░░░░░░░░░░░░░░░░",
+            "    █ system prompt        2.5k    1%",
+            "    ▓ tool definitions     5.0k    2%",
+            "    ▒ conversation        42.5k   21%",
+            "    ░ free               150.0k   75%",
+        ]
+    );
+}
