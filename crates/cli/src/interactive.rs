@@ -69,6 +69,36 @@ impl SessionHost for CliHost {
         crate::mcp::views(&self.setup.mcp)
     }
 
+    fn listing(&self, what: rein_tui::Listing) -> Vec<String> {
+        let settings = &self.setup.settings;
+        match what {
+            rein_tui::Listing::Config => {
+                crate::config::render(&settings.config, &crate::env::process).map_or_else(
+                    |exit| vec![exit.message],
+                    |text| text.lines().map(str::to_string).collect(),
+                )
+            }
+            rein_tui::Listing::Hooks => (settings.template.hooks.iter())
+                .map(|hook| {
+                    let matcher = hook
+                        .matcher
+                        .as_deref()
+                        .map_or(String::new(), |m| format!(" [{m}]"));
+                    format!(
+                        "{}{matcher}: {}  ({})",
+                        hook.event.name(),
+                        hook.command,
+                        hook.source
+                    )
+                })
+                .collect(),
+            rein_tui::Listing::Agents => (settings.template.subagents.iter())
+                .flat_map(|subagents| subagents.definitions.iter())
+                .map(|agent| format!("{}: {}  ({})", agent.name, agent.description, agent.source))
+                .collect(),
+        }
+    }
+
     fn about(&self) -> Vec<(String, String)> {
         let settings = &self.setup.settings;
         let provider = &settings.provider;

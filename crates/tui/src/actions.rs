@@ -62,6 +62,19 @@ async fn engine_op(
             app.show_context(&driver.context_report().await);
             return None;
         }
+        Action::ShowListing(what) => {
+            app.show_listing(what, &host.listing(what));
+            return None;
+        }
+        Action::Export(file) => {
+            let transcript = driver.transcript().await;
+            let session = driver.status().await.session_id;
+            match crate::export::write(&transcript, file.as_deref(), &session, host.workspace()) {
+                Ok(path) => app.info(format!("conversation written to {}", path.display())),
+                Err(e) => app.error(e),
+            }
+            return None;
+        }
         Action::OpenRewind => {
             match driver.rewind_points() {
                 Ok(points) => app.open_rewind_picker(&points),

@@ -22,6 +22,7 @@
 mod actions;
 pub mod app;
 mod diff;
+pub mod export;
 mod highlight;
 pub mod history;
 pub mod input;
@@ -39,7 +40,7 @@ pub mod tool_view;
 mod wrap;
 
 pub use app::{Action, App, Status};
-pub use runner::{Launch, McpServerView, SessionHost, TuiError, run, stopped_by};
+pub use runner::{Launch, Listing, McpServerView, SessionHost, TuiError, run, stopped_by};
 pub use sanitize::text_block as terminal_safe;
 pub use screen::{Screen, ScreenError};
 pub use term::resume_hint;

@@ -58,6 +58,33 @@ pub trait SessionHost: AgentFactory {
     fn about(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// The lines of a listing (`/config`, `/hooks`, `/agents`); none: nothing to list.
+    fn listing(&self, what: Listing) -> Vec<String> {
+        let _ = what;
+        Vec::new()
+    }
+}
+
+/// What a listing command shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// `/config`: the merged configuration, each value with its source.
+    Config,
+    /// `/hooks`: the hooks configured and where.
+    Hooks,
+    /// `/agents`: the subagent definitions and where they come from.
+    Agents,
+}
+
+impl Listing {
+    /// The heading of its list.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Config => "Configuration",
+            Self::Hooks => "Hooks",
+            Self::Agents => "Subagents",
+        }
+    }
 }
 
 /// One MCP server as `/mcp` shows it.

@@ -28,6 +28,12 @@ pub enum SlashCommand {
     Status,
     /// `/context`: what fills the context window.
     Context,
+    /// `/export [file]`: the conversation as Markdown.
+    Export(Option<String>),
+    /// `/todos`: the model's todo list.
+    Todos,
+    /// `/config`, `/hooks`, `/agents`: what the host lists.
+    Listing(crate::Listing),
     /// `/rewind`: take the code and/or the conversation back to before a prompt.
     Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
@@ -51,7 +57,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 16] = [
+const BUILTIN: [(&str, &str); 21] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -72,6 +78,17 @@ const BUILTIN: [(&str, &str); 16] = [
         "version, model, provider, mode, workspace, sandbox",
     ),
     ("context", "what fills the context window"),
+    ("export", "write the conversation as Markdown [file]"),
+    ("todos", "the model's todo list"),
+    (
+        "config",
+        "the configuration, each value with where it was set",
+    ),
+    ("hooks", "the hooks configured, and where"),
+    (
+        "agents",
+        "the subagents the model may start, and where they are defined",
+    ),
     (
         "rewind",
         "rewind code and/or conversation to before a prompt (Esc Esc)",
@@ -170,6 +187,11 @@ impl Commands {
             "mcp" => SlashCommand::Mcp,
             "status" => SlashCommand::Status,
             "context" => SlashCommand::Context,
+            "export" => SlashCommand::Export(arg),
+            "todos" => SlashCommand::Todos,
+            "config" => SlashCommand::Listing(crate::Listing::Config),
+            "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
+            "agents" => SlashCommand::Listing(crate::Listing::Agents),
             "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,

@@ -73,4 +73,41 @@ impl App {
         }
         self.commit(lines);
     }
+
+    /// `/config`, `/hooks`, `/agents`: the host's lines under the listing's heading.
+    pub fn show_listing(&mut self, what: crate::Listing, lines: &[String]) {
+        if lines.is_empty() {
+            self.info(format!("{}: none", what.title()));
+            return;
+        }
+        let mut shown = vec![Line::styled(
+            format!("  {}:", what.title()),
+            self.theme.bold(),
+        )];
+        for line in lines {
+            shown.push(Line::raw(format!("    {}", crate::sanitize::clean(line))));
+        }
+        self.commit(shown);
+    }
+
+    /// `/todos`: the model's todo list as it stands.
+    pub fn show_todos(&mut self) {
+        if self.todos.is_empty() {
+            self.info("no open todo items".to_string());
+            return;
+        }
+        let mut lines = vec![Line::styled("  Todos:", self.theme.bold())];
+        for item in &self.todos {
+            let mark = match item.status {
+                rein_protocol::TodoStatus::Completed => "✓",
+                rein_protocol::TodoStatus::InProgress => "▸",
+                rein_protocol::TodoStatus::Pending => "○",
+            };
+            lines.push(Line::raw(format!(
+                "    {mark} {}",
+                crate::sanitize::clean(&item.content)
+            )));
+        }
+        self.commit(lines);
+    }
 }

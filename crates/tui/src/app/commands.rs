@@ -164,6 +164,12 @@ impl App {
             SlashCommand::Mcp => vec![Action::ShowMcp],
             SlashCommand::Status => vec![Action::ShowStatus],
             SlashCommand::Context => vec![Action::ShowContext],
+            SlashCommand::Export(file) => vec![Action::Export(file)],
+            SlashCommand::Listing(what) => vec![Action::ShowListing(what)],
+            SlashCommand::Todos => {
+                self.show_todos();
+                Vec::new()
+            }
             SlashCommand::Rewind => vec![Action::OpenRewind],
             SlashCommand::Tasks(Some(args)) => self.tasks_command(&args),
             SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {

@@ -64,6 +64,10 @@ pub enum Action {
     ShowStatus,
     /// Show what fills the context window (`/context`).
     ShowContext,
+    /// Write the conversation as Markdown (`/export [file]`).
+    Export(Option<String>),
+    /// Show a listing of the host's (`/config`, `/hooks`, `/agents`).
+    ShowListing(crate::Listing),
     /// List the prompts to rewind to ([`App::open_rewind_picker`]).
     OpenRewind,
     /// Show what rewinding to before the `back`-th last prompt does, and ask how
