@@ -110,4 +110,42 @@ impl App {
         }
         self.commit(lines);
     }
+
+    /// `/model`: the current model and the common ones to switch to (any other by name:
+    /// `/model NAME`).
+    pub fn open_model_picker(&mut self) {
+        let current = self.status.model.clone();
+        let items = std::iter::once(current.clone())
+            .chain(MODEL_CHOICES.iter().map(|m| (*m).to_string()))
+            .filter(|m| !m.is_empty())
+            .enumerate()
+            .filter(|(n, m)| *n == 0 || *m != current)
+            .map(|(n, m)| {
+                let label = if n == 0 {
+                    format!("{m} (current)")
+                } else {
+                    m.clone()
+                };
+                (m, label)
+            })
+            .collect();
+        self.picker = Some(super::Picker::new(
+            super::PickKind::Model,
+            "Switch the model (or type /model NAME)",
+            items,
+        ));
+    }
 }
+
+/// The models `/model` offers besides the current one (any other is typed by name).
+const MODEL_CHOICES: [&str; 9] = [
+    "claude-sonnet-4-5",
+    "claude-opus-4-5",
+    "claude-haiku-4-5",
+    "gpt-5",
+    "gpt-5-mini",
+    "o4-mini",
+    "deepseek-chat",
+    "qwen3-coder-plus",
+    "kimi-k2",
+];

@@ -51,3 +51,24 @@ fn context_shows_a_bar_and_what_fills_the_window() {
         ]
     );
 }
+
+#[test]
+fn model_without_a_name_picks_one() {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let now = std::time::Instant::now();
+    let mut app = app();
+    app.status.model = "claude-opus-4-5".into();
+    assert!(app.submit("/model".into(), now).is_empty());
+    let key = |app: &mut super::App, code| super::tests::press(app, code, KeyModifiers::NONE, now);
+    // The current model first, then the others without it.
+    key(&mut app, KeyCode::Down);
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![super::Action::SetModel("claude-sonnet-4-5".into())]
+    );
+    app.submit("/model".into(), now);
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![super::Action::SetModel("claude-opus-4-5".into())]
+    );
+}

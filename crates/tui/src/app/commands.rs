@@ -150,8 +150,7 @@ impl App {
             SlashCommand::Resume(None) => vec![Action::ListSessions],
             SlashCommand::Model(Some(model)) => vec![Action::SetModel(model)],
             SlashCommand::Model(None) => {
-                let model = self.status.model.clone();
-                self.info(format!("model: {model} (/model NAME switches)"));
+                self.open_model_picker();
                 Vec::new()
             }
             SlashCommand::Effort(name) => self.effort_command(name.as_deref()),

@@ -345,6 +345,8 @@ pub enum PickKind {
     RewindPoint,
     /// How to rewind to the prompt this far back (ids name the choice).
     RewindHow(usize),
+    /// A model to switch to (ids are model names).
+    Model,
 }
 
 /// What a key did to the picker.

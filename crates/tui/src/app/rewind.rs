@@ -111,6 +111,7 @@ impl App {
     pub(super) fn picked(&mut self, kind: PickKind, id: String) -> Vec<Action> {
         match kind {
             PickKind::Session => vec![Action::Resume(id)],
+            PickKind::Model => vec![Action::SetModel(id)],
             PickKind::RewindPoint => match id.parse() {
                 Ok(back) => vec![Action::PlanRewind(back)],
                 Err(_) => Vec::new(),
