@@ -69,6 +69,16 @@ impl SessionHost for CliHost {
         crate::mcp::views(&self.setup.mcp)
     }
 
+    fn status_command(&self) -> Option<rein_tui::StatusCommand> {
+        let settings = &self.setup.settings;
+        let command = settings.config.status_line.as_ref()?;
+        Some(rein_tui::StatusCommand {
+            command: command.value.clone(),
+            cwd: settings.workspace.clone(),
+            hidden: rein_tools::HiddenEnv::with(settings.template.hidden_env.iter().cloned()),
+        })
+    }
+
     fn listing(&self, what: rein_tui::Listing) -> Vec<String> {
         let settings = &self.setup.settings;
         match what {

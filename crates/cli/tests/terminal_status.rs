@@ -84,3 +84,44 @@ async fn export_todos_config_hooks_and_agents_are_listed() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("explore:").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_status_line_command_shows_its_first_line_and_runs_again_as_the_session_changes() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("line.sh");
+    std::fs::write(
+        &script,
+        "read -r input\n\
+         n=$(cat runs 2>/dev/null || echo 0); n=$((n+1)); echo $n > runs\n\
+         case \"$input\" in *'\"id\":\"claude-sonnet-4-5\"'*) model=sonnet;; *) model=other;; esac\n\
+         echo \"my line $model key:${ANTHROPIC_API_KEY:-hidden} run $n\"\necho second line\n",
+    )
+    .unwrap();
+    write_user_config(
+        dir.path(),
+        &format!("status_line = \"sh {}\"\n", script.display()),
+    );
+    let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
+    let launch = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", launch.display()));
+    let screen = tmux.wait_for("my line sonnet key:hidden run").await;
+    assert!(!screen.contains("second line"), "{screen}");
+    tmux.type_text("say hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Hello there.").await;
+    // The turn changed the session's numbers: the command ran again.
+    let runs = dir.path().join("runs");
+    rein_testkit::without_hanging("the status line to run again", move || {
+        while std::fs::read_to_string(&runs)
+            .ok()
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .unwrap_or(0)
+            < 2
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    });
+}

@@ -58,6 +58,10 @@ pub trait SessionHost: AgentFactory {
     fn about(&self) -> Vec<(String, String)> {
         Vec::new()
     }
+    /// The user's status line command (Claude Code's `statusLine`), if any.
+    fn status_command(&self) -> Option<crate::StatusCommand> {
+        None
+    }
     /// The lines of a listing (`/config`, `/hooks`, `/agents`); none: nothing to list.
     fn listing(&self, what: Listing) -> Vec<String> {
         let _ = what;
@@ -164,6 +168,10 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     };
     let mut dirty = true;
     let mut stops = Stops::listen();
+    let mut custom_status = match host.status_command() {
+        Some(command) => crate::status_command::spawn(command, engine.driver.watch_status()),
+        None => tokio::sync::mpsc::unbounded_channel().1,
+    };
     'ui: loop {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
@@ -194,6 +202,10 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             }
             Some((request, reply)) = engine.questions.recv() => {
                 app.ask(request, reply);
+                dirty = true;
+            }
+            Some(line) = custom_status.recv() => {
+                app.set_custom_status(line);
                 dirty = true;
             }
             () = tokio::time::sleep(TICK), if animating => dirty = true,

@@ -55,6 +55,12 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
             .map_err(|e| located("permissions.defaultMode", e.to_string()))?;
         set_mode(config, parsed, source.scope);
     }
+    if let Some(line) = settings
+        .status_line
+        .filter(|l| l.kind.as_deref().is_none_or(|k| k == "command"))
+    {
+        super::merge_status_line(config, &line.command, at.clone(), source.scope);
+    }
     for (event_name, groups) in settings.hooks {
         // Events rein does not fire (Notification…) are skipped, not errors: the file is
         // Claude Code's, not ours.

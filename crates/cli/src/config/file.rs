@@ -60,6 +60,8 @@ pub struct TomlFile {
     pub max_retry_wait_secs: Option<Spanned<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (default 30).
     pub cleanup_period_days: Option<Spanned<u64>>,
+    /// A command whose first line the status line shows (Claude Code's `statusLine`).
+    pub status_line: Option<Spanned<String>>,
     /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.
     pub sandbox: Option<Spanned<String>>,
     #[serde(default)]
@@ -144,6 +146,17 @@ pub struct ClaudeSettings {
     pub permissions: ClaudePermissions,
     #[serde(default)]
     pub hooks: BTreeMap<String, Vec<ClaudeHookGroup>>,
+    #[serde(default, rename = "statusLine")]
+    pub status_line: Option<ClaudeStatusLine>,
+}
+
+/// Claude Code's `statusLine`: `{"type": "command", "command": …}`.
+#[derive(Debug, Default, Deserialize)]
+pub struct ClaudeStatusLine {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub command: String,
 }
 
 /// Claude Code's `permissions` block.

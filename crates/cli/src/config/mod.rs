@@ -157,6 +157,9 @@ pub struct Config {
     pub max_retry_wait_secs: Option<Sourced<u64>>,
     /// Days a stored session may stay untouched before start-up removes it (user config).
     pub cleanup_period_days: Option<Sourced<u64>>,
+    /// The status line's command (`status_line`, Claude Code's `statusLine`); a workspace's
+    /// only once trusted, since it runs code.
+    pub status_line: Option<Sourced<String>>,
     /// The OS sandbox: policy, network, roots.
     pub sandbox: sandbox::SandboxConfig,
     /// Single values a later source set again, oldest first: (key as shown, the value as
@@ -336,6 +339,14 @@ fn merge_request_options(
 /// `cleanup_period_days`: a setting of the user's whole session store, so only the user's own
 /// file sets it.
 fn merge_retention(config: &mut Config, file: &file::TomlFile, reader: &Reader<'_>) {
+    if let Some(command) = &file.status_line {
+        merge_status_line(
+            config,
+            command.get_ref(),
+            reader.at(command),
+            reader.source.scope,
+        );
+    }
     if let Some(days) = &file.cleanup_period_days {
         if reader.source.scope == Scope::User {
             config.cleanup_period_days = Some(reader.sourced(days));
@@ -344,6 +355,26 @@ fn merge_retention(config: &mut Config, file: &file::TomlFile, reader: &Reader<'
             ignore(config, what, reader.at(days), Why::UserOnly);
         }
     }
+}
+
+/// A status line command from a file of `scope`: held back from an untrusted workspace.
+fn merge_status_line(config: &mut Config, command: &str, source: String, scope: Scope) {
+    if command.trim().is_empty() {
+        return;
+    }
+    if scope == Scope::UntrustedWorkspace {
+        ignore(
+            config,
+            format!("status line command: {command}"),
+            source,
+            Why::Untrusted,
+        );
+        return;
+    }
+    config.status_line = Some(Sourced {
+        value: command.to_string(),
+        source,
+    });
 }
 
 fn ignore(config: &mut Config, what: String, source: String, why: Why) {

@@ -147,6 +147,11 @@ impl Table {
             "30",
         );
         self.push(
+            "status_line",
+            named(&config.status_line, String::as_str),
+            "(the built-in line)",
+        );
+        self.push(
             "sandbox",
             named(&config.sandbox.policy, |p| p.name()),
             "\"off\"",

@@ -445,3 +445,31 @@ fn only_the_users_own_file_allows_variables_to_mcp_configuration() {
         }]
     );
 }
+
+#[test]
+fn a_status_line_command_comes_from_claude_settings_or_toml_and_never_untrusted() {
+    let settings =
+        r#"{"statusLine": {"type": "command", "command": "~/.claude/line.sh", "padding": 0}}"#;
+    let config = load(&[claude("settings.json", settings)]).unwrap();
+    assert_eq!(
+        config.status_line,
+        Some(Sourced {
+            value: "~/.claude/line.sh".into(),
+            source: "settings.json (Claude Code settings)".into(),
+        })
+    );
+    let config = load(&[toml("user.toml", "status_line = \"echo hi\"\n")]).unwrap();
+    assert_eq!(
+        config.status_line.map(|s| s.value).as_deref(),
+        Some("echo hi")
+    );
+    let hostile = Source {
+        scope: Scope::UntrustedWorkspace,
+        ..claude(".claude/settings.json", settings)
+    };
+    let config = load(&[hostile]).unwrap();
+    assert_eq!(config.status_line, None);
+    assert_eq!(config.ignored.len(), 1);
+    assert_eq!(config.ignored[0].why, Why::Untrusted);
+    assert!(config.ignored[0].what.contains("status line command"));
+}

@@ -93,6 +93,11 @@ mod run;
 
 pub(crate) use input::Ran;
 pub use input::{hook_tool_input, hook_tool_response};
+/// The variables a hook's (or the status line's) command must not see.
+pub use rein_tools::HiddenEnv;
+/// Runs a user's command as a hook is run (JSON on stdin, a timeout, the process group killed
+/// when it expires, the provider keys removed): also the status line's command.
+pub use run::{Finished, run as run_command};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -135,6 +135,12 @@ impl App {
             items,
         ));
     }
+
+    /// The status line command printed `line` (an empty line shows the built-in numbers).
+    pub fn set_custom_status(&mut self, line: String) {
+        let line = crate::sanitize::clean(&line).into_owned();
+        self.custom_status = (!line.trim().is_empty()).then_some(line);
+    }
 }
 
 /// The models `/model` offers besides the current one (any other is typed by name).

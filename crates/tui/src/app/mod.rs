@@ -136,6 +136,9 @@ pub struct App {
     running: Vec<RunningTool>,
     /// The model's todo list while it has open items.
     todos: Vec<rein_protocol::TodoItem>,
+    /// The first line of the user's status line command, shown instead of the model and
+    /// the numbers.
+    custom_status: Option<String>,
     prompt: Option<PermissionPrompt>,
     /// Questions waiting behind the one shown.
     waiting: VecDeque<PermissionPrompt>,
@@ -169,6 +172,7 @@ impl App {
             show_thinking: false,
             running: Vec::new(),
             todos: Vec::new(),
+            custom_status: None,
             prompt: None,
             waiting: VecDeque::new(),
             picker: None,

@@ -179,25 +179,29 @@ impl App {
         let theme = self.theme;
         let status = &self.status;
         let (left, hint, left_style) = self.status_activity(now);
-        let numbers = self.status_numbers();
+        // The user's status line command, when it printed something, takes the right side.
+        let (model, numbers) = match &self.custom_status {
+            Some(line) => (line.clone(), String::new()),
+            None => (status.model.clone(), self.status_numbers()),
+        };
         let w = |text: &str| unicode_width::UnicodeWidthStr::width(text);
         let left_width = w(&left);
         let with_hint = left_width + w(&hint);
         let room = |used: usize| width.saturating_sub(used + 2);
-        let hint = if with_hint + w(&status.model) + w(&numbers) + 2 <= width {
+        let hint = if with_hint + w(&model) + w(&numbers) + 2 <= width {
             hint
         } else {
             String::new()
         };
         let used = left_width + w(&hint);
-        let right = if w(&status.model) + w(&numbers) <= room(used) {
-            format!("{}{numbers}", status.model)
+        let right = if w(&model) + w(&numbers) <= room(used) {
+            format!("{}{numbers}", model)
         } else if w(&numbers) + 4 <= room(used) {
             // Cut the model name, keep the numbers.
-            let model = tool_view::clip(&status.model, room(used) - w(&numbers));
+            let model = tool_view::clip(&model, room(used) - w(&numbers));
             format!("{model}{numbers}")
         } else {
-            tool_view::clip(&format!("{}{numbers}", status.model), room(used))
+            tool_view::clip(&format!("{}{numbers}", model), room(used))
         };
         let gap = width.saturating_sub(used + w(&right)).max(1);
         Line::from(vec![
