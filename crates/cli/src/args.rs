@@ -327,6 +327,11 @@ pub struct ExecArgs {
     /// Start only the servers of --mcp-config, none of the configured ones.
     #[arg(long)]
     pub strict_mcp_config: bool,
+    /// Add a folder to the workspace (repeatable): the file tools, grep and glob read and
+    /// write it like the workspace, under the same sensitive-path rules; sandboxed shell
+    /// commands see it read-only.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
     /// Run headless and print the answer, as `rein exec` does (Claude Code's `-p`).
     #[arg(long = "print", short = 'p')]
     pub print: bool,

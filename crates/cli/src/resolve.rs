@@ -347,6 +347,17 @@ pub fn config_policy(
     policy(&ExecArgs::default(), root, &home, config)
 }
 
+/// The folders `--add-dir` names, canonical (relative ones from the current directory).
+pub fn added_dirs(args: &ExecArgs) -> Result<Vec<PathBuf>, Exit> {
+    args.add_dir
+        .iter()
+        .map(|dir| {
+            std::fs::canonicalize(dir)
+                .map_err(|e| Exit::usage(format!("--add-dir {}: {e}", dir.display())))
+        })
+        .collect()
+}
+
 /// The user's system prompt text: `--system-prompt` or the file `--system-prompt-file`
 /// names (replacing rein's opening), and `--append-system-prompt`.
 pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {

@@ -50,6 +50,7 @@ impl Settings {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
         // The flags' own mistakes first, before the configuration's and the key's.
         let prompt_text = resolve::prompt_text(args)?;
+        let added_dirs = resolve::added_dirs(args)?;
         crate::trust::confirm_home(&workspace, &env, asking)?;
         let flag = if args.trust_workspace {
             TrustFlag::Given
@@ -73,7 +74,12 @@ impl Settings {
             &folders.sensitive_paths(&config),
             crate::env::home(&env).as_deref(),
         )?;
-        let sandbox_settings = crate::sandbox::settings(&config, &sensitive, &env);
+        let mut sandbox_settings = crate::sandbox::settings(&config, &sensitive, &env);
+        // Added folders are seen read-only by sandboxed commands: the file tools, which keep
+        // checkpoints and protect `.git` and settings, write them.
+        sandbox_settings
+            .read_roots
+            .extend(added_dirs.iter().cloned());
         let sandbox = crate::sandbox::detect(sandbox_settings, sandbox_policy, policy.mode)?;
         let router = Router::new(args, Arc::clone(&config), env);
         let subagents = crate::agents::subagents(
@@ -101,6 +107,7 @@ impl Settings {
         template.fallback = router.fallback(args)?;
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
+        template.added_dirs = added_dirs;
         template.max_budget_usd = args.max_budget_usd;
         let output_dialect = (args.output_dialect)
             .or(config.output_dialect.as_ref().map(|d| d.value))

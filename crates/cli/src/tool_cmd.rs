@@ -125,7 +125,7 @@ fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, E
     let config = crate::trust::load_for_reading(workspace)?;
     let policy = resolve::config_policy(workspace, &config, &env)?;
     let sensitive = crate::sandbox::sensitive_list(&config, &env)?;
-    let guard = rein_engine::workspace_guard(workspace, Some(&sensitive), &policy)
+    let guard = rein_engine::workspace_guard(workspace, &[], Some(&sensitive), &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
     let sandbox_policy = crate::sandbox::policy(None, &config)?;

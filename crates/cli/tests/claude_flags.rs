@@ -390,3 +390,82 @@ async fn stream_json_input_runs_each_message_in_one_session() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("the messages come on standard input"));
 }
+
+#[tokio::test]
+async fn add_dir_lets_the_file_tools_reach_another_folder_under_the_same_rules() {
+    let base = tempfile::tempdir().unwrap();
+    let ws = base.path().join("ws");
+    let other = base.path().join("other");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(other.join(".git/hooks")).unwrap();
+    std::fs::write(other.join("notes.txt"), "shared notes\n").unwrap();
+    std::fs::write(other.join(".env"), "KEY=secret\n").unwrap();
+    let other = std::fs::canonicalize(&other).unwrap();
+    let at = |name: &str| other.join(name).display().to_string();
+    let call = |name: &str, args: serde_json::Value| serde_json::json!({"tool_calls": [{"name": name, "arguments": args}]});
+    let turns = [
+        call("read_file", serde_json::json!({"path": at("notes.txt")})),
+        call(
+            "write_file",
+            serde_json::json!({"path": at("made.txt"), "content": "made\n"}),
+        ),
+        call("read_file", serde_json::json!({"path": at(".env")})),
+        call(
+            "write_file",
+            serde_json::json!({"path": at(".git/hooks/pre-commit"), "content": "x"}),
+        ),
+        serde_json::json!({"text": "done"}),
+    ];
+    let scenario = serde_json::json!({ "turns": turns }).to_string();
+    for added in [true, false] {
+        let server = mock(&scenario).await;
+        let mut cmd = rein(&ws);
+        cmd.args([
+            "-p",
+            "--base-url",
+            &server.url(),
+            "--permission-mode",
+            "accept-edits",
+        ]);
+        if added {
+            cmd.args(["--add-dir", "../other"]);
+        }
+        cmd.arg("use the other folder");
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let results: Vec<String> = (1..5).map(|n| last_message(&server, n)).collect();
+        if added {
+            assert!(results[0].contains("shared notes"), "{}", results[0]);
+            assert_eq!(
+                std::fs::read_to_string(other.join("made.txt")).unwrap(),
+                "made\n"
+            );
+            assert!(
+                results[2].contains("off-limits path (.env*)"),
+                "{}",
+                results[2]
+            );
+            // `.git/hooks` of an added folder is protected as the workspace's is.
+            assert!(results[3].contains("Not run"), "{}", results[3]);
+            assert!(!other.join(".git/hooks/pre-commit").exists());
+            let system = server.requests()[0].body["system"][0]["text"].to_string();
+            assert!(system.contains("Also in the workspace"), "{system}");
+        } else {
+            assert!(
+                results[0].contains("outside the workspace"),
+                "{}",
+                results[0]
+            );
+        }
+        let _ = std::fs::remove_file(other.join("made.txt"));
+    }
+    let mut missing = rein(&ws);
+    missing.args(["-p", "--add-dir", "../nope", "hi"]);
+    let out = output(missing).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--add-dir ../nope"),
+        "{}",
+        text(&out.stderr)
+    );
+}

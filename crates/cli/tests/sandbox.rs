@@ -217,3 +217,37 @@ async fn a_timeout_kills_what_the_command_hid_from_rein() {
     assert!(second.contains("nothing-late"), "{second}");
     assert!(!dir.path().join("late.txt").exists());
 }
+
+#[tokio::test]
+async fn an_added_folder_is_read_only_to_sandboxed_commands_and_its_secrets_are_hidden() {
+    if !sandbox_ready("an_added_folder_is_read_only_to_sandboxed_commands") {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    let other = root.path().join("other");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "shared notes\n").unwrap();
+    std::fs::write(other.join(".env"), "KEY=hunter2\n").unwrap();
+    // Names the policy cannot see in the line: the sandbox must hide the secret itself.
+    let command = "cd ../other && for f in $(ls -A); do cat \"$f\"; done; echo x > w.txt";
+    let scenario = serde_json::json!({"turns": [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+        {"text": "done"}
+    ]})
+    .to_string();
+    let server = mock(&scenario).await;
+    let mut cmd = exec_in(&ws, &server, "auto", "look around");
+    cmd.args(["--add-dir", "../other"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent = last_message(&server, 1);
+    assert!(sent.contains("shared notes"), "{sent}");
+    assert!(
+        !sent.contains("hunter2"),
+        "the secret reached the model: {sent}"
+    );
+    assert!(sent.contains("Read-only file system"), "{sent}");
+    assert!(!other.join("w.txt").exists());
+}

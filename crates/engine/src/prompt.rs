@@ -109,6 +109,8 @@ pub struct SystemPromptBuilder {
     own_identity: bool,
     /// The user's text added at the end (`--append-system-prompt`).
     appended: Option<String>,
+    /// Folders added to the workspace (`--add-dir`).
+    added_dirs: Vec<std::path::PathBuf>,
     warnings: Vec<String>,
     /// The workspace's prompt files, whose sensitive list the user's memory is checked
     /// against too.
@@ -134,6 +136,7 @@ impl SystemPromptBuilder {
             profile: ToolsProfile::Full,
             own_identity: false,
             appended: None,
+            added_dirs: guard.added_dirs().to_vec(),
             warnings,
             workspace_files: source.file,
         }
@@ -208,6 +211,15 @@ impl SystemPromptBuilder {
         }
         out.push_str("\n\n# Environment\n");
         out.push_str(&format!("- Working directory: {}\n", env.cwd.display()));
+        if !self.added_dirs.is_empty() {
+            let dirs: Vec<String> = (self.added_dirs.iter())
+                .map(|d| d.display().to_string())
+                .collect();
+            out.push_str(&format!(
+                "- Also in the workspace (use absolute paths): {}\n",
+                dirs.join(", ")
+            ));
+        }
         out.push_str(&format!("- OS: {}\n", env.os));
         out.push_str(&format!("- Date: {}\n", env.date));
         match &env.git_branch {

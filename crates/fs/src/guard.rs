@@ -107,6 +107,8 @@ const MAX_NAME_BYTES: usize = 255;
 #[derive(Debug, Clone)]
 pub struct WorkspaceGuard {
     root: PathBuf,
+    /// Folders the user added to the workspace (`--add-dir`): read and written like it.
+    added: Vec<PathBuf>,
     /// Folders outside the workspace that may be read (e.g. the session's saved outputs).
     read_roots: Vec<PathBuf>,
     sensitive: Arc<SensitivePaths>,
@@ -130,6 +132,7 @@ impl WorkspaceGuard {
         }
         Ok(Self {
             root: canonical,
+            added: Vec::new(),
             read_roots: Vec::new(),
             sensitive: Arc::new(SensitivePaths::default()),
             home: home_dir(),
@@ -146,6 +149,58 @@ impl WorkspaceGuard {
     /// What `~` stands for, if anything.
     pub fn home(&self) -> Option<&Path> {
         self.home.as_deref()
+    }
+
+    /// Adds the existing folder `dir` to the workspace (`--add-dir`): its files are read and
+    /// written like the workspace's, under the same sensitive-path rules. The file system
+    /// root and a folder the sensitive list refuses cannot be added.
+    pub fn with_added_dir(mut self, dir: &Path) -> Result<Self, GuardError> {
+        let canonical = std::fs::canonicalize(dir).map_err(|source| GuardError::Root {
+            root: dir.to_path_buf(),
+            source,
+        })?;
+        if !canonical.is_dir() {
+            return Err(GuardError::RootNotADirectory { root: canonical });
+        }
+        let refused = |reason: &str| GuardError::Invalid {
+            path: dir.display().to_string(),
+            reason: reason.to_string(),
+        };
+        if canonical == Path::new("/") {
+            return Err(refused(
+                "the file system root cannot be added to the workspace",
+            ));
+        }
+        if let Some(pattern) = self.sensitive(&canonical) {
+            return Err(refused(&format!(
+                "it is sensitive (matches {pattern}) and cannot be added to the workspace"
+            )));
+        }
+        if !self.in_workspace(&canonical) {
+            self.added.push(canonical);
+            self.hidden_tree = Arc::default();
+        }
+        Ok(self)
+    }
+
+    /// The folders added to the workspace (`--add-dir`), canonical.
+    pub fn added_dirs(&self) -> &[PathBuf] {
+        &self.added
+    }
+
+    /// Whether an already canonical absolute path lies in the workspace or a folder added
+    /// to it.
+    pub fn in_workspace(&self, canonical: &Path) -> bool {
+        self.contains(canonical)
+            || self
+                .added
+                .iter()
+                .any(|dir| crate::sensitive::starts_with(canonical, Spelling::of(canonical), dir))
+    }
+
+    /// The workspace root and the folders added to it.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        std::iter::once(self.root.as_path()).chain(self.added.iter().map(PathBuf::as_path))
     }
 
     /// Also allows reading (not writing) under the absolute `dir`, which need not exist yet.
@@ -174,6 +229,9 @@ impl WorkspaceGuard {
     pub(crate) fn root_holding(&self, resolved: &Path, access: Access) -> Option<&Path> {
         if self.contains(resolved) {
             return Some(&self.root);
+        }
+        if let Some(dir) = self.added.iter().find(|d| resolved.starts_with(d)) {
+            return Some(dir);
         }
         let read_roots = match access {
             Access::Read => self.read_roots.as_slice(),
@@ -210,7 +268,7 @@ impl WorkspaceGuard {
     pub fn resolve_read_with(&self, path: &str, lstats: &Lstats) -> Result<PathBuf, GuardError> {
         let resolved = self.locate(path, lstats)?;
         let readable =
-            self.contains(&resolved) || self.read_roots.iter().any(|r| resolved.starts_with(r));
+            self.in_workspace(&resolved) || self.read_roots.iter().any(|r| resolved.starts_with(r));
         if !readable {
             return Err(self.outside(path));
         }
@@ -223,7 +281,7 @@ impl WorkspaceGuard {
     pub fn resolve_write(&self, path: &str) -> Result<PathBuf, GuardError> {
         let lstats = Lstats::default();
         let resolved = self.locate(path, &lstats)?;
-        if !self.contains(&resolved) {
+        if !self.in_workspace(&resolved) {
             return Err(self.outside(path));
         }
         self.refuse_sensitive(path, resolved, &lstats)

@@ -292,3 +292,67 @@ fn a_name_longer_than_255_bytes_is_refused_however_long_the_path() {
         assert_eq!(refused, !accepted, "{} bytes", path.len());
     }
 }
+
+#[test]
+fn an_added_folder_is_read_and_written_like_the_workspace_under_the_same_rules() {
+    let f = fixture();
+    std::fs::write(f.outside.join(".env"), "KEY=1").unwrap();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let secret = f.outside.join("secret.txt");
+    let secret = secret.to_str().unwrap();
+    assert!(
+        guard.resolve_read(secret).is_err(),
+        "outside before it is added"
+    );
+    let guard = guard.with_added_dir(&f.outside).unwrap();
+    assert_eq!(guard.added_dirs(), [f.outside.clone()]);
+    assert_eq!(
+        guard.resolve_read(secret).unwrap(),
+        f.outside.join("secret.txt")
+    );
+    let new = f.outside.join("sub/new.txt");
+    assert_eq!(guard.resolve_write(new.to_str().unwrap()).unwrap(), new);
+    // Reached through the workspace's symlink too, and never its sensitive files.
+    assert!(guard.resolve_read("escape/secret.txt").is_ok());
+    let env = f.outside.join(".env");
+    assert!(matches!(
+        guard.resolve_read(env.to_str().unwrap()),
+        Err(GuardError::Sensitive { .. })
+    ));
+    assert!(guard.in_workspace(&f.outside.join("x")) && !guard.contains(&f.outside.join("x")));
+    let roots: Vec<&Path> = guard.roots().collect();
+    assert_eq!(roots, [f.ws.as_path(), f.outside.as_path()]);
+    // Files open beneath the added folder.
+    let checked = guard.open_checked(&f.outside.join("secret.txt"), Access::Read);
+    assert!(checked.is_ok(), "{checked:?}");
+}
+
+#[test]
+fn the_root_a_sensitive_folder_or_a_missing_one_cannot_be_added() {
+    let f = fixture();
+    let guard = WorkspaceGuard::new(&f.ws).unwrap();
+    let refused = |dir: &Path| {
+        guard
+            .clone()
+            .with_added_dir(dir)
+            .err()
+            .map(|e| e.to_string())
+    };
+    assert!(
+        refused(Path::new("/"))
+            .unwrap()
+            .contains("the file system root")
+    );
+    let ssh = f.outside.join(".env.keys");
+    std::fs::create_dir_all(&ssh).unwrap();
+    assert!(
+        refused(&ssh).unwrap().contains("is sensitive"),
+        "{:?}",
+        refused(&ssh)
+    );
+    assert!(refused(&f.outside.join("missing")).is_some());
+    assert!(refused(&f.outside.join("secret.txt")).is_some(), "a file");
+    // A folder already inside the workspace adds nothing.
+    let inner = guard.clone().with_added_dir(&f.ws.join("src")).unwrap();
+    assert!(inner.added_dirs().is_empty());
+}

@@ -39,6 +39,9 @@ pub struct AgentConfig {
     /// The session's cost (USD) at which the run stops before its next request
     /// (`--max-budget-usd`); it cannot apply to a model whose price rein does not know.
     pub max_budget_usd: Option<f64>,
+    /// Folders added to the workspace (`--add-dir`): the file tools read and write them like
+    /// the workspace; sandboxed commands see them read-only.
+    pub added_dirs: Vec<PathBuf>,
     /// Whether tool calls' end events carry Claude Code's shape of the result
     /// (`--output-dialect claude`).
     pub claude_results: bool,
@@ -108,6 +111,7 @@ impl AgentConfig {
             sensitive: None,
             max_budget_usd: None,
             claude_results: false,
+            added_dirs: Vec::new(),
             prompt_text: PromptText::default(),
             hooks: Vec::new(),
             hidden_env: Vec::new(),

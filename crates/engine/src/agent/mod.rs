@@ -147,7 +147,12 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
         let (toolset, spawner) = toolset::Toolset::new(tools, &config);
-        let guard = workspace_guard(&config.workspace, config.sensitive.as_ref(), &config.policy)?;
+        let guard = workspace_guard(
+            &config.workspace,
+            &config.added_dirs,
+            config.sensitive.as_ref(),
+            &config.policy,
+        )?;
         let session_id = config.session_id.clone().unwrap_or_else(new_session_id);
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;

@@ -10,11 +10,12 @@ use crate::EngineError;
 use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
 
-/// The guard for `workspace`: the sensitive list `sensitive` (compiled once by the caller,
+/// The guard for `workspace` and the folders `added` to it: the sensitive list `sensitive` (compiled once by the caller,
 /// who also hands it to the OS sandbox; `None`: the built-in list, `~` as `$HOME`), extended
 /// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
 pub fn workspace_guard(
     workspace: &Path,
+    added: &[PathBuf],
     sensitive: Option<&SensitivePaths>,
     policy: &Policy,
 ) -> Result<WorkspaceGuard, EngineError> {
@@ -44,7 +45,14 @@ pub fn workspace_guard(
     let sensitive = policy
         .guard_list(base)
         .map_err(|e| problem(e.to_string()))?;
-    Ok(guard.with_sensitive(sensitive))
+    let mut guard = guard.with_sensitive(sensitive);
+    // After the sensitive list: a folder it refuses cannot be added.
+    for dir in added {
+        guard = guard
+            .with_added_dir(dir)
+            .map_err(|e| problem(e.to_string()))?;
+    }
+    Ok(guard)
 }
 
 pub(super) fn new_session_id() -> String {

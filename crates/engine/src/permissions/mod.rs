@@ -236,7 +236,7 @@ impl Policy {
             PermissionMode::AcceptEdits | PermissionMode::Auto
         ) && facts.kind == CallKind::Edit
             && !facts.writes.is_empty()
-            && facts.writes.iter().all(|p| guard.contains(p))
+            && facts.writes.iter().all(|p| guard.in_workspace(p))
         {
             return Decision::new(Verdict::Allow, format!("mode {}", self.mode.name()));
         }

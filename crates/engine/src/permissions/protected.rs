@@ -97,8 +97,13 @@ pub(super) fn touched(facts: &CallFacts, guard: &WorkspaceGuard) -> Option<Strin
         CallKind::Shell if facts.effect == Effect::Mutating => Box::new(facts.paths()),
         _ => Box::new(facts.writes.iter()),
     };
+    // In the workspace and in every folder added to it: each has its own `.git`, settings…
     candidates
-        .filter_map(|path| path.strip_prefix(guard.root()).ok())
+        .flat_map(|path| {
+            guard
+                .roots()
+                .filter_map(move |root| path.strip_prefix(root).ok())
+        })
         .find(|relative| protected(relative))
         .map(|relative| relative.display().to_string())
 }

@@ -107,11 +107,13 @@ fn hidden_here(
         Policy::WorkspaceWrite => settings.writable_roots.as_slice(),
         Policy::ReadOnly | Policy::Off => &[],
     };
-    let shown: Vec<&Path> = std::iter::once(guard.root())
+    let shown: Vec<&Path> = guard
+        .roots()
         .chain(settings.read_roots.iter().map(PathBuf::as_path))
         .chain(writable.iter().map(PathBuf::as_path))
         .collect();
-    let mut roots = vec![guard.root().to_path_buf()];
+    // The folders added to the workspace are walked like it: their `.env` files are hidden.
+    let mut roots: Vec<PathBuf> = guard.roots().map(Path::to_path_buf).collect();
     let mut exact = Vec::new();
     for glob in guard.sensitive_paths().globs() {
         match fixed_part(glob) {
