@@ -305,7 +305,7 @@ fn an_added_folder_is_read_and_written_like_the_workspace_under_the_same_rules()
         "outside before it is added"
     );
     let guard = guard.with_added_dir(&f.outside).unwrap();
-    assert_eq!(guard.added_dirs(), [f.outside.clone()]);
+    assert_eq!(guard.added_dirs(), std::slice::from_ref(&f.outside));
     assert_eq!(
         guard.resolve_read(secret).unwrap(),
         f.outside.join("secret.txt")
