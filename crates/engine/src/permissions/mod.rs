@@ -199,6 +199,16 @@ impl Policy {
         if let Some(pattern) = facts.paths().find_map(|p| guard.off_limits(p)) {
             return Decision::new(Verdict::Deny, format!("off-limits path ({pattern})"));
         }
+        // A file tool cannot write outside the workspace whatever the answer: asking would
+        // only lead to a failed call.
+        if facts.kind == CallKind::Edit
+            && let Some(outside) = facts.writes.iter().find(|p| !guard.in_workspace(p))
+        {
+            return Decision::new(
+                Verdict::Deny,
+                format!("{} is outside the workspace", outside.display()),
+            );
+        }
         if self.mode == PermissionMode::Plan && facts.effect == Effect::Mutating {
             return Decision::new(Verdict::Deny, "mode plan");
         }

@@ -82,11 +82,12 @@ fn modes_decide_when_no_rule_does() {
             Verdict::Allow,
             "mode accept-edits",
         ),
+        // A file tool cannot write there whatever the answer: refused without asking.
         (
             PermissionMode::AcceptEdits,
             outside,
-            Verdict::Ask,
-            "mode accept-edits",
+            Verdict::Deny,
+            "/tmp/x is outside the workspace",
         ),
         (
             PermissionMode::AcceptEdits,
@@ -433,7 +434,7 @@ fn auto_runs_commands_and_workspace_edits_but_asks_to_leave_the_sandbox() {
             "mode auto (in the workspace-write sandbox)",
         ),
         (edit, Verdict::Allow, "mode auto"),
-        (outside, Verdict::Ask, "mode auto"),
+        (outside, Verdict::Deny, "/tmp/x is outside the workspace"),
         (
             bash("rm -rf src"),
             Verdict::Deny,

@@ -98,7 +98,8 @@ impl App {
             Span::styled("  Permission mode: ", theme.bold()),
             Span::raw(policy.mode.name()),
             Span::styled(
-                "  (/permissions MODE or Shift+Tab: default, accept-edits, plan, bypass)",
+                "  (/permissions default|accept-edits|auto|plan|bypass; Shift+Tab cycles \
+                 default → accept-edits → auto → plan)",
                 theme.dim(),
             ),
         ])];
