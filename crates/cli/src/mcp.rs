@@ -261,7 +261,8 @@ pub async fn list(
 
 /// The texts of the `--mcp-config` values: files, or the JSON itself when a value starts
 /// with `{`.
-pub fn flag_files(values: &[String]) -> Result<Vec<crate::config::Sourced<String>>, String> {
+pub fn flag_files(values: &[String]) -> Result<Vec<crate::config::Sourced<String>>, crate::Exit> {
+    let refused = |message: String| crate::Exit::usage(format!("--mcp-config: {message}"));
     values
         .iter()
         .map(|value| {
@@ -276,8 +277,8 @@ pub fn flag_files(values: &[String]) -> Result<Vec<crate::config::Sourced<String
                     value: text,
                     source: value.clone(),
                 }),
-                Ok(None) => Err(format!("{value}: no such file")),
-                Err(refused) => Err(format!("{value}: cannot read it: {refused}")),
+                Ok(None) => Err(refused(format!("{value}: no such file"))),
+                Err(why) => Err(refused(format!("{value}: cannot read it: {why}"))),
             }
         })
         .collect()

@@ -47,21 +47,8 @@ impl<O: Write, E: Write> Printer<O, E> {
         if let Event::SessionStart { session_id, .. } = &event {
             self.session_id.clone_from(session_id);
         }
-        if self.format != OutputFormat::Text
-            && let Some(claude) = &mut self.claude
-        {
-            let lines = claude.lines(&event);
-            // Errors go to stderr; `json` prints the result alone.
-            if matches!(event, Event::Error { .. }) {
-                self.progress(&event);
-            }
-            let is_result = matches!(event, Event::Result { .. });
-            for line in lines {
-                if self.format == OutputFormat::StreamJson || is_result {
-                    self.json_line(&line);
-                }
-            }
-            return;
+        if self.format != OutputFormat::Text && self.claude.is_some() {
+            return self.handle_in_claude_dialect(&event);
         }
         match self.format {
             OutputFormat::StreamJson => {
@@ -124,6 +111,24 @@ impl<O: Write, E: Write> Printer<O, E> {
                 }
                 other => self.progress(&other),
             },
+        }
+    }
+
+    /// Prints `event` in Claude Code's shapes: every line in stream-json, the result alone in
+    /// json; errors also on stderr.
+    fn handle_in_claude_dialect(&mut self, event: &Event) {
+        let Some(claude) = &mut self.claude else {
+            return;
+        };
+        let lines = claude.lines(event);
+        if matches!(event, Event::Error { .. }) {
+            self.progress(event);
+        }
+        let is_result = matches!(event, Event::Result { .. });
+        for line in lines {
+            if self.format == OutputFormat::StreamJson || is_result {
+                self.json_line(&line);
+            }
         }
     }
 

@@ -59,13 +59,7 @@ impl Settings {
         };
         let folders = Folders::of(&env);
         let mut config = crate::trust::load(&workspace, &folders, flag, asking)?;
-        // `--settings` files, the user's own choice, over every other source.
-        crate::config::discover::named_sources(&args.settings)
-            .and_then(|sources| crate::config::extend(&mut config, &sources))
-            .map_err(|e| Exit::usage(format!("--settings: {e}")))?;
-        config.mcp_flag_files = crate::mcp::flag_files(&args.mcp_config)
-            .map_err(|e| Exit::usage(format!("--mcp-config: {e}")))?;
-        config.mcp_strict = args.strict_mcp_config;
+        config_flags(args, &mut config)?;
         let config = Arc::new(config);
         let store = open_store(args, &folders, &workspace, &config);
         let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
@@ -108,24 +102,7 @@ impl Settings {
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.added_dirs = added_dirs;
-        template.max_budget_usd = args.max_budget_usd;
-        let output_dialect = (args.output_dialect)
-            .or(config.output_dialect.as_ref().map(|d| d.value))
-            .unwrap_or_default();
-        template.claude_results = output_dialect == crate::args::OutputDialect::Claude;
-        if args.max_budget_usd.is_some() && rein_llm::price(&template.model).is_none() {
-            eprintln!(
-                "rein: warning: --max-budget-usd cannot apply: rein does not know the price of \
-                 {}",
-                template.model
-            );
-        }
-        if args.dangerously_skip_permissions {
-            eprintln!(
-                "rein: warning: --dangerously-skip-permissions: every tool call runs without \
-                 asking (bypass mode)"
-            );
-        }
+        let output_dialect = claude_code_flags(args, &config, &mut template);
         Ok(Self {
             workspace,
             config,
@@ -143,6 +120,45 @@ impl Settings {
     pub fn client(&self) -> Arc<dyn ModelClient> {
         self.router.client(self.provider.clone())
     }
+}
+
+/// What the flags add to the configuration: `--settings` sources over every other, the
+/// `--mcp-config` files and `--strict-mcp-config`.
+fn config_flags(args: &ExecArgs, config: &mut Config) -> Result<(), Exit> {
+    // `--settings` files, the user's own choice, over every other source.
+    crate::config::discover::named_sources(&args.settings)
+        .and_then(|sources| crate::config::extend(config, &sources))
+        .map_err(|e| Exit::usage(format!("--settings: {e}")))?;
+    config.mcp_flag_files = crate::mcp::flag_files(&args.mcp_config)?;
+    config.mcp_strict = args.strict_mcp_config;
+    Ok(())
+}
+
+/// What Claude Code's flags set in `agent`: the budget (with a warning when the model's
+/// price is unknown), the bypass warning, and the output dialect, which is returned.
+fn claude_code_flags(
+    args: &ExecArgs,
+    config: &Config,
+    agent: &mut AgentConfig,
+) -> crate::args::OutputDialect {
+    agent.max_budget_usd = args.max_budget_usd;
+    if args.max_budget_usd.is_some() && rein_llm::price(&agent.model).is_none() {
+        eprintln!(
+            "rein: warning: --max-budget-usd cannot apply: rein does not know the price of {}",
+            agent.model
+        );
+    }
+    if args.dangerously_skip_permissions {
+        eprintln!(
+            "rein: warning: --dangerously-skip-permissions: every tool call runs without asking \
+             (bypass mode)"
+        );
+    }
+    let dialect = (args.output_dialect)
+        .or(config.output_dialect.as_ref().map(|d| d.value))
+        .unwrap_or_default();
+    agent.claude_results = dialect == crate::args::OutputDialect::Claude;
+    dialect
 }
 
 /// The configured tools profile, else the one the window of `agent`'s model calls for (lean

@@ -95,19 +95,7 @@ pub(crate) fn every_block() -> ModelRequest {
             user(vec![image()]),
             user(vec![text("last")]),
         ],
-        tools: vec![
-            ToolSpec {
-                name: "read_file".into(),
-                description: "Reads".into(),
-                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}})
-                    .into(),
-            },
-            ToolSpec {
-                name: "bash".into(),
-                description: "Runs".into(),
-                input_schema: json!({"type": "object"}).into(),
-            },
-        ],
+        tools: tools(),
         max_tokens: 32_000,
         cache: PromptCache {
             ttl: CacheTtl::OneHour,
@@ -115,4 +103,21 @@ pub(crate) fn every_block() -> ModelRequest {
         },
         effort: Some(Effort::High),
     }
+}
+
+/// Two tools (Anthropic marks the last one for the cache).
+pub(crate) fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "read_file".into(),
+            description: "Reads".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}})
+                .into(),
+        },
+        ToolSpec {
+            name: "bash".into(),
+            description: "Runs".into(),
+            input_schema: json!({"type": "object"}).into(),
+        },
+    ]
 }

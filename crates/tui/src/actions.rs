@@ -36,59 +36,6 @@ async fn engine_op(
     let op = match action {
         // Quitting is the loop's; only the terminal loop can suspend.
         Action::Quit | Action::Suspend => return None,
-        Action::ListSessions => {
-            app.open_session_picker(&host.sessions());
-            return None;
-        }
-        Action::ShowPermissions => {
-            if let Some(policy) = driver.policy().await {
-                app.show_policy(&policy);
-            }
-            return None;
-        }
-        Action::ListTasks => {
-            app.show_tasks(&driver.tasks());
-            return None;
-        }
-        Action::ShowMcp => {
-            app.show_mcp(&host.mcp_servers());
-            return None;
-        }
-        Action::ShowStatus => {
-            app.show_status(&driver.status().await, &host.about());
-            return None;
-        }
-        Action::ShowContext => {
-            app.show_context(&driver.context_report().await);
-            return None;
-        }
-        Action::ShowListing(what) => {
-            app.show_listing(what, &host.listing(what));
-            return None;
-        }
-        Action::Export(file) => {
-            let transcript = driver.transcript().await;
-            let session = driver.status().await.session_id;
-            match crate::export::write(&transcript, file.as_deref(), &session, host.workspace()) {
-                Ok(path) => app.info(format!("conversation written to {}", path.display())),
-                Err(e) => app.error(e),
-            }
-            return None;
-        }
-        Action::OpenRewind => {
-            match driver.rewind_points() {
-                Ok(points) => app.open_rewind_picker(&points),
-                Err(e) => app.error(e.to_string()),
-            }
-            return None;
-        }
-        Action::PlanRewind(back) => {
-            match driver.rewind_preview(back) {
-                Ok(preview) => app.open_rewind_choices(back, preview.as_ref()),
-                Err(e) => app.error(e.to_string()),
-            }
-            return None;
-        }
         Action::Rewind {
             back,
             code,
@@ -116,8 +63,60 @@ async fn engine_op(
         Action::SetModel(model) => Op::SetModel(model),
         Action::SetEffort(effort) => Op::SetEffort(effort),
         Action::SetMode(mode) => Op::SetMode(mode),
+        shown => {
+            show(shown, app, driver, host).await;
+            return None;
+        }
     };
     Some(op)
+}
+
+/// Carries out what the UI does itself: opening a picker, listing sessions, tasks, servers,
+/// a listing, the status or the context, writing the conversation out.
+async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn SessionHost) {
+    match action {
+        Action::ListSessions => {
+            app.open_session_picker(&host.sessions());
+        }
+        Action::ShowPermissions => {
+            if let Some(policy) = driver.policy().await {
+                app.show_policy(&policy);
+            }
+        }
+        Action::ListTasks => {
+            app.show_tasks(&driver.tasks());
+        }
+        Action::ShowMcp => {
+            app.show_mcp(&host.mcp_servers());
+        }
+        Action::ShowStatus => {
+            app.show_status(&driver.status().await, &host.about());
+        }
+        Action::ShowContext => {
+            app.show_context(&driver.context_report().await);
+        }
+        Action::ShowListing(what) => {
+            app.show_listing(what, &host.listing(what));
+        }
+        Action::Export(file) => {
+            let transcript = driver.transcript().await;
+            let session = driver.status().await.session_id;
+            match crate::export::write(&transcript, file.as_deref(), &session, host.workspace()) {
+                Ok(path) => app.info(format!("conversation written to {}", path.display())),
+                Err(e) => app.error(e.to_string()),
+            }
+        }
+        Action::OpenRewind => match driver.rewind_points() {
+            Ok(points) => app.open_rewind_picker(&points),
+            Err(e) => app.error(e.to_string()),
+        },
+        Action::PlanRewind(back) => match driver.rewind_preview(back) {
+            Ok(preview) => app.open_rewind_choices(back, preview.as_ref()),
+            Err(e) => app.error(e.to_string()),
+        },
+        // The engine's operations: `engine_op` sends them.
+        _ => {}
+    }
 }
 
 /// Shows what the engine answered to `op`.

@@ -1,7 +1,7 @@
 //! `/export [file]`: the conversation as Markdown, written to a new file.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rein_protocol::{ContentBlock, Message, Role};
 
@@ -53,6 +53,22 @@ fn fenced(text: &str, language: &str) -> String {
     format!("{fence}{language}\n{}\n{fence}\n", text.trim_end())
 }
 
+/// Why the conversation was not written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ExportError {
+    /// The file exists: it is never replaced.
+    #[error("{} exists; /export another name", .0.display())]
+    Exists(PathBuf),
+    /// It could not be created or written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
 /// Writes `messages` as Markdown to `file` (relative to `workspace`), or to
 /// `conversation-<session>.md` in the workspace; an existing file is never replaced.
 pub(crate) fn write(
@@ -60,7 +76,7 @@ pub(crate) fn write(
     file: Option<&str>,
     session: &str,
     workspace: Option<PathBuf>,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, ExportError> {
     let base = workspace.unwrap_or_else(|| PathBuf::from("."));
     let name = match file.map(str::trim).filter(|f| !f.is_empty()) {
         Some(file) => PathBuf::from(file),
@@ -75,19 +91,19 @@ pub(crate) fn write(
         .write(true)
         .create_new(true)
         .open(&path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                format!("{} exists; /export another name", shown(&path))
-            }
-            _ => format!("cannot write {}: {e}", shown(&path)),
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => ExportError::Exists(path.clone()),
+            _ => ExportError::Write {
+                path: path.clone(),
+                source,
+            },
         })?;
     out.write_all(markdown(messages).as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", shown(&path)))?;
+        .map_err(|source| ExportError::Write {
+            path: path.clone(),
+            source,
+        })?;
     Ok(path)
-}
-
-fn shown(path: &Path) -> String {
-    path.display().to_string()
 }
 
 #[cfg(test)]
@@ -142,6 +158,11 @@ mod tests {
             "s1",
             Some(dir.path().into()),
         );
-        assert!(again.unwrap_err().ends_with("exists; /export another name"));
+        assert!(
+            again
+                .unwrap_err()
+                .to_string()
+                .ends_with("exists; /export another name")
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Claude Code's `settings.json`: only its `permissions` (rules, `defaultMode`) and command
 //! `hooks` are read; events and hook kinds rein does not have are skipped, not errors.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rein_engine::hooks::{DEFAULT_HOOK_TIMEOUT, HookEvent, HookSpec};
@@ -55,13 +56,30 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
             .map_err(|e| located("permissions.defaultMode", e.to_string()))?;
         set_mode(config, parsed, source.scope);
     }
-    if let Some(line) = settings
-        .status_line
-        .filter(|l| l.kind.as_deref().is_none_or(|k| k == "command"))
-    {
-        super::merge_status_line(config, &line.command, at.clone(), source.scope);
+    merge_claude_hooks(
+        config,
+        settings.status_line,
+        settings.hooks,
+        &at,
+        source.scope,
+    );
+    Ok(())
+}
+
+/// The status line command and the hooks of a Claude Code settings file, held back from an
+/// untrusted workspace.
+fn merge_claude_hooks(
+    config: &mut Config,
+    status_line: Option<file::ClaudeStatusLine>,
+    hooks: BTreeMap<String, Vec<file::ClaudeHookGroup>>,
+    at: &str,
+    scope: Scope,
+) {
+    let untrusted = scope == Scope::UntrustedWorkspace;
+    if let Some(line) = status_line.filter(|l| l.kind.as_deref().is_none_or(|k| k == "command")) {
+        super::merge_status_line(config, &line.command, at.to_string(), scope);
     }
-    for (event_name, groups) in settings.hooks {
+    for (event_name, groups) in hooks {
         // Events rein does not fire (Notification…) are skipped, not errors: the file is
         // Claude Code's, not ours.
         let Some(event) = HookEvent::parse(&event_name) else {
@@ -76,7 +94,7 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
                 }
                 if untrusted {
                     let what = format!("{} hook: {}", event.name(), hook.command);
-                    ignore(config, what, at.clone(), Why::Untrusted);
+                    ignore(config, what, at.to_string(), Why::Untrusted);
                     continue;
                 }
                 config.hooks.push(HookSpec {
@@ -86,10 +104,9 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
                     timeout: hook
                         .timeout
                         .map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs),
-                    source: at.clone(),
+                    source: at.to_string(),
                 });
             }
         }
     }
-    Ok(())
 }

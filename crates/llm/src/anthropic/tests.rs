@@ -367,19 +367,7 @@ fn every_block_request() -> ModelRequest {
                 content: vec![text("last")],
             },
         ],
-        tools: vec![
-            ToolSpec {
-                name: "read_file".into(),
-                description: "Reads".into(),
-                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}})
-                    .into(),
-            },
-            ToolSpec {
-                name: "bash".into(),
-                description: "Runs".into(),
-                input_schema: json!({"type": "object"}).into(),
-            },
-        ],
+        tools: crate::test_request::tools(),
         max_tokens: 32_000,
         cache: crate::PromptCache {
             ttl: crate::CacheTtl::OneHour,

@@ -25,6 +25,31 @@ struct Finished<'a> {
 const TAIL_BYTES: usize = 8 * 1024;
 
 impl App {
+    /// A `ToolCallEnd` event, shown.
+    fn call_ended(&mut self, event: &Event) {
+        if let Event::ToolCallEnd {
+            id,
+            name,
+            output,
+            is_error,
+            duration_ms,
+            diff,
+            ..
+        } = event
+        {
+            self.tool_ended(
+                id,
+                &Finished {
+                    name,
+                    output,
+                    is_error: *is_error,
+                    duration_ms: *duration_ms,
+                    diff: diff.as_deref(),
+                },
+            );
+        }
+    }
+
     /// Handles one engine event at `now`.
     pub fn event(&mut self, event: Event, now: Instant) -> Vec<Action> {
         match event {
@@ -42,24 +67,7 @@ impl App {
                 summary,
             } => self.tool_started(id, &name, &input, &summary, now),
             Event::ToolOutputDelta { id, text } => self.tool_output(&id, &text),
-            Event::ToolCallEnd {
-                id,
-                name,
-                output,
-                is_error,
-                duration_ms,
-                diff,
-                tool_response: _,
-            } => self.tool_ended(
-                &id,
-                &Finished {
-                    name: &name,
-                    output: &output,
-                    is_error,
-                    duration_ms,
-                    diff: diff.as_deref(),
-                },
-            ),
+            ended @ Event::ToolCallEnd { .. } => self.call_ended(&ended),
             Event::Permission {
                 id, name, decision, ..
             } => self.permission_decided(&id, &name, decision, now),
