@@ -102,6 +102,7 @@ impl SessionHost for CliHost {
                     )
                 })
                 .collect(),
+            rein_tui::Listing::Doctor => crate::doctor::checks(&self.setup),
             rein_tui::Listing::Agents => (settings.template.subagents.iter())
                 .flat_map(|subagents| subagents.definitions.iter())
                 .map(|agent| format!("{}: {}  ({})", agent.name, agent.description, agent.source))

@@ -6,6 +6,7 @@ mod agents;
 mod args;
 mod claude_output;
 mod config;
+mod doctor;
 mod env;
 mod exec;
 mod factory;

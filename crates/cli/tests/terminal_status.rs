@@ -41,7 +41,7 @@ async fn status_and_context_describe_the_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn export_todos_config_hooks_and_agents_are_listed() {
+async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     let Some(tmux) = Tmux::start() else {
         return;
     };
@@ -83,6 +83,13 @@ async fn export_todos_config_hooks_and_agents_are_listed() {
     tmux.type_text("/agents");
     tmux.keys(&["Enter"]);
     tmux.wait_for("explore:").await;
+    tmux.type_text("/doctor");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("accepts connections").await;
+    assert!(
+        screen.contains("ok       API key: $ANTHROPIC_API_KEY is set"),
+        "{screen}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

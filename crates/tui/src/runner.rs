@@ -78,6 +78,8 @@ pub enum Listing {
     Hooks,
     /// `/agents`: the subagent definitions and where they come from.
     Agents,
+    /// `/doctor`: what could stop the session from working, each with its fix.
+    Doctor,
 }
 
 impl Listing {
@@ -87,6 +89,7 @@ impl Listing {
             Self::Config => "Configuration",
             Self::Hooks => "Hooks",
             Self::Agents => "Subagents",
+            Self::Doctor => "Checks",
         }
     }
 }

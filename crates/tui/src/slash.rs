@@ -57,7 +57,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 21] = [
+const BUILTIN: [(&str, &str); 22] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -88,6 +88,10 @@ const BUILTIN: [(&str, &str); 21] = [
     (
         "agents",
         "the subagents the model may start, and where they are defined",
+    ),
+    (
+        "doctor",
+        "check the key, the server, the sandbox, git, the terminal, config, MCP",
     ),
     (
         "rewind",
@@ -192,6 +196,7 @@ impl Commands {
             "config" => SlashCommand::Listing(crate::Listing::Config),
             "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
             "agents" => SlashCommand::Listing(crate::Listing::Agents),
+            "doctor" => SlashCommand::Listing(crate::Listing::Doctor),
             "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
