@@ -103,6 +103,7 @@ impl SessionHost for CliHost {
                 })
                 .collect(),
             rein_tui::Listing::Doctor => crate::doctor::checks(&self.setup),
+            rein_tui::Listing::Memory => memory_files(settings),
             rein_tui::Listing::Agents => (settings.template.subagents.iter())
                 .flat_map(|subagents| subagents.definitions.iter())
                 .map(|agent| format!("{}: {}  ({})", agent.name, agent.description, agent.source))
@@ -146,6 +147,35 @@ impl SessionHost for CliHost {
             ("MCP servers".into(), format!("{servers} connected (/mcp)")),
         ]
     }
+}
+
+/// The memory files the system prompt carries (the workspace's and the user's own), and
+/// where the others come from.
+fn memory_files(settings: &crate::settings::Settings) -> Vec<String> {
+    let folders = [
+        ("workspace", Some(settings.workspace.clone())),
+        ("yours, every workspace", settings.folders.config.clone()),
+    ];
+    let mut lines: Vec<String> = folders
+        .into_iter()
+        .filter_map(|(whose, dir)| {
+            let dir = dir?;
+            let found = ["AGENTS.md", "CLAUDE.md"]
+                .iter()
+                .map(|name| dir.join(name))
+                .find(|path| path.is_file());
+            Some(match found {
+                Some(path) => format!("{} ({whose})", path.display()),
+                None => format!(
+                    "none in {} ({whose}): AGENTS.md or CLAUDE.md",
+                    dir.display()
+                ),
+            })
+        })
+        .collect();
+    lines
+        .push("a sub-folder's AGENTS.md is added when a tool first touches the folder".to_string());
+    lines
 }
 
 /// Runs the UI until the user quits.

@@ -50,6 +50,7 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
         dir.path(),
         "cache_ttl = \"1h\"\n\n[[hooks.Stop]]\ncommand = \"true # stop-hook\"\n",
     );
+    std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
     let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
     let script = launcher(dir.path(), &server.url(), "");
     tmux.open(&format!("sh '{}'", script.display()));
@@ -83,6 +84,9 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     tmux.type_text("/agents");
     tmux.keys(&["Enter"]);
     tmux.wait_for("explore:").await;
+    tmux.type_text("/memory");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("AGENTS.md (workspace)").await;
     tmux.type_text("/doctor");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("accepts connections").await;

@@ -80,6 +80,8 @@ pub enum Listing {
     Agents,
     /// `/doctor`: what could stop the session from working, each with its fix.
     Doctor,
+    /// `/memory`: the memory files the system prompt carries.
+    Memory,
 }
 
 impl Listing {
@@ -90,6 +92,7 @@ impl Listing {
             Self::Hooks => "Hooks",
             Self::Agents => "Subagents",
             Self::Doctor => "Checks",
+            Self::Memory => "Memory files",
         }
     }
 }

@@ -57,7 +57,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 22] = [
+const BUILTIN: [(&str, &str); 23] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -89,6 +89,7 @@ const BUILTIN: [(&str, &str); 22] = [
         "agents",
         "the subagents the model may start, and where they are defined",
     ),
+    ("memory", "the memory files the model is given"),
     (
         "doctor",
         "check the key, the server, the sandbox, git, the terminal, config, MCP",
@@ -197,6 +198,7 @@ impl Commands {
             "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
             "agents" => SlashCommand::Listing(crate::Listing::Agents),
             "doctor" => SlashCommand::Listing(crate::Listing::Doctor),
+            "memory" => SlashCommand::Listing(crate::Listing::Memory),
             "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
             "quit" | "exit" => SlashCommand::Quit,
