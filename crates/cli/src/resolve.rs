@@ -358,6 +358,29 @@ pub fn added_dirs(args: &ExecArgs) -> Result<Vec<PathBuf>, Exit> {
         .collect()
 }
 
+/// The folders the configuration adds (`additional_directories`): `~/` is the home folder,
+/// a relative path is the workspace's; one that does not exist is said and skipped.
+pub fn configured_dirs(config: &Config, workspace: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    config
+        .additional_directories
+        .iter()
+        .filter_map(|dir| {
+            let path = match (dir.value.strip_prefix("~/"), home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => workspace.join(&dir.value),
+            };
+            std::fs::canonicalize(&path)
+                .map_err(|e| {
+                    eprintln!(
+                        "rein: additional directory {} ({}) skipped: {e}",
+                        dir.value, dir.source
+                    );
+                })
+                .ok()
+        })
+        .collect()
+}
+
 /// The user's system prompt text: `--system-prompt` or the file `--system-prompt-file`
 /// names (replacing rein's opening), and `--append-system-prompt`.
 pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {

@@ -68,6 +68,13 @@ impl Settings {
             &folders.sensitive_paths(&config),
             crate::env::home(&env).as_deref(),
         )?;
+        let mut added_dirs = added_dirs;
+        let home = crate::env::home(&env);
+        added_dirs.extend(resolve::configured_dirs(
+            &config,
+            &workspace,
+            home.as_deref(),
+        ));
         let mut sandbox_settings = crate::sandbox::settings(&config, &sensitive, &env);
         // Added folders are seen read-only by sandboxed commands: the file tools, which keep
         // checkpoints and protect `.git` and settings, write them.

@@ -469,3 +469,30 @@ async fn add_dir_lets_the_file_tools_reach_another_folder_under_the_same_rules()
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn configured_additional_directories_are_added_and_a_missing_one_is_said() {
+    let base = tempfile::tempdir().unwrap();
+    let ws = base.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(base.path().join("other")).unwrap();
+    std::fs::write(base.path().join("other/notes.txt"), "shared notes\n").unwrap();
+    write_user_config(
+        &ws,
+        "additional_directories = [\"../other\", \"../gone\"]\n",
+    );
+    let notes = std::fs::canonicalize(base.path().join("other/notes.txt")).unwrap();
+    let scenario = serde_json::json!({"turns": [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": notes}}]},
+        {"text": "done"}
+    ]})
+    .to_string();
+    let server = mock(&scenario).await;
+    let mut cmd = rein(&ws);
+    cmd.args(["-p", "--base-url", &server.url(), "read the notes"]);
+    let out = output(cmd).await;
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(last_message(&server, 1).contains("shared notes"));
+    assert!(stderr.contains("additional directory ../gone"), "{stderr}");
+}

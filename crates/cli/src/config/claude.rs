@@ -51,6 +51,9 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
         }
     }
     config.ignored.extend(held_back);
+    for dir in &permissions.additional_directories {
+        super::merge_added_dir(config, dir, at.clone(), source.scope);
+    }
     if let Some(mode) = permissions.default_mode {
         let parsed = parse_mode(&mode, || at.clone())
             .map_err(|e| located("permissions.defaultMode", e.to_string()))?;

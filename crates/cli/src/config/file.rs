@@ -62,6 +62,8 @@ pub struct TomlFile {
     pub cleanup_period_days: Option<Spanned<u64>>,
     /// A command whose first line the status line shows (Claude Code's `statusLine`).
     pub status_line: Option<Spanned<String>>,
+    /// Folders added to the workspace, absolute or `~/…` (`--add-dir`).
+    pub additional_directories: Option<Vec<Spanned<String>>>,
     /// The OS sandbox policy of shell commands: `read-only`, `workspace-write` or `off`.
     pub sandbox: Option<Spanned<String>>,
     #[serde(default)]
@@ -170,6 +172,9 @@ pub struct ClaudePermissions {
     #[serde(default)]
     pub deny: Vec<String>,
     pub default_mode: Option<String>,
+    /// Folders added to the workspace.
+    #[serde(default)]
+    pub additional_directories: Vec<String>,
 }
 
 /// Claude Code's hook group.

@@ -160,6 +160,9 @@ pub struct Config {
     /// The status line's command (`status_line`, Claude Code's `statusLine`); a workspace's
     /// only once trusted, since it runs code.
     pub status_line: Option<Sourced<String>>,
+    /// Folders added to the workspace (`additional_directories`, Claude Code's
+    /// `permissions.additionalDirectories`); a workspace's only once trusted.
+    pub additional_directories: Vec<Sourced<String>>,
     /// The OS sandbox: policy, network, roots.
     pub sandbox: sandbox::SandboxConfig,
     /// Single values a later source set again, oldest first: (key as shown, the value as
@@ -347,6 +350,9 @@ fn merge_retention(config: &mut Config, file: &file::TomlFile, reader: &Reader<'
             reader.source.scope,
         );
     }
+    for dir in file.additional_directories.iter().flatten() {
+        merge_added_dir(config, dir.get_ref(), reader.at(dir), reader.source.scope);
+    }
     if let Some(days) = &file.cleanup_period_days {
         if reader.source.scope == Scope::User {
             config.cleanup_period_days = Some(reader.sourced(days));
@@ -373,6 +379,24 @@ fn merge_status_line(config: &mut Config, command: &str, source: String, scope: 
     }
     config.status_line = Some(Sourced {
         value: command.to_string(),
+        source,
+    });
+}
+
+/// A folder a file of `scope` adds to the workspace: held back from an untrusted workspace,
+/// since it widens what the tools reach.
+fn merge_added_dir(config: &mut Config, dir: &str, source: String, scope: Scope) {
+    if scope == Scope::UntrustedWorkspace {
+        ignore(
+            config,
+            format!("additional directory {dir}"),
+            source,
+            Why::Untrusted,
+        );
+        return;
+    }
+    config.additional_directories.push(Sourced {
+        value: dir.to_string(),
         source,
     });
 }

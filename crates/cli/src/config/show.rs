@@ -120,6 +120,10 @@ fn list_lines(config: &Config) -> Vec<Line> {
     lines.push(line(sensitive, built_in, DEFAULT));
     lines.extend(per_file(sensitive, &config.sensitive_paths));
     lines.extend(per_file("mcp_env_allow", &config.mcp_env_allow));
+    lines.extend(per_file(
+        "additional_directories",
+        &config.additional_directories,
+    ));
     let read_roots = "sandbox_settings.read_roots";
     let built_in = format!("{:?}", rein_sandbox::DEFAULT_READ_ROOTS);
     lines.push(line(read_roots, built_in, DEFAULT));
