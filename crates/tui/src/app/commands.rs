@@ -137,6 +137,11 @@ impl App {
         if self.waits_for_turn(&command, typed) {
             return Vec::new();
         }
+        // What was typed goes above what it shows, so outputs do not run together (a command
+        // that sends a prompt echoes it as the prompt).
+        if !matches!(command, SlashCommand::Prompt(_) | SlashCommand::Init) {
+            self.commit_user(typed.trim());
+        }
         match command {
             SlashCommand::Help => {
                 self.help();

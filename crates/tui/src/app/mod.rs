@@ -221,7 +221,7 @@ impl App {
     }
 
     /// The user's message in the scrollback, after a blank line.
-    fn commit_user(&mut self, text: &str) {
+    pub(super) fn commit_user(&mut self, text: &str) {
         let theme = self.theme;
         self.committed.push(Line::raw(""));
         let count = text.lines().count();

@@ -389,8 +389,10 @@ fn tab_completes_a_slash_command_and_enter_runs_the_selected_one() {
         press(&mut app, KeyCode::Enter, KeyModifiers::NONE, now),
         Vec::<Action>::new()
     );
+    // The command is echoed above what it shows.
     let committed = text(&app.take_committed());
-    assert!(committed[0].starts_with("  Session cost"), "{committed:?}");
+    assert_eq!(committed[1], "› /cost", "{committed:?}");
+    assert!(committed[2].starts_with("  Session cost"), "{committed:?}");
 }
 
 #[test]
