@@ -220,7 +220,7 @@ async fn a_budget_stops_the_run_before_the_request_that_would_pass_it() {
     assert_eq!(result["outcome"], "max_budget", "{result}");
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("which reaches the --max-budget-usd limit of $0.01"),
+        stdout.contains("which reaches the --max-budget-usd limit of $0.008"),
         "{stdout}"
     );
     let mut bad = rein(dir.path());

@@ -138,7 +138,7 @@ impl Agent {
         (spent >= limit).then(|| {
             format!(
                 "stopped: the session has cost ${spent:.4}, which reaches the --max-budget-usd \
-                 limit of ${limit:.2}"
+                 limit of ${limit}"
             )
         })
     }
