@@ -136,3 +136,24 @@ async fn a_status_line_command_shows_its_first_line_and_runs_again_as_the_sessio
         }
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_without_an_id_opens_the_session_picker() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "first answer"}, {"text": "again"}]}"#).await;
+    let mut first = rein(dir.path());
+    first.args([
+        "-p",
+        "--base-url",
+        &server.url(),
+        "remember the first prompt",
+    ]);
+    assert!(output(first).await.status.success());
+    let launch = launcher(dir.path(), &server.url(), "-r");
+    tmux.open(&format!("sh '{}'", launch.display()));
+    let screen = tmux.wait_for("Resume a session").await;
+    assert!(screen.contains("remember the first prompt"), "{screen}");
+}
