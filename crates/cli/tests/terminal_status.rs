@@ -157,3 +157,40 @@ async fn resume_without_an_id_opens_the_session_picker() {
     let screen = tmux.wait_for("Resume a session").await;
     assert!(screen.contains("remember the first prompt"), "{screen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_shells_output_is_shown_by_tasks_id() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let shell = serde_json::json!({"tool_calls": [{"name": "bash", "arguments": {
+        "command": "echo tick-one; echo tick-two; touch printed; sleep 30",
+        "run_in_background": true}}]});
+    let server = mock(&format!(
+        r#"{{"turns": [{shell}, {{"text": "started it"}}]}}"#
+    ))
+    .await;
+    let launch = launcher(dir.path(), &server.url(), "--permission-mode bypass");
+    tmux.open(&format!("sh '{}'", launch.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("start the ticker");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("started it").await;
+    let printed = dir.path().join("printed");
+    rein_testkit::without_hanging("the shell to print", move || {
+        while !printed.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    });
+    tmux.type_text("/tasks bg_1");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Output of bg_1").await;
+    assert!(
+        screen.contains("tick-one") && screen.contains("tick-two"),
+        "{screen}"
+    );
+    tmux.type_text("/tasks stop bg_1");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("bg_1").await;
+}

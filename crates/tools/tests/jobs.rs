@@ -136,3 +136,43 @@ async fn a_blocking_read_returns_when_its_timeout_passes() {
         .await;
     assert_eq!(out.text, "(no new output)\n[bg_1: running]");
 }
+
+#[tokio::test]
+async fn the_users_view_of_a_job_shows_its_end_and_leaves_the_models_reading_alone() {
+    let ws = Workspace::new();
+    let started = ws
+        .call(
+            "bash",
+            json!({"command": "for i in $(seq 1 2000); do echo line-$i; done; echo KEY=value-1",
+                   "run_in_background": true}),
+        )
+        .await;
+    let id = job_id(&started.text);
+    let hidden = rein_tools::HiddenEnv::with(["REIN_TEST_TAIL_KEY".to_string()]);
+    let mut tail = String::new();
+    for _ in 0..200 {
+        tail = ws.ctx.jobs.tail(&id, 100, &hidden).unwrap();
+        if tail.contains("KEY=") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The last 100 bytes, from a whole line on.
+    assert!(tail.starts_with("line-"), "{tail:?}");
+    assert!(tail.ends_with("KEY=value-1\n"), "{tail:?}");
+    assert!(tail.len() <= 100);
+    // The model still reads from the start.
+    let read = ws.call("bash_output", json!({"id": id})).await;
+    assert!(
+        read.text.starts_with("line-1\nline-2\n"),
+        "{}",
+        &read.text[..40]
+    );
+    let unknown = ws.ctx.jobs.tail("bg_9", 100, &hidden);
+    assert!(
+        unknown
+            .unwrap_err()
+            .to_string()
+            .contains("no background job bg_9")
+    );
+}

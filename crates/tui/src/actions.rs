@@ -95,6 +95,10 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
         Action::ShowContext => {
             app.show_context(&driver.context_report().await);
         }
+        Action::ShowTaskOutput(id) => match driver.task_output(&id) {
+            Ok(output) => app.show_task_output(&id, &output),
+            Err(e) => app.error(e.to_string()),
+        },
         Action::ShowListing(what) => {
             app.show_listing(what, &host.listing(what));
         }

@@ -71,7 +71,10 @@ const BUILTIN: [(&str, &str); 23] = [
         "show or set how hard the model thinks [minimal|low|medium|high|default]",
     ),
     ("cost", "tokens and cost of this session"),
-    ("tasks", "background shells and subagents [stop ID]"),
+    (
+        "tasks",
+        "background shells and subagents [ID: a shell's output | stop ID]",
+    ),
     ("mcp", "MCP servers: status, tools and prompts"),
     (
         "status",

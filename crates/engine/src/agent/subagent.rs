@@ -82,6 +82,7 @@ impl Agent {
         crate::subagents::Background {
             jobs: self.tool_ctx.jobs.clone(),
             agents: self.delegation.spawner.clone(),
+            hidden: self.tool_ctx.hidden_env.clone(),
         }
     }
 

@@ -195,6 +195,12 @@ impl Controller {
         self.policy.lock().ok().map(|p| p.clone())
     }
 
+    /// The end of what the background shell `id` printed, for the user (without waiting for
+    /// a running job, and without moving what the model reads next).
+    pub fn task_output(&self, id: &str) -> Result<String, crate::subagents::StopError> {
+        self.background.output(id)
+    }
+
     /// The session's background shells and subagents (without waiting for a running job).
     pub fn tasks(&self) -> Vec<BackgroundTask> {
         self.background.list()

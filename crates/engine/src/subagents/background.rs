@@ -37,6 +37,12 @@ pub enum StopError {
         /// What the jobs table said.
         source: rein_tools::JobError,
     },
+    /// A subagent has no output to show: its work comes back as its result.
+    #[error("{id} is a subagent: what it did comes back as its result")]
+    NotAShell {
+        /// The id asked for.
+        id: String,
+    },
     /// The shell was signalled but has not ended.
     #[error("{id} was told to stop but is still running")]
     StillRunning {
@@ -50,6 +56,8 @@ pub enum StopError {
 pub struct Background {
     pub(crate) jobs: Jobs,
     pub(crate) agents: Option<Arc<Spawner>>,
+    /// The variables whose values never reach the user's view of a shell's output either.
+    pub(crate) hidden: rein_tools::HiddenEnv,
 }
 
 impl Background {
@@ -72,6 +80,20 @@ impl Background {
                     status: if running { "running" } else { "finished" }.to_string(),
                 });
         shells.chain(agents).collect()
+    }
+
+    /// The end of what the shell `id` printed (at most 16 KiB), for the user; what the model
+    /// reads next does not move. A subagent's work comes back as its result instead.
+    pub fn output(&self, id: &str) -> Result<String, StopError> {
+        if id.starts_with("agent_") {
+            return Err(StopError::NotAShell { id: id.to_string() });
+        }
+        self.jobs
+            .tail(id, 16 * 1024, &self.hidden)
+            .map_err(|source| StopError::Shell {
+                id: id.to_string(),
+                source,
+            })
     }
 
     /// Stops the shell or subagent `id`.

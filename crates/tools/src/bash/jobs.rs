@@ -232,6 +232,31 @@ impl Jobs {
         Ok(JobStatus::Running)
     }
 
+    /// The last `limit` bytes job `id` printed, from a whole line on, without moving what
+    /// the model reads next (for the user's view; provider keys redacted as for the model).
+    pub fn tail(&self, id: &str, limit: u64, hidden: &HiddenEnv) -> Result<String, JobError> {
+        let mut table = self.table();
+        let job = find(&mut table, id)?;
+        let unreadable = |source| JobError::Output {
+            id: id.to_string(),
+            source,
+        };
+        let mut file = std::fs::File::open(&job.log).map_err(unreadable)?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let start = size.saturating_sub(limit);
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(start))
+            .and_then(|_| file.read_to_end(&mut bytes))
+            .map_err(unreadable)?;
+        if start > 0
+            && let Some(first) = bytes.iter().position(|&b| b == b'\n')
+        {
+            bytes.drain(..=first);
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        Ok(hidden.redact(&text).into_owned())
+    }
+
     /// Every job, oldest first.
     pub fn list(&self) -> Vec<JobSummary> {
         self.table()

@@ -6,6 +6,9 @@ use rein_engine::{ContextReport, SessionStatus};
 use super::App;
 use super::notices::thousands;
 
+/// Most lines `/tasks ID` shows of a shell's output.
+const TASK_LINES: usize = 40;
+
 /// Width of the `/context` bar, in cells.
 const BAR_CELLS: u64 = 40;
 
@@ -85,6 +88,32 @@ impl App {
             self.theme.bold(),
         )];
         for line in lines {
+            shown.push(Line::raw(format!("    {}", crate::sanitize::clean(line))));
+        }
+        self.commit(shown);
+    }
+
+    /// `/tasks ID`: the end of what a background shell printed (its last [`TASK_LINES`]
+    /// lines).
+    pub fn show_task_output(&mut self, id: &str, output: &str) {
+        let lines: Vec<&str> = output.lines().collect();
+        let from = lines.len().saturating_sub(TASK_LINES);
+        let mut shown = vec![Line::styled(
+            format!(
+                "  Output of {}{}:",
+                crate::sanitize::clean(id),
+                if from > 0 {
+                    format!(" (last {TASK_LINES} lines)")
+                } else {
+                    String::new()
+                }
+            ),
+            self.theme.bold(),
+        )];
+        if lines.is_empty() {
+            shown.push(Line::styled("    (nothing yet)", self.theme.dim()));
+        }
+        for line in &lines[from..] {
             shown.push(Line::raw(format!("    {}", crate::sanitize::clean(line))));
         }
         self.commit(shown);

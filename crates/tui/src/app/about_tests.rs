@@ -72,3 +72,25 @@ fn model_without_a_name_picks_one() {
         vec![super::Action::SetModel("claude-opus-4-5".into())]
     );
 }
+
+#[test]
+fn a_shells_output_is_shown_by_its_id() {
+    let now = std::time::Instant::now();
+    let mut app = app();
+    assert_eq!(
+        app.submit("/tasks bg_1".into(), now),
+        vec![super::Action::ShowTaskOutput("bg_1".into())]
+    );
+    app.take_committed();
+    let output: String = (1..=45).map(|n| format!("line {n}\n")).collect();
+    app.show_task_output("bg_1", &output);
+    let shown = text(&app.take_committed());
+    assert_eq!(shown[0], "  Output of bg_1 (last 40 lines):");
+    assert_eq!(shown[1], "    line 6");
+    assert_eq!(shown.last().map(String::as_str), Some("    line 45"));
+    app.show_task_output("bg_2", "");
+    assert_eq!(
+        text(&app.take_committed()),
+        ["  Output of bg_2:", "    (nothing yet)"]
+    );
+}

@@ -254,8 +254,13 @@ impl App {
     fn tasks_command(&mut self, args: &str) -> Vec<Action> {
         match args.split_whitespace().collect::<Vec<_>>()[..] {
             ["stop", id] => vec![Action::StopTask(id.to_string())],
+            [id] => vec![Action::ShowTaskOutput(id.to_string())],
             _ => {
-                self.error("usage: /tasks lists them, /tasks stop ID stops one".to_string());
+                self.error(
+                    "usage: /tasks lists them, /tasks ID shows a shell's output, /tasks stop ID \
+                     stops one"
+                        .to_string(),
+                );
                 Vec::new()
             }
         }

@@ -64,6 +64,8 @@ pub enum Action {
     ShowStatus,
     /// Show what fills the context window (`/context`).
     ShowContext,
+    /// Show what a background shell printed so far (`/tasks ID`).
+    ShowTaskOutput(String),
     /// Write the conversation as Markdown (`/export [file]`).
     Export(Option<String>),
     /// Show a listing of the host's (`/config`, `/hooks`, `/agents`).
