@@ -254,7 +254,9 @@ impl App {
     fn tasks_command(&mut self, args: &str) -> Vec<Action> {
         match args.split_whitespace().collect::<Vec<_>>()[..] {
             ["stop", id] => vec![Action::StopTask(id.to_string())],
-            [id] => vec![Action::ShowTaskOutput(id.to_string())],
+            [id] if id.starts_with("bg_") || id.starts_with("agent_") => {
+                vec![Action::ShowTaskOutput(id.to_string())]
+            }
             _ => {
                 self.error(
                     "usage: /tasks lists them, /tasks ID shows a shell's output, /tasks stop ID \
