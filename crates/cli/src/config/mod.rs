@@ -416,6 +416,9 @@ fn event_names() -> String {
 }
 
 #[cfg(test)]
+#[path = "scoped_tests.rs"]
+mod scoped_tests;
+#[cfg(test)]
 #[path = "show_tests.rs"]
 mod show_tests;
 #[cfg(test)]
