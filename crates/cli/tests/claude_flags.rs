@@ -28,6 +28,17 @@ async fn output_with_stdin(mut cmd: Command, input: &'static str) -> Output {
     .unwrap()
 }
 
+/// Runs `rein` in `dir` with `args`, which it must refuse as a usage error (exit 2) saying
+/// `expected` on stderr.
+async fn refused(dir: &std::path::Path, args: &[&str], expected: &str) {
+    let mut cmd = rein(dir);
+    cmd.args(args);
+    let out = output(cmd).await;
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.contains(expected), "{args:?}: {stderr}");
+}
+
 /// The system prompt the server's first request carried (Anthropic's one text block).
 fn first_system(server: &rein_testkit::MockServer) -> String {
     server.requests()[0].body["system"][0]["text"]
@@ -129,15 +140,13 @@ async fn the_system_prompt_is_replaced_or_extended() {
 #[tokio::test]
 async fn a_missing_system_prompt_file_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cmd = rein(dir.path());
-    cmd.args(["-p", "--system-prompt-file", "nope.txt", "hi"]);
-    let out = output(cmd).await;
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("--system-prompt-file: cannot read nope.txt"),
-        "{stderr}"
-    );
+    let args = ["-p", "--system-prompt-file", "nope.txt", "hi"];
+    refused(
+        dir.path(),
+        &args,
+        "--system-prompt-file: cannot read nope.txt",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -182,12 +191,8 @@ async fn verbose_is_accepted_and_a_mistyped_flag_names_the_right_one() {
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("\"arr\""));
-    let mut typo = rein(dir.path());
-    typo.args(["-p", "--append-system-promt", "x", "hi"]);
-    let out = output(typo).await;
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
-    assert!(stderr.contains("--append-system-prompt"), "{stderr}");
+    let typo = ["-p", "--append-system-promt", "x", "hi"];
+    refused(dir.path(), &typo, "--append-system-prompt").await;
 }
 
 #[tokio::test]
@@ -223,11 +228,8 @@ async fn a_budget_stops_the_run_before_the_request_that_would_pass_it() {
         stdout.contains("which reaches the --max-budget-usd limit of $0.008"),
         "{stdout}"
     );
-    let mut bad = rein(dir.path());
-    bad.args(["-p", "--max-budget-usd", "0", "hi"]);
-    let out = output(bad).await;
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("not a positive amount of dollars"));
+    let bad = ["-p", "--max-budget-usd", "0", "hi"];
+    refused(dir.path(), &bad, "not a positive amount of dollars").await;
     let server = mock(ANSWER).await;
     let mut unpriced = rein(dir.path());
     unpriced.args([
@@ -275,15 +277,8 @@ async fn settings_files_and_inline_settings_apply_over_the_rest() {
             "{settings}: the allow rules let the edit run in the default mode"
         );
     }
-    let mut missing = rein(dir.path());
-    missing.args(["-p", "--settings", "nope.json", "hi"]);
-    let out = output(missing).await;
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("--settings: nope.json: no such file"),
-        "{stderr}"
-    );
+    let missing = ["-p", "--settings", "nope.json", "hi"];
+    refused(dir.path(), &missing, "--settings: nope.json: no such file").await;
 }
 
 /// The tool names the server's first request offered.
@@ -327,15 +322,13 @@ async fn mcp_config_adds_servers_and_strict_keeps_only_those() {
             "{config}: {tools:?}"
         );
     }
-    let mut missing = rein(dir.path());
-    missing.args(["-p", "--mcp-config", "nope.json", "hi"]);
-    let out = output(missing).await;
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("--mcp-config: nope.json: no such file"),
-        "{stderr}"
-    );
+    let missing = ["-p", "--mcp-config", "nope.json", "hi"];
+    refused(
+        dir.path(),
+        &missing,
+        "--mcp-config: nope.json: no such file",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -384,11 +377,8 @@ async fn stream_json_input_runs_each_message_in_one_session() {
         second.contains("question one") && second.contains("first answer"),
         "{second}"
     );
-    let mut both = rein(dir.path());
-    both.args(["-p", "--input-format", "stream-json", "hi"]);
-    let out = output(both).await;
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("the messages come on standard input"));
+    let both = ["-p", "--input-format", "stream-json", "hi"];
+    refused(dir.path(), &both, "the messages come on standard input").await;
 }
 
 #[tokio::test]
@@ -459,15 +449,12 @@ async fn add_dir_lets_the_file_tools_reach_another_folder_under_the_same_rules()
         }
         let _ = std::fs::remove_file(other.join("made.txt"));
     }
-    let mut missing = rein(&ws);
-    missing.args(["-p", "--add-dir", "../nope", "hi"]);
-    let out = output(missing).await;
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("--add-dir ../nope"),
-        "{}",
-        text(&out.stderr)
-    );
+    refused(
+        &ws,
+        &["-p", "--add-dir", "../nope", "hi"],
+        "--add-dir ../nope",
+    )
+    .await;
 }
 
 #[tokio::test]
