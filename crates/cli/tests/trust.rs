@@ -203,3 +203,23 @@ async fn workspace_sensitive_paths_extend_the_built_in_list() {
         assert!(!out.status.success(), "{path} was readable");
     }
 }
+
+#[tokio::test]
+async fn env_files_that_document_variables_are_readable_and_real_ones_are_not() {
+    let dir = workspace_with(&[
+        (".env", "SECRET=1\n"),
+        (".env.example", "SECRET=<your key>\n"),
+        ("app/.env.template", "PORT=\n"),
+    ]);
+    for (path, readable) in [
+        (".env.example", true),
+        ("app/.env.template", true),
+        (".env", false),
+    ] {
+        let mut cmd = rein(dir.path());
+        cmd.args(["tool", "read_file", "--args"])
+            .arg(format!(r#"{{"path": "{path}"}}"#));
+        let out = output(cmd).await;
+        assert_eq!(out.status.success(), readable, "{path}: {out:?}");
+    }
+}

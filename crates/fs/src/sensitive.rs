@@ -83,6 +83,18 @@ pub const DEFAULT_SENSITIVE: &[&str] = &[
     ".env*",
 ];
 
+/// Names that a wildcard pattern (`.env*`) would catch but that document a secret's shape
+/// instead of holding one: projects commit them, and Claude Code reads them. A pattern that
+/// names one of them exactly still refuses it.
+pub const DOCUMENTATION_NAMES: &[&str] = &[".env.example", ".env.sample", ".env.template"];
+
+/// Whether `name` is one of [`DOCUMENTATION_NAMES`] caught by a pattern other than itself.
+fn is_documentation(name: &OsStr, pattern: &str) -> bool {
+    DOCUMENTATION_NAMES
+        .iter()
+        .any(|doc| name.as_bytes() == doc.as_bytes() && pattern != *doc)
+}
+
 /// A compiled sensitive-path list. A pattern starting with `~/` or `/` names a file or folder
 /// (everything under a folder is sensitive); any other pattern is a glob matched against every
 /// component of a path (`.env*` matches `app/.env.local`).
@@ -248,7 +260,9 @@ impl SensitivePaths {
             return None;
         }
         let hits = self.names.matches(name);
-        hits.first().map(|i| self.name_patterns[*i].as_str())
+        hits.into_iter()
+            .map(|i| self.name_patterns[i].as_str())
+            .find(|pattern| !is_documentation(name, pattern))
     }
 }
 

@@ -36,6 +36,35 @@ fn home_folders_and_env_files_are_sensitive() {
 }
 
 #[test]
+fn env_files_that_document_a_shape_are_not_secrets_unless_named() {
+    let home = Path::new("/home/u");
+    let list = SensitivePaths::new(DEFAULT_SENSITIVE.iter().copied(), Some(home)).unwrap();
+    let root = Path::new("/home/u/proj");
+    for name in DOCUMENTATION_NAMES {
+        let path = format!("/home/u/proj/app/{name}");
+        assert_eq!(list.matching(Path::new(&path), root), None, "{path}");
+    }
+    for path in [
+        "/home/u/proj/.env.example.local",
+        "/home/u/proj/.env.examples",
+        "/home/u/.ssh/.env.example",
+    ] {
+        assert!(list.matching(Path::new(path), root).is_some(), "{path}");
+    }
+    // A list that names the file still refuses it; wildcards never do.
+    let named = SensitivePaths::new([".env*", ".env.sample"], None).unwrap();
+    assert_eq!(
+        named.matching(Path::new("/w/.env.sample"), Path::new("/w")),
+        Some(".env.sample")
+    );
+    let other = SensitivePaths::new([".env*", "*.sample"], None).unwrap();
+    assert_eq!(
+        other.matching(Path::new("/w/.env.sample"), Path::new("/w")),
+        None
+    );
+}
+
+#[test]
 fn looking_up_ancestors_finds_what_comparing_every_prefix_finds() {
     let home = Path::new("/home/u");
     let list = SensitivePaths::new(
