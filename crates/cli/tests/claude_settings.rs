@@ -56,7 +56,15 @@ async fn every_fixture_loads_trusted_or_not() {
 
 /// How rein decided each bash call of one run, by command.
 async fn decisions(settings: &str, commands: &[&str]) -> Vec<(String, String)> {
+    decisions_in("default", settings, commands).await
+}
+
+/// [`decisions`] in permission mode `mode`, in a workspace that also holds `tracked.txt` and
+/// a `b3` build folder.
+async fn decisions_in(mode: &str, settings: &str, commands: &[&str]) -> Vec<(String, String)> {
     let dir = workspace(settings);
+    std::fs::write(dir.path().join("tracked.txt"), "tracked\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("b3/objects")).unwrap();
     let calls: Vec<String> = commands
         .iter()
         .map(|c| {
@@ -73,6 +81,7 @@ async fn decisions(settings: &str, commands: &[&str]) -> Vec<(String, String)> {
     let server = mock(&scenario).await;
     let mut cmd = rein(dir.path());
     cmd.args(["exec", "--trust-workspace", "--base-url", &server.url()])
+        .args(["--permission-mode", mode])
         .args(["--output-format", "stream-json", "go"]);
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -174,6 +183,43 @@ async fn fixture_rules_decide_as_claude_code_does() {
         let got = decisions(&settings, &commands).await;
         let want: Vec<(String, String)> = expected
             .iter()
+            .map(|(c, d)| (c.to_string(), d.to_string()))
+            .collect();
+        pretty_assertions::assert_eq!(got, want, "{name}");
+    }
+}
+
+/// Claude Code's acceptEdits also runs common file commands whose paths all lie in the
+/// workspace (measured side by side on these files); deny rules still hold.
+#[tokio::test]
+async fn accept_edits_runs_file_commands_inside_the_workspace_as_claude_code_does() {
+    let commands = [
+        "mkdir -p build && touch build/out.txt",
+        "cat tracked.txt > copy.txt",
+        "rm -rf b3/objects",
+        "rm -Rf b3",
+        "touch ../outside.txt",
+        "cp tracked.txt .claude/settings.local.json",
+    ];
+    // `Bash(rm -R:*)` matches `rm -R …` but not `rm -Rf …`, in Claude Code as in rein.
+    let cases: &[(&str, [&str; 6])] = &[
+        (
+            "sentry.json",
+            ["allow", "allow", "allow", "allow", "ask", "ask"],
+        ),
+        (
+            "ogadra-dotfiles.json",
+            ["allow", "allow", "deny", "allow", "ask", "ask"],
+        ),
+    ];
+    for (name, expected) in cases {
+        let Some(settings) = fixture(name) else {
+            continue;
+        };
+        let got = decisions_in("accept-edits", &settings, &commands).await;
+        let want: Vec<(String, String)> = commands
+            .iter()
+            .zip(expected)
             .map(|(c, d)| (c.to_string(), d.to_string()))
             .collect();
         pretty_assertions::assert_eq!(got, want, "{name}");

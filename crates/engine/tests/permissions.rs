@@ -247,7 +247,7 @@ async fn all_edits_for_the_session_switches_to_accept_edits_and_no_more() {
     let turns = [
         edit_turn("precious", "one"),
         edit_turn("one", "two"),
-        bash_turn("touch made.txt"),
+        bash_turn("chmod 600 made.txt"),
     ];
     let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
     assert_eq!(run.kept.as_deref(), Some("two"));

@@ -36,6 +36,10 @@ pub struct ShellFacts {
     /// Some word that may name a file could not be resolved (`cat $F`), so the paths below
     /// are not all the paths the line touches.
     pub unresolved_paths: bool,
+    /// Every command only reads, or creates, changes, moves or deletes files inside the
+    /// workspace ([`crate::shell::only_changes_workspace_files`]; false when read-only):
+    /// what `accept-edits` runs without asking.
+    pub workspace_files_only: bool,
 }
 
 /// What one call touches.

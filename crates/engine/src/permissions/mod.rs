@@ -38,7 +38,8 @@ pub enum PermissionMode {
     /// Read-only tools run; edits and non-read-only shell commands ask.
     #[default]
     Default,
-    /// File edits in the workspace run too; shell commands still ask.
+    /// File edits in the workspace run too, and shell lines proven to change only workspace
+    /// files (`mkdir`, `touch`, `rm`, `mv`, `cp`, redirections); other commands ask.
     AcceptEdits,
     /// Read-only tools only; anything mutating is refused.
     Plan,
@@ -240,6 +241,16 @@ impl Policy {
         }
         if self.mode == PermissionMode::Auto && facts.kind == CallKind::Shell {
             return Decision::new(Verdict::Allow, "mode auto (in the workspace-write sandbox)");
+        }
+        if self.mode == PermissionMode::AcceptEdits
+            && let Some(shell) = &facts.shell
+            && shell.workspace_files_only
+            && !shell.unresolved_paths
+        {
+            return Decision::new(
+                Verdict::Allow,
+                "mode accept-edits (file commands inside the workspace)",
+            );
         }
         if matches!(
             self.mode,

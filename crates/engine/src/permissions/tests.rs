@@ -498,3 +498,68 @@ fn a_proven_lines_rules_see_its_reads_through_links_and_its_other_words_as_writt
     let unproven = decide(&policy, &s.guard, &bash("mystery notes"));
     assert_eq!(unproven.verdict, Verdict::Deny, "{unproven}");
 }
+
+#[test]
+fn accept_edits_runs_file_commands_inside_the_workspace_and_asks_for_the_rest() {
+    let s = setup();
+    std::fs::write(s.guard.root().join("tracked.txt"), "t").unwrap();
+    std::fs::create_dir_all(s.guard.root().join("b3/deep")).unwrap();
+    let accept = Policy {
+        mode: PermissionMode::AcceptEdits,
+        ..Policy::default()
+    };
+    let allowed = "mode accept-edits (file commands inside the workspace)";
+    for line in [
+        "mkdir -p build && touch build/out.txt",
+        "cat tracked.txt > copy.txt",
+        "rm -Rf b3",
+    ] {
+        let decision = decide(&accept, &s.guard, &bash(line));
+        assert_eq!(
+            (decision.verdict, decision.reason.as_str()),
+            (Verdict::Allow, allowed),
+            "{line}"
+        );
+        // The default mode still asks.
+        let default = decide(&Policy::default(), &s.guard, &bash(line));
+        assert_eq!(default.verdict, Verdict::Ask, "{line}");
+    }
+    let asked = [
+        ("touch /tmp/elsewhere", "mode accept-edits"),
+        ("rm -rf .", "mode accept-edits"),
+        (
+            "touch .git/hooks/pre-commit",
+            "a change to .git/hooks/pre-commit",
+        ),
+        ("echo '{}' > .mcp.json", "a change to .mcp.json"),
+        ("mkdir x && cargo build", "mode accept-edits"),
+    ];
+    for (line, reason) in asked {
+        let decision = decide(&accept, &s.guard, &bash(line));
+        assert_eq!(
+            decision.verdict,
+            Verdict::Ask,
+            "{line}: {}",
+            decision.reason
+        );
+        assert!(
+            decision.reason.starts_with(reason),
+            "{line}: {}",
+            decision.reason
+        );
+    }
+    // Deny rules and secrets hold first.
+    let denying = Policy {
+        mode: PermissionMode::AcceptEdits,
+        rules: rules(&s.guard, &[], &[], &["Bash(rm:*)"]),
+        ..Policy::default()
+    };
+    assert_eq!(
+        decide(&denying, &s.guard, &bash("rm -Rf b3")).verdict,
+        Verdict::Deny
+    );
+    assert_eq!(
+        decide(&accept, &s.guard, &bash("cp .env env.txt")).verdict,
+        Verdict::Deny
+    );
+}

@@ -24,6 +24,8 @@ pub(super) fn describe(
     let analysis = crate::shell::analyse(line);
     let lstats = Lstats::default();
     let proven = crate::shell::is_read_only_with(&analysis, guard, cwd, &lstats, memo);
+    let workspace_files_only = !proven
+        && crate::shell::only_changes_workspace_files_with(&analysis, guard, cwd, &lstats, memo);
     facts.effect = if proven {
         Effect::ReadOnly
     } else {
@@ -75,6 +77,7 @@ pub(super) fn describe(
         line: line.to_string(),
         analysis,
         unresolved_paths: unresolved,
+        workspace_files_only,
     });
 }
 

@@ -17,7 +17,7 @@ use super::repo_memo::RepoMemo;
 use crate::WorkspaceGuard;
 use rein_fs::lstats::Lstats;
 use rein_shell::ShellLine;
-use rein_shell::SimpleCommand;
+use rein_shell::{Redirect, SimpleCommand};
 
 /// Whether every command of `line` is provably read-only, for a shell whose current
 /// directory is `cwd` in `guard`'s workspace. See the module documentation for the rules;
@@ -54,14 +54,7 @@ pub(crate) fn is_read_only_with(
     let Some(cwd_text) = cwd.to_str() else {
         return false;
     };
-    let reads = Reads {
-        guard,
-        cwd,
-        lstats,
-        memo,
-        repo_inert: std::cell::OnceCell::new(),
-        checked: std::cell::RefCell::default(),
-    };
+    let reads = Reads::new(guard, cwd, lstats, memo);
     // The commands first: most lines that are not read-only say so cheaply, before the
     // current directory costs a `realpath`.
     line.commands
@@ -70,17 +63,13 @@ pub(crate) fn is_read_only_with(
         && guard.resolve_read_with(cwd_text, lstats).is_ok()
 }
 
-fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
+/// Whether one command of a line is provably read-only.
+pub(super) fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
     if !command.assignments.is_empty() || !command.all_literal() {
         return false;
     }
-    for redirect in &command.redirects {
-        if !redirect.literal || redirect.writes_file() {
-            return false;
-        }
-        if redirect.op == "<" && !reads.path(&redirect.target) {
-            return false;
-        }
+    if !redirects_read_only(command.redirects.iter(), reads) {
+        return false;
     }
     let Some((program, args)) = command.argv.split_first() else {
         return false;
@@ -94,9 +83,22 @@ fn command_is_read_only(command: &SimpleCommand, reads: &Reads) -> bool {
     }
 }
 
+/// Whether `redirects` write no file: each is literal, and one reading a file reads a
+/// readable one (descriptor copies and `/dev/null` pass).
+pub(super) fn redirects_read_only<'a>(
+    mut redirects: impl Iterator<Item = &'a Redirect>,
+    reads: &Reads,
+) -> bool {
+    redirects.all(|redirect| {
+        redirect.literal
+            && !redirect.writes_file()
+            && (redirect.op != "<" || reads.path(&redirect.target))
+    })
+}
+
 /// The program's name when it is run from the search path or from `/usr/bin` or `/bin`
 /// exactly; any other path (`./cat`, `node_modules/.bin/ls`, `../../bin/sh`) is not proven.
-fn program_name(program: &str) -> Option<&str> {
+pub(super) fn program_name(program: &str) -> Option<&str> {
     let name = program
         .strip_prefix("/usr/bin/")
         .or_else(|| program.strip_prefix("/bin/"))

@@ -16,6 +16,7 @@
 //! read-only, and a policy sees only its [`ShellLine::naive_words`].
 
 mod classify;
+mod file_ops;
 mod git;
 mod programs;
 mod reads;
@@ -25,6 +26,8 @@ mod scripts;
 
 pub use classify::is_read_only;
 pub(crate) use classify::is_read_only_with;
+pub use file_ops::only_changes_workspace_files;
+pub(crate) use file_ops::only_changes_workspace_files_with;
 pub(crate) use repo_memo::RepoMemo;
 // The pure reading of a line lives in `rein-shell`; the classifier above applies it to the
 // workspace.

@@ -28,7 +28,36 @@ pub(super) struct Reads<'a> {
     pub checked: std::cell::RefCell<rustc_hash::FxHashMap<String, bool>>,
 }
 
-impl Reads<'_> {
+impl<'a> Reads<'a> {
+    /// Nothing checked yet, for a line run in `cwd`.
+    pub fn new(
+        guard: &'a WorkspaceGuard,
+        cwd: &'a Path,
+        lstats: &'a Lstats,
+        memo: &'a super::repo_memo::RepoMemo,
+    ) -> Self {
+        Self {
+            guard,
+            cwd,
+            lstats,
+            memo,
+            repo_inert: std::cell::OnceCell::new(),
+            checked: std::cell::RefCell::default(),
+        }
+    }
+
+    /// Whether a path operand may be created, changed, moved or deleted: the guard resolves
+    /// it for writing (inside the workspace, not sensitive, symlinks followed), it is not a
+    /// root of the workspace, and it is not a file with several names.
+    pub fn writable(&self, path: &str) -> bool {
+        let joined = rein_fs::path::joined(self.cwd, path);
+        let Some(text) = joined.to_str() else {
+            return false;
+        };
+        self.guard.resolve_write(text).is_ok_and(|resolved| {
+            !self.guard.roots().any(|root| root == resolved) && self.single_name(&resolved)
+        })
+    }
     /// Whether the repository `git` would use from `cwd` is one of the workspace's with a
     /// configuration that runs nothing (read once per line).
     pub fn repository_is_inert(&self) -> bool {
