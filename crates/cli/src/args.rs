@@ -167,6 +167,98 @@ pub enum ConfigCommand {
         #[arg(long)]
         cwd: Option<PathBuf>,
     },
+    /// Set KEY (dotted: tools.max_parallel) to VALUE (TOML when it reads as TOML:
+    /// true, 30, ["a"]; else a string), checked before the file is written.
+    Set {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        #[command(flatten)]
+        at: SettingsAt,
+    },
+    /// Remove KEY from a settings file.
+    Unset {
+        /// The key.
+        key: String,
+        #[command(flatten)]
+        at: SettingsAt,
+    },
+    /// Add a permission rule (Claude Code's notation: 'Bash(cargo test *)', 'Edit(src/**)').
+    Allow {
+        /// The rule.
+        rule: String,
+        #[command(flatten)]
+        at: RuleAt,
+    },
+    /// Add a rule whose calls always ask.
+    Ask {
+        /// The rule.
+        rule: String,
+        #[command(flatten)]
+        at: RuleAt,
+    },
+    /// Add a rule whose calls never run.
+    Deny {
+        /// The rule.
+        rule: String,
+        #[command(flatten)]
+        at: RuleAt,
+    },
+    /// Remove a permission rule from the one rein settings file that has it.
+    RemoveRule {
+        /// The rule as written.
+        rule: String,
+        /// Which file, when several have it.
+        #[arg(long, value_enum)]
+        scope: Option<ScopeArg>,
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// Where `rein config set` and `unset` write.
+#[derive(Debug, Args)]
+pub struct SettingsAt {
+    /// Which file.
+    #[arg(long, value_enum, default_value = "user")]
+    pub scope: ScopeArg,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+/// Where `rein config allow|ask|deny` write.
+#[derive(Debug, Args)]
+pub struct RuleAt {
+    /// Which file.
+    #[arg(long, value_enum, default_value = "local")]
+    pub scope: ScopeArg,
+    /// Workspace directory (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+}
+
+/// A settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    /// The user's config.toml: every workspace.
+    User,
+    /// The workspace's .rein/config.toml, shared with the team.
+    Workspace,
+    /// The workspace's .rein/config.local.toml, this user's own.
+    Local,
+}
+
+impl From<ScopeArg> for rein_tui::settings::SettingsScope {
+    fn from(scope: ScopeArg) -> Self {
+        match scope {
+            ScopeArg::User => Self::User,
+            ScopeArg::Workspace => Self::Workspace,
+            ScopeArg::Local => Self::Local,
+        }
+    }
 }
 
 /// Wire protocol names accepted by `--provider`.

@@ -6,6 +6,9 @@ use std::sync::Arc;
 
 use rein_engine::session::{SessionSummary, workspace_key};
 use rein_engine::{Agent, AgentFactory, ControlError};
+use rein_tui::settings::{
+    LiveChange, SettingsChange, SettingsChanged, SettingsRefused, SettingsScope,
+};
 use rein_tui::{Launch, SessionHost};
 
 use crate::Exit;
@@ -70,12 +73,32 @@ impl SessionHost for CliHost {
     }
 
     fn status_command(&self) -> Option<rein_tui::StatusCommand> {
-        let settings = &self.setup.settings;
-        let command = settings.config.status_line.as_ref()?;
-        Some(rein_tui::StatusCommand {
-            command: command.value.clone(),
-            cwd: settings.workspace.clone(),
-            hidden: rein_tools::HiddenEnv::with(settings.template.hidden_env.iter().cloned()),
+        let command = self.setup.settings.config.status_line.as_ref()?;
+        Some(self.status_command_of(&command.value))
+    }
+
+    fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
+        let workspace = &self.setup.settings.workspace;
+        let changed = crate::settings_edit::change(&change, workspace)
+            .map_err(|exit| SettingsRefused(exit.message))?;
+        // The user's own status line applies now; a workspace's waits for its trust.
+        let live = match (&change, changed.rules) {
+            (_, Some(edit)) => LiveChange::Rules(edit),
+            (SettingsChange::Set { key, value, scope }, None)
+                if key == "status_line" && *scope == SettingsScope::User =>
+            {
+                LiveChange::StatusLine(Some(self.status_command_of(value)))
+            }
+            (SettingsChange::Unset { key, scope }, None)
+                if key == "status_line" && *scope == SettingsScope::User =>
+            {
+                LiveChange::StatusLine(None)
+            }
+            _ => LiveChange::Nothing,
+        };
+        Ok(SettingsChanged {
+            message: changed.message,
+            live,
         })
     }
 
@@ -146,6 +169,17 @@ impl SessionHost for CliHost {
             ),
             ("MCP servers".into(), format!("{servers} connected (/mcp)")),
         ]
+    }
+}
+
+impl CliHost {
+    fn status_command_of(&self, command: &str) -> rein_tui::StatusCommand {
+        let settings = &self.setup.settings;
+        rein_tui::StatusCommand {
+            command: command.to_string(),
+            cwd: settings.workspace.clone(),
+            hidden: rein_tools::HiddenEnv::with(settings.template.hidden_env.iter().cloned()),
+        }
     }
 }
 

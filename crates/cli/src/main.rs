@@ -7,6 +7,7 @@ mod args;
 mod claude_output;
 mod config;
 mod doctor;
+mod edit_files;
 mod env;
 mod exec;
 mod factory;
@@ -19,6 +20,7 @@ mod resolve;
 mod sandbox;
 mod sessions;
 mod settings;
+mod settings_edit;
 mod setup;
 mod tool_cmd;
 mod trust;
@@ -150,6 +152,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             print!("{}", config::render(&config, &env)?);
             Ok(())
         }
+        Some(Command::Config(edit)) => settings_edit::command(edit),
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             sandbox::check(&workspace)

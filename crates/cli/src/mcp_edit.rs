@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::Exit;
 use crate::args::{McpAddArgs, McpScope};
-use crate::config::trust::{TrustStore, digest};
+use crate::edit_files::{read_json, read_toml, trusted, write, write_json};
 
 /// Where a server is written.
 enum Target {
@@ -296,63 +296,13 @@ fn json_server(
     server
 }
 
-fn read_toml(path: &Path) -> Result<toml_edit::DocumentMut, Exit> {
-    let text = read(path)?;
-    text.parse::<toml_edit::DocumentMut>()
-        .map_err(|e| Exit::failed(format!("{}: not valid TOML: {e}", path.display())))
-}
-
-fn read_json(path: &Path) -> Result<Value, Exit> {
-    let text = read(path)?;
-    if text.trim().is_empty() {
-        return Ok(json!({}));
-    }
-    serde_json::from_str(&text)
-        .map_err(|e| Exit::failed(format!("{}: not valid JSON: {e}", path.display())))
-}
-
-fn read(path: &Path) -> Result<String, Exit> {
-    match rein_tools::read_regular(path, 1024 * 1024) {
-        Ok(Some(text)) => Ok(text),
-        Ok(None) => Ok(String::new()),
-        Err(e) => Err(Exit::failed(format!("cannot read {}: {e}", path.display()))),
-    }
-}
-
-fn write_json(path: &Path, doc: &Value) -> Result<(), Exit> {
-    let text = serde_json::to_string_pretty(doc)
-        .map_err(|e| Exit::failed(format!("cannot write {}: {e}", path.display())))?;
-    write(path, &(text + "\n"))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), Exit> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| Exit::failed(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    rein_tools::write_atomic(path, text.as_bytes())
-        .map_err(|e| Exit::failed(format!("cannot write {}: {e}", path.display())))
-}
-
-fn trusted(workspace: &Path) -> bool {
-    let env = crate::env::process;
-    crate::resolve::data_dir(&env)
-        .is_some_and(|dir| TrustStore::new(&dir).is_trusted(workspace, &digest(workspace)))
-}
-
-/// Records the workspace's trust again after rein changed its `.mcp.json` at the user's word,
-/// when it was trusted before; else says how to trust it.
+/// Keeps the workspace's trust after rein changed its `.mcp.json`, or says how to trust it.
 fn keep_trust(workspace: &Path, was_trusted: bool) -> Result<(), Exit> {
-    let env = crate::env::process;
-    if was_trusted && let Some(dir) = crate::resolve::data_dir(&env) {
-        TrustStore::new(&dir)
-            .trust(workspace, &digest(workspace))
-            .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
-        return Ok(());
+    if !crate::edit_files::keep_trust(workspace, was_trusted)? {
+        println!(
+            "This workspace is not trusted, so its .mcp.json is not used yet: run `rein trust` in {}",
+            workspace.display()
+        );
     }
-    println!(
-        "This workspace is not trusted, so its .mcp.json is not used yet: run `rein trust` in {}",
-        workspace.display()
-    );
     Ok(())
 }

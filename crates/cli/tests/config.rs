@@ -160,3 +160,85 @@ async fn rein_tool_honours_configured_read_denials() {
     assert!(!stdout.contains("SECRET-NOTE"), "{stdout}");
     assert!(stdout.contains("deny rule Read(./private/**)"), "{stdout}");
 }
+
+/// `rein config …` with `args`: (exit code, stdout, stderr).
+async fn config_cmd(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = rein(dir);
+    cmd.arg("config").args(args);
+    let out = output(cmd).await;
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout),
+        text(&out.stderr),
+    )
+}
+
+#[tokio::test]
+async fn config_set_unset_and_rules_edit_the_files_and_check_them_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = dir.path().join(".rein-test-config/rein/config.toml");
+    let (code, said, _) = config_cmd(dir.path(), &["set", "tools.max_parallel", "3"]).await;
+    assert_eq!(code, 0);
+    assert!(said.starts_with("Set tools.max_parallel = 3 in "), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(&user).unwrap(),
+        "[tools]\nmax_parallel = 3\n"
+    );
+    // An unknown key or a wrong type changes nothing, and says where and why.
+    let (code, _, err) = config_cmd(dir.path(), &["set", "tools.max_paralel", "3"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("nothing changed:") && err.contains("max_paralel"),
+        "{err}"
+    );
+    let (code, _, err) = config_cmd(dir.path(), &["set", "max_turns", "lots"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&user).unwrap(),
+        "[tools]\nmax_parallel = 3\n"
+    );
+    // Rules go to the workspace's own local file by default.
+    let (code, said, err) = config_cmd(dir.path(), &["deny", "Bash(curl *)"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains(".rein/config.local.toml"), "{said}");
+    let (_, shown, _) = config_cmd(dir.path(), &["show"]).await;
+    assert!(shown.contains("Bash(curl *)"), "{shown}");
+    let (code, _, err) = config_cmd(dir.path(), &["allow", "Bash(curl"]).await;
+    assert_eq!(code, 2, "{err}");
+    let (code, said, _) = config_cmd(dir.path(), &["remove-rule", "Bash(curl *)"]).await;
+    assert_eq!(code, 0);
+    assert!(
+        said.starts_with("Removed the rule Bash(curl *) from"),
+        "{said}"
+    );
+    let (code, _, err) = config_cmd(dir.path(), &["remove-rule", "Bash(curl *)"]).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("no rein settings file has the rule"), "{err}");
+    let (code, said, _) = config_cmd(dir.path(), &["unset", "tools.max_parallel"]).await;
+    assert_eq!(code, 0, "{said}");
+}
+
+#[tokio::test]
+async fn a_change_the_user_makes_to_a_trusted_workspace_keeps_its_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+    std::fs::write(dir.path().join(".rein/config.toml"), "max_turns = 5\n").unwrap();
+    let mut trust = rein(dir.path());
+    trust.arg("trust");
+    assert!(output(trust).await.status.success());
+    let (code, said, err) = config_cmd(
+        dir.path(),
+        &["allow", "Bash(make *)", "--scope", "workspace"],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert!(!said.contains("not trusted"), "{said}");
+    let (_, shown, _) = config_cmd(dir.path(), &["show"]).await;
+    assert!(shown.contains("Bash(make *)"), "{shown}");
+    assert!(!shown.contains("ignored"), "{shown}");
+    // Untrusted, the allow rule is written but said to wait for the user's trust.
+    let other = tempfile::tempdir().unwrap();
+    let (code, said, _) = config_cmd(other.path(), &["allow", "Bash(make *)"]).await;
+    assert_eq!(code, 0);
+    assert!(said.contains("not trusted"), "{said}");
+}

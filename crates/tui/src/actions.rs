@@ -5,6 +5,7 @@ use rein_engine::{Applied, ControlError, Controller, Op, Restore, RewindWhat};
 
 use crate::app::{Action, App};
 use crate::runner::SessionHost;
+use crate::settings::LiveChange;
 use crate::slash::Commands;
 
 /// Carries out one action; true when the UI should end.
@@ -81,8 +82,24 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
         Action::ShowPermissions => {
             if let Some(policy) = driver.policy().await {
                 app.show_policy(&policy);
+                app.open_rules_editor(&policy);
             }
         }
+        Action::ChangeSettings(change) => match host.change_settings(change) {
+            Ok(changed) => {
+                app.info(changed.message);
+                match changed.live {
+                    LiveChange::Nothing => {}
+                    LiveChange::Rules(edit) => {
+                        if let Err(e) = driver.apply(Op::EditRules(edit)).await {
+                            app.error(e.to_string());
+                        }
+                    }
+                    LiveChange::StatusLine(command) => app.replace_status_command(command),
+                }
+            }
+            Err(refused) => app.error(refused.to_string()),
+        },
         Action::ListTasks => {
             app.show_tasks(&driver.tasks());
         }

@@ -33,6 +33,7 @@ mod plain;
 mod runner;
 mod sanitize;
 mod screen;
+pub mod settings;
 pub mod slash;
 mod status_command;
 mod term;

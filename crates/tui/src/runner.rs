@@ -25,6 +25,7 @@ use crate::app::{Action, App};
 use crate::history::PromptHistory;
 use crate::input::Input;
 use crate::screen::{Screen, ScreenError};
+use crate::settings::{SettingsChange, SettingsChanged, SettingsRefused};
 use crate::slash::Commands;
 use crate::term::RawMode;
 use crate::theme::{Colors, Theme};
@@ -66,6 +67,13 @@ pub trait SessionHost: AgentFactory {
     fn listing(&self, what: Listing) -> Vec<String> {
         let _ = what;
         Vec::new()
+    }
+    /// Writes `change` to its settings file (`/config set`, `/permissions allow …`).
+    fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
+        let _ = change;
+        Err(SettingsRefused(
+            "settings cannot be changed from here".to_string(),
+        ))
     }
 }
 
@@ -187,6 +195,14 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             }
             if crate::actions::act(action, &mut app, &mut engine.driver, host.as_ref()).await {
                 break 'ui;
+            }
+            if let Some(command) = app.take_status_command() {
+                custom_status = match command {
+                    Some(command) => {
+                        crate::status_command::spawn(command, engine.driver.watch_status())
+                    }
+                    None => tokio::sync::mpsc::unbounded_channel().1,
+                };
             }
             dirty = true;
         }

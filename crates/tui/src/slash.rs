@@ -34,6 +34,10 @@ pub enum SlashCommand {
     Todos,
     /// `/config`, `/hooks`, `/agents`: what the host lists.
     Listing(crate::Listing),
+    /// `/config set|unset …`: change a setting.
+    Config(String),
+    /// `/statusline [command|off]`: set the status line command.
+    StatusLine(Option<String>),
     /// `/rewind`: take the code and/or the conversation back to before a prompt.
     Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
@@ -57,7 +61,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 23] = [
+const BUILTIN: [(&str, &str); 24] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -85,7 +89,11 @@ const BUILTIN: [(&str, &str); 23] = [
     ("todos", "the model's todo list"),
     (
         "config",
-        "the configuration, each value with where it was set",
+        "the configuration, each value with where it was set [set KEY VALUE | unset KEY]",
+    ),
+    (
+        "statusline",
+        "show a command's output as the status line [command | off]",
     ),
     ("hooks", "the hooks configured, and where"),
     (
@@ -103,7 +111,7 @@ const BUILTIN: [(&str, &str); 23] = [
     ),
     (
         "permissions",
-        "show the rules and mode, or switch mode [mode]",
+        "edit the rules, or switch mode [mode | allow|ask|deny RULE | remove RULE]",
     ),
     (
         "init",
@@ -197,7 +205,11 @@ impl Commands {
             "context" => SlashCommand::Context,
             "export" => SlashCommand::Export(arg),
             "todos" => SlashCommand::Todos,
-            "config" => SlashCommand::Listing(crate::Listing::Config),
+            "config" => match arg {
+                Some(args) => SlashCommand::Config(args),
+                None => SlashCommand::Listing(crate::Listing::Config),
+            },
+            "statusline" => SlashCommand::StatusLine(arg),
             "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
             "agents" => SlashCommand::Listing(crate::Listing::Agents),
             "doctor" => SlashCommand::Listing(crate::Listing::Doctor),

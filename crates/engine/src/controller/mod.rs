@@ -123,6 +123,11 @@ impl Controller {
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
             Op::SetMode(mode) => self.set_mode(mode)?,
+            Op::EditRules(edit) => {
+                if let Ok(mut policy) = self.policy.lock() {
+                    policy.rules.apply(edit);
+                }
+            }
             Op::SetEffort(effort) => {
                 self.agent.lock().await.set_effort(effort);
                 self.status.update(|status| status.effort = effort);
@@ -271,8 +276,8 @@ impl Controller {
         Ok(self.status.publish(&agent))
     }
 
-    /// Ends the current session and continues with `agent`. The model and permission mode
-    /// chosen during the session (`/model`, Shift+Tab) carry over.
+    /// Ends the current session and continues with `agent`. The model, permission mode and
+    /// rules chosen during the session (`/model`, Shift+Tab, `/permissions`) carry over.
     async fn replace(&mut self, mut agent: Agent, reason: EndReason) -> SessionStatus {
         if let Some(approver) = &self.approver {
             agent.set_approver(Arc::clone(approver));
@@ -284,11 +289,13 @@ impl Controller {
             // agent keeps its own.
             let _ = self.factory.switch_model(&mut agent, current.model());
         }
-        if let (Ok(mode), Ok(mut policy)) = (
-            current.policy().lock().map(|p| p.mode),
+        // The rules too: the user may have changed them (`/permissions allow …`).
+        if let (Ok((mode, rules)), Ok(mut policy)) = (
+            current.policy().lock().map(|p| (p.mode, p.rules.clone())),
             agent.policy().lock(),
         ) {
             policy.mode = mode;
+            policy.rules = rules;
         }
         current.end_session(reason, &self.events).await;
         *current = agent;

@@ -22,6 +22,8 @@ pub enum Op {
     SetModel(String),
     /// Switch the permission mode.
     SetMode(PermissionMode),
+    /// Change the live rule lists (the front end wrote the change to a settings file).
+    EditRules(crate::permissions::RuleEdit),
     /// Set how hard the model thinks (`None`: its own default).
     SetEffort(Option<Effort>),
     /// End the session and start a new one.

@@ -18,6 +18,7 @@
 //!    edits in the workspace are allowed; everything else asks.
 
 mod dangerous;
+mod lists;
 mod matching;
 mod protected;
 mod rule;
@@ -25,6 +26,7 @@ mod rule;
 use std::fmt;
 
 pub use dangerous::{dangerous, dangerous_in};
+pub use lists::{RuleEdit, RuleList};
 pub use protected::protected;
 pub use rule::{Rule, RuleError};
 

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use rein_engine::permissions::{PermissionMode, Policy};
+use rein_engine::permissions::Policy;
 use rein_engine::session::SessionSummary;
 
 use super::{Action, App, Picker};
@@ -177,15 +177,9 @@ impl App {
             }
             SlashCommand::Rewind => vec![Action::OpenRewind],
             SlashCommand::Tasks(Some(args)) => self.tasks_command(&args),
-            SlashCommand::Permissions(Some(name)) => match PermissionMode::parse(&name) {
-                Some(mode) => vec![Action::SetMode(mode)],
-                None => {
-                    self.error(format!(
-                        "unknown mode {name:?}: default, accept-edits, auto, plan or bypass"
-                    ));
-                    Vec::new()
-                }
-            },
+            SlashCommand::Permissions(Some(args)) => self.permissions_command(&args),
+            SlashCommand::Config(args) => self.config_command(&args),
+            SlashCommand::StatusLine(args) => self.statusline_command(args),
             SlashCommand::Init => {
                 self.begin_run("/init", now);
                 vec![Action::Run(INIT_PROMPT.to_string())]

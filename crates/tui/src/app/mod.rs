@@ -11,6 +11,7 @@ mod keys;
 mod notices;
 mod prompt;
 mod rewind;
+mod settings;
 mod view;
 
 use std::collections::VecDeque;
@@ -88,6 +89,8 @@ pub enum Action {
     },
     /// Stop the background shell or subagent with this id.
     StopTask(String),
+    /// Change a settings file (`/config set`, `/permissions allow …`, `/statusline`).
+    ChangeSettings(crate::settings::SettingsChange),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
     Suspend,
 }
@@ -156,6 +159,8 @@ pub struct App {
     notice: Option<String>,
     /// Folded results and thinking, for Ctrl-O.
     folded: fold::FoldedPieces,
+    /// A new status line command for the runner to start (`None` inside: the built-in line).
+    new_status_command: Option<Option<crate::StatusCommand>>,
 }
 
 impl App {
@@ -186,6 +191,7 @@ impl App {
             committed: Vec::new(),
             quit_armed: None,
             notice: None,
+            new_status_command: None,
         }
     }
 

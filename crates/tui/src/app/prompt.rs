@@ -347,6 +347,8 @@ pub enum PickKind {
     RewindHow(usize),
     /// A model to switch to (ids are model names).
     Model,
+    /// A rule to add or remove (`/permissions`; ids say which).
+    Rules,
 }
 
 /// What a key did to the picker.

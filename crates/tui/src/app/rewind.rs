@@ -112,6 +112,7 @@ impl App {
         match kind {
             PickKind::Session => vec![Action::Resume(id)],
             PickKind::Model => vec![Action::SetModel(id)],
+            PickKind::Rules => self.picked_rule(&id),
             PickKind::RewindPoint => match id.parse() {
                 Ok(back) => vec![Action::PlanRewind(back)],
                 Err(_) => Vec::new(),
