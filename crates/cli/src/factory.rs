@@ -3,6 +3,9 @@
 //! file, a resumed transcript, another model and what to say about it) is set here, where
 //! agents are made; the front ends only pass them to the controller.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use rein_engine::{Agent, AgentFactory, ControlError};
 use rein_llm::ProviderKind;
 
@@ -59,10 +62,54 @@ impl AgentFactory for Setup {
         self.agent(Start::Fork(loaded))
             .map_err(|e| ControlError::Session(e.message.into()))
     }
+
+    fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<PathBuf, ControlError> {
+        Setup::add_dir(self, agent, dir)
+    }
 }
 
 /// What to say when `/model` picks `settings`, guessed from the model's name, while the base
 /// URL given for the run's provider `given_for` is kept: a server may not speak both protocols.
+impl Setup {
+    /// `/add-dir DIR`: `~/` is the home folder, a relative path starts at the workspace.
+    pub fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<PathBuf, ControlError> {
+        let settings = &self.settings;
+        let home = crate::env::home(&crate::env::process);
+        let path = match dir.trim().strip_prefix("~/") {
+            Some(rest) => home
+                .map(|h| h.join(rest))
+                .ok_or_else(|| ControlError::Session("HOME is not set".into()))?,
+            None => settings.workspace.join(dir.trim()),
+        };
+        let canonical = std::fs::canonicalize(&path)
+            .map_err(|e| ControlError::Session(format!("cannot add {dir}: {e}").into()))?;
+        let mut added = self.added.lock().unwrap_or_else(|p| p.into_inner());
+        let current = added
+            .sandbox
+            .clone()
+            .unwrap_or_else(|| settings.template.sandbox.clone());
+        // Sandboxed commands see the folder read-only, as with `--add-dir`.
+        let sandbox = match current {
+            Some(sandbox) => {
+                let mut view = sandbox.settings().clone();
+                view.read_roots.push(canonical.clone());
+                let found = rein_sandbox::Sandbox::find(view, crate::sandbox::helper().as_deref())
+                    .map_err(|e| ControlError::Session(format!("cannot add {dir}: {e}").into()))?;
+                Some(Arc::new(found))
+            }
+            None => None,
+        };
+        let canonical = agent
+            .add_dir(&canonical, sandbox.clone())
+            .map_err(|e| ControlError::Session(Box::new(e)))?;
+        if !added.dirs.contains(&canonical) {
+            added.dirs.push(canonical.clone());
+        }
+        added.sandbox = Some(sandbox);
+        Ok(canonical)
+    }
+}
+
 fn switch_notice(settings: &resolve::ProviderSettings, given_for: ProviderKind) -> Option<String> {
     let kind = settings.kind;
     if kind == given_for || settings.base_url == rein_llm::default_base_url(kind) {

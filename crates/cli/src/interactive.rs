@@ -40,6 +40,10 @@ impl AgentFactory for CliHost {
     ) -> Result<Agent, ControlError> {
         self.setup.fork(from, transcript)
     }
+
+    fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<PathBuf, ControlError> {
+        self.setup.add_dir(agent, dir)
+    }
 }
 
 impl SessionHost for CliHost {

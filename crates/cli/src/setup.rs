@@ -22,6 +22,17 @@ pub struct Setup {
     commands: Mutex<Option<Catalog>>,
     /// The MCP servers that started (see [`Setup::start_mcp`]), shared by every agent.
     pub mcp: Arc<rein_mcp::Started>,
+    /// Folders added during the session (`/add-dir`), for the agents made after.
+    pub added: Mutex<Added>,
+}
+
+/// Folders added to the workspace during the session, and the sandbox that shows them.
+#[derive(Debug, Default)]
+pub struct Added {
+    /// The folders, canonical.
+    pub dirs: Vec<std::path::PathBuf>,
+    /// The sandbox with the folders among its read roots (`None` inside: there is none).
+    pub sandbox: Option<Option<Arc<rein_sandbox::Sandbox>>>,
 }
 
 impl Setup {
@@ -31,6 +42,7 @@ impl Setup {
             settings: Settings::new(args, asking, crate::env::process)?,
             commands: Mutex::default(),
             mcp: Arc::default(),
+            added: Mutex::default(),
         })
     }
 
@@ -93,6 +105,13 @@ impl Setup {
         config.session_id = start.session_id();
         config.tool_source = Some(self.mcp.clone());
         config.prompt_source = Some(Arc::new(crate::mcp::Prompts(self.mcp.clone())));
+        {
+            let added = self.added.lock().unwrap_or_else(|p| p.into_inner());
+            config.added_dirs.extend(added.dirs.iter().cloned());
+            if let Some(sandbox) = &added.sandbox {
+                config.sandbox.clone_from(sandbox);
+            }
+        }
         let tools = ToolRegistry::for_model(&config.model);
         let mut agent =
             Agent::new(settings.client(), tools, config).map_err(|e| Exit::usage(e.to_string()))?;

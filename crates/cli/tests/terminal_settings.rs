@@ -101,3 +101,66 @@ async fn config_set_and_statusline_write_the_users_file() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("Removed status_line from").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_dir_lets_the_file_tools_reach_another_folder_from_the_next_call() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let base = tempfile::tempdir().unwrap();
+    let ws = base.path().join("ws");
+    let other = base.path().join("other");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "shared notes\n").unwrap();
+    let other = std::fs::canonicalize(&other).unwrap();
+    let read = serde_json::json!({"tool_calls": [{"name": "read_file",
+        "arguments": {"path": other.join("notes.txt").display().to_string()}}]});
+    let write = serde_json::json!({"tool_calls": [{"name": "write_file",
+        "arguments": {"path": other.join("new.txt").display().to_string(), "content": "new\n"}}]});
+    let cat = serde_json::json!({"tool_calls": [{"name": "bash",
+        "arguments": {"command": format!("cat {}", other.join("notes.txt").display())}}]});
+    let scenario = serde_json::json!({"turns": [
+        read, {"text": "First try."}, read, write, cat, {"text": "Second try."}
+    ]})
+    .to_string();
+    let server = mock(&scenario).await;
+    let script = launcher(&ws, &server.url(), "--permission-mode accept-edits");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("read the notes");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("First try.").await;
+    assert!(
+        last_message(&server, 1).contains("outside the workspace"),
+        "{}",
+        last_message(&server, 1)
+    );
+
+    tmux.type_text("/add-dir ../other");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("to the workspace: the file tools read and write it")
+        .await;
+    tmux.type_text("read the notes again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Second try.").await;
+    assert!(
+        last_message(&server, 3).contains("shared notes"),
+        "{}",
+        last_message(&server, 3)
+    );
+    assert_eq!(
+        std::fs::read_to_string(other.join("new.txt")).unwrap(),
+        "new\n"
+    );
+    // A sandboxed command sees the folder too (read-only).
+    let cat = last_message(&server, 5);
+    assert!(cat.contains("shared notes"), "{cat}");
+    // The system prompt names the folder from then on.
+    let system = server.requests()[3].body["system"].to_string();
+    assert!(system.contains(&other.display().to_string()), "{system}");
+
+    tmux.type_text("/add-dir ../missing");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("cannot add ../missing").await;
+}

@@ -64,6 +64,7 @@ async fn engine_op(
         Action::SetModel(model) => Op::SetModel(model),
         Action::SetEffort(effort) => Op::SetEffort(effort),
         Action::SetMode(mode) => Op::SetMode(mode),
+        Action::AddDir(dir) => Op::AddDir(dir),
         shown => {
             show(shown, app, driver, host).await;
             return None;

@@ -38,6 +38,8 @@ pub enum SlashCommand {
     Config(String),
     /// `/statusline [command|off]`: set the status line command.
     StatusLine(Option<String>),
+    /// `/add-dir [folder]`: add a folder to the workspace.
+    AddDir(Option<String>),
     /// `/rewind`: take the code and/or the conversation back to before a prompt.
     Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
@@ -61,7 +63,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 24] = [
+const BUILTIN: [(&str, &str); 25] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -90,6 +92,10 @@ const BUILTIN: [(&str, &str); 24] = [
     (
         "config",
         "the configuration, each value with where it was set [set KEY VALUE | unset KEY]",
+    ),
+    (
+        "add-dir",
+        "add a folder to the workspace for this session [folder]",
     ),
     (
         "statusline",
@@ -210,6 +216,7 @@ impl Commands {
                 None => SlashCommand::Listing(crate::Listing::Config),
             },
             "statusline" => SlashCommand::StatusLine(arg),
+            "add-dir" => SlashCommand::AddDir(arg),
             "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
             "agents" => SlashCommand::Listing(crate::Listing::Agents),
             "doctor" => SlashCommand::Listing(crate::Listing::Doctor),

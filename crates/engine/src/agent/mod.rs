@@ -11,6 +11,7 @@ mod config;
 mod context_budget;
 mod delegation;
 mod folder_memory;
+mod folders;
 mod hook_points;
 mod model;
 mod opening;

@@ -123,6 +123,14 @@ impl Controller {
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
             Op::SetMode(mode) => self.set_mode(mode)?,
+            Op::AddDir(dir) => {
+                let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
+                let added = self.factory.add_dir(&mut agent, &dir)?;
+                return Ok(Applied::Said(format!(
+                    "added {} to the workspace: the file tools read and write it, sandboxed                      commands see it read-only",
+                    added.display()
+                )));
+            }
             Op::EditRules(edit) => {
                 if let Ok(mut policy) = self.policy.lock() {
                     policy.rules.apply(edit);

@@ -24,6 +24,9 @@ pub enum Op {
     SetMode(PermissionMode),
     /// Change the live rule lists (the front end wrote the change to a settings file).
     EditRules(crate::permissions::RuleEdit),
+    /// Add a folder to the workspace, as the user typed it (`/add-dir`), for this session
+    /// and the ones it continues into.
+    AddDir(String),
     /// Set how hard the model thinks (`None`: its own default).
     SetEffort(Option<Effort>),
     /// End the session and start a new one.
@@ -206,6 +209,14 @@ pub trait AgentFactory: Send + Sync {
         from: &str,
         transcript: Vec<rein_protocol::Message>,
     ) -> Result<Agent, ControlError>;
+    /// Adds the folder `dir` (as the user typed it) to `agent`'s workspace and to the
+    /// agents made after it; the folder's canonical path.
+    fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<std::path::PathBuf, ControlError> {
+        let _ = (agent, dir);
+        Err(ControlError::Session(
+            "folders cannot be added to this session".into(),
+        ))
+    }
 }
 
 /// What a status line shows about the session.

@@ -180,6 +180,15 @@ impl App {
             SlashCommand::Permissions(Some(args)) => self.permissions_command(&args),
             SlashCommand::Config(args) => self.config_command(&args),
             SlashCommand::StatusLine(args) => self.statusline_command(args),
+            SlashCommand::AddDir(Some(dir)) => vec![Action::AddDir(dir)],
+            SlashCommand::AddDir(None) => {
+                self.info(
+                    "/add-dir FOLDER adds a folder to the workspace for this session: the file \
+                     tools read and write it, sandboxed commands see it read-only \
+                     (additional_directories in config adds it to every session)",
+                );
+                Vec::new()
+            }
             SlashCommand::Init => {
                 self.begin_run("/init", now);
                 vec![Action::Run(INIT_PROMPT.to_string())]
@@ -206,6 +215,7 @@ impl App {
                 | SlashCommand::Resume(_)
                 | SlashCommand::Model(Some(_))
                 | SlashCommand::Effort(Some(_))
+                | SlashCommand::AddDir(Some(_))
                 | SlashCommand::Init
                 | SlashCommand::Prompt(_)
         );

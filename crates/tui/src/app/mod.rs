@@ -89,6 +89,8 @@ pub enum Action {
     },
     /// Stop the background shell or subagent with this id.
     StopTask(String),
+    /// Add a folder to the workspace (`/add-dir`).
+    AddDir(String),
     /// Change a settings file (`/config set`, `/permissions allow …`, `/statusline`).
     ChangeSettings(crate::settings::SettingsChange),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
