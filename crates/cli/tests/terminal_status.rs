@@ -194,3 +194,44 @@ async fn a_background_shells_output_is_shown_by_tasks_id() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("bg_1").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_opens_a_picker_and_the_picked_shells_output_is_shown_live() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The shell prints its second line only once the test has seen the first one live.
+    let shell = serde_json::json!({"tool_calls": [{"name": "bash", "arguments": {
+        "command": "echo live-one; while [ ! -e go ]; do sleep 0.05; done; echo live-two",
+        "run_in_background": true}}]});
+    let server = mock(&format!(
+        r#"{{"turns": [{shell}, {{"text": "started it"}}]}}"#
+    ))
+    .await;
+    let launch = launcher(dir.path(), &server.url(), "--permission-mode bypass");
+    tmux.open(&format!("sh '{}'", launch.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("start the ticker");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("started it").await;
+    tmux.type_text("/tasks");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Watch a task's output").await;
+    tmux.keys(&["Enter"]);
+    let screen = tmux
+        .wait_for("Output of bg_1 (running; live, Esc closes)")
+        .await;
+    tmux.wait_for("  live-one").await;
+    assert!(!screen.lines().any(|l| l.trim() == "live-two"), "{screen}");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    // Nothing typed: the view refreshes by itself, and says when the shell ends.
+    tmux.wait_for("  live-two").await;
+    tmux.wait_for("exited with code 0").await;
+    tmux.keys(&["Escape"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while tmux.screen().contains("live, Esc closes") {
+        assert!(std::time::Instant::now() < deadline, "{}", tmux.screen());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

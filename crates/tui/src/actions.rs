@@ -102,7 +102,9 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
             Err(refused) => app.error(refused.to_string()),
         },
         Action::ListTasks => {
-            app.show_tasks(&driver.tasks());
+            let tasks = driver.tasks();
+            app.show_tasks(&tasks);
+            app.open_task_picker(&tasks);
         }
         Action::ShowMcp => {
             app.show_mcp(&host.mcp_servers());
@@ -193,4 +195,13 @@ async fn show_applied(
         ) => app.rewound(status, &prompt, &files),
         _ => {}
     }
+}
+
+/// Reads the watched task's output again (`/tasks` → pick), before the screen is drawn.
+pub(crate) fn refresh_watch(app: &mut App, driver: &Controller) {
+    let Some(id) = app.watched_task().map(str::to_string) else {
+        return;
+    };
+    let task = driver.tasks().into_iter().find(|t| t.id == id);
+    app.update_watch(driver.task_output(&id), task.as_ref());
 }

@@ -207,6 +207,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
             dirty = true;
         }
         if dirty {
+            crate::actions::refresh_watch(&mut app, &engine.driver);
             crate::term::note_session(app.session_id());
             screen.draw(&mut app, Instant::now())?;
             dirty = false;

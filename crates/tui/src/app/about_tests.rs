@@ -94,3 +94,48 @@ fn a_shells_output_is_shown_by_its_id() {
         ["  Output of bg_2:", "    (nothing yet)"]
     );
 }
+
+#[test]
+fn a_watched_task_shows_its_last_lines_until_esc_and_a_subagent_cannot_be_watched() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use rein_engine::subagents::{BackgroundTask, StopError};
+    let mut app = app();
+    let task = BackgroundTask {
+        id: "bg_1".into(),
+        label: "make".into(),
+        running: true,
+        status: "running".into(),
+    };
+    app.open_task_picker(std::slice::from_ref(&task));
+    let now = std::time::Instant::now();
+    app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), now);
+    assert_eq!(app.watched_task(), Some("bg_1"));
+    let output: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+    app.update_watch(Ok(output), Some(&task));
+    let shown = text(&app.live_lines(80, now).0).join("\n");
+    assert!(
+        shown.contains("Output of bg_1 (running; live, Esc closes)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  line 20") && shown.contains("  line 9"),
+        "{shown}"
+    );
+    assert!(!shown.contains("  line 8\n"), "{shown}");
+    app.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), now);
+    assert_eq!(app.watched_task(), None);
+    assert!(!app.animating());
+    app.open_task_picker(&[BackgroundTask {
+        id: "agent_1".into(),
+        ..task
+    }]);
+    app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), now);
+    app.update_watch(
+        Err(StopError::NotAShell {
+            id: "agent_1".into(),
+        }),
+        None,
+    );
+    assert_eq!(app.watched_task(), None);
+    assert!(!text(&app.take_committed()).is_empty());
+}

@@ -105,6 +105,7 @@ impl App {
                 self.completion_closed = true;
                 Vec::new()
             }
+            KeyCode::Esc if self.input.is_empty() && self.close_watch() => Vec::new(),
             KeyCode::Esc if self.busy.is_some() && !self.cancelling => {
                 self.cancelling = true;
                 vec![Action::Cancel]

@@ -13,6 +13,7 @@ mod prompt;
 mod rewind;
 mod settings;
 mod view;
+mod watch;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -163,6 +164,8 @@ pub struct App {
     folded: fold::FoldedPieces,
     /// A new status line command for the runner to start (`None` inside: the built-in line).
     new_status_command: Option<Option<crate::StatusCommand>>,
+    /// The background shell whose output is shown live (`/tasks` → pick).
+    watch: Option<watch::TaskWatch>,
 }
 
 impl App {
@@ -194,6 +197,7 @@ impl App {
             quit_armed: None,
             notice: None,
             new_status_command: None,
+            watch: None,
         }
     }
 
@@ -207,7 +211,8 @@ impl App {
     /// they press a key.
     pub fn animating(&self) -> bool {
         let running = self.running.iter().any(|tool| !tool.waiting);
-        running || (self.busy.is_some() && self.prompt.is_none())
+        // A watched task's output is read again on each tick.
+        running || (self.busy.is_some() && self.prompt.is_none()) || self.watch.is_some()
     }
 
     /// Whether a turn (or a compaction) is in progress.

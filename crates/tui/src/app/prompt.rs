@@ -349,6 +349,8 @@ pub enum PickKind {
     Model,
     /// A rule to add or remove (`/permissions`; ids say which).
     Rules,
+    /// A background task to watch (ids are task ids).
+    Task,
 }
 
 /// What a key did to the picker.

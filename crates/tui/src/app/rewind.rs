@@ -113,6 +113,7 @@ impl App {
             PickKind::Session => vec![Action::Resume(id)],
             PickKind::Model => vec![Action::SetModel(id)],
             PickKind::Rules => self.picked_rule(&id),
+            PickKind::Task => self.picked_task(id),
             PickKind::RewindPoint => match id.parse() {
                 Ok(back) => vec![Action::PlanRewind(back)],
                 Err(_) => Vec::new(),

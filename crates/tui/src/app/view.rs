@@ -47,6 +47,7 @@ impl App {
             lines.extend(picker.view(width, theme));
             lines.push(rule(width, theme.accent()));
         } else {
+            self.watch_lines(&mut lines);
             lines.push(rule(width, theme.dim()));
             let (input, (x, y)) = self.input.view(width, theme);
             cursor = Some((x, u16::try_from(lines.len()).unwrap_or(0) + y));
