@@ -81,6 +81,18 @@ impl SessionHost for CliHost {
         Some(self.status_command_of(&command.value))
     }
 
+    fn memory_files(&self) -> Vec<PathBuf> {
+        let settings = &self.setup.settings;
+        [
+            Some(settings.workspace.clone()),
+            settings.folders.config.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|dir| memory_file(&dir).unwrap_or_else(|| dir.join("AGENTS.md")))
+        .collect()
+    }
+
     fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
         let workspace = &self.setup.settings.workspace;
         let changed = crate::settings_edit::change(&change, workspace)
@@ -198,11 +210,7 @@ fn memory_files(settings: &crate::settings::Settings) -> Vec<String> {
         .into_iter()
         .filter_map(|(whose, dir)| {
             let dir = dir?;
-            let found = ["AGENTS.md", "CLAUDE.md"]
-                .iter()
-                .map(|name| dir.join(name))
-                .find(|path| path.is_file());
-            Some(match found {
+            Some(match memory_file(&dir) {
                 Some(path) => format!("{} ({whose})", path.display()),
                 None => format!(
                     "none in {} ({whose}): AGENTS.md or CLAUDE.md",
@@ -214,6 +222,14 @@ fn memory_files(settings: &crate::settings::Settings) -> Vec<String> {
     lines
         .push("a sub-folder's AGENTS.md is added when a tool first touches the folder".to_string());
     lines
+}
+
+/// The memory file of folder `dir` (`AGENTS.md`, else `CLAUDE.md`), if there is one.
+fn memory_file(dir: &std::path::Path) -> Option<PathBuf> {
+    ["AGENTS.md", "CLAUDE.md"]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
 }
 
 /// Runs the UI until the user quits.

@@ -164,3 +164,49 @@ async fn add_dir_lets_the_file_tools_reach_another_folder_from_the_next_call() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("cannot add ../missing").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_opens_the_picked_file_in_the_users_editor_and_the_next_session_gets_it() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
+    // An "editor" that appends a line to the file it is given.
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "echo 'Run make lint before committing.' >> \"$1\"\n",
+    )
+    .unwrap();
+    let server = mock(r#"{"turns": [{"text": "Noted."}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!(
+        "EDITOR='sh {}' sh '{}'",
+        editor.display(),
+        script.display()
+    ));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("/memory");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Edit a memory file in your editor").await;
+    assert!(screen.contains("rein/AGENTS.md (new)"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("AGENTS.md saved: the model gets it from the next session")
+        .await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap(),
+        "Use tabs.\nRun make lint before committing.\n"
+    );
+    tmux.type_text("/clear");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("new session").await;
+    tmux.type_text("hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Noted.").await;
+    let system = server.requests()[0].body["system"].to_string();
+    assert!(
+        system.contains("Run make lint before committing."),
+        "{system}"
+    );
+}

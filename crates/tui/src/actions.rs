@@ -36,7 +36,7 @@ async fn engine_op(
 ) -> Option<Op> {
     let op = match action {
         // Quitting is the loop's; only the terminal loop can suspend.
-        Action::Quit | Action::Suspend => return None,
+        Action::Quit | Action::Suspend | Action::EditFile(_) => return None,
         Action::Rewind {
             back,
             code,
@@ -121,6 +121,9 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
         },
         Action::ShowListing(what) => {
             app.show_listing(what, &host.listing(what));
+            if what == crate::Listing::Memory {
+                app.open_memory_picker(&host.memory_files());
+            }
         }
         Action::Export(file) => {
             let transcript = driver.transcript().await;

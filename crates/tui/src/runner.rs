@@ -68,6 +68,11 @@ pub trait SessionHost: AgentFactory {
         let _ = what;
         Vec::new()
     }
+    /// The memory files `/memory` offers to edit: the workspace's and the user's own
+    /// (existing or not).
+    fn memory_files(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
     /// Writes `change` to its settings file (`/config set`, `/permissions allow …`).
     fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
         let _ = change;
@@ -190,6 +195,13 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
         for action in std::mem::take(&mut pending) {
             if action == Action::Suspend {
                 raw = suspend(&mut screen, raw)?;
+                dirty = true;
+                continue;
+            }
+            if let Action::EditFile(path) = &action {
+                let edited;
+                (raw, edited) = edit(&mut screen, raw, path)?;
+                app.edited(path, edited);
                 dirty = true;
                 continue;
             }
@@ -344,6 +356,34 @@ fn suspend<B: ratatui::backend::Backend>(
         .map_err(|e| TuiError::Terminal(e.to_string()))?;
     screen.resume()?;
     Ok(raw)
+}
+
+/// Opens `path` in the user's editor (`$VISUAL`, `$EDITOR`, else `vi`), the terminal handed
+/// over until it exits.
+fn edit<B: ratatui::backend::Backend>(
+    screen: &mut Screen<B>,
+    raw: RawMode,
+    path: &std::path::Path,
+) -> Result<(RawMode, std::io::Result<()>), TuiError> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string());
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    // Through the shell: `code --wait` and other editors with arguments work.
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(path);
+    screen.finish()?;
+    let (raw, edited) = raw.hand_over(&mut command);
+    screen.resume()?;
+    Ok((raw, edited))
 }
 
 /// What an input from the terminal did.

@@ -123,6 +123,30 @@ impl RawMode {
     }
 }
 
+impl RawMode {
+    /// Gives the terminal to `program` (an editor) until it exits, then takes it back: the
+    /// modes off while it runs, on again after, whatever it did.
+    pub fn hand_over(self, program: &mut std::process::Command) -> (Self, std::io::Result<()>) {
+        let enhanced = self.enhanced;
+        drop(self);
+        let ran = program.status().and_then(|status| {
+            if status.success() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other(format!(
+                    "the editor exited with {status}"
+                )))
+            }
+        });
+        match Self::modes(enhanced) {
+            Ok(raw) => (raw, ran),
+            // The modes could not be turned on again: the error says so, and the next draw
+            // runs in whatever mode the terminal is in.
+            Err(e) => (Self { enhanced }, Err(e)),
+        }
+    }
+}
+
 impl Drop for RawMode {
     fn drop(&mut self) {
         if ON.swap(false, Ordering::SeqCst) {

@@ -165,6 +165,41 @@ impl App {
         ));
     }
 
+    /// `/memory`: after the list, a picker of the memory files to open in the editor.
+    pub fn open_memory_picker(&mut self, files: &[std::path::PathBuf]) {
+        if files.is_empty() {
+            return;
+        }
+        let items = files
+            .iter()
+            .map(|path| {
+                let shown = crate::sanitize::clean(&path.display().to_string()).into_owned();
+                let label = if path.exists() {
+                    shown
+                } else {
+                    format!("{shown} (new)")
+                };
+                (path.display().to_string(), label)
+            })
+            .collect();
+        self.picker = Some(super::Picker::new(
+            super::PickKind::Memory,
+            "Edit a memory file in your editor",
+            items,
+        ));
+    }
+
+    /// The editor closed on `path`: said, with when it applies.
+    pub fn edited(&mut self, path: &std::path::Path, edited: std::io::Result<()>) {
+        match edited {
+            Ok(()) => self.info(format!(
+                "{} saved: the model gets it from the next session (/clear)",
+                path.display()
+            )),
+            Err(e) => self.error(format!("cannot edit {}: {e}", path.display())),
+        }
+    }
+
     /// The status line command printed `line` (an empty line shows the built-in numbers).
     pub fn set_custom_status(&mut self, line: String) {
         let line = crate::sanitize::clean(&line).into_owned();

@@ -92,6 +92,8 @@ pub enum Action {
     StopTask(String),
     /// Add a folder to the workspace (`/add-dir`).
     AddDir(String),
+    /// Open a file in the user's editor (`/memory` → pick).
+    EditFile(std::path::PathBuf),
     /// Change a settings file (`/config set`, `/permissions allow …`, `/statusline`).
     ChangeSettings(crate::settings::SettingsChange),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).

@@ -351,6 +351,8 @@ pub enum PickKind {
     Rules,
     /// A background task to watch (ids are task ids).
     Task,
+    /// A memory file to edit (ids are paths).
+    Memory,
 }
 
 /// What a key did to the picker.

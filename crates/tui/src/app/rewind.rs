@@ -114,6 +114,7 @@ impl App {
             PickKind::Model => vec![Action::SetModel(id)],
             PickKind::Rules => self.picked_rule(&id),
             PickKind::Task => self.picked_task(id),
+            PickKind::Memory => vec![Action::EditFile(id.into())],
             PickKind::RewindPoint => match id.parse() {
                 Ok(back) => vec![Action::PlanRewind(back)],
                 Err(_) => Vec::new(),
