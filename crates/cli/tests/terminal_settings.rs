@@ -210,3 +210,41 @@ async fn memory_opens_the_picked_file_in_the_users_editor_and_the_next_session_g
         "{system}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agents_new_asks_the_model_to_write_a_subagent_file_from_a_description() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let agent = "---\nname: sql-reviewer\ndescription: Reviews SQL migrations.\ntools: read_file, grep\n---\n\nYou review SQL migrations.\n";
+    let write = serde_json::json!({"tool_calls": [{"name": "write_file",
+        "arguments": {"path": ".rein/agents/sql-reviewer.md", "content": agent}}]});
+    let scenario =
+        serde_json::json!({"turns": [write, {"text": "Wrote .rein/agents/sql-reviewer.md."}]})
+            .to_string();
+    let server = mock(&scenario).await;
+    let script = launcher(dir.path(), &server.url(), "--permission-mode bypass");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("/agents new reviews SQL migrations for locking problems");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Wrote .rein/agents/sql-reviewer.md.").await;
+    let asked = last_message(&server, 0);
+    assert!(
+        asked.contains("Write it to .rein/agents/NAME.md"),
+        "{asked}"
+    );
+    assert!(
+        asked.contains("Description: reviews SQL migrations for locking problems"),
+        "{asked}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".rein/agents/sql-reviewer.md")).unwrap(),
+        agent
+    );
+    tmux.type_text("/agents make one");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("usage: /agents (lists them) or /agents new DESCRIPTION")
+        .await;
+}

@@ -40,6 +40,8 @@ pub enum SlashCommand {
     StatusLine(Option<String>),
     /// `/add-dir [folder]`: add a folder to the workspace.
     AddDir(Option<String>),
+    /// `/agents new DESCRIPTION`: ask the model to write a subagent file.
+    Agents(String),
     /// `/rewind`: take the code and/or the conversation back to before a prompt.
     Rewind,
     /// `/init`: ask the model to write an AGENTS.md.
@@ -104,7 +106,7 @@ const BUILTIN: [(&str, &str); 25] = [
     ("hooks", "the hooks configured, and where"),
     (
         "agents",
-        "the subagents the model may start, and where they are defined",
+        "the subagents and where they are defined [new DESCRIPTION: create one]",
     ),
     ("memory", "the memory files the model is given"),
     (
@@ -132,6 +134,16 @@ pub const INIT_PROMPT: &str = "Please analyse this repository and write an AGENT
 its root for coding agents working here: what the project is, how it is laid out, the commands \
 to build, test and lint it, and the conventions its code follows. Keep it short and concrete. \
 If an AGENTS.md (or CLAUDE.md) already exists, improve it instead of starting over.";
+
+/// The prompt `/agents new DESCRIPTION` sends, before the description.
+pub const NEW_AGENT_PROMPT: &str = "Create a subagent for this repository from the \
+description below. Write it to .rein/agents/NAME.md, where NAME is a short kebab-case name \
+you choose that no file in .rein/agents or .claude/agents has yet. The file starts with YAML \
+frontmatter: `name` (NAME), `description` (one or two sentences saying when to use it: the \
+main agent reads this to decide), and `tools` (a comma-separated list of only the tools it \
+needs; leave it out to give it all), then a blank line and its system prompt: its role, how \
+it works step by step, and what it returns. Keep it short and concrete, and look at the \
+repository first where that helps. Say the file's path when done.\n\nDescription: ";
 
 /// The built-in commands plus the custom ones.
 #[derive(Debug, Clone, Default)]
@@ -218,7 +230,10 @@ impl Commands {
             "statusline" => SlashCommand::StatusLine(arg),
             "add-dir" => SlashCommand::AddDir(arg),
             "hooks" => SlashCommand::Listing(crate::Listing::Hooks),
-            "agents" => SlashCommand::Listing(crate::Listing::Agents),
+            "agents" => match arg {
+                Some(args) => SlashCommand::Agents(args),
+                None => SlashCommand::Listing(crate::Listing::Agents),
+            },
             "doctor" => SlashCommand::Listing(crate::Listing::Doctor),
             "memory" => SlashCommand::Listing(crate::Listing::Memory),
             "rewind" | "undo" => SlashCommand::Rewind,

@@ -7,7 +7,7 @@ use rein_engine::permissions::Policy;
 use rein_engine::session::SessionSummary;
 
 use super::{Action, App, Picker};
-use crate::slash::{INIT_PROMPT, SlashCommand};
+use crate::slash::{INIT_PROMPT, NEW_AGENT_PROMPT, SlashCommand};
 
 impl App {
     /// Opens the `/resume` list.
@@ -181,6 +181,19 @@ impl App {
             SlashCommand::Config(args) => self.config_command(&args),
             SlashCommand::StatusLine(args) => self.statusline_command(args),
             SlashCommand::AddDir(Some(dir)) => vec![Action::AddDir(dir)],
+            SlashCommand::Agents(args) => match args.strip_prefix("new") {
+                Some(description) if description.starts_with(char::is_whitespace) => {
+                    self.begin_run(typed.trim(), now);
+                    vec![Action::Run(format!(
+                        "{NEW_AGENT_PROMPT}{}",
+                        description.trim()
+                    ))]
+                }
+                _ => {
+                    self.error("usage: /agents (lists them) or /agents new DESCRIPTION");
+                    Vec::new()
+                }
+            },
             SlashCommand::AddDir(None) => {
                 self.info(
                     "/add-dir FOLDER adds a folder to the workspace for this session: the file \
@@ -217,12 +230,16 @@ impl App {
                 | SlashCommand::Effort(Some(_))
                 | SlashCommand::AddDir(Some(_))
                 | SlashCommand::Init
+                | SlashCommand::Agents(_)
                 | SlashCommand::Prompt(_)
         );
         if !needs_idle || self.busy.is_none() {
             return false;
         }
-        if matches!(command, SlashCommand::Init | SlashCommand::Prompt(_)) {
+        if matches!(
+            command,
+            SlashCommand::Init | SlashCommand::Agents(_) | SlashCommand::Prompt(_)
+        ) {
             self.queued.push_back(typed.to_string());
         } else {
             self.notice = Some(format!(
