@@ -87,6 +87,9 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     tmux.type_text("/memory");
     tmux.keys(&["Enter"]);
     tmux.wait_for("AGENTS.md (workspace)").await;
+    // The list is followed by a picker of the files to edit: Esc closes it.
+    tmux.wait_for("Edit a memory file in your editor").await;
+    tmux.keys(&["Escape"]);
     tmux.type_text("/doctor");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("accepts connections").await;
@@ -234,4 +237,26 @@ async fn tasks_opens_a_picker_and_the_picked_shells_output_is_shown_live() {
         assert!(std::time::Instant::now() < deadline, "{}", tmux.screen());
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_picker_switches_the_model_of_the_next_request() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("/model");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Switch the model").await;
+    assert!(screen.contains("› claude-sonnet-4-5 (current)"), "{screen}");
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("model: claude-opus-4-5").await;
+    tmux.type_text("say hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Hello there.").await;
+    assert_eq!(server.requests()[0].body["model"], "claude-opus-4-5");
 }
