@@ -71,6 +71,13 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     tmux.type_text("/export talk.md");
     tmux.keys(&["Enter"]);
     tmux.wait_for("talk.md exists; /export another name").await;
+    // To the clipboard, through the terminal (tmux keeps what it is given in a buffer).
+    tmux.run(&["set", "-g", "set-clipboard", "on"]);
+    tmux.type_text("/export --clipboard");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("conversation copied to the clipboard").await;
+    let copied = tmux.run(&["show-buffer"]);
+    assert!(copied.contains("## User\n\nsay hello"), "{copied}");
 
     tmux.type_text("/todos");
     tmux.keys(&["Enter"]);

@@ -125,6 +125,15 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
                 app.open_memory_picker(&host.memory_files());
             }
         }
+        Action::Export(Some(file)) if matches!(file.trim(), "--clipboard" | "-c") => {
+            let transcript = driver.transcript().await;
+            match crate::export::to_clipboard(&transcript) {
+                Ok(bytes) => app.info(format!(
+                    "conversation copied to the clipboard ({bytes} bytes, through the terminal)"
+                )),
+                Err(e) => app.error(format!("cannot copy to the clipboard: {e}")),
+            }
+        }
         Action::Export(file) => {
             let transcript = driver.transcript().await;
             let session = driver.status().await.session_id;

@@ -106,6 +106,18 @@ pub(crate) fn write(
     Ok(path)
 }
 
+/// Copies `messages` as Markdown to the clipboard of the terminal (OSC 52, which terminals
+/// and tmux with `set-clipboard on` take); the size copied.
+pub(crate) fn to_clipboard(messages: &[Message]) -> std::io::Result<usize> {
+    let text = markdown(messages);
+    let mut out = std::io::stdout();
+    crossterm::execute!(
+        out,
+        crossterm::clipboard::CopyToClipboard::to_clipboard_from(text.as_bytes())
+    )?;
+    Ok(text.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -89,7 +89,10 @@ const BUILTIN: [(&str, &str); 25] = [
         "version, model, provider, mode, workspace, sandbox",
     ),
     ("context", "what fills the context window"),
-    ("export", "write the conversation as Markdown [file]"),
+    (
+        "export",
+        "write the conversation as Markdown [file | --clipboard]",
+    ),
     ("todos", "the model's todo list"),
     (
         "config",
