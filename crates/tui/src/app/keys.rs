@@ -7,7 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rein_engine::Approval;
 use rein_engine::permissions::PermissionMode;
 
-use super::prompt::{PickOutcome, PromptOutcome};
+use super::picker::PickOutcome;
+use super::prompt::PromptOutcome;
 use super::{Action, App, QUIT_WINDOW};
 use crate::input::InputOutcome;
 

@@ -9,6 +9,7 @@ mod events;
 mod fold;
 mod keys;
 mod notices;
+mod picker;
 mod prompt;
 mod rewind;
 mod settings;
@@ -23,7 +24,8 @@ use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
 use tokio::sync::oneshot;
 
-pub use prompt::{Offer, PermissionPrompt, PickKind, PickOutcome, Picker, PromptOutcome};
+pub use picker::{PickKind, PickOutcome, Picker};
+pub use prompt::{Offer, PermissionPrompt, PromptOutcome};
 
 use crate::input::Input;
 use crate::markdown::MarkdownStream;
