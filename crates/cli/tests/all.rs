@@ -25,6 +25,7 @@ mod stored_data;
 mod subagents;
 mod support;
 mod terminal;
+mod terminal_approvals;
 mod terminal_changes;
 mod terminal_details;
 mod terminal_mcp;

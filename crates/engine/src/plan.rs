@@ -84,6 +84,6 @@ pub(crate) fn approved_mode(approval: &crate::Approval) -> Option<PermissionMode
         crate::Approval::SwitchMode(mode) => Some(*mode),
         crate::Approval::AllowOnce => Some(PermissionMode::Default),
         crate::Approval::AllowForSession => Some(PermissionMode::AcceptEdits),
-        crate::Approval::Deny { .. } => None,
+        crate::Approval::Deny { .. } | crate::Approval::Stop => None,
     }
 }

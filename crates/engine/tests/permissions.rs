@@ -393,3 +393,29 @@ async fn headless_refusals_suggest_only_rules_that_would_allow_the_call() {
         }
     }
 }
+
+#[tokio::test]
+async fn no_and_stop_ends_the_run_without_asking_the_model_again() {
+    let approver = scripted(vec![Approval::Stop]);
+    let turns = [bash_turn("touch made.txt")];
+    let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
+    let reasons: Vec<String> = run.decisions().into_iter().map(|(_, r)| r).collect();
+    assert_eq!(reasons, ["mode default", "the user (turn stopped)"]);
+    let outcome = run.events.iter().find_map(|e| match e {
+        Event::Result { outcome, .. } => Some(*outcome),
+        _ => None,
+    });
+    assert_eq!(outcome, Some(rein_protocol::RunOutcome::Cancelled));
+    // The request that asked for the call was the last one: "ok" was never asked for.
+    assert!(
+        !run.last_request.contains("The user denied this call"),
+        "{}",
+        run.last_request
+    );
+    assert_eq!(run.results.len(), 1);
+    assert!(
+        run.results[0].0.contains("stopped the turn"),
+        "{:?}",
+        run.results
+    );
+}

@@ -214,6 +214,7 @@ impl<B: Backend> Screen<B> {
         }
         let committed = app.take_committed();
         self.insert_rows(&committed)?;
+        app.set_size(self.size.width, self.size.height);
         let (lines, cursor) = app.live_lines(self.size.width, now);
         let wanted = u16::try_from(lines.len())
             .unwrap_or(u16::MAX)

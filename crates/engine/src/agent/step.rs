@@ -14,6 +14,7 @@ use crate::EventSender;
 use crate::context::Anchor;
 use crate::dispatch::{self, ToolCall};
 use crate::emitter::Emitter;
+use crate::gate::StopBy;
 
 /// What one step left for the next.
 enum Step {
@@ -306,9 +307,13 @@ impl Agent {
             return Step::End(RunOutcome::Failed);
         }
         self.compact_if_asked(events, cancel).await;
-        if let Some(reason) = self.gate.take_stop() {
-            events.error(format!("a hook ended the session: {reason}"));
-            return Step::End(RunOutcome::Failed);
+        match self.gate.take_stop() {
+            Some(StopBy::Hook(reason)) => {
+                events.error(format!("a hook ended the session: {reason}"));
+                return Step::End(RunOutcome::Failed);
+            }
+            Some(StopBy::User) => return Step::End(RunOutcome::Cancelled),
+            None => {}
         }
         Step::Next
     }

@@ -37,11 +37,14 @@ pub enum Approval {
     AllowOnce,
     /// Run this call and, for the rest of the session, calls like it.
     AllowForSession,
-    /// Do not run it; the note, if any, goes to the model.
+    /// Do not run it; the note, if any, goes to the model, which goes on.
     Deny {
         /// What the user wants instead.
         note: Option<String>,
     },
+    /// Do not run it, and stop the turn: the model is not asked again until the user
+    /// writes (Claude Code's "No").
+    Stop,
     /// For a plan (`exit_plan_mode`): approve it and go on in this mode.
     SwitchMode(PermissionMode),
 }

@@ -26,11 +26,20 @@ pub(crate) struct Gate {
     pub policy: Arc<Mutex<Policy>>,
     pub approver: Option<Arc<dyn Approver>>,
     pub hooks: Arc<Hooks>,
-    /// Set when a tool hook answered `continue: false`: the run ends after this batch, with
-    /// the hook's `stopReason`.
-    pub stop: Arc<Mutex<Option<String>>>,
+    /// Set when a tool hook answered `continue: false` (the run ends after this batch, with
+    /// the hook's `stopReason`) or the user answered a question with "no, stop".
+    pub stop: Arc<Mutex<Option<StopBy>>>,
     /// The OS sandbox is there (`auto` mode needs it).
     pub sandboxed: bool,
+}
+
+/// Who ends a run after the current batch of calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StopBy {
+    /// A hook answered `continue: false`, with this reason.
+    Hook(String),
+    /// The user answered a question "no, stop".
+    User,
 }
 
 /// A call that passed the gate: the input to run it with (a hook may have rewritten it), what
@@ -137,7 +146,7 @@ impl Gate {
             )
             .await;
         if let Some(reason) = said.stop {
-            self.request_stop(reason.clone());
+            self.request_stop(StopBy::Hook(reason.clone()));
             report.say(Verdict::Deny, "a PreToolUse hook");
             return Err(ToolOutput::error(format!(
                 "Not run: a PreToolUse hook ended the session: {reason}"
@@ -243,6 +252,14 @@ impl Gate {
                 report.say(Verdict::Allow, "the user (for this session)");
                 Ok(cleared)
             }
+            Approval::Stop => {
+                report.say(Verdict::Deny, "the user (turn stopped)");
+                self.request_stop(StopBy::User);
+                Err(ToolOutput::error(
+                    "The user denied this call and stopped the turn; it was not run. Wait for \
+                     their next message.",
+                ))
+            }
             Approval::Deny { note } => {
                 report.say(Verdict::Deny, "the user");
                 let note = note
@@ -327,7 +344,7 @@ impl Gate {
             .run(event, Some(facts), self.hook_mode(), fields, events)
             .await;
         if let Some(reason) = said.stop {
-            self.request_stop(reason);
+            self.request_stop(StopBy::Hook(reason));
         }
         let mut text = output.text;
         for note in said.block.iter().chain(&said.context) {
@@ -336,13 +353,13 @@ impl Gate {
         ToolOutput { text, ..output }
     }
 
-    fn request_stop(&self, reason: String) {
+    fn request_stop(&self, by: StopBy) {
         let mut stop = self.stop.lock().unwrap_or_else(|p| p.into_inner());
-        stop.get_or_insert(reason);
+        stop.get_or_insert(by);
     }
 
-    /// The reason a hook asked to end the session, taken (asked once).
-    pub fn take_stop(&self) -> Option<String> {
+    /// Who asked to end the run after this batch of calls, taken (asked once).
+    pub fn take_stop(&self) -> Option<StopBy> {
         self.stop.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 

@@ -150,13 +150,21 @@ impl App {
     fn tool_started(&mut self, id: String, name: &str, input: &Value, summary: &str, now: Instant) {
         self.flush_stream();
         self.label_busy(format!("running {name}"));
+        let summary = tool_view::call_line(name, summary, input);
+        let command = (name == "bash")
+            .then(|| input.get("command").and_then(Value::as_str))
+            .flatten()
+            .filter(|c| !summary.ends_with(c.trim()))
+            .map(str::to_string);
         self.running.push(RunningTool {
             id,
-            summary: tool_view::call_line(name, summary, input),
+            summary,
             since: now,
             output: String::new(),
             waiting: false,
             sub_tokens: 0,
+            command,
+            refused: false,
         });
     }
 
@@ -176,11 +184,26 @@ impl App {
 
     /// Call `id` ended: its live line becomes scrollback.
     fn tool_ended(&mut self, id: &str, done: &Finished<'_>) {
-        let summary = match self.running.iter().position(|t| t.id == id) {
-            Some(at) => self.running.remove(at).summary,
-            None => done.name.to_string(),
+        let (summary, refused_command) = match self.running.iter().position(|t| t.id == id) {
+            Some(at) => {
+                let tool = self.running.remove(at);
+                (tool.summary, tool.command.filter(|_| tool.refused))
+            }
+            None => (done.name.to_string(), None),
         };
         self.tool_finished(&summary, done);
+        // What was refused is shown whole, as it was asked about.
+        if let Some(command) = refused_command {
+            let theme = self.theme;
+            self.committed
+                .push(Line::styled("  ⎿ the command refused, whole:", theme.dim()));
+            for line in command.lines() {
+                self.committed.push(Line::styled(
+                    format!("    $ {}", crate::sanitize::output_line(line)),
+                    theme.dim(),
+                ));
+            }
+        }
         if self.running.is_empty() {
             self.label_busy("thinking");
         }
@@ -205,6 +228,10 @@ impl App {
                 tool.waiting = false;
                 tool.since = now;
                 Some(format!("running {name}"))
+            }
+            (PermissionVerdict::Deny, Some(tool)) => {
+                tool.refused = true;
+                None
             }
             _ => None,
         };

@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::text::Line;
 use rein_engine::Approval;
 use rein_engine::permissions::PermissionMode;
 
@@ -49,10 +50,27 @@ impl App {
     /// is open.
     fn dialog_key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {
         if let Some(prompt) = self.prompt.as_mut() {
+            if key.code == KeyCode::Char('o') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                // What the call would do, whole, above: the terminal scrolls it.
+                let whole = prompt.whole(usize::from(self.cols.max(10)), self.theme);
+                self.committed.push(Line::raw(""));
+                self.committed.extend(whole);
+                return Some(Vec::new());
+            }
             if let PromptOutcome::Answered(approval) = prompt.key(key) {
                 let plan = prompt.request().tool == rein_engine::plan::PLAN_TOOL;
                 self.prompt = self.waiting.pop_front();
                 self.answered(&approval, plan);
+                // "No" stops the turn, as in Claude Code: the other questions of the turn are
+                // refused with it, what runs is cancelled, and the user says what to do next.
+                if approval == Approval::Stop {
+                    self.prompt = None;
+                    self.waiting.clear();
+                    if self.busy.is_some() && !self.cancelling {
+                        self.cancelling = true;
+                        return Some(vec![Action::Cancel]);
+                    }
+                }
             }
             return Some(Vec::new());
         }

@@ -125,6 +125,10 @@ struct RunningTool {
     waiting: bool,
     /// Tokens a subagent run by this call has used so far.
     sub_tokens: u64,
+    /// A shell command longer than its summary line: shown whole if the call is refused.
+    command: Option<String>,
+    /// The permission check or the user refused it.
+    refused: bool,
 }
 
 /// Lines of a prompt echoed before it is folded.
@@ -170,6 +174,10 @@ pub struct App {
     new_status_command: Option<Option<crate::StatusCommand>>,
     /// The background shell whose output is shown live (`/tasks` → pick).
     watch: Option<watch::TaskWatch>,
+    /// The terminal's height, for what scrolls inside the live area.
+    rows: u16,
+    /// The terminal's width, for what is printed to the scrollback at a key.
+    cols: u16,
 }
 
 impl App {
@@ -202,7 +210,14 @@ impl App {
             notice: None,
             new_status_command: None,
             watch: None,
+            rows: 24,
+            cols: 80,
         }
+    }
+
+    /// The terminal is `cols` wide and `rows` tall (the screen says so before each draw).
+    pub fn set_size(&mut self, cols: u16, rows: u16) {
+        (self.cols, self.rows) = (cols, rows);
     }
 
     /// Lines finished since the last call, for the terminal's scrollback.

@@ -11,10 +11,11 @@ use tokio::sync::oneshot;
 use crate::theme::Theme;
 use crate::tool_view;
 
-/// Lines of a diff or command shown in a permission prompt.
-const PROMPT_BODY_LINES: usize = 12;
-/// Lines of a plan shown for approval.
-const PLAN_BODY_LINES: usize = 40;
+/// Fewest rows of the body shown at once, however small the screen.
+const MIN_BODY_ROWS: usize = 4;
+/// Rows of the screen the rest of the live area takes around the body (question, answers,
+/// input rules, status line).
+const AROUND_BODY_ROWS: usize = 12;
 
 /// A tool call waiting for the user's answer.
 #[derive(Debug)]
@@ -23,10 +24,12 @@ pub struct PermissionPrompt {
     reply: Option<oneshot::Sender<Approval>>,
     /// The note being typed after `t` (deny and tell the model).
     note: Option<String>,
-    /// What the call would do, as shown (made once: a large edit's diff is not cheap).
+    /// What the call would do, whole (made once: a large edit's diff is not cheap).
     body: Vec<Line<'static>>,
-    /// Lines of it left out.
-    more: usize,
+    /// The first row of the wrapped body shown.
+    scroll: usize,
+    /// Rows of the body the last view showed (what a page scrolls).
+    page: std::cell::Cell<usize>,
     /// The size of the change a file tool would make (`f.txt: 3 lines added, 1 removed`).
     change: Option<String>,
     /// For a plan: `auto` may be chosen (the OS sandbox is there).
@@ -57,7 +60,7 @@ impl PermissionPrompt {
     /// A prompt for `request`; the answer goes to `reply`.
     pub fn new(request: ApprovalRequest, reply: oneshot::Sender<Approval>, theme: Theme) -> Self {
         let mut change = None;
-        let mut body = match &request.diff {
+        let body = match &request.diff {
             Some(diff) => {
                 let shown = crate::diff::unified(diff, theme);
                 change = Some(format!("  {}", shown.summary()));
@@ -65,19 +68,13 @@ impl PermissionPrompt {
             }
             None => body(&request.tool, &request.input, theme),
         };
-        let cap = if is_plan(&request) {
-            PLAN_BODY_LINES
-        } else {
-            PROMPT_BODY_LINES
-        };
-        let more = body.len().saturating_sub(cap);
-        body.truncate(cap);
         Self {
             request,
             reply: Some(reply),
             note: None,
             body,
-            more,
+            scroll: 0,
+            page: std::cell::Cell::new(MIN_BODY_ROWS),
             change,
             auto: false,
             edits: false,
@@ -102,8 +99,8 @@ impl PermissionPrompt {
         &self.request
     }
 
-    /// Handles a key: `y` once, `a` for the session, `n` deny, `t` deny with a note, Esc deny
-    /// (or leave the note).
+    /// Handles a key: `y` once, `a` for the session, `n` (or Esc) deny and stop the turn, `t`
+    /// deny with a note for the model, which goes on; the arrows and pages scroll.
     pub fn key(&mut self, key: KeyEvent) -> PromptOutcome {
         if let Some(note) = self.note.as_mut() {
             match key.code {
@@ -120,6 +117,9 @@ impl PermissionPrompt {
                 KeyCode::Char(c) => note.push(c),
                 _ => {}
             }
+            return PromptOutcome::Open;
+        }
+        if self.scrolled(key.code) {
             return PromptOutcome::Open;
         }
         if is_plan(&self.request) {
@@ -145,7 +145,7 @@ impl PermissionPrompt {
             KeyCode::Char('y' | 'Y') | KeyCode::Char('1') => self.answer(Approval::AllowOnce),
             KeyCode::Char('a' | 'A') | KeyCode::Char('2') => self.answer(Approval::AllowForSession),
             KeyCode::Char('n' | 'N') | KeyCode::Char('3') | KeyCode::Esc => {
-                self.answer(Approval::Deny { note: None })
+                self.answer(Approval::Stop)
             }
             KeyCode::Char('t' | 'T') | KeyCode::Char('4') => {
                 self.note = Some(String::new());
@@ -153,6 +153,31 @@ impl PermissionPrompt {
             }
             _ => PromptOutcome::Open,
         }
+    }
+
+    /// Moves the body for a scrolling key (arrows, pages, Home, End); whether it was one.
+    fn scrolled(&mut self, code: KeyCode) -> bool {
+        let page = self.page.get().max(1);
+        self.scroll = match code {
+            KeyCode::Up => self.scroll.saturating_sub(1),
+            KeyCode::Down => self.scroll + 1,
+            KeyCode::PageUp => self.scroll.saturating_sub(page),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll + page,
+            KeyCode::Home => 0,
+            KeyCode::End => usize::MAX,
+            _ => return false,
+        };
+        true
+    }
+
+    /// Everything the call would do, wrapped to `width`, for the scrollback (Ctrl-O).
+    pub fn whole(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
+        let mut lines = self.heading(theme);
+        if let Some(change) = &self.change {
+            lines.push(Line::styled(change.clone(), theme.bold()));
+        }
+        lines.extend(self.body.iter().flat_map(|l| crate::wrap::wrap(l, width)));
+        lines
     }
 
     /// Sends `approval` to the engine.
@@ -163,19 +188,34 @@ impl PermissionPrompt {
         PromptOutcome::Answered(approval)
     }
 
-    /// The prompt's rows.
-    pub fn view(&self, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    /// The prompt's rows for a screen `width` wide and `rows` tall: every row wrapped, never
+    /// cut; a body taller than the room left is shown a window at a time, scrolled with the
+    /// arrows and pages.
+    pub fn view(&self, width: usize, rows: usize, theme: Theme) -> Vec<Line<'static>> {
         let mut lines = self.heading(theme);
         if let Some(change) = &self.change {
             lines.push(Line::styled(change.clone(), theme.bold()));
         }
-        lines.extend(self.body.iter().cloned());
-        if self.more > 0 {
-            let more = self.more;
+        let body: Vec<Line<'static>> = self
+            .body
+            .iter()
+            .flat_map(|l| crate::wrap::wrap(l, width))
+            .collect();
+        let room = rows.saturating_sub(AROUND_BODY_ROWS).max(MIN_BODY_ROWS);
+        if body.len() <= room {
+            self.page.set(body.len());
+            lines.extend(body);
+        } else {
+            let shown = room - 1;
+            self.page.set(shown);
+            let first = self.scroll.min(body.len() - shown);
+            lines.extend(body[first..first + shown].iter().cloned());
             lines.push(Line::styled(
                 format!(
-                    "    … +{more} more line{}",
-                    if more == 1 { "" } else { "s" }
+                    "    lines {}–{} of {} · ↑↓ PgUp PgDn scroll · Ctrl-O prints it all above",
+                    first + 1,
+                    first + shown,
+                    body.len()
                 ),
                 theme.dim(),
             ));
@@ -195,8 +235,8 @@ impl PermissionPrompt {
             None => self.call_choices(theme, &mut lines),
         }
         lines
-            .into_iter()
-            .map(|line| clip_line(line, width))
+            .iter()
+            .flat_map(|line| crate::wrap::wrap(line, width))
             .collect()
     }
 
@@ -262,8 +302,12 @@ impl PermissionPrompt {
             );
         }
         let mut spans = vec![Span::raw("  ")];
-        spans.extend(choice("n", " no  ", theme));
-        spans.extend(choice("t", " no, and tell the model…", theme));
+        spans.extend(choice("n", " no, and stop the turn  ", theme));
+        spans.extend(choice(
+            "t",
+            " no, and tell the model what to do instead…",
+            theme,
+        ));
         lines.push(Line::from(spans));
     }
 }

@@ -134,7 +134,7 @@ fn a_permission_prompt_answers_with_one_key() {
     for (key, expected) in [
         ('y', Approval::AllowOnce),
         ('a', Approval::AllowForSession),
-        ('n', Approval::Deny { note: None }),
+        ('n', Approval::Stop),
     ] {
         let mut app = app();
         let (reply, answer) = oneshot::channel();
@@ -442,10 +442,27 @@ fn a_second_question_waits_for_the_first_answer() {
     assert!(text(&live).iter().any(|l| l.contains("$ touch b")));
     press(&mut app, KeyCode::Char('n'), KeyModifiers::NONE, now);
     assert_eq!(first_answer.blocking_recv().unwrap(), Approval::AllowOnce);
+    assert_eq!(second_answer.blocking_recv().unwrap(), Approval::Stop);
+}
+
+#[test]
+fn no_stops_the_turn_and_refuses_the_questions_behind_it() {
+    let now = Instant::now();
+    let mut app = app();
+    app.submit("go".into(), now);
+    let (first, first_answer) = oneshot::channel();
+    let (second, second_answer) = oneshot::channel();
+    app.ask(request("a", "touch a"), first);
+    app.ask(request("b", "touch b"), second);
+    let actions = app.key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE), now);
+    assert_eq!(actions, [Action::Cancel]);
+    assert_eq!(first_answer.blocking_recv().unwrap(), Approval::Stop);
     assert_eq!(
         second_answer.blocking_recv().unwrap(),
         Approval::Deny { note: None }
     );
+    let (live, _) = app.live_lines(100, now);
+    assert!(!text(&live).iter().any(|l| l.contains("touch b")));
 }
 
 #[test]

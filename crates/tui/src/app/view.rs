@@ -40,7 +40,7 @@ impl App {
         let mut cursor = None;
         if let Some(prompt) = &self.prompt {
             lines.push(rule(width, theme.warning()));
-            lines.extend(prompt.view(width, theme));
+            lines.extend(prompt.view(width, usize::from(self.rows), theme));
             lines.push(rule(width, theme.warning()));
         } else if let Some(picker) = &self.picker {
             lines.push(rule(width, theme.accent()));
