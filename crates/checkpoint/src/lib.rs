@@ -160,6 +160,22 @@ struct State {
 /// Longest prompt start kept in a `Turn` entry, in characters.
 const PROMPT_CHARS: usize = 120;
 
+/// How a turn's prompt is kept ([`Checkpoints::prompts`]): its first non-empty line, trimmed,
+/// cut at `PROMPT_CHARS` characters. A prompt of the transcript is matched to its turn by it.
+pub fn prompt_line(prompt: &str) -> String {
+    let mut line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if let Some((cut, _)) = line.char_indices().nth(PROMPT_CHARS) {
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
+}
+
 impl Checkpoints {
     /// The store in `dir` (made, private, at the first change kept), keeping at most `cap`
     /// bytes of contents; a store already there is continued.
@@ -283,17 +299,10 @@ impl Checkpoints {
             state.changed = false;
             state.turn
         };
-        let mut line = prompt
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        if let Some((cut, _)) = line.char_indices().nth(PROMPT_CHARS) {
-            line.truncate(cut);
-            line.push('…');
-        }
-        self.append(&Entry::Turn { turn, prompt: line })?;
+        self.append(&Entry::Turn {
+            turn,
+            prompt: prompt_line(prompt),
+        })?;
         Ok(turn)
     }
 

@@ -265,3 +265,73 @@ async fn files_are_not_rewound_while_background_work_may_still_write() {
     controller.apply(rewind).await.unwrap();
     assert!(!ws.join("a.txt").exists());
 }
+
+/// The newcomer's sequence: two edits, a prompt cancelled before any reply, then a chat.
+#[tokio::test]
+async fn a_prompt_cancelled_before_any_reply_keeps_every_prompt_mapped_to_its_own_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let scenario = r#"{"turns": [
+      {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}]},
+      {"text": "wrote a"},
+      {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}}]},
+      {"text": "wrote b"},
+      {"text": "too late", "delay_ms": 30000},
+      {"text": "hello"}
+    ]}"#;
+    let server = Arc::new(mock(scenario).await);
+    let data = dir.path().join("data");
+    let first = agent_with_checkpoints(&server, &ws, &data);
+    let factory = Arc::new(Factory {
+        server: Arc::clone(&server),
+        workspace: ws.clone(),
+        data,
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(first, factory, tx, None);
+    for prompt in ["edit a", "edit b"] {
+        controller.apply(Op::Submit(prompt.into())).await.unwrap();
+        finish(&mut events).await;
+    }
+    controller.apply(Op::Submit("slow one".into())).await.unwrap();
+    // Cancelled once the request is out, before any reply.
+    while server.requests().len() < 5 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    controller.apply(Op::Cancel).await.unwrap();
+    finish(&mut events).await;
+    controller.apply(Op::Submit("chat".into())).await.unwrap();
+    finish(&mut events).await;
+
+    let points: Vec<(usize, String)> = controller
+        .rewind_points()
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.back, p.prompt))
+        .collect();
+    let expected = ["chat", "slow one", "edit b", "edit a"];
+    assert_eq!(
+        points,
+        expected
+            .iter()
+            .enumerate()
+            .map(|(n, p)| (n + 1, p.to_string()))
+            .collect::<Vec<_>>()
+    );
+    // The model was told the cancelled prompt went unanswered.
+    let last = server.requests().last().unwrap().body.to_string();
+    assert!(last.contains("No reply: this turn was interrupted"), "{last}");
+    let preview = controller.rewind_preview(3).unwrap().unwrap();
+    assert_eq!(preview.lines, vec!["delete   b.txt  +0 -1"]);
+    controller
+        .apply(Op::Rewind {
+            back: 3,
+            what: RewindWhat::Code,
+            restore: Restore::KeepChanged,
+        })
+        .await
+        .unwrap();
+    assert!(!ws.join("b.txt").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "a\n");
+}

@@ -42,6 +42,7 @@ impl Agent {
     ) -> Result<(), PromptBlocked> {
         let hooks = Arc::clone(&self.gate.hooks);
         let mode = self.gate.hook_mode();
+        self.close_unanswered_prompt();
         let mut blocks = vec![ContentBlock::Text {
             text: prompt.to_string(),
         }];

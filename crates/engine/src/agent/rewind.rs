@@ -17,6 +17,9 @@ pub struct RewindPoint {
     pub back: usize,
     /// Its text.
     pub prompt: String,
+    /// The checkpoint turn it started; `None` when the session keeps no checkpoints or it
+    /// has none here (a prompt from before a fork).
+    pub turn: Option<u32>,
 }
 
 /// Where a prompt sits in the transcript: its message and the block it starts at.
@@ -36,6 +39,7 @@ impl Transcript {
             .map(|(n, p)| RewindPoint {
                 back: n + 1,
                 prompt: prompt_text(&self.messages, *p),
+                turn: None,
             })
             .collect()
     }
@@ -57,16 +61,45 @@ impl Transcript {
 }
 
 impl Agent {
-    /// The session's prompts still in the transcript, the latest first.
+    /// The session's prompts still in the transcript, the latest first, each with the
+    /// checkpoint turn it started: matched by its text, from the latest turn back, so a
+    /// prompt that got no reply, a slash command, a compaction or a resume in between
+    /// changes nothing.
     pub fn rewind_points(&self) -> Vec<RewindPoint> {
-        self.transcript.rewind_points()
+        let mut points = self.transcript.rewind_points();
+        let Some(checkpoints) = self.checkpoints() else {
+            return points;
+        };
+        let turns = checkpoints.prompts();
+        let mut below = u32::MAX;
+        for point in &mut points {
+            let line = rein_checkpoint::prompt_line(&point.prompt);
+            point.turn = turns
+                .range(..below)
+                .rev()
+                .find(|(_, prompt)| **prompt == line)
+                .map(|(turn, _)| *turn);
+            if let Some(turn) = point.turn {
+                below = turn;
+            }
+        }
+        points
     }
 
-    /// What restoring the code to before the `back`-th last prompt would do; `None` when the
-    /// session keeps no checkpoints.
+    /// What restoring the code to before the `back`-th last prompt would do: the turns from
+    /// the one that prompt started on; `None` when the session keeps no checkpoints or that
+    /// prompt started none.
     pub fn rewind_plan(&self, back: usize) -> Option<UndoPlan> {
         let checkpoints = self.checkpoints()?;
-        Some(checkpoints.plan(&self.rewind_turns(back)))
+        let point = self.rewind_points().into_iter().find(|p| p.back == back)?;
+        let from = point.turn?;
+        let turns: Vec<u32> = checkpoints
+            .turns()
+            .into_iter()
+            .filter(|t| t.turn >= from && !t.undone)
+            .map(|t| t.turn)
+            .collect();
+        Some(checkpoints.plan(&turns))
     }
 
     /// Restores the code to before the `back`-th last prompt (a file changed since rein wrote
@@ -79,28 +112,18 @@ impl Agent {
     ) -> std::io::Result<Vec<RestoreOutcome>> {
         let plan = self
             .rewind_plan(back)
-            .ok_or_else(|| std::io::Error::other("this session keeps no checkpoints"))?;
+            .ok_or_else(|| {
+                std::io::Error::other(
+                    "no checkpoint for that prompt (this session keeps none, or the prompt \
+                     is from before a fork)",
+                )
+            })?;
         self.undo(&plan, restore, events)
     }
 
     /// The transcript as it was before the `back`-th last prompt, and that prompt's text.
     pub fn transcript_before(&self, back: usize) -> Option<(Vec<Message>, String)> {
         self.transcript.before(back)
-    }
-
-    /// The checkpoint turns of the `back` last prompts that are not undone yet: every prompt
-    /// that reached the transcript started one, so they are the latest turns.
-    fn rewind_turns(&self, back: usize) -> Vec<u32> {
-        let Some(checkpoints) = self.checkpoints() else {
-            return Vec::new();
-        };
-        let first = (checkpoints.turn() + 1).saturating_sub(u32::try_from(back).unwrap_or(0));
-        checkpoints
-            .turns()
-            .into_iter()
-            .filter(|t| t.turn >= first.max(1) && !t.undone)
-            .map(|t| t.turn)
-            .collect()
     }
 }
 

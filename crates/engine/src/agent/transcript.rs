@@ -33,6 +33,10 @@ impl Transcript {
     }
 }
 
+/// What stands in for the reply to a prompt that got none.
+pub(crate) const UNANSWERED: &str =
+    "(No reply: this turn was interrupted or failed before the model answered.)";
+
 impl Agent {
     /// The transcript so far.
     pub fn transcript(&self) -> &[Message] {
@@ -75,6 +79,33 @@ impl Agent {
         if !calls.is_empty() {
             self.push_user_blocks(dispatch::interrupted(calls));
         }
+    }
+
+    /// Before a new prompt: when the last prompt got no reply (the turn was interrupted or
+    /// failed before the model answered), a short assistant message says so, so that each
+    /// prompt keeps a user message of its own (`/rewind` lists and cuts at every one) and the
+    /// model sees that the earlier one went unanswered.
+    pub(super) fn close_unanswered_prompt(&mut self) {
+        let unanswered = self.transcript.messages.last().is_some_and(|last| {
+            last.role == Role::User
+                && last.content.iter().rev().take_while(|b| {
+                    !matches!(b, ContentBlock::ToolResult { .. })
+                })
+                .any(|b| matches!(b, ContentBlock::Text { .. }))
+        });
+        if !unanswered {
+            return;
+        }
+        let message = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::Text {
+                text: UNANSWERED.to_string(),
+            }],
+        };
+        self.record(SessionRecord::Message {
+            message: message.clone(),
+        });
+        self.transcript.messages.push(message);
     }
 
     pub(super) fn push_user_text(&mut self, text: &str) {

@@ -97,7 +97,10 @@ impl App {
                     ));
                 }
             }
-            None => self.info("this session keeps no checkpoints: only the conversation rewinds"),
+            None => self.info(
+                "no checkpoint for this prompt (this session keeps none, or it is from before a \
+                 fork): only the conversation rewinds",
+            ),
         }
         items.push((
             CONVERSATION.to_string(),

@@ -66,10 +66,12 @@ fn a_picked_prompt_is_previewed_and_the_choice_becomes_the_rewind() {
         RewindPoint {
             back: 1,
             prompt: "add tests".into(),
+            turn: None,
         },
         RewindPoint {
             back: 2,
             prompt: "\nfix the parser\nin src/".into(),
+            turn: None,
         },
     ]);
     let shown = text(&app.picker.as_ref().unwrap().view(80, app.theme));
