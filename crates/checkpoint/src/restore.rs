@@ -110,21 +110,20 @@ impl Checkpoints {
             .collect()
     }
 
-    /// The turns whose calls changed files, oldest first.
+    /// The turns whose calls changed files, oldest first: a file tool's call (see
+    /// [`Checkpoints::files_changed`]) or a shell command the git snapshots saw.
     pub fn turns(&self) -> Vec<TurnChanges> {
-        let mut changed = BTreeSet::new();
+        let entries = self.entries();
+        let mut changed: BTreeSet<u32> = file_changes(&entries).into_keys().collect();
         let mut trees: BTreeMap<u32, [Option<String>; 2]> = BTreeMap::new();
         let mut undone = Vec::new();
-        for entry in self.entries() {
+        for entry in entries {
             match entry {
-                Entry::Before { turn, .. } => {
-                    changed.insert(turn);
-                }
                 Entry::Snapshot {
                     turn, end, tree, ..
                 } => trees.entry(turn).or_default()[usize::from(end)] = Some(tree),
                 Entry::Undone { turns } => undone.extend(turns),
-                Entry::After { .. } | Entry::Turn { .. } => {}
+                Entry::Before { .. } | Entry::After { .. } | Entry::Turn { .. } => {}
             }
         }
         changed.extend(trees.into_iter().filter_map(|(turn, [start, end])| {
@@ -137,6 +136,16 @@ impl Checkpoints {
                 undone: undone.contains(&turn),
             })
             .collect()
+    }
+
+    /// The files the file tools' calls of `turn` changed: a call changed a file when what it
+    /// left differs from what it found (a call that failed or was refused left it as it
+    /// was), or when what it left was not noted (a crash mid-call).
+    pub fn files_changed(&self, turn: u32) -> Vec<PathBuf> {
+        file_changes(&self.entries())
+            .remove(&turn)
+            .map(|files| files.into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// The last `count` turns that changed files and are not undone yet, oldest first.
@@ -405,4 +414,42 @@ fn action(target: &FileState, now: &FileState) -> RestoreAction {
         (target, now) if target == now => RestoreAction::Unchanged,
         (FileState::File { .. }, _) => RestoreAction::Rewrite,
     }
+}
+
+/// The files each turn's file-tool calls changed (see [`Checkpoints::files_changed`]).
+fn file_changes(entries: &[Entry]) -> BTreeMap<u32, BTreeSet<PathBuf>> {
+    type Key<'a> = (u32, &'a str, &'a Path);
+    let mut found: BTreeMap<Key<'_>, &FileState> = BTreeMap::new();
+    let mut left: BTreeMap<Key<'_>, &FileState> = BTreeMap::new();
+    for entry in entries {
+        match entry {
+            Entry::Before {
+                turn,
+                call,
+                path,
+                state,
+            } => {
+                found.entry((*turn, call, path)).or_insert(state);
+            }
+            Entry::After {
+                turn,
+                call,
+                path,
+                state,
+            } => {
+                left.insert((*turn, call, path), state);
+            }
+            _ => {}
+        }
+    }
+    let mut changed: BTreeMap<u32, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (key, before) in &found {
+        if left.get(key).is_none_or(|after| after != before) {
+            changed
+                .entry(key.0)
+                .or_default()
+                .insert(key.2.to_path_buf());
+        }
+    }
+    changed
 }

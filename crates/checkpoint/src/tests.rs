@@ -453,3 +453,29 @@ fn a_file_a_command_changed_after_a_file_tool_in_the_same_turn_is_still_reins() 
     std::fs::write(&script, "echo the user's\n").unwrap();
     assert!(cp.plan(&[2]).files[0].changed_since);
 }
+
+#[test]
+fn a_turn_whose_calls_left_every_file_as_it_was_changed_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let (kept, missing, edited) = (ws.join("a.txt"), ws.join("new.txt"), ws.join("b.txt"));
+    std::fs::write(&kept, b"a\n").unwrap();
+    std::fs::write(&edited, b"b\n").unwrap();
+    let cp = store(tmp.path());
+    cp.begin_turn("refused writes").unwrap();
+    // A call that failed (an edit whose text was not found, a write the guard refused).
+    call(&cp, "c1", std::slice::from_ref(&kept), || {});
+    call(&cp, "c2", std::slice::from_ref(&missing), || {});
+    cp.begin_turn("a real edit").unwrap();
+    call(&cp, "c3", std::slice::from_ref(&edited), || {
+        std::fs::write(&edited, b"bee\n").unwrap()
+    });
+    cp.begin_turn("a crash mid-call").unwrap();
+    cp.before("c4", std::slice::from_ref(&kept)).unwrap();
+    let turns: Vec<u32> = cp.turns().iter().map(|t| t.turn).collect();
+    assert_eq!(turns, [2, 3]);
+    assert!(cp.files_changed(1).is_empty());
+    assert_eq!(cp.files_changed(2), [edited]);
+    assert_eq!(cp.files_changed(3), [kept]);
+}

@@ -17,11 +17,15 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     let data_dir = resolve::data_dir(&crate::env::process)
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
     let store = SessionStore::new(&data_dir, &workspace);
-    let id = session(&store, args, &workspace)?;
+    let checkpoints_of = |id: &str| {
+        let dir = undo::checkpoints_dir(&data_dir.join(undo::CHECKPOINTS_FOLDER), &workspace, id);
+        // Nothing is written to the store but the undo's own entry: the cap does not matter.
+        Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace)
+    };
+    let id = session(&store, args, &workspace, &checkpoints_of)?;
     let writer = open_session(&store, &id)?;
-    let dir = undo::checkpoints_dir(&data_dir.join(undo::CHECKPOINTS_FOLDER), &workspace, &id);
-    // Nothing is written to the store but the undo's own entry: the cap does not matter.
-    let checkpoints = Checkpoints::open(&dir, u64::MAX).with_workspace(&workspace);
+    let checkpoints = checkpoints_of(&id);
+    let dir = checkpoints.dir().to_path_buf();
     let turns = checkpoints.last_turns(args.turns as usize);
     if turns.is_empty() {
         nothing_to_undo(&checkpoints, &id);
@@ -31,6 +35,11 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     for turn in &turns {
         let prompt = prompts.get(turn).map_or("", String::as_str);
         println!("Session {id}, turn {turn}: {prompt}");
+        // Each file under the turn that changed it.
+        for file in checkpoints.files_changed(*turn) {
+            let shown = file.strip_prefix(&workspace).unwrap_or(&file);
+            println!("  changed {}", shown.display());
+        }
     }
     let plan = checkpoints.plan(&turns);
     for note in &plan.notes {
@@ -49,16 +58,39 @@ pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     report(&outcomes, &plan, writer, &workspace)
 }
 
-/// The session to undo in: the one named, else the workspace's latest.
-fn session(store: &SessionStore, args: &UndoArgs, workspace: &Path) -> Result<String, Exit> {
+/// The session to undo in: the one named, else the workspace's latest that changed files
+/// and has a turn not undone yet (said when it is not the latest session), else the latest.
+fn session(
+    store: &SessionStore,
+    args: &UndoArgs,
+    workspace: &Path,
+    checkpoints_of: &dyn Fn(&str) -> Checkpoints,
+) -> Result<String, Exit> {
     let id = match &args.session {
         Some(id) => id.clone(),
-        None => store.latest().ok_or_else(|| {
-            Exit::usage(format!(
-                "no stored session for {} to undo",
-                workspace.display()
-            ))
-        })?,
+        None => {
+            let ids = store.ids_newest_first();
+            let latest = ids.first().cloned().ok_or_else(|| {
+                Exit::usage(format!(
+                    "no stored session for {} to undo",
+                    workspace.display()
+                ))
+            })?;
+            match ids
+                .iter()
+                .find(|id| !checkpoints_of(id).last_turns(1).is_empty())
+            {
+                Some(id) if *id != latest => {
+                    println!(
+                        "The latest session ({latest}) changed no file; undoing in the latest \
+                         one that did: {id}"
+                    );
+                    id.clone()
+                }
+                Some(id) => id.clone(),
+                None => latest,
+            }
+        }
     };
     let file = store.path(&id).map_err(|e| Exit::usage(e.to_string()))?;
     if !file.exists() {

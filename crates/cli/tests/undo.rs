@@ -355,3 +355,51 @@ async fn a_hostile_repository_runs_nothing_at_a_plan_mode_prompt_nor_at_undo() {
         .collect();
     assert!(ran.is_empty(), "the repository's programs ran: {ran:?}");
 }
+
+#[tokio::test]
+async fn undo_attributes_files_to_their_turns_skips_unchanged_turns_and_finds_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let server = mock(
+        r#"{"turns": [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}]},
+        {"text": "wrote a"},
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}}]},
+        {"text": "wrote b"},
+        {"tool_calls": [{"name": "edit_file", "arguments": {"path": "a.txt", "old_string": "not there", "new_string": "x"}}]},
+        {"text": "could not"},
+        {"text": "just chatting"}
+    ]}"#,
+    )
+    .await;
+    let url = server.url();
+    for (prompt, more) in [("write a", false), ("write b", true), ("edit a", true)] {
+        let mut args = vec!["exec", "--base-url", &url, "--permission-mode", "bypass"];
+        if more {
+            args.push("--continue");
+        }
+        args.push(prompt);
+        let (ok, said) = run(ws, &args).await;
+        assert!(ok, "{said}");
+    }
+    // A later session that changed nothing.
+    let (ok, said) = exec_bypass(ws, &server, "hello").await;
+    assert!(ok, "{said}");
+
+    let (ok, said) = run(ws, &["undo", "--turns", "2", "--dry-run"]).await;
+    assert!(ok, "{said}");
+    assert!(
+        said.contains("changed no file; undoing in the latest one that did"),
+        "{said}"
+    );
+    // The failed edit's turn (3) changed nothing: turns 1 and 2, each file under its own.
+    let turn1 = said.find("turn 1: write a").expect(&said);
+    let turn2 = said.find("turn 2: write b").expect(&said);
+    let a = said.find("changed a.txt").expect(&said);
+    let b = said.find("changed b.txt").expect(&said);
+    assert!(turn1 < a && a < turn2 && turn2 < b, "{said}");
+    assert!(!said.contains("turn 3"), "{said}");
+    let (ok, said) = run(ws, &["undo"]).await;
+    assert!(ok && said.contains("deleted  b.txt"), "{said}");
+    assert!(ws.join("a.txt").exists() && !ws.join("b.txt").exists());
+}

@@ -294,7 +294,10 @@ async fn a_prompt_cancelled_before_any_reply_keeps_every_prompt_mapped_to_its_ow
         controller.apply(Op::Submit(prompt.into())).await.unwrap();
         finish(&mut events).await;
     }
-    controller.apply(Op::Submit("slow one".into())).await.unwrap();
+    controller
+        .apply(Op::Submit("slow one".into()))
+        .await
+        .unwrap();
     // Cancelled once the request is out, before any reply.
     while server.requests().len() < 5 {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
@@ -321,7 +324,10 @@ async fn a_prompt_cancelled_before_any_reply_keeps_every_prompt_mapped_to_its_ow
     );
     // The model was told the cancelled prompt went unanswered.
     let last = server.requests().last().unwrap().body.to_string();
-    assert!(last.contains("No reply: this turn was interrupted"), "{last}");
+    assert!(
+        last.contains("No reply: this turn was interrupted"),
+        "{last}"
+    );
     let preview = controller.rewind_preview(3).unwrap().unwrap();
     assert_eq!(preview.lines, vec!["delete   b.txt  +0 -1"]);
     controller

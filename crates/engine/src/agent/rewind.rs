@@ -110,14 +110,12 @@ impl Agent {
         restore: Restore,
         events: &EventSender,
     ) -> std::io::Result<Vec<RestoreOutcome>> {
-        let plan = self
-            .rewind_plan(back)
-            .ok_or_else(|| {
-                std::io::Error::other(
-                    "no checkpoint for that prompt (this session keeps none, or the prompt \
+        let plan = self.rewind_plan(back).ok_or_else(|| {
+            std::io::Error::other(
+                "no checkpoint for that prompt (this session keeps none, or the prompt \
                      is from before a fork)",
-                )
-            })?;
+            )
+        })?;
         self.undo(&plan, restore, events)
     }
 

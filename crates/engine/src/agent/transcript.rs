@@ -88,10 +88,12 @@ impl Agent {
     pub(super) fn close_unanswered_prompt(&mut self) {
         let unanswered = self.transcript.messages.last().is_some_and(|last| {
             last.role == Role::User
-                && last.content.iter().rev().take_while(|b| {
-                    !matches!(b, ContentBlock::ToolResult { .. })
-                })
-                .any(|b| matches!(b, ContentBlock::Text { .. }))
+                && last
+                    .content
+                    .iter()
+                    .rev()
+                    .take_while(|b| !matches!(b, ContentBlock::ToolResult { .. }))
+                    .any(|b| matches!(b, ContentBlock::Text { .. }))
         });
         if !unanswered {
             return;

@@ -127,7 +127,8 @@ impl Controller {
                 let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
                 let added = self.factory.add_dir(&mut agent, &dir)?;
                 return Ok(Applied::Said(format!(
-                    "added {} to the workspace: the file tools read and write it, sandboxed                      commands see it read-only",
+                    "added {} to the workspace: the file tools read and write it, sandboxed \
+                     commands see it read-only",
                     added.display()
                 )));
             }

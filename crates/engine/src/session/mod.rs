@@ -237,6 +237,13 @@ impl SessionStore {
             .map(|(id, _)| id)
     }
 
+    /// This workspace's session ids, most recently active first (none loaded).
+    pub fn ids_newest_first(&self) -> Vec<String> {
+        let mut files = self.files();
+        files.sort_by_key(|f| std::cmp::Reverse(f.1));
+        files.into_iter().map(|(id, _)| id).collect()
+    }
+
     /// Summaries of this workspace's sessions, most recently active first. Unreadable files
     /// are skipped, and so are runs that never got an answer (0 requests): they hold nothing
     /// to continue.
