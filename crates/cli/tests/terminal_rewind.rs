@@ -95,3 +95,66 @@ async fn rewind_restores_code_and_forks_the_conversation() {
     // Two sessions now: the first as it was, and its fork.
     assert_eq!(session_files(ws).len(), 2);
 }
+
+/// The newcomer's sequence, without git: two edits, a prompt cancelled with Ctrl-C before
+/// any reply, then a chat; `/rewind` lists all four and "edit b" restores `b.txt`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewind_after_a_cancelled_prompt_picks_the_right_turn() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "a\n"}}]},
+          {"text": "wrote a"},
+          {"tool_calls": [{"name": "write_file", "arguments": {"path": "b.txt", "content": "b\n"}}]},
+          {"text": "wrote b"},
+          {"text": "too late", "delay_ms": 30000},
+          {"text": "hello back"}
+        ]}"#,
+    )
+    .await;
+    let script = launcher(ws, &server.url(), "--permission-mode accept-edits");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    for (prompt, answer) in [("edit a", "wrote a"), ("edit b", "wrote b")] {
+        tmux.type_text(prompt);
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(answer).await;
+        tmux.wait_idle().await;
+    }
+    tmux.type_text("slow one");
+    tmux.keys(&["Enter"]);
+    while server.requests().len() < 5 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("Interrupted").await;
+    tmux.wait_idle().await;
+    tmux.type_text("chat");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("hello back").await;
+    tmux.wait_idle().await;
+
+    tmux.type_text("/rewind");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Rewind to before which prompt").await;
+    let listed: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains("Rewind to before which prompt"))
+        .skip(1)
+        .take(4)
+        .map(|l| l.trim_start_matches(['›', ' ']))
+        .collect();
+    assert_eq!(listed, ["chat", "slow one", "edit b", "edit a"], "{screen}");
+    tmux.keys(&["Down", "Down", "Enter"]);
+    let screen = tmux.wait_for("Restoring the code would:").await;
+    assert!(screen.contains("delete   b.txt  +0 -1"), "{screen}");
+    tmux.wait_for("› Restore code and conversation").await;
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("deleted  b.txt").await;
+    assert!(!ws.join("b.txt").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "a\n");
+}
