@@ -33,6 +33,7 @@ pub mod models;
 pub mod permissions;
 pub mod plan;
 mod prompt;
+pub mod questions;
 pub mod session;
 mod session_rules;
 pub mod subagents;

@@ -18,6 +18,7 @@ mod linked_out;
 mod loop_;
 mod permissions;
 mod plan;
+mod questions;
 mod recovery;
 mod rewind;
 mod session40;

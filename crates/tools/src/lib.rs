@@ -62,7 +62,7 @@ pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
 pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
 pub use profile::{LEAN_WINDOW, Lean, ToolsProfile, UnknownToolsProfile};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
-pub use registry::ToolRegistry;
+pub use registry::{ToolRegistry, codex_trained};
 pub use rein_fs::{
     DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitiveError,
     SensitivePaths, WorkspaceGuard, open_regular, private, read_capped, read_regular,

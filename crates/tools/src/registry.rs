@@ -159,17 +159,7 @@ impl ToolRegistry {
     /// every other model gets the latter.
     pub fn for_model(model: &str) -> Self {
         let mut registry = Self::builtin();
-        let name = model
-            .rsplit('/')
-            .next()
-            .unwrap_or(model)
-            .to_ascii_lowercase();
-        let patch_trained = name.starts_with("gpt-")
-            || name.contains("codex")
-            || ["o1", "o3", "o4"]
-                .iter()
-                .any(|p| name == *p || name.starts_with(&format!("{p}-")));
-        let drop: &[&str] = if patch_trained {
+        let drop: &[&str] = if codex_trained(model) {
             &["edit_file", "write_file"]
         } else {
             &["apply_patch"]
@@ -338,4 +328,19 @@ fn validation_problems(validator: &Validator, args: &Value) -> Option<String> {
         problems.push(format!("and {} more", found.len() - problems.len()));
     }
     Some(problems.join("; "))
+}
+
+/// Whether `model` (a name, maybe behind a `provider/` prefix) is one of the models trained on
+/// codex's tools (`apply_patch`, `request_user_input`): GPT, codex and o-series models.
+pub fn codex_trained(model: &str) -> bool {
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    name.starts_with("gpt-")
+        || name.contains("codex")
+        || ["o1", "o3", "o4"]
+            .iter()
+            .any(|p| name == *p || name.starts_with(&format!("{p}-")))
 }

@@ -138,6 +138,8 @@ pub struct Agent {
     delegation: delegation::Delegation,
     checkpointing: undo::Checkpointing,
     watch: Watch,
+    /// Who answers the model's questions (`ask_user_question`), once a front end says.
+    answerer: crate::questions::AnswererSlot,
 }
 
 impl Agent {
@@ -147,7 +149,8 @@ impl Agent {
         tools: ToolRegistry,
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
-        let (toolset, spawner) = toolset::Toolset::new(tools, &config);
+        let answerer = crate::questions::AnswererSlot::default();
+        let (toolset, spawner) = toolset::Toolset::new(tools, &config, &answerer);
         let guard = workspace_guard(
             &config.workspace,
             &config.added_dirs,
@@ -199,6 +202,7 @@ impl Agent {
                 ..Default::default()
             },
             watch: Watch::default(),
+            answerer,
             config,
         })
     }

@@ -19,6 +19,12 @@ impl Agent {
         self.gate.approver = Some(approver);
     }
 
+    /// Lets `answerer` answer the model's questions (`ask_user_question`); without one the
+    /// model is told nobody is there to answer.
+    pub fn set_answerer(&mut self, answerer: Arc<dyn crate::questions::Answerer>) {
+        *self.answerer.lock().unwrap_or_else(|p| p.into_inner()) = Some(answerer);
+    }
+
     /// The live permission policy (a front end may switch the mode mid-session).
     pub fn policy(&self) -> Arc<Mutex<Policy>> {
         Arc::clone(&self.gate.policy)

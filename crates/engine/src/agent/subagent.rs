@@ -180,6 +180,8 @@ impl Agent {
                 ..Default::default()
             },
             watch: Default::default(),
+            // Its question tool is the parent's, answered by the parent's front end.
+            answerer: Default::default(),
             config,
         }
     }

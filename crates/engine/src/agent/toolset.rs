@@ -37,12 +37,23 @@ impl Toolset {
     pub(super) fn new(
         mut tools: ToolRegistry,
         config: &AgentConfig,
+        answerer: &crate::questions::AnswererSlot,
     ) -> (Self, Option<Arc<Spawner>>) {
         let deferred = Deferred::new(config.tools_profile);
         let sourced = match &config.tool_source {
             Some(source) => add_sourced(&mut tools, source.as_ref(), &[], &deferred),
             None => Vec::new(),
         };
+        // Before the subagents take their copy: they may ask the user too.
+        let shape = if rein_tools::codex_trained(&config.model) {
+            crate::questions::Shape::Codex
+        } else {
+            crate::questions::Shape::Claude
+        };
+        tools.register(Arc::new(crate::questions::QuestionTool {
+            shape,
+            answerer: Arc::clone(answerer),
+        }));
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
         let compact_asked = config.compact_tool.then(|| {
@@ -167,7 +178,7 @@ mod tests {
         config.compact_tool = true;
         for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
             config.tools_profile = profile;
-            let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
+            let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config, &Default::default());
             for mode in [PermissionMode::Default, PermissionMode::Plan] {
                 let offered = toolset.offered(mode);
                 let json = serde_json::to_string(&offered).unwrap_or_default();
@@ -179,7 +190,7 @@ mod tests {
             }
         }
         config.tools_profile = ToolsProfile::Full;
-        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config);
+        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config, &Default::default());
         // Plan mode offers one tool more, so the two lengths differ.
         assert_ne!(
             toolset.offered_bytes(PermissionMode::Default),

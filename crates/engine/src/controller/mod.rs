@@ -77,6 +77,8 @@ pub struct Controller {
     status: Publisher,
     /// Questions answered by [`Op::Answer`], when this controller answers them.
     answers: Option<Arc<Answers>>,
+    /// Who answers the model's own questions (`ask_user_question`), for every agent.
+    answerer: Option<Arc<dyn crate::questions::Answerer>>,
 }
 
 impl Controller {
@@ -97,12 +99,19 @@ impl Controller {
             policy: agent.policy(),
             status: Publisher::new(&agent),
             answers: None,
+            answerer: None,
             agent: Arc::new(Mutex::new(agent)),
             factory,
             events,
             approver,
             cancel: CancellationToken::new(),
         }
+    }
+
+    /// Lets `answerer` answer the model's questions, in this session and the ones after it.
+    pub async fn set_answerer(&mut self, answerer: Arc<dyn crate::questions::Answerer>) {
+        self.agent.lock().await.set_answerer(Arc::clone(&answerer));
+        self.answerer = Some(answerer);
     }
 
     /// Drives `agent` for a front end that answers permission questions with [`Op::Answer`]
@@ -290,6 +299,9 @@ impl Controller {
     async fn replace(&mut self, mut agent: Agent, reason: EndReason) -> SessionStatus {
         if let Some(approver) = &self.approver {
             agent.set_approver(Arc::clone(approver));
+        }
+        if let Some(answerer) = &self.answerer {
+            agent.set_answerer(Arc::clone(answerer));
         }
         self.cancel();
         let mut current = self.agent.lock().await;
