@@ -406,6 +406,10 @@ pub struct ExecArgs {
     /// With --compact: what the summary should focus on.
     #[arg(long, value_name = "TEXT", requires = "compact")]
     pub focus: Option<String>,
+    /// Answers to the model's questions for a run without a terminal: a JSON object from each
+    /// question (its text, header or id) to the label chosen, or a list of labels.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
     /// Stop before the next model request once the session has cost this much (USD).
     #[arg(long, value_name = "USD", value_parser = positive_usd)]
     pub max_budget_usd: Option<f64>,

@@ -25,6 +25,11 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
              argument",
         ));
     }
+    let answers = args
+        .answers
+        .as_deref()
+        .map(crate::answers::FileAnswers::load)
+        .transpose()?;
     let mut setup = Setup::new(&args, crate::trust::Asking::Never)?;
     setup.start_mcp().await;
     let setup = Arc::new(setup);
@@ -53,6 +58,9 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         printer,
         interrupted,
     };
+    if let Some(answers) = answers {
+        session.controller.set_answerer(Arc::new(answers)).await;
+    }
     if args.compact {
         let focus = args.focus.clone();
         if let JobEnd::Compacted(Some(error)) = session.job(Op::Compact { focus }).await {

@@ -239,6 +239,11 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             "--compact and --output-format belong to `rein exec`; use /compact in the UI",
         ));
     }
+    if args.answers.is_some() {
+        return Err(Exit::usage(
+            "--answers belongs to `rein exec`: in the UI you answer the model's questions",
+        ));
+    }
     let mut setup = Setup::new(&args, crate::trust::Asking::Terminal)?;
     setup.start_mcp().await;
     let agent = setup.agent(setup.start(&args)?)?;

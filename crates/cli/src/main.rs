@@ -3,6 +3,7 @@
 //! library crates.
 
 mod agents;
+mod answers;
 mod args;
 mod claude_output;
 mod config;

@@ -259,3 +259,76 @@ async fn the_effort_flag_reaches_the_request_and_a_bad_level_is_refused() {
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn the_models_questions_are_answered_from_a_file_or_left_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = serde_json::json!({"tool_calls": [{"name": "ask_user_question", "arguments": {"questions": [
+        {"question": "Which database?", "header": "Database", "multiSelect": false,
+         "options": [{"label": "Postgres", "description": "a server"},
+                     {"label": "SQLite", "description": "a file"}]},
+        {"question": "Which checks?", "header": "Checks", "multiSelect": true,
+         "options": [{"label": "lint", "description": "clippy"},
+                     {"label": "tests", "description": "cargo test"}]}]}}]});
+    let scenario =
+        serde_json::json!({"turns": [call, {"text": "chose"}, call, {"text": "assumed"}]})
+            .to_string();
+    let server = mock(&scenario).await;
+    std::fs::write(
+        dir.path().join("answers.json"),
+        r#"{"Database": "SQLite", "Which checks?": ["lint", "tests"]}"#,
+    )
+    .unwrap();
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--answers",
+        "answers.json",
+    ])
+    .args(["--output-format", "stream-json", "choose"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let answered = last_message(&server, 1);
+    assert!(
+        answered.contains(r#"\"Which database?\"=\"SQLite\", \"Which checks?\"=\"lint, tests\""#),
+        "{answered}"
+    );
+    // The stream carries the question (the call) and the answer (its result).
+    let stream = text(&out.stdout);
+    assert!(
+        stream.contains("\"name\":\"ask_user_question\""),
+        "{stream}"
+    );
+    assert!(
+        stream.contains("User has answered your questions"),
+        "{stream}"
+    );
+
+    // Without a file: nobody is there, the model decides.
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url(), "choose again"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(last_message(&server, 3).contains("No user is present to answer"));
+
+    // A bad file is a usage error naming it.
+    std::fs::write(dir.path().join("bad.json"), r#"{"Database": 3}"#).unwrap();
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--answers",
+        "bad.json",
+        "x",
+    ]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--answers bad.json"),
+        "{}",
+        text(&out.stderr)
+    );
+}
