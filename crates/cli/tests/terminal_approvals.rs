@@ -96,3 +96,53 @@ async fn a_fifty_line_edit_scrolls_in_its_approval_and_ctrl_o_prints_it_all() {
         content
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_models_questions_are_answered_with_arrows_and_with_other() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let call = serde_json::json!({"tool_calls": [{"name": "ask_user_question", "arguments": {"questions": [
+        {"question": "Which database should the service use?", "header": "Database", "multiSelect": false,
+         "options": [{"label": "Postgres (Recommended)", "description": "the team runs it already"},
+                     {"label": "SQLite", "description": "one file, no server"}]},
+        {"question": "Which checks run before a commit?", "header": "Checks", "multiSelect": true,
+         "options": [{"label": "lint", "description": "clippy"},
+                     {"label": "tests", "description": "cargo test"}]}]}}]});
+    let scenario = serde_json::json!({"turns": [call, {"text": "Thanks, noted."}]}).to_string();
+    let server = mock(&scenario).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("set up the service");
+    tmux.keys(&["Enter"]);
+    let screen = tmux
+        .wait_for("[Database] Which database should the service use?")
+        .await;
+    assert!(
+        screen.contains("1. Postgres (Recommended) — the team runs it already"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("3. Other (answer in your own words)"),
+        "{screen}"
+    );
+    // The first with the arrows: down to SQLite.
+    tmux.keys(&["Down", "Enter"]);
+    tmux.wait_for("[Checks] Which checks run before a commit?")
+        .await;
+    // The second in the user's own words, with `lint` ticked.
+    tmux.keys(&["Space", "Down", "Down", "Enter"]);
+    tmux.wait_for("Other: ").await;
+    tmux.type_text("and a security audit");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Thanks, noted.").await;
+    let answered = last_message(&server, 1);
+    assert!(
+        answered.contains(
+            r#"\"Which database should the service use?\"=\"SQLite\", \"Which checks run before a commit?\"=\"lint, and a security audit\""#
+        ),
+        "{answered}"
+    );
+}

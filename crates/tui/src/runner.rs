@@ -14,6 +14,7 @@ use async_trait::async_trait;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
+use rein_engine::questions::{Answer, Answerer, Question};
 use rein_engine::session::SessionSummary;
 use rein_engine::{
     Agent, AgentFactory, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
@@ -162,6 +163,20 @@ impl Approver for ChannelApprover {
     }
 }
 
+/// Puts the model's questions to the UI loop and waits for the answers.
+struct ChannelAnswerer {
+    asks: mpsc::UnboundedSender<(Vec<Question>, crate::app::AnswersReply)>,
+}
+
+#[async_trait]
+impl Answerer for ChannelAnswerer {
+    async fn answer(&self, questions: Vec<Question>) -> Option<Vec<Answer>> {
+        let (reply, answers) = oneshot::channel();
+        self.asks.send((questions, reply)).ok()?;
+        answers.await.ok().flatten()
+    }
+}
+
 /// Runs the interactive UI until the user quits; gives the id of the session shown last.
 /// Falls back to plain lines when standard input or output is not a terminal.
 pub async fn run(launch: Launch) -> Result<String, TuiError> {
@@ -175,7 +190,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     });
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
-    let mut engine = Engine::start(launch.agent, host.clone());
+    let mut engine = Engine::start(launch.agent, host.clone()).await;
     let mut app = new_app(&engine.driver, host.as_ref(), theme).await;
     app.replay(&engine.driver.transcript().await, &session_id);
 
@@ -239,6 +254,10 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 app.ask(request, reply);
                 dirty = true;
             }
+            Some((questions, reply)) = engine.asks.recv() => {
+                app.ask_questions(questions, reply);
+                dirty = true;
+            }
             Some(line) = custom_status.recv() => {
                 app.set_custom_status(line);
                 dirty = true;
@@ -263,21 +282,28 @@ struct Engine {
     driver: Controller,
     events: mpsc::UnboundedReceiver<Event>,
     questions: mpsc::UnboundedReceiver<(ApprovalRequest, oneshot::Sender<Approval>)>,
+    /// The model's own questions (`ask_user_question`).
+    asks: mpsc::UnboundedReceiver<(Vec<Question>, crate::app::AnswersReply)>,
 }
 
 impl Engine {
     /// A controller for `agent` whose permission questions come to the UI.
-    fn start(agent: Agent, host: Arc<dyn SessionHost>) -> Self {
+    async fn start(agent: Agent, host: Arc<dyn SessionHost>) -> Self {
         let (events_tx, events) = mpsc::unbounded_channel();
         let (questions_tx, questions) = mpsc::unbounded_channel();
+        let (asks_tx, asks) = mpsc::unbounded_channel();
         let approver: Arc<dyn Approver> = Arc::new(ChannelApprover {
             questions: questions_tx,
         });
-        let driver = Controller::new(agent, host, events_tx, Some(approver));
+        let mut driver = Controller::new(agent, host, events_tx, Some(approver));
+        driver
+            .set_answerer(Arc::new(ChannelAnswerer { asks: asks_tx }))
+            .await;
         Self {
             driver,
             events,
             questions,
+            asks,
         }
     }
 

@@ -74,6 +74,12 @@ impl App {
             }
             return Some(Vec::new());
         }
+        if let Some(dialog) = self.questions.front_mut() {
+            if dialog.key(key) == super::DialogOutcome::Closed {
+                self.questions.pop_front();
+            }
+            return Some(Vec::new());
+        }
         let picker = self.picker.as_mut()?;
         Some(match picker.key(key) {
             PickOutcome::Open => Vec::new(),
@@ -169,6 +175,8 @@ impl App {
         if self.picker.take().is_some() {
             return Vec::new();
         }
+        // Questions still open are declined (their dialogs say so as they close).
+        self.questions.clear();
         if self.busy.is_some() {
             if self.cancelling {
                 return vec![Action::Quit];

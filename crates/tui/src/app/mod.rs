@@ -11,6 +11,7 @@ mod keys;
 mod notices;
 mod picker;
 mod prompt;
+mod question;
 mod rewind;
 mod settings;
 mod view;
@@ -26,6 +27,7 @@ use tokio::sync::oneshot;
 
 pub use picker::{PickKind, PickOutcome, Picker};
 pub use prompt::{Offer, PermissionPrompt, PromptOutcome};
+pub use question::{AnswersReply, DialogOutcome, QuestionDialog};
 
 use crate::input::Input;
 use crate::markdown::MarkdownStream;
@@ -174,6 +176,8 @@ pub struct App {
     new_status_command: Option<Option<crate::StatusCommand>>,
     /// The background shell whose output is shown live (`/tasks` → pick).
     watch: Option<watch::TaskWatch>,
+    /// The model's questions waiting for answers, the first shown.
+    questions: VecDeque<QuestionDialog>,
     /// The terminal's height, for what scrolls inside the live area.
     rows: u16,
     /// The terminal's width, for what is printed to the scrollback at a key.
@@ -210,6 +214,7 @@ impl App {
             notice: None,
             new_status_command: None,
             watch: None,
+            questions: VecDeque::new(),
             rows: 24,
             cols: 80,
         }
@@ -231,7 +236,8 @@ impl App {
     pub fn animating(&self) -> bool {
         let running = self.running.iter().any(|tool| !tool.waiting);
         // A watched task's output is read again on each tick.
-        running || (self.busy.is_some() && self.prompt.is_none()) || self.watch.is_some()
+        let asking = self.prompt.is_some() || !self.questions.is_empty();
+        running || (self.busy.is_some() && !asking) || self.watch.is_some()
     }
 
     /// Whether a turn (or a compaction) is in progress.
@@ -304,6 +310,20 @@ impl App {
         } else {
             self.error(format!("compaction failed, nothing changed: {message}"));
         }
+    }
+
+    /// The model asks the user `questions`; the answers go to `reply`.
+    pub fn ask_questions(
+        &mut self,
+        questions: Vec<rein_engine::questions::Question>,
+        reply: AnswersReply,
+    ) {
+        if questions.is_empty() {
+            let _ = reply.send(Some(Vec::new()));
+            return;
+        }
+        self.questions
+            .push_back(QuestionDialog::new(questions, reply));
     }
 
     /// Shows the engine's question about a tool call; the answer goes to `reply`.

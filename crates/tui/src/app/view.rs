@@ -42,6 +42,15 @@ impl App {
             lines.push(rule(width, theme.warning()));
             lines.extend(prompt.view(width, usize::from(self.rows), theme));
             lines.push(rule(width, theme.warning()));
+        } else if let Some(dialog) = self.questions.front() {
+            lines.push(rule(width, theme.warning()));
+            lines.extend(
+                dialog
+                    .view(theme)
+                    .iter()
+                    .flat_map(|l| crate::wrap::wrap(l, width)),
+            );
+            lines.push(rule(width, theme.warning()));
         } else if let Some(picker) = &self.picker {
             lines.push(rule(width, theme.accent()));
             lines.extend(picker.view(width, theme));
