@@ -29,6 +29,7 @@ mod terminal_approvals;
 mod terminal_changes;
 mod terminal_details;
 mod terminal_mcp;
+mod terminal_prompt;
 mod terminal_rewind;
 mod terminal_settings;
 mod terminal_status;

@@ -65,6 +65,7 @@ async fn engine_op(
         Action::SetEffort(effort) => Op::SetEffort(effort),
         Action::SetMode(mode) => Op::SetMode(mode),
         Action::AddDir(dir) => Op::AddDir(dir),
+        Action::Shell(command) => Op::Shell(command),
         shown => {
             show(shown, app, driver, host).await;
             return None;
@@ -86,6 +87,14 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
                 app.open_rules_editor(&policy);
             }
         }
+        Action::OfferMemory => app.open_remember_picker(&host.memory_files()),
+        Action::Remember { file, text } => match remember(&file, &text) {
+            Ok(()) => app.info(format!(
+                "remembered in {}: the model gets it from the next session (/clear)",
+                file.display()
+            )),
+            Err(e) => app.error(format!("cannot write {}: {e}", file.display())),
+        },
         Action::ChangeSettings(change) => match host.change_settings(change) {
             Ok(changed) => {
                 app.info(changed.message);
@@ -216,4 +225,21 @@ pub(crate) fn refresh_watch(app: &mut App, driver: &Controller) {
     };
     let task = driver.tasks().into_iter().find(|t| t.id == id);
     app.update_watch(driver.task_output(&id), task.as_ref());
+}
+
+/// Appends `text` to the memory file `file` as a list item, on a line of its own.
+fn remember(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let before = std::fs::read(file).unwrap_or_default();
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    if !before.is_empty() && !before.ends_with(b"\n") {
+        out.write_all(b"\n")?;
+    }
+    writeln!(out, "- {}", text.trim())
 }

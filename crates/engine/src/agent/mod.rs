@@ -29,6 +29,7 @@ mod tool_search;
 mod toolset;
 mod transcript;
 mod undo;
+mod user_shell;
 
 pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback, PromptText};

@@ -68,12 +68,16 @@ impl Agent {
     pub fn rewind_points(&self) -> Vec<RewindPoint> {
         let mut points = self.transcript.rewind_points();
         let Some(checkpoints) = self.checkpoints() else {
+            for point in &mut points {
+                point.prompt = super::user_shell::as_typed(&point.prompt);
+            }
             return points;
         };
         let turns = checkpoints.prompts();
         let mut below = u32::MAX;
         for point in &mut points {
             let line = rein_checkpoint::prompt_line(&point.prompt);
+            point.prompt = super::user_shell::as_typed(&point.prompt);
             point.turn = turns
                 .range(..below)
                 .rev()
@@ -121,7 +125,9 @@ impl Agent {
 
     /// The transcript as it was before the `back`-th last prompt, and that prompt's text.
     pub fn transcript_before(&self, back: usize) -> Option<(Vec<Message>, String)> {
-        self.transcript.before(back)
+        self.transcript
+            .before(back)
+            .map(|(kept, prompt)| (kept, super::user_shell::as_typed(&prompt)))
     }
 }
 

@@ -33,6 +33,9 @@ impl Transcript {
     }
 }
 
+/// What follows a `!command` of the user's own, which asks the model nothing.
+pub(crate) const SHELL_ONLY: &str = "(The user ran this command themselves; nothing to answer.)";
+
 /// What stands in for the reply to a prompt that got none.
 pub(crate) const UNANSWERED: &str =
     "(No reply: this turn was interrupted or failed before the model answered.)";
@@ -86,22 +89,40 @@ impl Agent {
     /// prompt keeps a user message of its own (`/rewind` lists and cuts at every one) and the
     /// model sees that the earlier one went unanswered.
     pub(super) fn close_unanswered_prompt(&mut self) {
-        let unanswered = self.transcript.messages.last().is_some_and(|last| {
-            last.role == Role::User
-                && last
-                    .content
-                    .iter()
-                    .rev()
-                    .take_while(|b| !matches!(b, ContentBlock::ToolResult { .. }))
-                    .any(|b| matches!(b, ContentBlock::Text { .. }))
-        });
-        if !unanswered {
+        let Some(last) = self
+            .transcript
+            .messages
+            .last()
+            .filter(|m| m.role == Role::User)
+        else {
+            return;
+        };
+        let texts: Vec<&str> = last
+            .content
+            .iter()
+            .rev()
+            .take_while(|b| !matches!(b, ContentBlock::ToolResult { .. }))
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if texts.is_empty() {
             return;
         }
+        // A `!command` of the user's own asked nothing.
+        let text = if texts
+            .iter()
+            .any(|t| t.starts_with(super::user_shell::BASH_INPUT))
+        {
+            SHELL_ONLY
+        } else {
+            UNANSWERED
+        };
         let message = Message {
             role: Role::Assistant,
             content: vec![ContentBlock::Text {
-                text: UNANSWERED.to_string(),
+                text: text.to_string(),
             }],
         };
         self.record(SessionRecord::Message {

@@ -128,6 +128,7 @@ impl Controller {
     pub async fn apply(&mut self, op: Op) -> Result<Applied, ControlError> {
         match op {
             Op::Submit(prompt) => self.submit(prompt),
+            Op::Shell(command) => self.shell(command),
             Op::Cancel => self.cancel(),
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
@@ -232,6 +233,20 @@ impl Controller {
     /// Whether `auto` mode can be used (shell commands can run in the OS sandbox).
     pub fn sandboxed(&self) -> bool {
         self.sandboxed
+    }
+
+    fn shell(&mut self, command: String) {
+        self.cancel = CancellationToken::new();
+        let cancel = self.cancel.clone();
+        let agent = Arc::clone(&self.agent);
+        let events = self.events.clone();
+        let status = self.status.clone();
+        status.job_started();
+        tokio::spawn(async move {
+            let mut agent = agent.lock().await;
+            agent.run_shell(&command, &events, cancel).await;
+            status.job_ended(&agent);
+        });
     }
 
     fn submit(&mut self, prompt: String) {

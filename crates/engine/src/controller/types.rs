@@ -11,6 +11,9 @@ use crate::{Agent, Effort, Restore};
 pub enum Op {
     /// Add a user prompt and work on it (a background job ending with a `Result` event).
     Submit(String),
+    /// Run the user's own shell command (`!command`; a job ending with a `Result` event):
+    /// its output joins the conversation, the model is not asked.
+    Shell(String),
     /// Cancel the running job: tools are killed, the transcript stays valid.
     Cancel,
     /// Summarise the transcript so far, optionally focused on something.

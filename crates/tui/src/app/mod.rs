@@ -14,6 +14,7 @@ mod prompt;
 mod question;
 mod rewind;
 mod settings;
+mod shortcuts;
 mod view;
 mod watch;
 
@@ -98,6 +99,17 @@ pub enum Action {
     AddDir(String),
     /// Open a file in the user's editor (`/memory` → pick).
     EditFile(std::path::PathBuf),
+    /// Offer where to remember a `#` line (the host's memory files).
+    OfferMemory,
+    /// Append `text` to the memory file `file` (`#` → pick).
+    Remember {
+        /// The memory file.
+        file: std::path::PathBuf,
+        /// The line to add.
+        text: String,
+    },
+    /// Run the user's own shell command (`!command`), its output added to the conversation.
+    Shell(String),
     /// Change a settings file (`/config set`, `/permissions allow …`, `/statusline`).
     ChangeSettings(crate::settings::SettingsChange),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
@@ -176,6 +188,8 @@ pub struct App {
     new_status_command: Option<Option<crate::StatusCommand>>,
     /// The background shell whose output is shown live (`/tasks` → pick).
     watch: Option<watch::TaskWatch>,
+    /// A `#` line waiting for the user to pick where to remember it.
+    remembering: Option<String>,
     /// The model's questions waiting for answers, the first shown.
     questions: VecDeque<QuestionDialog>,
     /// The terminal's height, for what scrolls inside the live area.
@@ -214,6 +228,7 @@ impl App {
             notice: None,
             new_status_command: None,
             watch: None,
+            remembering: None,
             questions: VecDeque::new(),
             rows: 24,
             cols: 80,
@@ -374,6 +389,9 @@ impl App {
     pub fn submit(&mut self, text: String, now: Instant) -> Vec<Action> {
         if let Some(command) = self.commands.parse(&text) {
             return self.command(command, &text, now);
+        }
+        if let Some(actions) = self.shortcut_prompt(&text, now) {
+            return actions;
         }
         if self.busy.is_some() {
             self.queued.push_back(text);

@@ -35,6 +35,8 @@ pub enum PickKind {
     Task,
     /// A memory file to edit (ids are paths).
     Memory,
+    /// Where to remember a `#` line (ids are paths).
+    Remember,
 }
 
 /// What a key did to the picker.

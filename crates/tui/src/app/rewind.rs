@@ -118,6 +118,7 @@ impl App {
             PickKind::Rules => self.picked_rule(&id),
             PickKind::Task => self.picked_task(id),
             PickKind::Memory => vec![Action::EditFile(id.into())],
+            PickKind::Remember => self.picked_memory_file(id),
             PickKind::RewindPoint => match id.parse() {
                 Ok(back) => vec![Action::PlanRewind(back)],
                 Err(_) => Vec::new(),

@@ -1,0 +1,59 @@
+//! The prompt's shortcuts in a real terminal (tmux): `!command` runs the user's own command
+//! (no model request; its output joins the conversation), `#line` is remembered in the
+//! memory file picked.
+
+use crate::support::*;
+use crate::tmux::{Tmux, launcher};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_runs_the_users_command_and_hash_remembers_a_line() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.").unwrap();
+    write_user_config(dir.path(), "[permissions]\ndeny = [\"Bash(rm *)\"]\n");
+    std::fs::write(dir.path().join("keep.txt"), "keep").unwrap();
+    let server = mock(r#"{"turns": [{"text": "It printed hello."}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+
+    // In default mode, without a question: the user typed it.
+    tmux.type_text("!echo hello-from-$((40+2)) > shell.txt; cat shell.txt");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("hello-from-42").await;
+    tmux.wait_idle().await;
+    assert!(server.requests().is_empty(), "the model was asked");
+    // Deny rules still hold.
+    tmux.type_text("!rm keep.txt");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("deny rule Bash(rm *)").await;
+    tmux.wait_idle().await;
+    assert!(dir.path().join("keep.txt").exists());
+
+    tmux.type_text("what did it print?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("It printed hello.").await;
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains(
+            "<bash-input>echo hello-from-$((40+2)) > shell.txt; cat shell.txt</bash-input>"
+        ),
+        "{sent}"
+    );
+    assert!(sent.contains("hello-from-42"), "{sent}");
+
+    tmux.type_text("# always run make test before committing");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Remember this in").await;
+    assert!(screen.contains("AGENTS.md (this workspace)"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("remembered in").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap(),
+        "Use tabs.\n- always run make test before committing\n"
+    );
+    // Nothing was sent for it.
+    assert_eq!(server.requests().len(), 1);
+}
