@@ -332,3 +332,37 @@ async fn the_models_questions_are_answered_from_a_file_or_left_to_the_model() {
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn at_mentions_attach_files_and_list_folders_through_the_guard() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/nested")).unwrap();
+    std::fs::write(
+        dir.path().join("src/lib.rs"),
+        "pub fn answer() -> u32 {\n    42\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".env"), "KEY=secret-value\n").unwrap();
+    let server = mock(r#"{"turns": [{"text": "It returns 42."}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--base-url", &server.url()])
+        .arg("explain @src/lib.rs, look at @src and @.env, and greet @everyone");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent = server.requests()[0].body["messages"][0].to_string();
+    assert!(
+        sent.contains(r#"<attachment path=\"src/lib.rs\">"#),
+        "{sent}"
+    );
+    assert!(sent.contains("pub fn answer() -> u32"), "{sent}");
+    assert!(
+        sent.contains(r#"<attachment path=\"src\" kind=\"folder\">\nlib.rs\nnested/\n"#),
+        "{sent}"
+    );
+    assert!(
+        sent.contains(r#"<attachment path=\".env\">not attached"#),
+        "{sent}"
+    );
+    assert!(!sent.contains("secret-value"), "{sent}");
+    assert!(!sent.contains("everyone\\\">"), "{sent}");
+}

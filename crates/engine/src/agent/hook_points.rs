@@ -46,6 +46,9 @@ impl Agent {
         let mut blocks = vec![ContentBlock::Text {
             text: prompt.to_string(),
         }];
+        if self.delegation.subagent_name.is_none() {
+            blocks.extend(self.mentioned_files(prompt).await);
+        }
         let mut ended = self.tool_ctx.jobs.take_ended();
         if let Some(spawner) = &self.delegation.spawner {
             ended.extend(spawner.take_finished());

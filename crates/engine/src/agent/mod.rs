@@ -13,6 +13,7 @@ mod delegation;
 mod folder_memory;
 mod folders;
 mod hook_points;
+mod mentions;
 mod model;
 mod opening;
 mod permissions;

@@ -1,0 +1,121 @@
+//! `@path` in a prompt: the file is attached to it, read through the `read_file` tool (the
+//! guard, the sensitive list, its line limit, the note on where to go on in a long file); a
+//! folder is listed. A mention the guard refuses is said, not attached; a word that names no
+//! file (`@here`) is left alone.
+
+use rein_protocol::ContentBlock;
+use serde_json::json;
+
+use super::Agent;
+
+/// Most files one prompt attaches.
+const MAX_MENTIONS: usize = 10;
+/// Most entries of a folder listed.
+const MAX_ENTRIES: usize = 200;
+
+/// The `@` mentions of `prompt`, in order, once each: a word starting with `@` (at the start
+/// or after a space), its trailing punctuation dropped. An e-mail address is not one.
+pub(crate) fn mentions(prompt: &str) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for word in prompt.split_whitespace() {
+        let Some(path) = word.strip_prefix('@') else {
+            continue;
+        };
+        let path = path.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'']);
+        if !path.is_empty() && !found.contains(&path) && found.len() < MAX_MENTIONS {
+            found.push(path);
+        }
+    }
+    found
+}
+
+impl Agent {
+    /// The attachments of `prompt`'s mentions, one block each.
+    pub(super) async fn mentioned_files(&self, prompt: &str) -> Vec<ContentBlock> {
+        let mut blocks = Vec::new();
+        for path in mentions(prompt) {
+            if let Some(text) = self.attachment(path).await {
+                blocks.push(ContentBlock::Text { text });
+            }
+        }
+        blocks
+    }
+
+    async fn attachment(&self, path: &str) -> Option<String> {
+        let guard = &self.tool_ctx.guard;
+        let resolved = match guard.resolve_read(path) {
+            Ok(resolved) => resolved,
+            Err(refused) => {
+                // Said only when the path names something: `@here` is just a word.
+                let exists = guard
+                    .locate_anywhere(path)
+                    .is_ok_and(|p| p.symlink_metadata().is_ok());
+                return exists.then(|| {
+                    format!("<attachment path=\"{path}\">not attached: {refused}</attachment>")
+                });
+            }
+        };
+        if resolved.is_dir() {
+            return Some(format!(
+                "<attachment path=\"{path}\" kind=\"folder\">\n{}</attachment>",
+                listing(&resolved)
+            ));
+        }
+        if !resolved.is_file() {
+            return None;
+        }
+        let read = self
+            .toolset
+            .registry
+            .call("read_file", json!({"path": path}), &self.tool_ctx)
+            .await;
+        Some(if read.is_error {
+            format!(
+                "<attachment path=\"{path}\">not attached: {}</attachment>",
+                read.text
+            )
+        } else {
+            format!("<attachment path=\"{path}\">\n{}\n</attachment>", read.text)
+        })
+    }
+}
+
+/// A folder's entries, sorted, folders marked with `/`, at most [`MAX_ENTRIES`].
+fn listing(dir: &std::path::Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    match e.file_type().is_ok_and(|t| t.is_dir()) {
+                        true => format!("{name}/"),
+                        false => name,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    let more = names.len().saturating_sub(MAX_ENTRIES);
+    names.truncate(MAX_ENTRIES);
+    let mut out: String = names.iter().map(|n| format!("{n}\n")).collect();
+    if more > 0 {
+        out.push_str(&format!("… and {more} more\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mentions_are_words_starting_with_at() {
+        assert_eq!(
+            mentions("explain @src/lib.rs, then @docs/ and mail me@example.com or @src/lib.rs."),
+            ["src/lib.rs", "docs/"]
+        );
+        assert!(mentions("no mentions @ here").is_empty());
+    }
+}
