@@ -81,6 +81,11 @@ impl SessionHost for CliHost {
         Some(self.status_command_of(&command.value))
     }
 
+    fn paths(&self) -> Vec<String> {
+        let settings = &self.setup.settings;
+        crate::paths::index(&settings.workspace, &settings.sensitive)
+    }
+
     fn memory_files(&self) -> Vec<PathBuf> {
         let settings = &self.setup.settings;
         [

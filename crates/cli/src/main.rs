@@ -17,6 +17,7 @@ mod interactive;
 mod mcp;
 mod mcp_edit;
 mod output;
+mod paths;
 mod resolve;
 mod sandbox;
 mod sessions;

@@ -57,3 +57,36 @@ async fn bang_runs_the_users_command_and_hash_remembers_a_line() {
     // Nothing was sent for it.
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_completes_a_path_fuzzily_and_attaches_the_file() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/parser")).unwrap();
+    std::fs::write(
+        dir.path().join("src/parser/tokens.rs"),
+        "pub struct Token;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("README.md"), "# hi\n").unwrap();
+    std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
+    let server = mock(r#"{"turns": [{"text": "A token type."}]}"#).await;
+    let script = launcher(dir.path(), &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("explain @ptok");
+    let screen = tmux.wait_for("@src/parser/tokens.rs").await;
+    assert!(!screen.contains("@.env"), "{screen}");
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("explain @src/parser/tokens.rs").await;
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("A token type.").await;
+    let sent = server.requests()[0].body["messages"][0].to_string();
+    assert!(
+        sent.contains(r#"<attachment path=\"src/parser/tokens.rs\">"#),
+        "{sent}"
+    );
+    assert!(sent.contains("pub struct Token;"), "{sent}");
+}

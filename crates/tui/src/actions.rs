@@ -88,6 +88,7 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
             }
         }
         Action::OfferMemory => app.open_remember_picker(&host.memory_files()),
+        Action::IndexPaths => app.set_path_index(host.paths()),
         Action::Remember { file, text } => match remember(&file, &text) {
             Ok(()) => app.info(format!(
                 "remembered in {}: the model gets it from the next session (/clear)",

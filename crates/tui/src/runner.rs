@@ -69,6 +69,11 @@ pub trait SessionHost: AgentFactory {
         let _ = what;
         Vec::new()
     }
+    /// The workspace's paths for `@` completion, relative (folders end with `/`), what
+    /// .gitignore ignores and the sensitive ones left out.
+    fn paths(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The memory files `/memory` offers to edit: the workspace's and the user's own
     /// (existing or not).
     fn memory_files(&self) -> Vec<PathBuf> {

@@ -37,11 +37,7 @@ impl App {
         }
         match self.input.key(key) {
             InputOutcome::Submit(text) => self.submit(text, now),
-            InputOutcome::Edited => {
-                self.completion = 0;
-                self.completion_closed = false;
-                Vec::new()
-            }
+            InputOutcome::Edited => self.after_edit(),
             InputOutcome::Ignored => Vec::new(),
         }
     }
@@ -147,23 +143,6 @@ impl App {
         Some(actions)
     }
 
-    /// A key moving in the completion list or taking its selection; whether the key was
-    /// used up (Enter completes and is still the input's, to submit).
-    fn completion_key(&mut self, key: KeyEvent) -> bool {
-        let count = self.commands.completions(&self.input.text()).len();
-        match key.code {
-            KeyCode::Up => self.completion = self.completion.saturating_sub(1),
-            KeyCode::Down => self.completion = (self.completion + 1).min(count.saturating_sub(1)),
-            KeyCode::Tab => self.complete(),
-            KeyCode::Enter => {
-                self.complete();
-                return false;
-            }
-            _ => return false,
-        }
-        true
-    }
-
     fn interrupt(&mut self, now: Instant) -> Vec<Action> {
         if let Some(mut prompt) = self.prompt.take() {
             // Cancelling the turn refuses every question still open.
@@ -221,24 +200,5 @@ impl App {
             }
             _ => {}
         }
-    }
-
-    pub(super) fn completion_visible(&self) -> bool {
-        // A recalled `/command` leaves Up and Down to the history.
-        !self.completion_closed
-            && !self.input.browsing_history()
-            && !self.commands.completions(&self.input.text()).is_empty()
-    }
-
-    fn complete(&mut self) {
-        let text = self.input.text();
-        let completions = self.commands.completions(&text);
-        if let Some(choice) =
-            completions.get(self.completion.min(completions.len().saturating_sub(1)))
-        {
-            let name = format!("/{}", choice.name);
-            self.input.set_text(&name);
-        }
-        self.completion = 0;
     }
 }

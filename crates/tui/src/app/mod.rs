@@ -5,6 +5,7 @@
 
 mod about;
 mod commands;
+mod complete;
 mod events;
 mod fold;
 mod keys;
@@ -110,6 +111,8 @@ pub enum Action {
     },
     /// Run the user's own shell command (`!command`), its output added to the conversation.
     Shell(String),
+    /// Ask the host for the workspace's paths ([`App::set_path_index`]).
+    IndexPaths,
     /// Change a settings file (`/config set`, `/permissions allow …`, `/statusline`).
     ChangeSettings(crate::settings::SettingsChange),
     /// Hand the terminal back to the shell until it continues us (Ctrl-Z).
@@ -188,6 +191,8 @@ pub struct App {
     new_status_command: Option<Option<crate::StatusCommand>>,
     /// The background shell whose output is shown live (`/tasks` → pick).
     watch: Option<watch::TaskWatch>,
+    /// The workspace's paths for `@` completion.
+    paths: complete::PathIndex,
     /// A `#` line waiting for the user to pick where to remember it.
     remembering: Option<String>,
     /// The model's questions waiting for answers, the first shown.
@@ -228,6 +233,7 @@ impl App {
             notice: None,
             new_status_command: None,
             watch: None,
+            paths: complete::PathIndex::default(),
             remembering: None,
             questions: VecDeque::new(),
             rows: 24,

@@ -13,8 +13,6 @@ use crate::tool_view;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /// Output lines shown under a running call.
 const TAIL_LINES: usize = 3;
-/// Completions listed at once.
-const COMPLETION_ROWS: usize = 6;
 
 impl App {
     /// The live area's rows for a terminal `width` wide, and where the cursor goes
@@ -132,53 +130,6 @@ impl App {
             for out in tool_view::tail(&tool.output, TAIL_LINES) {
                 lines.push(Line::styled(format!("  │ {out}"), theme.dim()));
             }
-        }
-    }
-
-    /// The slash commands matching the input, the selected one highlighted, a window of
-    /// them at a time.
-    fn completion_lines(&self, lines: &mut Vec<Line<'static>>) {
-        let theme = self.theme;
-        let completions = self.commands.completions(&self.input.text());
-        let selected = self.completion.min(completions.len().saturating_sub(1));
-        let first = selected.saturating_sub(COMPLETION_ROWS - 1);
-        for (n, command) in completions
-            .iter()
-            .enumerate()
-            .skip(first)
-            .take(COMPLETION_ROWS)
-        {
-            let style = if n == selected {
-                theme.accent().patch(theme.bold())
-            } else {
-                theme.dim()
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!("  /{:<14}", command.name), style),
-                Span::styled(command.description.clone(), theme.dim()),
-            ]));
-        }
-        // A longer list says so, and where the rest is.
-        if completions.len() > COMPLETION_ROWS {
-            let below = completions.len() - (first + COMPLETION_ROWS).min(completions.len());
-            lines.push(Line::styled(
-                format!(
-                    "  {} of {} (↑↓ scroll{}{})",
-                    COMPLETION_ROWS,
-                    completions.len(),
-                    if first > 0 {
-                        format!(", {first} above")
-                    } else {
-                        String::new()
-                    },
-                    if below > 0 {
-                        format!(", {below} below")
-                    } else {
-                        String::new()
-                    },
-                ),
-                theme.dim(),
-            ));
         }
     }
 
