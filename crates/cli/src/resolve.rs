@@ -225,9 +225,14 @@ pub fn model_alias(name: &str) -> Option<&'static str> {
         "sonnet" => Some("claude-sonnet-4-5"),
         "opus" => Some("claude-opus-4-1"),
         "haiku" => Some("claude-haiku-4-5"),
+        // Sonnet carries the work out; Opus plans (`PLAN_MODEL_OF_OPUSPLAN`).
+        "opusplan" => Some("claude-sonnet-4-5"),
         _ => None,
     }
 }
+
+/// The model `opusplan` asks in plan mode.
+pub const PLAN_MODEL_OF_OPUSPLAN: &str = "claude-opus-4-1";
 
 /// `base_url` without a `/v1` the client adds itself: Anthropic's endpoint is `/v1/messages`
 /// below the base, so a base ending in `/v1` would ask for `/v1/v1/messages`; an OpenAI-style

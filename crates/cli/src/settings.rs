@@ -109,6 +109,11 @@ impl Settings {
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.added_dirs = added_dirs;
+        // Claude Code's `opusplan`: Opus while planning.
+        let routing = resolve::routing(args, &env, &config);
+        if routing.model.is_some_and(|m| m.value == "opusplan") {
+            template.plan_model = Some(resolve::PLAN_MODEL_OF_OPUSPLAN.to_string());
+        }
         let output_dialect = claude_code_flags(args, &config, &mut template);
         Ok(Self {
             workspace,

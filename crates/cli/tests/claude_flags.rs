@@ -483,3 +483,22 @@ async fn configured_additional_directories_are_added_and_a_missing_one_is_said()
     assert!(last_message(&server, 1).contains("shared notes"));
     assert!(stderr.contains("additional directory ../gone"), "{stderr}");
 }
+
+#[tokio::test]
+async fn opusplan_plans_with_opus_and_works_with_sonnet_on_anthropic() {
+    let dir = tempfile::tempdir().unwrap();
+    for (mode, expected) in [
+        ("plan", "claude-opus-4-1"),
+        ("default", "claude-sonnet-4-5"),
+    ] {
+        let server = mock(r#"{"turns": [{"text": "ok"}]}"#).await;
+        let mut cmd = rein(dir.path());
+        cmd.args(["-p", "--model", "opusplan", "--base-url", &server.url()])
+            .args(["--permission-mode", mode, "hi"]);
+        let out = output(cmd).await;
+        assert!(out.status.success(), "{mode}: {}", text(&out.stderr));
+        let request = &server.requests()[0];
+        assert_eq!(request.body["model"], expected, "{mode}");
+        assert!(request.path.ends_with("/v1/messages"), "{}", request.path);
+    }
+}

@@ -42,6 +42,9 @@ pub struct AgentConfig {
     /// Folders added to the workspace (`--add-dir`): the file tools read and write them like
     /// the workspace; sandboxed commands see them read-only.
     pub added_dirs: Vec<PathBuf>,
+    /// The model asked while the mode is `plan` (Claude Code's `opusplan`: Opus plans, the
+    /// session's model carries the plan out); the same provider serves both.
+    pub plan_model: Option<String>,
     /// Whether tool calls' end events carry Claude Code's shape of the result
     /// (`--output-dialect claude`).
     pub claude_results: bool,
@@ -112,6 +115,7 @@ impl AgentConfig {
             max_budget_usd: None,
             claude_results: false,
             added_dirs: Vec::new(),
+            plan_model: None,
             prompt_text: PromptText::default(),
             hooks: Vec::new(),
             hidden_env: Vec::new(),

@@ -18,6 +18,20 @@ impl Agent {
         &self.config.model
     }
 
+    /// The model the next request asks: the plan model while the mode is `plan`, when one is
+    /// set (`opusplan`), else [`Agent::model`].
+    pub(super) fn request_model(&self) -> &str {
+        let planning = self
+            .gate
+            .policy
+            .lock()
+            .is_ok_and(|p| p.mode == crate::permissions::PermissionMode::Plan);
+        match &self.config.plan_model {
+            Some(model) if planning => model,
+            _ => &self.config.model,
+        }
+    }
+
     /// Switches to another model from the next request on, served by `client` (the same
     /// client when the provider does not change). The tool set stays as it is.
     pub fn set_model(&mut self, model: impl Into<String>, client: Arc<dyn ModelClient>) {

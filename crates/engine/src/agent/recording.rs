@@ -92,9 +92,10 @@ impl Agent {
 
     /// Prices one request's usage with the session's cache lifetime and records it; the cost.
     pub(super) fn record_usage(&mut self, usage: rein_protocol::Usage) -> Option<f64> {
-        let cost = rein_llm::cost_usd_with(&self.config.model, &usage, self.config.cache_ttl);
+        let model = self.request_model().to_string();
+        let cost = rein_llm::cost_usd_with(&model, &usage, self.config.cache_ttl);
         self.record(SessionRecord::Usage {
-            model: self.config.model.clone(),
+            model,
             usage,
             cost_usd: cost,
         });

@@ -52,7 +52,7 @@ impl Agent {
     /// tool list), or every request pays for the whole prompt again.
     pub(super) fn request(&self, messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
-            model: self.config.model.clone(),
+            model: self.request_model().to_string(),
             system: self.system.as_str().to_string(),
             messages,
             tools: self.offered_specs(),
