@@ -9,7 +9,7 @@ use rein_protocol::{TodoItem, TodoStatus};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Effect, ToolContext, ToolOutput, TypedTool};
+use crate::{CallFacts, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuard};
 
 /// Most items a list may hold.
 const MAX_ITEMS: usize = 100;
@@ -90,6 +90,20 @@ impl TypedTool for TodoWrite {
         Effect::ReadOnly
     }
 
+    fn describe(&self, args: &TodoWriteArgs, _guard: &WorkspaceGuard, facts: &mut CallFacts) {
+        let done = args
+            .todos
+            .iter()
+            .filter(|t| matches!(t.status, TodoStatusArg::Completed))
+            .count();
+        let current = args
+            .todos
+            .iter()
+            .find(|t| matches!(t.status, TodoStatusArg::InProgress))
+            .map_or(String::new(), |t| format!(" · {}", t.content.trim()));
+        facts.summary = format!("{done}/{} done{current}", args.todos.len());
+    }
+
     async fn run(&self, args: TodoWriteArgs, ctx: &ToolContext) -> ToolOutput {
         if args.todos.len() > MAX_ITEMS {
             return ToolOutput::error(format!(
@@ -134,5 +148,23 @@ impl TypedTool for TodoWrite {
             "The todo list is updated ({done} of {total} done). Keep it current: mark each \
              item completed as soon as it is done."
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_calls_summary_counts_what_is_done_and_names_the_step_under_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let guard = WorkspaceGuard::new(dir.path()).unwrap();
+        let args = serde_json::json!({"todos": [
+            {"content": "Read the code", "status": "completed", "activeForm": "Reading"},
+            {"content": "Run the tests", "status": "in_progress", "activeForm": "Running"},
+            {"content": "Fix the bug", "status": "pending", "activeForm": "Fixing"}
+        ]});
+        let facts = crate::ToolRegistry::builtin().facts("todo_write", &args, &guard);
+        assert_eq!(facts.summary, "1/3 done · Run the tests");
     }
 }

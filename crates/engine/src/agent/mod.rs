@@ -31,6 +31,7 @@ mod toolset;
 mod transcript;
 mod undo;
 mod user_shell;
+pub(crate) use user_shell::as_typed;
 
 pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback, PromptText};

@@ -66,8 +66,7 @@ impl LoadedSession {
             SessionRecord::Meta { created_at, .. } => created_at.clone(),
             _ => String::new(),
         };
-        let first_prompt = self
-            .first_prompt
+        let first_prompt = as_typed(&self.first_prompt)
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");
@@ -281,5 +280,32 @@ fn join(messages: &mut Vec<Message>, message: Message) {
     match messages.last_mut() {
         Some(last) if last.role == message.role => last.content.extend(message.content),
         _ => messages.push(message),
+    }
+}
+
+/// A prompt as the user typed it: a custom command's expansion as `/name`, a `!command`'s
+/// transcript line as `!command`.
+fn as_typed(prompt: &str) -> String {
+    if let Some(rest) = prompt.strip_prefix("<command-name>")
+        && let Some((name, _)) = rest.split_once("</command-name>")
+    {
+        return name.to_string();
+    }
+    crate::agent::as_typed(prompt)
+}
+
+#[cfg(test)]
+mod typed_tests {
+    #[test]
+    fn a_listed_first_prompt_reads_as_typed() {
+        assert_eq!(
+            super::as_typed("<command-name>/review</command-name>\nReview the diff for bugs."),
+            "/review"
+        );
+        assert_eq!(
+            super::as_typed("<bash-input>git status</bash-input>"),
+            "!git status"
+        );
+        assert_eq!(super::as_typed("fix the bug"), "fix the bug");
     }
 }

@@ -12,8 +12,11 @@ use crate::slash::{INIT_PROMPT, NEW_AGENT_PROMPT, SlashCommand};
 impl App {
     /// Opens the `/resume` list.
     pub fn open_session_picker(&mut self, sessions: &[SessionSummary]) {
+        // The session shown is not one to resume.
+        let current = self.status.session_id.clone();
         let items = sessions
             .iter()
+            .filter(|s| s.id != current)
             .map(|s| {
                 let date: String = s
                     .created_at

@@ -74,3 +74,22 @@ fn a_plan_is_shown_rendered_and_approved_with_the_mode_to_go_on_in() {
         }
     );
 }
+
+#[test]
+fn the_session_shown_is_not_offered_to_resume() {
+    let mut app = super::tests::app();
+    app.status_mut().session_id = "current".into();
+    let summary = |id: &str| rein_engine::session::SessionSummary {
+        id: id.into(),
+        created_at: "2026-11-26T10:00:00".into(),
+        last_active: None,
+        first_prompt: format!("prompt of {id}"),
+        requests: 1,
+        cost_usd: None,
+        usage: Default::default(),
+    };
+    app.open_session_picker(&[summary("current"), summary("earlier")]);
+    let shown = super::tests::text(&app.live_lines(100, std::time::Instant::now()).0).join("\n");
+    assert!(shown.contains("prompt of earlier"), "{shown}");
+    assert!(!shown.contains("prompt of current"), "{shown}");
+}

@@ -258,13 +258,15 @@ impl PermissionPrompt {
             Some(agent) => format!("  asked by {} (subagent {agent})", request.reason),
             None => format!("  asked by {}", request.reason),
         };
-        vec![
-            Line::from(vec![
-                Span::styled("? ", theme.warning().patch(theme.bold())),
-                Span::styled(title, theme.bold()),
-            ]),
-            Line::styled(asked_by, theme.dim()),
-        ]
+        let mut lines = vec![Line::from(vec![
+            Span::styled("? ", theme.warning().patch(theme.bold())),
+            Span::styled(title, theme.bold()),
+        ])];
+        // A plan always asks: who asked says nothing.
+        if !is_plan(request) {
+            lines.push(Line::styled(asked_by, theme.dim()));
+        }
+        lines
     }
 
     /// A plan's answers, on one line: the mode to go on in, or keep planning.
