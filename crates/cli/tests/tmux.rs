@@ -31,7 +31,9 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// Opens the 100×30 pane `ui` running `command`.
+    /// Opens the 100×30 pane `ui` running `command`. A lone Escape is passed on at once
+    /// (tmux would hold it for `escape-time` to see whether a sequence follows, and join it
+    /// with the next key typed into an Alt chord).
     pub fn open(&self, command: &str) {
         self.run(&[
             "new-session",
@@ -44,6 +46,7 @@ impl Tmux {
             "30",
             command,
         ]);
+        self.run(&["set", "-s", "escape-time", "0"]);
     }
 
     pub fn screen(&self) -> String {

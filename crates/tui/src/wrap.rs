@@ -21,7 +21,7 @@ pub fn wrap(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
             span.content.chars().map(move |c| (c, style))
         })
         .collect();
-    let indent = cells.iter().take_while(|(c, _)| *c == ' ').count();
+    let indent = hanging_indent(&cells);
     let indent = if indent * 2 < width { indent } else { 0 };
     let mut rows = Vec::new();
     let mut start = 0;
@@ -42,6 +42,19 @@ pub fn wrap(line: &Line<'static>, width: usize) -> Vec<Line<'static>> {
         first = false;
     }
     rows
+}
+
+/// The columns rows after the first are indented by: the line's leading spaces, and a
+/// marker after them with its space (`● `, `⎿ `, `- `), so an answer's or a list item's text
+/// lines up under its first word.
+fn hanging_indent(cells: &[(char, ratatui::style::Style)]) -> usize {
+    let spaces = cells.iter().take_while(|(c, _)| *c == ' ').count();
+    match (cells.get(spaces), cells.get(spaces + 1)) {
+        (Some((marker, _)), Some((' ', _))) if !marker.is_alphanumeric() && *marker != ' ' => {
+            spaces + marker.width().unwrap_or(1) + 1
+        }
+        _ => spaces,
+    }
 }
 
 /// Where the row starting at `start` ends within `room` columns, and where the next begins.
@@ -113,6 +126,22 @@ mod tests {
     }
 
     #[test]
+    fn an_answers_first_line_and_list_items_hang_under_their_text() {
+        assert_eq!(
+            rows("● The parser reads tokens one by one", 16),
+            ["● The parser", "  reads tokens", "  one by one"]
+        );
+        assert_eq!(
+            rows("  - a list item that wraps", 14),
+            ["  - a list", "    item that", "    wraps"]
+        );
+        assert_eq!(
+            rows("plain words that wrap", 11),
+            ["plain words", "that wrap"]
+        );
+    }
+
+    #[test]
     fn short_lines_stay_whole() {
         assert_eq!(rows("hello", 10), ["hello"]);
     }
@@ -120,8 +149,8 @@ mod tests {
     #[test]
     fn long_lines_break_at_spaces_and_keep_their_indent() {
         assert_eq!(
-            rows("  - one two three four five", 12),
-            ["  - one two", "  three four", "  five"]
+            rows("    one two three four five", 14),
+            ["    one two", "    three four", "    five"]
         );
     }
 
