@@ -165,6 +165,7 @@ impl App {
             sub_tokens: 0,
             command,
             refused: false,
+            finished: None,
         });
     }
 
@@ -182,30 +183,42 @@ impl App {
         }
     }
 
-    /// Call `id` ended: its live line becomes scrollback.
+    /// Call `id` ended: its live line becomes scrollback, after the lines of the calls
+    /// started before it (parallel calls are shown in call order, not finishing order).
     fn tool_ended(&mut self, id: &str, done: &Finished<'_>) {
-        let (summary, refused_command) = match self.running.iter().position(|t| t.id == id) {
-            Some(at) => {
-                let tool = self.running.remove(at);
-                (tool.summary, tool.command.filter(|_| tool.refused))
-            }
-            None => (done.name.to_string(), None),
+        let Some(at) = self.running.iter().position(|t| t.id == id) else {
+            self.tool_finished(done.name, done);
+            return;
         };
+        let before = self.committed.len();
+        let summary = self.running[at].summary.clone();
         self.tool_finished(&summary, done);
         // What was refused is shown whole, as it was asked about.
-        if let Some(command) = refused_command {
+        let tool = &self.running[at];
+        if let Some(command) = tool.command.as_ref().filter(|_| tool.refused) {
             let theme = self.theme;
-            self.committed
-                .push(Line::styled("  ⎿ the command refused, whole:", theme.dim()));
-            for line in command.lines() {
-                self.committed.push(Line::styled(
+            let mut lines = vec![Line::styled("  ⎿ the command refused, whole:", theme.dim())];
+            lines.extend(command.lines().map(|line| {
+                Line::styled(
                     format!("    $ {}", crate::sanitize::output_line(line)),
                     theme.dim(),
-                ));
-            }
+                )
+            }));
+            self.committed.extend(lines);
         }
+        let lines = self.committed.split_off(before);
+        self.running[at].finished = Some(lines);
+        self.flush_finished_calls();
         if self.running.is_empty() {
             self.label_busy("thinking");
+        }
+    }
+
+    /// Commits the finished calls at the front of the running ones, in call order.
+    pub(super) fn flush_finished_calls(&mut self) {
+        while self.running.first().is_some_and(|t| t.finished.is_some()) {
+            let tool = self.running.remove(0);
+            self.committed.extend(tool.finished.unwrap_or_default());
         }
     }
 

@@ -128,3 +128,46 @@ fn ctrl_t_turning_thinking_on_writes_out_the_last_folded_thinking() {
     press(&mut app, KeyCode::Char('t'), KeyModifiers::CONTROL, now);
     assert!(app.take_committed().is_empty());
 }
+
+#[test]
+fn parallel_calls_are_committed_in_call_order_whatever_ends_first() {
+    let mut app = app();
+    let now = Instant::now();
+    app.submit("go".into(), now);
+    for (id, command) in [("a", "echo first"), ("b", "echo second")] {
+        app.event(
+            Event::ToolCallStart {
+                id: id.into(),
+                name: "bash".into(),
+                input: json!({ "command": command }),
+                summary: command.into(),
+            },
+            now,
+        );
+    }
+    app.take_committed();
+    let end = |id: &str, output: &str| Event::ToolCallEnd {
+        id: id.into(),
+        name: "bash".into(),
+        output: output.into(),
+        is_error: false,
+        duration_ms: 5,
+        diff: None,
+        tool_response: None,
+    };
+    app.event(end("b", "out of second"), now);
+    // Held while the first still runs; the first is still shown running.
+    assert!(text(&app.take_committed()).is_empty());
+    let live = text(&app.live_lines(80, now).0).join("\n");
+    assert!(
+        live.contains("echo first") && !live.contains("echo second"),
+        "{live}"
+    );
+    app.event(end("a", "out of first"), now);
+    let committed = text(&app.take_committed()).join("\n");
+    let (first, second) = (
+        committed.find("echo first").unwrap(),
+        committed.find("echo second").unwrap(),
+    );
+    assert!(first < second, "{committed}");
+}

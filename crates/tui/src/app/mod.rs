@@ -146,6 +146,8 @@ struct RunningTool {
     command: Option<String>,
     /// The permission check or the user refused it.
     refused: bool,
+    /// Its scrollback lines, held while a call started before it still runs.
+    finished: Option<Vec<Line<'static>>>,
 }
 
 /// Lines of a prompt echoed before it is folded.
@@ -255,7 +257,10 @@ impl App {
     /// turn stopped on the user's answer to a permission prompt does not: nothing moves until
     /// they press a key.
     pub fn animating(&self) -> bool {
-        let running = self.running.iter().any(|tool| !tool.waiting);
+        let running = self
+            .running
+            .iter()
+            .any(|tool| !tool.waiting && tool.finished.is_none());
         // A watched task's output is read again on each tick.
         let asking = self.prompt.is_some() || !self.questions.is_empty();
         running || (self.busy.is_some() && !asking) || self.watch.is_some()
@@ -376,7 +381,7 @@ impl App {
     pub fn session_replaced(&mut self, status: Status, note: &str) {
         self.status = status;
         self.busy = None;
-        self.running.clear();
+        self.release_calls();
         self.queued.clear();
         if !note.is_empty() {
             self.info(note);
@@ -413,13 +418,20 @@ impl App {
         self.notice = Some(format!("permission mode: {}", mode.name()));
     }
 
+    /// No call runs any more: the lines held for call order are committed, in order.
+    fn release_calls(&mut self) {
+        for tool in std::mem::take(&mut self.running) {
+            self.committed.extend(tool.finished.unwrap_or_default());
+        }
+    }
+
     /// A job the runner started (a run, a compaction) ended.
     pub fn job_done(&mut self, now: Instant) -> Vec<Action> {
         self.flush_stream();
         self.busy = None;
         self.cancelling = false;
         self.notice = None;
-        self.running.clear();
+        self.release_calls();
         match self.queued.pop_front() {
             Some(next) => self.submit(next, now),
             None => Vec::new(),

@@ -108,7 +108,7 @@ impl App {
     fn running_lines(&self, now: Instant, lines: &mut Vec<Line<'static>>) {
         let theme = self.theme;
         let asked = self.prompt.as_ref().map(|p| p.request().id.as_str());
-        for tool in &self.running {
+        for tool in self.running.iter().filter(|t| t.finished.is_none()) {
             // The call being asked about is shown once, in the question.
             if tool.waiting && asked == Some(tool.id.as_str()) {
                 continue;
