@@ -151,8 +151,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let env = crate::env::process;
             let config = trust::load_for_reading(&workspace)?;
-            print!("{}", config::render(&config, &env)?);
-            Ok(())
+            crate::output::print_all(&config::render(&config, &env)?)
         }
         Some(Command::Config(edit)) => settings_edit::command(edit),
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {

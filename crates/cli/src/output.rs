@@ -477,3 +477,15 @@ mod tests {
         assert!(summary.ends_with('…'));
     }
 }
+
+/// Writes `text` to standard output whole (a listing); a reader that went away (`| head`)
+/// ends it quietly, as it does other Unix tools.
+pub fn print_all(text: &str) -> Result<(), crate::Exit> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::Exit::failed(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        _ => Ok(()),
+    }
+}

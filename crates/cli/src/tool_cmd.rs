@@ -16,25 +16,7 @@ pub fn help() -> String {
     let mut out =
         String::from("Tools (`rein tool --list [NAME]` shows descriptions and schemas):\n");
     for spec in ToolRegistry::builtin().specs() {
-        let required: Vec<&str> = spec.input_schema["required"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        let arguments: Vec<String> = spec.input_schema["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(name, _)| {
-                let mark = if required.contains(&name.as_str()) {
-                    "*"
-                } else {
-                    ""
-                };
-                format!("{name}{mark}")
-            })
-            .collect();
+        let arguments = arguments(&spec.input_schema);
         out.push_str(&format!("  {:<12} {}\n", spec.name, arguments.join(", ")));
     }
     out
@@ -87,19 +69,69 @@ fn known(name: &str) -> Result<(), Exit> {
     )))
 }
 
-/// `rein tool --list [NAME]`: each tool (or the one named) with its description and schema.
+/// The tools a session adds to the built-in ones, which `rein tool` does not run.
+const SESSION_TOOLS: &str = "In a session the model also has task (subagents), skill, \
+exit_plan_mode (plan mode), ask_user_question (request_user_input for GPT models), \
+tool_search (many MCP tools), compact (when configured) and the MCP servers' tools (`rein \
+mcp list` shows them).";
+
+/// `rein tool --list`: each built-in tool on a line (what it does, its arguments; `*`:
+/// required); `rein tool --list NAME`: that tool's whole description and argument schema.
 fn list(name: &str) -> Result<(), Exit> {
-    let one = !name.is_empty();
-    if one {
+    let mut out = String::new();
+    if !name.is_empty() {
         known(name)?;
+        for spec in ToolRegistry::builtin_only(|n| n == name).specs() {
+            let schema = serde_json::to_string_pretty(&*spec.input_schema).unwrap_or_default();
+            out.push_str(&format!(
+                "{}\n\n{}\n\narguments:\n{schema}\n",
+                spec.name, spec.description
+            ));
+        }
+        return crate::output::print_all(&out);
     }
-    for spec in ToolRegistry::builtin_only(|n| !one || n == name).specs() {
-        println!(
-            "{}\n  {}\n  arguments: {}\n",
-            spec.name, spec.description, spec.input_schema
-        );
+    out.push_str(
+        "Run with `rein tool NAME --args JSON` (`rein tool --list NAME` shows one whole):\n",
+    );
+    for spec in ToolRegistry::builtin().specs() {
+        let first_line = spec.description.lines().next().unwrap_or("");
+        let first = first_line
+            .split_inclusive(". ")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches(':');
+        let arguments = arguments(&spec.input_schema).join(", ");
+        out.push_str(&format!(
+            "  {:<12} {first}\n  {:<12} arguments: {arguments}\n",
+            spec.name, ""
+        ));
     }
-    Ok(())
+    out.push_str(&format!("\n{SESSION_TOOLS}\n"));
+    crate::output::print_all(&out)
+}
+
+/// A schema's argument names, `*` after the required ones.
+fn arguments(schema: &Value) -> Vec<String> {
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, _)| {
+            let mark = if required.contains(&name.as_str()) {
+                "*"
+            } else {
+                ""
+            };
+            format!("{name}{mark}")
+        })
+        .collect()
 }
 
 /// The tool's arguments: the flag's JSON, else standard input's.
