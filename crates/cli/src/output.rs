@@ -283,6 +283,18 @@ fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// Writes `text` to standard output whole (a listing); a reader that went away (`| head`)
+/// ends it quietly, as it does other Unix tools.
+pub fn print_all(text: &str) -> Result<(), crate::Exit> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::Exit::failed(format!(
+            "cannot write to standard output: {e}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,17 +487,5 @@ mod tests {
         let summary = clip(&"é".repeat(300), SUMMARY_CHARS);
         assert_eq!(summary.chars().count(), SUMMARY_CHARS + 1);
         assert!(summary.ends_with('…'));
-    }
-}
-
-/// Writes `text` to standard output whole (a listing); a reader that went away (`| head`)
-/// ends it quietly, as it does other Unix tools.
-pub fn print_all(text: &str) -> Result<(), crate::Exit> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::Exit::failed(format!(
-            "cannot write to standard output: {e}"
-        ))),
-        _ => Ok(()),
     }
 }
