@@ -13,6 +13,8 @@ const LONG_WAIT_MS: u64 = 30_000;
 
 /// Longest one-line summary of a tool call's arguments in text mode.
 const SUMMARY_CHARS: usize = 120;
+/// Longest `name summary` a result line names its call by.
+const CALL_CHARS: usize = 40;
 
 /// Prints events to `out` (the answer or JSON) and `err` (progress) in one output format.
 pub struct Printer<O: Write, E: Write> {
@@ -22,6 +24,8 @@ pub struct Printer<O: Write, E: Write> {
     session_id: String,
     /// Claude Code's shapes instead of rein's (`--output-dialect claude`).
     claude: Option<crate::claude_output::ClaudeDialect>,
+    /// Each running call's `name summary`, so its result line says whose it is.
+    calls: std::collections::HashMap<String, String>,
 }
 
 impl<O: Write, E: Write> Printer<O, E> {
@@ -32,6 +36,7 @@ impl<O: Write, E: Write> Printer<O, E> {
             err,
             session_id: String::new(),
             claude: None,
+            calls: std::collections::HashMap::new(),
         }
     }
 
@@ -150,7 +155,21 @@ impl<O: Write, E: Write> Printer<O, E> {
 
     /// One-line progress on stderr for the events a person watching wants to see.
     fn progress(&mut self, event: &Event) {
-        let Some(line) = progress_line(event) else {
+        let line = match event {
+            Event::ToolCallStart {
+                id, name, summary, ..
+            } => {
+                self.calls
+                    .insert(id.clone(), clip(&format!("{name} {summary}"), CALL_CHARS));
+                progress_line(event)
+            }
+            Event::ToolCallEnd { id, .. } => {
+                let call = self.calls.remove(id);
+                result_line(event, call.as_deref())
+            }
+            _ => progress_line(event),
+        };
+        let Some(line) = line else {
             return;
         };
         // Tool output, model text and server messages may carry escape sequences.
@@ -237,23 +256,35 @@ fn tool_line(event: &Event) -> Option<String> {
             };
             format!("> {name} {summary}")
         }
-        Event::ToolCallEnd {
-            is_error: true,
-            output,
-            ..
-        } => format!("  error: {}", first_line(output)),
-        Event::ToolCallEnd { output, .. } => {
-            let lines = output.lines().count();
-            let more = if lines > 1 {
-                format!(" (+{} lines)", lines - 1)
-            } else {
-                String::new()
-            };
-            format!("  {}{more}", clip(first_line(output), SUMMARY_CHARS))
-        }
+        Event::ToolCallEnd { .. } => return result_line(event, None),
         _ => return None,
     };
     Some(line)
+}
+
+/// The line of a call's result, naming the call (`call`: its `name summary`) when known, so
+/// results of calls run side by side are told apart.
+fn result_line(event: &Event, call: Option<&str>) -> Option<String> {
+    let Event::ToolCallEnd {
+        output, is_error, ..
+    } = event
+    else {
+        return None;
+    };
+    let whose = call.map_or(String::new(), |call| format!("{call} → "));
+    if *is_error {
+        return Some(format!("  {whose}error: {}", first_line(output)));
+    }
+    let lines = output.lines().count();
+    let more = if lines > 1 {
+        format!(" (+{} lines)", lines - 1)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "  {whose}{}{more}",
+        clip(first_line(output), SUMMARY_CHARS)
+    ))
 }
 
 /// The todo list in one line: how many are done, and the one in progress.
@@ -354,7 +385,10 @@ mod tests {
             ],
         );
         assert_eq!(out, "Done.\n");
-        assert_eq!(err, "> bash cargo test …\n  error: exit code 101\n");
+        assert_eq!(
+            err,
+            "> bash cargo test …\n  bash cargo test … → error: exit code 101\n"
+        );
     }
 
     #[test]

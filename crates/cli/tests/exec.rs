@@ -182,7 +182,10 @@ async fn without_permission_edits_are_refused_and_the_file_is_kept() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("> read_file hello.sh"), "{stderr}");
     assert!(
-        stderr.contains("  error: Not run: this call needs the user's approval (mode default)"),
+        stderr.contains(
+            "  bash sed -i 's/world/rein/' hello.sh → error: Not run: this call needs the \
+             user's approval (mode default)"
+        ),
         "{stderr}"
     );
     let sent = server.requests()[2].body.to_string();
