@@ -32,7 +32,11 @@ use sha2::{Digest, Sha256};
 use rein_fs::private::{create_private_dir_all, private_options};
 
 pub use git::GitTree;
-pub use restore::{FileRestore, Restore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan};
+#[cfg(test)]
+use restore::PROMPT_CHARS;
+pub use restore::{
+    FileRestore, Restore, RestoreAction, RestoreOutcome, TurnChanges, UndoPlan, prompt_line,
+};
 
 /// The folder, beside the sessions' stores of one workspace, of the private git repository
 /// holding that workspace's snapshots (shared by its sessions: identical files are stored
@@ -155,25 +159,6 @@ struct State {
     changed: bool,
     /// The folders exist.
     made: bool,
-}
-
-/// Longest prompt start kept in a `Turn` entry, in characters.
-const PROMPT_CHARS: usize = 120;
-
-/// How a turn's prompt is kept ([`Checkpoints::prompts`]): its first non-empty line, trimmed,
-/// cut at `PROMPT_CHARS` characters. A prompt of the transcript is matched to its turn by it.
-pub fn prompt_line(prompt: &str) -> String {
-    let mut line = prompt
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    if let Some((cut, _)) = line.char_indices().nth(PROMPT_CHARS) {
-        line.truncate(cut);
-        line.push('…');
-    }
-    line
 }
 
 impl Checkpoints {

@@ -98,6 +98,25 @@ pub enum RestoreOutcome {
     Failed(PathBuf, String),
 }
 
+/// Longest prompt start kept in a `Turn` entry, in characters.
+pub(crate) const PROMPT_CHARS: usize = 120;
+
+/// How a turn's prompt is kept ([`Checkpoints::prompts`]): its first non-empty line, trimmed,
+/// cut at `PROMPT_CHARS` characters. A prompt of the transcript is matched to its turn by it.
+pub fn prompt_line(prompt: &str) -> String {
+    let mut line = prompt
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if let Some((cut, _)) = line.char_indices().nth(PROMPT_CHARS) {
+        line.truncate(cut);
+        line.push('…');
+    }
+    line
+}
+
 impl Checkpoints {
     /// The prompt of each turn that changed files (its start).
     pub fn prompts(&self) -> BTreeMap<u32, String> {

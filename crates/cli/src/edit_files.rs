@@ -64,14 +64,13 @@ pub(crate) fn trusted(workspace: &Path) -> bool {
 }
 
 /// Records the workspace's trust again after rein changed one of its files at the user's
-/// word, when it was trusted before. False when it was not (the change is not used yet).
-pub(crate) fn keep_trust(workspace: &Path, was_trusted: bool) -> Result<bool, Exit> {
+/// word (when it was trusted before the change: the caller asks [`trusted`] first).
+pub(crate) fn retrust(workspace: &Path) -> Result<(), Exit> {
     let env = crate::env::process;
-    if was_trusted && let Some(dir) = crate::resolve::data_dir(&env) {
+    if let Some(dir) = crate::resolve::data_dir(&env) {
         TrustStore::new(&dir)
             .trust(workspace, &digest(workspace))
             .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;
-        return Ok(true);
     }
-    Ok(false)
+    Ok(())
 }

@@ -113,7 +113,7 @@ pub fn add(args: McpAddArgs, workspace: &Path) -> Result<(), Exit> {
             println!("Added MCP server {} to {}", args.name, path.display());
         }
         Target::Project(path) => {
-            let was_trusted = trusted(workspace);
+            let was_trusted = trust_of(workspace);
             let mut doc = read_json(&path)?;
             let servers = doc
                 .as_object_mut()
@@ -186,7 +186,7 @@ pub fn remove(name: &str, scope: Option<McpScope>, workspace: &Path) -> Result<(
             println!("Removed MCP server {name} from {}", user.display());
         }
         McpScope::Project => {
-            let was_trusted = trusted(workspace);
+            let was_trusted = trust_of(workspace);
             let mut doc = read_json(&project)?;
             let removed = doc
                 .get_mut("mcpServers")
@@ -198,7 +198,7 @@ pub fn remove(name: &str, scope: Option<McpScope>, workspace: &Path) -> Result<(
             }
             write_json(&project, &doc)?;
             println!("Removed MCP server {name} from {}", project.display());
-            if was_trusted {
+            if was_trusted == Trust::Trusted {
                 keep_trust(workspace, was_trusted)?;
             }
         }
@@ -297,12 +297,30 @@ fn json_server(
 }
 
 /// Keeps the workspace's trust after rein changed its `.mcp.json`, or says how to trust it.
-fn keep_trust(workspace: &Path, was_trusted: bool) -> Result<(), Exit> {
-    if !crate::edit_files::keep_trust(workspace, was_trusted)? {
-        println!(
-            "This workspace is not trusted, so its .mcp.json is not used yet: run `rein trust` in {}",
-            workspace.display()
-        );
+fn keep_trust(workspace: &Path, trust: Trust) -> Result<(), Exit> {
+    match trust {
+        Trust::Trusted => crate::edit_files::retrust(workspace),
+        Trust::Untrusted => {
+            println!(
+                "This workspace is not trusted, so its .mcp.json is not used yet: run `rein trust` in {}",
+                workspace.display()
+            );
+            Ok(())
+        }
     }
-    Ok(())
+}
+
+/// Whether the workspace was trusted before rein changed one of its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trust {
+    Trusted,
+    Untrusted,
+}
+
+fn trust_of(workspace: &Path) -> Trust {
+    if trusted(workspace) {
+        Trust::Trusted
+    } else {
+        Trust::Untrusted
+    }
 }

@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use pretty_assertions::assert_eq;
 
+use super::policy::split_rules;
 use super::*;
 
 fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> ExecArgs {

@@ -109,11 +109,7 @@ impl Settings {
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.added_dirs = added_dirs;
-        // Claude Code's `opusplan`: Opus while planning.
-        let routing = resolve::routing(args, &env, &config);
-        if routing.model.is_some_and(|m| m.value == "opusplan") {
-            template.plan_model = Some(resolve::PLAN_MODEL_OF_OPUSPLAN.to_string());
-        }
+        template.plan_model = plan_model(args, &env, &config);
         let output_dialect = claude_code_flags(args, &config, &mut template);
         Ok(Self {
             workspace,
@@ -148,6 +144,12 @@ fn config_flags(args: &ExecArgs, config: &mut Config) -> Result<(), Exit> {
 
 /// What Claude Code's flags set in `agent`: the budget (with a warning when the model's
 /// price is unknown), the bypass warning, and the output dialect, which is returned.
+/// The model asked in plan mode: Opus for Claude Code's `opusplan`.
+fn plan_model(args: &ExecArgs, env: &ReadEnv, config: &Config) -> Option<String> {
+    let routing = resolve::routing(args, env, config);
+    (routing.model?.value == "opusplan").then(|| resolve::PLAN_MODEL_OF_OPUSPLAN.to_string())
+}
+
 fn claude_code_flags(
     args: &ExecArgs,
     config: &Config,

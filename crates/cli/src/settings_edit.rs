@@ -12,7 +12,7 @@ use rein_tui::settings::{SettingsChange, SettingsScope};
 use crate::Exit;
 use crate::args::{ConfigCommand, RuleAt};
 use crate::config::{Format, Scope, Source};
-use crate::edit_files::{keep_trust, read_toml, trusted, write};
+use crate::edit_files::{read_toml, retrust, trusted, write};
 
 /// What a change did.
 #[derive(Debug)]
@@ -348,13 +348,15 @@ fn save(
     }
     let was_trusted = trusted(workspace);
     write(path, &text)?;
-    Ok(if keep_trust(workspace, was_trusted)? {
-        String::new()
-    } else {
+    if was_trusted {
+        retrust(workspace)?;
+        return Ok(String::new());
+    }
+    Ok(
         " (this workspace is not trusted: its allow rules, hooks and modes apply after \
-         `rein trust`)"
-            .to_string()
-    })
+        `rein trust`)"
+            .to_string(),
+    )
 }
 
 #[cfg(test)]

@@ -96,21 +96,7 @@ async fn show(action: Action, app: &mut App, driver: &mut Controller, host: &dyn
             )),
             Err(e) => app.error(format!("cannot write {}: {e}", file.display())),
         },
-        Action::ChangeSettings(change) => match host.change_settings(change) {
-            Ok(changed) => {
-                app.info(changed.message);
-                match changed.live {
-                    LiveChange::Nothing => {}
-                    LiveChange::Rules(edit) => {
-                        if let Err(e) = driver.apply(Op::EditRules(edit)).await {
-                            app.error(e.to_string());
-                        }
-                    }
-                    LiveChange::StatusLine(command) => app.replace_status_command(command),
-                }
-            }
-            Err(refused) => app.error(refused.to_string()),
-        },
+        Action::ChangeSettings(change) => change_settings(change, app, driver, host).await,
         Action::ListTasks => {
             let tasks = driver.tasks();
             app.show_tasks(&tasks);
@@ -216,6 +202,29 @@ async fn show_applied(
             }),
         ) => app.rewound(status, &prompt, &files),
         _ => {}
+    }
+}
+
+/// Has the host write a settings change, says what it did, and applies what changes now.
+async fn change_settings(
+    change: crate::settings::SettingsChange,
+    app: &mut App,
+    driver: &mut Controller,
+    host: &dyn SessionHost,
+) {
+    let changed = match host.change_settings(change) {
+        Ok(changed) => changed,
+        Err(refused) => return app.error(refused.to_string()),
+    };
+    app.info(changed.message);
+    match changed.live {
+        LiveChange::Nothing => {}
+        LiveChange::Rules(edit) => {
+            if let Err(e) = driver.apply(Op::EditRules(edit)).await {
+                app.error(e.to_string());
+            }
+        }
+        LiveChange::StatusLine(command) => app.replace_status_command(command),
     }
 }
 

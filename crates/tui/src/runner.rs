@@ -188,11 +188,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return crate::plain::run(launch).await;
     }
-    let theme = Theme::new(if launch.no_color {
-        Colors::Off
-    } else {
-        Colors::On
-    });
+    let theme = theme(launch.no_color);
     let host = Arc::clone(&launch.host);
     let session_id = launch.agent.session_id().to_string();
     let mut engine = Engine::start(launch.agent, host.clone()).await;
@@ -207,36 +203,21 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
     };
     let mut dirty = true;
     let mut stops = Stops::listen();
-    let mut custom_status = match host.status_command() {
-        Some(command) => crate::status_command::spawn(command, engine.driver.watch_status()),
-        None => tokio::sync::mpsc::unbounded_channel().1,
-    };
+    let mut custom_status = status_lines(host.status_command(), &engine.driver);
     'ui: loop {
         for action in std::mem::take(&mut pending) {
-            if action == Action::Suspend {
-                raw = suspend(&mut screen, raw)?;
-                dirty = true;
+            dirty = true;
+            let rest;
+            (raw, rest) = hand_over(action, &mut screen, raw, &mut app)?;
+            let Some(action) = rest else {
                 continue;
-            }
-            if let Action::EditFile(path) = &action {
-                let edited;
-                (raw, edited) = edit(&mut screen, raw, path)?;
-                app.edited(path, edited);
-                dirty = true;
-                continue;
-            }
+            };
             if crate::actions::act(action, &mut app, &mut engine.driver, host.as_ref()).await {
                 break 'ui;
             }
             if let Some(command) = app.take_status_command() {
-                custom_status = match command {
-                    Some(command) => {
-                        crate::status_command::spawn(command, engine.driver.watch_status())
-                    }
-                    None => tokio::sync::mpsc::unbounded_channel().1,
-                };
+                custom_status = status_lines(command, &engine.driver);
             }
-            dirty = true;
         }
         if dirty {
             crate::actions::refresh_watch(&mut app, &engine.driver);
@@ -373,48 +354,39 @@ impl Stops {
     }
 }
 
-/// Ctrl-Z: the terminal is given back to the shell until `fg`. It came from the input
-/// reader, which, having given an event, reads no more until polled again: the screen may
-/// ask the terminal where the cursor is on the way back. (Should the reader still hold the
-/// input, the question times out and the screen stops asking.)
-fn suspend<B: ratatui::backend::Backend>(
+/// Carries out an action that hands the terminal over (Ctrl-Z, an editor); the others are
+/// given back for [`crate::actions::act`].
+fn hand_over<B: ratatui::backend::Backend>(
+    action: Action,
     screen: &mut Screen<B>,
     raw: RawMode,
-) -> Result<RawMode, TuiError> {
-    screen.finish()?;
-    let raw = raw
-        .suspend()
-        .map_err(|e| TuiError::Terminal(e.to_string()))?;
-    screen.resume()?;
-    Ok(raw)
+    app: &mut App,
+) -> Result<(RawMode, Option<Action>), TuiError> {
+    match action {
+        Action::Suspend => Ok((crate::term::suspend(screen, raw)?, None)),
+        Action::EditFile(path) => {
+            let (raw, edited) = crate::term::edit(screen, raw, &path)?;
+            app.edited(&path, edited);
+            Ok((raw, None))
+        }
+        other => Ok((raw, Some(other))),
+    }
 }
 
-/// Opens `path` in the user's editor (`$VISUAL`, `$EDITOR`, else `vi`), the terminal handed
-/// over until it exits.
-fn edit<B: ratatui::backend::Backend>(
-    screen: &mut Screen<B>,
-    raw: RawMode,
-    path: &std::path::Path,
-) -> Result<(RawMode, std::io::Result<()>), TuiError> {
-    let editor = ["VISUAL", "EDITOR"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|value| !value.trim().is_empty())
-        .unwrap_or_else(|| "vi".to_string());
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
+/// The UI's colours: none with `NO_COLOR`.
+fn theme(no_color: bool) -> Theme {
+    Theme::new(if no_color { Colors::Off } else { Colors::On })
+}
+
+/// The lines of the user's status line command (`None`: nothing comes).
+fn status_lines(
+    command: Option<crate::StatusCommand>,
+    driver: &Controller,
+) -> mpsc::UnboundedReceiver<String> {
+    match command {
+        Some(command) => crate::status_command::spawn(command, driver.watch_status()),
+        None => mpsc::unbounded_channel().1,
     }
-    // Through the shell: `code --wait` and other editors with arguments work.
-    let mut command = std::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("sh")
-        .arg(path);
-    screen.finish()?;
-    let (raw, edited) = raw.hand_over(&mut command);
-    screen.resume()?;
-    Ok((raw, edited))
 }
 
 /// What an input from the terminal did.

@@ -3,6 +3,8 @@
 //! included: release builds abort on panic, so no destructor would run), and around a
 //! suspension (Ctrl-Z).
 
+use crate::TuiError;
+use crate::screen::Screen;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, Once};
 
@@ -153,4 +155,48 @@ impl Drop for RawMode {
             restore(self.enhanced);
         }
     }
+}
+
+/// Ctrl-Z: the terminal is given back to the shell until `fg`. It came from the input
+/// reader, which, having given an event, reads no more until polled again: the screen may
+/// ask the terminal where the cursor is on the way back. (Should the reader still hold the
+/// input, the question times out and the screen stops asking.)
+pub(crate) fn suspend<B: ratatui::backend::Backend>(
+    screen: &mut Screen<B>,
+    raw: RawMode,
+) -> Result<RawMode, TuiError> {
+    screen.finish()?;
+    let raw = raw
+        .suspend()
+        .map_err(|e| TuiError::Terminal(e.to_string()))?;
+    screen.resume()?;
+    Ok(raw)
+}
+
+/// Opens `path` in the user's editor (`$VISUAL`, `$EDITOR`, else `vi`), the terminal handed
+/// over until it exits.
+pub(crate) fn edit<B: ratatui::backend::Backend>(
+    screen: &mut Screen<B>,
+    raw: RawMode,
+    path: &std::path::Path,
+) -> Result<(RawMode, std::io::Result<()>), TuiError> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string());
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    // Through the shell: `code --wait` and other editors with arguments work.
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(path);
+    screen.finish()?;
+    let (raw, edited) = raw.hand_over(&mut command);
+    screen.resume()?;
+    Ok((raw, edited))
 }

@@ -130,18 +130,7 @@ impl Agent {
         if let Some(dir) = &config.user_memory_dir {
             builder = builder.user_memory(dir);
         }
-        let gate = Gate {
-            policy: Arc::clone(&parent.gate.policy),
-            approver: parent.gate.approver.as_ref().map(|inner| {
-                Arc::new(Labelled {
-                    inner: Arc::clone(inner),
-                    agent: definition.name.clone(),
-                }) as Arc<dyn Approver>
-            }),
-            hooks: Arc::clone(&parent.gate.hooks),
-            stop: Arc::default(),
-            sandboxed: parent.gate.sandboxed,
-        };
+        let gate = subagent_gate(&parent.gate, &definition.name);
         Self {
             client,
             // Its `tool_search` (from the parent's tools) loads into the parent's list.
@@ -184,5 +173,22 @@ impl Agent {
             answerer: Default::default(),
             config,
         }
+    }
+}
+
+/// A subagent's gate: the parent's policy, hooks and approver (its questions labelled with
+/// the agent's name), a stop of its own.
+fn subagent_gate(parent: &Gate, agent: &str) -> Gate {
+    Gate {
+        policy: Arc::clone(&parent.policy),
+        approver: parent.approver.as_ref().map(|inner| {
+            Arc::new(Labelled {
+                inner: Arc::clone(inner),
+                agent: agent.to_string(),
+            }) as Arc<dyn Approver>
+        }),
+        hooks: Arc::clone(&parent.hooks),
+        stop: Arc::default(),
+        sandboxed: parent.sandboxed,
     }
 }

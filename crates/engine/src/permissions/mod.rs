@@ -238,7 +238,12 @@ impl Policy {
             let names: Vec<String> = rules.iter().map(|r| describe("allow", r)).collect();
             return Decision::new(Verdict::Allow, names.join(", "));
         }
-        if bypass {
+        self.by_mode(facts, guard)
+    }
+
+    /// The last step: what the mode says of a call no rule decided.
+    fn by_mode(&self, facts: &CallFacts, guard: &WorkspaceGuard) -> Decision {
+        if self.mode == PermissionMode::Bypass {
             return Decision::new(Verdict::Allow, "mode bypass");
         }
         if self.mode == PermissionMode::Auto && facts.kind == CallKind::Shell {

@@ -183,28 +183,8 @@ impl App {
             SlashCommand::Permissions(Some(args)) => self.permissions_command(&args),
             SlashCommand::Config(args) => self.config_command(&args),
             SlashCommand::StatusLine(args) => self.statusline_command(args),
-            SlashCommand::AddDir(Some(dir)) => vec![Action::AddDir(dir)],
-            SlashCommand::Agents(args) => match args.strip_prefix("new") {
-                Some(description) if description.starts_with(char::is_whitespace) => {
-                    self.begin_run(typed.trim(), now);
-                    vec![Action::Run(format!(
-                        "{NEW_AGENT_PROMPT}{}",
-                        description.trim()
-                    ))]
-                }
-                _ => {
-                    self.error("usage: /agents (lists them) or /agents new DESCRIPTION");
-                    Vec::new()
-                }
-            },
-            SlashCommand::AddDir(None) => {
-                self.info(
-                    "/add-dir FOLDER adds a folder to the workspace for this session: the file \
-                     tools read and write it, sandboxed commands see it read-only \
-                     (additional_directories in config adds it to every session)",
-                );
-                Vec::new()
-            }
+            SlashCommand::AddDir(dir) => self.add_dir_command(dir),
+            SlashCommand::Agents(args) => self.agents_command(&args, typed, now),
             SlashCommand::Init => {
                 self.begin_run("/init", now);
                 vec![Action::Run(INIT_PROMPT.to_string())]
@@ -251,6 +231,36 @@ impl App {
             ));
         }
         true
+    }
+
+    /// `/add-dir [FOLDER]`: adds the folder, or says how.
+    fn add_dir_command(&mut self, dir: Option<String>) -> Vec<Action> {
+        if let Some(dir) = dir {
+            return vec![Action::AddDir(dir)];
+        }
+        self.info(
+            "/add-dir FOLDER adds a folder to the workspace for this session: the file tools \
+             read and write it, sandboxed commands see it read-only (additional_directories \
+             in config adds it to every session)",
+        );
+        Vec::new()
+    }
+
+    /// `/agents new DESCRIPTION`: the model writes a subagent file.
+    fn agents_command(&mut self, args: &str, typed: &str, now: Instant) -> Vec<Action> {
+        match args.strip_prefix("new") {
+            Some(description) if description.starts_with(char::is_whitespace) => {
+                self.begin_run(typed.trim(), now);
+                vec![Action::Run(format!(
+                    "{NEW_AGENT_PROMPT}{}",
+                    description.trim()
+                ))]
+            }
+            _ => {
+                self.error("usage: /agents (lists them) or /agents new DESCRIPTION");
+                Vec::new()
+            }
+        }
     }
 
     /// `/effort`: shows the level, or sets it (`default` leaves it to the model).
