@@ -431,3 +431,28 @@ async fn a_server_named_like_another_servers_tools_is_refused_so_its_rule_cannot
         assert!(!after.body.to_string().contains("echo: hi"), "it ran");
     }
 }
+
+#[tokio::test]
+async fn an_at_mention_of_a_servers_resource_attaches_it() {
+    let dir = workspace_with_server(None);
+    std::fs::write(dir.path().join("big.log"), "x".repeat(300 * 1024)).unwrap();
+    let server = mock(r#"{"turns": [{"text": "noted"}]}"#).await;
+    let mut cmd = rein(dir.path());
+    cmd.args(["exec", "--trust-workspace", "--base-url", &server.url()])
+        .arg("summarise @kit:test://notes and @kit:test://missing, not @big.log");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let sent = last_message(&server, 0);
+    assert!(
+        sent.contains(r#"<attachment resource=\"kit:test://notes\">\nthe notes say hi"#),
+        "{sent}"
+    );
+    assert!(
+        sent.contains(r#"<attachment resource=\"kit:test://missing\">not attached"#),
+        "{sent}"
+    );
+    assert!(
+        sent.contains(r#"<attachment path=\"big.log\">not attached: 307200 bytes"#),
+        "{sent}"
+    );
+}

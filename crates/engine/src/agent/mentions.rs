@@ -1,6 +1,7 @@
 //! `@path` in a prompt: the file is attached to it, read through the `read_file` tool (the
 //! guard, the sensitive list, its line limit, the note on where to go on in a long file); a
-//! folder is listed. A mention the guard refuses is said, not attached; a word that names no
+//! folder is listed; a file over 256 KiB is named with its size; `@server:uri` attaches an
+//! MCP server's resource. A mention the guard refuses is said, not attached; a word that names no
 //! file (`@here`) is left alone.
 
 use rein_protocol::ContentBlock;
@@ -12,6 +13,10 @@ use super::Agent;
 const MAX_MENTIONS: usize = 10;
 /// Most entries of a folder listed.
 const MAX_ENTRIES: usize = 200;
+/// A larger file is named with its size, not attached.
+const MAX_ATTACHED_BYTES: u64 = 256 * 1024;
+/// The MCP tool that reads a server's resource.
+const READ_RESOURCE: &str = "read_mcp_resource";
 
 /// The `@` mentions of `prompt`, in order, once each: a word starting with `@` (at the start
 /// or after a space), its trailing punctuation dropped. An e-mail address is not one.
@@ -42,6 +47,9 @@ impl Agent {
     }
 
     async fn attachment(&self, path: &str) -> Option<String> {
+        if let Some(resource) = self.resource(path).await {
+            return Some(resource);
+        }
         let guard = &self.tool_ctx.guard;
         let resolved = match guard.resolve_read(path) {
             Ok(resolved) => resolved,
@@ -64,6 +72,14 @@ impl Agent {
         if !resolved.is_file() {
             return None;
         }
+        let size = resolved.metadata().map_or(0, |m| m.len());
+        if size > MAX_ATTACHED_BYTES {
+            return Some(format!(
+                "<attachment path=\"{path}\">not attached: {} bytes; read the parts you \
+                 need with read_file (offset, limit) or grep</attachment>",
+                size
+            ));
+        }
         let read = self
             .toolset
             .registry
@@ -76,6 +92,49 @@ impl Agent {
             )
         } else {
             format!("<attachment path=\"{path}\">\n{}\n</attachment>", read.text)
+        })
+    }
+}
+
+impl Agent {
+    /// `@server:uri`: an MCP server's resource, read with `read_mcp_resource` (offered when
+    /// a server has resources); `None` when the mention is not one.
+    async fn resource(&self, mention: &str) -> Option<String> {
+        let (server, uri) = mention.split_once(':')?;
+        let named = !server.is_empty()
+            && server
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !named
+            || uri.is_empty()
+            || !self
+                .toolset
+                .registry
+                .names()
+                .iter()
+                .any(|n| n == READ_RESOURCE)
+        {
+            return None;
+        }
+        let read = self
+            .toolset
+            .registry
+            .call(
+                READ_RESOURCE,
+                json!({"server": server, "uri": uri}),
+                &self.tool_ctx,
+            )
+            .await;
+        Some(if read.is_error {
+            format!(
+                "<attachment resource=\"{mention}\">not attached: {}</attachment>",
+                read.text
+            )
+        } else {
+            format!(
+                "<attachment resource=\"{mention}\">\n{}\n</attachment>",
+                read.text
+            )
         })
     }
 }
