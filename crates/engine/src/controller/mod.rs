@@ -60,6 +60,14 @@ pub enum Applied {
     },
 }
 
+/// What a job the controller starts runs.
+enum Job {
+    /// A user prompt.
+    Prompt(String),
+    /// The user's own shell command (`!command`).
+    Shell(String),
+}
+
 /// Drives one agent at a time for a front end.
 pub struct Controller {
     agent: Arc<Mutex<Agent>>,
@@ -127,8 +135,8 @@ impl Controller {
     /// Carries out `op`.
     pub async fn apply(&mut self, op: Op) -> Result<Applied, ControlError> {
         match op {
-            Op::Submit(prompt) => self.submit(prompt),
-            Op::Shell(command) => self.shell(command),
+            Op::Submit(prompt) => self.start(Job::Prompt(prompt)),
+            Op::Shell(command) => self.start(Job::Shell(command)),
             Op::Cancel => self.cancel(),
             Op::Compact { focus } => self.compact(focus),
             Op::SetModel(model) => return self.switch_model(&model).await.map(Applied::Status),
@@ -235,7 +243,8 @@ impl Controller {
         self.sandboxed
     }
 
-    fn shell(&mut self, command: String) {
+    /// Runs the prompt, or the user's own command, as the session's job.
+    fn start(&mut self, job: Job) {
         self.cancel = CancellationToken::new();
         let cancel = self.cancel.clone();
         let agent = Arc::clone(&self.agent);
@@ -244,21 +253,14 @@ impl Controller {
         status.job_started();
         tokio::spawn(async move {
             let mut agent = agent.lock().await;
-            agent.run_shell(&command, &events, cancel).await;
-            status.job_ended(&agent);
-        });
-    }
-
-    fn submit(&mut self, prompt: String) {
-        self.cancel = CancellationToken::new();
-        let cancel = self.cancel.clone();
-        let agent = Arc::clone(&self.agent);
-        let events = self.events.clone();
-        let status = self.status.clone();
-        status.job_started();
-        tokio::spawn(async move {
-            let mut agent = agent.lock().await;
-            agent.run(&prompt, &events, cancel).await;
+            match job {
+                Job::Prompt(prompt) => {
+                    agent.run(&prompt, &events, cancel).await;
+                }
+                Job::Shell(command) => {
+                    agent.run_shell(&command, &events, cancel).await;
+                }
+            }
             status.job_ended(&agent);
         });
     }

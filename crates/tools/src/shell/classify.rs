@@ -47,20 +47,30 @@ pub(crate) fn is_read_only_with(
     lstats: &Lstats,
     memo: &RepoMemo,
 ) -> bool {
+    let reads = Reads::new(guard, cwd, lstats, memo);
+    every_command(line, &reads, command_is_read_only)
+}
+
+/// Whether `line` was analysed, `proven` holds for each of its commands, and the current
+/// directory may be read (programs without operands read it).
+pub(super) fn every_command(
+    line: &ShellLine,
+    reads: &Reads,
+    proven: impl Fn(&SimpleCommand, &Reads) -> bool,
+) -> bool {
     if line.unanalysable.is_some() || line.commands.is_empty() {
         return false;
     }
-    // Programs without operands read the current directory.
-    let Some(cwd_text) = cwd.to_str() else {
+    let Some(cwd_text) = reads.cwd.to_str() else {
         return false;
     };
-    let reads = Reads::new(guard, cwd, lstats, memo);
-    // The commands first: most lines that are not read-only say so cheaply, before the
-    // current directory costs a `realpath`.
-    line.commands
-        .iter()
-        .all(|command| command_is_read_only(command, &reads))
-        && guard.resolve_read_with(cwd_text, lstats).is_ok()
+    // The commands first: most lines that are not proven say so cheaply, before the current
+    // directory costs a `realpath`.
+    line.commands.iter().all(|command| proven(command, reads))
+        && reads
+            .guard
+            .resolve_read_with(cwd_text, reads.lstats)
+            .is_ok()
 }
 
 /// Whether one command of a line is provably read-only.

@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use super::classify::{command_is_read_only, program_name, redirects_read_only};
+use super::classify::{command_is_read_only, every_command, program_name, redirects_read_only};
 use super::options::{OptionSpec, Order, parse_options};
 use super::reads::Reads;
 use super::repo_memo::RepoMemo;
@@ -155,15 +155,8 @@ pub(crate) fn only_changes_workspace_files_with(
     lstats: &Lstats,
     memo: &RepoMemo,
 ) -> bool {
-    if line.unanalysable.is_some() || line.commands.is_empty() {
-        return false;
-    }
-    let Some(cwd_text) = cwd.to_str() else {
-        return false;
-    };
     let reads = Reads::new(guard, cwd, lstats, memo);
-    line.commands.iter().all(|c| command_ok(c, &reads))
-        && guard.resolve_read_with(cwd_text, lstats).is_ok()
+    every_command(line, &reads, command_ok)
 }
 
 fn command_ok(command: &SimpleCommand, reads: &Reads) -> bool {
