@@ -329,5 +329,8 @@ fn describe(list: &str, rule: &SourcedRule) -> String {
 }
 
 #[cfg(test)]
+#[path = "shell_tests.rs"]
+mod shell_tests;
+#[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

@@ -470,6 +470,9 @@ mod notices_tests;
 #[path = "plan_tests.rs"]
 mod plan_tests;
 #[cfg(test)]
+#[path = "prompt_tests.rs"]
+mod prompt_tests;
+#[cfg(test)]
 #[path = "rewind_tests.rs"]
 mod rewind_tests;
 #[cfg(test)]
