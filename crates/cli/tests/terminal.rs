@@ -44,13 +44,12 @@ async fn a_session_in_a_real_terminal_asks_runs_and_cancels() {
     };
     let dir = tempfile::tempdir().unwrap();
     let server = mock(SCENARIO).await;
-    let script = launcher(
+    tmux.launch(
         dir.path(),
         &server.url(),
         "--allowed-tools 'Bash(echo *) Bash(sleep *)'",
-    );
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    )
+    .await;
 
     tmux.type_text("create the file then wait");
     tmux.keys(&["Enter"]);
@@ -156,9 +155,7 @@ async fn resizing_the_terminal_keeps_the_transcript_and_one_live_area() {
         r#"{"turns": [{"text": "中文 answer 🎉 that is long enough to wrap at sixty columns, really it is."}, {"text": "Second answer."}]}"#,
     )
     .await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("hello");
     tmux.keys(&["Enter"]);
     tmux.wait_for("really it is.").await;
@@ -197,9 +194,7 @@ async fn shrinking_a_full_screen_keeps_every_line_in_the_scrollback() {
     let answer: Vec<String> = (1..=40).map(|n| format!("answer line {n:02}.")).collect();
     let scenario = serde_json::json!({"turns": [{"text": answer.join("\n\n")}]});
     let server = mock(&scenario.to_string()).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("fill the screen");
     tmux.keys(&["Enter"]);
     tmux.wait_for("answer line 40.").await;

@@ -2,7 +2,7 @@
 //! read (wrapped, scrolled, printed in full with Ctrl-O), and `n` stops the turn.
 
 use crate::support::*;
-use crate::tmux::{Tmux, launcher};
+use crate::tmux::Tmux;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_command_is_shown_whole_and_no_stops_the_turn() {
@@ -17,9 +17,7 @@ async fn a_long_command_is_shown_whole_and_no_stops_the_turn() {
         serde_json::json!({"tool_calls": [{"name": "bash", "arguments": {"command": command}}]});
     let scenario = serde_json::json!({"turns": [call, {"text": "Never asked for."}]}).to_string();
     let server = mock(&scenario).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("build it");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Allow this bash command?").await;
@@ -59,9 +57,7 @@ async fn a_fifty_line_edit_scrolls_in_its_approval_and_ctrl_o_prints_it_all() {
         "arguments": {"path": "notes.txt", "content": content}}]});
     let scenario = serde_json::json!({"turns": [call, {"text": "Wrote it."}]}).to_string();
     let server = mock(&scenario).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("write the notes");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("of 50 · ↑↓ PgUp PgDn scroll").await;
@@ -112,9 +108,7 @@ async fn the_models_questions_are_answered_with_arrows_and_with_other() {
                      {"label": "tests", "description": "cargo test"}]}]}}]});
     let scenario = serde_json::json!({"turns": [call, {"text": "Thanks, noted."}]}).to_string();
     let server = mock(&scenario).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("set up the service");
     tmux.keys(&["Enter"]);
     let screen = tmux

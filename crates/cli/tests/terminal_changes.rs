@@ -5,7 +5,7 @@
 //! folded output.
 
 use crate::support::*;
-use crate::tmux::{Tmux, launcher};
+use crate::tmux::Tmux;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn edits_show_numbered_hunks_and_all_edits_this_session_stops_asking() {
@@ -25,9 +25,7 @@ async fn edits_show_numbered_hunks_and_all_edits_this_session_stops_asking() {
         {"text": "All done."}
     ]});
     let server = mock(&scenario.to_string()).await;
-    let script = launcher(ws, &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(ws, &server.url(), "").await;
     tmux.type_text("change things");
     tmux.keys(&["Enter"]);
 

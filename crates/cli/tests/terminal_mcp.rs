@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::support::*;
-use crate::tmux::{Tmux, launcher};
+use crate::tmux::Tmux;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_servers_prompts_and_cancellation_in_the_ui() {
@@ -28,13 +28,12 @@ async fn mcp_servers_prompts_and_cancellation_in_the_ui() {
         r#"{{"turns": [{{"text": "Hello Ada!"}}, {sleep}, {{"text": "never"}}]}}"#
     ))
     .await;
-    let script = launcher(
+    tmux.launch(
         dir.path(),
         &server.url(),
         "--trust-workspace --allowed-tools mcp__kit",
-    );
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    )
+    .await;
 
     tmux.type_text("/mcp");
     tmux.keys(&["Enter"]);

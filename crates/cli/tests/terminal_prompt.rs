@@ -3,7 +3,7 @@
 //! memory file picked.
 
 use crate::support::*;
-use crate::tmux::{Tmux, launcher};
+use crate::tmux::Tmux;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bang_runs_the_users_command_and_hash_remembers_a_line() {
@@ -15,9 +15,7 @@ async fn bang_runs_the_users_command_and_hash_remembers_a_line() {
     write_user_config(dir.path(), "[permissions]\ndeny = [\"Bash(rm *)\"]\n");
     std::fs::write(dir.path().join("keep.txt"), "keep").unwrap();
     let server = mock(r#"{"turns": [{"text": "It printed hello."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
 
     // In default mode, without a question: the user typed it.
     tmux.type_text("!echo hello-from-$((40+2)) > shell.txt; cat shell.txt");
@@ -73,9 +71,7 @@ async fn at_completes_a_path_fuzzily_and_attaches_the_file() {
     std::fs::write(dir.path().join("README.md"), "# hi\n").unwrap();
     std::fs::write(dir.path().join(".env"), "KEY=1\n").unwrap();
     let server = mock(r#"{"turns": [{"text": "A token type."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("explain @ptok");
     let screen = tmux.wait_for("@src/parser/tokens.rs").await;
     assert!(!screen.contains("@.env"), "{screen}");

@@ -5,7 +5,7 @@
 use rein_testkit::git;
 
 use crate::support::*;
-use crate::tmux::{Tmux, launcher};
+use crate::tmux::Tmux;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rewind_restores_code_and_forks_the_conversation() {
@@ -35,9 +35,8 @@ async fn rewind_restores_code_and_forks_the_conversation() {
         ]}"#,
     )
     .await;
-    let script = launcher(ws, &server.url(), "--permission-mode bypass");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(ws, &server.url(), "--permission-mode bypass")
+        .await;
     tmux.type_text("make changes");
     tmux.keys(&["Enter"]);
     tmux.wait_for("done one").await;
@@ -125,9 +124,8 @@ async fn rewind_after_a_cancelled_prompt_picks_the_right_turn() {
         ]}"#,
     )
     .await;
-    let script = launcher(ws, &server.url(), "--permission-mode accept-edits");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(ws, &server.url(), "--permission-mode accept-edits")
+        .await;
     for (prompt, answer) in [("edit a", "wrote a"), ("edit b", "wrote b")] {
         tmux.type_text(prompt);
         tmux.keys(&["Enter"]);

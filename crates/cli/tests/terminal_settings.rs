@@ -21,9 +21,7 @@ async fn the_rules_editor_removes_and_adds_rules_that_apply_at_once() {
         {"text": "Made it."}
     ]}"#;
     let server = mock(scenario).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
 
     // Remove the user's deny rule: the fourth item, after the three "add" ones.
     tmux.type_text("/permissions");
@@ -75,9 +73,7 @@ async fn config_set_and_statusline_write_the_users_file() {
     };
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     let user_config = dir.path().join(".rein-test-config/rein/config.toml");
 
     tmux.type_text("/config set cache_ttl 1h");
@@ -125,9 +121,8 @@ async fn add_dir_lets_the_file_tools_reach_another_folder_from_the_next_call() {
     ]})
     .to_string();
     let server = mock(&scenario).await;
-    let script = launcher(&ws, &server.url(), "--permission-mode accept-edits");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(&ws, &server.url(), "--permission-mode accept-edits")
+        .await;
     tmux.type_text("read the notes");
     tmux.keys(&["Enter"]);
     tmux.wait_for("First try.").await;
@@ -224,9 +219,8 @@ async fn agents_new_asks_the_model_to_write_a_subagent_file_from_a_description()
         serde_json::json!({"turns": [write, {"text": "Wrote .rein/agents/sql-reviewer.md."}]})
             .to_string();
     let server = mock(&scenario).await;
-    let script = launcher(dir.path(), &server.url(), "--permission-mode bypass");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "--permission-mode bypass")
+        .await;
     tmux.type_text("/agents new reviews SQL migrations for locking problems");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Wrote .rein/agents/sql-reviewer.md.").await;

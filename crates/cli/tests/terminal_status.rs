@@ -11,9 +11,7 @@ async fn status_and_context_describe_the_session() {
     };
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("say hello");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Hello there.").await;
@@ -52,9 +50,7 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     );
     std::fs::write(dir.path().join("AGENTS.md"), "Use tabs.\n").unwrap();
     let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("say hello");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Hello there.").await;
@@ -181,9 +177,8 @@ async fn a_background_shells_output_is_shown_by_tasks_id() {
         r#"{{"turns": [{shell}, {{"text": "started it"}}]}}"#
     ))
     .await;
-    let launch = launcher(dir.path(), &server.url(), "--permission-mode bypass");
-    tmux.open(&format!("sh '{}'", launch.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "--permission-mode bypass")
+        .await;
     tmux.type_text("start the ticker");
     tmux.keys(&["Enter"]);
     tmux.wait_for("started it").await;
@@ -219,9 +214,8 @@ async fn tasks_opens_a_picker_and_the_picked_shells_output_is_shown_live() {
         r#"{{"turns": [{shell}, {{"text": "started it"}}]}}"#
     ))
     .await;
-    let launch = launcher(dir.path(), &server.url(), "--permission-mode bypass");
-    tmux.open(&format!("sh '{}'", launch.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "--permission-mode bypass")
+        .await;
     tmux.type_text("start the ticker");
     tmux.keys(&["Enter"]);
     tmux.wait_for("started it").await;
@@ -253,9 +247,7 @@ async fn the_model_picker_switches_the_model_of_the_next_request() {
     };
     let dir = tempfile::tempdir().unwrap();
     let server = mock(r#"{"turns": [{"text": "Hello there."}]}"#).await;
-    let script = launcher(dir.path(), &server.url(), "");
-    tmux.open(&format!("sh '{}'", script.display()));
-    tmux.wait_for("/help for commands").await;
+    tmux.launch(dir.path(), &server.url(), "").await;
     tmux.type_text("/model");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Switch the model").await;

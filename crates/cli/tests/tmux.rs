@@ -21,6 +21,14 @@ impl Tmux {
         })
     }
 
+    /// Starts rein in `workspace` against the mock at `url` (with `extra` flags), and waits
+    /// for its first screen.
+    pub async fn launch(&self, workspace: &Path, url: &str, extra: &str) {
+        let script = launcher(workspace, url, extra);
+        self.open(&format!("sh '{}'", script.display()));
+        self.wait_for("/help for commands").await;
+    }
+
     pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")
