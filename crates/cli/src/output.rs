@@ -226,7 +226,7 @@ fn progress_line(event: &Event) -> Option<String> {
             let verb = if *blocked { "blocked" } else { "said" };
             format!("  {event} hook {verb}: {}", first_line(message))
         }
-        Event::Todos { todos } => todos_line(todos),
+        Event::Tasks { tasks } => tasks_line(tasks),
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {
             Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {
@@ -287,19 +287,21 @@ fn result_line(event: &Event, call: Option<&str>) -> Option<String> {
     ))
 }
 
-/// The todo list in one line: how many are done, and the one in progress.
-fn todos_line(todos: &[rein_protocol::TodoItem]) -> String {
-    use rein_protocol::TodoStatus;
-    let done = todos
-        .iter()
-        .filter(|t| t.status == TodoStatus::Completed)
+/// The task board in one line: how many are done, and what is in progress.
+fn tasks_line(tasks: &[rein_protocol::BoardTask]) -> String {
+    use rein_protocol::TaskStatus;
+    let done = (tasks.iter())
+        .filter(|t| t.status == TaskStatus::Completed)
         .count();
-    let now = todos
-        .iter()
-        .find(|t| t.status == TodoStatus::InProgress)
-        .map(|t| format!(" · {}", clip(&t.active_form, SUMMARY_CHARS)))
+    let now = (tasks.iter())
+        .find(|t| t.status == TaskStatus::InProgress)
+        .map(|t| match t.active_form.is_empty() {
+            true => &t.subject,
+            false => &t.active_form,
+        })
+        .map(|now| format!(" · {}", clip(now, SUMMARY_CHARS)))
         .unwrap_or_default();
-    format!("  todos: {done}/{} done{now}", todos.len())
+    format!("  tasks: {done}/{} done{now}", tasks.len())
 }
 
 /// The argument a person recognises a call by: the command for bash, the path for file tools.

@@ -452,6 +452,7 @@ pub fn agent_template(
     agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));
     agent.checkpoints_root =
         (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
+    agent.tasks_root = (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::TASKS_FOLDER));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
     }

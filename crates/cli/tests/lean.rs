@@ -108,9 +108,9 @@ async fn an_8k_window_gets_the_lean_tools_and_a_task_completes_with_at_most_one_
 #[tokio::test]
 async fn the_configured_profile_beats_the_window() {
     let (_, requests) = run("tools_profile = \"full\"\n", "8192").await;
-    assert!(tool_names(&requests[0]).contains(&"todo_write"));
+    assert!(tool_names(&requests[0]).contains(&"task_create"));
     let (_, requests) = run("tools_profile = \"lean\"\n", "200000").await;
-    assert!(!tool_names(&requests[0]).contains(&"todo_write"));
+    assert!(!tool_names(&requests[0]).contains(&"task_create"));
     let (_, requests) = run("", "200000").await;
-    assert!(tool_names(&requests[0]).contains(&"todo_write"));
+    assert!(tool_names(&requests[0]).contains(&"task_create"));
 }

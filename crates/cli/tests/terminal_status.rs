@@ -77,7 +77,7 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
 
     tmux.type_text("/todos");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("no open todo items").await;
+    tmux.wait_for("no open tasks").await;
     tmux.type_text("/hooks");
     tmux.keys(&["Enter"]);
     tmux.wait_for("Stop: true # stop-hook").await;

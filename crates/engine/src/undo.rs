@@ -8,6 +8,9 @@ use rein_checkpoint::{Checkpoints, Restore, RestoreAction, RestoreOutcome, UndoP
 /// The folder of rein's data folder that holds every session's checkpoints.
 pub const CHECKPOINTS_FOLDER: &str = "checkpoints";
 
+/// The folder under rein's data folder that holds the sessions' task boards.
+pub const TASKS_FOLDER: &str = "tasks";
+
 /// The folder of session `id`'s checkpoints in workspace `workspace` under `root`
 /// (`<data>/checkpoints`).
 pub fn checkpoints_dir(root: &Path, workspace: &Path, id: &str) -> PathBuf {

@@ -4,6 +4,7 @@
 
 mod attacks;
 mod background;
+mod board;
 mod caching;
 
 mod cancel;

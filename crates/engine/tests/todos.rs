@@ -1,4 +1,4 @@
-//! The todo list through the loop: reported after each write, a reminder after exactly three
+//! The todo list (a view of the task board) through the loop: reported after each write, a reminder after exactly three
 //! turns without an update while items are open, kept through a compaction.
 
 use rein_protocol::{Event, RunOutcome, TodoStatus};
@@ -11,7 +11,7 @@ const WRITE: &str = r#"{"tool_calls": [{"name": "todo_write", "arguments": {"tod
     {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
     {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}]}}]}"#;
 const LOOK: &str = r#"{"tool_calls": [{"name": "glob", "arguments": {"pattern": "*"}}]}"#;
-const REMINDER: &str = "<system-reminder>Your todo list has not changed";
+const REMINDER: &str = "<system-reminder>The task board has not changed";
 
 #[tokio::test]
 async fn the_reminder_comes_after_exactly_three_turns_without_an_update() {
@@ -34,7 +34,7 @@ async fn the_reminder_comes_after_exactly_three_turns_without_an_update() {
         // stays in the transcript after).
         assert_eq!(reminded, [0, 0, 0, 0, 1, 1], "{kind:?}");
         let body = server.requests()[4].body.to_string();
-        assert!(body.contains("- [in_progress] Fix the bug"), "{kind:?}");
+        assert!(body.contains("#2 [in_progress] Fix the bug"), "{kind:?}");
         let todos: Vec<_> = drain(&mut rx)
             .into_iter()
             .filter_map(|e| match e {
@@ -44,7 +44,8 @@ async fn the_reminder_comes_after_exactly_three_turns_without_an_update() {
             .collect();
         assert_eq!(todos.len(), 1, "{kind:?}");
         assert_eq!(todos[0][1].status, TodoStatus::InProgress);
-        assert_eq!(agent.todos(), todos[0]);
+        let tasks: Vec<_> = agent.tasks().into_iter().map(|t| t.subject).collect();
+        assert_eq!(tasks, ["Read the code", "Fix the bug", "Run the tests"]);
     }
 }
 
@@ -72,7 +73,7 @@ async fn two_items_in_progress_are_refused_and_a_compaction_keeps_the_list() {
         first[0].1 && first[0].0.contains("2 items are in_progress"),
         "{first:?}"
     );
-    assert_eq!(agent.todos().len(), 3);
+    assert_eq!(agent.tasks().len(), 3);
     agent.run("more", &tx, CancellationToken::new()).await;
     agent
         .compact(
@@ -85,5 +86,5 @@ async fn two_items_in_progress_are_refused_and_a_compaction_keeps_the_list() {
         .unwrap();
     let summary = agent.transcript()[0].text();
     assert!(summary.contains("We were fixing a bug."), "{summary}");
-    assert!(summary.contains("- [pending] Run the tests"), "{summary}");
+    assert!(summary.contains("#3 [pending] Run the tests"), "{summary}");
 }

@@ -260,7 +260,14 @@ pub enum Event {
         /// The subagent's event.
         event: Box<Event>,
     },
-    /// The todo list changed (a `todo_write` call): the whole list as it is now.
+    /// The task board changed (`task_create`, `task_update`, `todo_write`, a teammate's
+    /// claim): the whole board as it is now, by id.
+    Tasks {
+        /// The tasks.
+        tasks: Vec<crate::BoardTask>,
+    },
+    /// The task board seen as a todo list (for consumers of the older event; sent after each
+    /// `tasks` event): each task's subject, status and activeForm.
     Todos {
         /// The items, in the model's order.
         todos: Vec<TodoItem>,

@@ -65,6 +65,7 @@ fn listed(event: &Event) {
         | Event::Usage { .. }
         | Event::TurnEnd { .. }
         | Event::Subagent { .. }
+        | Event::Tasks { .. }
         | Event::Todos { .. }
         | Event::Error { .. }
         | Event::Result { .. } => {}
@@ -184,6 +185,19 @@ fn turn_end_events() -> Vec<Event> {
             parent_tool_use_id: text(),
             agent: text(),
             event: Box::new(Event::TurnStart { turn: 1 }),
+        },
+        Event::Tasks {
+            tasks: vec![crate::BoardTask {
+                id: "1".into(),
+                subject: text(),
+                description: text(),
+                active_form: text(),
+                status: crate::TaskStatus::InProgress,
+                owner: Some(text()),
+                blocks: vec![],
+                blocked_by: vec!["2".into()],
+                metadata: Default::default(),
+            }],
         },
         Event::Todos {
             todos: vec![TodoItem {

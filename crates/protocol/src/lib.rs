@@ -9,12 +9,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod board;
 mod event;
 mod message;
 mod record;
 mod tool;
 mod usage;
 
+pub use board::{BoardTask, TaskStatus};
 pub use event::{
     EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem,
     TodoStatus, files_restored, retry_notice, tools_changed, wait_text,

@@ -56,6 +56,9 @@ pub struct CallFacts {
     /// It may run beside read-only calls though it is not proven read-only: its tool says it
     /// changes nothing (an MCP tool's `readOnlyHint`), which grants no permission.
     pub concurrent: bool,
+    /// It runs alone though it changes no file: its effect is on shared state whose order
+    /// matters (the task board gives ids in the order of the calls).
+    pub serial: bool,
     /// Paths it reads, absolute and normalised (symlinks resolved where they exist).
     pub reads: Vec<PathBuf>,
     /// Paths it creates, changes or deletes, absolute and normalised.
@@ -80,6 +83,7 @@ impl CallFacts {
             kind,
             effect,
             concurrent: false,
+            serial: false,
             reads: Vec::new(),
             writes: Vec::new(),
             shell: None,
@@ -91,7 +95,7 @@ impl CallFacts {
 
     /// Whether it may run beside other read-only calls.
     pub fn runs_concurrently(&self) -> bool {
-        self.effect == Effect::ReadOnly || self.concurrent
+        !self.serial && (self.effect == Effect::ReadOnly || self.concurrent)
     }
 
     /// Every path the call touches, read or written.

@@ -28,6 +28,7 @@
 
 mod apply_patch;
 mod bash;
+mod board;
 mod budget;
 mod change;
 mod details;
@@ -53,6 +54,10 @@ pub use bash::{
     Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobError, JobRead, JobStatus,
     JobSummary, Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
 };
+pub use board::{
+    BOARD_WRITERS, LEAD, TaskCreate, TaskCreateArgs, TaskGet, TaskGetArgs, TaskList, TaskListArgs,
+    TaskUpdate, TaskUpdateArgs, render as render_board,
+};
 pub use budget::{OutputBudget, SESSION_SAVED_CAP};
 pub use change::{FileChange, of_details, unified};
 pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
@@ -69,7 +74,7 @@ pub use rein_fs::{
     read_regular_bytes, write_atomic, write_atomic_private,
 };
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
-pub use todo::{TodoWrite, TodoWriteArgs, Todos};
+pub use todo::{TodoWrite, TodoWriteArgs};
 pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};
-pub use typed::{Typed, TypedTool, schema_for, typed};
+pub use typed::{Typed, TypedTool, schema_for, typed, without_nulls};
 pub use write_file::{WriteFile, WriteFileArgs};

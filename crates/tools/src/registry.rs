@@ -37,7 +37,7 @@ impl Entry {
 type Build = fn() -> Arc<dyn Tool>;
 
 /// The built-in tools, by name and Claude Code's name, each built when asked for.
-const BUILTIN: [(&str, &str, Build); 10] = [
+const BUILTIN: [(&str, &str, Build); 14] = [
     (
         <crate::Bash as TypedTool>::NAME,
         <crate::Bash as TypedTool>::CLAUDE_NAME,
@@ -87,6 +87,26 @@ const BUILTIN: [(&str, &str, Build); 10] = [
         <crate::TodoWrite as TypedTool>::NAME,
         <crate::TodoWrite as TypedTool>::CLAUDE_NAME,
         || crate::typed(crate::TodoWrite),
+    ),
+    (
+        <crate::TaskCreate as TypedTool>::NAME,
+        <crate::TaskCreate as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::TaskCreate),
+    ),
+    (
+        <crate::TaskGet as TypedTool>::NAME,
+        <crate::TaskGet as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::TaskGet),
+    ),
+    (
+        <crate::TaskList as TypedTool>::NAME,
+        <crate::TaskList as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::TaskList),
+    ),
+    (
+        <crate::TaskUpdate as TypedTool>::NAME,
+        <crate::TaskUpdate as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::TaskUpdate),
     ),
 ];
 
@@ -156,13 +176,16 @@ impl ToolRegistry {
 
     /// The built-in tools suited to `model`: models trained on Codex's patch format (OpenAI's
     /// GPT and o-series, Codex) get `apply_patch` instead of `edit_file` and `write_file`;
-    /// every other model gets the latter.
+    /// every other model gets the latter. No model is offered `todo_write`: the task board's
+    /// tools plan the work.
     pub fn for_model(model: &str) -> Self {
         let mut registry = Self::builtin();
+        // The task board's tools replace `todo_write`'s list, as Claude Code's `Task*` tools
+        // replaced `TodoWrite`; it stays a built-in tool writing to the same board.
         let drop: &[&str] = if codex_trained(model) {
-            &["edit_file", "write_file"]
+            &["edit_file", "write_file", "todo_write"]
         } else {
-            &["apply_patch"]
+            &["apply_patch", "todo_write"]
         };
         registry
             .entries

@@ -1,8 +1,7 @@
-//! `todo_write`: the model's todo list, in Claude Code's shape. The list lives in the
-//! session's [`Todos`] (the engine reports it, reminds the model of it, and keeps it in the
-//! session file); each call replaces it whole.
-
-use std::sync::{Arc, Mutex};
+//! `todo_write`: the model's todo list, in Claude Code's older shape, as a view of the
+//! session's task board: each call replaces the tasks the calling agent may change (its own
+//! and unowned ones) with the list, matched by subject (the engine reports the board and
+//! reminds the model of it).
 
 use async_trait::async_trait;
 use rein_protocol::{TodoItem, TodoStatus};
@@ -13,27 +12,6 @@ use crate::{CallFacts, Effect, ToolContext, ToolOutput, TypedTool, WorkspaceGuar
 
 /// Most items a list may hold.
 const MAX_ITEMS: usize = 100;
-
-/// The session's todo list; clones share it.
-#[derive(Debug, Clone, Default)]
-pub struct Todos(Arc<Mutex<Vec<TodoItem>>>);
-
-impl Todos {
-    /// The list as it is now.
-    pub fn get(&self) -> Vec<TodoItem> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Replaces the list (a resumed session's).
-    pub fn set(&self, todos: Vec<TodoItem>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = todos;
-    }
-
-    /// Whether any item is not completed.
-    pub fn has_open(&self) -> bool {
-        self.get().iter().any(|t| t.status != TodoStatus::Completed)
-    }
-}
 
 /// One item as the model writes it.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -102,6 +80,7 @@ impl TypedTool for TodoWrite {
             .find(|t| matches!(t.status, TodoStatusArg::InProgress))
             .map_or(String::new(), |t| format!(" · {}", t.content.trim()));
         facts.summary = format!("{done}/{} done{current}", args.todos.len());
+        facts.serial = true;
     }
 
     async fn run(&self, args: TodoWriteArgs, ctx: &ToolContext) -> ToolOutput {
@@ -143,7 +122,9 @@ impl TypedTool for TodoWrite {
             .filter(|t| t.status == TodoStatus::Completed)
             .count();
         let total = todos.len();
-        ctx.todos.set(todos);
+        if let Err(error) = ctx.board.sync_todos(&todos, &ctx.agent_name) {
+            return ToolOutput::error(error.to_string());
+        }
         ToolOutput::ok(format!(
             "The todo list is updated ({done} of {total} done). Keep it current: mark each \
              item completed as soon as it is done."

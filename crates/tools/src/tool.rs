@@ -109,8 +109,11 @@ pub struct ToolContext {
     pub call_id: Option<String>,
     /// The session's background shells (shared by every call of the session).
     pub jobs: crate::Jobs,
-    /// The session's todo list (`todo_write`).
-    pub todos: crate::Todos,
+    /// The session's task board (`task_*`, `todo_write`), shared by its agents.
+    pub board: rein_board::Board,
+    /// The name of the agent making the call, as the board records owners (`main` for the
+    /// session's own agent, a teammate's name).
+    pub agent_name: std::sync::Arc<str>,
 }
 
 impl ToolContext {
@@ -129,7 +132,8 @@ impl ToolContext {
             sandbox_policy: rein_sandbox::Policy::Off,
             call_id: None,
             jobs: crate::Jobs::default(),
-            todos: crate::Todos::default(),
+            board: rein_board::Board::in_memory(),
+            agent_name: std::sync::Arc::from(crate::board::LEAD),
         }
     }
 }

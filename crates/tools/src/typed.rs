@@ -66,6 +66,11 @@ pub trait TypedTool: Send + Sync + 'static {
     const LEAN: crate::Lean = crate::Lean::Same;
     /// The effect of a call with these arguments.
     fn effect(&self, args: &Self::Args) -> Effect;
+    /// The argument schema sent to the model; the default derives it from `Args`
+    /// ([`schema_for`]).
+    fn schema(&self) -> Value {
+        schema_for::<Self::Args>()
+    }
     /// Adds what a call touches to `facts` (which already hold the names, kind and effect):
     /// the paths read and written, the shell line, a summary. The default adds nothing.
     fn describe(&self, args: &Self::Args, guard: &WorkspaceGuard, facts: &mut CallFacts) {
@@ -93,7 +98,7 @@ impl<T: TypedTool> Typed<T> {
         let spec = ToolSpec {
             name: T::NAME.to_string(),
             description: tool.description(),
-            input_schema: schema_for::<T::Args>().into(),
+            input_schema: tool.schema().into(),
         };
         Self { tool, spec }
     }
@@ -182,6 +187,45 @@ pub fn schema_for<A: JsonSchema>() -> Value {
             .or_insert_with(|| Value::Array(vec![]));
     }
     strip_noise(&mut schema);
+    schema
+}
+
+/// `schema` with its optional arguments written as plain types, as Claude Code's tools send
+/// them: `"type": ["string", "null"]` becomes `"type": "string"`, `"default": null` and
+/// `{"type": "null"}` alternatives go. Shorter, and a model never needs to send `null`.
+pub fn without_nulls(mut schema: Value) -> Value {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if map.get("default") == Some(&Value::Null) {
+                    map.remove("default");
+                }
+                if let Some(Value::Array(types)) = map.get_mut("type") {
+                    types.retain(|t| t != "null");
+                    if types.len() == 1 {
+                        let only = types.remove(0);
+                        map.insert("type".into(), only);
+                    }
+                }
+                let single = match map.get_mut("anyOf") {
+                    Some(Value::Array(options)) => {
+                        options.retain(|o| o.get("type").is_none_or(|t| t != "null"));
+                        (options.len() == 1).then(|| options.remove(0))
+                    }
+                    _ => None,
+                };
+                if let (Some(Value::Object(inner)), Some(_)) = (single, map.remove("anyOf")) {
+                    for (key, value) in inner {
+                        map.entry(key).or_insert(value);
+                    }
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut schema);
     schema
 }
 

@@ -185,11 +185,10 @@ impl Agent {
             Some(memory) => format!("{summary}\n\n{memory}"),
             None => summary,
         };
-        let todos = self.tool_ctx.todos.get();
-        if !todos.is_empty() {
+        if !self.tool_ctx.board.list().is_empty() {
             summary.push_str(&format!(
-                "\n\nYour todo list (todo_write) as it stands:\n{}",
-                super::todos::render(&todos)
+                "\n\nThe task board (task_list) as it stands:\n{}",
+                rein_tools::render_board(&self.tool_ctx.board)
             ));
         }
         self.transcript.summary_tokens = context::tokens_of(summary.len());

@@ -68,6 +68,9 @@ pub struct AgentConfig {
     /// Folder under which each session keeps the earlier state of the files its file tools
     /// change, in `<workspace key>/<session id>/` (`rein undo`); `None` keeps nothing.
     pub checkpoints_root: Option<PathBuf>,
+    /// Folder under which each session keeps its task board, in `<workspace key>/<session
+    /// id>/` (its files survive `--continue`); `None` keeps the board in memory.
+    pub tasks_root: Option<PathBuf>,
     /// Most bytes of file contents one session's checkpoints keep.
     pub checkpoint_cap: u64,
     /// The OS sandbox, when this machine has one (proven read-only shell lines always run in
@@ -124,6 +127,7 @@ impl AgentConfig {
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
             checkpoints_root: None,
+            tasks_root: None,
             checkpoint_cap: rein_checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,

@@ -166,6 +166,7 @@ impl Agent {
         let checkpoints = setup::checkpoints(guard.root(), &config, &session_id);
         let (system, mut notices) = setup::system_prompt(&guard, &toolset.registry, &config);
         let guard = setup::with_skill_dirs(guard, &config, &mut notices);
+        let board = setup::board(guard.root(), &config, &session_id, &mut notices);
         Ok(Self {
             client,
             system,
@@ -187,6 +188,7 @@ impl Agent {
                 hidden_env,
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
+                board,
                 ..ToolContext::new(guard)
             },
             recording: Default::default(),

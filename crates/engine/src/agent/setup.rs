@@ -101,6 +101,26 @@ pub(super) fn checkpoints(
     ))
 }
 
+/// The session's task board, keyed by workspace and session like its checkpoints; in memory
+/// when rein keeps no data, or (said in `notices`) when its folder cannot be used.
+pub(super) fn board(
+    root: &Path,
+    config: &AgentConfig,
+    session_id: &str,
+    notices: &mut Vec<String>,
+) -> rein_board::Board {
+    let Some(tasks) = &config.tasks_root else {
+        return rein_board::Board::in_memory();
+    };
+    let dir = tasks
+        .join(crate::session::workspace_key(root))
+        .join(session_id);
+    rein_board::Board::open(&dir).unwrap_or_else(|error| {
+        notices.push(format!("the task board is kept in memory only: {error}"));
+        rein_board::Board::in_memory()
+    })
+}
+
 /// Registers `task` (its subagents get the tools registered so far) and, when the model may
 /// load a skill, `skill`; returns the spawner that runs the subagents.
 pub(super) fn add_delegating_tools(

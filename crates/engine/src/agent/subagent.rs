@@ -153,8 +153,8 @@ impl Agent {
             gate,
             tool_ctx: ToolContext {
                 cancel,
-                // Its own list: the parent's is the parent's plan.
-                todos: rein_tools::Todos::default(),
+                // The session's board, shared; it acts under its definition's name.
+                agent_name: std::sync::Arc::from(definition.name.as_str()),
                 call_id: None,
                 facts: None,
                 progress: None,

@@ -1,34 +1,42 @@
-//! The todo list in the loop: reported and recorded after each `todo_write`, restored on
-//! resume, kept through compaction, and a reminder when open items go untouched.
+//! The task board in the loop: reported after each call that changed it (`tasks` and the
+//! older `todos` view), kept through compaction and resume (it lives in its own files), and a
+//! reminder when open tasks go untouched.
 
-use rein_protocol::{ContentBlock, Event, SessionRecord, TodoItem, TodoStatus};
+use rein_protocol::{BoardTask, ContentBlock, Event, TaskStatus, TodoItem, TodoStatus};
 use serde_json::Value;
 
 use super::Agent;
 use crate::EventSender;
 use crate::emitter::Emitter;
 
-/// Model turns without a `todo_write` while items are open before the reminder.
+/// Model turns without a board change while tasks are open before the reminder.
 pub(super) const REMIND_AFTER: u32 = 3;
 
-const TODO_TOOL: &str = "todo_write";
-
 impl Agent {
-    /// Continues a stored session: its transcript, usage, cost and todo list (see
-    /// [`Agent::restore`]).
+    /// Continues a stored session: its transcript, usage, cost, and the todo list an older
+    /// rein kept in the session file when the board is empty (see [`Agent::restore`]).
     pub fn resume_from(&mut self, loaded: crate::session::LoadedSession) {
-        self.tool_ctx.todos.set(loaded.todos);
+        if let Err(error) = self.tool_ctx.board.import_todos(&loaded.todos) {
+            self.opening
+                .notices
+                .push(format!("the stored todo list was not restored: {error}"));
+        }
         self.checkpointing.restored = loaded.restored;
         self.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
     }
 
-    /// The todo list as it is now.
-    pub fn todos(&self) -> Vec<TodoItem> {
-        self.tool_ctx.todos.get()
+    /// The task board as it is now.
+    pub fn tasks(&self) -> Vec<BoardTask> {
+        self.tool_ctx.board.list()
     }
 
-    /// After a batch: a successful `todo_write` is reported and recorded and restarts the
-    /// count; otherwise the turn counts, and the third in a row with open items adds the
+    /// The session's task board (shared with its subagents and teammates).
+    pub fn board(&self) -> &rein_board::Board {
+        &self.tool_ctx.board
+    }
+
+    /// After a batch: a successful call that changed the board reports it and restarts the
+    /// count; otherwise the turn counts, and the third in a row with open tasks adds the
     /// reminder to the batch's last result.
     pub(super) fn after_todos(
         &mut self,
@@ -37,7 +45,7 @@ impl Agent {
         events: &EventSender,
     ) {
         let wrote = calls.iter().any(|(id, name, _)| {
-            name == TODO_TOOL
+            rein_tools::BOARD_WRITERS.contains(&name.as_str())
                 && results.iter().any(|b| {
                     matches!(b, ContentBlock::ToolResult { tool_use_id, is_error: false, .. }
                         if tool_use_id == id)
@@ -45,47 +53,47 @@ impl Agent {
         });
         if wrote {
             self.watch.turns_without_todos = 0;
-            let todos = self.tool_ctx.todos.get();
-            self.record(SessionRecord::Todos {
-                todos: todos.clone(),
-            });
-            events.emit(Event::Todos { todos });
+            report_board(&self.tool_ctx.board, events);
             return;
         }
         self.watch.turns_without_todos += 1;
-        if self.watch.turns_without_todos < REMIND_AFTER || !self.tool_ctx.todos.has_open() {
+        if self.watch.turns_without_todos < REMIND_AFTER || !self.tool_ctx.board.has_open() {
             return;
         }
         self.watch.turns_without_todos = 0;
         if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
             content.push_str("\n\n");
-            content.push_str(&reminder(&self.tool_ctx.todos.get()));
+            content.push_str(&reminder(&self.tool_ctx.board));
         }
     }
 }
 
-/// The reminder: the open items, and what to do with the list.
-fn reminder(todos: &[TodoItem]) -> String {
-    format!(
-        "<system-reminder>Your todo list has not changed for {REMIND_AFTER} turns. Update it with \
-         todo_write as you go (mark finished items completed, the current one in_progress). \
-         As it stands:\n{}</system-reminder>",
-        render(todos)
-    )
+/// Sends the board as `tasks`, then as the older `todos` view.
+pub(crate) fn report_board(board: &rein_board::Board, events: &EventSender) {
+    let tasks = board.list();
+    let todos = tasks.iter().map(as_todo).collect();
+    events.emit(Event::Tasks { tasks });
+    events.emit(Event::Todos { todos });
 }
 
-/// The list as lines (`- [in_progress] Run the tests`), for the model.
-pub(super) fn render(todos: &[TodoItem]) -> String {
-    todos
-        .iter()
-        .map(|t| {
-            let status = match t.status {
-                TodoStatus::Pending => "pending",
-                TodoStatus::InProgress => "in_progress",
-                TodoStatus::Completed => "completed",
-            };
-            format!("- [{status}] {}", t.content)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+fn as_todo(task: &BoardTask) -> TodoItem {
+    TodoItem {
+        content: task.subject.clone(),
+        status: match task.status {
+            TaskStatus::Pending => TodoStatus::Pending,
+            TaskStatus::InProgress => TodoStatus::InProgress,
+            TaskStatus::Completed => TodoStatus::Completed,
+        },
+        active_form: task.active_form.clone(),
+    }
+}
+
+/// The reminder: the board, and what to do with it.
+fn reminder(board: &rein_board::Board) -> String {
+    format!(
+        "<system-reminder>The task board has not changed for {REMIND_AFTER} turns. Keep it \
+         current as you go (task_update: mark finished tasks completed, the current one \
+         in_progress; or todo_write with the whole list). As it stands:\n{}</system-reminder>",
+        rein_tools::render_board(board)
+    )
 }

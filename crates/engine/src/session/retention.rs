@@ -18,8 +18,9 @@ type Remover = fn(&Path) -> u64;
 /// The folders of the data directory holding, per workspace key and session id, what belongs
 /// to one session, and how each is removed (checkpoints also drop the refs of their git
 /// snapshots).
-const SESSION_FOLDERS: [(&str, Remover); 2] = [
+const SESSION_FOLDERS: [(&str, Remover); 3] = [
     ("outputs", remove_tree),
+    (crate::undo::TASKS_FOLDER, remove_tree),
     (crate::undo::CHECKPOINTS_FOLDER, rein_checkpoint::remove),
 ];
 

@@ -119,23 +119,38 @@ impl App {
         self.commit(shown);
     }
 
-    /// `/todos`: the model's todo list as it stands.
+    /// `/todos`: the task board as it stands (id, status, owner, open blockers).
     pub fn show_todos(&mut self) {
+        use rein_protocol::TaskStatus;
         if self.todos.is_empty() {
-            self.info("no open todo items".to_string());
+            self.info("no open tasks".to_string());
             return;
         }
-        let mut lines = vec![Line::styled("  Todos:", self.theme.bold())];
-        for item in &self.todos {
-            let mark = match item.status {
-                rein_protocol::TodoStatus::Completed => "✓",
-                rein_protocol::TodoStatus::InProgress => "▸",
-                rein_protocol::TodoStatus::Pending => "○",
+        let mut lines = vec![Line::styled("  Tasks:", self.theme.bold())];
+        for task in &self.todos {
+            let mark = match task.status {
+                TaskStatus::Completed => "✓",
+                TaskStatus::InProgress => "▸",
+                TaskStatus::Pending => "○",
             };
-            lines.push(Line::raw(format!(
-                "    {mark} {}",
-                crate::sanitize::clean(&item.content)
-            )));
+            let mut line = format!(
+                "    {mark} #{} {}",
+                task.id,
+                crate::sanitize::clean(&task.subject)
+            );
+            if let Some(owner) = &task.owner {
+                line.push_str(&format!(" ({})", crate::sanitize::clean(owner)));
+            }
+            let open: Vec<String> = (task.blocked_by.iter())
+                .filter(|id| {
+                    (self.todos.iter()).any(|t| &t.id == *id && t.status != TaskStatus::Completed)
+                })
+                .map(|id| format!("#{id}"))
+                .collect();
+            if !open.is_empty() {
+                line.push_str(&format!(" · blocked by {}", open.join(", ")));
+            }
+            lines.push(Line::raw(line));
         }
         self.commit(lines);
     }

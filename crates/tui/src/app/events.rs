@@ -71,7 +71,15 @@ impl App {
             Event::Permission {
                 id, name, decision, ..
             } => self.permission_decided(&id, &name, decision, now),
-            Event::Todos { todos } => self.set_todos(todos),
+            Event::Tasks { tasks } => self.set_tasks(tasks),
+            // The same board as `Tasks`, for older consumers.
+            Event::Todos { .. } => {}
+            // The board is the session's: a subagent's change shows as the main agent's.
+            Event::Subagent { event, .. } if matches!(*event, Event::Tasks { .. }) => {
+                if let Event::Tasks { tasks } = *event {
+                    self.set_tasks(tasks);
+                }
+            }
             Event::Subagent {
                 parent_tool_use_id,
                 agent,
@@ -455,19 +463,21 @@ impl App {
 }
 
 impl App {
-    /// The todo list changed: shown live while items are open; once all are done it folds
+    /// The task board changed: shown live while tasks are open; once all are done it folds
     /// into one line in the scrollback.
-    fn set_todos(&mut self, todos: Vec<rein_protocol::TodoItem>) {
-        use rein_protocol::TodoStatus;
-        let all_done = !todos.is_empty() && todos.iter().all(|t| t.status == TodoStatus::Completed);
+    fn set_tasks(&mut self, tasks: Vec<rein_protocol::BoardTask>) {
+        use rein_protocol::TaskStatus;
+        let all_done = !tasks.is_empty() && tasks.iter().all(|t| t.status == TaskStatus::Completed);
         if all_done {
+            if !self.todos.is_empty() {
+                self.committed.push(Line::styled(
+                    format!("  ✓ tasks done ({} tasks)", tasks.len()),
+                    self.theme.dim(),
+                ));
+            }
             self.todos.clear();
-            self.committed.push(Line::styled(
-                format!("  ✓ todo list done ({} items)", todos.len()),
-                self.theme.dim(),
-            ));
         } else {
-            self.todos = todos;
+            self.todos = tasks;
         }
     }
 }

@@ -170,7 +170,7 @@ pub struct App {
     show_thinking: bool,
     running: Vec<RunningTool>,
     /// The model's todo list while it has open items.
-    todos: Vec<rein_protocol::TodoItem>,
+    todos: Vec<rein_protocol::BoardTask>,
     /// The first line of the user's status line command, shown instead of the model and
     /// the numbers.
     custom_status: Option<String>,

@@ -184,47 +184,81 @@ fn a_subagents_question_says_whose_it_is_and_its_calls_show_under_the_task() {
 }
 
 #[test]
-fn the_todo_list_shows_live_and_folds_when_done() {
-    use rein_protocol::{TodoItem, TodoStatus};
+fn the_task_board_shows_live_and_folds_when_done() {
+    use rein_protocol::{BoardTask, TaskStatus};
     let now = Instant::now();
     let mut app = app();
-    let item = |content: &str, status| TodoItem {
-        content: content.into(),
-        status,
-        active_form: String::new(),
-    };
+    let task =
+        |id: &str, subject: &str, status, owner: Option<&str>, blocked_by: &[&str]| BoardTask {
+            id: id.into(),
+            subject: subject.into(),
+            description: String::new(),
+            active_form: String::new(),
+            status,
+            owner: owner.map(String::from),
+            blocks: Vec::new(),
+            blocked_by: blocked_by.iter().map(|s| s.to_string()).collect(),
+            metadata: Default::default(),
+        };
     app.event(
-        Event::Todos {
-            todos: vec![
-                item("Read the code", TodoStatus::Completed),
-                item("Fix the bug", TodoStatus::InProgress),
-                item("Run the tests", TodoStatus::Pending),
+        Event::Tasks {
+            tasks: vec![
+                task(
+                    "1",
+                    "Read the code",
+                    TaskStatus::Completed,
+                    Some("main"),
+                    &[],
+                ),
+                task(
+                    "2",
+                    "Fix the bug",
+                    TaskStatus::InProgress,
+                    Some("alice"),
+                    &["1"],
+                ),
+                task("3", "Run the tests", TaskStatus::Pending, None, &["2"]),
+                task("4", "Write docs", TaskStatus::Pending, None, &["1"]),
             ],
         },
         now,
     );
     let live = text(&app.live_lines(80, now).0);
     assert_eq!(
-        live[..3],
-        ["  ☒ Read the code", "  ▸ Fix the bug", "  ☐ Run the tests"].map(String::from)
+        live[..4],
+        [
+            "  ☒ Read the code",
+            "  ▸ Fix the bug (alice)",
+            "  ⧗ Run the tests",
+            "  ☐ Write docs"
+        ]
+        .map(String::from)
     );
     assert!(app.take_committed().is_empty());
+    app.show_todos();
+    assert_eq!(
+        text(&app.take_committed()),
+        [
+            "  Tasks:",
+            "    ✓ #1 Read the code (main)",
+            "    ▸ #2 Fix the bug (alice)",
+            "    ○ #3 Run the tests · blocked by #2",
+            "    ○ #4 Write docs"
+        ]
+    );
+    // The older `todos` view of the same board changes nothing.
+    app.event(Event::Todos { todos: Vec::new() }, now);
+    assert_eq!(text(&app.live_lines(80, now).0).len(), live.len());
+    let done = |id, subject| task(id, subject, TaskStatus::Completed, None, &[]);
     app.event(
-        Event::Todos {
-            todos: vec![
-                item("Read the code", TodoStatus::Completed),
-                item("Fix the bug", TodoStatus::Completed),
-                item("Run the tests", TodoStatus::Completed),
-            ],
+        Event::Tasks {
+            tasks: vec![done("1", "Read the code"), done("2", "Fix the bug")],
         },
         now,
     );
     let live = text(&app.live_lines(80, now).0).join("\n");
-    assert!(!live.contains("Run the tests"), "{live}");
-    assert_eq!(
-        text(&app.take_committed()),
-        ["  ✓ todo list done (3 items)"]
-    );
+    assert!(!live.contains("Fix the bug"), "{live}");
+    assert_eq!(text(&app.take_committed()), ["  ✓ tasks done (2 tasks)"]);
 }
 
 #[test]

@@ -88,16 +88,24 @@ impl App {
         }
     }
 
-    /// The todo list while items are open: the one in progress in bold, done ones dim.
+    /// The task board while tasks are open: the ones in progress in bold (with their owner
+    /// when a teammate holds one), done ones dim, blocked ones marked.
     fn todo_lines(&self, width: usize, lines: &mut Vec<Line<'static>>) {
-        use rein_protocol::TodoStatus;
+        use rein_protocol::TaskStatus;
         let theme = self.theme;
-        for todo in &self.todos {
-            let text = crate::sanitize::clean(&todo.content).into_owned();
-            let (mark, style) = match todo.status {
-                TodoStatus::Completed => ("☒", theme.dim()),
-                TodoStatus::InProgress => ("▸", theme.bold()),
-                TodoStatus::Pending => ("☐", ratatui::style::Style::new()),
+        for task in &self.todos {
+            let mut text = crate::sanitize::clean(&task.subject).into_owned();
+            if let Some(owner) = task.owner.as_deref().filter(|o| *o != "main") {
+                text.push_str(&format!(" ({})", crate::sanitize::clean(owner)));
+            }
+            let blocked = task.blocked_by.iter().any(|id| {
+                (self.todos.iter()).any(|t| &t.id == id && t.status != TaskStatus::Completed)
+            });
+            let (mark, style) = match task.status {
+                TaskStatus::Completed => ("☒", theme.dim()),
+                TaskStatus::InProgress => ("▸", theme.bold()),
+                TaskStatus::Pending if blocked => ("⧗", theme.dim()),
+                TaskStatus::Pending => ("☐", ratatui::style::Style::new()),
             };
             let shown: String = format!("  {mark} {text}").chars().take(width).collect();
             lines.push(Line::styled(shown, style));

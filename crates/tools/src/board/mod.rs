@@ -1,0 +1,75 @@
+//! The task board's tools, in Claude Code's shapes under rein's names: `task_create`,
+//! `task_get`, `task_list`, `task_update` (hooks and rules see `TaskCreate`…). The board is
+//! the session's ([`ToolContext::board`](crate::ToolContext)), shared by its agents; `by` is the
+//! calling agent's name.
+
+mod create;
+mod read;
+mod update;
+
+pub use create::{TaskCreate, TaskCreateArgs};
+pub use read::{TaskGet, TaskGetArgs, TaskList, TaskListArgs};
+pub use update::{TaskUpdate, TaskUpdateArgs};
+
+use rein_board::Board;
+use rein_protocol::BoardTask;
+
+/// The session's own agent, as board owners and messages name it.
+pub const LEAD: &str = "main";
+
+/// Names of the tools that change the board (the engine reports the board after them).
+pub const BOARD_WRITERS: [&str; 3] = ["task_create", "task_update", "todo_write"];
+
+/// One line per task, then what is ready: `#2 [in_progress] Build it (owner: alice)
+/// [blocked by #1]`.
+pub fn render(board: &Board) -> String {
+    let tasks = board.list();
+    if tasks.is_empty() {
+        return "The task board is empty.".to_string();
+    }
+    let mut lines: Vec<String> = tasks.iter().map(|t| line(board, t)).collect();
+    let ready: Vec<String> = board.ready().iter().map(|t| format!("#{}", t.id)).collect();
+    if !ready.is_empty() {
+        lines.push(format!(
+            "Ready to start (unowned, unblocked): {}",
+            ready.join(", ")
+        ));
+    }
+    lines.join("\n")
+}
+
+fn line(board: &Board, task: &BoardTask) -> String {
+    let mut line = format!("#{} [{}] {}", task.id, task.status, task.subject);
+    if let Some(owner) = &task.owner {
+        line.push_str(&format!(" (owner: {owner})"));
+    }
+    let open = board.open_blockers(task);
+    if !open.is_empty() {
+        let ids: Vec<String> = open.iter().map(|id| format!("#{id}")).collect();
+        line.push_str(&format!(" [blocked by {}]", ids.join(", ")));
+    }
+    line
+}
+
+/// The text for one task in full, for `task_get`.
+fn full(board: &Board, task: &BoardTask) -> String {
+    let mut text = line(board, task);
+    if !task.description.is_empty() {
+        text.push_str(&format!("\n\n{}", task.description));
+    }
+    let ids = |list: &[String]| list.iter().map(|id| format!("#{id}")).collect::<Vec<_>>();
+    if !task.blocked_by.is_empty() {
+        text.push_str(&format!(
+            "\nblocked by: {}",
+            ids(&task.blocked_by).join(", ")
+        ));
+    }
+    if !task.blocks.is_empty() {
+        text.push_str(&format!("\nblocks: {}", ids(&task.blocks).join(", ")));
+    }
+    if !task.metadata.is_empty() {
+        let metadata = serde_json::Value::Object(task.metadata.clone());
+        text.push_str(&format!("\nmetadata: {metadata}"));
+    }
+    text
+}
