@@ -1,6 +1,6 @@
 //! What every request carries before the conversation: the system prompt and the tool specs,
 //! for the Claude tool set (edit_file/write_file) and the GPT one (apply_patch), with
-//! `todo_write`, `task` and `skill` offered; budget ≤ 12 KB for the Claude set. And what a
+//! the task board's tools, `task` and `skill` offered; budget ≤ 12 KB for the Claude set. And what a
 //! catalog of 50 skills adds to it (budget ≤ 6 KB). Then the same in the lean tools profile
 //! (small context windows), in bytes and in tokens by the engine's own estimator (budget
 //! ≤ 1,200 tokens; 50 skills ≤ 1 KB more). Measured on the first request the mock server

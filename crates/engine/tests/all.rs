@@ -28,4 +28,5 @@ mod stores;
 mod subagent_control;
 mod subagents;
 mod support;
+mod team;
 mod todos;

@@ -260,6 +260,30 @@ pub enum Event {
         /// The subagent's event.
         event: Box<Event>,
     },
+    /// A teammate started, went idle, went back to work or stopped.
+    Teammate {
+        /// Its name (`alice`).
+        name: String,
+        /// Its definition (`general`, a file's `name`).
+        agent: String,
+        /// `working`, `idle` or `stopped`.
+        state: String,
+        /// Why it stopped (`shutdown`, `stopped by the user`, an error), when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// One agent of a team sent another a message (`send_message`).
+    TeamMessage {
+        /// The sender (`main` or a teammate's name).
+        from: String,
+        /// The recipient.
+        to: String,
+        /// `message`, `shutdown_request`, `shutdown_response`, `plan_approval_request` or
+        /// `plan_approval_response`.
+        kind: String,
+        /// The text.
+        text: String,
+    },
     /// The task board changed (`task_create`, `task_update`, `todo_write`, a teammate's
     /// claim): the whole board as it is now, by id.
     Tasks {

@@ -66,6 +66,8 @@ fn listed(event: &Event) {
         | Event::TurnEnd { .. }
         | Event::Subagent { .. }
         | Event::Tasks { .. }
+        | Event::Teammate { .. }
+        | Event::TeamMessage { .. }
         | Event::Todos { .. }
         | Event::Error { .. }
         | Event::Result { .. } => {}
@@ -185,6 +187,18 @@ fn turn_end_events() -> Vec<Event> {
             parent_tool_use_id: text(),
             agent: text(),
             event: Box::new(Event::TurnStart { turn: 1 }),
+        },
+        Event::Teammate {
+            name: text(),
+            agent: text(),
+            state: text(),
+            reason: Some(text()),
+        },
+        Event::TeamMessage {
+            from: text(),
+            to: text(),
+            kind: text(),
+            text: text(),
         },
         Event::Tasks {
             tasks: vec![crate::BoardTask {

@@ -12,7 +12,9 @@
 //! ```
 //!
 //! A turn with `when` goes only to a request whose body contains that text (agents asking at
-//! the same time); other requests take the unused turns without `when`, in order.
+//! the same time), one with `when_last` only to a request whose last message contains it
+//! (what an agent was just told); other requests take the unused unconditional turns, in
+//! order.
 //!
 //! Faults are externally tagged: `{"http": {"status": 529, "body": {...}, "retry_after": 2}}`
 //! (or `"raw_body": "data: {...}"` sent verbatim, and `"headers": {"name": "value"}`),
@@ -130,6 +132,18 @@ pub struct ScenarioTurn {
     /// turn without one.
     #[serde(default)]
     pub when: Option<String>,
+    /// Only for a request whose last message contains this text (with `when`: both must
+    /// match): routes an agent's next turn by what it was just told (a tool result, a
+    /// teammate's message).
+    #[serde(default)]
+    pub when_last: Option<String>,
+}
+
+impl ScenarioTurn {
+    /// Whether the turn waits for a request that matches it (`when`, `when_last`).
+    pub fn conditional(&self) -> bool {
+        self.when.is_some() || self.when_last.is_some()
+    }
 }
 
 /// A scripted tool call.

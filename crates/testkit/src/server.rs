@@ -157,16 +157,19 @@ impl Shared {
         let offers_tools = request.body["tools"]
             .as_array()
             .is_some_and(|tools| !tools.is_empty());
-        let asks_for_summary = ["messages", "input"].iter().any(|list| {
-            request.body[list]
-                .as_array()
-                .and_then(|l| l.last())
-                .is_some_and(|last| last.to_string().contains(&self.scenario.summary_marker))
-        });
-        // Turns with `when` go to the requests whose body holds their text.
+        let last = ["messages", "input"]
+            .iter()
+            .find_map(|list| request.body[list].as_array().and_then(|l| l.last()))
+            .map(Value::to_string)
+            .unwrap_or_default();
+        let asks_for_summary = last.contains(&self.scenario.summary_marker);
+        // Turns with `when` go to the requests whose body holds their text, turns with
+        // `when_last` to those whose last message does.
         let text = request.body.to_string();
-        let wants =
-            |turn: &crate::ScenarioTurn| turn.when.as_ref().is_none_or(|w| text.contains(w));
+        let wants = |turn: &crate::ScenarioTurn| {
+            turn.when.as_ref().is_none_or(|w| text.contains(w))
+                && turn.when_last.as_ref().is_none_or(|w| last.contains(w))
+        };
         let mut request = request;
         if !self.scenario.record_bodies {
             request.body = Value::Null;
@@ -207,11 +210,11 @@ impl Shared {
                 let free = |i: &usize| !log.taken[*i];
                 let matched = (0..turns.len())
                     .filter(free)
-                    .find(|&i| turns[i].when.is_some() && wants(&turns[i]))
+                    .find(|&i| turns[i].conditional() && wants(&turns[i]))
                     .or_else(|| {
                         (0..turns.len())
                             .filter(free)
-                            .find(|&i| turns[i].when.is_none())
+                            .find(|&i| !turns[i].conditional())
                     });
                 log.turns_asked += 1;
                 match matched {

@@ -49,9 +49,10 @@ impl Agent {
         }
     }
 
-    /// When the model is done but background subagents it started still run: waits for the
-    /// next answer (up to [`BACKGROUND_WAIT`]) and hands it to the model as a new message;
-    /// `true` to go on. A wait that runs out stops them and says so.
+    /// When the model is done but background subagents or teammates still work: waits for
+    /// the next answer or letter (up to [`BACKGROUND_WAIT`]) and hands it to the model as a
+    /// new message; `true` to go on. The wait ends without one once nothing works any more
+    /// (teammates idle); one that runs out stops them and says so.
     pub(super) async fn await_background(
         &mut self,
         events: &EventSender,
@@ -61,19 +62,22 @@ impl Agent {
             return false;
         };
         let mut ready = spawner.take_finished();
-        if ready.is_empty() && spawner.running() > 0 {
-            match spawner.next_finished(BACKGROUND_WAIT, cancel).await {
+        let deadline = std::time::Instant::now() + BACKGROUND_WAIT;
+        // Polled: a teammate going idle changes what is worth waiting for without a notice.
+        while ready.is_empty() && spawner.running() > 0 {
+            if std::time::Instant::now() >= deadline {
+                spawner.stop_all();
+                events.error(format!(
+                    "background subagents were still running after {} min; they were stopped",
+                    BACKGROUND_WAIT.as_secs() / 60
+                ));
+                return false;
+            }
+            let poll = std::time::Duration::from_millis(200);
+            match spawner.next_finished(poll, cancel).await {
                 Some(notice) => ready.push(notice),
                 None if cancel.is_cancelled() => return false,
-                None => {
-                    spawner.stop_all();
-                    events.error(format!(
-                        "background subagents were still running after {} min; they were \
-                         stopped",
-                        BACKGROUND_WAIT.as_secs() / 60
-                    ));
-                    return false;
-                }
+                None => {}
             }
         }
         if ready.is_empty() {

@@ -135,6 +135,8 @@ pub(super) fn add_delegating_tools(
     });
     if let Some(spawner) = &subagents {
         tools.register(Arc::new(TaskTool(Arc::clone(spawner))));
+        let team = Arc::clone(&spawner.team);
+        tools.register(Arc::new(crate::subagents::SendMessageTool(team)));
     }
     if config.commands.skills_for_model().next().is_some() {
         tools.register(Arc::new(crate::commands::SkillTool(

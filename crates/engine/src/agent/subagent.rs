@@ -47,6 +47,11 @@ impl ParentView {
         self.events.clone()
     }
 
+    /// The session's task board.
+    pub(crate) fn board(&self) -> rein_board::Board {
+        self.tool_ctx.board.clone()
+    }
+
     /// Runs the `SubagentStop` hooks for the subagent that ran call `call_id`.
     pub(crate) async fn subagent_stopped(&self, agent: &str, call_id: &str, last: &str) {
         let mut fields = serde_json::Map::new();
@@ -77,6 +82,30 @@ impl Approver for Labelled {
 }
 
 impl Agent {
+    /// Makes this subagent teammate `name`: it acts on the board under that name, its plan
+    /// (in `mode` `plan`) goes to the lead, its other questions to the user labelled with
+    /// its name; with a `mode` of its own it gets its own copy of the session's policy.
+    pub(crate) fn join_team(
+        &mut self,
+        name: &str,
+        team: &Arc<crate::subagents::Team>,
+        parent: &ParentView,
+        mode: Option<crate::permissions::PermissionMode>,
+    ) {
+        self.tool_ctx.agent_name = Arc::from(name);
+        self.delegation.subagent_name = Some(name.to_string());
+        if let Some(mode) = mode {
+            let mut policy = parent.gate.policy().clone();
+            policy.mode = mode;
+            self.gate.policy = Arc::new(std::sync::Mutex::new(policy));
+        }
+        self.gate.approver = Some(Arc::new(crate::subagents::PlanToLead {
+            team: Arc::clone(team),
+            name: name.to_string(),
+            user: parent.gate.approver.clone(),
+        }));
+    }
+
     /// The session's background shells and subagents, for a front end's `/tasks`.
     pub fn background(&self) -> crate::subagents::Background {
         crate::subagents::Background {

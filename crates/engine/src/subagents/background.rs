@@ -79,13 +79,38 @@ impl Background {
                     running,
                     status: if running { "running" } else { "finished" }.to_string(),
                 });
-        shells.chain(agents).collect()
+        let teammates = (self.agents.iter())
+            .flat_map(|spawner| spawner.team.roster())
+            .map(|(name, agent, state, unread, usage, cost)| {
+                let mut status = state.as_str().to_string();
+                if unread > 0 {
+                    status.push_str(&format!(" · {unread} unread"));
+                }
+                let tokens = usage.input_tokens + usage.output_tokens;
+                status.push_str(&format!(" · {tokens} tokens"));
+                if let Some(cost) = cost {
+                    status.push_str(&format!(" · ${cost:.4}"));
+                }
+                BackgroundTask {
+                    label: format!("teammate {name} ({agent})"),
+                    id: name,
+                    running: state != super::team::State::Stopped,
+                    status,
+                }
+            });
+        shells.chain(agents).chain(teammates).collect()
+    }
+
+    /// Whether `id` names a subagent or teammate rather than a shell.
+    fn is_agent(&self, id: &str) -> bool {
+        id.starts_with("agent_")
+            || (self.agents.iter()).any(|spawner| spawner.team.status_of(id).is_some())
     }
 
     /// The end of what the shell `id` printed (at most 16 KiB), for the user; what the model
     /// reads next does not move. A subagent's work comes back as its result instead.
     pub fn output(&self, id: &str) -> Result<String, StopError> {
-        if id.starts_with("agent_") {
+        if self.is_agent(id) {
             return Err(StopError::NotAShell { id: id.to_string() });
         }
         self.jobs
@@ -98,7 +123,7 @@ impl Background {
 
     /// Stops the shell or subagent `id`.
     pub async fn stop(&self, id: &str) -> Result<String, StopError> {
-        if id.starts_with("agent_") {
+        if self.is_agent(id) {
             return match self.agents.as_ref().is_some_and(|s| s.stop(id)) {
                 true => Ok(format!("{id} stopped")),
                 false => Err(StopError::NoAgent { id: id.to_string() }),

@@ -8,6 +8,7 @@ mod background;
 mod definitions;
 mod spawner;
 mod task;
+mod team;
 
 pub use background::{Background, BackgroundTask, StopError};
 pub use definitions::{
@@ -15,6 +16,8 @@ pub use definitions::{
 };
 pub(crate) use spawner::Spawner;
 pub(crate) use task::TaskTool;
+pub use team::{DEFAULT_MAX_TEAMMATES, LEAD, SEND_TOOL};
+pub(crate) use team::{PlanToLead, SendMessageTool, Team};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +57,8 @@ pub struct Subagents {
     pub models: Option<Arc<dyn ModelSource>>,
     /// Model requests per subagent run.
     pub max_turns: u32,
+    /// Most teammates running at once (`max_teammates`).
+    pub max_teammates: usize,
 }
 
 impl Subagents {
@@ -63,6 +68,7 @@ impl Subagents {
             definitions,
             models: None,
             max_turns: SUBAGENT_MAX_TURNS,
+            max_teammates: DEFAULT_MAX_TEAMMATES,
         }
     }
 }
@@ -76,6 +82,7 @@ impl std::fmt::Debug for Subagents {
             )
             .field("models", &self.models.is_some())
             .field("max_turns", &self.max_turns)
+            .field("max_teammates", &self.max_teammates)
             .finish()
     }
 }

@@ -16,6 +16,8 @@ use crate::agent::ParentView;
 use crate::emitter::Emitter;
 use crate::{Agent, EventSender};
 
+pub(crate) use super::team::Team;
+
 /// What a subagent spent: its model, usage and cost, for the parent's session.
 pub(crate) type Spent = (String, Usage, Option<f64>);
 
@@ -59,6 +61,8 @@ pub(crate) struct Spawner {
     /// Answers of background subagents, as notices for the parent.
     finished_tx: UnboundedSender<(String, String)>,
     finished_rx: tokio::sync::Mutex<UnboundedReceiver<(String, String)>>,
+    /// The parent's teammates; their letters to it come as notices too.
+    pub(crate) team: Arc<Team>,
 }
 
 impl Drop for Spawner {
@@ -68,13 +72,16 @@ impl Drop for Spawner {
             job.cancel.cancel();
             job.task.abort();
         }
+        self.team.stop_all();
     }
 }
 
 impl Spawner {
     pub(crate) fn new(catalog: Subagents, tools: rein_tools::ToolRegistry) -> Self {
         let (finished_tx, finished_rx) = unbounded_channel();
+        let team = Arc::new(Team::new(finished_tx.clone(), catalog.max_teammates));
         Self {
+            team,
             parts: Parts {
                 tools: Arc::new(tools),
                 max_turns: catalog.max_turns,
@@ -121,10 +128,11 @@ impl Spawner {
         std::mem::take(&mut *self.parts.spent.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// How many background subagents are still running.
+    /// How many background subagents and teammates are still working.
     pub(crate) fn running(&self) -> usize {
         let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        running.iter().filter(|job| !job.task.is_finished()).count()
+        let agents = running.iter().filter(|job| !job.task.is_finished()).count();
+        agents + self.team.working()
     }
 
     /// Background subagents: id, what they work on, whether they still run.
@@ -136,8 +144,11 @@ impl Spawner {
             .collect()
     }
 
-    /// Stops background subagent `id`; `false` when there is none by that id.
+    /// Stops background subagent or teammate `id`; `false` when there is none by that id.
     pub(crate) fn stop(&self, id: &str) -> bool {
+        if self.team.stop(id) {
+            return true;
+        }
         let running = self.running.lock().unwrap_or_else(|p| p.into_inner());
         match running.iter().find(|job| job.id == id) {
             Some(job) => {
@@ -171,8 +182,9 @@ impl Spawner {
         }
     }
 
-    /// Stops every background subagent.
+    /// Stops every background subagent and teammate.
     pub(crate) fn stop_all(&self) {
+        self.team.stop_all();
         for job in self
             .running
             .lock()
@@ -226,6 +238,60 @@ impl Spawner {
                 task,
             });
         Ok(id)
+    }
+
+    /// Starts `job` as teammate `name`: long-lived, with its own inbox, working beside the
+    /// parent until it stops (`mode`: its own permission mode, e.g. `plan`; else it shares
+    /// the session's).
+    pub(crate) fn start_teammate(
+        self: &Arc<Self>,
+        job: Job,
+        name: &str,
+        mode: Option<crate::permissions::PermissionMode>,
+    ) -> Result<String, String> {
+        let (model, client) = self
+            .model_for(&job.definition, &job.parent)
+            .map_err(|e| e.to_string())?;
+        let events = job.parent.events();
+        let (status, cancel, inbox) = (self.team)
+            .join(name, &job.definition.name, &events)
+            .map_err(|e| e.to_string())?;
+        let mut tools = match &job.definition.tools {
+            None => self.parts.tools.subset(|_| true),
+            Some(names) => (self.parts.tools).subset(|tool| names.iter().any(|n| n == tool)),
+        };
+        tools.register(Arc::new(super::SendMessageTool(Arc::clone(&self.team))));
+        // Offered only while it plans (`mode` plan); its plan goes to the lead.
+        tools.register(Arc::new(crate::plan::ExitPlanMode));
+        let call_id = format!("teammate-{name}");
+        let mut agent = Agent::subagent(
+            &job.parent,
+            &job.definition,
+            tools,
+            (model.clone(), client),
+            &call_id,
+            self.parts.max_turns,
+            cancel.clone(),
+        );
+        agent.join_team(name, &self.team, &job.parent, mode);
+        let (tx, _forwarder) = forward(events, &job.call_id, name);
+        let board = job.parent.board();
+        let start = super::team::Start {
+            name: name.to_string(),
+            model,
+            agent,
+            first: teammate_brief(name, &job.prompt),
+            inbox,
+            status,
+            cancel,
+            events: tx,
+            board,
+            spent: Arc::clone(&self.parts.spent),
+        };
+        let team = Arc::clone(&self.team);
+        self.team.set_state(name, super::team::State::Working, None);
+        tokio::spawn(super::team::run_teammate(start, team));
+        Ok(name.to_string())
     }
 
     /// The model and client for `definition`, given the parent's.
@@ -326,6 +392,19 @@ async fn run_job(
                 .unwrap_or_else(|| "see its events".to_string())
         )),
     }
+}
+
+/// A teammate's first input: who it is in the team, how to talk, and its task.
+fn teammate_brief(name: &str, prompt: &str) -> String {
+    format!(
+        "You are `{name}`, a teammate working beside the lead (`{lead}`) and other teammates. \
+         Your plain text is seen by nobody: talk with send_message (to `{lead}` or a teammate by \
+         name). Messages to you arrive as <message> blocks between your steps. The task board \
+         (task_list, task_update) is shared: set owner to `{name}` when you take a task and mark \
+         it completed when it is done. When you have nothing left to do, end your turn: you \
+         then wait for messages or take the next ready task.\n\n{prompt}",
+        lead = super::LEAD
+    )
 }
 
 /// A channel for the subagent's events, and a task passing each on to `parent` wrapped with

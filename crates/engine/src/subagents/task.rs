@@ -55,6 +55,17 @@ impl Tool for TaskTool {
                     "run_in_background": {
                         "type": "boolean",
                         "description": "Start it and go on; its answer comes when it finishes"
+                    },
+                    "name": {
+                        "type": "string",
+                        "description": "Start a long-lived teammate by this name instead: it \
+                                        works beside you, talks by send_message and takes \
+                                        ready tasks from the board"
+                    },
+                    "mode": {
+                        "type": "string",
+                        "enum": ["plan"],
+                        "description": "A teammate that plans first and sends you its plan"
                     }
                 },
                 "required": ["description", "prompt"],
@@ -111,6 +122,17 @@ impl Tool for TaskTool {
             return ToolOutput::error("subagents can only run inside an agent's run");
         };
         let background = args.get("run_in_background").and_then(Value::as_bool) == Some(true);
+        let teammate = text("name").to_string();
+        let mode = match text("mode") {
+            "" => None,
+            "plan" => Some(crate::permissions::PermissionMode::Plan),
+            other => {
+                return ToolOutput::error(format!(
+                    "a teammate's `mode` can only be `plan` (not `{other}`): it otherwise \
+                     works in the session's mode"
+                ));
+            }
+        };
         let job = Job {
             definition: definition.clone(),
             parent,
@@ -118,6 +140,17 @@ impl Tool for TaskTool {
             call_id: ctx.call_id.clone().unwrap_or_default(),
             description: text("description").to_string(),
         };
+        if !teammate.is_empty() {
+            return match spawner.start_teammate(job, &teammate, mode) {
+                Ok(name) => ToolOutput::ok(format!(
+                    "Teammate {name} started. It works beside you; it reports with \
+                     send_message, and you are told when it is idle. Talk to it with \
+                     send_message {{to: \"{name}\"}}; stop it with send_message type \
+                     shutdown_request."
+                )),
+                Err(error) => ToolOutput::error(error),
+            };
+        }
         if background {
             return match spawner.start_background(job) {
                 Ok(id) => ToolOutput::ok(format!(

@@ -72,6 +72,18 @@ impl App {
                 id, name, decision, ..
             } => self.permission_decided(&id, &name, decision, now),
             Event::Tasks { tasks } => self.set_tasks(tasks),
+            Event::Teammate {
+                name,
+                agent,
+                state,
+                reason,
+            } => self.teammate_changed(&name, &agent, &state, reason.as_deref()),
+            Event::TeamMessage {
+                from,
+                to,
+                kind,
+                text,
+            } => self.team_message(&from, &to, &kind, &text),
             // The same board as `Tasks`, for older consumers.
             Event::Todos { .. } => {}
             // The board is the session's: a subagent's change shows as the main agent's.
@@ -463,6 +475,43 @@ impl App {
 }
 
 impl App {
+    /// A teammate's state, as one dim line in the scrollback.
+    fn teammate_changed(&mut self, name: &str, agent: &str, state: &str, reason: Option<&str>) {
+        let clean = |t: &str| crate::sanitize::clean(t).into_owned();
+        let why = reason
+            .map(|r| format!(" ({})", clean(r)))
+            .unwrap_or_default();
+        self.committed.push(Line::styled(
+            format!(
+                "  ◆ teammate {} ({}) {}{why}",
+                clean(name),
+                clean(agent),
+                clean(state)
+            ),
+            self.theme.dim(),
+        ));
+    }
+
+    /// A message between the team's agents: who wrote to whom, and its first line.
+    fn team_message(&mut self, from: &str, to: &str, kind: &str, text: &str) {
+        let clean = |t: &str| crate::sanitize::clean(t).into_owned();
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let kind = match kind {
+            "message" => String::new(),
+            other => format!("[{}] ", clean(other)),
+        };
+        let line: String = format!(
+            "  ✉ {} → {}: {kind}{}",
+            clean(from),
+            clean(to),
+            clean(first)
+        )
+        .chars()
+        .take(300)
+        .collect();
+        self.committed.push(Line::styled(line, self.theme.dim()));
+    }
+
     /// The task board changed: shown live while tasks are open; once all are done it folds
     /// into one line in the scrollback.
     fn set_tasks(&mut self, tasks: Vec<rein_protocol::BoardTask>) {
