@@ -138,3 +138,227 @@ async fn three_teammates_complete_six_tasks_in_dependency_order() {
         assert!(!request.body.to_string().contains("is blocked by"));
     }
 }
+
+fn send(to: &str, message: &str, extra: Value) -> Value {
+    let mut args = json!({"to": to, "message": message});
+    if let (Some(args), Some(extra)) = (args.as_object_mut(), extra.as_object()) {
+        args.extend(extra.clone());
+    }
+    call("send_message", args)
+}
+
+#[tokio::test]
+async fn letters_arrive_in_order_and_a_refused_shutdown_keeps_the_teammate_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = vec![
+        json!({"tool_calls": [teammate("alice", "Wait for instructions.")]}),
+        json!({"text": "Alice is starting."}),
+        json!({"when_last": "Wait for instructions.", "text": "Ready for instructions."}),
+        // Three letters in one reply: they must reach alice in the order written.
+        json!({"when_last": "Ready for instructions.", "tool_calls": [
+            send("alice", "first", json!({})),
+            send("alice", "second", json!({})),
+            send("alice", "third", json!({}))
+        ]}),
+        json!({"when_last": "Message sent to alice.", "text": "Sent."}),
+        json!({"when_last": "first", "tool_calls": [send("main", "got all three", json!({}))]}),
+        json!({"when_last": "Message sent to main.", "text": "Waiting."}),
+        // A shutdown alice refuses, then one it agrees to.
+        json!({"when_last": "got all three", "tool_calls": [
+            send("alice", "time to stop", json!({"type": "shutdown_request"}))
+        ]}),
+        json!({"when_last": "Shutdown request shutdown-1 sent", "text": "Asked."}),
+        json!({"when_last": "time to stop", "tool_calls": [
+            send("main", "not yet: one more check", json!({
+                "type": "shutdown_response", "request_id": "shutdown-1", "approve": false}))
+        ]}),
+        json!({"when_last": "Message sent to main.", "text": "Still working."}),
+        json!({"when_last": "not yet: one more check", "tool_calls": [
+            send("alice", "now stop", json!({"type": "shutdown_request"}))
+        ]}),
+        json!({"when_last": "Shutdown request shutdown-2 sent", "text": "Asked again."}),
+        json!({"when_last": "now stop", "tool_calls": [
+            send("main", "stopping", json!({
+                "type": "shutdown_response", "request_id": "shutdown-2", "approve": true}))
+        ]}),
+        json!({"when_last": "Shutdown agreed", "text": "Bye."}),
+    ];
+    let mut turns = turns;
+    turns.extend(replies("is idle; its last message", "Noted.", 10));
+    turns.extend(replies("stopping", "Alice stopped.", 2));
+    turns.extend(replies("stopped (shutdown)", "Done.", 2));
+    let server = mock(&json!({"turns": turns}).to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, events) = run_all(&mut agent, "Run a teammate.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    let letters = bodies
+        .iter()
+        .find(|b| {
+            b.contains("You are `alice`") && b.contains("<message from=\\\"main\\\">\\nfirst")
+        })
+        .expect("alice read the letters");
+    let at = |word: &str| letters.find(&format!("\\n{word}\\n</message>")).unwrap();
+    assert!(at("first") < at("second") && at("second") < at("third"));
+    let mut seen = Vec::new();
+    events_of(&events, &mut |e| match e {
+        Event::TeamMessage { from, to, kind, .. } => seen.push(format!("{from}→{to} {kind}")),
+        Event::Teammate {
+            name,
+            state,
+            reason,
+            ..
+        } if state == "stopped" => seen.push(format!(
+            "{name} stopped {}",
+            reason.as_deref().unwrap_or("")
+        )),
+        _ => {}
+    });
+    assert_eq!(
+        seen,
+        [
+            "main→alice message",
+            "main→alice message",
+            "main→alice message",
+            "alice→main message",
+            "main→alice shutdown_request",
+            "alice→main shutdown_response",
+            "main→alice shutdown_request",
+            "alice→main shutdown_response",
+            "alice stopped shutdown"
+        ]
+    );
+    // A stopped teammate gets no more letters.
+    let roster = agent.background().list();
+    let alice = roster.iter().find(|t| t.id == "alice").unwrap();
+    assert!(!alice.running, "{alice:?}");
+}
+
+#[tokio::test]
+async fn a_plan_mode_teammates_plan_is_sent_back_then_approved_by_the_lead() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan_teammate = call(
+        "task",
+        json!({"description": "plan it", "prompt": "Plan the change.", "name": "bob", "mode": "plan"}),
+    );
+    let mut turns = vec![
+        json!({"tool_calls": [plan_teammate]}),
+        json!({"text": "Bob is planning."}),
+        json!({"when_last": "Plan the change.", "tool_calls": [
+            call("exit_plan_mode", json!({"plan": "Plan A: edit the parser."}))
+        ]}),
+        json!({"when_last": "Plan A: edit the parser.", "tool_calls": [
+            send("bob", "add tests first", json!({
+                "type": "plan_approval_response", "request_id": "plan-1", "approve": false}))
+        ]}),
+        json!({"when_last": "Plan plan-1 of bob sent back", "text": "Sent back."}),
+        json!({"when_last": "main sent the plan back: add tests first", "tool_calls": [
+            call("exit_plan_mode", json!({"plan": "Plan B: tests, then the parser."}))
+        ]}),
+        json!({"when_last": "Plan B: tests, then the parser.", "tool_calls": [
+            send("bob", "go ahead", json!({
+                "type": "plan_approval_response", "request_id": "plan-2", "approve": true}))
+        ]}),
+        json!({"when_last": "Plan plan-2 of bob approved", "text": "Approved."}),
+        json!({"when_last": "approved your plan", "tool_calls": [
+            call("bash", json!({"command": "touch made-by-bob"}))
+        ]}),
+        json!({"when": "You are `bob`", "when_last": "(no output)", "text": "Carried out."}),
+    ];
+    turns.extend(replies("is idle; its last message", "Noted.", 5));
+    let server = mock(&json!({"turns": turns}).to_string()).await;
+    // Bob's own mode is plan until the lead approves its plan, then the session's (bypass).
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, _) = run_all(&mut agent, "Have bob plan it.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    let bodies: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    // While it planned, bob was offered exit_plan_mode; its first plan was refused with the
+    // lead's feedback, its second approved, and then it worked.
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.contains("main sent the plan back: add tests first"))
+    );
+    assert!(dir.path().join("made-by-bob").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_teammates_racing_for_a_hundred_tasks_claim_each_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let creates: Vec<Value> = (1..=100)
+        .map(|n| {
+            call(
+                "task_create",
+                json!({"subject": format!("t{n}"), "description": "x"}),
+            )
+        })
+        .collect();
+    let names = ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"];
+    let team: Vec<Value> = names.iter().map(|n| teammate(n, "Take tasks.")).collect();
+    let mut turns = vec![
+        json!({ "tool_calls": creates }),
+        json!({ "tool_calls": team }),
+        json!({"text": "Go."}),
+    ];
+    turns.extend(replies("Take tasks.", "Ready.", 8));
+    for id in 1..=100 {
+        turns.push(json!({"when_last": format!("You claimed task #{id} from"),
+            "tool_calls": [call("task_update", json!({"taskId": id.to_string(), "status": "completed"}))]}));
+        turns.extend(replies(&format!("Updated #{id} [completed]"), "Done.", 1));
+    }
+    turns.extend(replies("is idle; its last message", "Noted.", 60));
+    let server = mock(&json!({"turns": turns}).to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, _) = run_all(&mut agent, "Go.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    let tasks = agent.tasks();
+    assert_eq!(tasks.len(), 100);
+    assert!(tasks.iter().all(|t| t.status == TaskStatus::Completed));
+    // Each task was handed out once: one "You claimed task #N" request per task.
+    let lasts: Vec<String> = (server.requests().iter())
+        .filter_map(|r| r.body["messages"].as_array()?.last().map(Value::to_string))
+        .collect();
+    for id in 1..=100 {
+        let marker = format!("You claimed task #{id} from");
+        let claimed = lasts.iter().filter(|last| last.contains(&marker)).count();
+        assert_eq!(claimed, 1, "task {id}");
+    }
+}

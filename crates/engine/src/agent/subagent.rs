@@ -103,6 +103,7 @@ impl Agent {
             team: Arc::clone(team),
             name: name.to_string(),
             user: parent.gate.approver.clone(),
+            session: Arc::clone(&parent.gate.policy),
         }));
     }
 

@@ -16,6 +16,8 @@ pub(crate) struct PlanToLead {
     pub(crate) name: String,
     /// The user's approver, when there is one (none in `rein exec`).
     pub(crate) user: Option<Arc<dyn Approver>>,
+    /// The session's policy: an approved plan is carried out in the session's mode.
+    pub(crate) session: Arc<std::sync::Mutex<crate::permissions::Policy>>,
 }
 
 #[async_trait]
@@ -49,7 +51,13 @@ impl Approver for PlanToLead {
             };
         }
         match answer.await {
-            Ok((true, _)) => Approval::SwitchMode(PermissionMode::Default),
+            Ok((true, _)) => {
+                let mode = self.session.lock().unwrap_or_else(|p| p.into_inner()).mode;
+                Approval::SwitchMode(match mode {
+                    PermissionMode::Plan => PermissionMode::Default,
+                    mode => mode,
+                })
+            }
             Ok((false, feedback)) => Approval::Deny {
                 note: Some(format!("{LEAD} sent the plan back: {feedback}")),
             },
