@@ -542,8 +542,10 @@ async fn an_automatic_summary_that_would_grow_the_transcript_is_not_used() {
     let dir = tempfile::tempdir().unwrap();
     // Longer than the three steps it summarises.
     let verbose = "All of it again, at length. ".repeat(2_000);
+    // 21,000: the four steps and the tool definitions (task board and team tools included)
+    // fit, so only the summary that would grow them is in question.
     let server = mock(&four_long_steps_then(r#"{"text": "all done"}"#, &verbose)).await;
-    let out = output(exec_in_window(dir.path(), &server, "20000")).await;
+    let out = output(exec_in_window(dir.path(), &server, "21000")).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(!stdout.contains(r#""type":"compaction""#), "{stdout}");

@@ -39,6 +39,7 @@ mod session_rules;
 pub mod subagents;
 mod turn;
 pub mod undo;
+pub mod worktree;
 
 pub use agent::{
     Agent, AgentConfig, CompactionError, ContextReport, Fallback, PromptText, RepeatLimits,

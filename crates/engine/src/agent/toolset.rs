@@ -29,6 +29,8 @@ pub(super) struct Toolset {
     pub(super) compact_asked: Option<CompactRequest>,
     /// How much of the tools' definitions requests carry.
     pub(super) profile: ToolsProfile,
+    /// The lead's team: its `send_message` is offered once a teammate has started.
+    team: Option<Arc<crate::subagents::Team>>,
 }
 
 impl Toolset {
@@ -67,6 +69,7 @@ impl Toolset {
             deferred,
             compact_asked,
             profile: config.tools_profile,
+            team: spawner.as_ref().map(|s| Arc::clone(&s.team)),
         };
         (toolset, spawner)
     }
@@ -84,6 +87,7 @@ impl Toolset {
             deferred,
             compact_asked: None,
             profile,
+            team: None,
         }
     }
 
@@ -119,7 +123,10 @@ impl Toolset {
 
     /// Whether tool `name` goes into a request in `mode`.
     fn is_offered(&self, name: &str, mode: PermissionMode) -> bool {
-        (mode == PermissionMode::Plan || name != PLAN_TOOL) && !self.deferred.hides(name)
+        (mode == PermissionMode::Plan || name != PLAN_TOOL)
+            && !self.deferred.hides(name)
+            && (name != crate::subagents::SEND_TOOL
+                || self.team.as_ref().is_none_or(|team| team.has_members()))
     }
 
     /// Takes `source`'s new tools when they changed, saying which came and went.

@@ -385,6 +385,11 @@ impl Team {
         }
     }
 
+    /// Whether a teammate ever started (the lead's `send_message` is offered from then on).
+    pub(crate) fn has_members(&self) -> bool {
+        !self.members().is_empty()
+    }
+
     /// How many teammates are working (not idle, not stopped).
     pub(crate) fn working(&self) -> usize {
         (self.members().iter())
