@@ -312,22 +312,30 @@ pub fn find(dir: &Path, path: &Path) -> Result<Worktree, WorktreeError> {
     })
 }
 
-/// Removes rein's worktrees that hold no changes (and git's records of deleted ones); the
-/// ones removed and the ones kept (with what they hold).
-pub fn prune(dir: &Path) -> Result<(Vec<Worktree>, Vec<(Worktree, String)>), WorktreeError> {
+/// What [`prune`] did.
+#[derive(Debug, Default)]
+pub struct Pruned {
+    /// The worktrees removed (nothing in them).
+    pub removed: Vec<Worktree>,
+    /// The worktrees kept, with what they hold (`1 commit, 2 uncommitted files`).
+    pub kept: Vec<(Worktree, String)>,
+}
+
+/// Removes rein's worktrees that hold no changes (and git's records of deleted ones).
+pub fn prune(dir: &Path) -> Result<Pruned, WorktreeError> {
     let repo = repository(dir)?;
     let _ = git(&repo, &["worktree", "prune"]);
-    let (mut removed, mut kept) = (Vec::new(), Vec::new());
+    let mut pruned = Pruned::default();
     for worktree in list(dir)? {
         let what = changes(&worktree)?;
         if what.is_empty() {
             remove(&worktree, Force::Yes)?;
-            removed.push(worktree);
+            pruned.removed.push(worktree);
         } else {
-            kept.push((worktree, what.join(", ")));
+            pruned.kept.push((worktree, what.join(", ")));
         }
     }
-    Ok((removed, kept))
+    Ok(pruned)
 }
 
 #[cfg(test)]

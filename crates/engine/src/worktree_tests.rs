@@ -80,9 +80,9 @@ fn a_changed_worktree_is_kept_and_removing_it_needs_force() {
         std::fs::read_to_string(repo.path().join("a.txt")).unwrap(),
         "one\n"
     );
-    let (removed, kept) = prune(repo.path()).unwrap();
-    assert!(removed.is_empty());
-    assert_eq!(kept[0].1, "1 commit");
+    let pruned = prune(repo.path()).unwrap();
+    assert!(pruned.removed.is_empty());
+    assert_eq!(pruned.kept[0].1, "1 commit");
     remove(&tree, Force::Yes).unwrap();
     assert!(list(repo.path()).unwrap().is_empty());
 }
