@@ -217,6 +217,24 @@ pub fn changes(worktree: &Worktree) -> Result<Vec<String>, WorktreeError> {
     Ok(what)
 }
 
+/// Commits everything uncommitted in `worktree` to its branch (as the repository's user, or
+/// as `rein` when none is configured); `Ok(false)` when there was nothing to commit.
+pub fn commit_all(worktree: &Worktree, message: &str) -> Result<bool, WorktreeError> {
+    let dir = &worktree.path;
+    if git(dir, &["status", "--porcelain", "--untracked-files=all"])?.is_empty() {
+        return Ok(false);
+    }
+    git(dir, &["add", "-A"])?;
+    let known = git(dir, &["config", "user.email"]).is_ok_and(|e| !e.is_empty());
+    let mut args = vec!["-c", "commit.gpgsign=false"];
+    if !known {
+        args.extend(["-c", "user.name=rein", "-c", "user.email=rein@localhost"]);
+    }
+    args.extend(["commit", "--quiet", "--no-verify", "-m", message]);
+    git(dir, &args)?;
+    Ok(true)
+}
+
 /// Removes `worktree` and its branch; refused when it holds changes unless `force`.
 pub fn remove(worktree: &Worktree, force: Force) -> Result<(), WorktreeError> {
     if force == Force::No {

@@ -30,3 +30,4 @@ mod subagents;
 mod support;
 mod team;
 mod todos;
+mod worktrees;

@@ -35,6 +35,16 @@ pub(crate) struct ParentView {
 }
 
 impl ParentView {
+    /// The parent's workspace root.
+    pub(crate) fn workspace(&self) -> std::path::PathBuf {
+        self.tool_ctx.guard.root().to_path_buf()
+    }
+
+    /// What a new worktree starts from (`worktree_base`).
+    pub(crate) fn worktree_base(&self) -> crate::worktree::BaseRef {
+        self.config.worktree_base
+    }
+
     pub(crate) fn model(&self) -> &str {
         &self.config.model
     }
@@ -45,6 +55,27 @@ impl ParentView {
 
     pub(crate) fn events(&self) -> EventSender {
         self.events.clone()
+    }
+
+    /// The parent as an agent working in the worktree at `path` sees it: a guard rooted
+    /// there (the session's sensitive list and deny rules, its saved outputs readable), no
+    /// checkpoints (the work stays on the worktree's branch).
+    pub(crate) fn in_worktree(&self, path: &std::path::Path) -> Result<Self, crate::EngineError> {
+        let policy = self.gate.policy().clone();
+        let mut guard = super::workspace_guard(path, &[], self.config.sensitive.as_ref(), &policy)?;
+        if let Some(dir) = self.tool_ctx.budget.save_dir() {
+            guard = guard
+                .with_read_root(dir)
+                .map_err(|e| crate::EngineError::Workspace {
+                    path: dir.to_path_buf(),
+                    message: e.to_string(),
+                })?;
+        }
+        let mut view = self.clone();
+        view.tool_ctx.guard = guard;
+        view.config.workspace = path.to_path_buf();
+        view.checkpoints = None;
+        Ok(view)
     }
 
     /// The session's task board.

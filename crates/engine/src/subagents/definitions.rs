@@ -33,6 +33,29 @@ pub struct AgentDefinition {
     pub prompt: String,
     /// Where it was read from (`built-in` for the two rein brings).
     pub source: String,
+    /// Where it works: in the session's workspace, or its own git worktree.
+    pub isolation: Isolation,
+}
+
+/// Where an agent works (`isolation` in an agent file or a `task` call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    /// In the session's workspace.
+    #[default]
+    Shared,
+    /// In a git worktree of its own on a new branch (`worktree`).
+    Worktree,
+}
+
+impl Isolation {
+    /// `worktree` is the one value that isolates; anything else (Claude Code's `remote`, an
+    /// empty field) shares the workspace.
+    pub fn parse(text: &str) -> Self {
+        match text.trim() {
+            "worktree" => Self::Worktree,
+            _ => Self::Shared,
+        }
+    }
 }
 
 /// Tools that only observe: what `explore` gets.
@@ -63,6 +86,7 @@ pub fn built_in(explore_model: Option<&str>) -> Vec<AgentDefinition> {
             model: ModelChoice::Inherit,
             prompt: GENERAL_PROMPT.into(),
             source: "built-in".into(),
+            isolation: Isolation::Shared,
         },
         AgentDefinition {
             name: "explore".into(),
@@ -73,6 +97,7 @@ pub fn built_in(explore_model: Option<&str>) -> Vec<AgentDefinition> {
             model: explore_model.map_or(ModelChoice::Inherit, |m| ModelChoice::Named(m.into())),
             prompt: EXPLORE_PROMPT.into(),
             source: "built-in".into(),
+            isolation: Isolation::Shared,
         },
     ]
 }
@@ -149,6 +174,7 @@ struct Frontmatter {
     description: Option<String>,
     tools: Option<NameList>,
     model: Option<String>,
+    isolation: Option<String>,
 }
 
 /// Why a definition file's text is no definition (the caller names the file).
@@ -190,6 +216,10 @@ pub fn parse(text: &str) -> Result<(AgentDefinition, Vec<String>), DefinitionErr
             model,
             prompt: body.trim().to_string(),
             source: String::new(),
+            isolation: front
+                .isolation
+                .as_deref()
+                .map_or(Isolation::Shared, Isolation::parse),
         },
         unknown,
     ))
@@ -211,7 +241,18 @@ pub(crate) fn map_tools(names: &[String]) -> (Vec<String>, Vec<String>) {
             "apply_patch" => &["apply_patch"],
             "Glob" | "LS" | "glob" => &["glob"],
             "Grep" | "grep" => &["grep"],
-            "TodoWrite" | "todo_write" => &["todo_write"],
+            "TodoWrite" | "todo_write" => &[
+                "todo_write",
+                "task_create",
+                "task_get",
+                "task_list",
+                "task_update",
+            ],
+            "TaskCreate" | "task_create" => &["task_create"],
+            "TaskGet" | "task_get" => &["task_get"],
+            "TaskList" | "task_list" => &["task_list"],
+            "TaskUpdate" | "task_update" => &["task_update"],
+            "SendMessage" | "send_message" => &["send_message"],
             "BashOutput" | "TaskOutput" | "bash_output" => &["bash_output"],
             "KillBash" | "KillShell" | "TaskStop" | "kill_shell" => &["kill_shell"],
             "Skill" | "skill" => &["skill"],

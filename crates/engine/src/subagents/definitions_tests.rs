@@ -135,3 +135,17 @@ fn broken_files_are_reported_and_later_folders_replace_earlier_names() {
     );
     assert!(loaded.warnings.iter().any(|w| w.contains("plain.md")));
 }
+
+#[test]
+fn isolation_worktree_is_read_and_anything_else_shares_the_workspace() {
+    let text = "---\nname: fixer\nisolation: worktree\ntools: TaskCreate, SendMessage, TodoWrite\n---\nFix it.";
+    let (definition, unknown) = parse(text).unwrap();
+    assert_eq!(definition.isolation, Isolation::Worktree);
+    assert!(unknown.is_empty(), "{unknown:?}");
+    let tools = definition.tools.unwrap();
+    for tool in ["task_create", "send_message", "task_update", "todo_write"] {
+        assert!(tools.iter().any(|t| t == tool), "{tools:?}");
+    }
+    let (remote, _) = parse("---\nname: r\nisolation: remote\n---\nx").unwrap();
+    assert_eq!(remote.isolation, Isolation::Shared);
+}

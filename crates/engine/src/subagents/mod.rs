@@ -6,13 +6,14 @@
 
 mod background;
 mod definitions;
+mod isolation;
 mod spawner;
 mod task;
 mod team;
 
 pub use background::{Background, BackgroundTask, StopError};
 pub use definitions::{
-    AgentDefinition, DefinitionError, Loaded, ModelChoice, built_in, load, parse,
+    AgentDefinition, DefinitionError, Isolation, Loaded, ModelChoice, built_in, load, parse,
 };
 pub(crate) use spawner::Spawner;
 pub(crate) use task::TaskTool;

@@ -28,6 +28,8 @@ pub(crate) struct Job {
     pub prompt: String,
     pub call_id: String,
     pub description: String,
+    /// Where it works (the call's `isolation`, else its definition's).
+    pub isolation: super::Isolation,
 }
 
 /// A background subagent.
@@ -256,16 +258,28 @@ impl Spawner {
         let (status, cancel, inbox) = (self.team)
             .join(name, &job.definition.name, &events)
             .map_err(|e| e.to_string())?;
+        let base = job.parent.worktree_base();
+        let (parent, worktree) =
+            match super::isolation::place(&job.parent, job.isolation, name, base) {
+                Ok(placed) => placed,
+                Err(error) => {
+                    self.team
+                        .set_state(name, super::team::State::Stopped, Some("no worktree"));
+                    return Err(error);
+                }
+            };
         let mut tools = match &job.definition.tools {
             None => self.parts.tools.subset(|_| true),
             Some(names) => (self.parts.tools).subset(|tool| names.iter().any(|n| n == tool)),
         };
+        // Its `cd` is its own.
+        super::isolation::own_shell(&mut tools);
         tools.register(Arc::new(super::SendMessageTool(Arc::clone(&self.team))));
         // Offered only while it plans (`mode` plan); its plan goes to the lead.
         tools.register(Arc::new(crate::plan::ExitPlanMode));
         let call_id = format!("teammate-{name}");
         let mut agent = Agent::subagent(
-            &job.parent,
+            &parent,
             &job.definition,
             tools,
             (model.clone(), client),
@@ -273,9 +287,9 @@ impl Spawner {
             self.parts.max_turns,
             cancel.clone(),
         );
-        agent.join_team(name, &self.team, &job.parent, mode);
+        agent.join_team(name, &self.team, &parent, mode);
         let (tx, _forwarder) = forward(events, &job.call_id, name);
-        let board = job.parent.board();
+        let board = parent.board();
         let start = super::team::Start {
             name: name.to_string(),
             model,
@@ -287,6 +301,7 @@ impl Spawner {
             events: tx,
             board,
             spent: Arc::clone(&self.parts.spent),
+            worktree,
         };
         let team = Arc::clone(&self.team);
         self.team.set_state(name, super::team::State::Working, None);
@@ -339,12 +354,21 @@ async fn run_job(
         parent,
         prompt,
         call_id,
+        isolation,
         ..
     } = job;
-    let tools = match &definition.tools {
+    let base = parent.worktree_base();
+    let (parent, worktree) = match super::isolation::place(&parent, isolation, "", base) {
+        Ok(placed) => placed,
+        Err(error) => return ToolOutput::error(error),
+    };
+    let mut tools = match &definition.tools {
         None => parts.tools.subset(|_| true),
         Some(names) => parts.tools.subset(|tool| names.iter().any(|n| n == tool)),
     };
+    if worktree.is_some() {
+        super::isolation::own_shell(&mut tools);
+    }
     let mut agent = Agent::subagent(
         &parent,
         &definition,
@@ -366,6 +390,16 @@ async fn run_job(
         summary.usage,
         summary.cost_usd,
     ));
+    let mut output = outcome_output(summary, parts.max_turns);
+    let left = (worktree.as_ref()).and_then(|tree| super::isolation::leave(tree, &definition.name));
+    if let Some(note) = left {
+        output.text.push_str(&format!("\n\n{note}"));
+    }
+    output
+}
+
+/// A subagent's run as its call's result.
+fn outcome_output(summary: crate::RunSummary, max_turns: u32) -> ToolOutput {
     match summary.outcome {
         RunOutcome::Completed if summary.text.trim().is_empty() => {
             ToolOutput::ok("(the subagent finished without a final message)")
@@ -379,7 +413,7 @@ async fn run_job(
             } else {
                 &summary.text
             },
-            parts.max_turns
+            max_turns
         )),
         RunOutcome::Cancelled => ToolOutput::error("the subagent was cancelled"),
         // Subagents run without a budget of their own; the parent's stops the parent.

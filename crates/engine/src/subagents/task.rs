@@ -66,6 +66,11 @@ impl Tool for TaskTool {
                         "type": "string",
                         "enum": ["plan"],
                         "description": "A teammate that plans first and sends you its plan"
+                    },
+                    "isolation": {
+                        "type": "string",
+                        "enum": ["worktree"],
+                        "description": "Work in its own git worktree and branch"
                     }
                 },
                 "required": ["description", "prompt"],
@@ -133,12 +138,17 @@ impl Tool for TaskTool {
                 ));
             }
         };
+        let isolation = match text("isolation") {
+            "" => definition.isolation,
+            other => super::Isolation::parse(other),
+        };
         let job = Job {
             definition: definition.clone(),
             parent,
             prompt: prompt.to_string(),
             call_id: ctx.call_id.clone().unwrap_or_default(),
             description: text("description").to_string(),
+            isolation,
         };
         if !teammate.is_empty() {
             return match spawner.start_teammate(job, &teammate, mode) {

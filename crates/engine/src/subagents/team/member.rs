@@ -30,6 +30,8 @@ pub(crate) struct Start {
     pub(crate) board: Board,
     /// Where the session counts what its agents spent.
     pub(crate) spent: Arc<std::sync::Mutex<Vec<Spent>>>,
+    /// Its own worktree, when it works in one.
+    pub(crate) worktree: Option<crate::worktree::Worktree>,
 }
 
 /// Runs a teammate until it stops.
@@ -45,6 +47,7 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         events,
         board,
         spent,
+        worktree,
     } = start;
     let mut board_rx = board.subscribe();
     let mut input = first;
@@ -100,7 +103,12 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         }
     };
     drop(events);
+    drop(agent);
     release(&board, &name);
+    let left = (worktree.as_ref()).and_then(|tree| crate::subagents::isolation::leave(tree, &name));
+    if let Some(note) = left {
+        team.tell_lead(&name, format!("[teammate {name}: {note}]"));
+    }
     team.set_state(&name, State::Stopped, Some(reason));
 }
 

@@ -1,0 +1,138 @@
+//! Agents in worktrees: an isolated subagent's edits stay out of the main tree and land on
+//! its branch; an unchanged worktree is gone afterwards.
+
+use std::path::Path;
+use std::process::Command;
+
+use rein_engine::permissions::PermissionMode;
+use rein_llm::ProviderKind;
+use rein_protocol::RunOutcome;
+use serde_json::json;
+
+use crate::subagents::{parent, run_all};
+use crate::support::*;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["config", "user.email", "t@example.com"]);
+    git(dir.path(), &["config", "user.name", "t"]);
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    dir
+}
+
+fn isolated_task() -> serde_json::Value {
+    json!({"tool_calls": [{"name": "task", "arguments":
+        {"description": "edit a", "prompt": "Change a.txt.", "isolation": "worktree"}}]})
+}
+
+#[tokio::test]
+async fn an_isolated_subagents_edits_stay_on_its_branch() {
+    let repo = repo();
+    let turns = json!({"turns": [
+        isolated_task(),
+        {"when": "Change a.txt.", "when_last": "Change a.txt.", "tool_calls": [
+            {"name": "write_file", "arguments": {"path": "a.txt", "content": "two\n"}}]},
+        {"when": "Change a.txt.", "when_last": "a.txt", "text": "Changed it."},
+        {"text": "Done."}
+    ]});
+    let server = mock(&turns.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        repo.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, _) = run_all(&mut agent, "Have it changed apart.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join("a.txt")).unwrap(),
+        "one\n"
+    );
+    assert_eq!(git(repo.path(), &["status", "--porcelain"]), "");
+    let branch = git(
+        repo.path(),
+        &["branch", "--list", "rein/*", "--format=%(refname:short)"],
+    );
+    assert!(branch.starts_with("rein/agent-"), "{branch}");
+    assert_eq!(
+        git(repo.path(), &["show", &format!("{branch}:a.txt")]),
+        "two"
+    );
+    let result = tool_results(&agent.transcript()[2]).remove(0).0;
+    assert!(result.contains("Changed it."), "{result}");
+    assert!(
+        result.contains(&format!("on branch {branch} (1 commit)")),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn an_unchanged_worktree_is_gone_afterwards() {
+    let repo = repo();
+    let turns = json!({"turns": [
+        isolated_task(),
+        {"when": "Change a.txt.", "text": "Nothing to change."},
+        {"text": "Done."}
+    ]});
+    let server = mock(&turns.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        repo.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, _) = run_all(&mut agent, "Look apart.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    assert_eq!(git(repo.path(), &["branch", "--list", "rein/*"]), "");
+    let trees = git(repo.path(), &["worktree", "list"]);
+    assert_eq!(trees.lines().count(), 1, "{trees}");
+    let result = tool_results(&agent.transcript()[2]).remove(0).0;
+    assert_eq!(result, "Nothing to change.");
+}
+
+#[tokio::test]
+async fn isolation_outside_git_is_a_clear_error_for_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = json!({"turns": [isolated_task(), {"text": "Oh."}]});
+    let server = mock(&turns.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    run_all(&mut agent, "Try.").await;
+    let (result, is_error) = tool_results(&agent.transcript()[2]).remove(0);
+    assert!(
+        is_error && result.contains("is not inside a git repository"),
+        "{result}"
+    );
+}
