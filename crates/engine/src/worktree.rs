@@ -120,6 +120,12 @@ pub fn repository(dir: &Path) -> Result<PathBuf, WorktreeError> {
     }
 }
 
+/// Whether `dir` is inside a git repository (a `.git` in it or a folder above), without
+/// running git.
+pub fn in_repository(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
 /// Whether `name` is a usable worktree name.
 pub fn valid_name(name: &str) -> bool {
     !name.is_empty()

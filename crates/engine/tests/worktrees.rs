@@ -136,3 +136,71 @@ async fn isolation_outside_git_is_a_clear_error_for_the_model() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn enter_worktree_moves_the_guard_and_exit_worktree_brings_it_back() {
+    let repo = repo();
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    let outside = root.join("a.txt").display().to_string();
+    let call = |name: &str, args: serde_json::Value| json!({"tool_calls": [{"name": name, "arguments": args}]});
+    let turns = json!({"turns": [
+        call("enter_worktree", json!({"name": "feature"})),
+        call("write_file", json!({"path": "b.txt", "content": "new\n"})),
+        call("write_file", json!({"path": outside, "content": "clobbered\n"})),
+        call("bash", json!({"command": "pwd"})),
+        call("exit_worktree", json!({"action": "remove"})),
+        call("exit_worktree", json!({"action": "keep"})),
+        call("bash", json!({"command": "pwd"})),
+        {"text": "Done."}
+    ]});
+    let server = mock(&turns.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        repo.path(),
+        PermissionMode::Bypass,
+    );
+    let (summary, _) = run_all(&mut agent, "Work in a worktree.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    let tree = root.join(".rein/worktrees/feature");
+    let results: Vec<(String, bool)> = (1..=7)
+        .map(|turn| tool_results(&agent.transcript()[turn * 2]).remove(0))
+        .collect();
+    assert!(
+        results[0]
+            .0
+            .starts_with(&format!("Entered the worktree {}", tree.display())),
+        "{:?}",
+        results[0]
+    );
+    assert!(!results[1].1, "{:?}", results[1]);
+    assert!(tree.join("b.txt").exists() && !root.join("b.txt").exists());
+    assert!(
+        results[2].1,
+        "a write to the old tree is refused: {:?}",
+        results[2]
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("a.txt")).unwrap(),
+        "one\n"
+    );
+    assert!(
+        results[3].0.starts_with(&tree.display().to_string()),
+        "{:?}",
+        results[3]
+    );
+    // Removing it refuses: b.txt is uncommitted work.
+    assert!(
+        results[4].1 && results[4].0.contains("1 uncommitted file"),
+        "{:?}",
+        results[4]
+    );
+    assert!(results[5].0.contains("are kept"), "{:?}", results[5]);
+    assert_eq!(results[6].0.trim(), root.display().to_string());
+    assert!(tree.join("b.txt").exists());
+}

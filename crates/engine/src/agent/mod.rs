@@ -31,6 +31,7 @@ mod toolset;
 mod transcript;
 mod undo;
 mod user_shell;
+mod worktree_tools;
 pub(crate) use user_shell::as_typed;
 
 pub use compaction::CompactionError;

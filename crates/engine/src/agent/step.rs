@@ -294,6 +294,10 @@ impl Agent {
         self.add_folder_memory(&touched, &mut results, events);
         self.tell_ended_jobs(&mut results);
         self.after_todos(&inputs, &mut results, events);
+        if self.follow_worktree(&mut results) {
+            // The run's calls use the new root from the next batch on.
+            drive.ctx.guard = self.tool_ctx.guard.clone();
+        }
         self.tell_finished_subagents(&mut results);
         let verdict = self
             .watch

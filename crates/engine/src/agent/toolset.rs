@@ -31,6 +31,9 @@ pub(super) struct Toolset {
     pub(super) profile: ToolsProfile,
     /// The lead's team: its `send_message` is offered once a teammate has started.
     team: Option<Arc<crate::subagents::Team>>,
+    /// Where `enter_worktree`/`exit_worktree` leave the session's next root (the main
+    /// agent's, in a git repository).
+    pub(super) place: Option<super::worktree_tools::Shared>,
 }
 
 impl Toolset {
@@ -58,6 +61,17 @@ impl Toolset {
         }));
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
+        let place = crate::worktree::in_repository(&config.workspace).then(|| {
+            let place = super::worktree_tools::Shared::default();
+            tools.register(Arc::new(super::worktree_tools::EnterWorktree {
+                place: Arc::clone(&place),
+                base: config.worktree_base,
+            }));
+            tools.register(Arc::new(super::worktree_tools::ExitWorktree(Arc::clone(
+                &place,
+            ))));
+            place
+        });
         let compact_asked = config.compact_tool.then(|| {
             let asked = CompactRequest::default();
             tools.register(Arc::new(CompactTool(Arc::clone(&asked))));
@@ -70,6 +84,7 @@ impl Toolset {
             compact_asked,
             profile: config.tools_profile,
             team: spawner.as_ref().map(|s| Arc::clone(&s.team)),
+            place,
         };
         (toolset, spawner)
     }
@@ -88,6 +103,7 @@ impl Toolset {
             compact_asked: None,
             profile,
             team: None,
+            place: None,
         }
     }
 

@@ -60,8 +60,10 @@ pub struct BashArgs {
 /// The `bash` tool. Holds the shell's working directory between calls.
 #[derive(Debug)]
 pub struct Bash {
-    /// The directory the next command starts in; `None` means the workspace root.
-    cwd: Mutex<Option<PathBuf>>,
+    /// The directory the next command starts in, with the workspace root it was reached
+    /// from (a session that moved into or out of a worktree starts at its new root); `None`
+    /// means the workspace root.
+    cwd: Mutex<Option<(PathBuf, PathBuf)>>,
     /// Most bytes of output kept.
     output_limit: usize,
     /// Most bytes of data memory a proven read-only line may take.
@@ -106,7 +108,9 @@ impl Bash {
 
     /// Where the next command starts, and a note when the remembered directory is gone.
     fn start_dir(&self, guard: &WorkspaceGuard) -> (PathBuf, Option<String>) {
-        let remembered = self.cwd.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let remembered = (self.cwd.lock().unwrap_or_else(|e| e.into_inner()).clone())
+            .filter(|(root, _)| root == guard.root())
+            .map(|(_, dir)| dir);
         match remembered {
             Some(dir) if guard.contains(&dir) && dir.is_dir() => (dir, None),
             Some(dir) if guard.contains(&dir) => {
@@ -137,8 +141,9 @@ impl Bash {
         }
     }
 
-    fn remember(&self, dir: PathBuf) {
-        *self.cwd.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
+    fn remember(&self, dir: PathBuf, guard: &WorkspaceGuard) {
+        *self.cwd.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((guard.root().to_path_buf(), dir));
     }
 }
 
@@ -268,10 +273,10 @@ impl Bash {
             // A folder removed meanwhile is remembered: the next call says it is gone.
             .filter(|end| guard.contains(end) && !end.is_file());
         if let Some(end) = end {
-            self.remember(end);
+            self.remember(end, guard);
             return None;
         }
-        self.remember(start.to_path_buf());
+        self.remember(start.to_path_buf(), guard);
         Some(format!(
             "[note: the command ended in {}, outside the workspace; the working directory \
              stays {}]",
