@@ -137,5 +137,8 @@ pub fn subagents(
     }
     let mut subagents = Subagents::new(loaded.definitions);
     subagents.models = Some(models);
+    if let Some(max) = &config.max_teammates {
+        subagents.max_teammates = max.value.max(1);
+    }
     subagents
 }

@@ -127,6 +127,9 @@ pub enum Command {
     /// The MCP servers this workspace would start.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// The git worktrees rein made for isolated agents and `enter_worktree`.
+    #[command(subcommand)]
+    Worktree(WorktreeCommand),
     /// Put back the files rein's file tools changed in the last turns of a session (default:
     /// this workspace's latest session, one turn), printing each file.
     Undo(UndoArgs),
@@ -146,6 +149,22 @@ pub enum Command {
         /// Remove this workspace's session ID and its saved outputs.
         #[arg(long, value_name = "ID")]
         delete: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorktreeCommand {
+    /// List rein's worktrees of this repository: path, branch and what they hold.
+    List {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+    /// Remove rein's worktrees that hold no work (and their branches); keep the others.
+    Prune {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
     },
 }
 

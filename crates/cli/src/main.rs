@@ -27,6 +27,7 @@ mod setup;
 mod tool_cmd;
 mod trust;
 mod undo;
+mod worktrees;
 
 use std::process::ExitCode;
 
@@ -129,6 +130,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Undo(args)) => undo::run(&args),
+        Some(Command::Worktree(command)) => worktrees::run(command),
         Some(Command::Sessions {
             cwd,
             prune,

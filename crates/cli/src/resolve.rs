@@ -452,6 +452,16 @@ pub fn agent_template(
     agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));
     agent.checkpoints_root =
         (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
+    if let Some(base) = &config.worktree_base {
+        agent.worktree_base =
+            rein_engine::worktree::BaseRef::parse(&base.value).unwrap_or_else(|| {
+                eprintln!(
+                    "rein: {}: worktree_base is `head` or `working-tree`, not `{}`; using `head`",
+                    base.source, base.value
+                );
+                rein_engine::worktree::BaseRef::Head
+            });
+    }
     agent.tasks_root = (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::TASKS_FOLDER));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);

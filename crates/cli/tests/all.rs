@@ -24,6 +24,7 @@ mod special_files;
 mod stored_data;
 mod subagents;
 mod support;
+mod team;
 mod terminal;
 mod terminal_approvals;
 mod terminal_changes;

@@ -114,6 +114,10 @@ pub struct Tools {
     pub checkpoint_cap_mb: Option<Spanned<u64>>,
     /// Offer the model the `compact` tool (off).
     pub compact: Option<Spanned<bool>>,
+    /// Most teammates running at once (8).
+    pub max_teammates: Option<Spanned<usize>>,
+    /// What a new worktree starts from: `head` (default) or `working-tree`.
+    pub worktree_base: Option<Spanned<String>>,
     /// Paths no tool may touch, added to the built-in list.
     pub sensitive_paths: Option<Vec<Spanned<String>>>,
 }

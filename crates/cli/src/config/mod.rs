@@ -146,6 +146,10 @@ pub struct Config {
     pub repeat_stop: Option<Sourced<u32>>,
     /// Offer the model the `compact` tool.
     pub compact_tool: Option<Sourced<bool>>,
+    /// Most teammates running at once.
+    pub max_teammates: Option<Sourced<usize>>,
+    /// What a new worktree starts from (`head`, `working-tree`).
+    pub worktree_base: Option<Sourced<String>>,
     /// Paths added to the built-in sensitive list (never a replacement of it).
     pub sensitive_paths: Vec<Sourced<String>>,
     pub hooks: Vec<HookSpec>,

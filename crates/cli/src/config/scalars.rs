@@ -126,6 +126,12 @@ impl Table {
         self.push("tools.repeat_warn", plain(&config.repeat_warn), "3");
         self.push("tools.repeat_stop", plain(&config.repeat_stop), "6");
         self.push("tools.compact", plain(&config.compact_tool), "false");
+        self.push("tools.max_teammates", plain(&config.max_teammates), "8");
+        self.push(
+            "tools.worktree_base",
+            quoted(&config.worktree_base),
+            "\"head\"",
+        );
     }
 
     /// The model stream's timeouts, the session store's retention and the sandbox.

@@ -31,6 +31,16 @@ pub(super) fn merge(config: &mut Config, file: &TomlFile, reader: &Reader<'_>) {
     set(&mut config.repeat_warn, tools.repeat_warn.as_ref(), reader);
     set(&mut config.repeat_stop, tools.repeat_stop.as_ref(), reader);
     set(&mut config.compact_tool, tools.compact.as_ref(), reader);
+    set(
+        &mut config.max_teammates,
+        tools.max_teammates.as_ref(),
+        reader,
+    );
+    set(
+        &mut config.worktree_base,
+        tools.worktree_base.as_ref(),
+        reader,
+    );
     for path in tools.sensitive_paths.iter().flatten() {
         config.sensitive_paths.push(reader.sourced(path));
     }

@@ -74,6 +74,8 @@ impl Drop for Spawner {
             job.cancel.cancel();
             job.task.abort();
         }
+        // The session is ending: its stream has said its last (`result`).
+        self.team.silence();
         self.team.stop_all();
     }
 }

@@ -429,6 +429,11 @@ impl Team {
         }
     }
 
+    /// Stops sending events (the session they would go to is ending).
+    pub(crate) fn silence(&self) {
+        *self.events.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     /// Stops every teammate.
     pub(crate) fn stop_all(&self) {
         for member in self.members().iter() {
