@@ -140,3 +140,41 @@ async fn the_models_questions_are_answered_with_arrows_and_with_other() {
         "{answered}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teammates_permission_prompt_is_answered_in_the_terminal_under_its_name() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let start = serde_json::json!({"tool_calls": [{"name": "task", "arguments":
+        {"description": "notes", "prompt": "Write the team notes.", "name": "alice"}}]});
+    let write = serde_json::json!({"when_last": "Write the team notes.", "tool_calls": [
+        {"name": "write_file", "arguments": {"path": "team-notes.txt", "content": "from alice\n"}}]});
+    let scenario = serde_json::json!({"turns": [
+        start,
+        {"text": "Alice is on it."},
+        write,
+        {"when_last": "Created team-notes.txt", "text": "Notes written."},
+        {"when_last": "alice is idle", "text": "Alice wrote the notes."},
+        {"when_last": "alice is idle", "text": "Alice wrote the notes."}
+    ]})
+    .to_string();
+    let server = mock(&scenario).await;
+    tmux.launch(dir.path(), &server.url(), "").await;
+    tmux.type_text("have alice write the notes");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("subagent alice").await;
+    assert!(screen.contains("team-notes.txt"), "{screen}");
+    tmux.keys(&["y"]);
+    tmux.wait_for("Alice wrote the notes.").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("team-notes.txt")).unwrap(),
+        "from alice\n"
+    );
+    let history = tmux.run(&["capture-pane", "-p", "-S", "-200", "-t", "ui"]);
+    assert!(
+        history.contains("teammate alice (general) working"),
+        "{history}"
+    );
+}
