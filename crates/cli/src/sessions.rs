@@ -141,48 +141,70 @@ fn as_fork(loaded: LoadedSession) -> LoadedSession {
     }
 }
 
-/// `rein sessions`: one line per session.
+/// `rein sessions`: one line per session (and one naming what each teammate spent), written
+/// whole so a closed pipe (`| head`) ends it quietly.
 pub fn list(workspace: &Path, data_dir: Option<PathBuf>) -> Result<(), Exit> {
     let data_dir = data_dir
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
     let store = SessionStore::new(&data_dir, workspace);
     let sessions = store.list();
     if sessions.is_empty() {
-        println!("No sessions for {} yet.", workspace.display());
-        return Ok(());
+        return crate::output::print_all(&format!(
+            "No sessions for {} yet.\n",
+            workspace.display()
+        ));
     }
-    println!(
-        "{:<26} {:<20} {:>8} {:>9} {:>6}  first prompt",
+    let mut text = format!(
+        "{:<26} {:<20} {:>8} {:>9} {:>6}  first prompt\n",
         "id", "last active", "requests", "cost", "cache"
     );
     for s in sessions {
-        let date = s
-            .last_active
-            .map(|t| {
-                chrono::DateTime::<chrono::Local>::from(t)
-                    .format("%Y-%m-%d %H:%M:%S")
-                    .to_string()
-            })
-            .unwrap_or_else(|| {
-                s.created_at
-                    .chars()
-                    .take(19)
-                    .collect::<String>()
-                    .replace('T', " ")
-            });
-        let cost = s.cost_usd.map_or("?".to_string(), |c| format!("${c:.4}"));
-        // Share of the session's input tokens read from the prompt cache.
-        let cache = s
-            .usage
-            .cache_hit_rate()
-            .map_or("-".to_string(), |rate| format!("{:.0}%", rate * 100.0));
-        let prompt: String = s.first_prompt.chars().take(60).collect();
-        println!(
-            "{:<26} {:<20} {:>8} {:>9} {:>6}  {prompt}",
-            s.id, date, s.requests, cost, cache
-        );
+        text.push_str(&session_line(&s));
     }
-    Ok(())
+    crate::output::print_all(&text)
+}
+
+/// A session's line, then its teammates' when it had any.
+fn session_line(s: &rein_engine::session::SessionSummary) -> String {
+    let date = s
+        .last_active
+        .map(|t| {
+            chrono::DateTime::<chrono::Local>::from(t)
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string()
+        })
+        .unwrap_or_else(|| {
+            s.created_at
+                .chars()
+                .take(19)
+                .collect::<String>()
+                .replace('T', " ")
+        });
+    let cost = |c: Option<f64>| c.map_or("?".to_string(), |c| format!("${c:.4}"));
+    // Share of the session's input tokens read from the prompt cache.
+    let cache = s
+        .usage
+        .cache_hit_rate()
+        .map_or("-".to_string(), |rate| format!("{:.0}%", rate * 100.0));
+    let prompt: String = s.first_prompt.chars().take(60).collect();
+    let mut line = format!(
+        "{:<26} {:<20} {:>8} {:>9} {:>6}  {prompt}\n",
+        s.id,
+        date,
+        s.requests,
+        cost(s.cost_usd),
+        cache
+    );
+    if !s.teammates.is_empty() {
+        let each: Vec<String> = (s.teammates.iter())
+            .map(|t| {
+                let tokens = t.usage.total_input() + t.usage.output_tokens;
+                format!("{} {} ({tokens} tokens)", t.name, cost(t.cost_usd))
+            })
+            .collect();
+        line.push_str(&format!("{:<26} teammates: {}\n", "", each.join(", ")));
+    }
+    line
 }
 
 /// The retention period: `cleanup_period_days` from the user's config, else 30 days.

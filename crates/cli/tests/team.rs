@@ -80,6 +80,22 @@ async fn exec_runs_a_team_to_completion_and_prints_its_events() {
         .map(|t| t["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["completed", "completed"]);
+    // What each teammate spent is named under the session.
+    let listed = output({
+        let mut cmd = rein(dir.path());
+        cmd.arg("sessions");
+        cmd
+    })
+    .await;
+    let listed = text(&listed.stdout);
+    let line = listed
+        .lines()
+        .find(|l| l.contains("teammates:"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("ann $0.") && line.contains("ben $0."),
+        "{listed}"
+    );
 }
 
 #[tokio::test]

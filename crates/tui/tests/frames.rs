@@ -296,6 +296,7 @@ fn resume_lists_stored_sessions() {
                 requests: n * 4,
                 cost_usd: Some(0.01 * f64::from(n)),
                 usage: Usage::default(),
+                teammates: Vec::new(),
             })
             .collect();
         h.app.open_session_picker(&sessions);

@@ -31,6 +31,19 @@ pub struct LoadedSession {
     /// Restores recorded after the last prompt, which the model has not been told of yet:
     /// (turns, files).
     pub restored: Vec<(Vec<u32>, Vec<String>)>,
+    /// What each teammate spent (its share of `usage` and `cost_usd`), by name.
+    pub teammates: Vec<AgentSpend>,
+}
+
+/// What one teammate of a session spent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentSpend {
+    /// The teammate's name.
+    pub name: String,
+    /// Its usage.
+    pub usage: Usage,
+    /// Its cost; `None` when a price was unknown.
+    pub cost_usd: Option<f64>,
 }
 
 /// One line of `rein sessions`.
@@ -50,6 +63,8 @@ pub struct SessionSummary {
     pub cost_usd: Option<f64>,
     /// Usage totals.
     pub usage: Usage,
+    /// What each teammate spent (part of the totals).
+    pub teammates: Vec<AgentSpend>,
 }
 
 impl LoadedSession {
@@ -78,6 +93,7 @@ impl LoadedSession {
             requests: self.requests,
             cost_usd: self.cost_usd,
             usage: self.usage,
+            teammates: self.teammates.clone(),
         }
     }
 }
@@ -96,6 +112,7 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         sidechains: Vec::new(),
         todos: Vec::new(),
         restored: Vec::new(),
+        teammates: Vec::new(),
     };
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
@@ -136,6 +153,7 @@ struct Reading<'a> {
     sidechains: Vec<(String, String, Vec<Message>)>,
     todos: Vec<rein_protocol::TodoItem>,
     restored: Vec<(Vec<u32>, Vec<String>)>,
+    teammates: Vec<AgentSpend>,
 }
 
 impl Reading<'_> {
@@ -212,11 +230,20 @@ impl Reading<'_> {
                 agent_id,
                 agent,
                 record,
-            } => {
-                if let SessionRecord::Message { message } = *record {
+            } => match *record {
+                SessionRecord::Message { message } => {
                     self.sidechain_message(agent_id, agent, message);
                 }
-            }
+                // A teammate's requests (the top-level records count them for the session).
+                SessionRecord::Usage {
+                    usage, cost_usd, ..
+                } => {
+                    if let Some(name) = agent_id.strip_prefix(crate::subagents::TEAMMATE_PREFIX) {
+                        self.teammate_spent(name.to_string(), &usage, cost_usd);
+                    }
+                }
+                _ => {}
+            },
             SessionRecord::Todos { todos: list } => self.todos = list,
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
@@ -234,6 +261,27 @@ impl Reading<'_> {
             self.restored.clear();
         }
         join(&mut self.transcript, message);
+    }
+
+    /// Adds a request of teammate `name` to what it spent.
+    fn teammate_spent(&mut self, name: String, usage: &Usage, cost: Option<f64>) {
+        let at = match self.teammates.iter().position(|t| t.name == name) {
+            Some(at) => at,
+            None => {
+                self.teammates.push(AgentSpend {
+                    name,
+                    usage: Usage::default(),
+                    cost_usd: Some(0.0),
+                });
+                self.teammates.len() - 1
+            }
+        };
+        let spend = &mut self.teammates[at];
+        spend.usage.add(usage);
+        spend.cost_usd = spend
+            .cost_usd
+            .zip(cost)
+            .map(|(a, b)| rein_llm::round_cost(a + b));
     }
 
     /// A message of the subagent run by call `agent_id`.
@@ -271,6 +319,7 @@ impl Reading<'_> {
             sidechains: self.sidechains,
             todos: self.todos,
             restored: self.restored,
+            teammates: self.teammates,
         })
     }
 }

@@ -25,6 +25,10 @@ use std::time::Duration;
 
 use rein_llm::ModelClient;
 
+/// How a teammate's records are marked in the session file (`teammate-<name>`, its side
+/// chain's id).
+pub const TEAMMATE_PREFIX: &str = "teammate-";
+
 /// The tool's name for the model (hooks and rules see Claude Code's `Agent`; rules may also
 /// say `Task`).
 pub const TASK_TOOL: &str = "task";

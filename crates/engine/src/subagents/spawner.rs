@@ -279,7 +279,7 @@ impl Spawner {
         tools.register(Arc::new(super::SendMessageTool(Arc::clone(&self.team))));
         // Offered only while it plans (`mode` plan); its plan goes to the lead.
         tools.register(Arc::new(crate::plan::ExitPlanMode));
-        let call_id = format!("teammate-{name}");
+        let call_id = format!("{}{name}", super::TEAMMATE_PREFIX);
         let mut agent = Agent::subagent(
             &parent,
             &job.definition,

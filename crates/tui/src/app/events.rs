@@ -96,7 +96,12 @@ impl App {
                 parent_tool_use_id,
                 agent,
                 event,
-            } => self.subagent_progress(&parent_tool_use_id, &agent, *event),
+            } => {
+                if let Event::Usage { usage, cost_usd } = event.as_ref() {
+                    self.teammate_spent(&agent, usage, *cost_usd);
+                }
+                self.subagent_progress(&parent_tool_use_id, &agent, *event);
+            }
             Event::ToolsChanged { added, removed } => {
                 self.info(rein_protocol::tools_changed(&added, &removed))
             }
@@ -475,8 +480,26 @@ impl App {
 }
 
 impl App {
+    /// What a teammate's request cost, for the status line (other subagents' usage is
+    /// their `task` call's).
+    fn teammate_spent(&mut self, name: &str, usage: &rein_protocol::Usage, cost: Option<f64>) {
+        if let Some(mate) = self.team.iter_mut().find(|t| t.name == name) {
+            mate.tokens += usage.total_input() + usage.output_tokens;
+            mate.cost = mate.cost.zip(cost).map(|(a, b)| a + b);
+        }
+    }
+
     /// A teammate's state, as one dim line in the scrollback.
     fn teammate_changed(&mut self, name: &str, agent: &str, state: &str, reason: Option<&str>) {
+        match self.team.iter_mut().find(|t| t.name == name) {
+            Some(mate) => mate.state = state.to_string(),
+            None => self.team.push(super::Teammate {
+                name: name.to_string(),
+                state: state.to_string(),
+                tokens: 0,
+                cost: Some(0.0),
+            }),
+        }
         let clean = |t: &str| crate::sanitize::clean(t).into_owned();
         let why = reason
             .map(|r| format!(" ({})", clean(r)))

@@ -171,6 +171,8 @@ pub struct App {
     running: Vec<RunningTool>,
     /// The model's todo list while it has open items.
     todos: Vec<rein_protocol::BoardTask>,
+    /// The session's teammates: name, state, and what each spent (tokens, cost).
+    team: Vec<Teammate>,
     /// The first line of the user's status line command, shown instead of the model and
     /// the numbers.
     custom_status: Option<String>,
@@ -221,6 +223,7 @@ impl App {
             show_thinking: false,
             running: Vec::new(),
             todos: Vec::new(),
+            team: Vec::new(),
             custom_status: None,
             prompt: None,
             waiting: VecDeque::new(),
@@ -478,3 +481,12 @@ mod rewind_tests;
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;
+
+/// A teammate as the status line shows it.
+#[derive(Debug, Clone, PartialEq)]
+struct Teammate {
+    name: String,
+    state: String,
+    tokens: u64,
+    cost: Option<f64>,
+}

@@ -87,6 +87,7 @@ fn the_session_shown_is_not_offered_to_resume() {
         requests: 1,
         cost_usd: None,
         usage: Default::default(),
+        teammates: Vec::new(),
     };
     app.open_session_picker(&[summary("current"), summary("earlier")]);
     let shown = super::tests::text(&app.live_lines(100, std::time::Instant::now()).0).join("\n");

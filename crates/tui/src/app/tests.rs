@@ -415,3 +415,60 @@ fn a_cancelled_run_says_so_and_keeps_what_streamed() {
     );
     assert!(!app.is_busy());
 }
+
+#[test]
+fn teammates_show_on_the_status_line_with_what_each_spent() {
+    let now = Instant::now();
+    let mut app = app();
+    let state = |state: &str| Event::Teammate {
+        name: "alice".into(),
+        agent: "general".into(),
+        state: state.into(),
+        reason: None,
+    };
+    app.event(state("working"), now);
+    let usage = rein_protocol::Usage {
+        input_tokens: 1000,
+        output_tokens: 200,
+        ..Default::default()
+    };
+    app.event(
+        Event::Subagent {
+            parent_tool_use_id: "call_1".into(),
+            agent: "alice".into(),
+            event: Box::new(Event::Usage {
+                usage,
+                cost_usd: Some(0.0125),
+            }),
+        },
+        now,
+    );
+    assert!(
+        app.status_numbers().ends_with(" · alice ▸ $0.0125"),
+        "{}",
+        app.status_numbers()
+    );
+    app.event(state("idle"), now);
+    assert!(app.status_numbers().ends_with(" · alice ◦ $0.0125"));
+    app.event(
+        Event::TeamMessage {
+            from: "alice".into(),
+            to: "main".into(),
+            kind: "message".into(),
+            text: "done with #2\nmore".into(),
+        },
+        now,
+    );
+    app.event(state("stopped"), now);
+    assert!(!app.status_numbers().contains("alice"));
+    let lines = text(&app.take_committed());
+    assert_eq!(
+        lines,
+        [
+            "  ◆ teammate alice (general) working",
+            "  ◆ teammate alice (general) idle",
+            "  ✉ alice → main: done with #2",
+            "  ◆ teammate alice (general) stopped"
+        ]
+    );
+}

@@ -218,7 +218,7 @@ impl App {
 
     /// The status line's numbers: tokens, cache hits, context, cost and a mode other than
     /// `default`.
-    fn status_numbers(&self) -> String {
+    pub(super) fn status_numbers(&self) -> String {
         let status = &self.status;
         let context = if status.context_window > 0 {
             let percent = status.context_tokens as f64 * 100.0 / status.context_window as f64;
@@ -241,10 +241,31 @@ impl App {
             other => format!(" · {}", other.name()),
         };
         format!(
-            " · ↑{} ↓{}{cache}{context}{cost}{mode}",
+            " · ↑{} ↓{}{cache}{context}{cost}{mode}{}",
             thousands(status.usage.total_input()),
             thousands(status.usage.output_tokens),
+            self.team_numbers()
         )
+    }
+
+    /// The teammates still running, each with what it spent: ` · alice ▸ $0.0120, bob ◦
+    /// $0.0031` (▸ working, ◦ idle).
+    fn team_numbers(&self) -> String {
+        let running: Vec<String> = (self.team.iter())
+            .filter(|t| t.state != "stopped")
+            .map(|t| {
+                let mark = if t.state == "working" { "▸" } else { "◦" };
+                let spent = match t.cost {
+                    Some(cost) => format!("${cost:.4}"),
+                    None => format!("{} tok", thousands(t.tokens)),
+                };
+                format!("{} {mark} {spent}", crate::sanitize::clean(&t.name))
+            })
+            .collect();
+        match running.is_empty() {
+            true => String::new(),
+            false => format!(" · {}", running.join(", ")),
+        }
     }
 }
 
