@@ -137,6 +137,9 @@ fn as_fork(loaded: LoadedSession) -> LoadedSession {
         usage: rein_protocol::Usage::default(),
         cost_usd: Some(0.0),
         requests: 0,
+        // The parent's teammates and worktree stay the parent's.
+        roster: Vec::new(),
+        worktree: None,
         ..loaded
     }
 }

@@ -362,3 +362,94 @@ async fn eight_teammates_racing_for_a_hundred_tasks_claim_each_once() {
         assert_eq!(claimed, 1, "task {id}");
     }
 }
+
+#[tokio::test]
+async fn a_resumed_session_starts_its_teammates_again_with_their_context() {
+    use rein_engine::session::SessionStore;
+    use rein_protocol::SessionRecord;
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let store = SessionStore::new(data.path(), dir.path());
+    let first = json!({"turns": [
+        {"tool_calls": [teammate("ann", "Remember the word kumquat, then wait.")]},
+        {"text": "Ann is waiting."},
+        {"when_last": "Remember the word kumquat", "text": "Noted the word."},
+        {"when_last": "ann is idle", "text": "Fine."},
+        {"when_last": "ann is idle", "text": "Fine."}
+    ]});
+    let server = mock(&first.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    let id = agent.session_id().to_string();
+    let writer = store
+        .create(SessionRecord::Meta {
+            session_id: id.clone(),
+            created_at: "2026-11-27T02:00:00Z".into(),
+            cwd: dir.path().display().to_string(),
+            model: "claude-sonnet-4-5".into(),
+            provider: "anthropic".into(),
+            forked_from: None,
+        })
+        .unwrap();
+    agent.record_to(writer);
+    let (summary, _) = run_all(&mut agent, "Start ann.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    // The process ends (its teammates with it): ann stays on the roster.
+    drop(agent);
+
+    let loaded = store.load(&id).unwrap();
+    assert_eq!(loaded.roster.len(), 1, "{:?}", loaded.roster);
+    let second = json!({"turns": [
+        {"when_last": "Ask ann", "tool_calls": [send("ann", "Which word?", json!({}))]},
+        {"when_last": "Message sent to ann.", "text": "Asked."},
+        {"when_last": "Which word?", "tool_calls": [send("main", "kumquat", json!({}))]},
+        {"when_last": "Message sent to main.", "text": "Answered."},
+        {"when_last": "kumquat", "text": "Ann said kumquat."},
+        {"when_last": "ann is idle", "text": "Fine."},
+        {"when_last": "ann is idle", "text": "Fine."}
+    ]});
+    let server = mock(&second.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        dir.path(),
+        PermissionMode::Bypass,
+    );
+    // Its teammates end a moment after it (they are cancelled, then let the file go).
+    let writer = loop {
+        match store.append_to(&id) {
+            Ok(writer) => break writer,
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+        }
+    };
+    agent.record_to(writer);
+    agent.resume_from(loaded);
+    let (summary, _) = run_all(&mut agent, "Ask ann which word she noted.").await;
+    assert_eq!(
+        summary.outcome,
+        RunOutcome::Completed,
+        "{:?}",
+        summary.error
+    );
+    let asked = server
+        .requests()
+        .iter()
+        .map(|r| r.body.to_string())
+        .find(|b| b.contains("Which word?") && b.contains("You are `ann`"))
+        .expect("ann was asked");
+    // Ann's context is her stored one: her brief and her earlier answer.
+    assert!(asked.contains("Remember the word kumquat") && asked.contains("Noted the word."));
+    let roster = agent.background().list();
+    assert!(
+        roster.iter().any(|t| t.id == "ann" && t.running),
+        "{roster:?}"
+    );
+}

@@ -204,3 +204,56 @@ async fn enter_worktree_moves_the_guard_and_exit_worktree_brings_it_back() {
     assert_eq!(results[6].0.trim(), root.display().to_string());
     assert!(tree.join("b.txt").exists());
 }
+
+#[tokio::test]
+async fn a_resumed_session_continues_in_the_worktree_it_was_in() {
+    use rein_engine::session::SessionStore;
+    use rein_protocol::SessionRecord;
+    let (repo, data) = (repo(), tempfile::tempdir().unwrap());
+    let root = std::fs::canonicalize(repo.path()).unwrap();
+    let store = SessionStore::new(data.path(), &root);
+    let first = json!({"turns": [
+        {"tool_calls": [{"name": "enter_worktree", "arguments": {"name": "long"}}]},
+        {"text": "In."}
+    ]});
+    let server = mock(&first.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        &root,
+        PermissionMode::Bypass,
+    );
+    let id = agent.session_id().to_string();
+    let meta = SessionRecord::Meta {
+        session_id: id.clone(),
+        created_at: "2026-11-27T02:00:00Z".into(),
+        cwd: root.display().to_string(),
+        model: "claude-sonnet-4-5".into(),
+        provider: "anthropic".into(),
+        forked_from: None,
+    };
+    agent.record_to(store.create(meta).unwrap());
+    run_all(&mut agent, "Go into a worktree.").await;
+    drop(agent);
+    let loaded = store.load(&id).unwrap();
+    let second = json!({"turns": [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "pwd"}}]},
+        {"text": "Still there."}
+    ]});
+    let server = mock(&second.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        &root,
+        PermissionMode::Bypass,
+    );
+    agent.record_to(store.append_to(&id).unwrap());
+    agent.resume_from(loaded);
+    run_all(&mut agent, "Where are we?").await;
+    let transcript = agent.transcript();
+    let (pwd, _) = tool_results(&transcript[transcript.len() - 2]).remove(0);
+    assert_eq!(
+        pwd.trim(),
+        root.join(".rein/worktrees/long").display().to_string()
+    );
+}

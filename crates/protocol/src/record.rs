@@ -104,6 +104,32 @@ pub enum SessionRecord {
         /// The subagent's record (a message, usage, an error).
         record: Box<SessionRecord>,
     },
+    /// A teammate started or stopped: the teammates started and not stopped are the roster a
+    /// resumed session starts again (idle, with their side chains as their context).
+    Teammate {
+        /// Its name.
+        name: String,
+        /// Its definition.
+        agent: String,
+        /// `started` or `stopped`.
+        state: String,
+        /// Its own permission mode (`plan`), when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<String>,
+        /// The worktree it works in, when isolated.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<String>,
+    },
+    /// The session moved into a worktree (`path`; `made`: by `enter_worktree`) or back to its
+    /// workspace (no `path`); a resumed session continues where the last one left it.
+    Worktree {
+        /// The worktree's folder.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        /// Whether this session made it (and so may remove it).
+        #[serde(default)]
+        made: bool,
+    },
     /// A record type this reader does not know (written by a newer rein); skipped.
     #[serde(other)]
     Unknown,

@@ -54,7 +54,10 @@ impl Agent {
             empty_retried: false,
         };
         if let Some(spawner) = &self.delegation.spawner {
-            spawner.set_parent(self.parent_view(events));
+            let view = self.parent_view(events);
+            // A resumed session's teammates start again (idle) now that there is a run.
+            spawner.restore_teammates(&view);
+            spawner.set_parent(view);
         }
         loop {
             if let Step::End(outcome) = self.step(&mut drive, summary, events, cancel).await {

@@ -78,6 +78,11 @@ impl ParentView {
         Ok(view)
     }
 
+    /// The session file's writer, when the session is recorded.
+    pub(crate) fn recorder(&self) -> Option<Arc<std::sync::Mutex<crate::session::SessionWriter>>> {
+        self.recorder.clone()
+    }
+
     /// The session's task board.
     pub(crate) fn board(&self) -> rein_board::Board {
         self.tool_ctx.board.clone()

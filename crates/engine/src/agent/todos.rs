@@ -22,6 +22,23 @@ impl Agent {
                 .push(format!("the stored todo list was not restored: {error}"));
         }
         self.checkpointing.restored = loaded.restored;
+        if let Some((path, made)) = &loaded.worktree {
+            self.resume_in_worktree(std::path::Path::new(path), *made);
+        }
+        if let Some(spawner) = &self.delegation.spawner {
+            let restores = (loaded.roster.iter())
+                .map(|entry| crate::subagents::Restore {
+                    entry: entry.clone(),
+                    transcript: (loaded.sidechains.iter())
+                        .find(|(id, _, _)| {
+                            id.strip_prefix(crate::subagents::TEAMMATE_PREFIX) == Some(&entry.name)
+                        })
+                        .map(|(_, _, messages)| messages.clone())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            spawner.restore_later(restores);
+        }
         self.restore(loaded.transcript, loaded.usage, loaded.cost_usd);
     }
 

@@ -221,18 +221,59 @@ impl Tool for ExitWorktree {
 }
 
 impl Agent {
+    /// Continues a stored session in the worktree it was in (`made`: by that session), when
+    /// it is still there; a notice either way.
+    pub(super) fn resume_in_worktree(&mut self, path: &std::path::Path, made: bool) {
+        let Some(place) = self.toolset.place.clone() else {
+            return;
+        };
+        let home = self.tool_ctx.guard.root().to_path_buf();
+        let found = worktree::find(&home, path).map_err(|e| e.to_string());
+        let moved = found.and_then(|tree| {
+            self.move_root(&tree.path).map_err(|e| e.to_string())?;
+            Ok(tree)
+        });
+        let notice = match moved {
+            Ok(tree) => {
+                let text = format!(
+                    "continuing in the worktree {} (branch {}), where the session was",
+                    tree.path.display(),
+                    tree.branch
+                );
+                let mut place = lock(&place);
+                place.home = Some(home);
+                place.entered = Some((tree, made));
+                text
+            }
+            Err(error) => format!(
+                "the session was in the worktree {}, which cannot be entered again ({error}); \
+                 continuing in {}",
+                path.display(),
+                home.display()
+            ),
+        };
+        self.opening.notices.push(notice);
+    }
+
     /// Moves the session to the root a worktree tool left, once its batch is done: the
     /// guard, checkpoints and sub-folder memory follow; a note when it cannot. Whether it
     /// moved.
     pub(super) fn follow_worktree(&mut self, results: &mut [rein_protocol::ContentBlock]) -> bool {
-        let Some(place) = &self.toolset.place else {
+        let Some(place) = self.toolset.place.clone() else {
             return false;
         };
-        let Some(root) = lock(place).pending.take() else {
+        let Some(root) = lock(&place).pending.take() else {
             return false;
         };
         match self.move_root(&root) {
-            Ok(()) => true,
+            Ok(()) => {
+                let entered = lock(&place).entered.clone();
+                self.record(rein_protocol::SessionRecord::Worktree {
+                    path: entered.as_ref().map(|(t, _)| t.path.display().to_string()),
+                    made: entered.is_some_and(|(_, made)| made),
+                });
+                true
+            }
             Err(error) => {
                 if let Some(rein_protocol::ContentBlock::ToolResult { content, .. }) =
                     results.last_mut()

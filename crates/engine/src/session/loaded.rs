@@ -33,6 +33,24 @@ pub struct LoadedSession {
     pub restored: Vec<(Vec<u32>, Vec<String>)>,
     /// What each teammate spent (its share of `usage` and `cost_usd`), by name.
     pub teammates: Vec<AgentSpend>,
+    /// The teammates started and not stopped when the session was last written.
+    pub roster: Vec<RosterEntry>,
+    /// The worktree the session was in when last written (its path, and whether this
+    /// session made it).
+    pub worktree: Option<(String, bool)>,
+}
+
+/// A teammate of a stored session's roster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RosterEntry {
+    /// Its name.
+    pub name: String,
+    /// Its definition.
+    pub agent: String,
+    /// Its own permission mode, when it had one.
+    pub mode: Option<String>,
+    /// Its worktree, when isolated.
+    pub worktree: Option<String>,
 }
 
 /// What one teammate of a session spent.
@@ -113,6 +131,8 @@ pub fn load_from(reader: impl BufRead, path: &str) -> Result<LoadedSession, Sess
         todos: Vec::new(),
         restored: Vec::new(),
         teammates: Vec::new(),
+        roster: Vec::new(),
+        worktree: None,
     };
     let mut lines = reader.split(b'\n').enumerate().peekable();
     while let Some((index, line)) = lines.next() {
@@ -154,6 +174,8 @@ struct Reading<'a> {
     todos: Vec<rein_protocol::TodoItem>,
     restored: Vec<(Vec<u32>, Vec<String>)>,
     teammates: Vec<AgentSpend>,
+    roster: Vec<RosterEntry>,
+    worktree: Option<(String, bool)>,
 }
 
 impl Reading<'_> {
@@ -245,6 +267,24 @@ impl Reading<'_> {
                 _ => {}
             },
             SessionRecord::Todos { todos: list } => self.todos = list,
+            SessionRecord::Teammate {
+                name,
+                agent,
+                state,
+                mode,
+                worktree,
+            } => {
+                self.roster.retain(|entry| entry.name != name);
+                if state == "started" {
+                    self.roster.push(RosterEntry {
+                        name,
+                        agent,
+                        mode,
+                        worktree,
+                    });
+                }
+            }
+            SessionRecord::Worktree { path, made } => self.worktree = path.map(|p| (p, made)),
             SessionRecord::Error { .. } | SessionRecord::Unknown => {}
         }
         Ok(())
@@ -320,6 +360,8 @@ impl Reading<'_> {
             todos: self.todos,
             restored: self.restored,
             teammates: self.teammates,
+            roster: self.roster,
+            worktree: self.worktree,
         })
     }
 }

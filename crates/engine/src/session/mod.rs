@@ -20,7 +20,7 @@ use nix::fcntl::{Flock, FlockArg};
 use rein_protocol::{SessionLine, SessionRecord};
 use rein_tools::{ReadRefusal, open_regular};
 
-pub use loaded::{AgentSpend, LoadedSession, SessionSummary, load_from};
+pub use loaded::{AgentSpend, LoadedSession, RosterEntry, SessionSummary, load_from};
 pub use repair::{LOST_RESULT, repair};
 pub use retention::{DEFAULT_CLEANUP_DAYS, Removed, delete, prune};
 

@@ -18,7 +18,7 @@ pub use definitions::{
 pub(crate) use spawner::Spawner;
 pub(crate) use task::TaskTool;
 pub use team::{DEFAULT_MAX_TEAMMATES, LEAD, SEND_TOOL};
-pub(crate) use team::{PlanToLead, SendMessageTool, Team};
+pub(crate) use team::{PlanToLead, Restore, SendMessageTool, Team};
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -44,18 +44,20 @@ struct Running {
 /// What running a subagent needs of its spawner (shared with a background run, which must not
 /// keep the spawner, and so the parent's session, alive).
 #[derive(Clone)]
-struct Parts {
+pub(super) struct Parts {
     /// The parent's tools but `task`.
-    tools: Arc<rein_tools::ToolRegistry>,
-    max_turns: u32,
-    spent: Arc<Mutex<Vec<Spent>>>,
+    pub(super) tools: Arc<rein_tools::ToolRegistry>,
+    pub(super) max_turns: u32,
+    pub(super) spent: Arc<Mutex<Vec<Spent>>>,
 }
 
 /// Starts subagents for one parent agent.
 pub(crate) struct Spawner {
     catalog: Subagents,
     /// Tools, turn limit, and what finished subagents spent until the parent takes it.
-    parts: Parts,
+    pub(super) parts: Parts,
+    /// Teammates of a resumed session, started (idle) at the parent's next run.
+    pub(super) to_restore: Mutex<Vec<super::team::Restore>>,
     /// The parent as its current run sees it (set at the start of each run).
     parent: Mutex<Option<ParentView>>,
     next: AtomicU32,
@@ -92,6 +94,7 @@ impl Spawner {
                 spent: Arc::default(),
             },
             catalog,
+            to_restore: Mutex::new(Vec::new()),
             parent: Mutex::new(None),
             next: AtomicU32::new(0),
             running: Mutex::new(Vec::new()),
@@ -244,75 +247,8 @@ impl Spawner {
         Ok(id)
     }
 
-    /// Starts `job` as teammate `name`: long-lived, with its own inbox, working beside the
-    /// parent until it stops (`mode`: its own permission mode, e.g. `plan`; else it shares
-    /// the session's).
-    pub(crate) fn start_teammate(
-        self: &Arc<Self>,
-        job: Job,
-        name: &str,
-        mode: Option<crate::permissions::PermissionMode>,
-    ) -> Result<String, String> {
-        let (model, client) = self
-            .model_for(&job.definition, &job.parent)
-            .map_err(|e| e.to_string())?;
-        let events = job.parent.events();
-        let (status, cancel, inbox) = (self.team)
-            .join(name, &job.definition.name, &events)
-            .map_err(|e| e.to_string())?;
-        let base = job.parent.worktree_base();
-        let (parent, worktree) =
-            match super::isolation::place(&job.parent, job.isolation, name, base) {
-                Ok(placed) => placed,
-                Err(error) => {
-                    self.team
-                        .set_state(name, super::team::State::Stopped, Some("no worktree"));
-                    return Err(error);
-                }
-            };
-        let mut tools = match &job.definition.tools {
-            None => self.parts.tools.subset(|_| true),
-            Some(names) => (self.parts.tools).subset(|tool| names.iter().any(|n| n == tool)),
-        };
-        // Its `cd` is its own.
-        super::isolation::own_shell(&mut tools);
-        tools.register(Arc::new(super::SendMessageTool(Arc::clone(&self.team))));
-        // Offered only while it plans (`mode` plan); its plan goes to the lead.
-        tools.register(Arc::new(crate::plan::ExitPlanMode));
-        let call_id = format!("{}{name}", super::TEAMMATE_PREFIX);
-        let mut agent = Agent::subagent(
-            &parent,
-            &job.definition,
-            tools,
-            (model.clone(), client),
-            &call_id,
-            self.parts.max_turns,
-            cancel.clone(),
-        );
-        agent.join_team(name, &self.team, &parent, mode);
-        let (tx, _forwarder) = forward(events, &job.call_id, name);
-        let board = parent.board();
-        let start = super::team::Start {
-            name: name.to_string(),
-            model,
-            agent,
-            first: teammate_brief(name, &job.prompt),
-            inbox,
-            status,
-            cancel,
-            events: tx,
-            board,
-            spent: Arc::clone(&self.parts.spent),
-            worktree,
-        };
-        let team = Arc::clone(&self.team);
-        self.team.set_state(name, super::team::State::Working, None);
-        tokio::spawn(super::team::run_teammate(start, team));
-        Ok(name.to_string())
-    }
-
     /// The model and client for `definition`, given the parent's.
-    fn model_for(
+    pub(super) fn model_for(
         &self,
         definition: &AgentDefinition,
         parent: &ParentView,
@@ -430,22 +366,9 @@ fn outcome_output(summary: crate::RunSummary, max_turns: u32) -> ToolOutput {
     }
 }
 
-/// A teammate's first input: who it is in the team, how to talk, and its task.
-fn teammate_brief(name: &str, prompt: &str) -> String {
-    format!(
-        "You are `{name}`, a teammate working beside the lead (`{lead}`) and other teammates. \
-         Your plain text is seen by nobody: talk with send_message (to `{lead}` or a teammate by \
-         name). Messages to you arrive as <message> blocks between your steps. The task board \
-         (task_list, task_update) is shared: set owner to `{name}` when you take a task and mark \
-         it completed when it is done. When you have nothing left to do, end your turn: you \
-         then wait for messages or take the next ready task.\n\n{prompt}",
-        lead = super::LEAD
-    )
-}
-
 /// A channel for the subagent's events, and a task passing each on to `parent` wrapped with
 /// the call's id and the agent's name; it ends when the sender is dropped.
-fn forward(
+pub(super) fn forward(
     parent: EventSender,
     call_id: &str,
     agent: &str,

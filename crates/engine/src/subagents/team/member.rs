@@ -20,8 +20,8 @@ pub(crate) struct Start {
     pub(crate) name: String,
     pub(crate) model: String,
     pub(crate) agent: Agent,
-    /// Its first input: who it is, and its task.
-    pub(crate) first: String,
+    /// Its first input: who it is, and its task; `None`: it starts idle (a restored one).
+    pub(crate) first: Option<String>,
     pub(crate) inbox: UnboundedReceiver<Letter>,
     pub(crate) status: Arc<Status>,
     pub(crate) cancel: CancellationToken,
@@ -50,8 +50,25 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         worktree,
     } = start;
     let mut board_rx = board.subscribe();
-    let mut input = first;
+    let mut next = first;
     let reason = loop {
+        let input = match next.take() {
+            Some(input) => input,
+            None => match next_input(&mut inbox, &status, &board, &name) {
+                Some(input) => input,
+                None => {
+                    team.set_state(&name, State::Idle, None);
+                    let woken = tokio::select! {
+                        () = cancel.cancelled() => None,
+                        next = wait(&mut inbox, &mut board_rx, &status, &board, &name) => next,
+                    };
+                    match woken {
+                        Some(input) => input,
+                        None => break "stopped",
+                    }
+                }
+            },
+        };
         team.set_state(&name, State::Working, None);
         let summary = agent.run(&input, &events, cancel.clone()).await;
         status.add_spent(&summary.usage, summary.cost_usd);
@@ -83,8 +100,8 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
             );
             break "shutdown";
         }
-        if let Some(next) = next_input(&mut inbox, &status, &board, &name) {
-            input = next;
+        if let Some(input) = next_input(&mut inbox, &status, &board, &name) {
+            next = Some(input);
             continue;
         }
         // Told before the state changes: the lead, waiting while teammates work, hears it.
@@ -98,13 +115,22 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
             next = wait(&mut inbox, &mut board_rx, &status, &board, &name) => next,
         };
         match woken {
-            Some(next) => input = next,
+            Some(input) => next = Some(input),
             None => break "stopped",
         }
     };
     drop(events);
     drop(agent);
     release(&board, &name);
+    // A teammate stopped by the session's end stays on its roster (the team is silenced
+    // first); one that stopped on its own leaves it.
+    team.record(rein_protocol::SessionRecord::Teammate {
+        name: name.clone(),
+        agent: String::new(),
+        state: "stopped".into(),
+        mode: None,
+        worktree: None,
+    });
     let left = (worktree.as_ref()).and_then(|tree| crate::subagents::isolation::leave(tree, &name));
     if let Some(note) = left {
         team.tell_lead(&name, format!("[teammate {name}: {note}]"));

@@ -9,10 +9,12 @@
 mod lead;
 mod member;
 mod send;
+mod start;
 
 pub(crate) use lead::PlanToLead;
 pub(crate) use member::{Start, run_teammate};
 pub(crate) use send::SendMessageTool;
+pub(crate) use start::Restore;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -34,6 +36,8 @@ pub const DEFAULT_MAX_TEAMMATES: usize = 8;
 
 /// The tool's name.
 pub const SEND_TOOL: &str = "send_message";
+
+pub(crate) use super::TEAMMATE_PREFIX;
 
 /// What a letter is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +176,9 @@ pub(crate) struct Member {
     pub(crate) cancel: CancellationToken,
 }
 
+/// The session file's writer, shared with the main agent.
+pub(crate) type Recorder = Arc<Mutex<crate::session::SessionWriter>>;
+
 /// Why a message could not be sent or a teammate not started.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TeamError {
@@ -200,6 +207,8 @@ pub(crate) struct Team {
     to_lead: UnboundedSender<(String, String)>,
     /// The main agent's event stream (set when a teammate starts).
     events: Mutex<Option<EventSender>>,
+    /// The session file, for the roster (set when a teammate starts).
+    recorder: Mutex<Option<Recorder>>,
     max: usize,
     /// Plan approvals waiting for the main agent's answer, by request id.
     plans: Mutex<HashMap<String, oneshot::Sender<(bool, String)>>>,
@@ -212,6 +221,7 @@ impl Team {
             members: Mutex::new(Vec::new()),
             to_lead,
             events: Mutex::new(None),
+            recorder: Mutex::new(None),
             max: max.max(1),
             plans: Mutex::new(HashMap::new()),
             next_request: AtomicU32::new(0),
@@ -228,6 +238,7 @@ impl Team {
         name: &str,
         agent: &str,
         events: &EventSender,
+        recorder: Option<Recorder>,
     ) -> Result<
         (
             Arc<Status>,
@@ -275,6 +286,7 @@ impl Team {
             cancel: cancel.clone(),
         });
         *self.events.lock().unwrap_or_else(|p| p.into_inner()) = Some(events.clone());
+        *self.recorder.lock().unwrap_or_else(|p| p.into_inner()) = recorder;
         Ok((status, cancel, rx))
     }
 
@@ -429,9 +441,21 @@ impl Team {
         }
     }
 
-    /// Stops sending events (the session they would go to is ending).
+    /// Stops sending events and recording (the session is ending: its stream has said its
+    /// last, and its teammates stay on its roster for a resume).
     pub(crate) fn silence(&self) {
         *self.events.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.recorder.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Appends `record` to the session file, when there is one.
+    pub(crate) fn record(&self, record: rein_protocol::SessionRecord) {
+        if let Some(recorder) = &*self.recorder.lock().unwrap_or_else(|p| p.into_inner()) {
+            let _ = recorder
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .append(&record);
+        }
     }
 
     /// Stops every teammate.
