@@ -100,7 +100,7 @@ impl Spawner {
                     .and_then(PermissionMode::parse),
                 placement: Placement::Existing(restore.entry.worktree.clone()),
                 forward_id: format!("{TEAMMATE_PREFIX}{name}"),
-                first: None,
+                first: unfinished(&parent.board(), &name),
                 transcript: restore.transcript,
             });
             let notice = match launched {
@@ -212,6 +212,24 @@ fn place(
         }
         Placement::Existing(_) => Ok((parent.clone(), None)),
     }
+}
+
+/// What a restored teammate still held when its session stopped (killed before it could give
+/// its tasks back), as its first input; `None` when nothing.
+fn unfinished(board: &rein_board::Board, name: &str) -> Option<String> {
+    let held: Vec<String> = (board.list().into_iter())
+        .filter(|t| {
+            t.owner.as_deref() == Some(name) && t.status == rein_protocol::TaskStatus::InProgress
+        })
+        .map(|t| format!("#{} {}", t.id, t.subject))
+        .collect();
+    (!held.is_empty()).then(|| {
+        format!(
+            "The session stopped while you were working on {}; it has started again. Continue, \
+             and mark each task completed when it is done.",
+            held.join(", ")
+        )
+    })
 }
 
 /// A teammate's first input: who it is in the team, how to talk, and its task.
