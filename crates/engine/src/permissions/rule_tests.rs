@@ -159,3 +159,19 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_board_team_and_worktree_tools_answer_to_claude_codes_names() {
+    for (claude, ours) in [
+        ("TaskCreate", "task_create"),
+        ("TaskGet", "task_get"),
+        ("TaskList", "task_list"),
+        ("TaskUpdate", "task_update"),
+        ("SendMessage", "send_message"),
+        ("EnterWorktree", "enter_worktree"),
+        ("ExitWorktree", "exit_worktree"),
+    ] {
+        assert!(rule(claude).covers(ours), "{claude}");
+        assert!(rule(ours).covers(ours), "{ours}");
+    }
+}

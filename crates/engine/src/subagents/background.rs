@@ -38,7 +38,7 @@ pub enum StopError {
         source: rein_tools::JobError,
     },
     /// A subagent has no output to show: its work comes back as its result.
-    #[error("{id} is a subagent: what it did comes back as its result")]
+    #[error("{id} is an agent, not a shell: what it does comes back as its result or its messages")]
     NotAShell {
         /// The id asked for.
         id: String,
