@@ -227,6 +227,30 @@ fn progress_line(event: &Event) -> Option<String> {
             format!("  {event} hook {verb}: {}", first_line(message))
         }
         Event::Tasks { tasks } => tasks_line(tasks),
+        Event::Teammate {
+            name,
+            agent,
+            state,
+            reason,
+        } => match reason {
+            Some(reason) => format!("  ◆ teammate {name} ({agent}) {state} ({reason})"),
+            None => format!("  ◆ teammate {name} ({agent}) {state}"),
+        },
+        Event::TeamMessage {
+            from,
+            to,
+            kind,
+            text,
+        } => {
+            let kind = match kind.as_str() {
+                "message" => String::new(),
+                other => format!("[{other}] "),
+            };
+            format!(
+                "  ✉ {from} → {to}: {kind}{}",
+                clip(first_line(text), SUMMARY_CHARS)
+            )
+        }
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {
             Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {

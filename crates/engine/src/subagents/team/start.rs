@@ -210,7 +210,11 @@ fn place(
             let view = parent.in_worktree(&tree.path).map_err(|e| e.to_string())?;
             Ok((view, Some(tree)))
         }
-        Placement::Existing(_) => Ok((parent.clone(), None)),
+        // Its worktree went with the last session (nothing was in it): a new one.
+        Placement::Existing(Some(_)) => {
+            isolation::place(parent, Isolation::Worktree, name, parent.worktree_base())
+        }
+        Placement::Existing(None) => Ok((parent.clone(), None)),
     }
 }
 
