@@ -227,30 +227,7 @@ fn progress_line(event: &Event) -> Option<String> {
             format!("  {event} hook {verb}: {}", first_line(message))
         }
         Event::Tasks { tasks } => tasks_line(tasks),
-        Event::Teammate {
-            name,
-            agent,
-            state,
-            reason,
-        } => match reason {
-            Some(reason) => format!("  ◆ teammate {name} ({agent}) {state} ({reason})"),
-            None => format!("  ◆ teammate {name} ({agent}) {state}"),
-        },
-        Event::TeamMessage {
-            from,
-            to,
-            kind,
-            text,
-        } => {
-            let kind = match kind.as_str() {
-                "message" => String::new(),
-                other => format!("[{other}] "),
-            };
-            format!(
-                "  ✉ {from} → {to}: {kind}{}",
-                clip(first_line(text), SUMMARY_CHARS)
-            )
-        }
+        Event::Teammate { .. } | Event::TeamMessage { .. } => return team_line(event),
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {
             Event::ToolCallStart { .. } | Event::ToolCallEnd { is_error: true, .. } => {
@@ -309,6 +286,35 @@ fn result_line(event: &Event, call: Option<&str>) -> Option<String> {
         "  {whose}{}{more}",
         clip(first_line(output), SUMMARY_CHARS)
     ))
+}
+
+/// A teammate's new state, or a message between the team's agents, in one line.
+fn team_line(event: &Event) -> Option<String> {
+    match event {
+        Event::Teammate {
+            name,
+            agent,
+            state,
+            reason,
+        } => Some(match reason {
+            Some(reason) => format!("  ◆ teammate {name} ({agent}) {state} ({reason})"),
+            None => format!("  ◆ teammate {name} ({agent}) {state}"),
+        }),
+        Event::TeamMessage {
+            from,
+            to,
+            kind,
+            text,
+        } => {
+            let kind = match kind.as_str() {
+                "message" => String::new(),
+                other => format!("[{other}] "),
+            };
+            let text = clip(first_line(text), SUMMARY_CHARS);
+            Some(format!("  ✉ {from} → {to}: {kind}{text}"))
+        }
+        _ => None,
+    }
 }
 
 /// The task board in one line: how many are done, and what is in progress.

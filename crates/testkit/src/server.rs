@@ -207,15 +207,7 @@ impl Shared {
             Some(wire) => {
                 let turns = &self.scenario.turns;
                 log.taken.resize(turns.len(), false);
-                let free = |i: &usize| !log.taken[*i];
-                let matched = (0..turns.len())
-                    .filter(free)
-                    .find(|&i| turns[i].conditional() && wants(&turns[i]))
-                    .or_else(|| {
-                        (0..turns.len())
-                            .filter(free)
-                            .find(|&i| !turns[i].conditional())
-                    });
+                let matched = pick_turn(turns, &log.taken, wants);
                 log.turns_asked += 1;
                 match matched {
                     Some(turn) => {
@@ -228,6 +220,24 @@ impl Shared {
         };
         (number, admission)
     }
+}
+
+/// The first unused turn whose condition (`when`, `when_last`) the request meets, else the
+/// first unused unconditional one.
+fn pick_turn(
+    turns: &[crate::ScenarioTurn],
+    taken: &[bool],
+    wants: impl Fn(&crate::ScenarioTurn) -> bool,
+) -> Option<usize> {
+    let free = |i: &usize| !taken[*i];
+    (0..turns.len())
+        .filter(free)
+        .find(|&i| turns[i].conditional() && wants(&turns[i]))
+        .or_else(|| {
+            (0..turns.len())
+                .filter(free)
+                .find(|&i| !turns[i].conditional())
+        })
 }
 
 async fn handle(

@@ -22,8 +22,8 @@ impl Agent {
                 .push(format!("the stored todo list was not restored: {error}"));
         }
         self.checkpointing.restored = loaded.restored;
-        if let Some((path, made)) = &loaded.worktree {
-            self.resume_in_worktree(std::path::Path::new(path), *made);
+        if let Some(stored) = &loaded.worktree {
+            self.resume_in_worktree(stored);
         }
         if let Some(spawner) = &self.delegation.spawner {
             let restores = (loaded.roster.iter())

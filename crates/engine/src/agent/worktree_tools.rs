@@ -223,7 +223,8 @@ impl Tool for ExitWorktree {
 impl Agent {
     /// Continues a stored session in the worktree it was in (`made`: by that session), when
     /// it is still there; a notice either way.
-    pub(super) fn resume_in_worktree(&mut self, path: &std::path::Path, made: bool) {
+    pub(super) fn resume_in_worktree(&mut self, (path, made): &(String, bool)) {
+        let (path, made) = (std::path::Path::new(path), *made);
         let Some(place) = self.toolset.place.clone() else {
             return;
         };

@@ -8,13 +8,24 @@ use super::Isolation;
 use crate::agent::ParentView;
 use crate::worktree::{self, BaseRef, Worktree};
 
+/// Why an agent could not be given its worktree.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PlaceError {
+    /// Git refused (not a repository, a name taken…).
+    #[error(transparent)]
+    Worktree(#[from] worktree::WorktreeError),
+    /// The worktree is no workspace (the guard refused it).
+    #[error(transparent)]
+    Workspace(#[from] crate::EngineError),
+}
+
 /// The parent as the agent sees it, and its worktree when it has one.
 pub(crate) fn place(
     parent: &ParentView,
     isolation: Isolation,
     name: &str,
     base: BaseRef,
-) -> Result<(ParentView, Option<Worktree>), String> {
+) -> Result<(ParentView, Option<Worktree>), PlaceError> {
     if isolation == Isolation::Shared {
         return Ok((parent.clone(), None));
     }
@@ -23,12 +34,12 @@ pub(crate) fn place(
         true => name.to_string(),
         false => worktree::fresh_name("agent"),
     };
-    let tree = worktree::create(&root, &name, base).map_err(|e| e.to_string())?;
+    let tree = worktree::create(&root, &name, base)?;
     match parent.in_worktree(&tree.path) {
         Ok(view) => Ok((view, Some(tree))),
         Err(error) => {
             let _ = worktree::remove(&tree, worktree::Force::Yes);
-            Err(error.to_string())
+            Err(error.into())
         }
     }
 }

@@ -298,7 +298,7 @@ async fn run_job(
     let base = parent.worktree_base();
     let (parent, worktree) = match super::isolation::place(&parent, isolation, "", base) {
         Ok(placed) => placed,
-        Err(error) => return ToolOutput::error(error),
+        Err(error) => return ToolOutput::error(error.to_string()),
     };
     let mut tools = match &definition.tools {
         None => parts.tools.subset(|_| true),

@@ -158,7 +158,7 @@ impl Tool for TaskTool {
                      send_message {{to: \"{name}\"}}; stop it with send_message type \
                      shutdown_request."
                 )),
-                Err(error) => ToolOutput::error(error),
+                Err(error) => ToolOutput::error(error.to_string()),
             };
         }
         if background {

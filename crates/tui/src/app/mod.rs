@@ -16,6 +16,7 @@ mod question;
 mod rewind;
 mod settings;
 mod shortcuts;
+mod team;
 mod view;
 mod watch;
 

@@ -51,15 +51,15 @@ impl Approver for PlanToLead {
             };
         }
         match answer.await {
-            Ok((true, _)) => {
+            Ok(answer) if answer.approve => {
                 let mode = self.session.lock().unwrap_or_else(|p| p.into_inner()).mode;
                 Approval::SwitchMode(match mode {
                     PermissionMode::Plan => PermissionMode::Default,
                     mode => mode,
                 })
             }
-            Ok((false, feedback)) => Approval::Deny {
-                note: Some(format!("{LEAD} sent the plan back: {feedback}")),
+            Ok(answer) => Approval::Deny {
+                note: Some(format!("{LEAD} sent the plan back: {}", answer.feedback)),
             },
             Err(_) => Approval::Deny {
                 note: Some(format!("{LEAD} gave no answer; keep planning")),

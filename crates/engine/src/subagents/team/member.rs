@@ -41,7 +41,7 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         model,
         mut agent,
         first,
-        mut inbox,
+        inbox,
         status,
         cancel,
         events,
@@ -49,81 +49,125 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         spent,
         worktree,
     } = start;
-    let mut board_rx = board.subscribe();
+    let mut mailbox = Mailbox {
+        board_rx: board.subscribe(),
+        inbox,
+        status,
+        board,
+        name,
+        cancel,
+    };
     let mut next = first;
     let reason = loop {
-        let input = match next.take() {
+        let input = match next.take().or_else(|| mailbox.next()) {
             Some(input) => input,
-            None => match next_input(&mut inbox, &status, &board, &name) {
+            None => match mailbox.idle(&team).await {
                 Some(input) => input,
-                None => {
-                    team.set_state(&name, State::Idle, None);
-                    let woken = tokio::select! {
-                        () = cancel.cancelled() => None,
-                        next = wait(&mut inbox, &mut board_rx, &status, &board, &name) => next,
-                    };
-                    match woken {
-                        Some(input) => input,
-                        None => break "stopped",
-                    }
-                }
+                None => break "stopped",
             },
         };
-        team.set_state(&name, State::Working, None);
-        let summary = agent.run(&input, &events, cancel.clone()).await;
-        status.add_spent(&summary.usage, summary.cost_usd);
+        team.set_state(&mailbox.name, State::Working, None);
+        let summary = agent.run(&input, &events, mailbox.cancel.clone()).await;
+        mailbox.status.add_spent(&summary.usage, summary.cost_usd);
         (spent.lock().unwrap_or_else(|p| p.into_inner())).push((
             model.clone(),
             summary.usage,
             summary.cost_usd,
         ));
-        let last = match summary.text.trim() {
-            "" => "(no text)".to_string(),
-            text => text.to_string(),
+        let last = match after_run(&team, &mailbox, summary) {
+            Ok(last) => last,
+            Err(reason) => break reason,
         };
-        if cancel.is_cancelled() {
-            break "stopped";
-        }
-        if summary.outcome == RunOutcome::Failed {
-            let error = summary.error.map(|e| e.to_string()).unwrap_or_default();
-            team.tell_lead(
-                &name,
-                format!("[teammate {name} failed and stopped: {error}]"),
-            );
-            break "failed";
-        }
-        let asked = status.shutdown_asked.swap(false, Ordering::SeqCst);
-        if status.leaving.load(Ordering::SeqCst) || asked {
-            team.tell_lead(
-                &name,
-                format!("[teammate {name} stopped (shutdown); its last message:]\n{last}"),
-            );
-            break "shutdown";
-        }
-        if let Some(input) = next_input(&mut inbox, &status, &board, &name) {
+        if let Some(input) = mailbox.next() {
             next = Some(input);
             continue;
         }
         // Told before the state changes: the lead, waiting while teammates work, hears it.
+        let name = &mailbox.name;
         team.tell_lead(
-            &name,
+            name,
             format!("[teammate {name} is idle; its last message:]\n{last}"),
         );
-        team.set_state(&name, State::Idle, None);
-        let woken = tokio::select! {
-            () = cancel.cancelled() => None,
-            next = wait(&mut inbox, &mut board_rx, &status, &board, &name) => next,
-        };
-        match woken {
+        match mailbox.idle(&team).await {
             Some(input) => next = Some(input),
             None => break "stopped",
         }
     };
-    drop(events);
-    drop(agent);
-    release(&board, &name);
-    // A teammate stopped by the session's end stays on its roster (the team is silenced
-    // first); one that stopped on its own leaves it.
+    drop((events, agent));
+    finish(&team, &mailbox, worktree.as_ref(), reason);
+}
+
+/// What a teammate reads from and waits on.
+struct Mailbox {
+    name: String,
+    inbox: UnboundedReceiver<Letter>,
+    board_rx: tokio::sync::watch::Receiver<u64>,
+    status: Arc<Status>,
+    board: Board,
+    cancel: CancellationToken,
+}
+
+impl Mailbox {
+    /// The letters waiting, else a task claimed from the board.
+    fn next(&mut self) -> Option<String> {
+        next_input(&mut self.inbox, &self.status, &self.board, &self.name)
+    }
+
+    /// Idle until a letter comes or a task can be claimed; `None` when stopped.
+    async fn idle(&mut self, team: &Team) -> Option<String> {
+        team.set_state(&self.name, State::Idle, None);
+        tokio::select! {
+            () = self.cancel.cancelled() => None,
+            next = wait(&mut self.inbox, &mut self.board_rx, &self.status, &self.board, &self.name) => next,
+        }
+    }
+}
+
+/// After a run: its last text, or why the teammate stops (stopped, failed, a shutdown it
+/// agreed to or did not refuse).
+fn after_run(
+    team: &Team,
+    mailbox: &Mailbox,
+    summary: crate::RunSummary,
+) -> Result<String, &'static str> {
+    let name = &mailbox.name;
+    let last = match summary.text.trim() {
+        "" => "(no text)".to_string(),
+        text => text.to_string(),
+    };
+    if mailbox.cancel.is_cancelled() {
+        return Err("stopped");
+    }
+    if summary.outcome == RunOutcome::Failed {
+        let error = summary.error.map(|e| e.to_string()).unwrap_or_default();
+        team.tell_lead(
+            name,
+            format!("[teammate {name} failed and stopped: {error}]"),
+        );
+        return Err("failed");
+    }
+    let asked = mailbox.status.shutdown_asked.swap(false, Ordering::SeqCst);
+    if mailbox.status.leaving.load(Ordering::SeqCst) || asked {
+        team.tell_lead(
+            name,
+            format!("[teammate {name} stopped (shutdown); its last message:]\n{last}"),
+        );
+        return Err("shutdown");
+    }
+    Ok(last)
+}
+
+/// A teammate's end: its unfinished tasks back to the pool, its roster entry closed (unless
+/// the session is ending: the team is silenced first, so it stays for a resume), its worktree
+/// left, its state `stopped`.
+fn finish(
+    team: &Team,
+    mailbox: &Mailbox,
+    worktree: Option<&crate::worktree::Worktree>,
+    reason: &str,
+) {
+    let name = &mailbox.name;
+    release(&mailbox.board, name);
     team.record(rein_protocol::SessionRecord::Teammate {
         name: name.clone(),
         agent: String::new(),
@@ -131,11 +175,10 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
         mode: None,
         worktree: None,
     });
-    let left = (worktree.as_ref()).and_then(|tree| crate::subagents::isolation::leave(tree, &name));
-    if let Some(note) = left {
-        team.tell_lead(&name, format!("[teammate {name}: {note}]"));
+    if let Some(note) = worktree.and_then(|tree| crate::subagents::isolation::leave(tree, name)) {
+        team.tell_lead(name, format!("[teammate {name}: {note}]"));
     }
-    team.set_state(&name, State::Stopped, Some(reason));
+    team.set_state(name, State::Stopped, Some(reason));
 }
 
 /// The letters waiting, else a task claimed from the board, as the teammate's next input.

@@ -176,6 +176,15 @@ pub(crate) struct Member {
     pub(crate) cancel: CancellationToken,
 }
 
+/// The lead's answer to a teammate's plan.
+#[derive(Debug, Clone)]
+pub(crate) struct PlanAnswer {
+    /// Carry it out.
+    pub(crate) approve: bool,
+    /// What the lead said (the feedback of a refusal).
+    pub(crate) feedback: String,
+}
+
 /// The session file's writer, shared with the main agent.
 pub(crate) type Recorder = Arc<Mutex<crate::session::SessionWriter>>;
 
@@ -211,7 +220,7 @@ pub(crate) struct Team {
     recorder: Mutex<Option<Recorder>>,
     max: usize,
     /// Plan approvals waiting for the main agent's answer, by request id.
-    plans: Mutex<HashMap<String, oneshot::Sender<(bool, String)>>>,
+    plans: Mutex<HashMap<String, oneshot::Sender<PlanAnswer>>>,
     next_request: AtomicU32,
 }
 
@@ -374,7 +383,7 @@ impl Team {
     }
 
     /// Waits for the main agent's answer to plan request `id`.
-    pub(crate) fn await_plan(&self, id: &str) -> oneshot::Receiver<(bool, String)> {
+    pub(crate) fn await_plan(&self, id: &str) -> oneshot::Receiver<PlanAnswer> {
         let (tx, rx) = oneshot::channel();
         self.plans
             .lock()
@@ -384,13 +393,13 @@ impl Team {
     }
 
     /// Hands the main agent's answer to the teammate waiting on plan request `id`.
-    pub(crate) fn answer_plan(&self, id: &str, approve: bool, text: &str) -> Result<(), TeamError> {
+    pub(crate) fn answer_plan(&self, id: &str, answer: PlanAnswer) -> Result<(), TeamError> {
         let waiting = self
             .plans
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(id);
-        let sent = waiting.map(|tx| tx.send((approve, text.to_string())).is_ok());
+        let sent = waiting.map(|tx| tx.send(answer).is_ok());
         match sent {
             Some(true) => Ok(()),
             _ => Err(TeamError::NoPlan { id: id.to_string() }),

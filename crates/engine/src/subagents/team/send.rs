@@ -95,35 +95,16 @@ impl Tool for SendMessageTool {
         let approve = args.get("approve").and_then(Value::as_bool);
         let given_id = Some(text("request_id").to_string()).filter(|id| !id.is_empty());
         let team = &self.0;
-        match kind {
-            LetterKind::PlanApprovalResponse => {
-                let Some(id) = given_id else {
-                    return ToolOutput::error(
-                        "a plan_approval_response needs the request_id it answers",
-                    );
-                };
-                let approve = approve.unwrap_or(false);
-                return match team.answer_plan(&id, approve, message) {
-                    Ok(()) => ToolOutput::ok(format!(
-                        "Plan {id} of {to} {}.",
-                        if approve {
-                            "approved"
-                        } else {
-                            "sent back with your feedback"
-                        }
-                    )),
-                    Err(error) => ToolOutput::error(error.to_string()),
-                };
+        if kind == LetterKind::PlanApprovalResponse {
+            return answer_plan(team, to, message, given_id, approve);
+        }
+        if kind == LetterKind::ShutdownResponse
+            && let Some(status) = team.status_of(&from)
+        {
+            match approve.unwrap_or(true) {
+                true => status.leaving.store(true, Ordering::SeqCst),
+                false => status.shutdown_asked.store(false, Ordering::SeqCst),
             }
-            LetterKind::ShutdownResponse => {
-                if let Some(status) = team.status_of(&from) {
-                    match approve.unwrap_or(true) {
-                        true => status.leaving.store(true, Ordering::SeqCst),
-                        false => status.shutdown_asked.store(false, Ordering::SeqCst),
-                    }
-                }
-            }
-            _ => {}
         }
         let request_id = match kind {
             LetterKind::ShutdownRequest => {
@@ -151,5 +132,30 @@ impl Tool for SendMessageTool {
             _ if to == LEAD => "Message sent to main.".to_string(),
             _ => format!("Message sent to {to}."),
         })
+    }
+}
+
+/// The lead's answer to a plan: handed to the teammate waiting on it.
+fn answer_plan(
+    team: &Team,
+    to: &str,
+    message: &str,
+    request_id: Option<String>,
+    approve: Option<bool>,
+) -> ToolOutput {
+    let Some(id) = request_id else {
+        return ToolOutput::error("a plan_approval_response needs the request_id it answers");
+    };
+    let answer = super::PlanAnswer {
+        approve: approve.unwrap_or(false),
+        feedback: message.to_string(),
+    };
+    let verdict = match answer.approve {
+        true => "approved",
+        false => "sent back with your feedback",
+    };
+    match team.answer_plan(&id, answer) {
+        Ok(()) => ToolOutput::ok(format!("Plan {id} of {to} {verdict}.")),
+        Err(error) => ToolOutput::error(error.to_string()),
     }
 }

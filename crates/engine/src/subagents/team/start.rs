@@ -15,6 +15,20 @@ use crate::subagents::spawner::{Job, Spawner, forward};
 use crate::subagents::{AgentDefinition, Isolation, isolation};
 use crate::worktree::{self, Worktree};
 
+/// Why a teammate could not start.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LaunchError {
+    /// Its model cannot be used.
+    #[error(transparent)]
+    Model(#[from] crate::subagents::spawner::ModelUnavailable),
+    /// The team refused it (name, room).
+    #[error(transparent)]
+    Team(#[from] super::TeamError),
+    /// Its worktree could not be made.
+    #[error(transparent)]
+    Place(#[from] isolation::PlaceError),
+}
+
 /// A teammate of a resumed session, to start again.
 #[derive(Debug, Clone)]
 pub(crate) struct Restore {
@@ -54,7 +68,7 @@ impl Spawner {
         job: Job,
         name: &str,
         mode: Option<PermissionMode>,
-    ) -> Result<String, String> {
+    ) -> Result<String, LaunchError> {
         self.launch(Launch {
             name,
             definition: &job.definition,
@@ -117,7 +131,7 @@ impl Spawner {
         }
     }
 
-    fn launch(&self, launch: Launch<'_>) -> Result<String, String> {
+    fn launch(&self, launch: Launch<'_>) -> Result<String, LaunchError> {
         let Launch {
             name,
             definition,
@@ -128,19 +142,16 @@ impl Spawner {
             first,
             transcript,
         } = launch;
-        let (model, client) = self
-            .model_for(definition, parent)
-            .map_err(|e| e.to_string())?;
+        let (model, client) = self.model_for(definition, parent)?;
         let events = parent.events();
-        let (status, cancel, inbox) = (self.team)
-            .join(name, &definition.name, &events, parent.recorder())
-            .map_err(|e| e.to_string())?;
+        let (status, cancel, inbox) =
+            (self.team).join(name, &definition.name, &events, parent.recorder())?;
         let (parent, worktree) = match place(parent, placement, name) {
             Ok(placed) => placed,
             Err(error) => {
                 self.team
                     .set_state(name, State::Stopped, Some("no worktree"));
-                return Err(error);
+                return Err(error.into());
             }
         };
         let mut tools = match &definition.tools {
@@ -199,15 +210,14 @@ fn place(
     parent: &ParentView,
     placement: Placement,
     name: &str,
-) -> Result<(ParentView, Option<Worktree>), String> {
+) -> Result<(ParentView, Option<Worktree>), isolation::PlaceError> {
     match placement {
         Placement::New(isolation) => {
             isolation::place(parent, isolation, name, parent.worktree_base())
         }
         Placement::Existing(Some(path)) if std::path::Path::new(&path).is_dir() => {
-            let tree = worktree::find(&parent.workspace(), std::path::Path::new(&path))
-                .map_err(|e| e.to_string())?;
-            let view = parent.in_worktree(&tree.path).map_err(|e| e.to_string())?;
+            let tree = worktree::find(&parent.workspace(), std::path::Path::new(&path))?;
+            let view = parent.in_worktree(&tree.path)?;
             Ok((view, Some(tree)))
         }
         // Its worktree went with the last session (nothing was in it): a new one.
