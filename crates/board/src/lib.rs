@@ -190,12 +190,16 @@ impl Board {
         Self::with(None, State::default())
     }
 
-    /// The board kept in `dir` (created `0700` if missing), with what is there already.
+    /// The board kept in `dir`, with what is there already (the folder is made `0700` at
+    /// the first change).
     pub fn open(dir: &Path) -> Result<Self, BoardError> {
-        let store = Store::open(dir)?;
-        let state = {
-            let _lock = store.lock()?;
-            store.load()?
+        let store = Store::open(dir);
+        let state = match store.exists() {
+            true => {
+                let _lock = store.lock()?;
+                store.load()?
+            }
+            false => State::default(),
         };
         Ok(Self::with(Some(store), state))
     }

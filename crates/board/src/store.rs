@@ -36,19 +36,27 @@ pub(crate) struct Locked {
 }
 
 impl Store {
-    pub(crate) fn open(dir: &Path) -> Result<Self, BoardError> {
-        rein_fs::private::create_private_dir_all(dir).map_err(|source| io_error(dir, source))?;
-        Ok(Self {
+    /// The board in `dir`; the folder is made (`0700`) at the first change, so a session
+    /// that never plans leaves nothing behind.
+    pub(crate) fn open(dir: &Path) -> Self {
+        Self {
             dir: dir.to_path_buf(),
-        })
+        }
+    }
+
+    /// Whether anything was ever written here.
+    pub(crate) fn exists(&self) -> bool {
+        self.dir.is_dir()
     }
 
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Waits for the folder's lock.
+    /// Waits for the folder's lock (making the folder when it is not there yet).
     pub(crate) fn lock(&self) -> Result<Locked, BoardError> {
+        rein_fs::private::create_private_dir_all(&self.dir)
+            .map_err(|source| io_error(&self.dir, source))?;
         let path = self.dir.join(LOCK);
         let file = rein_fs::private::private_options()
             .read(true)
@@ -77,7 +85,11 @@ impl Store {
         let index = self.index()?;
         let mut tasks = BTreeMap::new();
         let mut highest = 0;
-        let entries = std::fs::read_dir(&self.dir).map_err(|e| io_error(&self.dir, e))?;
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
+            Err(e) => return Err(io_error(&self.dir, e)),
+        };
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(key) = name

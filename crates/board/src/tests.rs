@@ -318,3 +318,14 @@ fn eight_agents_racing_for_a_hundred_tasks_never_claim_one_twice() {
         assert_eq!(task.metadata["by"], json!(task.owner.unwrap()));
     }
 }
+
+#[test]
+fn a_board_nobody_wrote_to_leaves_no_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks/key/session");
+    let board = Board::open(&path).unwrap();
+    assert!(board.list().is_empty() && board.ready().is_empty());
+    assert!(!path.exists());
+    board.create(new("a")).unwrap();
+    assert!(path.join("1.json").exists());
+}

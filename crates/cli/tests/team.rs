@@ -2,9 +2,6 @@
 //! prints its events, Ctrl-C stops every teammate, `rein worktree list`/`prune` show and
 //! tidy the worktrees isolated agents left.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 use crate::support::*;
@@ -133,32 +130,14 @@ async fn ctrl_c_stops_every_teammate() {
     );
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[tokio::test]
 async fn worktree_list_and_prune_show_and_tidy_what_isolated_agents_left() {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path();
-    git(repo, &["init", "-q", "-b", "main"]);
-    git(repo, &["config", "user.email", "t@example.com"]);
-    git(repo, &["config", "user.name", "t"]);
-    std::fs::write(repo.join(".gitignore"), ".rein-test-*\n").unwrap();
-    std::fs::write(repo.join("a.txt"), "one\n").unwrap();
-    git(repo, &["add", "."]);
-    git(repo, &["commit", "-q", "-m", "first"]);
+    rein_testkit::committed_repo(
+        repo,
+        &[(".gitignore", ".rein-test-*\n"), ("a.txt", "one\n")],
+    );
     let turns = json!({"turns": [
         {"tool_calls": [call("task", json!({"description": "edit", "prompt": "Change a.txt.",
             "isolation": "worktree"}))]},
@@ -171,7 +150,7 @@ async fn worktree_list_and_prune_show_and_tidy_what_isolated_agents_left() {
     let out = output(exec_in(repo, &server, "bypass", "Change it apart.")).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     // One more, empty, as a session that entered a worktree and left it would.
-    git(
+    rein_testkit::git(
         repo,
         &[
             "worktree",
@@ -214,5 +193,5 @@ async fn worktree_list_and_prune_show_and_tidy_what_isolated_agents_left() {
         std::fs::read_to_string(repo.join("a.txt")).unwrap(),
         "one\n"
     );
-    assert!(!git(repo, &["branch"]).contains("rein/empty"));
+    assert!(!rein_testkit::git(repo, &["branch"]).contains("rein/empty"));
 }

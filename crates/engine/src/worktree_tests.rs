@@ -1,30 +1,14 @@
 use std::path::Path;
-use std::process::Command;
 
 use super::*;
 
 fn run(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    rein_testkit::git(dir, args);
 }
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    run(dir.path(), &["init", "-q", "-b", "main"]);
-    run(dir.path(), &["config", "user.email", "t@example.com"]);
-    run(dir.path(), &["config", "user.name", "t"]);
-    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    run(dir.path(), &["add", "."]);
-    run(dir.path(), &["commit", "-q", "-m", "first"]);
+    rein_testkit::committed_repo(dir.path(), &[("a.txt", "one\n")]);
     dir
 }
 

@@ -2,7 +2,6 @@
 //! its branch; an unchanged worktree is gone afterwards.
 
 use std::path::Path;
-use std::process::Command;
 
 use rein_engine::permissions::PermissionMode;
 use rein_llm::ProviderKind;
@@ -13,28 +12,12 @@ use crate::subagents::{parent, run_all};
 use crate::support::*;
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    rein_testkit::git(dir, args).trim().to_string()
 }
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["config", "user.email", "t@example.com"]);
-    git(dir.path(), &["config", "user.name", "t"]);
-    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-    git(dir.path(), &["add", "."]);
-    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    rein_testkit::committed_repo(dir.path(), &[("a.txt", "one\n")]);
     dir
 }
 

@@ -127,6 +127,22 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Makes `dir` a git repository on branch `main` with one commit holding `files` (path,
+/// contents), for tests of work that needs a repository (worktrees, snapshots).
+pub fn committed_repo(dir: &Path, files: &[(&str, &str)]) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    for (path, contents) in files {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let written = std::fs::write(&path, contents);
+        assert!(written.is_ok(), "{}: {written:?}", path.display());
+    }
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "first"]);
+}
+
 /// Whether git is here to test with (under `CI=true` its absence fails the test; elsewhere the
 /// test skips, saying so).
 pub fn has_git(test: &str) -> bool {

@@ -34,7 +34,9 @@ mod sse;
 mod whole;
 mod wire;
 
-pub use conformance::{FixtureError, conformance_dir, conformance_file, git, git_init, has_git};
+pub use conformance::{
+    FixtureError, committed_repo, conformance_dir, conformance_file, git, git_init, has_git,
+};
 pub use hang::{HANG_LIMIT, without_hanging};
 pub use install::{require, skip};
 pub use recorded::RecordedRequest;
