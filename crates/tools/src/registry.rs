@@ -179,18 +179,15 @@ impl ToolRegistry {
     /// every other model gets the latter. No model is offered `todo_write`: the task board's
     /// tools plan the work.
     pub fn for_model(model: &str) -> Self {
-        let mut registry = Self::builtin();
         // The task board's tools replace `todo_write`'s list, as Claude Code's `Task*` tools
-        // replaced `TodoWrite`; it stays a built-in tool writing to the same board.
+        // replaced `TodoWrite`; it stays a built-in tool writing to the same board. Tools
+        // left out are not built (building one derives its schema).
         let drop: &[&str] = if codex_trained(model) {
             &["edit_file", "write_file", "todo_write"]
         } else {
             &["apply_patch", "todo_write"]
         };
-        registry
-            .entries
-            .retain(|e| !drop.contains(&e.spec.name.as_str()));
-        registry
+        Self::builtin_only(|name| !drop.contains(&name))
     }
 
     /// Adds a tool; a tool with the same name is replaced in place.

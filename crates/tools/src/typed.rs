@@ -191,14 +191,17 @@ pub fn schema_for<A: JsonSchema>() -> Value {
 }
 
 /// `schema` with its optional arguments written as plain types, as Claude Code's tools send
-/// them: `"type": ["string", "null"]` becomes `"type": "string"`, `"default": null` and
-/// `{"type": "null"}` alternatives go. Shorter, and a model never needs to send `null`.
+/// them: `"type": ["string", "null"]` becomes `"type": "string"`, `"default": null`,
+/// `{"type": "null"}` alternatives and `null` in an `enum` go. Shorter, and a model never needs to send `null`.
 pub fn without_nulls(mut schema: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {
                 if map.get("default") == Some(&Value::Null) {
                     map.remove("default");
+                }
+                if let Some(Value::Array(values)) = map.get_mut("enum") {
+                    values.retain(|v| !v.is_null());
                 }
                 if let Some(Value::Array(types)) = map.get_mut("type") {
                     types.retain(|t| t != "null");

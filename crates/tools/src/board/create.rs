@@ -41,7 +41,23 @@ impl TypedTool for TaskCreate {
     }
 
     fn schema(&self) -> serde_json::Value {
-        crate::without_nulls(crate::schema_for::<Self::Args>())
+        super::object(
+            &[
+                (
+                    "activeForm",
+                    "Present-continuous title, shown while in progress.",
+                    super::string(),
+                ),
+                ("description", "What is to be done.", super::string()),
+                (
+                    "metadata",
+                    "Key/values kept with the task.",
+                    serde_json::json!({"additionalProperties": true, "type": "object"}),
+                ),
+                ("subject", "Short imperative title.", super::string()),
+            ],
+            &["subject", "description"],
+        )
     }
 
     fn effect(&self, _args: &TaskCreateArgs) -> Effect {

@@ -14,6 +14,32 @@ pub use update::{TaskUpdate, TaskUpdateArgs};
 use rein_board::Board;
 use rein_protocol::BoardTask;
 
+/// An object schema with `properties` (name, description, type) and the `required` names, as
+/// `without_nulls(schema_for::<Args>())` would derive it (a test holds each tool to that):
+/// written out, because deriving four schemas was a tenth of a short run's start.
+fn object(properties: &[(&str, &str, serde_json::Value)], required: &[&str]) -> serde_json::Value {
+    let properties: serde_json::Map<String, serde_json::Value> = properties
+        .iter()
+        .map(|(name, description, shape)| {
+            let mut shape = shape.clone();
+            if let Some(map) = shape.as_object_mut() {
+                map.insert("description".into(), (*description).into());
+            }
+            (name.to_string(), shape)
+        })
+        .collect();
+    serde_json::json!({
+        "additionalProperties": false,
+        "properties": properties,
+        "required": required,
+        "type": "object"
+    })
+}
+
+fn string() -> serde_json::Value {
+    serde_json::json!({"type": "string"})
+}
+
 /// The session's own agent, as board owners and messages name it.
 pub const LEAD: &str = "main";
 
@@ -72,4 +98,21 @@ fn full(board: &Board, task: &BoardTask) -> String {
         text.push_str(&format!("\nmetadata: {metadata}"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::TypedTool;
+
+    /// Each written-out schema is what the argument type derives.
+    #[test]
+    fn the_written_schemas_are_the_derived_ones() {
+        fn derived<T: TypedTool>() -> serde_json::Value {
+            crate::without_nulls(crate::schema_for::<T::Args>())
+        }
+        assert_eq!(super::TaskCreate.schema(), derived::<super::TaskCreate>());
+        assert_eq!(super::TaskUpdate.schema(), derived::<super::TaskUpdate>());
+        assert_eq!(super::TaskGet.schema(), derived::<super::TaskGet>());
+        assert_eq!(super::TaskList.schema(), derived::<super::TaskList>());
+    }
 }

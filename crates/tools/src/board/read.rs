@@ -30,6 +30,10 @@ impl TypedTool for TaskGet {
         "Shows one task in full (description, blockers, what it blocks).".to_string()
     }
 
+    fn schema(&self) -> serde_json::Value {
+        super::object(&[("taskId", "Task id.", super::string())], &["taskId"])
+    }
+
     fn effect(&self, _args: &TaskGetArgs) -> Effect {
         Effect::ReadOnly
     }
@@ -63,6 +67,10 @@ impl TypedTool for TaskList {
         "Lists the task board (id, status, subject, owner, open blockers) and the tasks ready \
          to start."
             .to_string()
+    }
+
+    fn schema(&self) -> serde_json::Value {
+        super::object(&[], &[])
     }
 
     fn effect(&self, _args: &TaskListArgs) -> Effect {

@@ -72,7 +72,38 @@ impl TypedTool for TaskUpdate {
     }
 
     fn schema(&self) -> serde_json::Value {
-        crate::without_nulls(crate::schema_for::<Self::Args>())
+        let ids = serde_json::json!({"items": {"type": "string"}, "type": "array"});
+        super::object(
+            &[
+                (
+                    "activeForm",
+                    "New present-continuous title.",
+                    super::string(),
+                ),
+                ("addBlockedBy", "Ids this task waits for.", ids.clone()),
+                ("addBlocks", "Ids that wait for this task.", ids),
+                ("description", "New description.", super::string()),
+                (
+                    "metadata",
+                    "Merged in; a null value deletes its key.",
+                    serde_json::json!({"additionalProperties": true, "type": "object"}),
+                ),
+                (
+                    "owner",
+                    "Agent owning it (\"\" releases it).",
+                    super::string(),
+                ),
+                (
+                    "status",
+                    "`deleted` removes the task.",
+                    serde_json::json!({"enum": ["pending", "in_progress", "completed", "deleted"],
+                        "type": "string"}),
+                ),
+                ("subject", "New title.", super::string()),
+                ("taskId", "Task id.", super::string()),
+            ],
+            &["taskId"],
+        )
     }
 
     fn effect(&self, _args: &TaskUpdateArgs) -> Effect {
