@@ -240,3 +240,32 @@ async fn a_resumed_session_continues_in_the_worktree_it_was_in() {
         root.join(".rein/worktrees/long").display().to_string()
     );
 }
+
+#[tokio::test]
+async fn a_worktree_outside_the_workspace_cannot_be_entered() {
+    let top = tempfile::tempdir().unwrap();
+    let repo = top.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    rein_testkit::committed_repo(&repo, &[("a.txt", "one\n")]);
+    git(
+        &repo,
+        &["worktree", "add", "-q", "-b", "side", "../outside"],
+    );
+    let turns = json!({"turns": [
+        {"tool_calls": [{"name": "enter_worktree", "arguments": {"path": "../outside"}}]},
+        {"text": "Refused."}
+    ]});
+    let server = mock(&turns.to_string()).await;
+    let mut agent = parent(
+        ProviderKind::Anthropic,
+        &server,
+        &repo,
+        PermissionMode::Bypass,
+    );
+    run_all(&mut agent, "Go next door.").await;
+    let (result, is_error) = tool_results(&agent.transcript()[2]).remove(0);
+    assert!(
+        is_error && result.contains("is outside this workspace"),
+        "{result}"
+    );
+}

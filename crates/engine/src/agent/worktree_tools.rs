@@ -110,7 +110,19 @@ impl Tool for EnterWorktree {
                 return ToolOutput::error("give `name` (a new worktree) or `path`, not both");
             }
             ("", path) if !path.is_empty() => {
-                worktree::find(&root, &root.join(path)).map(|t| (t, false))
+                match worktree::find(&root, &root.join(path)) {
+                    // Entering moves the workspace: only to a worktree inside it (a worktree
+                    // git lists elsewhere, `../feature`, is a folder the user did not open).
+                    Ok(tree) if !inside(&tree.path, &root) => {
+                        return ToolOutput::error(format!(
+                            "{} is outside this workspace ({}): only a worktree inside it can \
+                             be entered; make one with `name`",
+                            tree.path.display(),
+                            root.display()
+                        ));
+                    }
+                    found => found.map(|t| (t, false)),
+                }
             }
             (name, _) => {
                 let name = match name {
@@ -220,6 +232,13 @@ impl Tool for ExitWorktree {
     }
 }
 
+/// Whether `path` is `root` or below it, both resolved.
+fn inside(path: &std::path::Path, root: &std::path::Path) -> bool {
+    let resolve =
+        |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    resolve(path).starts_with(resolve(root))
+}
+
 impl Agent {
     /// Continues a stored session in the worktree it was in (`made`: by that session), when
     /// it is still there; a notice either way.
@@ -229,7 +248,15 @@ impl Agent {
             return;
         };
         let home = self.tool_ctx.guard.root().to_path_buf();
-        let found = worktree::find(&home, path).map_err(|e| e.to_string());
+        // Only where the session itself could have gone: inside the workspace, or among the
+        // repository's own worktrees rein makes.
+        let ours = worktree::repository(&home)
+            .map(|repo| inside(path, &repo.join(worktree::WORKTREES_FOLDER)))
+            .unwrap_or(false);
+        let found = match inside(path, &home) || ours {
+            true => worktree::find(&home, path).map_err(|e| e.to_string()),
+            false => Err("it is outside the workspace".to_string()),
+        };
         let moved = found.and_then(|tree| {
             self.move_root(&tree.path).map_err(|e| e.to_string())?;
             Ok(tree)
