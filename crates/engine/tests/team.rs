@@ -453,3 +453,51 @@ async fn a_resumed_session_starts_its_teammates_again_with_their_context() {
         "{roster:?}"
     );
 }
+
+#[tokio::test]
+async fn more_teammates_than_allowed_are_refused_and_names_are_checked() {
+    use rein_engine::subagents::{Subagents, built_in};
+    let dir = tempfile::tempdir().unwrap();
+    let turns = json!({"turns": [
+        {"tool_calls": [
+            teammate("one", "Wait here."),
+            teammate("two", "Wait here."),
+            teammate("main", "Wait here."),
+            teammate("../x", "Wait here.")
+        ]},
+        {"text": "Tried."},
+        {"when_last": "Wait here.", "text": "Waiting."},
+        {"when_last": "one is idle", "text": "Fine."},
+        {"when_last": "one is idle", "text": "Fine."}
+    ]});
+    let server = mock(&turns.to_string()).await;
+    let mut config = rein_engine::AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.policy.mode = PermissionMode::Bypass;
+    let mut subagents = Subagents::new(built_in(None));
+    subagents.max_teammates = 1;
+    config.subagents = Some(subagents);
+    let mut agent = rein_engine::Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::for_model("claude-sonnet-4-5"),
+        config,
+    )
+    .unwrap();
+    run_all(&mut agent, "Start a team.").await;
+    let results = tool_results(&agent.transcript()[2]);
+    assert!(!results[0].1, "{results:?}");
+    assert!(
+        results[1].1
+            && results[1]
+                .0
+                .contains("the team is full: at most 1 running at once"),
+        "{results:?}"
+    );
+    assert!(
+        results[2].1 && results[2].0.contains("`main` is not a valid teammate name"),
+        "{results:?}"
+    );
+    assert!(
+        results[3].1 && results[3].0.contains("`../x` is not a valid teammate name"),
+        "{results:?}"
+    );
+}

@@ -199,7 +199,7 @@ pub(crate) enum TeamError {
         "a teammate named `{name}` is already running; pick another name or send_message to it"
     )]
     Taken { name: String },
-    #[error("{max} teammates are running, the most allowed (max_teammates); stop one first")]
+    #[error("the team is full: at most {max} running at once (max_teammates); stop one first")]
     Full { max: usize },
     #[error(
         "`{name}` is not a valid teammate name: use 1-32 letters, digits, `-` or `_` (not `main`)"
