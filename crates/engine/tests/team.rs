@@ -99,6 +99,13 @@ async fn three_teammates_complete_six_tasks_in_dependency_order() {
             }
         }
     });
+    // A claim is told too: the lead's stream shows a task in a teammate's hands.
+    let claimed = events.iter().any(|e| {
+        matches!(e, Event::Tasks { tasks } if tasks.iter().any(|t| {
+            t.status == TaskStatus::InProgress && t.owner.as_deref().is_some_and(|o| o != "main")
+        }))
+    });
+    assert!(claimed, "no top-level tasks event showed a claim");
     let at = |id: &str| completed.iter().position(|c| c == id).unwrap();
     for (task, blockers) in [
         ("3", &["1"][..]),

@@ -66,6 +66,8 @@ pub(crate) async fn run_teammate(start: Start, team: Arc<Team>) {
                 None => break "stopped",
             },
         };
+        // A claim changed the board: say so, as a tool call's change is said.
+        team.report_board(&mailbox.board);
         team.set_state(&mailbox.name, State::Working, None);
         let summary = agent.run(&input, &events, mailbox.cancel.clone()).await;
         mailbox.status.add_spent(&summary.usage, summary.cost_usd);
@@ -167,7 +169,9 @@ fn finish(
     reason: &str,
 ) {
     let name = &mailbox.name;
-    release(&mailbox.board, name);
+    if release(&mailbox.board, name) {
+        team.report_board(&mailbox.board);
+    }
     team.record(rein_protocol::SessionRecord::Teammate {
         name: name.clone(),
         agent: String::new(),
@@ -258,12 +262,12 @@ fn claim(board: &Board, name: &str) -> Option<String> {
     Some(text)
 }
 
-/// Puts the tasks `name` still held unfinished back in the pool.
-fn release(board: &Board, name: &str) {
-    let held = board
-        .list()
-        .into_iter()
-        .filter(|t| t.owner.as_deref() == Some(name) && t.status != TaskStatus::Completed);
+/// Puts the tasks `name` still held unfinished back in the pool; whether there were any.
+fn release(board: &Board, name: &str) -> bool {
+    let held: Vec<_> = (board.list().into_iter())
+        .filter(|t| t.owner.as_deref() == Some(name) && t.status != TaskStatus::Completed)
+        .collect();
+    let any = !held.is_empty();
     for task in held {
         let change = TaskChange {
             owner: Some(String::new()),
@@ -272,4 +276,5 @@ fn release(board: &Board, name: &str) {
         };
         let _ = board.update(&task.id, change, name);
     }
+    any
 }

@@ -222,6 +222,8 @@ pub(crate) struct Team {
     /// Plan approvals waiting for the main agent's answer, by request id.
     plans: Mutex<HashMap<String, oneshot::Sender<PlanAnswer>>>,
     next_request: AtomicU32,
+    /// The board's change counter when `report_board` last said it.
+    reported: Mutex<Option<u64>>,
 }
 
 impl Team {
@@ -234,6 +236,7 @@ impl Team {
             max: max.max(1),
             plans: Mutex::new(HashMap::new()),
             next_request: AtomicU32::new(0),
+            reported: Mutex::new(None),
         }
     }
 
@@ -322,6 +325,21 @@ impl Team {
             agent,
             state: state.as_str().to_string(),
             reason: reason.map(String::from),
+        });
+    }
+
+    /// Says what the board holds now when it changed since it was last said (a claim, a
+    /// release): `tasks` events come after each change, whoever made it.
+    pub(crate) fn report_board(&self, board: &rein_board::Board) {
+        let generation = *board.subscribe().borrow();
+        let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
+        if *reported == Some(generation) {
+            return;
+        }
+        *reported = Some(generation);
+        drop(reported);
+        self.emit(Event::Tasks {
+            tasks: board.list(),
         });
     }
 
