@@ -127,6 +127,9 @@ pub enum Command {
     /// The MCP servers this workspace would start.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// What the model remembers of this workspace across sessions (its `/memories`).
+    #[command(subcommand)]
+    Memory(MemoryCommand),
     /// The git worktrees rein made for isolated agents and `enter_worktree`.
     #[command(subcommand)]
     Worktree(WorktreeCommand),
@@ -149,6 +152,36 @@ pub enum Command {
         /// Remove this workspace's session ID and its saved outputs.
         #[arg(long, value_name = "ID")]
         delete: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// List the memory files of this workspace, with their sizes.
+    List {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+    /// Print a memory file (default: /memories/MEMORY.md).
+    Show {
+        /// The file, as the model names it (`/memories/notes.md`) or relative (`notes.md`).
+        path: Option<String>,
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+    /// Delete a memory file, or with --all the whole memory of this workspace.
+    Forget {
+        /// The file (`/memories/notes.md` or `notes.md`).
+        #[arg(required_unless_present = "all")]
+        path: Option<String>,
+        /// Forget everything this workspace's memory holds.
+        #[arg(long, conflicts_with = "path")]
+        all: bool,
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
     },
 }
 

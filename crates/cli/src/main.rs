@@ -16,6 +16,7 @@ mod input_messages;
 mod interactive;
 mod mcp;
 mod mcp_edit;
+mod memory;
 mod output;
 mod paths;
 mod resolve;
@@ -131,6 +132,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Undo(args)) => undo::run(&args),
         Some(Command::Worktree(command)) => worktrees::run(command),
+        Some(Command::Memory(command)) => memory::run(command),
         Some(Command::Sessions {
             cwd,
             prune,

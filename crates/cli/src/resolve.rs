@@ -462,6 +462,8 @@ pub fn agent_template(
                 rein_engine::worktree::BaseRef::Head
             });
     }
+    agent.memory_root =
+        (folders.data.as_ref()).map(|dir| dir.join(rein_engine::auto_memory::MEMORY_FOLDER));
     agent.tasks_root = (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::TASKS_FOLDER));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);

@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+pub mod auto_memory;
 pub mod commands;
 pub mod context;
 pub mod controller;

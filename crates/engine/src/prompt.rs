@@ -103,6 +103,7 @@ pub struct SystemPromptBuilder {
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
     user_memory: Option<(String, String)>,
+    auto_memory: Option<String>,
     skills: Option<String>,
     profile: ToolsProfile,
     /// Whether [`Self::identity`] replaced the opening (a subagent's, kept in any profile).
@@ -132,6 +133,7 @@ impl SystemPromptBuilder {
             tool_names: Vec::new(),
             memory,
             user_memory: None,
+            auto_memory: None,
             skills: None,
             profile: ToolsProfile::Full,
             own_identity: false,
@@ -162,6 +164,13 @@ impl SystemPromptBuilder {
     pub fn identity(mut self, text: &str) -> Self {
         self.identity = text.trim().to_string();
         self.own_identity = true;
+        self
+    }
+
+    /// Opens the model's own memory of the workspace: the head of `/memories/MEMORY.md`,
+    /// read once at the start of the session.
+    pub fn auto_memory(mut self, index: &str) -> Self {
+        self.auto_memory = Some(index.trim().to_string());
         self
     }
 
@@ -258,6 +267,14 @@ impl SystemPromptBuilder {
                 "\n# Project instructions ({name})\nFollow these instructions from the workspace.\n\n"
             ));
             out.push_str(&self.memory_text(name, text));
+            out.push('\n');
+        }
+        if let Some(index) = self.auto_memory.as_deref().filter(|t| !t.is_empty()) {
+            out.push_str(
+                "\n# Your memory of this workspace (/memories/MEMORY.md)\nWhat you noted in \
+                 earlier sessions; the memory tool reads and keeps it.\n\n",
+            );
+            out.push_str(&self.memory_text("/memories/MEMORY.md", index));
             out.push('\n');
         }
         if let Some(text) = self.appended.as_deref().filter(|t| !t.is_empty()) {

@@ -71,6 +71,9 @@ pub struct AgentConfig {
     /// Folder under which each session keeps its task board, in `<workspace key>/<session
     /// id>/` (its files survive `--continue`); `None` keeps the board in memory.
     pub tasks_root: Option<PathBuf>,
+    /// Folder under which each workspace keeps its memory across sessions (`<workspace
+    /// key>/`, the `memory` tool's `/memories`); `None`: no memory.
+    pub memory_root: Option<PathBuf>,
     /// What a new worktree starts from (`worktree_base`: `head`, or `working-tree` to carry
     /// uncommitted changes of tracked files).
     pub worktree_base: crate::worktree::BaseRef,
@@ -131,6 +134,7 @@ impl AgentConfig {
             outputs_root: None,
             checkpoints_root: None,
             tasks_root: None,
+            memory_root: None,
             worktree_base: crate::worktree::BaseRef::Head,
             checkpoint_cap: rein_checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,

@@ -192,6 +192,12 @@ pub(super) fn system_prompt(
     if let Some(dir) = &config.user_memory_dir {
         builder = builder.user_memory(dir);
     }
+    if let Some(root) = &config.memory_root {
+        let store = crate::auto_memory::MemoryStore::for_workspace(root, &config.workspace);
+        if let Some(index) = store.index() {
+            builder = builder.auto_memory(&index);
+        }
+    }
     let warnings = builder.warnings().to_vec();
     (builder.build(), warnings)
 }

@@ -59,6 +59,11 @@ impl Toolset {
             shape,
             answerer: Arc::clone(answerer),
         }));
+        // Before the subagents take their copy: they keep the same memory.
+        if let Some(root) = &config.memory_root {
+            let store = crate::auto_memory::MemoryStore::for_workspace(root, &config.workspace);
+            tools.register(Arc::new(crate::auto_memory::MemoryTool(store)));
+        }
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
         let place = crate::worktree::in_repository(&config.workspace).then(|| {
