@@ -25,6 +25,7 @@ mod sessions;
 mod settings;
 mod settings_edit;
 mod setup;
+mod stores_args;
 mod tool_cmd;
 mod trust;
 mod undo;

@@ -7,11 +7,13 @@
 //! main agent, which approves or rejects it with feedback).
 
 mod lead;
+mod letter;
 mod member;
 mod send;
 mod start;
 
 pub(crate) use lead::PlanToLead;
+pub(crate) use letter::{Letter, LetterKind};
 pub(crate) use member::{Start, run_teammate};
 pub(crate) use send::SendMessageTool;
 pub(crate) use start::Restore;
@@ -38,75 +40,6 @@ pub const DEFAULT_MAX_TEAMMATES: usize = 8;
 pub const SEND_TOOL: &str = "send_message";
 
 pub(crate) use super::TEAMMATE_PREFIX;
-
-/// What a letter is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LetterKind {
-    Message,
-    ShutdownRequest,
-    ShutdownResponse,
-    PlanApprovalRequest,
-    PlanApprovalResponse,
-}
-
-impl LetterKind {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Message => "message",
-            Self::ShutdownRequest => "shutdown_request",
-            Self::ShutdownResponse => "shutdown_response",
-            Self::PlanApprovalRequest => "plan_approval_request",
-            Self::PlanApprovalResponse => "plan_approval_response",
-        }
-    }
-}
-
-/// One message between the team's agents.
-#[derive(Debug, Clone)]
-pub(crate) struct Letter {
-    pub(crate) from: String,
-    pub(crate) kind: LetterKind,
-    pub(crate) text: String,
-    pub(crate) request_id: Option<String>,
-    pub(crate) approve: Option<bool>,
-}
-
-impl Letter {
-    /// The letter as its recipient's model reads it.
-    pub(crate) fn render(&self) -> String {
-        let mut head = format!("<message from=\"{}\"", self.from);
-        if self.kind != LetterKind::Message {
-            head.push_str(&format!(" type=\"{}\"", self.kind.as_str()));
-        }
-        if let Some(id) = &self.request_id {
-            head.push_str(&format!(" request_id=\"{id}\""));
-        }
-        if let Some(approve) = self.approve {
-            head.push_str(&format!(" approve=\"{approve}\""));
-        }
-        let mut text = format!("{head}>\n{}\n</message>", self.text.trim());
-        if self.kind == LetterKind::PlanApprovalRequest {
-            text.push_str(&format!(
-                "\n{} is in plan mode and waits for your answer: send_message {{to: \"{}\", \
-                 type: \"plan_approval_response\", request_id: \"{}\", approve: true}} to let it \
-                 carry the plan out, or approve: false with your feedback in `message`.",
-                self.from,
-                self.from,
-                self.request_id.as_deref().unwrap_or("")
-            ));
-        }
-        if self.kind == LetterKind::ShutdownRequest {
-            text.push_str(&format!(
-                "\nFinish the step you are on, then answer with send_message {{to: \"{}\", \
-                 type: \"shutdown_response\", request_id: \"{}\", approve: true}} and stop \
-                 (approve: false with your reason keeps you working).",
-                self.from,
-                self.request_id.as_deref().unwrap_or("")
-            ));
-        }
-        text
-    }
-}
 
 /// Where a teammate stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
