@@ -86,16 +86,30 @@ impl SessionHost for CliHost {
         crate::paths::index(&settings.workspace, &settings.sensitive)
     }
 
-    fn memory_files(&self) -> Vec<PathBuf> {
+    fn memory_files(&self) -> Vec<(PathBuf, String)> {
         let settings = &self.setup.settings;
-        [
-            Some(settings.workspace.clone()),
-            settings.folders.config.clone(),
+        let own = (settings.folders.data.as_ref()).map(|data| {
+            let store = rein_engine::auto_memory::MemoryStore::for_workspace(
+                &data.join(rein_engine::auto_memory::MEMORY_FOLDER),
+                &settings.workspace,
+            );
+            let path = store.dir().join(rein_engine::auto_memory::INDEX);
+            (
+                path,
+                "the model's memory of this workspace, private".to_string(),
+            )
+        });
+        let files = [
+            (Some(settings.workspace.clone()), "this workspace, shared"),
+            (settings.folders.config.clone(), "you, in every workspace"),
         ]
         .into_iter()
-        .flatten()
-        .map(|dir| memory_file(&dir).unwrap_or_else(|| dir.join("AGENTS.md")))
-        .collect()
+        .filter_map(|(dir, whose)| {
+            let dir = dir?;
+            let file = memory_file(&dir).unwrap_or_else(|| dir.join("AGENTS.md"));
+            Some((file, whose.to_string()))
+        });
+        own.into_iter().chain(files).collect()
     }
 
     fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
@@ -226,6 +240,21 @@ fn memory_files(settings: &crate::settings::Settings) -> Vec<String> {
         .collect();
     lines
         .push("a sub-folder's AGENTS.md is added when a tool first touches the folder".to_string());
+    if let Some(data) = &settings.folders.data {
+        let store = rein_engine::auto_memory::MemoryStore::for_workspace(
+            &data.join(rein_engine::auto_memory::MEMORY_FOLDER),
+            &settings.workspace,
+        );
+        let files = store.files().len();
+        lines.insert(
+            0,
+            format!(
+                "{} (the model's memory of this workspace: {files} file(s) under /memories; \
+                 `rein memory list`)",
+                store.dir().join(rein_engine::auto_memory::INDEX).display()
+            ),
+        );
+    }
     lines
 }
 

@@ -45,12 +45,45 @@ async fn bang_runs_the_users_command_and_hash_remembers_a_line() {
     tmux.type_text("# always run make test before committing");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Remember this in").await;
-    assert!(screen.contains("AGENTS.md (this workspace)"), "{screen}");
+    assert!(
+        screen.contains("/memories/MEMORY.md (the model's memory of this workspace, private)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("AGENTS.md (this workspace, shared)"),
+        "{screen}"
+    );
+    // The model's own memory first: private, read at the next session's start.
     tmux.keys(&["Enter"]);
     tmux.wait_for("remembered in").await;
+    let memory = std::fs::read_dir(dir.path().join(".rein-test-data/rein/memory"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("MEMORY.md");
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap(),
-        "Use tabs.\n- always run make test before committing\n"
+        std::fs::read_to_string(&memory).unwrap(),
+        "- always run make test before committing\n"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&memory).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // The workspace's AGENTS.md, second.
+    tmux.type_text("# use tabs in Makefiles");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Remember this in").await;
+    tmux.keys(&["Down", "Enter"]);
+    let agents = dir.path().join("AGENTS.md");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::fs::read_to_string(&agents).unwrap() == "Use tabs." {
+        assert!(std::time::Instant::now() < deadline, "{}", tmux.screen());
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(&agents).unwrap(),
+        "Use tabs.\n- use tabs in Makefiles\n"
     );
     // Nothing was sent for it.
     assert_eq!(server.requests().len(), 1);

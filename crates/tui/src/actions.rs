@@ -237,9 +237,16 @@ pub(crate) fn refresh_watch(app: &mut App, driver: &Controller) {
     app.update_watch(driver.task_output(&id), task.as_ref());
 }
 
-/// Appends `text` to the memory file `file` as a list item, on a line of its own.
+/// Appends `text` to the memory file `file` as a list item, on a line of its own (the
+/// model's own memory privately, provider keys redacted).
 fn remember(file: &std::path::Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    if file
+        .file_name()
+        .is_some_and(|n| n == rein_engine::auto_memory::INDEX)
+    {
+        return rein_engine::auto_memory::remember_line(file, text);
+    }
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir)?;
     }

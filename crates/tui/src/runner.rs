@@ -74,9 +74,10 @@ pub trait SessionHost: AgentFactory {
     fn paths(&self) -> Vec<String> {
         Vec::new()
     }
-    /// The memory files `/memory` offers to edit: the workspace's and the user's own
-    /// (existing or not).
-    fn memory_files(&self) -> Vec<PathBuf> {
+    /// The memory files `#` writes to and `/memory` offers to edit, existing or not, each
+    /// with whose it is: the model's own memory of the workspace (`MEMORY.md` in rein's data
+    /// folder), the workspace's `AGENTS.md`, the user's own.
+    fn memory_files(&self) -> Vec<(PathBuf, String)> {
         Vec::new()
     }
     /// Writes `change` to its settings file (`/config set`, `/permissions allow …`).
@@ -365,6 +366,14 @@ fn hand_over<B: ratatui::backend::Backend>(
     match action {
         Action::Suspend => Ok((crate::term::suspend(screen, raw)?, None)),
         Action::EditFile(path) => {
+            // The model's memory is private: its folder and file are made so before an
+            // editor creates them with the umask's modes.
+            if path
+                .file_name()
+                .is_some_and(|n| n == rein_engine::auto_memory::INDEX)
+            {
+                let _ = rein_engine::auto_memory::prepare(&path);
+            }
             let (raw, edited) = crate::term::edit(screen, raw, &path)?;
             app.edited(&path, edited);
             Ok((raw, None))

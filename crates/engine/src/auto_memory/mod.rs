@@ -141,6 +141,33 @@ impl MemoryStore {
     }
 }
 
+/// Adds `text` as a list item at the end of the memory index `file` (`#` in the TUI): the
+/// folder and file private, provider keys redacted.
+pub fn remember_line(file: &Path, text: &str) -> std::io::Result<()> {
+    let text = rein_tools::HiddenEnv::with(Vec::new())
+        .redact(text.trim())
+        .into_owned();
+    let mut old = std::fs::read_to_string(file).unwrap_or_default();
+    if !old.is_empty() && !old.ends_with('\n') {
+        old.push('\n');
+    }
+    if let Some(dir) = file.parent() {
+        rein_tools::private::create_private_dir_all(dir)?;
+    }
+    rein_tools::write_atomic_private(file, format!("{old}- {text}\n").as_bytes())
+}
+
+/// Makes the memory index `file` (and its folder) exist, private, for an editor to open.
+pub fn prepare(file: &Path) -> std::io::Result<()> {
+    if let Some(dir) = file.parent() {
+        rein_tools::private::create_private_dir_all(dir)?;
+    }
+    if !file.exists() {
+        rein_tools::write_atomic_private(file, b"")?;
+    }
+    Ok(())
+}
+
 /// The files under `dir`, relative to `root`, as `/memories/…` paths with their sizes.
 fn walk(root: &Path, dir: &Path, found: &mut Vec<(String, u64)>) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

@@ -181,13 +181,19 @@ impl App {
     }
 
     /// `/memory`: after the list, a picker of the memory files to open in the editor.
-    pub fn open_memory_picker(&mut self, files: &[std::path::PathBuf]) {
+    pub fn open_memory_picker(&mut self, files: &[(std::path::PathBuf, String)]) {
         if files.is_empty() {
             return;
         }
-        let items = files
-            .iter()
-            .map(|path| {
+        // The instruction files first; the model's own memory (its index) last.
+        let index = |p: &std::path::Path| {
+            p.file_name()
+                .is_some_and(|n| n == rein_engine::auto_memory::INDEX)
+        };
+        let ordered =
+            (files.iter().filter(|(p, _)| !index(p))).chain(files.iter().filter(|(p, _)| index(p)));
+        let items = ordered
+            .map(|(path, _)| {
                 let shown = crate::sanitize::clean(&path.display().to_string()).into_owned();
                 let label = if path.exists() {
                     shown

@@ -35,22 +35,17 @@ impl App {
         Some(vec![Action::Shell(command.to_string())])
     }
 
-    /// `#`: where to remember the line (`files`: the workspace's memory file, the user's).
-    pub fn open_remember_picker(&mut self, files: &[std::path::PathBuf]) {
+    /// `#`: where to remember the line (`files`: each memory file with whose it is).
+    pub fn open_remember_picker(&mut self, files: &[(std::path::PathBuf, String)]) {
         if self.remembering.is_none() {
             return;
         }
-        let whose = ["this workspace", "you, in every workspace"];
         let items = files
             .iter()
-            .zip(whose)
             .map(|(path, whose)| {
                 (
                     path.display().to_string(),
-                    format!(
-                        "{} ({whose})",
-                        crate::sanitize::clean(&path.display().to_string())
-                    ),
+                    format!("{} ({whose})", shown(path)),
                 )
             })
             .collect();
@@ -67,4 +62,20 @@ impl App {
             None => Vec::new(),
         }
     }
+}
+
+/// A memory file as the picker names it: the model's own index as the model knows it
+/// (`/memories/MEMORY.md`; its folder in rein's data folder says nothing), others by path.
+fn shown(path: &std::path::Path) -> String {
+    if path
+        .file_name()
+        .is_some_and(|n| n == rein_engine::auto_memory::INDEX)
+    {
+        return format!(
+            "{}/{}",
+            rein_engine::auto_memory::ROOT,
+            rein_engine::auto_memory::INDEX
+        );
+    }
+    crate::sanitize::clean(&path.display().to_string()).into_owned()
 }
