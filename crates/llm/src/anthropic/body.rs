@@ -36,7 +36,10 @@ impl<'a> Body<'a> {
             .filter_map(WireMessage::new)
             .collect();
         breakpoints::mark_messages(&mut messages, ttl);
-        let mut tools: Vec<WireTool<'a>> = request.tools.iter().map(WireTool::new).collect();
+        let claude = request.model.starts_with("claude");
+        let mut tools: Vec<WireTool<'a>> = (request.tools.iter())
+            .map(|spec| WireTool::new(spec, claude))
+            .collect();
         if let Some(last) = tools.last_mut() {
             last.cache_control = Some(Marker(ttl));
         }
@@ -78,22 +81,34 @@ struct SystemText<'a> {
     cache_control: Marker,
 }
 
-/// A tool definition.
+/// A tool definition: a function rein describes, or a tool the API defines whose shape
+/// Claude models are trained on (only the type and name are sent).
 #[derive(Serialize)]
 struct WireTool<'a> {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
     name: &'a str,
-    description: &'a str,
-    input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_schema: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     cache_control: Option<Marker>,
 }
 
+/// rein's tools that are an Anthropic-defined tool for Claude models: (name, type).
+const ANTHROPIC_DEFINED: [(&str, &str); 1] = [("memory", "memory_20250818")];
+
 impl<'a> WireTool<'a> {
-    fn new(spec: &'a ToolSpec) -> Self {
+    fn new(spec: &'a ToolSpec, claude: bool) -> Self {
+        let defined = (ANTHROPIC_DEFINED.iter())
+            .find(|(name, _)| claude && *name == spec.name)
+            .map(|(_, kind)| *kind);
         Self {
+            kind: defined,
             name: &spec.name,
-            description: &spec.description,
-            input_schema: &spec.input_schema,
+            description: defined.is_none().then_some(spec.description.as_str()),
+            input_schema: defined.is_none().then_some(&*spec.input_schema),
             cache_control: None,
         }
     }

@@ -386,3 +386,33 @@ fn the_body_is_written_from_the_request_as_it_always_was() {
 
 /// What the Value-building body of `every_block_request` was, serialised.
 const WRITTEN_BEFORE: &str = r#"{"max_tokens":32000,"messages":[{"content":[{"text":"first","type":"text"}],"role":"user"},{"content":[{"id":"s1","input":{"q":"x"},"name":"web_search","type":"server_tool_use"},{"id":"t1","input":{"n":[1,2.5,null],"path":"a.txt"},"name":"read_file","type":"tool_use"}],"role":"assistant"},{"content":[{"content":"ok ✓","tool_use_id":"t1","type":"tool_result"},{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"and then","type":"text"}],"role":"user"},{"content":[{"text":"thinking next","type":"text"},{"signature":"s","thinking":"t","type":"thinking"}],"role":"assistant"},{"content":[{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"last","type":"text"}],"role":"user"}],"model":"claude-opus-4-1","stream":true,"system":[{"cache_control":{"ttl":"1h","type":"ephemeral"},"text":"Sys \"quoted\"\n","type":"text"}],"thinking":{"budget_tokens":16000,"type":"enabled"},"tools":[{"description":"Reads","input_schema":{"properties":{"path":{"type":"string"}},"type":"object"},"name":"read_file"},{"cache_control":{"ttl":"1h","type":"ephemeral"},"description":"Runs","input_schema":{"type":"object"},"name":"bash"}]}"#;
+
+#[test]
+fn the_memory_tool_is_anthropics_own_for_claude_models_and_a_function_for_others() {
+    let tool = |name: &str| ToolSpec {
+        name: name.into(),
+        description: "d".into(),
+        input_schema: json!({"type": "object"}).into(),
+    };
+    let request = |model: &str| ModelRequest {
+        model: model.into(),
+        system: String::new(),
+        messages: Vec::new(),
+        tools: vec![tool("bash"), tool("memory")],
+        max_tokens: 1024,
+        cache: Default::default(),
+        effort: None,
+    };
+    let body = serde_json::to_value(request_body(&request("claude-sonnet-4-5"))).unwrap();
+    assert_eq!(
+        body["tools"],
+        json!([
+            {"name": "bash", "description": "d", "input_schema": {"type": "object"}},
+            {"type": "memory_20250818", "name": "memory", "cache_control": {"type": "ephemeral"}}
+        ])
+    );
+    // A model behind an Anthropic-compatible server that is not Claude gets a function.
+    let body = serde_json::to_value(request_body(&request("kimi-k2"))).unwrap();
+    assert_eq!(body["tools"][1]["description"], "d");
+    assert!(body["tools"][1].get("type").is_none());
+}
