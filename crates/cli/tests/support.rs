@@ -92,3 +92,18 @@ pub fn write_user_config(workspace: &Path, text: &str) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), text).unwrap();
 }
+
+/// Waits until `done` holds, polling; a wait past the testkit's hang limit fails the test as
+/// hung (this proves "does not block", not "is fast").
+#[allow(clippy::panic)]
+pub async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let waited = tokio::time::timeout(rein_testkit::HANG_LIMIT, async {
+        while !done() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    if waited.is_err() {
+        panic!("{what} hung (not within {:?})", rein_testkit::HANG_LIMIT);
+    }
+}

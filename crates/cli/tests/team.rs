@@ -103,26 +103,23 @@ async fn ctrl_c_stops_every_teammate() {
     let turns = json!({"turns": [
         {"tool_calls": [teammate("slow", "Work slowly.")]},
         {"text": "Waiting for slow."},
-        {"when_last": "Work slowly.", "text": "never", "delay_ms": 60000}
+        // Longer than the hang limit: a rein that waited for it would fail as hung.
+        {"when_last": "Work slowly.", "text": "never", "delay_ms": 600000}
     ]});
     let server = mock(&turns.to_string()).await;
     let mut cmd = exec_in(dir.path(), &server, "bypass", "Go.");
     cmd.stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
     let child = cmd.spawn().unwrap();
-    let started = std::time::Instant::now();
-    while server.requests().len() < 3 {
-        assert!(started.elapsed().as_secs() < 20, "the teammate never asked");
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    until("the teammate's request", || server.requests().len() >= 3).await;
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
-    assert!(
-        started.elapsed().as_secs() < 20,
-        "rein waited for its teammate"
-    );
+    let out = tokio::task::spawn_blocking(move || {
+        rein_testkit::without_hanging("rein after Ctrl-C, its teammate still asking", move || {
+            child.wait_with_output().unwrap()
+        })
+    })
+    .await
+    .unwrap();
     assert!(
         text(&out.stderr).contains("cancelling the turn"),
         "{}",

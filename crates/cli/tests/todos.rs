@@ -102,14 +102,7 @@ async fn a_board_written_before_a_kill_9_is_there_for_continue() {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
     let mut child = cmd.spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while server.requests().len() < 2 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the second request never came"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    until("the second request", || server.requests().len() >= 2).await;
     child.kill().unwrap();
     let _ = child.wait();
 
