@@ -220,6 +220,11 @@ impl Board {
         self.inner.store.as_ref().map(Store::dir)
     }
 
+    /// How many changes this board has seen (what [`Board::subscribe`] receivers see).
+    pub fn changes(&self) -> u64 {
+        *self.inner.changed.borrow()
+    }
+
     /// A receiver that sees a new value after every change (an idle teammate waits on it).
     pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.changed.subscribe()
@@ -239,9 +244,10 @@ impl Board {
         })
     }
 
-    /// The tasks that block `task` and are not completed yet.
-    pub fn open_blockers(&self, task: &BoardTask) -> Vec<String> {
-        self.read(|state| graph::open_blockers(state, task))
+    /// The board as it is now, read once, to ask several things of (rendering the whole
+    /// board asks each task's open blockers).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot(self.read(State::clone))
     }
 
     /// Pending, unowned tasks with no open blocker.
@@ -401,6 +407,27 @@ impl Board {
         drop(state);
         self.inner.changed.send_replace(generation);
         Ok(result)
+    }
+}
+
+/// The board at one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot(State);
+
+impl Snapshot {
+    /// Every task, by id.
+    pub fn tasks(&self) -> impl Iterator<Item = &BoardTask> {
+        self.0.tasks.values()
+    }
+
+    /// The tasks that block `task` and are not completed.
+    pub fn open_blockers(&self, task: &BoardTask) -> Vec<String> {
+        graph::open_blockers(&self.0, task)
+    }
+
+    /// Pending, unowned tasks with no open blocker.
+    pub fn ready(&self) -> impl Iterator<Item = &BoardTask> {
+        graph::ready(&self.0)
     }
 }
 

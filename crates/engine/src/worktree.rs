@@ -280,7 +280,27 @@ pub fn remove_if_unchanged(worktree: &Worktree) -> Result<bool, WorktreeError> {
 pub fn list(dir: &Path) -> Result<Vec<Worktree>, WorktreeError> {
     let repo = repository(dir)?;
     let folder = repo.join(WORKTREES_FOLDER);
-    let text = git(&repo, &["worktree", "list", "--porcelain"])?;
+    listed(&repo, |path| path.starts_with(&folder))
+}
+
+/// The worktree of `dir`'s repository at `path` (it must be one of `git worktree list`).
+pub fn find(dir: &Path, path: &Path) -> Result<Worktree, WorktreeError> {
+    let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let wanted = resolve(path);
+    let repo = repository(dir)?;
+    if let Some(found) = listed(&repo, |found| resolve(found) == wanted)?.pop() {
+        return Ok(found);
+    }
+    Err(WorktreeError::Git {
+        args: "worktree list".into(),
+        message: format!("{} is not a worktree of this repository", path.display()),
+    })
+}
+
+/// The worktrees `git worktree list` names in `repo` whose folder `keep` accepts, each with
+/// the commit it branched from (where its branch left the repository's `HEAD`).
+fn listed(repo: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<Worktree>, WorktreeError> {
+    let text = git(repo, &["worktree", "list", "--porcelain"])?;
     let mut found = Vec::new();
     for block in text.split("\n\n") {
         let field = |key: &str| {
@@ -293,47 +313,14 @@ pub fn list(dir: &Path) -> Result<Vec<Worktree>, WorktreeError> {
             continue;
         };
         let path = PathBuf::from(path);
-        if !path.starts_with(&folder) {
+        if !keep(&path) {
             continue;
         }
         let branch = field("branch refs/heads/").unwrap_or_default();
-        // The commit it branched from: where its branch left the repository's HEAD.
-        let base = git(&repo, &["merge-base", "HEAD", &head]).unwrap_or(head);
+        let base = git(repo, &["merge-base", "HEAD", &head]).unwrap_or(head);
         found.push(Worktree { path, branch, base });
     }
     Ok(found)
-}
-
-/// The worktree of `dir`'s repository at `path` (it must be one of `git worktree list`).
-pub fn find(dir: &Path, path: &Path) -> Result<Worktree, WorktreeError> {
-    let wanted = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let repo = repository(dir)?;
-    let text = git(&repo, &["worktree", "list", "--porcelain"])?;
-    for block in text.split("\n\n") {
-        let field = |key: &str| {
-            block
-                .lines()
-                .find_map(|l| l.strip_prefix(key))
-                .map(str::to_string)
-        };
-        let (Some(found), Some(head)) = (field("worktree "), field("HEAD ")) else {
-            continue;
-        };
-        let found = PathBuf::from(found);
-        if std::fs::canonicalize(&found).unwrap_or(found.clone()) == wanted {
-            let branch = field("branch refs/heads/").unwrap_or_default();
-            let base = git(&repo, &["merge-base", "HEAD", &head]).unwrap_or(head);
-            return Ok(Worktree {
-                path: found,
-                branch,
-                base,
-            });
-        }
-    }
-    Err(WorktreeError::Git {
-        args: "worktree list".into(),
-        message: format!("{} is not a worktree of this repository", path.display()),
-    })
 }
 
 /// What [`prune`] did.

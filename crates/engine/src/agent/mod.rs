@@ -42,6 +42,7 @@ pub use rewind::RewindPoint;
 use setup::new_session_id;
 pub use setup::workspace_guard;
 pub(crate) use subagent::ParentView;
+pub(crate) use todos::report_board;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

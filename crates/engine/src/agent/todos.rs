@@ -47,11 +47,6 @@ impl Agent {
         self.tool_ctx.board.list()
     }
 
-    /// The session's task board (shared with its subagents and teammates).
-    pub fn board(&self) -> &rein_board::Board {
-        &self.tool_ctx.board
-    }
-
     /// After a batch: a successful call that changed the board reports it and restarts the
     /// count; otherwise the turn counts, and the third in a row with open tasks adds the
     /// reminder to the batch's last result.

@@ -11,7 +11,7 @@ pub use create::{TaskCreate, TaskCreateArgs};
 pub use read::{TaskGet, TaskGetArgs, TaskList, TaskListArgs};
 pub use update::{TaskUpdate, TaskUpdateArgs};
 
-use rein_board::Board;
+use rein_board::{Board, Snapshot};
 use rein_protocol::BoardTask;
 
 /// An object schema with `properties` (name, description, type) and the `required` names, as
@@ -49,12 +49,12 @@ pub const BOARD_WRITERS: [&str; 3] = ["task_create", "task_update", "todo_write"
 /// One line per task, then what is ready: `#2 [in_progress] Build it (owner: alice)
 /// [blocked by #1]`.
 pub fn render(board: &Board) -> String {
-    let tasks = board.list();
-    if tasks.is_empty() {
+    let board = board.snapshot();
+    let mut lines: Vec<String> = board.tasks().map(|t| line(&board, t)).collect();
+    if lines.is_empty() {
         return "The task board is empty.".to_string();
     }
-    let mut lines: Vec<String> = tasks.iter().map(|t| line(board, t)).collect();
-    let ready: Vec<String> = board.ready().iter().map(|t| format!("#{}", t.id)).collect();
+    let ready: Vec<String> = board.ready().map(|t| format!("#{}", t.id)).collect();
     if !ready.is_empty() {
         lines.push(format!(
             "Ready to start (unowned, unblocked): {}",
@@ -64,7 +64,7 @@ pub fn render(board: &Board) -> String {
     lines.join("\n")
 }
 
-fn line(board: &Board, task: &BoardTask) -> String {
+fn line(board: &Snapshot, task: &BoardTask) -> String {
     let mut line = format!("#{} [{}] {}", task.id, task.status, task.subject);
     if let Some(owner) = &task.owner {
         line.push_str(&format!(" (owner: {owner})"));
@@ -79,7 +79,7 @@ fn line(board: &Board, task: &BoardTask) -> String {
 
 /// The text for one task in full, for `task_get`.
 fn full(board: &Board, task: &BoardTask) -> String {
-    let mut text = line(board, task);
+    let mut text = line(&board.snapshot(), task);
     if !task.description.is_empty() {
         text.push_str(&format!("\n\n{}", task.description));
     }

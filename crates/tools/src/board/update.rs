@@ -146,7 +146,7 @@ impl TypedTool for TaskUpdate {
             Err(error) => return ToolOutput::error(error.to_string()),
         };
         let mut text = match &updated.task {
-            Some(task) => format!("Updated {}", super::line(&ctx.board, task)),
+            Some(task) => format!("Updated {}", super::line(&ctx.board.snapshot(), task)),
             None => format!("Task #{id} deleted"),
         };
         if !updated.unblocked.is_empty() {

@@ -264,16 +264,16 @@ impl Team {
     /// Says what the board holds now when it changed since it was last said (a claim, a
     /// release): `tasks` events come after each change, whoever made it.
     pub(crate) fn report_board(&self, board: &rein_board::Board) {
-        let generation = *board.subscribe().borrow();
+        let generation = board.changes();
         let mut reported = self.reported.lock().unwrap_or_else(|p| p.into_inner());
         if *reported == Some(generation) {
             return;
         }
         *reported = Some(generation);
         drop(reported);
-        self.emit(Event::Tasks {
-            tasks: board.list(),
-        });
+        if let Some(events) = &*self.events.lock().unwrap_or_else(|p| p.into_inner()) {
+            crate::agent::report_board(board, events);
+        }
     }
 
     fn emit(&self, event: Event) {
