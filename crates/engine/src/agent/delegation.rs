@@ -63,12 +63,9 @@ impl Agent {
         };
         let mut ready = spawner.take_finished();
         let deadline = std::time::Instant::now() + BACKGROUND_WAIT;
-        // A teammate going idle changes what is worth waiting for without a notice: its state
-        // change ends a wait too, and the loop looks again.
-        let mut states = spawner.team.watch_states();
+        // Polled: a teammate going idle changes what is worth waiting for without a notice.
         while ready.is_empty() && spawner.running() > 0 {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
+            if std::time::Instant::now() >= deadline {
                 spawner.stop_all();
                 events.error(format!(
                     "background subagents were still running after {} min; they were stopped",
@@ -76,7 +73,8 @@ impl Agent {
                 ));
                 return false;
             }
-            match spawner.next_finished(left, cancel, &mut states).await {
+            let poll = std::time::Duration::from_millis(200);
+            match spawner.next_finished(poll, cancel).await {
                 Some(notice) => ready.push(notice),
                 None if cancel.is_cancelled() => return false,
                 None => {}

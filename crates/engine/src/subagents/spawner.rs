@@ -177,18 +177,14 @@ impl Spawner {
     }
 
     /// The next background subagent's notice, waiting up to `wait` (or until `cancel`).
-    /// `None` too when a teammate's state changed first (`states`): what is worth waiting
-    /// for may have changed.
     pub(crate) async fn next_finished(
         &self,
         wait: Duration,
         cancel: &CancellationToken,
-        states: &mut tokio::sync::watch::Receiver<u64>,
     ) -> Option<String> {
         let mut rx = self.finished_rx.lock().await;
         tokio::select! {
             () = cancel.cancelled() => None,
-            _ = states.changed() => None,
             got = tokio::time::timeout(wait, rx.recv()) => got.ok().flatten().map(|(_, n)| n),
         }
     }

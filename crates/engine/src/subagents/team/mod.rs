@@ -157,8 +157,6 @@ pub(crate) struct Team {
     next_request: AtomicU32,
     /// The board's change counter when `report_board` last said it.
     reported: Mutex<Option<u64>>,
-    /// Ticks at every teammate's change of state (the lead waits on it while any works).
-    states: tokio::sync::watch::Sender<u64>,
 }
 
 impl Team {
@@ -172,7 +170,6 @@ impl Team {
             plans: Mutex::new(HashMap::new()),
             next_request: AtomicU32::new(0),
             reported: Mutex::new(None),
-            states: tokio::sync::watch::channel(0).0,
         }
     }
 
@@ -256,7 +253,6 @@ impl Team {
             *current = state;
             member.agent.clone()
         };
-        self.states.send_modify(|changes| *changes += 1);
         self.emit(Event::Teammate {
             name: name.to_string(),
             agent,
@@ -359,11 +355,6 @@ impl Team {
             Some(true) => Ok(()),
             _ => Err(TeamError::NoPlan { id: id.to_string() }),
         }
-    }
-
-    /// A receiver that sees every teammate's change of state.
-    pub(crate) fn watch_states(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.states.subscribe()
     }
 
     /// Whether a teammate ever started (the lead's `send_message` is offered from then on).
