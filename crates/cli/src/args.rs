@@ -411,6 +411,11 @@ pub struct ExecArgs {
     /// Compact the (resumed) transcript now, before the prompt if one is given.
     #[arg(long)]
     pub compact: bool,
+    /// After the prompt, keep the session alive to run its scheduled jobs and wake-ups
+    /// (`cron_create`, `schedule_wakeup`, `/loop`, durable jobs of the workspace) until none
+    /// is left, or Ctrl-C.
+    #[arg(long)]
+    pub stay: bool,
     /// With --compact: what the summary should focus on.
     #[arg(long, value_name = "TEXT", requires = "compact")]
     pub focus: Option<String>,

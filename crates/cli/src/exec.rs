@@ -2,7 +2,7 @@
 //! like the TUI: ops in (compact, submit, cancel, shut down), the events printed, and the run's
 //! end, with its exit status, read from them.
 
-use std::io::{IsTerminal, Read};
+use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -68,14 +68,18 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             return Err(Exit::failed(format!("compaction failed: {error}")));
         }
     }
-    let outcome = match (prompt, streamed) {
+    let mut outcome = match (prompt, streamed) {
         (Some(prompt), _) => session.run(prompt).await,
         (None, true) => session.run_input().await,
+        (None, false) if args.stay => RunOutcome::Completed,
         (None, false) => {
             session.close().await;
             return Ok(());
         }
     };
+    if args.stay && outcome != RunOutcome::Cancelled {
+        outcome = session.stay().await;
+    }
     let _ = session
         .controller
         .apply(Op::Shutdown(EndReason::Other))
@@ -144,6 +148,16 @@ enum JobEnd {
     Closed,
 }
 
+impl JobEnd {
+    /// A run's outcome: cancelled when it did not end with its `Result`.
+    fn outcome(self) -> RunOutcome {
+        match self {
+            Self::Ran(outcome) => outcome,
+            Self::Compacted(_) | Self::Closed => RunOutcome::Cancelled,
+        }
+    }
+}
+
 impl Session {
     /// Runs `prompt`; its outcome.
     async fn run(&mut self, prompt: String) -> RunOutcome {
@@ -183,6 +197,42 @@ impl Session {
             }
             if outcome == RunOutcome::Cancelled {
                 return outcome;
+            }
+        }
+    }
+
+    /// `--stay`: prints the runs of scheduled jobs as they come, until no job is left and
+    /// none runs, or an interruption (which cancels the run under way, if one is, and
+    /// ends the wait). The last run's outcome (completed when none ran).
+    async fn stay(&mut self) -> RunOutcome {
+        let jobs = self.controller.jobs();
+        if let Some(next) = jobs.first() {
+            eprintln!(
+                "rein: staying for {} scheduled job(s), the next at {}; Ctrl-C ends",
+                jobs.len(),
+                next.next_fire
+            );
+        }
+        let mut outcome = RunOutcome::Completed;
+        loop {
+            tokio::select! {
+                biased;
+                () = self.interrupted.cancelled() => {
+                    if self.controller.status().await.running {
+                        return self.job(Op::Cancel).await.outcome();
+                    }
+                    return outcome;
+                }
+                event = self.events.recv() => match event {
+                    None => return outcome,
+                    Some(event) => {
+                        if let Event::Result { outcome: ended, .. } = &event {
+                            outcome = *ended;
+                        }
+                        self.printer.handle(event);
+                    }
+                },
+                () = self.controller.settled() => return outcome,
             }
         }
     }
@@ -252,7 +302,8 @@ async fn watch_interrupts(interrupted: CancellationToken, stopped_by: Arc<Atomic
             if interrupted.is_err() {
                 return;
             }
-            eprintln!("rein: cancelling the turn (Ctrl-C again to quit)");
+            // Not `eprintln!`: a closed stderr must not stop the cancellation.
+            let _ = writeln!(std::io::stderr(), "rein: cancelling the turn (Ctrl-C again to quit)");
         }
         _ = term.recv() => stopped_by.store(libc_signal(SignalKind::terminate()), Ordering::SeqCst),
         _ = hup.recv() => stopped_by.store(libc_signal(SignalKind::hangup()), Ordering::SeqCst),

@@ -465,11 +465,51 @@ pub fn agent_template(
     agent.memory_root =
         (folders.data.as_ref()).map(|dir| dir.join(rein_engine::auto_memory::MEMORY_FOLDER));
     agent.tasks_root = (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::TASKS_FOLDER));
+    agent.schedule_place = (folders.data.as_ref())
+        .map(|dir| schedule_place(dir, &agent.workspace, config.workspace_trusted));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
     }
     agent.user_memory_dir = folders.config.clone();
     agent
+}
+
+/// A trusted workspace's durable scheduled jobs, relative to its root (covered by trust).
+pub const JOBS_IN_WORKSPACE: &str = ".rein/scheduled_tasks.json";
+
+/// Where the workspace's durable scheduled jobs are kept: its `.rein/scheduled_tasks.json`
+/// when it is trusted (a workspace file that makes rein run prompts is covered by trust, like
+/// hooks), else a file in rein's data folder keyed by the workspace, where the lock of the
+/// process running them always is.
+fn schedule_place(data: &Path, workspace: &Path, trusted: bool) -> rein_schedule::DurablePlace {
+    let canonical = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
+    let own = data
+        .join(rein_engine::schedule::SCHEDULES_FOLDER)
+        .join(rein_engine::session::workspace_key(&canonical));
+    let (file, wrap) = match trusted {
+        true => {
+            // rein's own change of a file trust covers keeps the trust it had.
+            let workspace = canonical.clone();
+            let wrap: rein_schedule::SaveWrapper = std::sync::Arc::new(move |write| {
+                // A workspace without files of its own counts as trusted until it has some.
+                let was_trusted = crate::edit_files::trusted(&workspace)
+                    || !crate::config::trust::has_workspace_config(&workspace);
+                write()?;
+                if was_trusted {
+                    crate::edit_files::retrust(&workspace)
+                        .map_err(|e| std::io::Error::other(e.message))?;
+                }
+                Ok(())
+            });
+            (canonical.join(JOBS_IN_WORKSPACE), Some(wrap))
+        }
+        false => (own.join(rein_engine::schedule::JOBS_FILE), None),
+    };
+    rein_schedule::DurablePlace {
+        file,
+        lock: own.join("owner.lock"),
+        wrap,
+    }
 }
 
 /// The merged configuration for `workspace` and the user's config in `folders`, the
@@ -486,5 +526,12 @@ pub fn config(
         crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;
     config.unread = found.unread;
     config.workspace_trusted = scope != crate::config::Scope::UntrustedWorkspace;
+    if !config.workspace_trusted && workspace.join(JOBS_IN_WORKSPACE).exists() {
+        config.ignored.push(crate::config::Ignored {
+            what: "scheduled jobs that run prompts".into(),
+            source: JOBS_IN_WORKSPACE.into(),
+            why: crate::config::Why::Untrusted,
+        });
+    }
     Ok(config)
 }

@@ -19,6 +19,7 @@ mod memory;
 mod odd_workspaces;
 mod rate_limits;
 mod sandbox;
+mod schedules;
 mod secrets;
 mod sessions;
 mod special_files;

@@ -35,6 +35,7 @@ pub mod permissions;
 pub mod plan;
 mod prompt;
 pub mod questions;
+pub mod schedule;
 pub mod session;
 mod session_rules;
 pub mod subagents;

@@ -22,6 +22,7 @@ mod plan;
 mod questions;
 mod recovery;
 mod rewind;
+mod scheduled;
 mod session40;
 mod special_files;
 mod stores;

@@ -1,54 +1,16 @@
 //! The session controller driven as a front end drives it: ops in, events and job ends out.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use rein_engine::permissions::PermissionMode;
 use rein_engine::{
-    Agent, AgentFactory, Applied, Approval, ControlError, Controller, EndReason, Op, SessionStatus,
+    Agent, Applied, Approval, ControlError, Controller, EndReason, Op, SessionStatus,
 };
 use rein_llm::ProviderKind;
 use rein_protocol::{Event, RunOutcome};
-use rein_testkit::MockServer;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::support::*;
-
-struct Factory {
-    server: MockServer,
-    workspace: PathBuf,
-}
-
-impl AgentFactory for Factory {
-    fn new_session(&self) -> Result<Agent, ControlError> {
-        Ok(agent(
-            ProviderKind::Anthropic,
-            &self.server,
-            &self.workspace,
-        ))
-    }
-
-    fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(
-            format!("no stored session {id}").into(),
-        ))
-    }
-
-    fn fork(&self, from: &str, _: Vec<rein_protocol::Message>) -> Result<Agent, ControlError> {
-        Err(ControlError::Session(
-            format!("no stored session {from}").into(),
-        ))
-    }
-
-    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
-        if model.starts_with("claude") {
-            agent.set_model(model, client(ProviderKind::Anthropic, &self.server));
-            Ok(())
-        } else {
-            Err(ControlError::Model(format!("unknown model {model}").into()))
-        }
-    }
-}
 
 async fn result_of(events: &mut UnboundedReceiver<Event>) -> (RunOutcome, String) {
     while let Some(event) = events.recv().await {

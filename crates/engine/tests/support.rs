@@ -195,3 +195,50 @@ pub fn offered(body: &serde_json::Value) -> Vec<String> {
         })
         .collect()
 }
+
+/// Agents of new sessions on the mock server; no stored sessions; Claude models only.
+pub struct Factory {
+    pub server: MockServer,
+    pub workspace: std::path::PathBuf,
+}
+
+impl rein_engine::AgentFactory for Factory {
+    fn new_session(&self) -> Result<Agent, rein_engine::ControlError> {
+        Ok(agent(
+            ProviderKind::Anthropic,
+            &self.server,
+            &self.workspace,
+        ))
+    }
+
+    fn resume(&self, id: &str) -> Result<Agent, rein_engine::ControlError> {
+        Err(rein_engine::ControlError::Session(
+            format!("no stored session {id}").into(),
+        ))
+    }
+
+    fn fork(
+        &self,
+        from: &str,
+        _: Vec<rein_protocol::Message>,
+    ) -> Result<Agent, rein_engine::ControlError> {
+        Err(rein_engine::ControlError::Session(
+            format!("no stored session {from}").into(),
+        ))
+    }
+
+    fn switch_model(
+        &self,
+        agent: &mut Agent,
+        model: &str,
+    ) -> Result<(), rein_engine::ControlError> {
+        if model.starts_with("claude") {
+            agent.set_model(model, client(ProviderKind::Anthropic, &self.server));
+            Ok(())
+        } else {
+            Err(rein_engine::ControlError::Model(
+                format!("unknown model {model}").into(),
+            ))
+        }
+    }
+}

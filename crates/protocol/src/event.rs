@@ -296,6 +296,20 @@ pub enum Event {
         /// The items, in the model's order.
         todos: Vec<TodoItem>,
     },
+    /// The session's scheduled jobs changed (`cron_create`, `cron_delete`,
+    /// `schedule_wakeup`, `/loop`, a job fired or expired): every job as it is now.
+    Schedule {
+        /// The jobs, the next to fire first.
+        jobs: Vec<crate::ScheduledJob>,
+    },
+    /// A scheduled job fired: its prompt runs now as the session's next turn (a run that
+    /// ends with its own `result`).
+    ScheduledPrompt {
+        /// The job's id.
+        id: String,
+        /// The prompt it queued.
+        prompt: String,
+    },
     /// An error the user should see.
     Error {
         /// What went wrong and what to do about it.

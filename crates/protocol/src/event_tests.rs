@@ -69,6 +69,8 @@ fn listed(event: &Event) {
         | Event::Teammate { .. }
         | Event::TeamMessage { .. }
         | Event::Todos { .. }
+        | Event::Schedule { .. }
+        | Event::ScheduledPrompt { .. }
         | Event::Error { .. }
         | Event::Result { .. } => {}
     }
@@ -219,6 +221,23 @@ fn turn_end_events() -> Vec<Event> {
                 status: TodoStatus::InProgress,
                 active_form: text(),
             }],
+        },
+        Event::Schedule {
+            jobs: vec![crate::ScheduledJob {
+                id: text(),
+                kind: crate::JobKind::Wakeup,
+                cron: Some(text()),
+                prompt: text(),
+                recurring: true,
+                durable: false,
+                next_fire: text(),
+                expires_at: Some(text()),
+                reason: Some(text()),
+            }],
+        },
+        Event::ScheduledPrompt {
+            id: text(),
+            prompt: text(),
         },
         Event::Error { message: text() },
         Event::Result {

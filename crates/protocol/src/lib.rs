@@ -13,6 +13,7 @@ mod board;
 mod event;
 mod message;
 mod record;
+mod schedule;
 mod tool;
 mod usage;
 
@@ -23,5 +24,6 @@ pub use event::{
 };
 pub use message::{ContentBlock, ImageSource, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};
+pub use schedule::{JobKind, ScheduledJob};
 pub use tool::{INVALID_ARGUMENTS, ToolSpec};
 pub use usage::{StopReason, Usage};

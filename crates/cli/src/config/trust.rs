@@ -17,6 +17,7 @@ pub const TRUSTED_FILES: &[&str] = &[
     ".rein/config.toml",
     ".rein/config.local.toml",
     ".mcp.json",
+    crate::resolve::JOBS_IN_WORKSPACE,
 ];
 
 /// Folders whose files (hook scripts, agent definitions, commands, skills) are covered too,

@@ -31,7 +31,19 @@ impl super::Agent {
     ) -> Option<(String, Option<(String, Arc<dyn rein_llm::ModelClient>)>)> {
         let rest = prompt.trim_start().strip_prefix('/')?;
         let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let command = self.config.commands.user_command(name)?.clone();
+        let Some(command) = self.config.commands.user_command(name).cloned() else {
+            // `/loop`, unless the user has a command of that name.
+            if name != "loop" {
+                return None;
+            }
+            return match crate::schedule::expand_loop(&self.schedule, args) {
+                Ok(text) => Some((format!("<command-name>/loop</command-name>\n{text}"), None)),
+                Err(why) => {
+                    events.error(format!("/loop: {why}; sent as typed"));
+                    None
+                }
+            };
+        };
         if command.fetched {
             return self.fetch_command(name, args, events).await;
         }

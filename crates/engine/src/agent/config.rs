@@ -74,6 +74,11 @@ pub struct AgentConfig {
     /// Folder under which each workspace keeps its memory across sessions (`<workspace
     /// key>/`, the `memory` tool's `/memories`); `None`: no memory.
     pub memory_root: Option<PathBuf>,
+    /// Where the workspace's durable scheduled jobs are kept (`None`: every job ends with
+    /// the session).
+    pub schedule_place: Option<rein_schedule::DurablePlace>,
+    /// The clock scheduled jobs run on (a test's fake clock; the system's otherwise).
+    pub clock: rein_schedule::SharedClock,
     /// What a new worktree starts from (`worktree_base`: `head`, or `working-tree` to carry
     /// uncommitted changes of tracked files).
     pub worktree_base: crate::worktree::BaseRef,
@@ -135,6 +140,8 @@ impl AgentConfig {
             checkpoints_root: None,
             tasks_root: None,
             memory_root: None,
+            schedule_place: None,
+            clock: std::sync::Arc::new(rein_schedule::SystemClock),
             worktree_base: crate::worktree::BaseRef::Head,
             checkpoint_cap: rein_checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,

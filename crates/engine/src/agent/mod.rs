@@ -145,6 +145,9 @@ pub struct Agent {
     watch: Watch,
     /// Who answers the model's questions (`ask_user_question`), once a front end says.
     answerer: crate::questions::AnswererSlot,
+    /// The session's scheduled jobs (`cron_create`, `schedule_wakeup`, `/loop`); a
+    /// subagent's is empty and unused.
+    schedule: rein_schedule::Schedule,
 }
 
 impl Agent {
@@ -155,7 +158,9 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
         let answerer = crate::questions::AnswererSlot::default();
-        let (toolset, spawner) = toolset::Toolset::new(tools, &config, &answerer);
+        let mut notices = Vec::new();
+        let schedule = setup::schedule(&config, &mut notices);
+        let (toolset, spawner) = toolset::Toolset::new(tools, &config, &answerer, &schedule);
         let guard = workspace_guard(
             &config.workspace,
             &config.added_dirs,
@@ -166,7 +171,8 @@ impl Agent {
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
         let checkpoints = setup::checkpoints(guard.root(), &config, &session_id);
-        let (system, mut notices) = setup::system_prompt(&guard, &toolset.registry, &config);
+        let (system, prompt_notices) = setup::system_prompt(&guard, &toolset.registry, &config);
+        notices.extend(prompt_notices);
         let guard = setup::with_skill_dirs(guard, &config, &mut notices);
         let board = setup::board(guard.root(), &config, &session_id, &mut notices);
         Ok(Self {
@@ -210,6 +216,7 @@ impl Agent {
             },
             watch: Watch::default(),
             answerer,
+            schedule,
             config,
         })
     }

@@ -121,6 +121,20 @@ pub(super) fn board(
     })
 }
 
+/// The session's schedule: durable jobs restored from the workspace's place (what was left
+/// out said in `notices`), or every job in memory when rein keeps no data.
+pub(super) fn schedule(config: &AgentConfig, notices: &mut Vec<String>) -> rein_schedule::Schedule {
+    let clock = std::sync::Arc::clone(&config.clock);
+    match &config.schedule_place {
+        Some(place) => {
+            let (schedule, notes) = rein_schedule::Schedule::durable(clock, place);
+            notices.extend(notes);
+            schedule
+        }
+        None => rein_schedule::Schedule::in_memory(clock, "rein keeps no data here"),
+    }
+}
+
 /// Registers `task` (its subagents get the tools registered so far) and, when the model may
 /// load a skill, `skill`; returns the spawner that runs the subagents.
 pub(super) fn add_delegating_tools(

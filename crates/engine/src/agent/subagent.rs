@@ -143,6 +143,12 @@ impl Agent {
         }));
     }
 
+    /// The session's scheduled jobs (shared: the controller runs what falls due and lists
+    /// them).
+    pub fn schedule(&self) -> rein_schedule::Schedule {
+        self.schedule.clone()
+    }
+
     /// The session's background shells and subagents, for a front end's `/tasks`.
     pub fn background(&self) -> crate::subagents::Background {
         crate::subagents::Background {
@@ -237,6 +243,11 @@ impl Agent {
             watch: Default::default(),
             // Its question tool is the parent's, answered by the parent's front end.
             answerer: Default::default(),
+            // Its work ends with its run: it has no scheduling tools.
+            schedule: rein_schedule::Schedule::in_memory(
+                Arc::clone(&config.clock),
+                "a subagent schedules nothing",
+            ),
             config,
         }
     }

@@ -43,6 +43,7 @@ impl Toolset {
         mut tools: ToolRegistry,
         config: &AgentConfig,
         answerer: &crate::questions::AnswererSlot,
+        schedule: &rein_schedule::Schedule,
     ) -> (Self, Option<Arc<Spawner>>) {
         let deferred = Deferred::new(config.tools_profile);
         let sourced = match &config.tool_source {
@@ -66,6 +67,7 @@ impl Toolset {
         }
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
+        crate::schedule::register(&mut tools, schedule);
         let place = crate::worktree::in_repository(&config.workspace).then(|| {
             let place = super::worktree_tools::Shared::default();
             tools.register(Arc::new(super::worktree_tools::EnterWorktree {
@@ -206,7 +208,15 @@ mod tests {
         config.compact_tool = true;
         for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
             config.tools_profile = profile;
-            let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config, &Default::default());
+            let (toolset, _) = Toolset::new(
+                ToolRegistry::builtin(),
+                &config,
+                &Default::default(),
+                &rein_schedule::Schedule::in_memory(
+                    std::sync::Arc::new(rein_schedule::SystemClock),
+                    "test",
+                ),
+            );
             for mode in [PermissionMode::Default, PermissionMode::Plan] {
                 let offered = toolset.offered(mode);
                 let json = serde_json::to_string(&offered).unwrap_or_default();
@@ -218,7 +228,15 @@ mod tests {
             }
         }
         config.tools_profile = ToolsProfile::Full;
-        let (toolset, _) = Toolset::new(ToolRegistry::builtin(), &config, &Default::default());
+        let (toolset, _) = Toolset::new(
+            ToolRegistry::builtin(),
+            &config,
+            &Default::default(),
+            &rein_schedule::Schedule::in_memory(
+                std::sync::Arc::new(rein_schedule::SystemClock),
+                "test",
+            ),
+        );
         // Plan mode offers one tool more, so the two lengths differ.
         assert_ne!(
             toolset.offered_bytes(PermissionMode::Default),

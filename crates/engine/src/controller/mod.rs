@@ -13,6 +13,7 @@
 
 mod answers;
 mod rewind;
+mod scheduled;
 mod status;
 mod types;
 
@@ -28,7 +29,6 @@ use std::time::Duration;
 
 use rein_protocol::Event;
 use tokio::sync::{Mutex, watch};
-use tokio_util::sync::CancellationToken;
 
 use crate::emitter::Emitter;
 use crate::permissions::{PermissionMode, Policy};
@@ -74,7 +74,13 @@ pub struct Controller {
     factory: Arc<dyn AgentFactory>,
     events: EventSender,
     approver: Option<Arc<dyn Approver>>,
-    cancel: CancellationToken,
+    /// The token of the job that runs now (a prompt, a compaction, a scheduled prompt).
+    cancel: scheduled::CancelSlot,
+    /// The session's scheduled jobs (read while a job holds the agent).
+    schedule: rein_schedule::Schedule,
+    /// Reports the schedule's changes and runs what falls due (none while the session is
+    /// being replaced).
+    runner: Option<scheduled::Runner>,
     /// Whether the agent has the OS sandbox (fixed for the invocation).
     sandboxed: bool,
     /// The session's background work, reachable while a job holds the agent.
@@ -101,18 +107,37 @@ impl Controller {
         if let Some(approver) = &approver {
             agent.set_approver(Arc::clone(approver));
         }
+        let status = Publisher::new(&agent);
+        let cancel = scheduled::CancelSlot::default();
+        let schedule = agent.schedule();
+        let sandboxed = agent.sandboxed();
+        let background = agent.background();
+        let policy = agent.policy();
+        let agent = Arc::new(Mutex::new(agent));
+        let runner = scheduled::start(
+            schedule.clone(),
+            scheduled::Session {
+                agent: Arc::clone(&agent),
+                events: events.clone(),
+                status: status.clone(),
+                cancel: Arc::clone(&cancel),
+            },
+        );
+        let runner = Some(runner);
         Self {
-            sandboxed: agent.sandboxed(),
-            background: agent.background(),
-            policy: agent.policy(),
-            status: Publisher::new(&agent),
+            sandboxed,
+            background,
+            policy,
+            status,
             answers: None,
             answerer: None,
-            agent: Arc::new(Mutex::new(agent)),
+            agent,
             factory,
             events,
             approver,
-            cancel: CancellationToken::new(),
+            cancel,
+            schedule,
+            runner,
         }
     }
 
@@ -169,14 +194,7 @@ impl Controller {
                     self.replace(agent, EndReason::Resume).await,
                 ));
             }
-            Op::StopTask(id) => {
-                let said = self
-                    .background
-                    .stop(&id)
-                    .await
-                    .map_err(|e| ControlError::Task(e.into()))?;
-                return Ok(Applied::Said(said));
-            }
+            Op::StopTask(id) => return self.stop_task(&id).await.map(Applied::Said),
             Op::Answer { id, approval } => {
                 let answered = self
                     .answers
@@ -233,9 +251,21 @@ impl Controller {
         self.background.output(id)
     }
 
-    /// The session's background shells and subagents (without waiting for a running job).
+    /// The session's background shells and subagents, then its scheduled jobs (without
+    /// waiting for a running job): one view of what runs or will.
     pub fn tasks(&self) -> Vec<BackgroundTask> {
-        self.background.list()
+        let mut tasks = self.background.list();
+        tasks.extend(self.schedule.jobs().iter().map(|job| BackgroundTask {
+            id: job.id.clone(),
+            label: format!(
+                "{} {}",
+                job.cron.as_deref().unwrap_or("wake-up"),
+                job.prompt.lines().next().unwrap_or("")
+            ),
+            running: false,
+            status: format!("scheduled, next {}", job.next_fire),
+        }));
+        tasks
     }
 
     /// Whether `auto` mode can be used (shell commands can run in the OS sandbox).
@@ -245,8 +275,7 @@ impl Controller {
 
     /// Runs the prompt, or the user's own command, as the session's job.
     fn start(&mut self, job: Job) {
-        self.cancel = CancellationToken::new();
-        let cancel = self.cancel.clone();
+        let cancel = scheduled::fresh(&self.cancel);
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
         let status = self.status.clone();
@@ -266,8 +295,7 @@ impl Controller {
     }
 
     fn compact(&mut self, focus: Option<String>) {
-        self.cancel = CancellationToken::new();
-        let cancel = self.cancel.clone();
+        let cancel = scheduled::fresh(&self.cancel);
         let agent = Arc::clone(&self.agent);
         let events = self.events.clone();
         let status = self.status.clone();
@@ -286,7 +314,10 @@ impl Controller {
     }
 
     fn cancel(&self) {
-        self.cancel.cancel();
+        self.cancel
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .cancel();
     }
 
     /// Switches the mode at once, also while a job runs (its next call is decided in it).
@@ -320,6 +351,10 @@ impl Controller {
         if let Some(answerer) = &self.answerer {
             agent.set_answerer(Arc::clone(answerer));
         }
+        // The old session's jobs stop before its agent is let go; the new one's start once
+        // it is in place.
+        self.runner = None;
+        let schedule = agent.schedule();
         self.cancel();
         let mut current = self.agent.lock().await;
         if agent.model() != current.model() {
@@ -337,13 +372,61 @@ impl Controller {
         }
         current.end_session(reason, &self.events).await;
         *current = agent;
+        self.schedule = schedule.clone();
+        self.runner = Some(scheduled::start(
+            schedule,
+            scheduled::Session {
+                agent: Arc::clone(&self.agent),
+                events: self.events.clone(),
+                status: self.status.clone(),
+                cancel: Arc::clone(&self.cancel),
+            },
+        ));
         self.background = current.background();
         self.policy = current.policy();
         self.status.publish(&current)
     }
 
+    /// Stops background work `id`, or deletes the scheduled job `id`.
+    async fn stop_task(&self, id: &str) -> Result<String, ControlError> {
+        if self.schedule.jobs().iter().any(|job| job.id == id.trim()) {
+            let job = self
+                .schedule
+                .delete(id)
+                .map_err(|e| ControlError::Task(e.into()))?;
+            return Ok(format!("scheduled job {} deleted", job.id));
+        }
+        self.background
+            .stop(id)
+            .await
+            .map_err(|e| ControlError::Task(e.into()))
+    }
+
+    /// The session's scheduled jobs, the next to fire first (without waiting for a running
+    /// job).
+    pub fn jobs(&self) -> Vec<rein_protocol::ScheduledJob> {
+        self.schedule.jobs()
+    }
+
+    /// Waits until no job runs and none is scheduled (`rein exec --stay`): resolves at once
+    /// when that is so already.
+    pub async fn settled(&self) {
+        let mut status = self.status.subscribe();
+        let mut changes = self.schedule.subscribe();
+        loop {
+            if !status.borrow_and_update().running && self.schedule.is_empty() {
+                return;
+            }
+            tokio::select! {
+                _ = status.changed() => {}
+                _ = changes.changed() => {}
+            }
+        }
+    }
+
     /// Cancels what runs, waits for it to wind down, and runs the session-end hooks.
-    async fn shutdown(&self, reason: EndReason) {
+    async fn shutdown(&mut self, reason: EndReason) {
+        self.runner = None;
         self.cancel();
         if let Ok(agent) = tokio::time::timeout(WIND_DOWN, self.agent.lock()).await {
             agent.end_session(reason, &self.events).await;

@@ -103,9 +103,12 @@ impl App {
                 ..
             } => self.hook_said(&event, if blocked { "blocked" } else { "said" }, &message),
             Event::Usage { usage, cost_usd } => self.add_usage(&usage, cost_usd),
+            Event::ScheduledPrompt { id, prompt } => self.scheduled_run(&id, &prompt, now),
             Event::Error { message } => self.failed(message),
             // Only `/rewind` restores files here, and it lists each file itself.
+            // `/tasks` asks the controller for the jobs.
             Event::FilesRestored { .. }
+            | Event::Schedule { .. }
             | Event::PermissionRequest { .. }
             | Event::HookRun { .. }
             | Event::TurnEnd { .. } => {}
@@ -125,6 +128,12 @@ impl App {
             self.compaction_failed(&message);
         }
         self.job_done(now)
+    }
+
+    /// A scheduled job fired: its prompt runs as the session's next run.
+    fn scheduled_run(&mut self, id: &str, prompt: &str, now: Instant) {
+        self.info(format!("scheduled job {id} fired"));
+        self.begin_run(prompt, now);
     }
 
     /// The run failed: what streamed so far is committed above the message.

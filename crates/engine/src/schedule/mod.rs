@@ -1,0 +1,64 @@
+//! The session's schedule as the engine uses it: the tools that change it (`tools.rs`),
+//! `/loop` (a recurring job, or a self-paced loop the model keeps going with
+//! `schedule_wakeup`), and what a fired job's prompt becomes. The controller runs what falls
+//! due (`controller/scheduled.rs`).
+
+mod tools;
+
+use std::sync::Arc;
+
+use rein_schedule::loops::{self, Loop};
+use rein_schedule::{Created, CronRequest, Fired, Keep, Repeat, Schedule};
+use rein_tools::ToolRegistry;
+
+pub use tools::{CRON_CREATE, CRON_DELETE, CRON_LIST, SCHEDULE_WAKEUP, line, render};
+
+/// The folder of rein's data folder holding each workspace's schedule lock (and the jobs of
+/// an untrusted workspace), in `<workspace key>/`.
+pub const SCHEDULES_FOLDER: &str = "schedules";
+/// The durable jobs' file name (Claude Code's, under `.claude/`).
+pub const JOBS_FILE: &str = "scheduled_tasks.json";
+
+/// Registers the four scheduling tools over `schedule`.
+pub(crate) fn register(tools: &mut ToolRegistry, schedule: &Schedule) {
+    tools.register(Arc::new(tools::CronCreate(schedule.clone())));
+    tools.register(Arc::new(tools::CronDelete(schedule.clone())));
+    tools.register(Arc::new(tools::CronList(schedule.clone())));
+    tools.register(Arc::new(tools::ScheduleWakeup(schedule.clone())));
+}
+
+/// What the model gets for `/loop args`: the prompt of this first run, after the job it asks
+/// for was made. `Err` says why nothing was made (shown to the user; nothing is sent).
+pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, String> {
+    match loops::parse(args, schedule.clock().now()).map_err(|e| e.to_string())? {
+        Loop::SelfPaced { prompt } => Ok(loops::self_paced_prompt(&prompt)),
+        Loop::Every { cron, prompt, said } => {
+            let made = schedule.create(CronRequest {
+                cron: cron.clone(),
+                prompt: prompt.clone(),
+                repeat: Repeat::Recurring,
+                keep: Keep::Session,
+            });
+            let job = match made.map_err(|e| e.to_string())? {
+                Created::New(job) | Created::Renewed(job) => job,
+            };
+            Ok(format!(
+                "{prompt}\n\n<system-reminder>The user made this a loop (/loop): it runs now \
+                 and again {said} (cron `{cron}`, job {}, until {}; cron_delete {} ends it \
+                 sooner).</system-reminder>",
+                job.id,
+                job.expires_at.as_deref().unwrap_or("deleted"),
+                job.id
+            ))
+        }
+    }
+}
+
+/// The prompt a fired job runs: its own, or for a self-paced loop's sentinel the reminder to
+/// go on.
+pub(crate) fn fired_prompt(fired: &Fired) -> String {
+    match fired.prompt.trim() == loops::AUTONOMOUS {
+        true => loops::autonomous_prompt(),
+        false => fired.prompt.clone(),
+    }
+}

@@ -1,0 +1,274 @@
+//! `cron_create`, `cron_delete`, `cron_list` and `schedule_wakeup`: Claude Code's
+//! `CronCreate`, `CronDelete`, `CronList` and `ScheduleWakeup` (their names in hooks and
+//! rules) under rein's names, over the session's [`Schedule`]. The main agent's only: a
+//! subagent's work ends with its run.
+
+use async_trait::async_trait;
+use rein_protocol::{ScheduledJob, ToolSpec};
+use rein_schedule::{Created, CronRequest, Keep, Repeat, Schedule};
+use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
+use serde_json::{Value, json};
+
+/// The tools' names.
+pub const CRON_CREATE: &str = "cron_create";
+/// See [`CRON_CREATE`].
+pub const CRON_DELETE: &str = "cron_delete";
+/// See [`CRON_CREATE`].
+pub const CRON_LIST: &str = "cron_list";
+/// See [`CRON_CREATE`].
+pub const SCHEDULE_WAKEUP: &str = "schedule_wakeup";
+
+/// `cron_create {cron, prompt, recurring?, durable?}`.
+pub struct CronCreate(pub Schedule);
+/// `cron_delete {id}`.
+pub struct CronDelete(pub Schedule);
+/// `cron_list {}`.
+pub struct CronList(pub Schedule);
+/// `schedule_wakeup {delaySeconds, reason, prompt}`.
+pub struct ScheduleWakeup(pub Schedule);
+
+fn text<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn facts(tool: &str, claude: &str, effect: Effect, summary: String) -> CallFacts {
+    let mut facts = CallFacts::new(tool, claude, CallKind::Other, effect);
+    facts.summary = summary;
+    // The schedule changes in the order the calls were made.
+    facts.serial = true;
+    facts
+}
+
+fn schema(properties: Value, required: &[&str]) -> std::sync::Arc<Value> {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
+    .into()
+}
+
+/// One line per job: `a1b2c3d4  */5 * * * *  recurring, session  next 2026-03-02T10:15:00+01:00  check the deploy`.
+pub fn render(jobs: &[ScheduledJob]) -> String {
+    if jobs.is_empty() {
+        return "No scheduled jobs.".to_string();
+    }
+    jobs.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
+/// One job in one line.
+pub fn line(job: &ScheduledJob) -> String {
+    let when = match (&job.cron, job.recurring) {
+        (Some(cron), true) => format!("{cron} (recurring)"),
+        (Some(cron), false) => format!("{cron} (once)"),
+        (None, _) => "wake-up".to_string(),
+    };
+    let keep = if job.durable { ", durable" } else { "" };
+    let first = job.prompt.lines().next().unwrap_or("");
+    let mut line = format!("{}  {when}{keep}  next {}  {first}", job.id, job.next_fire);
+    if let Some(expires) = &job.expires_at {
+        line.push_str(&format!("  (ends {expires})"));
+    }
+    line
+}
+
+#[async_trait]
+impl Tool for CronCreate {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: CRON_CREATE.into(),
+            description: "Schedules a prompt to run in this session later: at each match of a \
+                          5-field cron expression in local time (\"M H DoM Mon DoW\"), or once \
+                          (recurring: false). It runs after the current turn, never inside \
+                          it. Recurring jobs end after 7 days; durable ones survive restarts."
+                .into(),
+            input_schema: schema(
+                json!({
+                    "cron": {"type": "string", "description": "e.g. \"*/5 * * * *\", \"0 9 * * 1-5\""},
+                    "prompt": {"type": "string"},
+                    "recurring": {"type": "boolean", "description": "default true"},
+                    "durable": {"type": "boolean", "description": "default false"}
+                }),
+                &["cron", "prompt"],
+            ),
+        }
+    }
+
+    fn effect(&self, args: &Value) -> Effect {
+        // A durable job is a file that makes rein run prompts at later starts.
+        match args.get("durable").and_then(Value::as_bool) {
+            Some(true) => Effect::Mutating,
+            _ => Effect::ReadOnly,
+        }
+    }
+
+    fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
+        let summary = format!("{}  {}", text(args, "cron"), text(args, "prompt"));
+        facts(CRON_CREATE, "CronCreate", self.effect(args), summary)
+    }
+
+    async fn call(&self, args: Value, _ctx: &ToolContext) -> ToolOutput {
+        let flag =
+            |key: &str, default: bool| args.get(key).and_then(Value::as_bool).unwrap_or(default);
+        let request = CronRequest {
+            cron: text(&args, "cron").to_string(),
+            prompt: text(&args, "prompt").to_string(),
+            repeat: match flag("recurring", true) {
+                true => Repeat::Recurring,
+                false => Repeat::Once,
+            },
+            keep: match flag("durable", false) {
+                true => Keep::Durable,
+                false => Keep::Session,
+            },
+        };
+        match self.0.create(request) {
+            Ok(Created::New(job)) => ToolOutput::ok(format!(
+                "Scheduled job {}: {}. Next run {}.",
+                job.id,
+                describe(&job),
+                job.next_fire
+            )),
+            Ok(Created::Renewed(job)) => ToolOutput::ok(format!(
+                "Job {} was already scheduled: renewed, it now ends {}. Next run {}.",
+                job.id,
+                job.expires_at.as_deref().unwrap_or("after its run"),
+                job.next_fire
+            )),
+            Err(error) => ToolOutput::error(error.to_string()),
+        }
+    }
+}
+
+/// `recurring, ends …; session-only` in words.
+fn describe(job: &ScheduledJob) -> String {
+    let cron = job.cron.as_deref().unwrap_or("");
+    let when = match &job.expires_at {
+        Some(expires) => format!("{cron}, recurring until {expires}"),
+        None => format!("{cron}, once"),
+    };
+    let keep = match job.durable {
+        true => "durable (restored when rein starts in this workspace again)",
+        false => "for this session only",
+    };
+    format!("{when}, {keep}")
+}
+
+#[async_trait]
+impl Tool for CronDelete {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: CRON_DELETE.into(),
+            description: "Cancels a scheduled job (cron_create, schedule_wakeup) by its id.".into(),
+            input_schema: schema(json!({"id": {"type": "string"}}), &["id"]),
+        }
+    }
+
+    fn effect(&self, _args: &Value) -> Effect {
+        Effect::ReadOnly
+    }
+
+    fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
+        facts(
+            CRON_DELETE,
+            "CronDelete",
+            Effect::ReadOnly,
+            text(args, "id").to_string(),
+        )
+    }
+
+    async fn call(&self, args: Value, _ctx: &ToolContext) -> ToolOutput {
+        match self.0.delete(text(&args, "id")) {
+            Ok(job) => ToolOutput::ok(format!("Deleted job {}.", job.id)),
+            Err(error) => ToolOutput::error(error.to_string()),
+        }
+    }
+}
+
+#[async_trait]
+impl Tool for CronList {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: CRON_LIST.into(),
+            description: "Lists this session's scheduled jobs, durable and session-only.".into(),
+            input_schema: schema(json!({}), &[]),
+        }
+    }
+
+    fn effect(&self, _args: &Value) -> Effect {
+        Effect::ReadOnly
+    }
+
+    fn facts(&self, _args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
+        facts(CRON_LIST, "CronList", Effect::ReadOnly, String::new())
+    }
+
+    async fn call(&self, _args: Value, _ctx: &ToolContext) -> ToolOutput {
+        ToolOutput::ok(render(&self.0.jobs()))
+    }
+}
+
+#[async_trait]
+impl Tool for ScheduleWakeup {
+    fn lean(&self) -> rein_tools::Lean {
+        rein_tools::Lean::LeftOut
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: SCHEDULE_WAKEUP.into(),
+            description: "Sets when the next run of a self-paced /loop starts: `prompt` runs \
+                          again after delaySeconds (clamped to 60-3600). Replaces an earlier \
+                          wake-up; to end the loop, do not call it."
+                .into(),
+            input_schema: schema(
+                json!({
+                    "delaySeconds": {"type": "number"},
+                    "reason": {"type": "string", "description": "one sentence on the delay, shown to the user"},
+                    "prompt": {"type": "string", "description": "the /loop input again, or <<autonomous-loop-dynamic>>"}
+                }),
+                &["delaySeconds", "reason", "prompt"],
+            ),
+        }
+    }
+
+    fn effect(&self, _args: &Value) -> Effect {
+        Effect::ReadOnly
+    }
+
+    fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
+        let delay = args
+            .get("delaySeconds")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let summary = format!("in {delay} s: {}", text(args, "reason"));
+        facts(SCHEDULE_WAKEUP, "ScheduleWakeup", Effect::ReadOnly, summary)
+    }
+
+    async fn call(&self, args: Value, _ctx: &ToolContext) -> ToolOutput {
+        let delay = args
+            .get("delaySeconds")
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN);
+        match self
+            .0
+            .wakeup(delay, text(&args, "prompt"), text(&args, "reason"))
+        {
+            Ok(job) => ToolOutput::ok(format!("Wake-up {} set for {}.", job.id, job.next_fire)),
+            Err(error) => ToolOutput::error(error.to_string()),
+        }
+    }
+}
