@@ -214,11 +214,14 @@ impl Session {
             );
         }
         let mut outcome = RunOutcome::Completed;
+        // Whether a scheduled run is under way, by its events (the status may still say the
+        // last run runs for a moment after its `Result`).
+        let mut running = false;
         loop {
             tokio::select! {
                 biased;
                 () = self.interrupted.cancelled() => {
-                    if self.controller.status().await.running {
+                    if running {
                         return self.job(Op::Cancel).await.outcome();
                     }
                     return outcome;
@@ -226,8 +229,12 @@ impl Session {
                 event = self.events.recv() => match event {
                     None => return outcome,
                     Some(event) => {
-                        if let Event::Result { outcome: ended, .. } = &event {
-                            outcome = *ended;
+                        match &event {
+                            Event::ScheduledPrompt { .. } => running = true,
+                            Event::Result { outcome: ended, .. } => {
+                                (outcome, running) = (*ended, false);
+                            }
+                            _ => {}
                         }
                         self.printer.handle(event);
                     }

@@ -213,9 +213,14 @@ fn progress_line(event: &Event) -> Option<String> {
             tokens_before,
             tokens_after,
             kept_messages,
+            source,
         } => format!(
-            "  compacted the transcript ({trigger}): ~{tokens_before} → ~{tokens_after} tokens, \
-                 {kept_messages} recent messages kept"
+            "  compacted the transcript ({trigger}{}): ~{tokens_before} → ~{tokens_after} tokens, \
+                 {kept_messages} recent messages kept",
+            match source.as_deref() {
+                Some("notes") => ", from the session's notes",
+                _ => "",
+            }
         ),
         Event::HookRun {
             event,

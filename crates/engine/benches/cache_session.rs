@@ -1,5 +1,6 @@
 //! What prompt caching saves on the scripted 40-turn session (`tests/session40.rs`), per
-//! protocol, with and without a summary compaction: input tokens billed and cost (list
+//! protocol, with and without a summary compaction (and with the model keeping the task board,
+//! so compactions are built from notes: `n` from notes, `m` by the model): input tokens billed and cost (list
 //! prices), against the same session sent without caching.
 //! Run with `cargo bench -p rein-engine --bench cache_session`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -32,8 +33,13 @@ fn main() {
         ProviderKind::Openai,
         ProviderKind::OpenaiChat,
     ] {
-        for window in [None, Some(8_000)] {
-            let report = runtime.block_on(session40::run(kind, window));
+        let runs = [
+            (None, session40::Notes::None),
+            (Some(8_000), session40::Notes::None),
+            (Some(8_000), session40::Notes::Board),
+        ];
+        for (window, notes) in runs {
+            let report = runtime.block_on(session40::run_with(kind, window, notes));
             let totals = report.totals;
             let price = rein_llm::price(&report.model).unwrap();
             // Input tokens billed, each kind weighted by its rate relative to plain input.
@@ -52,7 +58,8 @@ fn main() {
                 kind.name(),
                 report.model,
                 if window.is_some() {
-                    format!("{}×", report.after_compaction.len())
+                    // Summaries from notes + by the model.
+                    format!("{}n+{}m", report.from_notes, report.from_model)
                 } else {
                     "none".to_string()
                 },

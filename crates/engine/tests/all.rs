@@ -9,6 +9,7 @@ mod caching;
 
 mod cancel;
 mod commands;
+mod compact_notes;
 mod controller;
 mod dispatch;
 mod hooks;

@@ -36,7 +36,7 @@ fn assert_prefix_stable(kind: ProviderKind, report: &session40::SessionReport) {
 #[tokio::test]
 async fn a_forty_turn_session_reads_at_least_85_percent_of_its_input_from_the_cache() {
     for kind in ALL_KINDS {
-        let report = session40::run(kind, None).await;
+        let report = session40::run_with(kind, None, session40::Notes::None).await;
         eprintln!("{kind:?}: last request {:?}", report.requests.last());
         assert_eq!(report.requests.len(), PROMPTS * TURNS_PER_PROMPT);
         assert!(report.after_compaction.is_empty(), "{kind:?}");
@@ -54,7 +54,7 @@ async fn a_forty_turn_session_reads_at_least_85_percent_of_its_input_from_the_ca
 #[tokio::test]
 async fn across_a_summary_compaction_at_least_80_percent_is_read_from_the_cache() {
     for kind in ALL_KINDS {
-        let report = session40::run(kind, Some(8_000)).await;
+        let report = session40::run_with(kind, Some(8_000), session40::Notes::None).await;
         assert!(
             !report.after_compaction.is_empty(),
             "{kind:?}: no compaction"
@@ -67,5 +67,22 @@ async fn across_a_summary_compaction_at_least_80_percent_is_read_from_the_cache(
             report.after_compaction.len()
         );
         assert!(share >= 0.80, "{kind:?}: {share:.3} {:?}", report.totals);
+        // Without notes every summary is the model's.
+        assert_eq!(report.from_notes, 0, "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_session_keeping_the_task_board_compacts_from_its_notes() {
+    for kind in ALL_KINDS {
+        let plain = session40::run_with(kind, Some(8_000), session40::Notes::None).await;
+        let noted = session40::run_with(kind, Some(8_000), session40::Notes::Board).await;
+        eprintln!(
+            "{kind:?}: summary compactions without notes: {} by the model; keeping the board: \
+             {} from notes, {} by the model",
+            plain.from_model, noted.from_notes, noted.from_model
+        );
+        assert!(noted.from_notes > 0, "{kind:?}: {noted:?}");
+        assert_prefix_stable(kind, &noted);
     }
 }

@@ -29,6 +29,10 @@ pub struct SessionReport {
     pub totals: Usage,
     /// The whole session's cost.
     pub cost_usd: Option<f64>,
+    /// Summary compactions built from the session's notes, without a model call.
+    pub from_notes: usize,
+    /// Summary compactions the model wrote.
+    pub from_model: usize,
 }
 
 impl SessionReport {
@@ -47,8 +51,17 @@ pub fn model(kind: ProviderKind) -> &'static str {
     }
 }
 
-/// The scripted turns.
-pub fn scenario() -> Scenario {
+/// Whether the scripted model keeps the task board as it works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notes {
+    /// It does not.
+    None,
+    /// A task per prompt, made at its first step and updated at each edit.
+    Board,
+}
+
+/// The scripted turns, the model keeping `notes`.
+pub fn scenario_with(notes: Notes) -> Scenario {
     let call = |name: &str, arguments: serde_json::Value| ScenarioToolCall {
         id: None,
         name: name.to_string(),
@@ -59,7 +72,7 @@ pub fn scenario() -> Scenario {
         for step in 0..TURNS_PER_PROMPT - 1 {
             let n = (prompt * TURNS_PER_PROMPT + step) % 12;
             let path = format!("src/m{n}.rs");
-            let tool_calls = match step % 5 {
+            let mut tool_calls = match step % 5 {
                 0 => vec![call("read_file", json!({"path": path}))],
                 1 => vec![call(
                     "grep",
@@ -78,6 +91,23 @@ pub fn scenario() -> Scenario {
                     call("glob", json!({"pattern": "src/*.rs"})),
                 ],
             };
+            let id = (prompt + 1).to_string();
+            match (notes, step) {
+                (Notes::Board, 0) => tool_calls.push(call(
+                    "task_create",
+                    json!({"subject": format!("Prompt {prompt}: mark the todos done"),
+                        "description": "Mark the todos in src as done and check the files."}),
+                )),
+                (Notes::Board, 3) => tool_calls.push(call(
+                    "task_update",
+                    json!({"taskId": id, "status": "in_progress", "metadata": {"edited": path}}),
+                )),
+                (Notes::Board, 8) => tool_calls.push(call(
+                    "task_update",
+                    json!({"taskId": id, "status": "completed", "metadata": {"edited": path}}),
+                )),
+                _ => {}
+            }
             turns.push(ScenarioTurn {
                 text: Some(format!(
                     "Step {step} of prompt {prompt}: looking at {path}."
@@ -117,11 +147,15 @@ pub fn workspace(dir: &Path) {
 }
 
 /// Runs the session on `kind` in a fresh workspace; `context_window` small enough forces
-/// summary compactions.
-pub async fn run(kind: ProviderKind, context_window: Option<u64>) -> SessionReport {
+/// summary compactions; the model keeps `notes`.
+pub async fn run_with(
+    kind: ProviderKind,
+    context_window: Option<u64>,
+    notes: Notes,
+) -> SessionReport {
     let dir = tempfile::tempdir().unwrap();
     workspace(dir.path());
-    let server = MockServer::start(scenario()).await.unwrap();
+    let server = MockServer::start(scenario_with(notes)).await.unwrap();
     let base = match kind {
         ProviderKind::Anthropic => server.url(),
         ProviderKind::Openai | ProviderKind::OpenaiChat => server.openai_url(),
@@ -147,8 +181,14 @@ pub async fn run(kind: ProviderKind, context_window: Option<u64>) -> SessionRepo
         while let Ok(event) = rx.try_recv() {
             match event {
                 Event::Usage { usage, .. } => report.requests.push(usage),
-                Event::Compaction { trigger, .. } if trigger != "micro" => {
+                Event::Compaction {
+                    trigger, source, ..
+                } if trigger != "micro" => {
                     report.after_compaction.push(report.requests.len());
+                    match source.as_deref() {
+                        Some("notes") => report.from_notes += 1,
+                        _ => report.from_model += 1,
+                    }
                 }
                 _ => {}
             }

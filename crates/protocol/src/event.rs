@@ -178,6 +178,11 @@ pub enum Event {
         tokens_after: u64,
         /// Messages kept verbatim after the summary.
         kept_messages: usize,
+        /// What wrote the summary: `notes` (built from the session's notes — the task
+        /// board, memory written, the last summary — without a model call) or `model`;
+        /// absent when old tool results were only cleared (`micro`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source: Option<String>,
     },
     /// A compaction the user asked for (`/compact`) ended: after its [`Event::Compaction`],
     /// or with why the transcript was left as it was. What a run's [`Event::Result`] is to a

@@ -176,6 +176,7 @@ fn turn_end_events() -> Vec<Event> {
             tokens_before: 2,
             tokens_after: 1,
             kept_messages: 1,
+            source: Some(text()),
         },
         Event::Usage {
             usage: Usage::default(),

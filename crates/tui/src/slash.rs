@@ -65,7 +65,7 @@ pub struct CommandInfo {
     custom: bool,
 }
 
-const BUILTIN: [(&str, &str); 25] = [
+const BUILTIN: [(&str, &str); 26] = [
     ("help", "show the commands and keys"),
     ("clear", "start a new session"),
     (
@@ -81,7 +81,11 @@ const BUILTIN: [(&str, &str); 25] = [
     ("cost", "tokens and cost of this session"),
     (
         "tasks",
-        "background shells and subagents [ID: a shell's output | stop ID]",
+        "background shells, subagents and scheduled jobs [ID: a shell's output | stop ID]",
+    ),
+    (
+        "loop",
+        "run a prompt now and again [interval, e.g. 5m; none: the model paces it] PROMPT",
     ),
     ("mcp", "MCP servers: status, tools and prompts"),
     (
@@ -241,6 +245,8 @@ impl Commands {
             "memory" => SlashCommand::Listing(crate::Listing::Memory),
             "rewind" | "undo" => SlashCommand::Rewind,
             "init" => SlashCommand::Init,
+            // Sent as typed: the agent makes the job and runs the prompt.
+            "loop" => SlashCommand::Prompt(input.trim().to_string()),
             "quit" | "exit" => SlashCommand::Quit,
             other => match self.all.iter().find(|c| c.name == other && c.custom) {
                 Some(_) => SlashCommand::Prompt(input.trim().to_string()),
@@ -272,6 +278,10 @@ mod tests {
                 SlashCommand::Permissions(Some("plan".into())),
             ),
             ("/exit", SlashCommand::Quit),
+            (
+                "/loop 5m check the deploy",
+                SlashCommand::Prompt("/loop 5m check the deploy".into()),
+            ),
             ("/nope", SlashCommand::Unknown("nope".into())),
         ];
         for (input, expected) in cases {

@@ -318,6 +318,7 @@ fn errors_retries_compactions_and_cancellation() {
             tokens_before: 171_000,
             tokens_after: 23_500,
             kept_messages: 6,
+            source: None,
         });
         h.event(text_delta("Working on"));
         h.key(KeyCode::Char('c'), KeyModifiers::CONTROL);

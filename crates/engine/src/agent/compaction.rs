@@ -50,6 +50,24 @@ pub enum CompactionError {
     EmptySummary,
 }
 
+/// What wrote a compaction's summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// Built from the session's notes, without a model call.
+    Notes,
+    /// The model.
+    Model,
+}
+
+impl Source {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Notes => "notes",
+            Self::Model => "model",
+        }
+    }
+}
+
 /// History shorter than this (estimated tokens) is not compacted: its summary would not be
 /// smaller.
 const MIN_COMPACTED_TOKENS: u64 = 1_000;
@@ -108,8 +126,17 @@ impl Agent {
         hooks
             .run(HookEvent::PreCompact, None, mode, fields, events)
             .await;
+        // The notes first, when they cover what is dropped (a focus needs the model).
+        if focus.is_none_or(|f| f.trim().is_empty())
+            && let Some(summary) = self.summary_from_notes(older)
+        {
+            match self.replace_with_summary(summary, keep, trigger, Source::Notes, events) {
+                Err(CompactionError::NoGain { .. }) => {}
+                done => return done,
+            }
+        }
         let summary = self.summarize(older, focus, cancel).await?;
-        self.replace_with_summary(summary, keep, trigger, events)
+        self.replace_with_summary(summary, keep, trigger, Source::Model, events)
     }
 
     /// Tokens of recent messages a compaction keeps verbatim: 30% of the window, or less when
@@ -178,6 +205,7 @@ impl Agent {
         summary: String,
         keep: usize,
         trigger: CompactTrigger,
+        source: Source,
         events: &EventSender,
     ) -> Result<(), CompactionError> {
         let tokens_before = self.next_request_tokens();
@@ -214,7 +242,9 @@ impl Agent {
             tokens_before,
             tokens_after,
             kept_messages: keep,
+            source: Some(source.name().into()),
         });
+        self.notes_compacted();
         Ok(())
     }
 }

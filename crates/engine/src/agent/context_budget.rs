@@ -202,6 +202,7 @@ impl Agent {
                 tokens_before: before,
                 tokens_after: self.next_request_tokens(),
                 kept_messages: self.transcript.messages.len(),
+                source: None,
             });
         }
         cleared.results

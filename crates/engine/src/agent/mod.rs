@@ -15,6 +15,7 @@ mod folders;
 mod hook_points;
 mod mentions;
 mod model;
+mod notes;
 mod opening;
 mod permissions;
 mod planning;
@@ -148,6 +149,8 @@ pub struct Agent {
     /// The session's scheduled jobs (`cron_create`, `schedule_wakeup`, `/loop`); a
     /// subagent's is empty and unused.
     schedule: rein_schedule::Schedule,
+    /// What the session wrote down as it went, for a compaction from notes.
+    notes: notes::Notes,
 }
 
 impl Agent {
@@ -217,6 +220,7 @@ impl Agent {
             watch: Watch::default(),
             answerer,
             schedule,
+            notes: Default::default(),
             config,
         })
     }

@@ -248,6 +248,7 @@ impl Agent {
                 Arc::clone(&config.clock),
                 "a subagent schedules nothing",
             ),
+            notes: Default::default(),
             config,
         }
     }

@@ -45,7 +45,9 @@ impl App {
     pub fn show_tasks(&mut self, tasks: &[rein_engine::subagents::BackgroundTask]) {
         let theme = self.theme;
         if tasks.is_empty() {
-            self.info("no background shells or subagents in this session".to_string());
+            self.info(
+                "no background shells, subagents or scheduled jobs in this session".to_string(),
+            );
             return;
         }
         let mut lines = vec![Line::styled("  Background work:", theme.bold())];

@@ -94,6 +94,7 @@ impl App {
                 tokens_before,
                 tokens_after,
                 kept_messages,
+                ..
             } => self.compacted(&trigger, tokens_before, tokens_after, kept_messages),
             Event::CompactionEnd { error } => return self.compaction_ended(error, now),
             Event::HookRun {

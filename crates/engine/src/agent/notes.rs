@@ -1,0 +1,175 @@
+//! Compaction from notes: the cheaper tier before a model-written summary. The session's
+//! notes are what the agent wrote down as it went — the task board, memory it wrote, the last
+//! summary. When they were written after everything a compaction would drop (the last note
+//! came at or after the last dropped message), the summary is built from them and from the
+//! dropped part's own record (the user's requests, the files changed), with no model call.
+
+use rein_protocol::{ContentBlock, Message, Role};
+use serde_json::Value;
+
+use super::Agent;
+use crate::context::SUMMARY_HEADER;
+
+/// Most characters of one user request the notes summary quotes.
+const REQUEST_CHARS: usize = 300;
+/// Most user requests it quotes (the latest ones).
+const MAX_REQUESTS: usize = 20;
+/// Most changed files it names.
+const MAX_FILES: usize = 50;
+
+/// What the session wrote down since its last compaction.
+#[derive(Debug, Default)]
+pub(super) struct Notes {
+    /// The transcript's length after the last batch that wrote a note (`None`: none since
+    /// the last compaction).
+    at: Option<usize>,
+    /// The memory files written this session.
+    memory: Vec<String>,
+}
+
+impl Agent {
+    /// After a batch whose results are in the transcript: a successful call that changed the
+    /// board or wrote memory is a note taken now.
+    pub(super) fn note_batch(&mut self, calls: &[(String, String, Value)], failed: &[String]) {
+        let mut noted = false;
+        for (id, name, input) in calls {
+            if failed.contains(id) {
+                continue;
+            }
+            if rein_tools::BOARD_WRITERS.contains(&name.as_str()) {
+                noted = true;
+            }
+            let command = input.get("command").and_then(Value::as_str).unwrap_or("");
+            if name == crate::auto_memory::MEMORY_TOOL && command != "view" {
+                noted = true;
+                let path = ["path", "new_path"]
+                    .iter()
+                    .find_map(|k| input.get(*k).and_then(Value::as_str))
+                    .unwrap_or("");
+                if !path.is_empty() && !self.notes.memory.iter().any(|p| p == path) {
+                    self.notes.memory.push(path.to_string());
+                }
+            }
+        }
+        if noted {
+            self.notes.at = Some(self.transcript.messages.len());
+        }
+    }
+
+    /// A compaction happened: the transcript's indices changed, and the notes count again
+    /// from here.
+    pub(super) fn notes_compacted(&mut self) {
+        self.notes.at = None;
+    }
+
+    /// The summary of the first `older` messages built from the notes, when they cover them;
+    /// `None` sends the compaction to the model.
+    pub(super) fn summary_from_notes(&self, older: usize) -> Option<String> {
+        let at = self.notes.at?;
+        let board = self.tool_ctx.board.list();
+        if older > at || (board.is_empty() && self.notes.memory.is_empty()) {
+            return None;
+        }
+        let dropped = &self.transcript.messages[..older];
+        let mut text = String::from(
+            "The earlier part of this session was compacted from its notes (the task board, \
+             memory written, the last summary), not summarised by a model.",
+        );
+        if let Some(earlier) = dropped.first().and_then(earlier_summary) {
+            text.push_str(&format!("\n\nThe summary before it:\n{earlier}"));
+        }
+        let requests = requests(dropped);
+        if !requests.is_empty() {
+            text.push_str("\n\nWhat the user asked, in order:");
+            for request in requests {
+                text.push_str(&format!("\n- {request}"));
+            }
+        }
+        let files = changed_files(dropped);
+        if !files.is_empty() {
+            text.push_str(&format!("\n\nFiles changed: {}", files.join(", ")));
+        }
+        if !self.notes.memory.is_empty() {
+            text.push_str(&format!(
+                "\n\nMemory written this session (memory view reads it): {}",
+                self.notes.memory.join(", ")
+            ));
+        }
+        Some(text)
+    }
+}
+
+/// The text of an earlier summary, when `first` is one.
+fn earlier_summary(first: &Message) -> Option<String> {
+    first.content.iter().find_map(|block| match block {
+        ContentBlock::Text { text } => text
+            .strip_prefix(SUMMARY_HEADER)
+            .map(|rest| rest.trim().to_string()),
+        _ => None,
+    })
+}
+
+/// The user's own requests among `messages` (not tool results, not a summary), each cut to
+/// [`REQUEST_CHARS`], the latest [`MAX_REQUESTS`].
+fn requests(messages: &[Message]) -> Vec<String> {
+    let all: Vec<String> = messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .flat_map(|m| &m.content)
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } if !text.starts_with(SUMMARY_HEADER) => {
+                let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let cut: String = one_line.chars().take(REQUEST_CHARS).collect();
+                Some(match cut.len() < one_line.len() {
+                    true => format!("{cut}…"),
+                    false => cut,
+                })
+            }
+            _ => None,
+        })
+        .filter(|text| !text.is_empty() && !text.starts_with("<system-reminder>"))
+        .collect();
+    let skip = all.len().saturating_sub(MAX_REQUESTS);
+    all.into_iter().skip(skip).collect()
+}
+
+/// The files the calls among `messages` changed (by their arguments), in first-change order.
+fn changed_files(messages: &[Message]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    let mut add = |path: &str| {
+        let path = path.trim();
+        if !path.is_empty() && files.len() < MAX_FILES && !files.iter().any(|f| f == path) {
+            files.push(path.to_string());
+        }
+    };
+    for block in messages.iter().flat_map(|m| &m.content) {
+        let ContentBlock::ToolUse { name, input, .. } = block else {
+            continue;
+        };
+        match name.as_str() {
+            "edit_file" | "write_file" | "multi_edit" | "notebook_edit" => {
+                if let Some(path) = ["path", "file_path", "notebook_path"]
+                    .iter()
+                    .find_map(|k| input.get(*k).and_then(Value::as_str))
+                {
+                    add(path);
+                }
+            }
+            "apply_patch" => {
+                let patch = ["input", "patch"]
+                    .iter()
+                    .find_map(|k| input.get(*k).and_then(Value::as_str))
+                    .unwrap_or("");
+                for line in patch.lines() {
+                    for mark in ["*** Add File: ", "*** Update File: ", "*** Delete File: "] {
+                        if let Some(path) = line.strip_prefix(mark) {
+                            add(path);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    files
+}
