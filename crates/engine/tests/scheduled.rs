@@ -260,3 +260,56 @@ async fn a_new_session_leaves_the_old_sessions_jobs_behind() {
         "the old session's job did not fire"
     );
 }
+
+#[tokio::test]
+async fn rules_name_the_tools_as_claude_code_does_and_a_durable_job_is_asked_about() {
+    use rein_engine::permissions::{PermissionMode, Rule, Rules, SourcedRule};
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "cron_create", "arguments": {"cron": "* * * * *", "prompt": "a"}}]},
+          {"tool_calls": [{"name": "schedule_wakeup", "arguments": {"delaySeconds": 60, "reason": "r", "prompt": "b"}}]},
+          {"tool_calls": [{"name": "cron_create", "arguments": {"cron": "0 9 * * *", "prompt": "c", "durable": true}}]},
+          {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.policy.mode = PermissionMode::Default;
+    config.policy.rules = Rules {
+        deny: vec![SourcedRule {
+            rule: Rule::parse("ScheduleWakeup", dir.path(), None).unwrap(),
+            source: "test".into(),
+        }],
+        ..Rules::default()
+    };
+    let mut agent = Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    agent
+        .run(
+            "schedule things",
+            &tx,
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .await;
+    let results: Vec<(String, bool)> = (1..4)
+        .flat_map(|n| tool_results(&agent.transcript()[n * 2]))
+        .collect();
+    assert!(!results[0].1, "a session job asks nothing: {results:?}");
+    assert!(
+        results[1].1 && results[1].0.contains("deny rule ScheduleWakeup"),
+        "{results:?}"
+    );
+    assert!(
+        results[2].1 && results[2].0.contains("needs the user's approval"),
+        "a durable job writes a workspace file: {results:?}"
+    );
+    let jobs = agent.schedule().jobs();
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert_eq!(jobs[0].kind, JobKind::Cron);
+}

@@ -161,7 +161,7 @@ proptest::proptest! {
 }
 
 #[test]
-fn the_board_team_and_worktree_tools_answer_to_claude_codes_names() {
+fn the_board_team_worktree_and_schedule_tools_answer_to_claude_codes_names() {
     for (claude, ours) in [
         ("TaskCreate", "task_create"),
         ("TaskGet", "task_get"),
@@ -170,6 +170,11 @@ fn the_board_team_and_worktree_tools_answer_to_claude_codes_names() {
         ("SendMessage", "send_message"),
         ("EnterWorktree", "enter_worktree"),
         ("ExitWorktree", "exit_worktree"),
+        ("CronCreate", "cron_create"),
+        ("CronDelete", "cron_delete"),
+        ("CronList", "cron_list"),
+        ("ScheduleWakeup", "schedule_wakeup"),
+        ("Memory", "memory"),
     ] {
         assert!(rule(claude).covers(ours), "{claude}");
         assert!(rule(ours).covers(ours), "{ours}");
