@@ -27,10 +27,21 @@ pub(crate) fn register(tools: &mut ToolRegistry, schedule: &Schedule) {
     tools.register(Arc::new(tools::ScheduleWakeup(schedule.clone())));
 }
 
+/// Why `/loop` made no job.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LoopRefused {
+    /// Its arguments.
+    #[error(transparent)]
+    Arguments(#[from] loops::LoopError),
+    /// The schedule would not take the job.
+    #[error(transparent)]
+    Schedule(#[from] rein_schedule::ScheduleError),
+}
+
 /// What the model gets for `/loop args`: the prompt of this first run, after the job it asks
-/// for was made. `Err` says why nothing was made (shown to the user; nothing is sent).
-pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, String> {
-    match loops::parse(args, schedule.clock().now()).map_err(|e| e.to_string())? {
+/// for was made.
+pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, LoopRefused> {
+    match loops::parse(args, schedule.clock().now())? {
         Loop::SelfPaced { prompt } => Ok(loops::self_paced_prompt(&prompt)),
         Loop::Every { cron, prompt, said } => {
             let made = schedule.create(CronRequest {
@@ -39,7 +50,7 @@ pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, Str
                 repeat: Repeat::Recurring,
                 keep: Keep::Session,
             });
-            let job = match made.map_err(|e| e.to_string())? {
+            let job = match made? {
                 Created::New(job) | Created::Renewed(job) => job,
             };
             Ok(format!(
