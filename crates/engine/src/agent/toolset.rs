@@ -202,21 +202,25 @@ fn add_sourced(
 mod tests {
     use super::*;
 
+    fn toolset(config: &AgentConfig) -> Toolset {
+        let schedule =
+            rein_schedule::Schedule::in_memory(Arc::new(rein_schedule::SystemClock), "test");
+        Toolset::new(
+            ToolRegistry::builtin(),
+            config,
+            &Default::default(),
+            &schedule,
+        )
+        .0
+    }
+
     #[test]
     fn offered_bytes_is_the_length_of_the_offered_specs_as_json() {
         let mut config = AgentConfig::new("claude-sonnet-4-5", std::env::temp_dir());
         config.compact_tool = true;
         for profile in [ToolsProfile::Full, ToolsProfile::Lean] {
             config.tools_profile = profile;
-            let (toolset, _) = Toolset::new(
-                ToolRegistry::builtin(),
-                &config,
-                &Default::default(),
-                &rein_schedule::Schedule::in_memory(
-                    std::sync::Arc::new(rein_schedule::SystemClock),
-                    "test",
-                ),
-            );
+            let toolset = toolset(&config);
             for mode in [PermissionMode::Default, PermissionMode::Plan] {
                 let offered = toolset.offered(mode);
                 let json = serde_json::to_string(&offered).unwrap_or_default();
@@ -228,15 +232,7 @@ mod tests {
             }
         }
         config.tools_profile = ToolsProfile::Full;
-        let (toolset, _) = Toolset::new(
-            ToolRegistry::builtin(),
-            &config,
-            &Default::default(),
-            &rein_schedule::Schedule::in_memory(
-                std::sync::Arc::new(rein_schedule::SystemClock),
-                "test",
-            ),
-        );
+        let toolset = toolset(&config);
         // Plan mode offers one tool more, so the two lengths differ.
         assert_ne!(
             toolset.offered_bytes(PermissionMode::Default),

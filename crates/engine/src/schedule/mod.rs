@@ -73,3 +73,23 @@ pub(crate) fn fired_prompt(fired: &Fired) -> String {
         false => fired.prompt.clone(),
     }
 }
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    #[test]
+    fn the_four_definitions_stay_small() {
+        let schedule = rein_schedule::Schedule::in_memory(Arc::new(rein_schedule::SystemClock), "");
+        let mut tools = rein_tools::ToolRegistry::new();
+        super::register(&mut tools, &schedule);
+        let specs = tools.specs();
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["cron_create", "cron_delete", "cron_list", "schedule_wakeup"]
+        );
+        // Sent on every request of the main agent.
+        let bytes = serde_json::to_string(&specs).unwrap_or_default().len();
+        assert!(bytes <= 1_300, "{bytes} bytes");
+    }
+}

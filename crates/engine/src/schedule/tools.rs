@@ -82,17 +82,17 @@ impl Tool for CronCreate {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: CRON_CREATE.into(),
-            description: "Schedules a prompt to run in this session later: at each match of a \
-                          5-field cron expression in local time (\"M H DoM Mon DoW\"), or once \
-                          (recurring: false). It runs after the current turn, never inside \
-                          it. Recurring jobs end after 7 days; durable ones survive restarts."
+            description: "Runs `prompt` in this session at each match of a 5-field cron in \
+                          local time (\"M H DoM Mon DoW\"), after the current turn; once with \
+                          recurring: false. Recurring jobs end after 7 days; durable ones \
+                          survive restarts."
                 .into(),
             input_schema: schema(
                 json!({
-                    "cron": {"type": "string", "description": "e.g. \"*/5 * * * *\", \"0 9 * * 1-5\""},
+                    "cron": {"type": "string"},
                     "prompt": {"type": "string"},
-                    "recurring": {"type": "boolean", "description": "default true"},
-                    "durable": {"type": "boolean", "description": "default false"}
+                    "recurring": {"type": "boolean"},
+                    "durable": {"type": "boolean"}
                 }),
                 &["cron", "prompt"],
             ),
@@ -168,7 +168,7 @@ impl Tool for CronDelete {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: CRON_DELETE.into(),
-            description: "Cancels a scheduled job (cron_create, schedule_wakeup) by its id.".into(),
+            description: "Deletes a scheduled job.".into(),
             input_schema: schema(json!({"id": {"type": "string"}}), &["id"]),
         }
     }
@@ -203,7 +203,7 @@ impl Tool for CronList {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: CRON_LIST.into(),
-            description: "Lists this session's scheduled jobs, durable and session-only.".into(),
+            description: "Lists the scheduled jobs.".into(),
             input_schema: schema(json!({}), &[]),
         }
     }
@@ -230,15 +230,15 @@ impl Tool for ScheduleWakeup {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: SCHEDULE_WAKEUP.into(),
-            description: "Sets when the next run of a self-paced /loop starts: `prompt` runs \
-                          again after delaySeconds (clamped to 60-3600). Replaces an earlier \
-                          wake-up; to end the loop, do not call it."
+            description: "Continues a self-paced /loop: `prompt` (the /loop input again) runs \
+                          after delaySeconds (60-3600), replacing an earlier wake-up. To end the \
+                          loop, do not call it."
                 .into(),
             input_schema: schema(
                 json!({
                     "delaySeconds": {"type": "number"},
-                    "reason": {"type": "string", "description": "one sentence on the delay, shown to the user"},
-                    "prompt": {"type": "string", "description": "the /loop input again, or <<autonomous-loop-dynamic>>"}
+                    "reason": {"type": "string", "description": "shown to the user"},
+                    "prompt": {"type": "string"}
                 }),
                 &["delaySeconds", "reason", "prompt"],
             ),
