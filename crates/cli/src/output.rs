@@ -232,6 +232,9 @@ fn progress_line(event: &Event) -> Option<String> {
             format!("  {event} hook {verb}: {}", first_line(message))
         }
         Event::Tasks { tasks } => tasks_line(tasks),
+        Event::ScheduledPrompt { id, prompt } => {
+            format!("rein: scheduled job {id} fired: {}", first_line(prompt))
+        }
         Event::Teammate { .. } | Event::TeamMessage { .. } => return team_line(event),
         // A subagent's calls and errors, indented under its `task` call.
         Event::Subagent { agent, event, .. } => match event.as_ref() {

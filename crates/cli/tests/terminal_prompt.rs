@@ -114,3 +114,23 @@ async fn at_completes_a_path_fuzzily_and_attaches_the_file() {
     );
     assert!(sent.contains("pub struct Token;"), "{sent}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loop_runs_the_prompt_now_and_tasks_lists_its_job() {
+    let Some(tmux) = Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(r#"{"turns": [{"text": "The deploy is at 2 of 5 pods."}]}"#).await;
+    tmux.launch(dir.path(), &server.url(), "").await;
+    tmux.type_text("/loop 5m check the deploy");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("The deploy is at 2 of 5 pods.").await;
+    tmux.wait_idle().await;
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("every 5 minutes"), "{sent}");
+    tmux.type_text("/tasks");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("*/5 * * * * check the deploy").await;
+    assert!(screen.contains("scheduled, next"), "{screen}");
+}
