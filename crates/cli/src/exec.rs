@@ -61,6 +61,11 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     if let Some(answers) = answers {
         session.controller.set_answerer(Arc::new(answers)).await;
     }
+    // Only a session that stays runs its scheduled jobs: one taken off the schedule by a
+    // run about to end would be lost.
+    if args.stay {
+        session.controller.serve_schedule();
+    }
     if args.compact {
         let focus = args.focus.clone();
         if let JobEnd::Compacted(Some(error)) = session.job(Op::Compact { focus }).await {

@@ -45,7 +45,9 @@ async fn controller(
         workspace: dir.to_path_buf(),
     });
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
-    (Controller::new(agent, factory, tx, None), events)
+    let mut controller = Controller::new(agent, factory, tx, None);
+    controller.serve_schedule();
+    (controller, events)
 }
 
 /// Events until the `n`-th `Result` (inclusive).
@@ -312,4 +314,53 @@ async fn rules_name_the_tools_as_claude_code_does_and_a_durable_job_is_asked_abo
     let jobs = agent.schedule().jobs();
     assert_eq!(jobs.len(), 1, "{jobs:?}");
     assert_eq!(jobs[0].kind, JobKind::Cron);
+}
+
+#[tokio::test]
+async fn a_front_end_that_does_not_stay_leaves_due_jobs_on_the_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "cron_create", "arguments": {"cron": "*/5 * * * *", "prompt": "check", "recurring": false}}]},
+          {"text": "ok"},
+          {"text": "checked"}
+        ]}"#,
+    )
+    .await;
+    let clock = start();
+    let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
+    config.clock = Arc::new(clock.clone());
+    let agent = Agent::new(
+        client(ProviderKind::Anthropic, &server),
+        rein_tools::ToolRegistry::builtin(),
+        config,
+    )
+    .unwrap();
+    let factory = Arc::new(Factory {
+        server: mock(r#"{"turns": []}"#).await,
+        workspace: dir.path().to_path_buf(),
+    });
+    let (tx, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let mut controller = Controller::new(agent, factory, tx, None);
+    controller
+        .apply(Op::Submit("in five".into()))
+        .await
+        .unwrap();
+    until_results(&mut events, 1).await;
+    clock.advance(Duration::from_secs(10 * 60));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(server.requests().len(), 2, "nothing ran");
+    assert_eq!(
+        controller.jobs().len(),
+        1,
+        "the one-shot job is still there"
+    );
+    // Served, it runs.
+    controller.serve_schedule();
+    let seen = until_results(&mut events, 1).await;
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, Event::ScheduledPrompt { .. }))
+    );
+    assert!(controller.jobs().is_empty());
 }

@@ -283,6 +283,7 @@ impl Engine {
             questions: questions_tx,
         });
         let mut driver = Controller::new(agent, host, events_tx, Some(approver));
+        driver.serve_schedule();
         driver
             .set_answerer(Arc::new(ChannelAnswerer { asks: asks_tx }))
             .await;

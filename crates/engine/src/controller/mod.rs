@@ -81,6 +81,8 @@ pub struct Controller {
     /// Reports the schedule's changes and runs what falls due (none while the session is
     /// being replaced).
     runner: Option<scheduled::Runner>,
+    /// Whether what falls due runs here ([`Controller::serve_schedule`]).
+    serve: scheduled::Serve,
     /// Whether the agent has the OS sandbox (fixed for the invocation).
     sandboxed: bool,
     /// The session's background work, reachable while a job holds the agent.
@@ -122,6 +124,7 @@ impl Controller {
                 status: status.clone(),
                 cancel: Arc::clone(&cancel),
             },
+            scheduled::Serve::Report,
         );
         let runner = Some(runner);
         Self {
@@ -138,6 +141,7 @@ impl Controller {
             cancel,
             schedule,
             runner,
+            serve: scheduled::Serve::Report,
         }
     }
 
@@ -372,19 +376,33 @@ impl Controller {
         }
         current.end_session(reason, &self.events).await;
         *current = agent;
-        self.schedule = schedule.clone();
-        self.runner = Some(scheduled::start(
-            schedule,
+        self.schedule = schedule;
+        self.runner = Some(self.start_runner());
+        self.background = current.background();
+        self.policy = current.policy();
+        self.status.publish(&current)
+    }
+
+    /// Runs the jobs that fall due as the session's jobs, in this session and the ones after
+    /// it (a front end that stays to show them: the TUI, `rein exec --stay`). Until then
+    /// their changes are only reported.
+    pub fn serve_schedule(&mut self) {
+        self.serve = scheduled::Serve::Run;
+        self.runner = None;
+        self.runner = Some(self.start_runner());
+    }
+
+    fn start_runner(&self) -> scheduled::Runner {
+        scheduled::start(
+            self.schedule.clone(),
             scheduled::Session {
                 agent: Arc::clone(&self.agent),
                 events: self.events.clone(),
                 status: self.status.clone(),
                 cancel: Arc::clone(&self.cancel),
             },
-        ));
-        self.background = current.background();
-        self.policy = current.policy();
-        self.status.publish(&current)
+            self.serve,
+        )
     }
 
     /// Stops background work `id`, or deletes the scheduled job `id`.

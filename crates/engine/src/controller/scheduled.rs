@@ -45,15 +45,28 @@ pub(super) struct Session {
     pub(super) cancel: CancelSlot,
 }
 
-/// Starts reporting `schedule`'s changes and running what falls due on `session`'s agent.
-pub(super) fn start(schedule: Schedule, session: Session) -> Runner {
+/// Whether the jobs that fall due run here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Serve {
+    /// Only their changes are reported: nothing stays to run them (`rein exec` without
+    /// `--stay`), and a job taken off the schedule would be lost.
+    Report,
+    /// They run as the session's jobs.
+    Run,
+}
+
+/// Starts reporting `schedule`'s changes and, when `serve` says so, running what falls due
+/// on `session`'s agent.
+pub(super) fn start(schedule: Schedule, session: Session, serve: Serve) -> Runner {
     let stop = CancellationToken::new();
     tokio::spawn(report(
         schedule.clone(),
         session.events.clone(),
         stop.clone(),
     ));
-    tokio::spawn(run_due(schedule, session, stop.clone()));
+    if serve == Serve::Run {
+        tokio::spawn(run_due(schedule, session, stop.clone()));
+    }
     Runner { stop }
 }
 
