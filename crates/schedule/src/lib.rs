@@ -278,6 +278,7 @@ impl Schedule {
             }
         }
         due.sort_by_key(|job| job.next);
+        let durable_fired = due.iter().any(|job| job.keep == Keep::Durable);
         let mut fired = Vec::new();
         for job in due {
             let (what, stays) = job.fire(now);
@@ -285,9 +286,9 @@ impl Schedule {
             kept.extend(stays);
         }
         state.jobs = kept;
-        // A durable job that fired changed; should the file not take it, the session goes
-        // on with what fired (the file is written again at the next change).
-        if let Durable::Kept(store) = &state.durable {
+        // A durable job that fired changed (a one-shot is gone); should the file not take
+        // it, the session goes on with what fired (the file is written at the next change).
+        if let (true, Durable::Kept(store)) = (durable_fired, &state.durable) {
             let _ = store.save(state.jobs.iter());
         }
         self.0.changes.send_modify(|n| *n += 1);
@@ -327,12 +328,14 @@ impl Schedule {
 
     /// Saves `jobs` when a durable one is among them or was, then takes them.
     fn commit(&self, state: &mut State, jobs: Vec<Job>) -> Result<(), ScheduleError> {
-        let touches_durable = state
-            .jobs
-            .iter()
-            .chain(jobs.iter())
-            .any(|job| job.keep == Keep::Durable);
-        if touches_durable {
+        // Only a change of the durable jobs touches their file.
+        let durable = |jobs: &[Job]| -> Vec<(String, DateTime<Local>)> {
+            jobs.iter()
+                .filter(|job| job.keep == Keep::Durable)
+                .map(|job| (job.id.clone(), job.created))
+                .collect()
+        };
+        if durable(&state.jobs) != durable(&jobs) {
             match &state.durable {
                 Durable::Kept(store) => store.save(jobs.iter()).map_err(ScheduleError::Save)?,
                 Durable::Refused(why) => return Err(ScheduleError::NotDurable(why.clone())),

@@ -232,6 +232,17 @@ fn durable_jobs_survive_a_restart_and_one_process_runs_them() {
         (job.id.as_str(), true)
     );
     assert_eq!(jobs[0].next_fire, stamp_of(at(2026, 3, 4, 9, 0)));
+    // Session jobs come and go without touching the file.
+    let before = std::fs::metadata(&place.file).unwrap().modified().unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let tick = made(again.create(cron("* * * * *", "tick")).unwrap());
+    clock.advance(Duration::from_secs(120));
+    assert_eq!(prompts(again.take_due()), ["tick"]);
+    again.delete(&tick.id).unwrap();
+    assert_eq!(
+        std::fs::metadata(&place.file).unwrap().modified().unwrap(),
+        before
+    );
     again.delete(&job.id).unwrap();
     let saved = std::fs::read_to_string(&place.file).unwrap();
     assert!(!saved.contains("morning"), "{saved}");
