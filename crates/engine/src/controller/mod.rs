@@ -116,18 +116,7 @@ impl Controller {
         let background = agent.background();
         let policy = agent.policy();
         let agent = Arc::new(Mutex::new(agent));
-        let runner = scheduled::start(
-            schedule.clone(),
-            scheduled::Session {
-                agent: Arc::clone(&agent),
-                events: events.clone(),
-                status: status.clone(),
-                cancel: Arc::clone(&cancel),
-            },
-            scheduled::Serve::Report,
-        );
-        let runner = Some(runner);
-        Self {
+        let mut controller = Self {
             sandboxed,
             background,
             policy,
@@ -140,9 +129,11 @@ impl Controller {
             approver,
             cancel,
             schedule,
-            runner,
+            runner: None,
             serve: scheduled::Serve::Report,
-        }
+        };
+        controller.runner = Some(controller.start_runner());
+        controller
     }
 
     /// Lets `answerer` answer the model's questions, in this session and the ones after it.
