@@ -87,12 +87,19 @@ async fn a_cloned_repositorys_jobs_run_nothing_until_it_is_trusted() {
 #[tokio::test]
 async fn stay_ends_when_nothing_is_scheduled_and_at_ctrl_c_while_something_is() {
     let dir = tempfile::tempdir().unwrap();
+    let locks = dir.path().join(".rein-test-data/rein/schedules");
+    // A run that does not stay leaves the workspace's durable jobs (and their lock) alone.
+    let server = mock(r#"{"turns": [{"text": "Hello."}]}"#).await;
+    let out = output(exec_in(dir.path(), &server, "default", "hi")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!locks.exists());
     let server = mock(r#"{"turns": [{"text": "Nothing to wait for."}]}"#).await;
     let mut cmd = exec_in(dir.path(), &server, "default", "hi");
     cmd.arg("--stay");
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).trim(), "Nothing to wait for.");
+    assert!(locks.exists(), "a run that stays takes them");
 
     let server = mock(
         &json!({"turns": [

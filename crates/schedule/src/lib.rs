@@ -78,6 +78,14 @@ pub enum ScheduleError {
 
 /// Where durable jobs go.
 enum Durable {
+    /// Not taken yet: they are taken ([`Schedule::claim`]) when the schedule is served or
+    /// the model touches them, so a run that neither serves nor touches them leaves them to
+    /// a session that does.
+    Unclaimed {
+        place: DurablePlace,
+        /// Whether "another rein runs them" was said already.
+        told: bool,
+    },
     /// This process keeps them in the store.
     Kept(Store),
     /// They cannot be kept: why.
@@ -115,20 +123,58 @@ impl Schedule {
         Self::with(clock, Vec::new(), Durable::Refused(why.to_string()))
     }
 
-    /// A schedule keeping durable jobs at `place`, with the ones saved there restored; notes
-    /// on what was left out (a job expired or missed, the file unreadable, another rein
-    /// running them).
-    pub fn durable(clock: SharedClock, place: &DurablePlace) -> (Self, Vec<String>) {
-        match Store::open(place, clock.now()) {
-            Ok((store, jobs, notes)) => (Self::with(clock, jobs, Durable::Kept(store)), notes),
-            Err(error) => {
-                // Said only when there are jobs it leaves out: a second rein in a workspace
-                // without durable jobs has nothing to be told.
-                let notes = match (&error, place.file.exists()) {
-                    (StoreError::Elsewhere, false) => Vec::new(),
-                    _ => vec![format!("durable scheduled jobs are not run here: {error}")],
+    /// A schedule keeping durable jobs at `place`; the ones saved there come in when it is
+    /// claimed ([`Schedule::claim`]). Nothing is read or locked before.
+    pub fn durable(clock: SharedClock, place: &DurablePlace) -> Self {
+        let durable = Durable::Unclaimed {
+            place: place.clone(),
+            told: false,
+        };
+        Self::with(clock, Vec::new(), durable)
+    }
+
+    /// Takes the durable jobs, when this schedule keeps some and has not yet: the lock, then
+    /// the jobs saved (added to the session's). Notes on what was left out (a job expired or
+    /// missed, the file unreadable, another rein running them — said once; taking them is
+    /// tried again at the next claim).
+    pub fn claim(&self) -> Vec<String> {
+        let mut state = self.state();
+        let Durable::Unclaimed { place, told } = &state.durable else {
+            return Vec::new();
+        };
+        let (place, told) = (place.clone(), *told);
+        match Store::open(&place, self.0.clock.now()) {
+            Ok((store, jobs, notes)) => {
+                let added = !jobs.is_empty();
+                for job in jobs {
+                    if !state.jobs.iter().any(|j| j.id == job.id) {
+                        state.jobs.push(job);
+                    }
+                }
+                state.durable = Durable::Kept(store);
+                if added {
+                    self.0.changes.send_modify(|n| *n += 1);
+                }
+                notes
+            }
+            Err(StoreError::Elsewhere) => {
+                state.durable = Durable::Unclaimed {
+                    place: place.clone(),
+                    told: true,
                 };
-                (Self::in_memory(clock, &error.to_string()), notes)
+                // Said only when there are jobs it leaves out.
+                match !told && place.file.exists() {
+                    true => vec![format!(
+                        "durable scheduled jobs are not run here: {}",
+                        StoreError::Elsewhere
+                    )],
+                    false => Vec::new(),
+                }
+            }
+            Err(error) => {
+                let note = format!("durable scheduled jobs are not run here: {error}");
+                state.durable = Durable::Refused(error.to_string());
+                vec![note]
             }
         }
     }
@@ -153,6 +199,9 @@ impl Schedule {
     /// Makes a cron job, or renews the one with the same expression and prompt.
     pub fn create(&self, request: CronRequest) -> Result<Created, ScheduleError> {
         let expr = CronExpr::parse(&request.cron)?;
+        if request.keep == Keep::Durable {
+            self.claim();
+        }
         check_prompt(&request.prompt)?;
         let now = self.0.clock.now();
         let next = expr.next_after(now).ok_or_else(|| CronError {
@@ -339,6 +388,9 @@ impl Schedule {
             match &state.durable {
                 Durable::Kept(store) => store.save(jobs.iter()).map_err(ScheduleError::Save)?,
                 Durable::Refused(why) => return Err(ScheduleError::NotDurable(why.clone())),
+                Durable::Unclaimed { .. } => {
+                    return Err(ScheduleError::NotDurable(StoreError::Elsewhere.to_string()));
+                }
             }
         }
         state.jobs = jobs;

@@ -200,7 +200,8 @@ fn durable_jobs_survive_a_restart_and_one_process_runs_them() {
     let place = place(dir.path());
     let clock = FakeClock::at(at(2026, 3, 2, 10, 0));
     let shared: SharedClock = Arc::new(clock.clone());
-    let (first, notes) = Schedule::durable(Arc::clone(&shared), &place);
+    let first = Schedule::durable(Arc::clone(&shared), &place);
+    let notes = first.claim();
     assert_eq!(notes, Vec::<String>::new());
     let mut request = cron("0 9 * * *", "morning report");
     request.keep = Keep::Durable;
@@ -217,13 +218,15 @@ fn durable_jobs_survive_a_restart_and_one_process_runs_them() {
         "session jobs are not saved"
     );
     // The next session in this process (`/clear`) takes them over.
-    let (second, notes) = Schedule::durable(Arc::clone(&shared), &place);
+    let second = Schedule::durable(Arc::clone(&shared), &place);
+    let notes = second.claim();
     assert_eq!(notes, Vec::<String>::new());
     assert_eq!(second.jobs().len(), 1);
     drop(second);
     drop(first);
     clock.advance(Duration::from_secs(86_400));
-    let (again, notes) = Schedule::durable(shared, &place);
+    let again = Schedule::durable(shared, &place);
+    let notes = again.claim();
     assert_eq!(notes, Vec::<String>::new());
     let jobs = again.jobs();
     assert_eq!(jobs.len(), 1);
@@ -256,7 +259,10 @@ fn another_process_running_the_jobs_keeps_them_to_itself() {
     std::fs::create_dir_all(place.file.parent().unwrap()).unwrap();
     std::fs::write(
         &place.file,
-        r#"{"tasks": [{"id": "j1", "cron": "0 9 * * *", "prompt": "p", "createdAt": 1}]}"#,
+        format!(
+            r#"{{"tasks": [{{"id": "j1", "cron": "0 9 * * *", "prompt": "p", "createdAt": {}}}]}}"#,
+            at(2026, 3, 1, 0, 0).timestamp_millis()
+        ),
     )
     .unwrap();
     // Another rein: a process holding the lock (`flock` of util-linux).
@@ -276,11 +282,11 @@ fn another_process_running_the_jobs_keeps_them_to_itself() {
     .unwrap();
     assert_eq!(line, "held\n");
     let clock: SharedClock = Arc::new(FakeClock::at(at(2026, 3, 2, 10, 0)));
-    let (schedule, notes) = Schedule::durable(clock, &place);
-    drop(other.stdin.take());
-    other.wait().unwrap();
+    let schedule = Schedule::durable(clock, &place);
+    let notes = schedule.claim();
     assert!(schedule.is_empty(), "{:?}", schedule.jobs());
     assert!(notes[0].contains("another rein session"), "{notes:?}");
+    assert_eq!(schedule.claim(), Vec::<String>::new(), "said once");
     let mut request = cron("0 9 * * *", "p");
     request.keep = Keep::Durable;
     let error = schedule.create(request).unwrap_err();
@@ -288,6 +294,11 @@ fn another_process_running_the_jobs_keeps_them_to_itself() {
         error.to_string().contains("another rein session"),
         "{error}"
     );
+    // Once the other has gone, the next claim takes them.
+    drop(other.stdin.take());
+    other.wait().unwrap();
+    assert_eq!(schedule.claim(), Vec::<String>::new());
+    assert_eq!(schedule.jobs()[0].id, "j1");
 }
 
 #[test]
@@ -304,7 +315,8 @@ fn stale_and_broken_durable_jobs_are_left_out_with_a_note() {
         {"id": "fine", "cron": "0 9 * * *", "prompt": "p", "createdAt": ms(at(2026, 3, 19, 0, 0))}
     ]});
     std::fs::write(&place.file, file.to_string()).unwrap();
-    let (schedule, notes) = Schedule::durable(Arc::new(FakeClock::at(now)), &place);
+    let schedule = Schedule::durable(Arc::new(FakeClock::at(now)), &place);
+    let notes = schedule.claim();
     let ids: Vec<String> = schedule.jobs().into_iter().map(|j| j.id).collect();
     assert_eq!(ids, ["fine"]);
     assert_eq!(notes.len(), 3, "{notes:?}");
@@ -314,7 +326,8 @@ fn stale_and_broken_durable_jobs_are_left_out_with_a_note() {
     drop(schedule);
     // A file that is not a jobs file is left as it is; durable jobs are refused.
     std::fs::write(&place.file, "{not json").unwrap();
-    let (schedule, notes) = Schedule::durable(Arc::new(FakeClock::at(now)), &place);
+    let schedule = Schedule::durable(Arc::new(FakeClock::at(now)), &place);
+    let notes = schedule.claim();
     assert!(notes[0].contains("not a jobs file"), "{notes:?}");
     let mut request = cron("0 9 * * *", "p");
     request.keep = Keep::Durable;

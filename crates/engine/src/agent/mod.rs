@@ -161,8 +161,7 @@ impl Agent {
         config: AgentConfig,
     ) -> Result<Self, EngineError> {
         let answerer = crate::questions::AnswererSlot::default();
-        let mut notices = Vec::new();
-        let schedule = setup::schedule(&config, &mut notices);
+        let schedule = setup::schedule(&config);
         let (toolset, spawner) = toolset::Toolset::new(tools, &config, &answerer, &schedule);
         let guard = workspace_guard(
             &config.workspace,
@@ -174,8 +173,7 @@ impl Agent {
         let hidden_env = rein_tools::HiddenEnv::with(config.hidden_env.iter().cloned());
         let (guard, output_dir) = setup::with_output_dir(guard, &config, &session_id)?;
         let checkpoints = setup::checkpoints(guard.root(), &config, &session_id);
-        let (system, prompt_notices) = setup::system_prompt(&guard, &toolset.registry, &config);
-        notices.extend(prompt_notices);
+        let (system, mut notices) = setup::system_prompt(&guard, &toolset.registry, &config);
         let guard = setup::with_skill_dirs(guard, &config, &mut notices);
         let board = setup::board(guard.root(), &config, &session_id, &mut notices);
         Ok(Self {

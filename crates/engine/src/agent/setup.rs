@@ -121,16 +121,13 @@ pub(super) fn board(
     })
 }
 
-/// The session's schedule: durable jobs restored from the workspace's place (what was left
-/// out said in `notices`), or every job in memory when rein keeps no data.
-pub(super) fn schedule(config: &AgentConfig, notices: &mut Vec<String>) -> rein_schedule::Schedule {
+/// The session's schedule: durable jobs kept at the workspace's place (taken when the
+/// schedule is served or the model touches them), or every job in memory when rein keeps no
+/// data.
+pub(super) fn schedule(config: &AgentConfig) -> rein_schedule::Schedule {
     let clock = std::sync::Arc::clone(&config.clock);
     match &config.schedule_place {
-        Some(place) => {
-            let (schedule, notes) = rein_schedule::Schedule::durable(clock, place);
-            notices.extend(notes);
-            schedule
-        }
+        Some(place) => rein_schedule::Schedule::durable(clock, place),
         None => rein_schedule::Schedule::in_memory(clock, "rein keeps no data here"),
     }
 }

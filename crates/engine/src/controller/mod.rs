@@ -383,7 +383,14 @@ impl Controller {
         self.runner = Some(self.start_runner());
     }
 
+    /// The runner of the current session: once served, it takes the workspace's durable
+    /// jobs first (what was left out of them said as errors).
     fn start_runner(&self) -> scheduled::Runner {
+        if self.serve == scheduled::Serve::Run {
+            for note in self.schedule.claim() {
+                self.events.error(note);
+            }
+        }
         scheduled::start(
             self.schedule.clone(),
             scheduled::Session {

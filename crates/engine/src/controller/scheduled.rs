@@ -83,11 +83,21 @@ async fn report(schedule: Schedule, events: EventSender, stop: CancellationToken
     }
 }
 
+/// How often a served schedule tries again to take the workspace's durable jobs while
+/// another rein holds them.
+const RECLAIM: std::time::Duration = std::time::Duration::from_secs(60);
+
 async fn run_due(schedule: Schedule, session: Session, stop: CancellationToken) {
     loop {
         let fired = tokio::select! {
             () = stop.cancelled() => return,
             fired = schedule.due() => fired,
+            () = tokio::time::sleep(RECLAIM) => {
+                for note in schedule.claim() {
+                    session.events.error(note);
+                }
+                continue;
+            }
         };
         for job in fired {
             let mut agent = tokio::select! {

@@ -187,6 +187,8 @@ impl Tool for CronDelete {
     }
 
     async fn call(&self, args: Value, _ctx: &ToolContext) -> ToolOutput {
+        // The workspace's durable jobs are among those it may delete.
+        self.0.claim();
         match self.0.delete(text(&args, "id")) {
             Ok(job) => ToolOutput::ok(format!("Deleted job {}.", job.id)),
             Err(error) => ToolOutput::error(error.to_string()),
@@ -217,7 +219,13 @@ impl Tool for CronList {
     }
 
     async fn call(&self, _args: Value, _ctx: &ToolContext) -> ToolOutput {
-        ToolOutput::ok(render(&self.0.jobs()))
+        // The workspace's durable jobs are listed too; what was left out of them is said.
+        let notes = self.0.claim();
+        let mut text = render(&self.0.jobs());
+        for note in notes {
+            text.push_str(&format!("\n({note})"));
+        }
+        ToolOutput::ok(text)
     }
 }
 
