@@ -85,7 +85,7 @@ impl Agent {
                 text.push_str(&format!("\n- {request}"));
             }
         }
-        let files = changed_files(dropped);
+        let files = changed_files(dropped, &self.toolset.registry, &self.tool_ctx.guard);
         if !files.is_empty() {
             text.push_str(&format!("\n\nFiles changed: {}", files.join(", ")));
         }
@@ -133,42 +133,25 @@ fn requests(messages: &[Message]) -> Vec<String> {
     all.into_iter().skip(skip).collect()
 }
 
-/// The files the calls among `messages` changed (by their arguments), in first-change order.
-fn changed_files(messages: &[Message]) -> Vec<String> {
+/// The files the calls among `messages` changed, as each tool's own facts say (what a
+/// file tool writes, a shell line's redirects), relative to the workspace root, in
+/// first-change order.
+fn changed_files(
+    messages: &[Message],
+    tools: &rein_tools::ToolRegistry,
+    guard: &rein_tools::WorkspaceGuard,
+) -> Vec<String> {
     let mut files: Vec<String> = Vec::new();
-    let mut add = |path: &str| {
-        let path = path.trim();
-        if !path.is_empty() && files.len() < MAX_FILES && !files.iter().any(|f| f == path) {
-            files.push(path.to_string());
-        }
-    };
     for block in messages.iter().flat_map(|m| &m.content) {
         let ContentBlock::ToolUse { name, input, .. } = block else {
             continue;
         };
-        match name.as_str() {
-            "edit_file" | "write_file" | "multi_edit" | "notebook_edit" => {
-                if let Some(path) = ["path", "file_path", "notebook_path"]
-                    .iter()
-                    .find_map(|k| input.get(*k).and_then(Value::as_str))
-                {
-                    add(path);
-                }
+        for path in tools.facts(name, input, guard).writes {
+            let shown = path.strip_prefix(guard.root()).unwrap_or(&path);
+            let shown = shown.display().to_string();
+            if files.len() < MAX_FILES && !files.contains(&shown) {
+                files.push(shown);
             }
-            "apply_patch" => {
-                let patch = ["input", "patch"]
-                    .iter()
-                    .find_map(|k| input.get(*k).and_then(Value::as_str))
-                    .unwrap_or("");
-                for line in patch.lines() {
-                    for mark in ["*** Add File: ", "*** Update File: ", "*** Delete File: "] {
-                        if let Some(path) = line.strip_prefix(mark) {
-                            add(path);
-                        }
-                    }
-                }
-            }
-            _ => {}
         }
     }
     files
