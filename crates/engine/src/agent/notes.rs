@@ -28,12 +28,17 @@ pub(super) struct Notes {
 }
 
 impl Agent {
-    /// After a batch whose results are in the transcript: a successful call that changed the
-    /// board or wrote memory is a note taken now.
-    pub(super) fn note_batch(&mut self, calls: &[(String, String, Value)], failed: &[String]) {
+    /// After a batch, before its `results` join the transcript: whether a successful call
+    /// changed the board or wrote memory (the memory paths are kept); then
+    /// [`Agent::notes_taken`] marks it once they are in.
+    pub(super) fn noted_in(
+        &mut self,
+        calls: &[(String, String, Value)],
+        results: &[ContentBlock],
+    ) -> bool {
         let mut noted = false;
         for (id, name, input) in calls {
-            if failed.contains(id) {
+            if !super::todos::succeeded(results, id) {
                 continue;
             }
             if rein_tools::BOARD_WRITERS.contains(&name.as_str()) {
@@ -51,9 +56,12 @@ impl Agent {
                 }
             }
         }
-        if noted {
-            self.notes.at = Some(self.transcript.messages.len());
-        }
+        noted
+    }
+
+    /// Notes were taken in the batch now in the transcript.
+    pub(super) fn notes_taken(&mut self) {
+        self.notes.at = Some(self.transcript.messages.len());
     }
 
     /// A compaction happened: the transcript's indices changed, and the notes count again

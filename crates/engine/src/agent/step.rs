@@ -2,7 +2,7 @@
 //! asks for (tool calls run, a retry, a continuation) — until a step ends the run.
 
 use rein_llm::AssembledResponse;
-use rein_protocol::{ContentBlock, Event, Message, RunOutcome, SessionRecord, StopReason};
+use rein_protocol::{Event, Message, RunOutcome, SessionRecord, StopReason};
 use rein_tools::ToolContext;
 use tokio_util::sync::CancellationToken;
 
@@ -306,19 +306,11 @@ impl Agent {
             .watch
             .repeats
             .check(self.config.repeat_limits, &inputs, &mut results);
-        let failed: Vec<String> = results
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::ToolResult {
-                    tool_use_id,
-                    is_error: true,
-                    ..
-                } => Some(tool_use_id.clone()),
-                _ => None,
-            })
-            .collect();
+        let noted = self.noted_in(&inputs, &results);
         self.push_recorded_user_blocks(results);
-        self.note_batch(&inputs, &failed);
+        if noted {
+            self.notes_taken();
+        }
         if cancel.is_cancelled() {
             return Step::End(RunOutcome::Cancelled);
         }

@@ -57,11 +57,7 @@ impl Agent {
         events: &EventSender,
     ) {
         let wrote = calls.iter().any(|(id, name, _)| {
-            rein_tools::BOARD_WRITERS.contains(&name.as_str())
-                && results.iter().any(|b| {
-                    matches!(b, ContentBlock::ToolResult { tool_use_id, is_error: false, .. }
-                        if tool_use_id == id)
-                })
+            rein_tools::BOARD_WRITERS.contains(&name.as_str()) && succeeded(results, id)
         });
         if wrote {
             self.watch.turns_without_todos = 0;
@@ -78,6 +74,14 @@ impl Agent {
             content.push_str(&reminder(&self.tool_ctx.board));
         }
     }
+}
+
+/// Whether call `id`'s result among `results` is a success.
+pub(super) fn succeeded(results: &[ContentBlock], id: &str) -> bool {
+    results.iter().any(|b| {
+        matches!(b, ContentBlock::ToolResult { tool_use_id, is_error: false, .. }
+            if tool_use_id == id)
+    })
 }
 
 /// Sends the board as `tasks`, then as the older `todos` view.
