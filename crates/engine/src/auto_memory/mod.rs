@@ -114,13 +114,14 @@ impl MemoryStore {
         Ok(resolved)
     }
 
+    /// A memory file's text, read as rein reads its own files: a regular UTF-8 file of at
+    /// most [`FILE_CAP`] bytes (a FIFO planted in the folder is refused, not waited on).
     fn read(&self, file: &Path) -> std::io::Result<String> {
-        use std::io::Read;
-        let mut text = String::new();
-        std::fs::File::open(file)?
-            .take(FILE_CAP)
-            .read_to_string(&mut text)?;
-        Ok(text)
+        match rein_tools::read_regular(file, FILE_CAP) {
+            Ok(Some(text)) => Ok(text),
+            Ok(None) => Err(std::io::ErrorKind::NotFound.into()),
+            Err(refused) => Err(std::io::Error::other(refused.to_string())),
+        }
     }
 
     fn write(&self, path: &str, file: &Path, text: &str) -> Result<(), MemoryError> {
@@ -147,7 +148,10 @@ pub fn remember_line(file: &Path, text: &str) -> std::io::Result<()> {
     let text = rein_tools::HiddenEnv::with(Vec::new())
         .redact(text.trim())
         .into_owned();
-    let mut old = std::fs::read_to_string(file).unwrap_or_default();
+    // A file that cannot be read as text is left as it is, not replaced by the new line.
+    let mut old = rein_tools::read_regular(file, FILE_CAP)
+        .map_err(|refused| std::io::Error::other(refused.to_string()))?
+        .unwrap_or_default();
     if !old.is_empty() && !old.ends_with('\n') {
         old.push('\n');
     }

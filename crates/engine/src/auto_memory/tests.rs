@@ -132,3 +132,19 @@ fn the_tools_definition_stays_small() {
     // Sent with every request: under 800 bytes (~200 tokens).
     assert!(bytes < 800, "{bytes} bytes");
 }
+
+#[test]
+fn remembering_a_line_never_replaces_a_file_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("MEMORY.md");
+    super::remember_line(&file, "first").unwrap();
+    super::remember_line(&file, "second").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "- first\n- second\n"
+    );
+    let bytes = b"notes \xff\xfe not text\n";
+    std::fs::write(&file, bytes).unwrap();
+    assert!(super::remember_line(&file, "third").is_err());
+    assert_eq!(std::fs::read(&file).unwrap(), bytes);
+}
