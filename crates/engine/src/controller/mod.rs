@@ -405,12 +405,10 @@ impl Controller {
 
     /// Stops background work `id`, or deletes the scheduled job `id`.
     async fn stop_task(&self, id: &str) -> Result<String, ControlError> {
-        if self.schedule.jobs().iter().any(|job| job.id == id.trim()) {
-            let job = self
-                .schedule
-                .delete(id)
-                .map_err(|e| ControlError::Task(e.into()))?;
-            return Ok(format!("scheduled job {} deleted", job.id));
+        match self.schedule.delete(id) {
+            Ok(job) => return Ok(format!("scheduled job {} deleted", job.id)),
+            Err(rein_schedule::ScheduleError::Unknown(_)) => {}
+            Err(error) => return Err(ControlError::Task(error.into())),
         }
         self.background
             .stop(id)

@@ -11,8 +11,6 @@ use rein_schedule::loops::{self, Loop};
 use rein_schedule::{Created, CronRequest, Fired, Keep, Repeat, Schedule};
 use rein_tools::ToolRegistry;
 
-pub use tools::{CRON_CREATE, CRON_DELETE, CRON_LIST, SCHEDULE_WAKEUP, line, render};
-
 /// The folder of rein's data folder holding each workspace's schedule lock (and the jobs of
 /// an untrusted workspace), in `<workspace key>/`.
 pub const SCHEDULES_FOLDER: &str = "schedules";

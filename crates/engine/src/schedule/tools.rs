@@ -10,13 +10,10 @@ use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, Wor
 use serde_json::{Value, json};
 
 /// The tools' names.
-pub const CRON_CREATE: &str = "cron_create";
-/// See [`CRON_CREATE`].
-pub const CRON_DELETE: &str = "cron_delete";
-/// See [`CRON_CREATE`].
-pub const CRON_LIST: &str = "cron_list";
-/// See [`CRON_CREATE`].
-pub const SCHEDULE_WAKEUP: &str = "schedule_wakeup";
+const CRON_CREATE: &str = "cron_create";
+const CRON_DELETE: &str = "cron_delete";
+const CRON_LIST: &str = "cron_list";
+const SCHEDULE_WAKEUP: &str = "schedule_wakeup";
 
 /// `cron_create {cron, prompt, recurring?, durable?}`.
 pub struct CronCreate(pub Schedule);
@@ -50,7 +47,7 @@ fn schema(properties: Value, required: &[&str]) -> std::sync::Arc<Value> {
 }
 
 /// One line per job: `a1b2c3d4  */5 * * * *  recurring, session  next 2026-03-02T10:15:00+01:00  check the deploy`.
-pub fn render(jobs: &[ScheduledJob]) -> String {
+fn render(jobs: &[ScheduledJob]) -> String {
     if jobs.is_empty() {
         return "No scheduled jobs.".to_string();
     }
@@ -58,7 +55,7 @@ pub fn render(jobs: &[ScheduledJob]) -> String {
 }
 
 /// One job in one line.
-pub fn line(job: &ScheduledJob) -> String {
+fn line(job: &ScheduledJob) -> String {
     let when = match (&job.cron, job.recurring) {
         (Some(cron), true) => format!("{cron} (recurring)"),
         (Some(cron), false) => format!("{cron} (once)"),
