@@ -55,6 +55,7 @@ fn main() {
                         tool_use_id: id,
                         content: output.clone(),
                         is_error: false,
+                        media: Vec::new(),
                     }],
                 },
             })

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use rein_checkpoint::Checkpoints;
-use rein_protocol::{ContentBlock, Event};
+use rein_protocol::{ContentBlock, Event, Media};
 use rein_tools::{CallFacts, CallKind, Effect, Progress, ToolContext, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
@@ -78,6 +78,8 @@ pub(crate) struct Dispatch<'a> {
     pub on_done: &'a (dyn Fn(&ContentBlock) + Send + Sync),
     /// Whether `ToolCallEnd` carries Claude Code's shape of the result.
     pub claude_results: bool,
+    /// Whether the model reads images: when not, a result's media become a note saying so.
+    pub sees_images: bool,
 }
 
 impl Dispatch<'_> {
@@ -279,10 +281,12 @@ fn finish(
     output: ToolOutput,
     started: Instant,
 ) -> ContentBlock {
+    let (content, media) = shown(&output, shared.sees_images);
     let block = ContentBlock::ToolResult {
         tool_use_id: call.id.clone(),
-        content: output.text.clone(),
+        content,
         is_error: output.is_error,
+        media,
     };
     let diff = output
         .details
@@ -306,6 +310,28 @@ fn finish(
         tool_response,
     });
     block
+}
+
+/// What the model is shown of a result: its text and media, or, for a model that reads no
+/// images, the text with a note in place of each image (a PDF's extracted text stays).
+fn shown(output: &ToolOutput, sees_images: bool) -> (String, Vec<Media>) {
+    if sees_images || output.media.is_empty() {
+        return (output.text.clone(), output.media.clone());
+    }
+    let mut text = output.text.clone();
+    let mut media = Vec::new();
+    for item in &output.media {
+        match item {
+            Media::Image { source } => text.push_str(&format!(
+                "\n[An image ({}, {} bytes) is not shown: this model does not read images. \
+                 Set `[vision]` in rein's config if it does.]",
+                source.media_type,
+                source.data.len() / 4 * 3
+            )),
+            Media::Pdf { .. } => media.push(item.clone()),
+        }
+    }
+    (text, media)
 }
 
 /// Keeps the state of the files a file tool's call is about to change (`rein undo`); a note
@@ -340,6 +366,7 @@ pub(crate) fn interrupted(calls: Vec<ToolCall>) -> Vec<ContentBlock> {
             tool_use_id: call.id,
             content: NOT_RUN.to_string(),
             is_error: true,
+            media: Vec::new(),
         })
         .collect()
 }

@@ -41,6 +41,7 @@ mod session_rules;
 pub mod subagents;
 mod turn;
 pub mod undo;
+pub mod web;
 pub mod worktree;
 
 pub use agent::{

@@ -101,10 +101,59 @@ pub fn limits_with(
     }
 }
 
+/// Model-name prefixes of models that read images, from the providers' model pages (Claude
+/// 3 and later, OpenAI's GPT-4o, 4.1 and 5 and the o-series, the vision variants of open
+/// models). A model the table does not name is taken not to see: it is told what an image
+/// result held instead of being sent one a server may refuse.
+const VISION: &[(&str, bool)] = &[
+    ("claude", true),
+    ("claude-2", false),
+    ("claude-instant", false),
+    ("gpt-4o", true),
+    ("gpt-4.1", true),
+    ("gpt-5", true),
+    ("o3", true),
+    ("o4", true),
+    ("codex", true),
+    ("gemini", true),
+    ("llava", true),
+    ("qwen2.5-vl", true),
+    ("qwen-vl", true),
+    ("pixtral", true),
+    ("kimi-vl", true),
+    ("llama-4", true),
+];
+
+/// Whether `model` reads images: the user's table (model-name prefix → yes or no,
+/// `[vision]`) over the built-in one, the longest prefix winning.
+pub fn sees_images(model: &str, configured: &[(String, bool)]) -> bool {
+    longest(model, configured.iter().map(|(p, v)| (p.as_str(), *v)))
+        .or_else(|| longest(model, VISION.iter().map(|(p, v)| (*p, *v))))
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn vision_follows_the_table_and_the_users_prefixes() {
+        let none: &[(String, bool)] = &[];
+        for model in ["claude-sonnet-4-5", "gpt-5-codex", "gpt-4o-mini", "o4-mini"] {
+            assert!(sees_images(model, none), "{model}");
+        }
+        for model in ["deepseek-chat", "qwen3-coder", "claude-2.1", "mystery"] {
+            assert!(!sees_images(model, none), "{model}");
+        }
+        let mine = [
+            ("mystery".to_string(), true),
+            ("claude-sonnet".to_string(), false),
+        ];
+        assert!(sees_images("mystery-7b", &mine));
+        assert!(!sees_images("claude-sonnet-4-5", &mine));
+        assert!(sees_images("claude-opus-4", &mine));
+    }
 
     #[test]
     fn the_table_gives_each_family_its_window_and_output_limit() {

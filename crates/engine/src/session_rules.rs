@@ -17,13 +17,25 @@ pub(crate) fn exact_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<Stri
             .map(|c| format!("Bash({})", c.text))
             .collect();
     }
+    if let Some(rule) = domain_rule(facts) {
+        return vec![rule];
+    }
     path_rules(facts, guard).unwrap_or_else(|| vec![facts.claude_name.clone()])
+}
+
+/// `WebFetch(domain:docs.rs)` for a fetch: "don't ask again" covers the domain.
+fn domain_rule(facts: &CallFacts) -> Option<String> {
+    let domain = facts.subject.as_deref()?.strip_prefix("domain:")?;
+    (facts.kind == CallKind::Fetch).then(|| format!("{}(domain:{domain})", facts.claude_name))
 }
 
 /// Rules for calls like this one: `Bash(cargo test *)` per command (a subcommand kept for
 /// tools that have them), the paths for file tools.
 pub(crate) fn general_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Vec<String> {
     let Some(shell) = &facts.shell else {
+        if let Some(rule) = domain_rule(facts) {
+            return vec![rule];
+        }
         return path_rules(facts, guard).unwrap_or_default();
     };
     if shell.analysis.unanalysable.is_some() {

@@ -1,6 +1,6 @@
 //! A request holding every kind of content block, for the protocols' body tests.
 
-use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
+use rein_protocol::{ContentBlock, ImageSource, Media, Message, Role, ToolSpec};
 use serde_json::json;
 
 use crate::{CacheTtl, Effort, ModelRequest, PromptCache};
@@ -82,11 +82,13 @@ pub(crate) fn every_block() -> ModelRequest {
                     tool_use_id: "t1".into(),
                     content: "ok ✓\n".into(),
                     is_error: false,
+                    media: Vec::new(),
                 },
                 ContentBlock::ToolResult {
                     tool_use_id: "t2".into(),
                     content: "boom".into(),
                     is_error: true,
+                    media: Vec::new(),
                 },
                 text("and then"),
             ]),
@@ -102,6 +104,52 @@ pub(crate) fn every_block() -> ModelRequest {
             key: Some("session-1".into()),
         },
         effort: Some(Effort::High),
+    }
+}
+
+/// A call whose result read a picture and a PDF, and a user's question after it.
+pub(crate) fn result_with_media() -> ModelRequest {
+    let source = |media_type: &str, data: &str| ImageSource {
+        media_type: media_type.into(),
+        data: data.into(),
+    };
+    ModelRequest {
+        model: "claude-sonnet-4-5".into(),
+        system: String::new(),
+        messages: vec![
+            Message {
+                role: Role::Assistant,
+                content: vec![ContentBlock::ToolUse {
+                    id: "t1".into(),
+                    name: "read_file".into(),
+                    input: json!({"path": "a.png"}),
+                }],
+            },
+            Message {
+                role: Role::User,
+                content: vec![
+                    ContentBlock::ToolResult {
+                        tool_use_id: "t1".into(),
+                        content: "a.png: PNG image".into(),
+                        is_error: false,
+                        media: vec![
+                            Media::Image {
+                                source: source("image/png", "iVBO"),
+                            },
+                            Media::Pdf {
+                                source: source("application/pdf", "JVBE"),
+                                text: "page 1: hello".into(),
+                            },
+                        ],
+                    },
+                    text("what is it?"),
+                ],
+            },
+        ],
+        tools: Vec::new(),
+        max_tokens: 1024,
+        cache: PromptCache::default(),
+        effort: None,
     }
 }
 

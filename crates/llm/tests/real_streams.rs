@@ -410,6 +410,7 @@ async fn the_follow_up_request_echoes_each_recorded_answer_as_the_api_requires()
                 tool_use_id: id.to_string(),
                 content: "done".into(),
                 is_error: false,
+                media: Vec::new(),
             })
             .collect();
         let mut messages = hello().messages;

@@ -167,6 +167,7 @@ pub fn mid_conversation(model: &str) -> ModelRequest {
                     tool_use_id: "call_prev".into(),
                     content: "1\thello".into(),
                     is_error: false,
+                    media: Vec::new(),
                 }],
             },
         ],

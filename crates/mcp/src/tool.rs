@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rein_protocol::ToolSpec;
+use rein_protocol::{Media, ToolSpec};
 use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
@@ -109,11 +109,11 @@ impl Tool for McpTool {
         let result = self.server.call(&self.remote, arguments, &ctx.cancel).await;
         match result {
             Ok(result) => {
-                let text = result_text(&result);
+                let (text, media) = result_text(&result);
                 if result.is_error == Some(true) {
-                    ToolOutput::error(text)
+                    ToolOutput::error(text).with_media(media)
                 } else {
-                    ToolOutput::ok(text)
+                    ToolOutput::ok(text).with_media(media)
                 }
             }
             Err(e) if ctx.cancel.is_cancelled() => ToolOutput::error(e.to_string()),
@@ -125,17 +125,36 @@ impl Tool for McpTool {
     }
 }
 
-/// The result's content as text: text as it is, images and audio as a note of their type and
-/// size, resources by their URI (and text), plus `structuredContent` when there is no text.
-fn result_text(result: &rmcp::model::CallToolResult) -> String {
+/// The result's content as text and media: text as it is, images as images (fitted as
+/// `read_file` fits pictures; a note of their type and size when they cannot be), audio as
+/// such a note, resources by their URI (and text), plus `structuredContent` when there is no
+/// text.
+fn result_text(result: &rmcp::model::CallToolResult) -> (String, Vec<Media>) {
     let mut parts: Vec<String> = Vec::new();
+    let mut media = Vec::new();
     for block in &result.content {
         let value = serde_json::to_value(block).unwrap_or_default();
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
         let field = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
         parts.push(match kind {
             "text" => field("text").to_string(),
-            "image" | "audio" => format!(
+            "image" => match picture(field("data")) {
+                Ok(picture) => {
+                    media.push(picture.media);
+                    format!(
+                        "[image: {}, {}×{}]",
+                        field("mimeType"),
+                        picture.sent.0,
+                        picture.sent.1
+                    )
+                }
+                Err(why) => format!(
+                    "[image: {}, {} bytes of base64, not shown: {why}]",
+                    field("mimeType"),
+                    field("data").len()
+                ),
+            },
+            "audio" => format!(
                 "[{kind}: {}, {} bytes of base64]",
                 field("mimeType"),
                 field("data").len()
@@ -159,10 +178,19 @@ fn result_text(result: &rmcp::model::CallToolResult) -> String {
     }
     let text = parts.join("\n");
     if text.trim().is_empty() {
-        "(no content)".to_string()
+        ("(no content)".to_string(), media)
     } else {
-        text
+        (text, media)
     }
+}
+
+/// An MCP image's base64 data as a picture for the model.
+fn picture(data: &str) -> Result<rein_tools::media::Picture, String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .map_err(|e| format!("its base64 is not valid ({e})"))?;
+    rein_tools::media::fit_picture(&bytes).map_err(|e| e.to_string())
 }
 
 /// One line for people: the arguments, compact.

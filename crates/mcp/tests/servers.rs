@@ -78,11 +78,13 @@ async fn tools_are_listed_named_and_called() {
         (fail.text.as_str(), fail.is_error),
         ("the tool failed on purpose", true)
     );
+    // An image reaches the model as an image, with a line saying what it is.
     let image = tools[2].call(json!({}), &ctx).await;
+    assert_eq!(image.text, "[image: image/png, 1×1]");
     assert!(
-        image.text.starts_with("[image: image/png"),
-        "{}",
-        image.text
+        matches!(image.media.as_slice(), [rein_protocol::Media::Image { source }] if source.media_type == "image/png"),
+        "{:?}",
+        image.media
     );
 
     // Cancelled: the call returns with the cancellation, not the server's "slept" answer.

@@ -22,7 +22,7 @@ pub use event::{
     EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem,
     TodoStatus, files_restored, retry_notice, tools_changed, wait_text,
 };
-pub use message::{ContentBlock, ImageSource, Message, Role};
+pub use message::{ContentBlock, ImageSource, Media, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};
 pub use schedule::{JobKind, ScheduledJob};
 pub use tool::{INVALID_ARGUMENTS, ToolSpec};

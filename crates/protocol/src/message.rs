@@ -32,6 +32,25 @@ pub struct ImageSource {
     pub data: String,
 }
 
+/// Something a tool result shows the model besides its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Media {
+    /// A picture (PNG, JPEG, GIF or WebP), already fitted to what the APIs accept.
+    Image {
+        /// The image bytes.
+        source: ImageSource,
+    },
+    /// A PDF: Anthropic reads the document itself; the other protocols get `text`, the
+    /// text extracted from its pages.
+    Pdf {
+        /// The document's bytes (`application/pdf`).
+        source: ImageSource,
+        /// The pages' text, for a protocol that cannot read the document.
+        text: String,
+    },
+}
+
 /// One block of a message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -73,6 +92,9 @@ pub enum ContentBlock {
         /// Whether the call failed.
         #[serde(default)]
         is_error: bool,
+        /// What the result shows besides its text (an image read, a PDF), in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        media: Vec<Media>,
     },
     /// An inline image.
     Image {

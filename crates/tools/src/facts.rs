@@ -20,6 +20,9 @@ pub enum CallKind {
     Search,
     /// Creates, changes or deletes files by path.
     Edit,
+    /// Reads from the network (`web_fetch`): asks for a new domain unless a rule allows it,
+    /// in every mode `plan` included, since nothing on the machine changes.
+    Fetch,
     /// Anything else (agent tools, MCP tools).
     Other,
 }

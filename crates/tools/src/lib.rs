@@ -36,6 +36,7 @@ mod edit;
 mod facts;
 mod hidden_env;
 mod hunks;
+pub mod media;
 mod output;
 mod profile;
 mod read_file;

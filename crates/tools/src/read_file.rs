@@ -21,6 +21,8 @@ use rein_fs::checked::Access;
 pub const DEFAULT_LINE_LIMIT: u64 = 2000;
 /// Characters kept of one line; the rest is cut with a marker.
 pub const MAX_LINE_CHARS: usize = 2000;
+/// The largest picture file read_file decodes.
+const MAX_PICTURE_FILE: u64 = 50 * 1024 * 1024;
 /// Bytes inspected to tell text from binary.
 const SNIFF_BYTES: usize = 8 * 1024;
 
@@ -33,6 +35,8 @@ pub struct ReadFileArgs {
     pub offset: Option<u64>,
     /// Most lines to return (default 2000).
     pub limit: Option<u64>,
+    /// Pages of a PDF, such as "1-5" (at most 20 per call; needed over 10 pages).
+    pub pages: Option<String>,
 }
 
 /// The `read_file` tool.
@@ -56,8 +60,9 @@ impl TypedTool for ReadFile {
             "Reads a text file in the workspace. Returns its lines numbered like `cat -n` \
              (line number, tab, line): up to {DEFAULT_LINE_LIMIT} lines starting at `offset` \
              (1-based). When the file has more, the result states the total and the offset to \
-             continue from. Lines over {MAX_LINE_CHARS} characters are cut. Binary files and \
-             images are refused; to list a directory use glob or bash `ls`."
+             continue from. Lines over {MAX_LINE_CHARS} characters are cut. Pictures (PNG, \
+             JPEG, GIF, WebP) are shown as images. Other binary files are refused; to list a \
+             directory use glob or bash `ls`."
         )
     }
 
@@ -160,9 +165,7 @@ impl Page {
             .take(SNIFF_BYTES as u64)
             .read_to_end(&mut sniff)?;
         if let Some(kind) = image_kind(&self.path, &sniff) {
-            return Ok(ToolOutput::error(format!(
-                "{name} is an image ({kind}, {size} bytes); read_file cannot show images yet"
-            )));
+            return Ok(self.picture(kind, sniff, file, size));
         }
         if looks_binary(&sniff) {
             return Ok(ToolOutput::error(format!(
@@ -174,6 +177,24 @@ impl Page {
         let page = self.collect_page(&mut reader)?;
         let total = page.lines_read + count_lines(&mut reader)?;
         Ok(self.render(page, total))
+    }
+
+    /// A picture: fitted for the model and shown, or why it cannot be.
+    fn picture(&self, kind: &str, mut head: Vec<u8>, file: File, size: u64) -> ToolOutput {
+        let name = &self.shown_as;
+        if size > MAX_PICTURE_FILE {
+            return ToolOutput::error(format!(
+                "{name} is a {kind} image of {size} bytes, over the {MAX_PICTURE_FILE} bytes \
+                 read_file decodes"
+            ));
+        }
+        if let Err(e) = file.take(MAX_PICTURE_FILE).read_to_end(&mut head) {
+            return ToolOutput::error(format!("cannot read {name}: {e}"));
+        }
+        match crate::media::fit_picture(&head) {
+            Ok(picture) => ToolOutput::ok(picture.describe(name)).with_media(vec![picture.media]),
+            Err(e) => ToolOutput::error(format!("{name} is a {kind} file, but {e}")),
+        }
     }
 
     /// Reads lines up to the end of the page.

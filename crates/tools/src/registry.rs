@@ -37,7 +37,7 @@ impl Entry {
 type Build = fn() -> Arc<dyn Tool>;
 
 /// The built-in tools, by name and Claude Code's name, each built when asked for.
-const BUILTIN: [(&str, &str, Build); 14] = [
+const BUILTIN: [(&str, &str, Build); 15] = [
     (
         <crate::Bash as TypedTool>::NAME,
         <crate::Bash as TypedTool>::CLAUDE_NAME,
@@ -47,6 +47,11 @@ const BUILTIN: [(&str, &str, Build); 14] = [
         <crate::ReadFile as TypedTool>::NAME,
         <crate::ReadFile as TypedTool>::CLAUDE_NAME,
         || crate::typed(crate::ReadFile),
+    ),
+    (
+        <crate::media::ViewImage as TypedTool>::NAME,
+        <crate::media::ViewImage as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::media::ViewImage),
     ),
     (
         <crate::WriteFile as TypedTool>::NAME,
@@ -175,7 +180,8 @@ impl ToolRegistry {
     }
 
     /// The built-in tools suited to `model`: models trained on Codex's patch format (OpenAI's
-    /// GPT and o-series, Codex) get `apply_patch` instead of `edit_file` and `write_file`;
+    /// GPT and o-series, Codex) get `apply_patch` instead of `edit_file` and `write_file`, and
+    /// codex's `view_image`;
     /// every other model gets the latter. No model is offered `todo_write`: the task board's
     /// tools plan the work.
     pub fn for_model(model: &str) -> Self {
@@ -185,7 +191,7 @@ impl ToolRegistry {
         let drop: &[&str] = if codex_trained(model) {
             &["edit_file", "write_file", "todo_write"]
         } else {
-            &["apply_patch", "todo_write"]
+            &["apply_patch", "view_image", "todo_write"]
         };
         Self::builtin_only(|name| !drop.contains(&name))
     }

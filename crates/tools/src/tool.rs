@@ -1,7 +1,7 @@
 //! The seam between the engine and a tool.
 
 use async_trait::async_trait;
-use rein_protocol::ToolSpec;
+use rein_protocol::{Media, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +26,9 @@ pub struct ToolOutput {
     /// What the call did, as data (for hooks); `None` when the tool states nothing more than
     /// the text. Boxed: most results carry none, and results travel by value.
     pub details: Option<Box<ToolDetails>>,
+    /// What the result shows besides its text (an image, a PDF); the output budget does not
+    /// apply to it (the tool fits each item to what the APIs accept).
+    pub media: Vec<Media>,
 }
 
 impl ToolOutput {
@@ -35,6 +38,7 @@ impl ToolOutput {
             text: text.into(),
             is_error: false,
             details: None,
+            media: Vec::new(),
         }
     }
 
@@ -44,7 +48,14 @@ impl ToolOutput {
             text: text.into(),
             is_error: true,
             details: None,
+            media: Vec::new(),
         }
+    }
+
+    /// The same result showing `media` as well.
+    pub fn with_media(mut self, media: Vec<Media>) -> Self {
+        self.media = media;
+        self
     }
 
     /// The same result with `details` attached.

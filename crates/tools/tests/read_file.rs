@@ -155,10 +155,44 @@ async fn binary_files_and_images_are_refused() {
         )
     );
     let png = ws.call("read_file", json!({"path": "logo.png"})).await;
-    assert_eq!(
-        png,
-        ToolOutput::error("logo.png is an image (PNG, 16 bytes); read_file cannot show images yet")
+    assert!(png.is_error && png.media.is_empty(), "{png:?}");
+    assert!(
+        png.text
+            .starts_with("logo.png is a PNG file, but the picture cannot be decoded"),
+        "{}",
+        png.text
     );
+}
+
+#[tokio::test]
+async fn a_picture_is_shown_as_an_image_scaled_to_the_long_side() {
+    use base64::Engine as _;
+    let ws = Workspace::new();
+    let photo = image::RgbImage::from_fn(4000, 3000, |x, y| {
+        image::Rgb([(x / 16) as u8, (y / 12) as u8, 128])
+    });
+    let mut png = Vec::new();
+    photo
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    ws.write("shots/photo.png", png);
+    let out = ws
+        .call("read_file", json!({"path": "shots/photo.png"}))
+        .await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(
+        out.text,
+        "shots/photo.png: PNG image, 4000×3000 pixels, shown scaled down to 1568×1176."
+    );
+    let [rein_protocol::Media::Image { source }] = out.media.as_slice() else {
+        panic!("one image expected: {:?}", out.media.len())
+    };
+    assert_eq!(source.media_type, "image/jpeg");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&source.data)
+        .unwrap();
+    let sent = image::load_from_memory(&bytes).unwrap();
+    assert_eq!((sent.width(), sent.height()), (1568, 1176));
 }
 
 #[tokio::test]

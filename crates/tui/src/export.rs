@@ -151,6 +151,7 @@ mod tests {
                     tool_use_id: "1".into(),
                     content: "a ``` b".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }],
             },
         ];

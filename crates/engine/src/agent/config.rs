@@ -25,6 +25,9 @@ pub struct AgentConfig {
     /// Output limits of models by name prefix, from the user's config; they beat the
     /// built-in table and follow `/model` switches.
     pub max_output_tokens: Vec<(String, u32)>,
+    /// Which models read images, by name prefix, from the user's config (`[vision]`); they
+    /// beat the built-in table (see [`crate::models::sees_images`]).
+    pub vision: Vec<(String, bool)>,
     /// How long Anthropic keeps the prompt cache's entries (`1h` for slow sessions).
     pub cache_ttl: rein_llm::CacheTtl,
     /// How hard the model should think (`--effort`); `None` leaves the model's default.
@@ -91,6 +94,8 @@ pub struct AgentConfig {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
+    /// The web tools (`web_fetch`); `None`: not offered.
+    pub web: Option<crate::web::WebTools>,
     /// Offer the `compact` tool, with which the model compacts its own transcript.
     pub compact_tool: bool,
     /// How much of the tool definitions and the system prompt requests carry: the lean
@@ -121,6 +126,7 @@ impl AgentConfig {
             context_windows: Vec::new(),
             max_tokens: None,
             max_output_tokens: Vec::new(),
+            vision: Vec::new(),
             cache_ttl: rein_llm::CacheTtl::default(),
             effort: None,
             dispatch: DispatchLimits::default(),
@@ -147,6 +153,7 @@ impl AgentConfig {
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,
+            web: None,
             commands: Default::default(),
             fallback: None,
             compact_tool: false,

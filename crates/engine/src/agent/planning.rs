@@ -42,6 +42,7 @@ impl super::Agent {
                     "Not run: the plan ended this run.".into()
                 },
                 is_error: c.name != PLAN_TOOL,
+                media: Vec::new(),
             })
             .collect();
         self.push_recorded_user_blocks(results);

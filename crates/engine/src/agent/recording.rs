@@ -83,6 +83,7 @@ impl Agent {
                         tool_use_id: call.id,
                         content: crate::session::LOST_RESULT.to_string(),
                         is_error: true,
+                        media: Vec::new(),
                     })
                     .collect();
                 self.push_user_blocks(lost);

@@ -197,6 +197,7 @@ impl super::Agent {
                      smaller pieces (write a long file in parts, then add to it)."
                 ),
                 is_error: true,
+                media: Vec::new(),
             })
             .collect();
         self.push_recorded_user_blocks(results);

@@ -176,6 +176,7 @@ mod tests {
                 tool_use_id: id.into(),
                 content: result.into(),
                 is_error: true,
+                media: Vec::new(),
             }],
         )
     }
@@ -257,6 +258,7 @@ mod tests {
                 tool_use_id: format!("c{n}"),
                 content: "(no output)".into(),
                 is_error: false,
+                media: Vec::new(),
             })
             .collect();
         assert_eq!(repeats.check(limits, &calls, &mut results), Verdict::Fine);

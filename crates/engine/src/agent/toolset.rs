@@ -65,6 +65,11 @@ impl Toolset {
             let store = crate::auto_memory::MemoryStore::for_workspace(root, &config.workspace);
             tools.register(Arc::new(crate::auto_memory::MemoryTool(store)));
         }
+        // Before the subagents take their copy: they read the web too.
+        if let Some(web) = &config.web {
+            let models = config.subagents.as_ref().and_then(|s| s.models.clone());
+            crate::web::register(&mut tools, web, models);
+        }
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
         crate::schedule::register(&mut tools, schedule);

@@ -50,7 +50,7 @@ pub fn clear_tool_results(
     let candidates = eligible(transcript, clearing);
     let total: usize = candidates
         .iter()
-        .map(|&(m, b)| result_text(&transcript[m].content[b]).map_or(0, str::len))
+        .map(|&(m, b)| result_size(&transcript[m].content[b]))
         .sum();
     let mut cleared = Cleared::default();
     if total == 0 || total < clearing.min_total_bytes {
@@ -64,6 +64,7 @@ pub fn clear_tool_results(
         let ContentBlock::ToolResult {
             tool_use_id,
             content,
+            media,
             ..
         } = &mut transcript[m].content[b]
         else {
@@ -75,6 +76,9 @@ pub fn clear_tool_results(
             .unwrap_or_else(|| ("a tool".to_string(), String::new()));
         let placeholder = placeholder(&name, &args, content, &mut save);
         cleared.bytes += content.len().saturating_sub(placeholder.len());
+        // An image or PDF read goes too: reading the file again shows it.
+        cleared.bytes += media.len() * super::MEDIA_BYTES;
+        media.clear();
         cleared.results += 1;
         *content = placeholder;
     }
@@ -100,10 +104,23 @@ fn eligible(transcript: &[Message], clearing: Clearing) -> Vec<(usize, usize)> {
         .into_iter()
         .take(older)
         .filter(|&(m, b)| {
-            result_text(&transcript[m].content[b])
-                .is_some_and(|text| text.len() >= clearing.min_bytes && !text.starts_with(CLEARED))
+            let block = &transcript[m].content[b];
+            result_text(block).is_some_and(|text| {
+                result_size(block) >= clearing.min_bytes && !text.starts_with(CLEARED)
+            })
         })
         .collect()
+}
+
+/// The bytes a result takes: its text and its media (each counted as
+/// [`super::MEDIA_BYTES`]).
+fn result_size(block: &ContentBlock) -> usize {
+    match block {
+        ContentBlock::ToolResult { content, media, .. } => {
+            content.len() + media.len() * super::MEDIA_BYTES
+        }
+        _ => 0,
+    }
 }
 
 fn result_text(block: &ContentBlock) -> Option<&str> {
@@ -183,6 +200,7 @@ mod tests {
                     tool_use_id: format!("c{n}"),
                     content: output,
                     is_error: false,
+                    media: Vec::new(),
                 }],
             },
         ]

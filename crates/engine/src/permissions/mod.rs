@@ -231,7 +231,7 @@ impl Policy {
         }
         // A proven read-only call needs no allow rule (and naming the rules that would cover
         // every command of a long line costs more than the rest of the decision).
-        if facts.effect == Effect::ReadOnly && !bypass {
+        if facts.effect == Effect::ReadOnly && facts.kind != CallKind::Fetch && !bypass {
             return Decision::new(Verdict::Allow, "read-only call");
         }
         if let Some(rules) = matching::allow_covering(&allow, &call) {

@@ -14,7 +14,7 @@ use std::path::Path;
 use globset::{GlobBuilder, GlobMatcher};
 
 /// Tools that read files by path.
-pub(crate) const READ_TOOLS: &[&str] = &["read_file", "glob", "grep"];
+pub(crate) const READ_TOOLS: &[&str] = &["read_file", "view_image", "glob", "grep"];
 /// Tools that create, change or delete files by path.
 pub(crate) const EDIT_TOOLS: &[&str] = &["edit_file", "write_file", "apply_patch"];
 
@@ -237,6 +237,7 @@ fn tool_names(name: &str) -> Vec<String> {
         "ScheduleWakeup" => &["schedule_wakeup"],
         "Memory" => &["memory"],
         "Skill" => &["skill"],
+        "WebFetch" => &["web_fetch"],
         "LS" => &["glob"],
         _ => return vec![name.to_string()],
     };

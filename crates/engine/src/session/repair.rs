@@ -84,6 +84,7 @@ fn answers(missing: Vec<String>, mut results: Vec<ContentBlock>) -> Message {
         tool_use_id: id,
         content: LOST_RESULT.to_string(),
         is_error: true,
+        media: Vec::new(),
     }));
     Message {
         role: Role::User,
@@ -121,6 +122,7 @@ mod tests {
             tool_use_id: id.into(),
             content: text.into(),
             is_error: false,
+            media: Vec::new(),
         }
     }
 
@@ -152,6 +154,7 @@ mod tests {
             tool_use_id: id.into(),
             content: LOST_RESULT.into(),
             is_error: true,
+            media: Vec::new(),
         };
         assert_eq!(
             repaired,

@@ -66,6 +66,7 @@ fn records_round_trip_and_parts_of_a_message_are_joined() {
                     tool_use_id: "t1".into(),
                     content: "interrupted".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }],
             },
         }))

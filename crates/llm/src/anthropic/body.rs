@@ -2,9 +2,9 @@
 //! building a `serde_json::Value` first copied every message, tool input and schema of the
 //! transcript on every request, and then freed them again.
 
-use rein_protocol::{ContentBlock, Message, Role, ToolSpec};
+use rein_protocol::{ContentBlock, Media, Message, Role, ToolSpec};
 use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use super::breakpoints;
@@ -236,10 +236,15 @@ impl Serialize for WireBlock<'_> {
                 tool_use_id,
                 content,
                 is_error,
+                media,
             } => {
                 map.serialize_entry("type", "tool_result")?;
                 map.serialize_entry("tool_use_id", tool_use_id)?;
-                map.serialize_entry("content", content)?;
+                if media.is_empty() {
+                    map.serialize_entry("content", content)?;
+                } else {
+                    map.serialize_entry("content", &ResultParts { content, media })?;
+                }
                 if *is_error {
                     map.serialize_entry("is_error", &true)?;
                 }
@@ -257,6 +262,46 @@ impl Serialize for WireBlock<'_> {
         }
         if let Some(marker) = &self.cache_control {
             map.serialize_entry("cache_control", marker)?;
+        }
+        map.end()
+    }
+}
+
+/// A tool result's content with media: its text, then each image or PDF as the block the
+/// Messages API reads inside a `tool_result`.
+struct ResultParts<'a> {
+    content: &'a str,
+    media: &'a [Media],
+}
+
+impl Serialize for ResultParts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(1 + self.media.len()))?;
+        if !self.content.is_empty() {
+            seq.serialize_element(&serde_json::json!({"type": "text", "text": self.content}))?;
+        }
+        for media in self.media {
+            seq.serialize_element(&MediaBlock(media))?;
+        }
+        seq.end()
+    }
+}
+
+/// One image or PDF of a tool result as a content block.
+struct MediaBlock<'a>(&'a Media);
+
+impl Serialize for MediaBlock<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self.0 {
+            Media::Image { source } => {
+                map.serialize_entry("type", "image")?;
+                map.serialize_entry("source", &ImageSource(source))?;
+            }
+            Media::Pdf { source, .. } => {
+                map.serialize_entry("type", "document")?;
+                map.serialize_entry("source", &ImageSource(source))?;
+            }
         }
         map.end()
     }

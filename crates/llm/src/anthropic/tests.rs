@@ -266,6 +266,7 @@ fn request_body_translates_the_canonical_transcript() {
                     tool_use_id: "t1".into(),
                     content: "boom".into(),
                     is_error: true,
+                    media: Vec::new(),
                 }],
             },
         ],
@@ -341,6 +342,7 @@ fn every_block_request() -> ModelRequest {
                         tool_use_id: "t1".into(),
                         content: "ok ✓".into(),
                         is_error: false,
+                        media: Vec::new(),
                     },
                     text("and then"),
                 ],
@@ -415,4 +417,18 @@ fn the_memory_tool_is_anthropics_own_for_claude_models_and_a_function_for_others
     let body = serde_json::to_value(request_body(&request("kimi-k2"))).unwrap();
     assert_eq!(body["tools"][1]["description"], "d");
     assert!(body["tools"][1].get("type").is_none());
+}
+
+#[test]
+fn a_results_pictures_and_pdfs_are_blocks_inside_the_tool_result() {
+    let body =
+        serde_json::to_value(request_body(&crate::test_request::result_with_media())).unwrap();
+    assert_eq!(
+        body["messages"][1]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "a.png: PNG image"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}},
+        ]})
+    );
 }

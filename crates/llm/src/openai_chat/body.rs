@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
+use rein_protocol::{ContentBlock, ImageSource, Media, Message, Role, ToolSpec};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -97,7 +97,8 @@ enum ChatMessage<'a> {
     /// A tool's result, right after the assistant message that called it.
     Tool {
         call_id: &'a str,
-        content: &'a str,
+        /// Its text, then the text of each PDF it read (this protocol gets no documents).
+        content: Joined<'a>,
     },
     User {
         text: Joined<'a>,
@@ -157,6 +158,9 @@ impl Serialize for Joined<'_> {
     }
 }
 
+/// The text before the images of tool results, in the user message after the results.
+const TOOL_IMAGES: &str = "The images the tool results above returned:";
+
 /// Appends the wire messages for one canonical message: its tool results first, each as a
 /// `tool` message, then the message itself when it has anything to say.
 fn push_message<'a>(message: &'a Message, out: &mut Vec<ChatMessage<'a>>) {
@@ -165,6 +169,9 @@ fn push_message<'a>(message: &'a Message, out: &mut Vec<ChatMessage<'a>>) {
     let mut tool_calls = Vec::new();
     let mut reasoning = Joined::new("");
     let mut reasoning_details = Vec::new();
+    // A `tool` message holds text only: the images tool results returned follow them in a
+    // user message.
+    let mut tool_images = Vec::new();
     for block in &message.content {
         match block {
             ContentBlock::Provider { protocol, block } if protocol == "openai-chat" => {
@@ -186,16 +193,32 @@ fn push_message<'a>(message: &'a Message, out: &mut Vec<ChatMessage<'a>>) {
             ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                media,
                 ..
-            } => out.push(ChatMessage::Tool {
-                call_id: tool_use_id,
-                content,
-            }),
+            } => {
+                let mut joined = Joined::new("\n\n");
+                joined.parts.push(content);
+                for item in media {
+                    match item {
+                        Media::Image { source } => tool_images.push(source),
+                        Media::Pdf { text, .. } => joined.parts.push(text),
+                    }
+                }
+                out.push(ChatMessage::Tool {
+                    call_id: tool_use_id,
+                    content: joined,
+                });
+            }
             ContentBlock::Text { .. }
             | ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
             | ContentBlock::Provider { .. } => {}
         }
+    }
+    if !tool_images.is_empty() {
+        text.parts.insert(0, TOOL_IMAGES);
+        tool_images.append(&mut images);
+        images = tool_images;
     }
     match message.role {
         Role::User if images.is_empty() && text.is_empty() => {}

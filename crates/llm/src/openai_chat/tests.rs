@@ -231,6 +231,7 @@ fn request_body_maps_the_transcript_to_chat_messages() {
                         tool_use_id: "call_1".into(),
                         content: "a.txt".into(),
                         is_error: false,
+                        media: Vec::new(),
                     },
                     ContentBlock::Text {
                         text: "Now?".into(),
@@ -293,3 +294,23 @@ fn the_body_is_written_from_the_request_as_it_always_was() {
 
 /// What the Value-building body of `every_block` was, serialised.
 const WRITTEN_BEFORE: &str = r#"{"max_tokens":32000,"messages":[{"content":"Sys \"quoted\"\n","role":"system"},{"content":[{"text":"first\n\nsecond","type":"text"},{"image_url":{"url":"data:image/png;base64,iVBO"},"type":"image_url"}],"role":"user"},{"content":"calling","reasoning_content":"mine again","reasoning_details":[{"text":"r","type":"reasoning.text"}],"role":"assistant","tool_calls":[{"function":{"arguments":"{\"n\":[1,2.5,null],\"path\":\"a \\\"b\\\".txt\"}","name":"read_file"},"id":"t1","type":"function"},{"function":{"arguments":"{}","name":"bash"},"id":"t2","type":"function"}]},{"content":"ok ✓\n","role":"tool","tool_call_id":"t1"},{"content":"boom","role":"tool","tool_call_id":"t2"},{"content":"and then","role":"user"},{"content":"done\n\nreally","role":"assistant"},{"content":[{"image_url":{"url":"data:image/png;base64,iVBO"},"type":"image_url"}],"role":"user"},{"content":"last","role":"user"}],"model":"model-x","prompt_cache_key":"session-1","reasoning_effort":"high","stream":true,"stream_options":{"include_usage":true},"tools":[{"function":{"description":"Reads","name":"read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}},"type":"function"},{"function":{"description":"Runs","name":"bash","parameters":{"type":"object"}},"type":"function"}]}"#;
+
+#[test]
+fn a_results_pdf_text_joins_the_tool_message_and_its_pictures_follow_as_a_user_message() {
+    let body = serde_json::to_value(request_body(
+        &crate::test_request::result_with_media(),
+        ChatFields::ALL,
+    ))
+    .unwrap();
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "tool", "tool_call_id": "t1", "content": "a.png: PNG image\n\npage 1: hello"})
+    );
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "The images the tool results above returned:\n\nwhat is it?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+        ]})
+    );
+}

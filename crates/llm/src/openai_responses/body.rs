@@ -1,7 +1,7 @@
 //! The body of a Responses request, serialised straight from the [`ModelRequest`] it borrows
 //! (no `serde_json::Value` copy of the transcript per request).
 
-use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
+use rein_protocol::{ContentBlock, ImageSource, Media, Message, Role, ToolSpec};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -187,11 +187,16 @@ impl Serialize for Item<'_> {
             Item::Own(ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                media,
                 ..
             }) => {
                 map.serialize_entry("type", "function_call_output")?;
                 map.serialize_entry("call_id", tool_use_id)?;
-                map.serialize_entry("output", content)?;
+                if media.is_empty() {
+                    map.serialize_entry("output", content)?;
+                } else {
+                    map.serialize_entry("output", &output_parts(content, media))?;
+                }
             }
             Item::Own(ContentBlock::Thinking {
                 thinking,
@@ -211,6 +216,28 @@ impl Serialize for Item<'_> {
         }
         map.end()
     }
+}
+
+/// A tool result with media as the output's content parts: its text (with each PDF's text
+/// after it: this protocol gets the pages' text, not the document), then its images.
+fn output_parts<'a>(content: &'a str, media: &'a [Media]) -> Vec<Part<'a>> {
+    let mut parts = Vec::with_capacity(1 + media.len());
+    if !content.is_empty() {
+        parts.push(Part::Text {
+            kind: "input_text",
+            text: content,
+        });
+    }
+    for item in media {
+        parts.push(match item {
+            Media::Image { source } => Part::Image(source),
+            Media::Pdf { text, .. } => Part::Text {
+                kind: "input_text",
+                text,
+            },
+        });
+    }
+    parts
 }
 
 /// A reasoning summary's text.

@@ -191,6 +191,7 @@ fn request_body_maps_the_transcript_to_items() {
                         tool_use_id: "call_1".into(),
                         content: "a.txt".into(),
                         is_error: false,
+                        media: Vec::new(),
                     },
                     ContentBlock::Text {
                         text: "and?".into(),
@@ -238,3 +239,17 @@ fn the_body_is_written_from_the_request_as_it_always_was() {
 
 /// What the Value-building body of `every_block` was, serialised.
 const WRITTEN_BEFORE: &str = r#"{"include":["reasoning.encrypted_content"],"input":[{"content":[{"text":"first","type":"input_text"},{"text":"second","type":"input_text"},{"image_url":"data:image/png;base64,iVBO","type":"input_image"}],"role":"user","type":"message"},{"encrypted_content":"enc","summary":[{"text":"signed","type":"summary_text"}],"type":"reasoning"},{"encrypted_content":"enc2","summary":[],"type":"reasoning"},{"content":[{"text":"calling","type":"output_text"}],"phase":"commentary","role":"assistant","type":"message"},{"arguments":"{\"n\":[1,2.5,null],\"path\":\"a \\\"b\\\".txt\"}","call_id":"t1","name":"read_file","type":"function_call"},{"arguments":"{}","call_id":"t2","name":"bash","type":"function_call"},{"call_id":"t1","output":"ok ✓\n","type":"function_call_output"},{"call_id":"t2","output":"boom","type":"function_call_output"},{"content":[{"text":"and then","type":"input_text"}],"role":"user","type":"message"},{"content":[{"text":"done","type":"output_text"},{"text":"really","type":"output_text"}],"role":"assistant","type":"message"},{"content":[{"image_url":"data:image/png;base64,iVBO","type":"input_image"}],"role":"user","type":"message"},{"content":[{"text":"last","type":"input_text"}],"role":"user","type":"message"}],"instructions":"Sys \"quoted\"\n","max_output_tokens":32000,"model":"model-x","prompt_cache_key":"session-1","reasoning":{"effort":"high","summary":"auto"},"store":false,"stream":true,"tools":[{"description":"Reads","name":"read_file","parameters":{"properties":{"path":{"type":"string"}},"type":"object"},"strict":false,"type":"function"},{"description":"Runs","name":"bash","parameters":{"type":"object"},"strict":false,"type":"function"}]}"#;
+
+#[test]
+fn a_results_pictures_are_output_parts_and_its_pdfs_their_text() {
+    let body =
+        serde_json::to_value(request_body(&crate::test_request::result_with_media())).unwrap();
+    assert_eq!(
+        body["input"][1],
+        json!({"type": "function_call_output", "call_id": "t1", "output": [
+            {"type": "input_text", "text": "a.png: PNG image"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBO"},
+            {"type": "input_text", "text": "page 1: hello"},
+        ]})
+    );
+}

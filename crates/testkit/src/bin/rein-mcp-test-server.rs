@@ -176,7 +176,9 @@ impl ServerHandler for TestServer {
             }
             "fail" => CallToolResult::error(vec![ContentBlock::text("the tool failed on purpose")]),
             "image" => CallToolResult::success(vec![ContentBlock::image(
-                "iVBORw0KGgo=".to_string(),
+                // A real 1×1 PNG.
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+                    .to_string(),
                 "image/png".to_string(),
             )]),
             "sleep" => {

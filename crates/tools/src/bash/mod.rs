@@ -323,6 +323,7 @@ fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
         text,
         is_error,
         details: None,
+        media: Vec::new(),
     }
     .with_details(ToolDetails::Command(run))
 }
