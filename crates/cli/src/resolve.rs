@@ -13,6 +13,7 @@ use crate::config::{Config, Sourced};
 
 mod policy;
 mod schedule;
+mod web;
 pub use policy::{config_policy, permission_mode, policy};
 pub use schedule::JOBS_IN_WORKSPACE;
 use schedule::schedule_place;
@@ -426,6 +427,10 @@ pub fn agent_template(
         .map(|(prefix, window)| (prefix.clone(), window.value))
         .collect();
     agent.max_tokens = config.max_tokens.as_ref().map(|s| s.value);
+    agent.vision = (config.vision.iter())
+        .map(|(prefix, sees)| (prefix.clone(), sees.value))
+        .collect();
+    agent.web = web::tools(config);
     agent.max_output_tokens = config
         .max_output_tokens
         .iter()

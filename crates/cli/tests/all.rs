@@ -41,3 +41,4 @@ mod todos;
 mod tool;
 mod trust;
 mod undo;
+mod web;

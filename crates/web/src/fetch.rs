@@ -136,7 +136,9 @@ pub enum FetchError {
 /// Fetches pages for one session, with its cache.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
-    client: reqwest::Client,
+    /// Built at the first fetch: setting up TLS reads the system's root certificates, which a
+    /// session that fetches nothing should not pay for at start.
+    client: Arc<std::sync::OnceLock<Result<reqwest::Client, String>>>,
     reach: Reach,
     limits: FetchLimits,
     cache: Arc<Mutex<Cache>>,
@@ -145,24 +147,34 @@ pub struct Fetcher {
 impl Fetcher {
     /// A fetcher that reaches public addresses and the hosts `reach` allows.
     pub fn new(reach: Reach, limits: FetchLimits) -> Self {
+        Self {
+            client: Arc::default(),
+            reach,
+            limits,
+            cache: Arc::default(),
+        }
+    }
+
+    /// The client: no proxy, no cookies, no redirects of its own, the guarded resolver. One
+    /// that could not be built fails every fetch (a client without the resolver never runs).
+    fn client(&self) -> Result<&reqwest::Client, FetchError> {
+        let built = self.client.get_or_init(|| self.build_client());
+        built.as_ref().map_err(|e| FetchError::Network(e.clone()))
+    }
+
+    fn build_client(&self) -> Result<reqwest::Client, String> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let resolver = Arc::new(Guarded {
-            reach: reach.clone(),
+            reach: self.reach.clone(),
         });
-        let client = reqwest::Client::builder()
+        reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .dns_resolver(resolver)
             .connect_timeout(Duration::from_secs(10))
             .user_agent(USER_AGENT)
             .build()
-            .unwrap_or_default();
-        Self {
-            client,
-            reach,
-            limits,
-            cache: Arc::default(),
-        }
+            .map_err(|e| format!("cannot set up the HTTP client: {e}"))
     }
 
     /// The page at `url` (plain HTTP upgraded to HTTPS, except for a host the user allowed),
@@ -240,7 +252,7 @@ impl Fetcher {
         for _ in 0..=self.limits.max_redirects {
             self.check_literal(&url)?;
             let response = self
-                .client
+                .client()?
                 .get(url.clone())
                 .header(
                     reqwest::header::ACCEPT,

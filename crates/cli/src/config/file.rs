@@ -68,6 +68,12 @@ pub struct TomlFile {
     pub sandbox: Option<Spanned<String>>,
     #[serde(default)]
     pub sandbox_settings: SandboxSettings,
+    /// `[web]`: the web tools.
+    #[serde(default)]
+    pub web: super::web::WebFile,
+    /// `[vision]`: a model-name prefix → whether it reads images.
+    #[serde(default)]
+    pub vision: BTreeMap<String, Spanned<bool>>,
 }
 
 /// `[sandbox_settings]`: what restricted shell commands may reach besides the workspace.

@@ -19,6 +19,7 @@ mod scalars;
 mod show;
 mod tools;
 pub mod trust;
+mod web;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,6 +29,7 @@ use rein_engine::permissions::PermissionMode;
 use toml::Spanned;
 
 pub use mcp::McpTable;
+pub use web::WebConfig;
 
 pub use show::render;
 
@@ -124,6 +126,10 @@ pub struct Config {
     pub max_tokens: Option<Sourced<u32>>,
     /// Output limits of models by name prefix (`[max_output_tokens]`), lower-cased.
     pub max_output_tokens: BTreeMap<String, Sourced<u32>>,
+    /// Which models read images, by name prefix (`[vision]`), lower-cased.
+    pub vision: BTreeMap<String, Sourced<bool>>,
+    /// `[web]`.
+    pub web: WebConfig,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     /// Lifetime of Anthropic's prompt-cache entries.
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
@@ -273,6 +279,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     limits::merge_stream_timeouts(config, &file, &reader)?;
     merge_retention(config, &file, &reader);
     hooks::merge(config, &file, &reader, scope)?;
+    web::merge(config, &file, &reader)?;
     Ok(())
 }
 

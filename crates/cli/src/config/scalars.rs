@@ -24,6 +24,7 @@ pub fn scalars(config: &Config) -> Vec<Scalar> {
     table.limits(config);
     table.request_options(config);
     table.tools(config);
+    table.web(config);
     table.timeouts_and_sandbox(config);
     table.0
 }
@@ -132,6 +133,28 @@ impl Table {
             quoted(&config.worktree_base),
             "\"head\"",
         );
+    }
+
+    /// `[web]` and `[vision]`.
+    fn web(&mut self, config: &Config) {
+        self.push("web.enabled", plain(&config.web.enabled), "true");
+        self.push(
+            "web.fetch_model",
+            quoted(&config.web.fetch_model),
+            "(explore_model, else none: the page itself)",
+        );
+        self.push(
+            "web.fetch_timeout_secs",
+            plain(&config.web.fetch_timeout_secs),
+            "30",
+        );
+        for (prefix, sees) in &config.vision {
+            self.push(
+                &format!("vision.{prefix:?}"),
+                plain(&Some(sees.clone())),
+                "",
+            );
+        }
     }
 
     /// The model stream's timeouts, the session store's retention and the sandbox.

@@ -121,6 +121,10 @@ fn list_lines(config: &Config) -> Vec<Line> {
     lines.extend(per_file(sensitive, &config.sensitive_paths));
     lines.extend(per_file("mcp_env_allow", &config.mcp_env_allow));
     lines.extend(per_file(
+        "web.allow_private_hosts",
+        &config.web.allow_private_hosts,
+    ));
+    lines.extend(per_file(
         "additional_directories",
         &config.additional_directories,
     ));

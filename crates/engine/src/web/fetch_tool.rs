@@ -32,6 +32,17 @@ pub struct WebFetch {
     pub(crate) answerer: Option<Answerer>,
 }
 
+#[cfg(test)]
+impl WebFetch {
+    /// A fetcher that reaches public addresses only, without an answering model.
+    pub(crate) fn for_tests() -> Self {
+        Self {
+            fetcher: Fetcher::new(rein_web::Reach::default(), rein_web::FetchLimits::default()),
+            answerer: None,
+        }
+    }
+}
+
 fn url_of(args: &Value) -> &str {
     args.get("url").and_then(Value::as_str).unwrap_or("")
 }

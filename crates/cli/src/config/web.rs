@@ -1,0 +1,77 @@
+//! `[web]`: the web tools — whether they are offered, the model that answers a fetch's
+//! prompt, the fetch timeout, and the private hosts a fetch may reach (the user's own file
+//! only: a workspace must not open the way to the machine's network) — and `[vision]`, which
+//! models read images.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::file::TomlFile;
+use super::{Config, ConfigError, Reader, Scope, Sourced, Why, ignore, set};
+
+/// `[web]` as a file writes it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebFile {
+    /// `false` offers no web tool.
+    pub enabled: Option<Spanned<bool>>,
+    /// The model that answers a fetch's prompt from the page (default: `explore_model`).
+    pub fetch_model: Option<Spanned<String>>,
+    /// Seconds a fetch may take, redirects included (default 30).
+    pub fetch_timeout_secs: Option<Spanned<u64>>,
+    /// `host:port` or `host` a fetch may reach although it is local or private.
+    pub allow_private_hosts: Option<Vec<Spanned<String>>>,
+}
+
+/// `[web]` merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WebConfig {
+    pub enabled: Option<Sourced<bool>>,
+    pub fetch_model: Option<Sourced<String>>,
+    pub fetch_timeout_secs: Option<Sourced<u64>>,
+    /// From the user's own file only.
+    pub allow_private_hosts: Vec<Sourced<String>>,
+}
+
+/// Adds `[web]` and `[vision]` of `file` to `config`.
+pub(super) fn merge(
+    config: &mut Config,
+    file: &TomlFile,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
+    let web = &file.web;
+    set(&mut config.web.enabled, web.enabled.as_ref(), reader);
+    set(
+        &mut config.web.fetch_model,
+        web.fetch_model.as_ref(),
+        reader,
+    );
+    if let Some(secs) = &web.fetch_timeout_secs
+        && *secs.get_ref() == 0
+    {
+        return Err(reader.error(secs, "web.fetch_timeout_secs", "must be above 0"));
+    }
+    set(
+        &mut config.web.fetch_timeout_secs,
+        web.fetch_timeout_secs.as_ref(),
+        reader,
+    );
+    for host in web.allow_private_hosts.iter().flatten() {
+        if reader.source.scope == Scope::User {
+            config.web.allow_private_hosts.push(reader.sourced(host));
+        } else {
+            let what = format!("web.allow_private_hosts entry {:?}", host.get_ref());
+            ignore(config, what, reader.at(host), Why::UserOnly);
+        }
+    }
+    for (prefix, sees) in &file.vision {
+        if prefix.trim().is_empty() {
+            let key = format!("vision.{prefix}");
+            return Err(reader.error(sees, &key, "the model name prefix is empty"));
+        }
+        config
+            .vision
+            .insert(prefix.to_ascii_lowercase(), reader.sourced(sees));
+    }
+    Ok(())
+}

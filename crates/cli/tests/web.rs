@@ -1,0 +1,153 @@
+//! The web and pictures through `rein exec`: `web_fetch` of a page on a local server the
+//! user's own config allows (a workspace's config cannot), the answering model, and a picture
+//! read into the request as an image block.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+use serde_json::json;
+
+use crate::support::*;
+
+const PAGE: &str = "<html><head><title>t</title><script>x()</script></head><body>\
+    <main><h1>Release notes</h1><p>Version <code>2.4</code> adds <em>streaming</em>.</p>\
+    </main></body></html>";
+
+/// A server on 127.0.0.1 answering every request with `PAGE`; its port.
+fn page_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
+                PAGE.len()
+            );
+            let _ = stream.write_all(reply.as_bytes());
+        }
+    });
+    port
+}
+
+fn fetch_turn(port: u16) -> serde_json::Value {
+    json!({"tool_calls": [{"name": "web_fetch", "arguments":
+        {"url": format!("http://127.0.0.1:{port}/notes"), "prompt": "What does 2.4 add?"}}]})
+}
+
+#[tokio::test]
+async fn a_page_the_users_config_allows_is_fetched_as_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = page_server();
+    let server = mock(&json!({"turns": [fetch_turn(port), {"text": "done"}]}).to_string()).await;
+    write_user_config(
+        dir.path(),
+        &format!("[web]\nallow_private_hosts = [\"127.0.0.1:{port}\"]\n"),
+    );
+    let mut cmd = exec_in(dir.path(), &server, "default", "read the notes");
+    cmd.args(["--allowed-tools", "WebFetch(domain:127.0.0.1)"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result = last_message(&server, 1);
+    assert!(
+        result.contains("# Release notes") && result.contains("Version `2.4` adds *streaming*."),
+        "{result}"
+    );
+    assert!(!result.contains("x()"), "{result}");
+}
+
+#[tokio::test]
+async fn a_workspace_cannot_open_private_hosts_and_a_new_domain_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = page_server();
+    // The workspace's own config says so, and the user trusted the workspace: still refused.
+    std::fs::create_dir_all(dir.path().join(".rein")).unwrap();
+    std::fs::write(
+        dir.path().join(".rein/config.toml"),
+        format!("[web]\nallow_private_hosts = [\"127.0.0.1:{port}\"]\n"),
+    )
+    .unwrap();
+    let server = mock(&json!({"turns": [fetch_turn(port), {"text": "done"}]}).to_string()).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "read the notes");
+    cmd.args(["--allowed-tools", "WebFetch(domain:127.0.0.1)"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result = last_message(&server, 1);
+    assert!(result.contains("a local or private address"), "{result}");
+
+    // Without a rule, the new domain asks, and a headless run cannot answer.
+    let server = mock(&json!({"turns": [fetch_turn(port), {"text": "done"}]}).to_string()).await;
+    write_user_config(
+        dir.path(),
+        &format!("[web]\nallow_private_hosts = [\"127.0.0.1:{port}\"]\n"),
+    );
+    let out = output(exec_in(dir.path(), &server, "default", "read the notes")).await;
+    let result = last_message(&server, 1);
+    assert!(!result.contains("Release notes"), "{result}");
+    assert!(result.contains("is_error"), "{result}");
+    let _ = out;
+}
+
+#[tokio::test]
+async fn the_answering_model_reads_the_page_and_its_answer_is_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = page_server();
+    let server = mock(
+        &json!({"turns": [
+            fetch_turn(port),
+            {"text": "2.4 adds streaming."},
+            {"text": "done"}
+        ]})
+        .to_string(),
+    )
+    .await;
+    write_user_config(
+        dir.path(),
+        &format!(
+            "[web]\nallow_private_hosts = [\"127.0.0.1:{port}\"]\nfetch_model = \"claude-haiku-4-5\"\n"
+        ),
+    );
+    let mut cmd = exec_in(dir.path(), &server, "default", "read the notes");
+    cmd.args(["--allowed-tools", "WebFetch(domain:127.0.0.1)"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let asked = &server.requests()[1].body;
+    assert_eq!(asked["model"], "claude-haiku-4-5");
+    let question = asked["messages"][0].to_string();
+    assert!(
+        question.contains("# Release notes") && question.contains("What does 2.4 add?"),
+        "{question}"
+    );
+    let result = last_message(&server, 2);
+    assert!(result.contains("2.4 adds streaming."), "{result}");
+}
+
+#[tokio::test]
+async fn a_picture_read_is_sent_as_an_image_block() {
+    let dir = tempfile::tempdir().unwrap();
+    // A real 1×1 PNG.
+    let png: &[u8] = &[
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f,
+        0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64,
+        0xf8, 0xcf, 0x50, 0x0f, 0x00, 0x03, 0x86, 0x01, 0x80, 0x5a, 0x34, 0x7d, 0x6b, 0x00, 0x00,
+        0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    ];
+    std::fs::write(dir.path().join("dot.png"), png).unwrap();
+    let read = json!({"tool_calls": [{"name": "read_file", "arguments": {"path": "dot.png"}}]});
+    let server = mock(&json!({"turns": [read, {"text": "a dot"}]}).to_string()).await;
+    let out = output(exec_in(dir.path(), &server, "default", "look")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = &server.requests()[1].body;
+    let result = &body["messages"].as_array().unwrap().last().unwrap()["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(
+        result["content"][0]["text"],
+        "dot.png: PNG image, 1×1 pixels."
+    );
+    assert_eq!(result["content"][1]["type"], "image");
+    assert_eq!(result["content"][1]["source"]["media_type"], "image/png");
+}
