@@ -13,7 +13,7 @@ use crate::config::{Config, Sourced};
 
 mod policy;
 mod schedule;
-mod web;
+pub(crate) mod web;
 pub use policy::{config_policy, permission_mode, policy};
 pub use schedule::JOBS_IN_WORKSPACE;
 use schedule::schedule_place;
@@ -430,7 +430,6 @@ pub fn agent_template(
     agent.vision = (config.vision.iter())
         .map(|(prefix, sees)| (prefix.clone(), sees.value))
         .collect();
-    agent.web = web::tools(config);
     agent.max_output_tokens = config
         .max_output_tokens
         .iter()

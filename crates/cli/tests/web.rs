@@ -15,6 +15,11 @@ const PAGE: &str = "<html><head><title>t</title><script>x()</script></head><body
 
 /// A server on 127.0.0.1 answering every request with `PAGE`; its port.
 fn page_server() -> u16 {
+    serve_always("text/html; charset=utf-8", PAGE)
+}
+
+/// A server on 127.0.0.1 answering every request with `body`; its port.
+fn serve_always(content_type: &'static str, body: &'static str) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -23,9 +28,9 @@ fn page_server() -> u16 {
             let mut request = [0u8; 4096];
             let _ = stream.read(&mut request);
             let reply = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{PAGE}",
-                PAGE.len()
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
             );
             let _ = stream.write_all(reply.as_bytes());
         }
@@ -150,4 +155,88 @@ async fn a_picture_read_is_sent_as_an_image_block() {
     );
     assert_eq!(result["content"][1]["type"], "image");
     assert_eq!(result["content"][1]["source"]["media_type"], "image/png");
+}
+
+#[tokio::test]
+async fn a_recorded_provider_search_is_shown_with_its_results_and_counted() {
+    let Some(stream) = rein_testkit::conformance_file(
+        "real-streams/corpus/anthropic/llm-anthropic-web-search-citations.sse",
+    )
+    .unwrap() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(&json!({"turns": [{"raw_stream": stream}]}).to_string()).await;
+    // The mock is not Anthropic's own endpoint: the search is declared only when asked for.
+    write_user_config(
+        dir.path(),
+        "[web]\nsearch = \"hosted\"\nsearch_max_uses = 3\n",
+    );
+    let mut cmd = exec_in(dir.path(), &server, "default", "weather in SF?");
+    cmd.args(["--output-format", "stream-json"]);
+    let out = output(cmd).await;
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let tools = &server.requests()[0].body["tools"];
+    let declared = tools.as_array().unwrap().last().unwrap();
+    assert_eq!(declared["type"], "web_search_20250305");
+    assert_eq!(declared["max_uses"], 3);
+    let events: Vec<serde_json::Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let start = events
+        .iter()
+        .find(|e| e["type"] == "tool_call_start")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(start["name"], "web_search");
+    assert!(
+        start["summary"].as_str().unwrap().contains("San Francisco"),
+        "{start}"
+    );
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "tool_call_end")
+        .unwrap();
+    let output = end["output"].as_str().unwrap();
+    assert!(output.starts_with("10 results\n- [San Francisco, CA Weather Forecast | AccuWeather](https://www.accuweather.com/"), "{output}");
+    let usage = events.iter().rev().find(|e| e["type"] == "usage").unwrap();
+    assert_eq!(usage["usage"]["web_search_requests"], 1, "{usage}");
+}
+
+#[tokio::test]
+async fn a_chat_server_searches_through_the_configured_searxng() {
+    let dir = tempfile::tempdir().unwrap();
+    let searx = serve_always(
+        "application/json",
+        r#"{"results": [
+            {"url": "https://serde.rs/", "title": "Serde", "content": "A framework"},
+            {"url": "https://docs.rs/serde", "title": "serde - Rust", "content": "docs"}
+        ]}"#,
+    );
+    let search = json!({"tool_calls": [{"name": "web_search", "arguments":
+        {"query": "rust serde", "blocked_domains": ["docs.rs"]}}]});
+    let server = mock(&json!({"turns": [search, {"text": "done"}]}).to_string()).await;
+    write_user_config(
+        dir.path(),
+        &format!("[web]\nsearch = \"searxng\"\nsearch_url = \"http://127.0.0.1:{searx}\"\n"),
+    );
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--provider",
+        "openai-chat",
+        "--model",
+        "qwen3-coder",
+        "--base-url",
+        &format!("{}/v1", server.url()),
+        "find serde",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("\"name\":\"web_search\""), "{tools}");
+    let result = last_message(&server, 1);
+    assert!(result.contains("[Serde](https://serde.rs/)"), "{result}");
+    assert!(!result.contains("docs.rs"), "{result}");
 }

@@ -66,9 +66,15 @@ fn forward(event: &ModelEvent, events: &EventSender) {
             delay_ms: *delay_ms,
             reason: error.to_string(),
         },
+        ModelEvent::BlockComplete(block) => {
+            // A search the provider ran is shown as the call it is.
+            for event in crate::web::search_events(block) {
+                events.emit(event);
+            }
+            return;
+        }
         ModelEvent::ToolCallStart { .. }
         | ModelEvent::ToolCallDelta { .. }
-        | ModelEvent::BlockComplete(_)
         | ModelEvent::Completed { .. } => return,
     };
     // A closed receiver means nobody is listening; the run goes on.

@@ -48,6 +48,21 @@ pub struct ModelRequest {
     pub cache: PromptCache,
     /// How hard the model should think; `None` leaves the model's default.
     pub effort: Option<crate::Effort>,
+    /// A web search the provider runs itself, declared beside the tools (Anthropic's
+    /// `web_search_20250305` for Claude models, the Responses `web_search` tool); the Chat
+    /// protocol has none and ignores it.
+    pub web_search: Option<HostedSearch>,
+}
+
+/// The provider's own web search, as a request declares it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostedSearch {
+    /// Most searches in one response (Anthropic's `max_uses`).
+    pub max_uses: u32,
+    /// Only these domains (when set, `blocked_domains` is not sent: Anthropic takes one).
+    pub allowed_domains: Vec<String>,
+    /// Never these domains (Anthropic only).
+    pub blocked_domains: Vec<String>,
 }
 
 /// One step of a streamed model response.

@@ -28,6 +28,7 @@
 //!     max_tokens: 1024,
 //!     cache: Default::default(),
 //!     effort: None,
+//!     web_search: None,
 //! });
 //! let mut assembler = ResponseAssembler::new();
 //! while let Some(event) = stream.next().await {
@@ -59,7 +60,9 @@ mod wire;
 
 pub use assemble::{AssembledResponse, ResponseAssembler};
 pub use cache::{CacheTtl, PromptCache, UnknownCacheTtl};
-pub use client::{ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind};
+pub use client::{
+    HostedSearch, ModelClient, ModelEvent, ModelEventStream, ModelRequest, ProviderKind,
+};
 pub use effort::{Effort, UnknownEffort};
 pub use error::{LlmError, LlmErrorKind};
 pub use pricing::{ModelPrice, cost_usd, cost_usd_with, price, round_cost};

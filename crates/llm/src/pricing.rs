@@ -100,9 +100,13 @@ pub fn cost_usd_with(model: &str, usage: &Usage, ttl: crate::CacheTtl) -> Option
         part(usage.input_tokens, price.input)
             + part(usage.output_tokens, price.output)
             + part(usage.cache_creation_input_tokens, price.cache_write)
-            + part(usage.cache_read_input_tokens, price.cache_read),
+            + part(usage.cache_read_input_tokens, price.cache_read)
+            + usage.web_search_requests as f64 * WEB_SEARCH_USD,
     ))
 }
+
+/// What one web search the provider runs costs: $10 per 1,000 at Anthropic and at OpenAI.
+const WEB_SEARCH_USD: f64 = 0.01;
 
 /// Rounds dollars to a billionth, so sums print as `0.009165`, not `0.009165000000000001`.
 pub fn round_cost(usd: f64) -> f64 {
@@ -135,6 +139,7 @@ mod tests {
             output_tokens: 48,
             cache_creation_input_tokens: 900,
             cache_read_input_tokens: 0,
+            web_search_requests: 0,
         };
         let cost = cost_usd("claude-sonnet-4-5", &usage).unwrap();
         assert_eq!(serde_json::to_string(&cost).unwrap(), "0.007695");
@@ -181,6 +186,7 @@ mod tests {
             output_tokens: 100_000,
             cache_creation_input_tokens: 200_000,
             cache_read_input_tokens: 2_000_000,
+            web_search_requests: 0,
         };
         // 3.00 + 1.50 + 0.75 + 0.60
         let cost = cost_usd("claude-sonnet-4-5", &usage).unwrap();

@@ -104,6 +104,7 @@ pub(crate) fn every_block() -> ModelRequest {
             key: Some("session-1".into()),
         },
         effort: Some(Effort::High),
+        web_search: None,
     }
 }
 
@@ -150,6 +151,7 @@ pub(crate) fn result_with_media() -> ModelRequest {
         max_tokens: 1024,
         cache: PromptCache::default(),
         effort: None,
+        web_search: None,
     }
 }
 

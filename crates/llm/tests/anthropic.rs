@@ -96,6 +96,7 @@ async fn streams_thinking_text_and_tool_calls_byte_by_byte_into_the_message() {
             output_tokens: 30,
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: 40,
+            web_search_requests: 0,
         }
     );
 }

@@ -133,6 +133,7 @@ pub fn hello() -> ModelRequest {
         max_tokens: 256,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     }
 }
 
@@ -175,6 +176,7 @@ pub fn mid_conversation(model: &str) -> ModelRequest {
         max_tokens: 1000,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     }
 }
 

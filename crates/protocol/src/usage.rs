@@ -15,6 +15,14 @@ pub struct Usage {
     /// Input tokens read from the prompt cache.
     #[serde(default)]
     pub cache_read_input_tokens: u64,
+    /// Web searches the provider ran for the request (its `web_search` tool), billed per
+    /// search.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub web_search_requests: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Usage {
@@ -45,6 +53,7 @@ impl Usage {
             &mut self.cache_read_input_tokens,
             other.cache_read_input_tokens,
         );
+        add(&mut self.web_search_requests, other.web_search_requests);
     }
 }
 
@@ -79,6 +88,7 @@ mod tests {
             output_tokens: u64::MAX,
             cache_creation_input_tokens: 1,
             cache_read_input_tokens: 1,
+            web_search_requests: 0,
         };
         let mut total = huge;
         total.add(&huge);
@@ -96,6 +106,7 @@ mod tests {
             output_tokens: 99,
             cache_creation_input_tokens: 30,
             cache_read_input_tokens: 60,
+            web_search_requests: 0,
         };
         assert_eq!(usage.cache_hit_rate(), Some(0.6));
     }

@@ -169,6 +169,7 @@ fn status_busy(h: &mut Harness) {
                 output_tokens: 2_300,
                 cache_read_input_tokens: 60_000,
                 cache_creation_input_tokens: 3_000,
+                web_search_requests: 0,
             },
             cost_usd: Some(0.0421),
         });

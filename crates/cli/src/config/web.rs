@@ -21,6 +21,18 @@ pub struct WebFile {
     pub fetch_timeout_secs: Option<Spanned<u64>>,
     /// `host:port` or `host` a fetch may reach although it is local or private.
     pub allow_private_hosts: Option<Vec<Spanned<String>>>,
+    /// How the model searches: `auto`, `hosted`, `searxng`, `brave` or `off`.
+    pub search: Option<Spanned<String>>,
+    /// The search API's base URL (SearXNG's instance; Brave's API by default).
+    pub search_url: Option<Spanned<String>>,
+    /// The variable holding the search API's key (default `BRAVE_API_KEY`).
+    pub search_key_env: Option<Spanned<String>>,
+    /// Most searches the provider runs per response (default 5).
+    pub search_max_uses: Option<Spanned<u32>>,
+    /// Only these domains in the provider's search results.
+    pub search_allowed_domains: Option<Vec<Spanned<String>>>,
+    /// Never these domains in the provider's search results.
+    pub search_blocked_domains: Option<Vec<Spanned<String>>>,
 }
 
 /// `[web]` merged.
@@ -31,7 +43,16 @@ pub struct WebConfig {
     pub fetch_timeout_secs: Option<Sourced<u64>>,
     /// From the user's own file only.
     pub allow_private_hosts: Vec<Sourced<String>>,
+    pub search: Option<Sourced<String>>,
+    pub search_url: Option<Sourced<String>>,
+    pub search_key_env: Option<Sourced<String>>,
+    pub search_max_uses: Option<Sourced<u32>>,
+    pub search_allowed_domains: Vec<Sourced<String>>,
+    pub search_blocked_domains: Vec<Sourced<String>>,
 }
+
+/// The values `[web] search` takes.
+pub const SEARCH_MODES: [&str; 5] = ["auto", "hosted", "searxng", "brave", "off"];
 
 /// Adds `[web]` and `[vision]` of `file` to `config`.
 pub(super) fn merge(
@@ -56,6 +77,56 @@ pub(super) fn merge(
         web.fetch_timeout_secs.as_ref(),
         reader,
     );
+    if let Some(mode) = &web.search
+        && !SEARCH_MODES.contains(&mode.get_ref().as_str())
+    {
+        let expected = SEARCH_MODES.join(", ");
+        return Err(reader.error(mode, "web.search", format!("expected one of {expected}")));
+    }
+    set(&mut config.web.search, web.search.as_ref(), reader);
+    // Where queries go and which key they carry: the user's own file only, as provider
+    // routing is (a workspace could otherwise send a key to a server of its choosing).
+    for (key, value, slot) in [
+        (
+            "web.search_url",
+            &web.search_url,
+            &mut config.web.search_url,
+        ),
+        (
+            "web.search_key_env",
+            &web.search_key_env,
+            &mut config.web.search_key_env,
+        ),
+    ] {
+        let Some(value) = value else { continue };
+        if reader.source.scope == Scope::User {
+            *slot = Some(reader.sourced(value));
+        } else {
+            let what = format!("{key} {:?}", value.get_ref());
+            config.ignored.push(super::Ignored {
+                what,
+                source: reader.at(value),
+                why: Why::Credentials,
+            });
+        }
+    }
+    set(
+        &mut config.web.search_max_uses,
+        web.search_max_uses.as_ref(),
+        reader,
+    );
+    for domain in web.search_allowed_domains.iter().flatten() {
+        config
+            .web
+            .search_allowed_domains
+            .push(reader.sourced(domain));
+    }
+    for domain in web.search_blocked_domains.iter().flatten() {
+        config
+            .web
+            .search_blocked_domains
+            .push(reader.sourced(domain));
+    }
     for host in web.allow_private_hosts.iter().flatten() {
         if reader.source.scope == Scope::User {
             config.web.allow_private_hosts.push(reader.sourced(host));

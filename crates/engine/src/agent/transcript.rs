@@ -62,6 +62,11 @@ impl Agent {
                 ttl: self.config.cache_ttl,
             },
             effort: self.config.effort,
+            web_search: crate::web::hosted(
+                self.config.web.as_ref(),
+                self.provider(),
+                self.request_model(),
+            ),
         }
     }
 

@@ -238,6 +238,7 @@ fn tool_names(name: &str) -> Vec<String> {
         "Memory" => &["memory"],
         "Skill" => &["skill"],
         "WebFetch" => &["web_fetch"],
+        "WebSearch" => &["web_search"],
         "LS" => &["glob"],
         _ => return vec![name.to_string()],
     };

@@ -187,6 +187,7 @@ async fn answer(
         max_tokens: ANSWER_TOKENS,
         cache: PromptCache::default(),
         effort: None,
+        web_search: None,
     };
     let mut stream = client.stream(request);
     let mut assembler = ResponseAssembler::new();

@@ -3,12 +3,30 @@
 //! when one is configured.
 
 mod fetch_tool;
+mod search_tool;
+mod shown;
+
+pub(crate) use shown::search_events;
 
 use std::sync::Arc;
 
 use rein_tools::ToolRegistry;
 
 pub use fetch_tool::{WEB_FETCH, WebFetch};
+pub use search_tool::{WEB_SEARCH, WebSearch};
+
+/// How the model searches the web.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Search {
+    /// It does not.
+    #[default]
+    Off,
+    /// With the provider's own search (Anthropic's for Claude models, the Responses API's),
+    /// declared on every request; the Chat protocol has none, so nothing is offered there.
+    Hosted(rein_llm::HostedSearch),
+    /// With `web_search`, a tool rein runs against a search API.
+    Backend(rein_web::SearchBackend),
+}
 
 /// What the web tools need.
 #[derive(Clone)]
@@ -18,6 +36,8 @@ pub struct WebTools {
     /// The model that answers a fetch's prompt from the page (`[web] fetch_model`, else
     /// `explore_model`); `None`: the page itself is the result, trimmed to the output budget.
     pub answer_model: Option<String>,
+    /// How the model searches.
+    pub search: Search,
 }
 
 impl std::fmt::Debug for WebTools {
@@ -42,4 +62,24 @@ pub(crate) fn register(
             .zip(models)
             .map(|(model, source)| fetch_tool::Answerer { model, source }),
     }));
+    if let Search::Backend(backend) = &web.search {
+        tools.register(Arc::new(WebSearch(backend.clone())));
+    }
+}
+
+/// The provider's own search for a request to `model` over `provider`, when `web` has it.
+pub(crate) fn hosted(
+    web: Option<&WebTools>,
+    provider: rein_llm::ProviderKind,
+    model: &str,
+) -> Option<rein_llm::HostedSearch> {
+    let Search::Hosted(search) = &web?.search else {
+        return None;
+    };
+    let serves = match provider {
+        rein_llm::ProviderKind::Anthropic => model.starts_with("claude"),
+        rein_llm::ProviderKind::Openai => true,
+        rein_llm::ProviderKind::OpenaiChat => false,
+    };
+    serves.then(|| search.clone())
 }

@@ -40,6 +40,9 @@ impl<'a> Body<'a> {
         let mut tools: Vec<WireTool<'a>> = (request.tools.iter())
             .map(|spec| WireTool::new(spec, claude))
             .collect();
+        if let Some(search) = request.web_search.as_ref().filter(|_| claude) {
+            tools.push(WireTool::web_search(search));
+        }
         if let Some(last) = tools.last_mut() {
             last.cache_control = Some(Marker(ttl));
         }
@@ -93,6 +96,12 @@ struct WireTool<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     input_schema: Option<&'a Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    max_uses: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_domains: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocked_domains: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     cache_control: Option<Marker>,
 }
 
@@ -109,6 +118,25 @@ impl<'a> WireTool<'a> {
             name: &spec.name,
             description: defined.is_none().then_some(spec.description.as_str()),
             input_schema: defined.is_none().then_some(&*spec.input_schema),
+            max_uses: None,
+            allowed_domains: None,
+            blocked_domains: None,
+            cache_control: None,
+        }
+    }
+
+    /// The server's web search tool (Anthropic takes one of the two domain lists).
+    fn web_search(search: &'a crate::HostedSearch) -> Self {
+        let allowed = !search.allowed_domains.is_empty();
+        Self {
+            kind: Some("web_search_20250305"),
+            name: "web_search",
+            description: None,
+            input_schema: None,
+            max_uses: Some(search.max_uses),
+            allowed_domains: allowed.then_some(search.allowed_domains.as_slice()),
+            blocked_domains: (!allowed && !search.blocked_domains.is_empty())
+                .then_some(search.blocked_domains.as_slice()),
             cache_control: None,
         }
     }

@@ -120,6 +120,9 @@ impl AnthropicParser {
                 *slot = n;
             }
         }
+        if let Some(n) = usage["server_tool_use"]["web_search_requests"].as_u64() {
+            self.usage.web_search_requests = n;
+        }
     }
 
     fn start_block(&mut self, data: &Value, out: &mut Vec<ModelEvent>) {

@@ -117,6 +117,7 @@ fn recorded_stream_yields_deltas_blocks_usage_and_stop_reason() {
                     output_tokens: 89,
                     cache_creation_input_tokens: 100,
                     cache_read_input_tokens: 50,
+                    web_search_requests: 0,
                 },
             },
         ]
@@ -278,6 +279,7 @@ fn request_body_translates_the_canonical_transcript() {
         max_tokens: 1024,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     };
     assert_eq!(
         serde_json::to_value(request_body(&request)).unwrap(),
@@ -376,6 +378,7 @@ fn every_block_request() -> ModelRequest {
             key: Some("k".into()),
         },
         effort: Some(crate::Effort::High),
+        web_search: None,
     }
 }
 
@@ -404,6 +407,7 @@ fn the_memory_tool_is_anthropics_own_for_claude_models_and_a_function_for_others
         max_tokens: 1024,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     };
     let body = serde_json::to_value(request_body(&request("claude-sonnet-4-5"))).unwrap();
     assert_eq!(
@@ -431,4 +435,53 @@ fn a_results_pictures_and_pdfs_are_blocks_inside_the_tool_result() {
             {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}},
         ]})
     );
+}
+
+#[test]
+fn the_providers_web_search_is_declared_for_claude_models_only() {
+    let mut request = crate::test_request::result_with_media();
+    request.web_search = Some(crate::HostedSearch {
+        max_uses: 5,
+        allowed_domains: vec!["docs.rs".into()],
+        blocked_domains: vec!["spam.example".into()],
+    });
+    let body = serde_json::to_value(request_body(&request)).unwrap();
+    assert_eq!(
+        body["tools"],
+        json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 5,
+                "allowed_domains": ["docs.rs"], "cache_control": {"type": "ephemeral"}}])
+    );
+    request.model = "kimi-k2".into();
+    let body = serde_json::to_value(request_body(&request)).unwrap();
+    assert!(body.get("tools").is_none(), "{body}");
+}
+
+#[test]
+fn a_recorded_search_counts_its_searches_and_costs_them() {
+    for (name, searches) in [
+        ("llm-anthropic-web-search-citations.sse", 1),
+        ("mirascope-web-search-cache-usage.sse", 3),
+    ] {
+        let Some(stream) =
+            rein_testkit::conformance_file(&format!("real-streams/corpus/anthropic/{name}"))
+                .unwrap()
+        else {
+            return;
+        };
+        let events = parse_recorded(&mut AnthropicParser::default(), &stream).unwrap();
+        let Some(ModelEvent::Completed { usage, .. }) = events.last() else {
+            panic!("{name}: no Completed")
+        };
+        assert_eq!(usage.web_search_requests, searches, "{name}");
+        let without = Usage {
+            web_search_requests: 0,
+            ..*usage
+        };
+        let cost = crate::cost_usd("claude-sonnet-4-5", usage).unwrap();
+        let tokens = crate::cost_usd("claude-sonnet-4-5", &without).unwrap();
+        assert!(
+            (cost - tokens - 0.01 * searches as f64).abs() < 1e-9,
+            "{name}"
+        );
+    }
 }

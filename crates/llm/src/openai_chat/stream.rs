@@ -134,6 +134,7 @@ impl ChatParser {
             output_tokens: count(&usage["completion_tokens"]),
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: cached,
+            web_search_requests: 0,
         });
     }
 

@@ -82,6 +82,7 @@ fn recorded_stream_assembles_reasoning_text_and_tool_calls_by_index() {
                     output_tokens: 20,
                     cache_creation_input_tokens: 0,
                     cache_read_input_tokens: 60,
+                    web_search_requests: 0,
                 },
             },
         ]
@@ -172,6 +173,7 @@ fn stream_options_refusal_is_adapted_to_once() {
         max_tokens: 10,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     };
     assert!(sent(&protocol, &request).get("stream_options").is_some());
     let refusal = LlmError {
@@ -248,6 +250,7 @@ fn request_body_maps_the_transcript_to_chat_messages() {
         max_tokens: 512,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     };
     assert_eq!(
         serde_json::to_value(request_body(&request, ChatFields::ALL)).unwrap(),

@@ -29,6 +29,21 @@ pub(crate) struct Body<'a> {
     tools: Vec<Tool<'a>>,
 }
 
+/// The Responses API's own web search tool.
+#[derive(Serialize)]
+struct WebSearch<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filters: Option<Filters<'a>>,
+}
+
+/// Its domain filter.
+#[derive(Serialize)]
+struct Filters<'a> {
+    allowed_domains: &'a [String],
+}
+
 impl<'a> Body<'a> {
     pub(crate) fn new(request: &'a ModelRequest) -> Self {
         Self {
@@ -44,7 +59,12 @@ impl<'a> Body<'a> {
                 summary: "auto",
             }),
             instructions: (!request.system.is_empty()).then_some(request.system.as_str()),
-            tools: request.tools.iter().map(Tool::new).collect(),
+            tools: request
+                .tools
+                .iter()
+                .map(Tool::new)
+                .chain(request.web_search.as_ref().map(Tool::web_search))
+                .collect(),
         }
     }
 }
@@ -56,9 +76,17 @@ struct Reasoning {
     summary: &'static str,
 }
 
+/// A tool: a function, or the API's web search.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Tool<'a> {
+    Function(Function<'a>),
+    WebSearch(WebSearch<'a>),
+}
+
 /// A function tool.
 #[derive(Serialize)]
-struct Tool<'a> {
+struct Function<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     name: &'a str,
@@ -69,13 +97,22 @@ struct Tool<'a> {
 
 impl<'a> Tool<'a> {
     fn new(spec: &'a ToolSpec) -> Self {
-        Self {
+        Self::Function(Function {
             kind: "function",
             name: &spec.name,
             description: &spec.description,
             parameters: &spec.input_schema,
             strict: false,
-        }
+        })
+    }
+
+    fn web_search(search: &'a crate::HostedSearch) -> Self {
+        Self::WebSearch(WebSearch {
+            kind: "web_search",
+            filters: (!search.allowed_domains.is_empty()).then_some(Filters {
+                allowed_domains: &search.allowed_domains,
+            }),
+        })
     }
 }
 

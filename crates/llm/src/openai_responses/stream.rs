@@ -34,6 +34,8 @@ enum OpenItem {
 pub(crate) struct ResponsesParser {
     open: BTreeMap<u64, OpenItem>,
     saw_tool_call: bool,
+    /// Web searches the provider ran (`web_search_call` items); the usage does not count them.
+    searches: u64,
     done: bool,
 }
 
@@ -246,6 +248,14 @@ impl ResponsesParser {
                 self.saw_tool_call = true;
                 ContentBlock::ToolUse { id, name, input }
             }
+            // Shown (the query, the sources), not sent back: a search is the provider's own.
+            "web_search_call" => {
+                self.searches += 1;
+                ContentBlock::Provider {
+                    protocol: PROVIDER.to_string(),
+                    block: item.clone(),
+                }
+            }
             _ => return Ok(()),
         };
         out.push(ModelEvent::BlockComplete(block));
@@ -284,6 +294,7 @@ impl ResponsesParser {
                 output_tokens: count(&usage["output_tokens"]),
                 cache_creation_input_tokens: 0,
                 cache_read_input_tokens: cached,
+                web_search_requests: self.searches,
             },
         });
         Ok(())

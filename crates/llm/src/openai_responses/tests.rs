@@ -97,6 +97,7 @@ fn recorded_stream_yields_reasoning_text_and_function_calls() {
                     output_tokens: 30,
                     cache_creation_input_tokens: 0,
                     cache_read_input_tokens: 100,
+                    web_search_requests: 0,
                 },
             },
         ]
@@ -207,6 +208,7 @@ fn request_body_maps_the_transcript_to_items() {
         max_tokens: 2048,
         cache: Default::default(),
         effort: None,
+        web_search: None,
     };
     assert_eq!(
         serde_json::to_value(request_body(&request)).unwrap(),
@@ -252,4 +254,35 @@ fn a_results_pictures_are_output_parts_and_its_pdfs_their_text() {
             {"type": "input_text", "text": "page 1: hello"},
         ]})
     );
+}
+
+#[test]
+fn the_responses_web_search_tool_is_declared_and_its_calls_counted() {
+    let mut request = crate::test_request::result_with_media();
+    request.web_search = Some(crate::HostedSearch {
+        max_uses: 5,
+        allowed_domains: vec!["docs.rs".into()],
+        blocked_domains: Vec::new(),
+    });
+    let body = serde_json::to_value(request_body(&request)).unwrap();
+    assert_eq!(
+        body["tools"],
+        json!([{"type": "web_search", "filters": {"allowed_domains": ["docs.rs"]}}])
+    );
+    let Some(stream) =
+        rein_testkit::conformance_file("real-streams/corpus/openai/pai-web-search-cached.sse")
+            .unwrap()
+    else {
+        return;
+    };
+    let events = parse_recorded(&mut ResponsesParser::default(), &stream).unwrap();
+    let Some(ModelEvent::Completed { usage, .. }) = events.last() else {
+        panic!("no Completed")
+    };
+    assert_eq!(usage.web_search_requests, 1);
+    let searched = events.iter().any(|e| {
+        matches!(e, ModelEvent::BlockComplete(ContentBlock::Provider { block, .. })
+            if block["type"] == "web_search_call" && block["action"]["query"] == "weather: San Francisco, CA")
+    });
+    assert!(searched, "{events:?}");
 }
