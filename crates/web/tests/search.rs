@@ -88,11 +88,13 @@ async fn searxng_and_brave_answers_are_read_as_hits() {
     };
     let hits = brave.search("rust book", 5).await.unwrap();
     assert_eq!(hits[0].url, "https://doc.rust-lang.org/book/");
-    let seen = seen.lock().unwrap();
-    assert_eq!(seen[0].0["q"], "rust serde");
-    assert_eq!(seen[0].0["format"], "json");
-    assert_eq!(seen[1].0["count"], "5");
-    assert_eq!(seen[1].1.as_deref(), Some("k-123"));
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen[0].0["q"], "rust serde");
+        assert_eq!(seen[0].0["format"], "json");
+        assert_eq!(seen[1].0["count"], "5");
+        assert_eq!(seen[1].1.as_deref(), Some("k-123"));
+    }
 
     let broken = SearchBackend::Searxng {
         url: format!("{base}/broken"),
