@@ -61,8 +61,9 @@ impl TypedTool for ReadFile {
              (line number, tab, line): up to {DEFAULT_LINE_LIMIT} lines starting at `offset` \
              (1-based). When the file has more, the result states the total and the offset to \
              continue from. Lines over {MAX_LINE_CHARS} characters are cut. Pictures (PNG, \
-             JPEG, GIF, WebP) are shown as images. Other binary files are refused; to list a \
-             directory use glob or bash `ls`."
+             JPEG, GIF, WebP) are shown as images; PDFs as documents (`pages` such as \"1-5\", \
+             needed over 10 pages). Other binary files are refused; to list a directory use \
+             glob or bash `ls`."
         )
     }
 
@@ -97,6 +98,7 @@ impl TypedTool for ReadFile {
             offset: args.offset.unwrap_or(1).max(1),
             limit: args.limit.unwrap_or(DEFAULT_LINE_LIMIT).max(1),
             max_bytes: ctx.budget.content_room(),
+            pages: args.pages,
         };
         match tokio::task::spawn_blocking(move || request.read(&guard)).await {
             Ok(output) => output,
@@ -115,6 +117,8 @@ struct Page {
     /// Bytes of numbered lines in one result (the output budget's room): a page stops early
     /// rather than exceed it, so a read is never cut in the middle.
     max_bytes: usize,
+    /// The pages of a PDF asked for.
+    pages: Option<String>,
 }
 
 impl Page {
@@ -167,6 +171,9 @@ impl Page {
         if let Some(kind) = image_kind(&self.path, &sniff) {
             return Ok(self.picture(kind, sniff, file, size));
         }
+        if sniff.starts_with(b"%PDF-") {
+            return Ok(self.pdf(sniff, file, size));
+        }
         if looks_binary(&sniff) {
             return Ok(ToolOutput::error(format!(
                 "{name} looks like a binary file ({size} bytes); read_file shows text files only \
@@ -194,6 +201,24 @@ impl Page {
         match crate::media::fit_picture(&head) {
             Ok(picture) => ToolOutput::ok(picture.describe(name)).with_media(vec![picture.media]),
             Err(e) => ToolOutput::error(format!("{name} is a {kind} file, but {e}")),
+        }
+    }
+
+    /// A PDF's pages: the document and its text, or why they cannot be shown.
+    fn pdf(&self, mut head: Vec<u8>, file: File, size: u64) -> ToolOutput {
+        use crate::media::MAX_PDF_BYTES;
+        let name = &self.shown_as;
+        if size > MAX_PDF_BYTES {
+            return ToolOutput::error(format!(
+                "{name} is a PDF of {size} bytes, over the {MAX_PDF_BYTES} bytes a model reads"
+            ));
+        }
+        if let Err(e) = file.take(MAX_PDF_BYTES).read_to_end(&mut head) {
+            return ToolOutput::error(format!("cannot read {name}: {e}"));
+        }
+        match crate::media::read_pdf(&head, self.pages.as_deref()) {
+            Ok(pages) => ToolOutput::ok(pages.describe(name)).with_media(vec![pages.media]),
+            Err(e) => ToolOutput::error(format!("{name}: {e}")),
         }
     }
 

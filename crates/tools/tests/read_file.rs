@@ -224,3 +224,35 @@ async fn paths_escaping_the_workspace_are_refused() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_pdf_is_shown_as_a_document_with_its_pages_text() {
+    let ws = Workspace::new();
+    ws.write(
+        "docs/spec.pdf",
+        include_bytes!("fixtures/three-pages.pdf").as_slice(),
+    );
+    let out = ws.call("read_file", json!({"path": "docs/spec.pdf"})).await;
+    assert!(!out.is_error, "{}", out.text);
+    assert_eq!(out.text, "docs/spec.pdf: PDF, 3 pages.");
+    let [rein_protocol::Media::Pdf { source, text }] = out.media.as_slice() else {
+        panic!("one PDF expected: {:?}", out.media.len())
+    };
+    assert_eq!(source.media_type, "application/pdf");
+    assert!(
+        text.contains("--- page 3 ---\nPage 3 of the test"),
+        "{text}"
+    );
+    let two = ws
+        .call("read_file", json!({"path": "docs/spec.pdf", "pages": "2"}))
+        .await;
+    assert_eq!(two.text, "docs/spec.pdf: PDF, 3 pages; pages 2-2 shown.");
+    let bad = ws
+        .call("read_file", json!({"path": "docs/spec.pdf", "pages": "5"}))
+        .await;
+    assert!(
+        bad.is_error && bad.text.contains("within 1-3"),
+        "{}",
+        bad.text
+    );
+}
