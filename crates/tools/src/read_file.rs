@@ -174,6 +174,11 @@ impl Page {
         if sniff.starts_with(b"%PDF-") {
             return Ok(self.pdf(sniff, file, size));
         }
+        if self.path.extension().is_some_and(|e| e == "ipynb")
+            && let Some(output) = self.notebook(&mut sniff, &mut file, size)?
+        {
+            return Ok(output);
+        }
         if looks_binary(&sniff) {
             return Ok(ToolOutput::error(format!(
                 "{name} looks like a binary file ({size} bytes); read_file shows text files only \
@@ -220,6 +225,23 @@ impl Page {
             Ok(pages) => ToolOutput::ok(pages.describe(name)).with_media(vec![pages.media]),
             Err(e) => ToolOutput::error(format!("{name}: {e}")),
         }
+    }
+
+    /// A notebook's cells and outputs; `None` (the file read as text, from `head`, which
+    /// then holds all of it) when it is not one.
+    fn notebook(
+        &self,
+        head: &mut Vec<u8>,
+        file: &mut File,
+        size: u64,
+    ) -> io::Result<Option<ToolOutput>> {
+        if size > MAX_PICTURE_FILE {
+            return Ok(None);
+        }
+        file.read_to_end(head)?;
+        let text = String::from_utf8_lossy(head);
+        Ok(crate::notebook::render(&self.shown_as, &text)
+            .map(|(text, media)| ToolOutput::ok(text).with_media(media)))
     }
 
     /// Reads lines up to the end of the page.

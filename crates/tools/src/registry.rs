@@ -37,7 +37,7 @@ impl Entry {
 type Build = fn() -> Arc<dyn Tool>;
 
 /// The built-in tools, by name and Claude Code's name, each built when asked for.
-const BUILTIN: [(&str, &str, Build); 15] = [
+const BUILTIN: [(&str, &str, Build); 16] = [
     (
         <crate::Bash as TypedTool>::NAME,
         <crate::Bash as TypedTool>::CLAUDE_NAME,
@@ -62,6 +62,11 @@ const BUILTIN: [(&str, &str, Build); 15] = [
         <crate::EditFile as TypedTool>::NAME,
         <crate::EditFile as TypedTool>::CLAUDE_NAME,
         || crate::typed(crate::EditFile),
+    ),
+    (
+        <crate::NotebookEdit as TypedTool>::NAME,
+        <crate::NotebookEdit as TypedTool>::CLAUDE_NAME,
+        || crate::typed(crate::NotebookEdit),
     ),
     (
         <crate::ApplyPatch as TypedTool>::NAME,

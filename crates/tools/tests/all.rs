@@ -9,6 +9,7 @@ mod details;
 mod edit_file;
 mod hiding;
 mod jobs;
+mod notebook;
 mod preview;
 mod races;
 mod read_file;

@@ -16,7 +16,7 @@ use globset::{GlobBuilder, GlobMatcher};
 /// Tools that read files by path.
 pub(crate) const READ_TOOLS: &[&str] = &["read_file", "view_image", "glob", "grep"];
 /// Tools that create, change or delete files by path.
-pub(crate) const EDIT_TOOLS: &[&str] = &["edit_file", "write_file", "apply_patch"];
+pub(crate) const EDIT_TOOLS: &[&str] = &["edit_file", "write_file", "apply_patch", "notebook_edit"];
 
 /// Why a rule's text could not be parsed; each names the rule as written.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -238,6 +238,7 @@ fn tool_names(name: &str) -> Vec<String> {
         "Memory" => &["memory"],
         "Skill" => &["skill"],
         "WebFetch" => &["web_fetch"],
+        "NotebookEdit" => &["notebook_edit"],
         "WebSearch" => &["web_search"],
         "LS" => &["glob"],
         _ => return vec![name.to_string()],
