@@ -152,8 +152,21 @@ impl Input {
         InputOutcome::Edited
     }
 
-    /// Inserts pasted text; a large paste becomes a placeholder expanded when sent.
+    /// Inserts pasted text; a large paste becomes a placeholder expanded when sent, and the
+    /// path of a picture (pasted, or dropped on the terminal) becomes `[Image #1]`, sent as
+    /// `@path` so the picture is attached.
     pub fn paste(&mut self, text: &str) {
+        if let Some(path) = picture_path(text) {
+            let images = self
+                .pastes
+                .iter()
+                .filter(|(l, _)| l.starts_with("[Image #"))
+                .count();
+            let label = format!("[Image #{}]", images + 1);
+            self.pastes.push((label.clone(), format!("@{path}")));
+            self.insert(&label);
+            return;
+        }
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         let lines = text.lines().count();
         if lines > PASTE_LINES || text.len() > PASTE_BYTES {
@@ -294,3 +307,27 @@ impl Input {
 #[cfg(test)]
 #[path = "input_tests.rs"]
 mod tests;
+
+/// The picture file a paste names: one line, maybe quoted or a `file://` URL (what a file
+/// dropped on a terminal becomes), naming an existing PNG, JPEG, GIF or WebP file.
+fn picture_path(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.contains('\n') || text.is_empty() {
+        return None;
+    }
+    let unquoted = text
+        .strip_prefix('\'')
+        .and_then(|t| t.strip_suffix('\''))
+        .or_else(|| text.strip_prefix('"').and_then(|t| t.strip_suffix('"')))
+        .unwrap_or(text);
+    let path = unquoted
+        .strip_prefix("file://")
+        .unwrap_or(unquoted)
+        .replace("\\ ", " ");
+    let extension = std::path::Path::new(&path)
+        .extension()?
+        .to_str()?
+        .to_ascii_lowercase();
+    let picture = ["png", "jpg", "jpeg", "gif", "webp"].contains(&extension.as_str());
+    (picture && !path.contains(' ') && std::path::Path::new(&path).is_file()).then_some(path)
+}

@@ -39,16 +39,34 @@ impl Agent {
     pub(super) async fn mentioned_files(&self, prompt: &str) -> Vec<ContentBlock> {
         let mut blocks = Vec::new();
         for path in mentions(prompt) {
-            if let Some(text) = self.attachment(path).await {
-                blocks.push(ContentBlock::Text { text });
+            let Some((text, media)) = self.attachment(path).await else {
+                continue;
+            };
+            blocks.push(ContentBlock::Text { text });
+            // A picture mentioned is shown as one (to a model that reads images); a PDF as
+            // its pages' text.
+            let sees = crate::models::sees_images(&self.config.model, &self.config.vision);
+            for item in media {
+                blocks.push(match item {
+                    rein_protocol::Media::Image { source } if sees => {
+                        ContentBlock::Image { source }
+                    }
+                    rein_protocol::Media::Image { .. } => ContentBlock::Text {
+                        text: format!(
+                            "(the picture {path} is not shown: this model does not read images)"
+                        ),
+                    },
+                    rein_protocol::Media::Pdf { text, .. } => ContentBlock::Text { text },
+                });
             }
         }
         blocks
     }
 
-    async fn attachment(&self, path: &str) -> Option<String> {
+    /// What `@path` attaches: text, with the pictures (and PDFs) `read_file` shows.
+    async fn attachment(&self, path: &str) -> Option<(String, Vec<rein_protocol::Media>)> {
         if let Some(resource) = self.resource(path).await {
-            return Some(resource);
+            return Some((resource, Vec::new()));
         }
         let guard = &self.tool_ctx.guard;
         let resolved = match guard.resolve_read(path) {
@@ -59,26 +77,38 @@ impl Agent {
                     .locate_anywhere(path)
                     .is_ok_and(|p| p.symlink_metadata().is_ok());
                 return exists.then(|| {
-                    format!("<attachment path=\"{path}\">not attached: {refused}</attachment>")
+                    let text =
+                        format!("<attachment path=\"{path}\">not attached: {refused}</attachment>");
+                    (text, Vec::new())
                 });
             }
         };
         if resolved.is_dir() {
-            return Some(format!(
+            let text = format!(
                 "<attachment path=\"{path}\" kind=\"folder\">\n{}</attachment>",
                 listing(&resolved)
-            ));
+            );
+            return Some((text, Vec::new()));
         }
         if !resolved.is_file() {
             return None;
         }
         let size = resolved.metadata().map_or(0, |m| m.len());
-        if size > MAX_ATTACHED_BYTES {
-            return Some(format!(
+        // A picture or a PDF is fitted by read_file, whatever its size on disk.
+        let media = resolved
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| {
+                ["png", "jpg", "jpeg", "gif", "webp", "pdf"]
+                    .contains(&e.to_ascii_lowercase().as_str())
+            });
+        if size > MAX_ATTACHED_BYTES && !media {
+            let text = format!(
                 "<attachment path=\"{path}\">not attached: {} bytes; read the parts you \
                  need with read_file (offset, limit) or grep</attachment>",
                 size
-            ));
+            );
+            return Some((text, Vec::new()));
         }
         let read = self
             .toolset
@@ -86,12 +116,14 @@ impl Agent {
             .call("read_file", json!({"path": path}), &self.tool_ctx)
             .await;
         Some(if read.is_error {
-            format!(
+            let text = format!(
                 "<attachment path=\"{path}\">not attached: {}</attachment>",
                 read.text
-            )
+            );
+            (text, Vec::new())
         } else {
-            format!("<attachment path=\"{path}\">\n{}\n</attachment>", read.text)
+            let text = format!("<attachment path=\"{path}\">\n{}\n</attachment>", read.text);
+            (text, read.media)
         })
     }
 }

@@ -22,16 +22,17 @@ const MAX_LINE_CHARS: usize = 500;
 const DEFAULT_FILES: usize = 100;
 const DEFAULT_LINES: usize = 250;
 
-/// What `grep` prints.
+/// What `grep` prints: paths of matching files, newest first (the default); matching lines as
+/// `path:line:text` with context lines as `path-line-text`; or matching lines per file as
+/// `path:count`. (Variants without doc comments: schemars would send each description in
+/// every request, as a `oneOf`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
 pub enum OutputMode {
-    /// Paths of matching files, newest first (default).
     #[default]
     FilesWithMatches,
-    /// Matching lines as `path:line:text`, context lines as `path-line-text`.
     Content,
-    /// Matching lines per file as `path:count`.
     Count,
 }
 
@@ -47,7 +48,7 @@ pub struct GrepArgs {
     /// Only files of this type, e.g. `rust`, `py`, `js`, `go` (ripgrep's type names).
     #[serde(rename = "type")]
     pub file_type: Option<String>,
-    /// `files_with_matches` (default), `content` or `count`.
+    /// Default `files_with_matches`.
     pub output_mode: Option<OutputMode>,
     /// Lines of context around each match (content mode).
     pub context: Option<usize>,
