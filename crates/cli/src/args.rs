@@ -332,6 +332,10 @@ pub enum InputFormat {
 pub struct ExecArgs {
     /// The prompt; `-` or nothing reads it from standard input.
     pub prompt: Option<String>,
+    /// A picture (or PDF) in the workspace to attach to the prompt, as `@FILE` in it would
+    /// (repeatable; codex's `--image`).
+    #[arg(long, short = 'i', value_name = "FILE")]
+    pub image: Vec<String>,
     /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
     #[arg(long, short = 'm')]
     pub model: Option<String>,

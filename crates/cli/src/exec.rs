@@ -37,7 +37,10 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let prompt = if streamed || (args.compact && args.prompt.is_none()) {
         None
     } else {
-        Some(read_prompt(args.prompt.as_deref())?)
+        Some(with_images(
+            read_prompt(args.prompt.as_deref())?,
+            &args.image,
+        )?)
     };
     let agent = setup.agent(setup.start(&args)?)?;
 
@@ -340,6 +343,23 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 /// The prompt argument, or standard input when it is absent or `-`.
+/// `prompt` with an `@FILE` mention for each `--image`, which attaches it as the model's
+/// `read_file` would show it (a path with a space cannot be mentioned, so it is refused).
+fn with_images(mut prompt: String, images: &[String]) -> Result<String, Exit> {
+    for image in images {
+        if image.chars().any(char::is_whitespace) {
+            return Err(Exit::usage(format!(
+                "--image {image:?}: a path with spaces cannot be attached; copy or link it"
+            )));
+        }
+        if !std::path::Path::new(image).is_file() {
+            return Err(Exit::usage(format!("--image {image:?}: no such file")));
+        }
+        prompt.push_str(&format!("\n@{image}"));
+    }
+    Ok(prompt)
+}
+
 fn read_prompt(arg: Option<&str>) -> Result<String, Exit> {
     let prompt = match arg {
         Some(text) if text != "-" => text.to_string(),

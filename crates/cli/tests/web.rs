@@ -240,3 +240,71 @@ async fn a_chat_server_searches_through_the_configured_searxng() {
     assert!(result.contains("[Serde](https://serde.rs/)"), "{result}");
     assert!(!result.contains("docs.rs"), "{result}");
 }
+
+#[tokio::test]
+async fn exec_image_attaches_the_picture_to_the_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = image::RgbImage::from_fn(3000, 2000, |x, _| image::Rgb([(x % 256) as u8, 0, 0]));
+    photo.save(dir.path().join("shot.png")).unwrap();
+    let server = mock(&json!({"turns": [{"text": "a red gradient"}]}).to_string()).await;
+    let mut cmd = exec_in(dir.path(), &server, "default", "what is this?");
+    cmd.args(["--image", "shot.png"]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let content = &server.requests()[0].body["messages"][0]["content"];
+    let blocks = content.as_array().unwrap();
+    let image = blocks
+        .iter()
+        .find(|b| b["type"] == "image")
+        .unwrap_or_else(|| panic!("{content}"));
+    assert_eq!(image["source"]["media_type"], "image/jpeg");
+    assert!(
+        content
+            .to_string()
+            .contains("PNG image, 3000×2000 pixels, shown scaled down to 1568×1045"),
+        "{content}"
+    );
+
+    let missing = output({
+        let mut cmd = exec_in(dir.path(), &server, "default", "x");
+        cmd.args(["--image", "nope.png"]);
+        cmd
+    })
+    .await;
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("--image \"nope.png\": no such file"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pasted_picture_path_is_shown_as_image_1_and_sent_as_a_picture() {
+    let Some(tmux) = crate::tmux::Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let photo = image::RgbImage::from_fn(40, 30, |x, _| image::Rgb([(x * 6) as u8, 9, 9]));
+    photo.save(ws.join("diagram.png")).unwrap();
+    let server = mock(r#"{"turns": [{"text": "It is a gradient."}]}"#).await;
+    let script = crate::tmux::launcher(ws, &server.url(), "");
+    tmux.open(&format!("sh '{}'", script.display()));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("what is in ");
+    // What a terminal receives when a file is dropped on it: its quoted path, as a paste.
+    let dropped = format!("'{}'", ws.join("diagram.png").display());
+    tmux.run(&["set-buffer", "-b", "p", &dropped]);
+    tmux.run(&["paste-buffer", "-p", "-b", "p", "-t", "ui"]);
+    let screen = tmux.wait_for("[Image #1]").await;
+    assert!(screen.contains("what is in [Image #1]"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("It is a gradient.").await;
+    let content = &server.requests()[0].body["messages"][0]["content"];
+    let image = content
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "image");
+    assert!(
+        image.is_some_and(|i| i["source"]["media_type"] == "image/png"),
+        "{content}"
+    );
+}
