@@ -208,6 +208,7 @@ fn progress_line(event: &Event) -> Option<String> {
             format!("rein: {from} failed ({reason}); asking the fallback model {to} from now on")
         }
         Event::Error { message } => format!("rein: {message}"),
+        Event::Citation { title, url } => format!("  cited: {title} <{url}>"),
         Event::Compaction {
             trigger,
             tokens_before,

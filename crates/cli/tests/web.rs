@@ -200,6 +200,16 @@ async fn a_recorded_provider_search_is_shown_with_its_results_and_counted() {
         .unwrap();
     let output = end["output"].as_str().unwrap();
     assert!(output.starts_with("10 results\n- [San Francisco, CA Weather Forecast | AccuWeather](https://www.accuweather.com/"), "{output}");
+    let cited: Vec<&str> = (events.iter().filter(|e| e["type"] == "citation"))
+        .map(|e| e["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            "https://www.wunderground.com/hourly/us/ca/san-francisco",
+            "https://abc7news.com/weather/"
+        ]
+    );
     let usage = events.iter().rev().find(|e| e["type"] == "usage").unwrap();
     assert_eq!(usage["usage"]["web_search_requests"], 1, "{usage}");
 }

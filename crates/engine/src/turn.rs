@@ -57,6 +57,10 @@ fn forward(event: &ModelEvent, events: &EventSender) {
     let out = match event {
         ModelEvent::TextDelta(text) => Event::TextDelta { text: text.clone() },
         ModelEvent::ThinkingDelta(text) => Event::ThinkingDelta { text: text.clone() },
+        ModelEvent::Citation { title, url } => Event::Citation {
+            title: title.clone(),
+            url: url.clone(),
+        },
         ModelEvent::Retry {
             attempt,
             delay_ms,

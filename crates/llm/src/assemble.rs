@@ -50,6 +50,7 @@ impl ResponseAssembler {
                 self.completed = Some((stop_reason.clone(), *usage));
             }
             ModelEvent::Retry { .. }
+            | ModelEvent::Citation { .. }
             | ModelEvent::TextDelta(_)
             | ModelEvent::ThinkingDelta(_)
             | ModelEvent::ToolCallStart { .. }

@@ -83,6 +83,15 @@ pub enum ModelEvent {
     },
     /// Answer text.
     TextDelta(String),
+    /// A web page the answer streaming now cites (Anthropic's citations of its search
+    /// results), each page once per response; for display: the transcript keeps the text as
+    /// the model wrote it.
+    Citation {
+        /// The page's title.
+        title: String,
+        /// Its address.
+        url: String,
+    },
     /// Reasoning text.
     ThinkingDelta(String),
     /// A tool call started streaming.

@@ -73,6 +73,14 @@ pub enum Event {
         /// Names of the tools offered to the model.
         tools: Vec<String>,
     },
+    /// A web page the answer streaming now cites (the provider's citations of its search
+    /// results), once per page and reply: front ends list it under the answer.
+    Citation {
+        /// The page's title.
+        title: String,
+        /// Its address.
+        url: String,
+    },
     /// A model request is about to be sent.
     TurnStart {
         /// 1-based turn number.
@@ -425,3 +433,16 @@ pub fn retry_notice(attempt: u32, delay_ms: u64, reason: &str) -> String {
 #[cfg(test)]
 #[path = "event_tests.rs"]
 mod tests;
+
+/// The pages a reply cited, as front ends list them under it:
+/// `Sources: Title <https://…>, Other <https://…>`.
+pub fn sources_line(sources: &[(String, String)]) -> String {
+    let listed: Vec<String> = sources
+        .iter()
+        .map(|(title, url)| match title.trim() {
+            "" => format!("<{url}>"),
+            title => format!("{title} <{url}>"),
+        })
+        .collect();
+    format!("Sources: {}", listed.join(", "))
+}

@@ -49,6 +49,7 @@ fn listed(event: &Event) {
         | Event::TurnStart { .. }
         | Event::TextDelta { .. }
         | Event::ThinkingDelta { .. }
+        | Event::Citation { .. }
         | Event::Retry { .. }
         | Event::ModelFallback { .. }
         | Event::ToolsChanged { .. }
@@ -93,6 +94,10 @@ fn stream_events() -> Vec<Event> {
         Event::TurnStart { turn: 1 },
         Event::TextDelta { text: text() },
         Event::ThinkingDelta { text: text() },
+        Event::Citation {
+            title: text(),
+            url: text(),
+        },
         Event::Retry {
             attempt: 1,
             delay_ms: 1,

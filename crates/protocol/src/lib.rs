@@ -20,7 +20,7 @@ mod usage;
 pub use board::{BoardTask, TaskStatus};
 pub use event::{
     EVENT_SCHEMA_VERSION, Event, EventEnvelope, PermissionVerdict, RunOutcome, TodoItem,
-    TodoStatus, files_restored, retry_notice, tools_changed, wait_text,
+    TodoStatus, files_restored, retry_notice, sources_line, tools_changed, wait_text,
 };
 pub use message::{ContentBlock, ImageSource, Media, Message, Role};
 pub use record::{SESSION_SCHEMA_VERSION, SessionLine, SessionRecord};

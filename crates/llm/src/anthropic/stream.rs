@@ -42,6 +42,8 @@ pub(crate) struct AnthropicParser {
     usage: Usage,
     stop_reason: Option<StopReason>,
     done: bool,
+    /// The pages cited so far (each is announced once).
+    cited: Vec<String>,
 }
 
 impl StreamParser for AnthropicParser {
@@ -202,7 +204,18 @@ impl AnthropicParser {
             ("input_json_delta", OpenBlock::Opaque { json, .. }) => {
                 json.push_str(field("partial_json"));
             }
-            _ => {} // citations
+            ("citations_delta", _) => {
+                let citation = &delta["citation"];
+                let url = citation["url"].as_str().unwrap_or("");
+                if !url.is_empty() && !self.cited.iter().any(|u| u == url) {
+                    self.cited.push(url.to_string());
+                    out.push(ModelEvent::Citation {
+                        title: citation["title"].as_str().unwrap_or("").to_string(),
+                        url: url.to_string(),
+                    });
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -485,3 +485,34 @@ fn a_recorded_search_counts_its_searches_and_costs_them() {
         );
     }
 }
+
+#[test]
+fn each_cited_page_is_announced_once_and_the_text_stays_as_written() {
+    let Some(stream) = rein_testkit::conformance_file(
+        "real-streams/corpus/anthropic/llm-anthropic-web-search-citations.sse",
+    )
+    .unwrap() else {
+        return;
+    };
+    let events = parse_recorded(&mut AnthropicParser::default(), &stream).unwrap();
+    let cited: Vec<(&str, &str)> = events
+        .iter()
+        .filter_map(|e| match e {
+            ModelEvent::Citation { title, url } => Some((title.as_str(), url.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        cited,
+        [
+            (
+                "San Francisco, CA Hourly Weather Forecast | Weather Underground",
+                "https://www.wunderground.com/hourly/us/ca/san-francisco"
+            ),
+            (
+                "Live Doppler 7 | Bay Area Weather News - ABC7 San Francisco",
+                "https://abc7news.com/weather/"
+            )
+        ]
+    );
+}

@@ -59,7 +59,14 @@ impl App {
             Event::TurnStart { .. } => self.label_busy("thinking"),
             Event::ThinkingDelta { text } => self.thinking.push_str(&text),
             Event::TextDelta { text } => self.text_delta(&text),
-            Event::AssistantMessage { .. } => self.flush_stream(),
+            Event::Citation { title, url } => self.sources.push((title, url)),
+            Event::AssistantMessage { .. } => {
+                self.flush_stream();
+                if !self.sources.is_empty() {
+                    let sources = std::mem::take(&mut self.sources);
+                    self.info(rein_protocol::sources_line(&sources));
+                }
+            }
             Event::ToolCallStart {
                 id,
                 name,

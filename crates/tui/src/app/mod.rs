@@ -168,6 +168,8 @@ pub struct App {
     /// bullet).
     text_started: bool,
     thinking: String,
+    /// The pages the reply streaming now cites, listed under it when it is complete.
+    sources: Vec<(String, String)>,
     show_thinking: bool,
     running: Vec<RunningTool>,
     /// The model's todo list while it has open items.
@@ -221,6 +223,7 @@ impl App {
             markdown: MarkdownStream::new(theme),
             text_started: false,
             thinking: String::new(),
+            sources: Vec::new(),
             show_thinking: false,
             running: Vec::new(),
             todos: Vec::new(),
