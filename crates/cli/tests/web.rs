@@ -318,3 +318,50 @@ async fn a_pasted_picture_path_is_shown_as_image_1_and_sent_as_a_picture() {
         "{content}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_v_pastes_the_clipboards_picture_as_an_image() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(tmux) = crate::tmux::Tmux::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    // The clipboard: a `wl-paste` that gives a picture, as on a Wayland desktop.
+    let bin = ws.join(".bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let photo = image::RgbImage::from_fn(20, 10, |x, _| image::Rgb([(x * 12) as u8, 1, 1]));
+    photo.save(bin.join("clip.png")).unwrap();
+    let fake = bin.join("wl-paste");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\ncat '{}'\n", bin.join("clip.png").display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let server = mock(r#"{"turns": [{"text": "A small red bar."}]}"#).await;
+    let script = crate::tmux::launcher(ws, &server.url(), "");
+    tmux.open(&format!(
+        "env PATH='{}':\"$PATH\" WAYLAND_DISPLAY=wayland-test DISPLAY= sh '{}'",
+        bin.display(),
+        script.display()
+    ));
+    tmux.wait_for("/help for commands").await;
+    tmux.type_text("describe ");
+    tmux.keys(&["C-v"]);
+    let screen = tmux.wait_for("[Image #1]").await;
+    assert!(screen.contains("describe [Image #1]"), "{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("A small red bar.").await;
+    let content = &server.requests()[0].body["messages"][0]["content"];
+    let image = content
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "image");
+    assert!(image.is_some(), "{content}");
+    assert!(
+        content.to_string().contains("PNG image, 20×10 pixels"),
+        "{content}"
+    );
+}

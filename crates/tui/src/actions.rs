@@ -37,6 +37,14 @@ async fn engine_op(
     let op = match action {
         // Quitting is the loop's; only the terminal loop can suspend.
         Action::Quit | Action::Suspend | Action::EditFile(_) => return None,
+        Action::PasteImage => {
+            let dir = driver.status().await.outputs_dir;
+            match crate::clipboard::save_image(dir.as_deref()).await {
+                Ok(path) => app.paste(&path.display().to_string()),
+                Err(why) => app.info(why),
+            }
+            return None;
+        }
         Action::Rewind {
             back,
             code,

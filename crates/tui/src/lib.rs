@@ -21,6 +21,7 @@
 
 mod actions;
 pub mod app;
+mod clipboard;
 mod diff;
 pub mod export;
 mod highlight;

@@ -13,6 +13,11 @@ impl Agent {
         self.client.kind()
     }
 
+    /// Where the session keeps files its tools may read back (over-long outputs).
+    pub fn outputs_dir(&self) -> Option<&std::path::Path> {
+        self.tool_ctx.budget.save_dir()
+    }
+
     /// The model this agent asks.
     pub fn model(&self) -> &str {
         &self.config.model

@@ -245,6 +245,9 @@ pub struct SessionStatus {
     pub sandboxed: bool,
     /// A job (a run, a compaction) is under way.
     pub running: bool,
+    /// Where the session keeps files the model may read (over-long outputs, pasted
+    /// pictures): a folder its `read_file` and `@` mentions reach.
+    pub outputs_dir: Option<std::path::PathBuf>,
 }
 
 impl SessionStatus {
@@ -263,6 +266,7 @@ impl SessionStatus {
             effort: agent.effort(),
             sandboxed: agent.sandboxed(),
             running: false,
+            outputs_dir: agent.outputs_dir().map(std::path::Path::to_path_buf),
         }
     }
 }

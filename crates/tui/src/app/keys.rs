@@ -113,6 +113,7 @@ impl App {
                 self.unfold_last();
                 Vec::new()
             }
+            KeyCode::Char('v') if ctrl => vec![Action::PasteImage],
             KeyCode::BackTab => {
                 let next = match self.status.mode {
                     PermissionMode::Default => PermissionMode::AcceptEdits,

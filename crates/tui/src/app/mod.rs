@@ -45,6 +45,8 @@ const QUIT_WINDOW: Duration = Duration::from_secs(2);
 pub enum Action {
     /// Send this prompt to the model.
     Run(String),
+    /// Attach the clipboard's picture to the prompt being written (Ctrl-V).
+    PasteImage,
     /// Cancel the running turn.
     Cancel,
     /// End the program.
