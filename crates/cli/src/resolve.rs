@@ -11,12 +11,12 @@ use crate::Exit;
 use crate::args::{ExecArgs, ProviderArg};
 use crate::config::{Config, Sourced};
 
+mod data;
 mod policy;
 mod schedule;
 pub(crate) mod web;
 pub use policy::{config_policy, permission_mode, policy};
 pub use schedule::JOBS_IN_WORKSPACE;
-use schedule::schedule_place;
 
 /// Model used when neither `--model` nor `REIN_MODEL` names one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -428,7 +428,7 @@ pub fn agent_template(
         .collect();
     agent.max_tokens = config.max_tokens.as_ref().map(|s| s.value);
     agent.vision = (config.vision.iter())
-        .map(|(prefix, sees)| (prefix.clone(), sees.value))
+        .map(|(p, v)| (p.clone(), v.value))
         .collect();
     agent.max_output_tokens = config
         .max_output_tokens
@@ -456,9 +456,7 @@ pub fn agent_template(
     }
     agent.compact_tool = config.compact_tool.as_ref().is_some_and(|c| c.value);
     agent.hooks = config.hooks.clone();
-    agent.outputs_root = folders.data.as_ref().map(|dir| dir.join("outputs"));
-    agent.checkpoints_root =
-        (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::CHECKPOINTS_FOLDER));
+    data::folders(&mut agent, folders, config);
     if let Some(base) = &config.worktree_base {
         agent.worktree_base =
             rein_engine::worktree::BaseRef::parse(&base.value).unwrap_or_else(|| {
@@ -469,15 +467,9 @@ pub fn agent_template(
                 rein_engine::worktree::BaseRef::Head
             });
     }
-    agent.memory_root =
-        (folders.data.as_ref()).map(|dir| dir.join(rein_engine::auto_memory::MEMORY_FOLDER));
-    agent.tasks_root = (folders.data.as_ref()).map(|dir| dir.join(rein_engine::undo::TASKS_FOLDER));
-    agent.schedule_place = (folders.data.as_ref())
-        .map(|dir| schedule_place(dir, &agent.workspace, config.workspace_trusted));
     if let Some(mb) = &config.checkpoint_cap_mb {
         agent.checkpoint_cap = mb.value.saturating_mul(1024 * 1024);
     }
-    agent.user_memory_dir = folders.config.clone();
     agent
 }
 

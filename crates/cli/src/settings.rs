@@ -105,10 +105,7 @@ impl Settings {
         template.sensitive = Some(sensitive.clone());
         template.sandbox_policy = sandbox_policy;
         template.subagents = Some(subagents);
-        template.web = resolve::web::tools(&config, &provider, &template.policy, &env)?;
-        if let Some(key_env) = resolve::web::search_key_env(&config) {
-            template.hidden_env.push(key_env);
-        }
+        resolve::web::give(&mut template, &config, &provider, &env)?;
         template.fallback = router.fallback(args)?;
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;

@@ -41,7 +41,7 @@ async fn engine_op(
             let dir = driver.status().await.outputs_dir;
             match crate::clipboard::save_image(dir.as_deref()).await {
                 Ok(path) => app.paste(&path.display().to_string()),
-                Err(why) => app.info(why),
+                Err(why) => app.info(why.to_string()),
             }
             return None;
         }

@@ -10,21 +10,37 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 /// The largest picture taken from the clipboard.
 const MAX_BYTES: usize = 50 * 1024 * 1024;
 
-/// The clipboard's PNG picture saved as a new file in `dir`; why not otherwise, in words
-/// for the user.
-pub(crate) async fn save_image(dir: Option<&Path>) -> Result<PathBuf, String> {
+/// Why no picture was pasted, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotPasted(String);
+
+impl From<&str> for NotPasted {
+    fn from(why: &str) -> Self {
+        Self(why.to_string())
+    }
+}
+
+impl From<String> for NotPasted {
+    fn from(why: String) -> Self {
+        Self(why)
+    }
+}
+
+/// The clipboard's PNG picture saved as a new file in `dir`.
+pub(crate) async fn save_image(dir: Option<&Path>) -> Result<PathBuf, NotPasted> {
     let dir = dir.ok_or("this session keeps no files, so a picture cannot be pasted")?;
     let bytes = read_image().await?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot save the picture: {e}"))?;
+    std::fs::create_dir_all(dir).map_err(|e| NotPasted(format!("cannot save the picture: {e}")))?;
     let taken = std::fs::read_dir(dir).map_or(0, |d| d.count());
     let path = dir.join(format!("pasted-image-{}.png", taken + 1));
     rein_fs::write_atomic_private(&path, &bytes)
-        .map_err(|e| format!("cannot save the picture: {e}"))?;
+        .map_err(|e| NotPasted(format!("cannot save the picture: {e}")))?;
     Ok(path)
 }
 
 /// The clipboard's picture as PNG bytes, from the first tool that has one.
-async fn read_image() -> Result<Vec<u8>, String> {
+async fn read_image() -> Result<Vec<u8>, NotPasted> {
     let mut tried = Vec::new();
     for (program, args) in tools() {
         tried.push(program);
@@ -49,10 +65,10 @@ async fn read_image() -> Result<Vec<u8>, String> {
                 .into(),
         );
     }
-    Err(format!(
+    Err(NotPasted(format!(
         "no picture in the clipboard (asked {}); paste or drop the picture's file instead",
         tried.join(", ")
-    ))
+    )))
 }
 
 /// The tools to ask, by what this session runs in.

@@ -60,7 +60,22 @@ pub(super) fn merge(
     file: &TomlFile,
     reader: &Reader<'_>,
 ) -> Result<(), ConfigError> {
-    let web = &file.web;
+    merge_fetch(config, &file.web, reader)?;
+    merge_search(config, &file.web, reader)?;
+    for (prefix, sees) in &file.vision {
+        if prefix.trim().is_empty() {
+            let key = format!("vision.{prefix}");
+            return Err(reader.error(sees, &key, "the model name prefix is empty"));
+        }
+        config
+            .vision
+            .insert(prefix.to_ascii_lowercase(), reader.sourced(sees));
+    }
+    Ok(())
+}
+
+/// `enabled`, the fetch settings, and the private hosts (the user's own file only).
+fn merge_fetch(config: &mut Config, web: &WebFile, reader: &Reader<'_>) -> Result<(), ConfigError> {
     set(&mut config.web.enabled, web.enabled.as_ref(), reader);
     set(
         &mut config.web.fetch_model,
@@ -77,6 +92,25 @@ pub(super) fn merge(
         web.fetch_timeout_secs.as_ref(),
         reader,
     );
+    for host in web.allow_private_hosts.iter().flatten() {
+        if reader.source.scope == Scope::User {
+            config.web.allow_private_hosts.push(reader.sourced(host));
+        } else {
+            let what = format!("web.allow_private_hosts entry {:?}", host.get_ref());
+            ignore(config, what, reader.at(host), Why::UserOnly);
+        }
+    }
+    Ok(())
+}
+
+/// How the model searches; where queries go and which key they carry only from the user's
+/// own file, as provider routing is (a workspace could otherwise send a key to a server of
+/// its choosing).
+fn merge_search(
+    config: &mut Config,
+    web: &WebFile,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
     if let Some(mode) = &web.search
         && !SEARCH_MODES.contains(&mode.get_ref().as_str())
     {
@@ -84,8 +118,6 @@ pub(super) fn merge(
         return Err(reader.error(mode, "web.search", format!("expected one of {expected}")));
     }
     set(&mut config.web.search, web.search.as_ref(), reader);
-    // Where queries go and which key they carry: the user's own file only, as provider
-    // routing is (a workspace could otherwise send a key to a server of its choosing).
     for (key, value, slot) in [
         (
             "web.search_url",
@@ -126,23 +158,6 @@ pub(super) fn merge(
             .web
             .search_blocked_domains
             .push(reader.sourced(domain));
-    }
-    for host in web.allow_private_hosts.iter().flatten() {
-        if reader.source.scope == Scope::User {
-            config.web.allow_private_hosts.push(reader.sourced(host));
-        } else {
-            let what = format!("web.allow_private_hosts entry {:?}", host.get_ref());
-            ignore(config, what, reader.at(host), Why::UserOnly);
-        }
-    }
-    for (prefix, sees) in &file.vision {
-        if prefix.trim().is_empty() {
-            let key = format!("vision.{prefix}");
-            return Err(reader.error(sees, &key, "the model name prefix is empty"));
-        }
-        config
-            .vision
-            .insert(prefix.to_ascii_lowercase(), reader.sourced(sees));
     }
     Ok(())
 }

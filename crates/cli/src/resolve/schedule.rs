@@ -5,6 +5,15 @@ use std::path::Path;
 /// A trusted workspace's durable scheduled jobs, relative to its root (covered by trust).
 pub const JOBS_IN_WORKSPACE: &str = ".rein/scheduled_tasks.json";
 
+/// Whose folder keeps a workspace's durable jobs: its own (trusted) or rein's data folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JobsKept {
+    /// `.rein/scheduled_tasks.json` in the workspace.
+    InWorkspace,
+    /// A file in rein's data folder keyed by the workspace.
+    InData,
+}
+
 /// Where the workspace's durable scheduled jobs are kept: its `.rein/scheduled_tasks.json`
 /// when it is trusted (a workspace file that makes rein run prompts is covered by trust, like
 /// hooks), else a file in rein's data folder keyed by the workspace, where the lock of the
@@ -12,14 +21,14 @@ pub const JOBS_IN_WORKSPACE: &str = ".rein/scheduled_tasks.json";
 pub(super) fn schedule_place(
     data: &Path,
     workspace: &Path,
-    trusted: bool,
+    kept: JobsKept,
 ) -> rein_schedule::DurablePlace {
     let canonical = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let own = data
         .join(rein_engine::schedule::SCHEDULES_FOLDER)
         .join(rein_engine::session::workspace_key(&canonical));
-    let (file, wrap) = match trusted {
-        true => {
+    let (file, wrap) = match kept {
+        JobsKept::InWorkspace => {
             // rein's own change of a file trust covers keeps the trust it had.
             let workspace = canonical.clone();
             let wrap: rein_schedule::SaveWrapper = std::sync::Arc::new(move |write| {
@@ -35,7 +44,7 @@ pub(super) fn schedule_place(
             });
             (canonical.join(JOBS_IN_WORKSPACE), Some(wrap))
         }
-        false => (own.join(rein_engine::schedule::JOBS_FILE), None),
+        JobsKept::InData => (own.join(rein_engine::schedule::JOBS_FILE), None),
     };
     rein_schedule::DurablePlace {
         file,

@@ -16,6 +16,19 @@ const MAX_USES: u32 = 5;
 /// Brave's API.
 const BRAVE_URL: &str = "https://api.search.brave.com";
 
+/// Gives `agent` the web tools `config` offers, and hides the search API's key from the
+/// processes its tools start.
+pub(crate) fn give(
+    agent: &mut rein_engine::AgentConfig,
+    config: &Config,
+    provider: &ProviderSettings,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), Exit> {
+    agent.web = tools(config, provider, &agent.policy, env)?;
+    agent.hidden_env.extend(search_key_env(config));
+    Ok(())
+}
+
 /// The web tools `config` offers: on unless `[web] enabled = false`; fetches reach public
 /// addresses and the private hosts the user's own file allows; a fetch's prompt is answered
 /// by `[web] fetch_model`, else `explore_model`, else the page itself is returned; searches

@@ -248,18 +248,20 @@ impl ResponsesParser {
                 self.saw_tool_call = true;
                 ContentBlock::ToolUse { id, name, input }
             }
-            // Shown (the query, the sources), not sent back: a search is the provider's own.
-            "web_search_call" => {
-                self.searches += 1;
-                ContentBlock::Provider {
-                    protocol: PROVIDER.to_string(),
-                    block: item.clone(),
-                }
-            }
+            "web_search_call" => self.searched(item),
             _ => return Ok(()),
         };
         out.push(ModelEvent::BlockComplete(block));
         Ok(())
+    }
+
+    /// A search the provider ran: counted, and shown (the query, the sources), not sent back.
+    fn searched(&mut self, item: &Value) -> ContentBlock {
+        self.searches += 1;
+        ContentBlock::Provider {
+            protocol: PROVIDER.to_string(),
+            block: item.clone(),
+        }
     }
 
     fn complete(&mut self, response: &Value, out: &mut Vec<ModelEvent>) -> Result<(), LlmError> {
