@@ -85,9 +85,9 @@ pub enum FetchError {
     BadUrl(String),
     /// A loopback, link-local or private address.
     #[error(
-        "refused: {host} is {ip}, a local or private address; web_fetch reaches public \
-         addresses only (a user may allow a host with `[web] allow_private_hosts` in their \
-         own config)"
+        "refused: {} a local or private address; web_fetch reaches public addresses only (a \
+         user may allow a host with `[web] allow_private_hosts` in their own config)",
+        which(.host, .ip)
     )]
     Private {
         /// The host as the URL names it.
@@ -131,6 +131,15 @@ pub enum FetchError {
     /// The connection or the transfer failed.
     #[error("{0}")]
     Network(String),
+}
+
+/// The subject of a refusal: `10.0.0.1 is`, or `localhost is 127.0.0.1,` for a name.
+fn which(host: &str, ip: &IpAddr) -> String {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    match bare.parse::<IpAddr>() {
+        Ok(_) => format!("{host} is"),
+        Err(_) => format!("{host} is {ip},"),
+    }
 }
 
 /// Fetches pages for one session, with its cache.

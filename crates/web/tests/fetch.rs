@@ -207,6 +207,26 @@ async fn private_addresses_are_refused_without_the_users_config() {
         let message = refused.unwrap_err().to_string();
         assert!(message.contains("allow_private_hosts"), "{message}");
     }
+    let metadata = public_only
+        .fetch("http://169.254.169.254/")
+        .await
+        .unwrap_err();
+    assert!(
+        metadata
+            .to_string()
+            .starts_with("refused: 169.254.169.254 is a local or private address"),
+        "{metadata}"
+    );
+    let name = public_only
+        .fetch(&format!("http://localhost:{port}/"))
+        .await
+        .unwrap_err();
+    let said = name.to_string();
+    assert!(
+        said.starts_with("refused: localhost is 127.0.0.1, a local")
+            || said.starts_with("refused: localhost is ::1, a local"),
+        "{said}"
+    );
     // Allowing one host:port allows nothing else on the machine.
     let one = allowed(addr);
     let other_name = one.fetch(&format!("http://localhost:{port}/python")).await;
