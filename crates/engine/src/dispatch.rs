@@ -278,10 +278,12 @@ async fn execute(
 fn finish(
     shared: Dispatch<'_>,
     call: ToolCall,
-    output: ToolOutput,
+    mut output: ToolOutput,
     started: Instant,
 ) -> ContentBlock {
-    let (content, media) = shown(&output, shared.sees_images);
+    // Moved, not copied: a picture is megabytes of base64, and only the block needs it.
+    let media = std::mem::take(&mut output.media);
+    let (content, media) = shown(&output.text, media, shared.sees_images);
     let block = ContentBlock::ToolResult {
         tool_use_id: call.id.clone(),
         content,
@@ -314,24 +316,24 @@ fn finish(
 
 /// What the model is shown of a result: its text and media, or, for a model that reads no
 /// images, the text with a note in place of each image (a PDF's extracted text stays).
-fn shown(output: &ToolOutput, sees_images: bool) -> (String, Vec<Media>) {
-    if sees_images || output.media.is_empty() {
-        return (output.text.clone(), output.media.clone());
+fn shown(text: &str, media: Vec<Media>, sees_images: bool) -> (String, Vec<Media>) {
+    if sees_images || media.is_empty() {
+        return (text.to_string(), media);
     }
-    let mut text = output.text.clone();
-    let mut media = Vec::new();
-    for item in &output.media {
-        match item {
+    let mut text = text.to_string();
+    let mut kept = Vec::new();
+    for item in media {
+        match &item {
             Media::Image { source } => text.push_str(&format!(
                 "\n[An image ({}, {} bytes) is not shown: this model does not read images. \
                  Set `[vision]` in rein's config if it does.]",
                 source.media_type,
                 source.data.len() / 4 * 3
             )),
-            Media::Pdf { .. } => media.push(item.clone()),
+            Media::Pdf { .. } => kept.push(item),
         }
     }
-    (text, media)
+    (text, kept)
 }
 
 /// Keeps the state of the files a file tool's call is about to change (`rein undo`); a note
