@@ -1,6 +1,10 @@
 //! Which addresses a fetch may reach: public ones, and the hosts the user's own config allows.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+use crate::fetch::FetchError;
 
 /// Whether `ip` is on the public internet: not loopback, unspecified, private (RFC 1918,
 /// unique local), link-local (169.254.0.0/16 holds the cloud metadata services), shared
@@ -106,6 +110,40 @@ fn split_port(entry: &str) -> (&str, Option<u16>) {
             Err(_) => (entry, None),
         },
         _ => (entry, None),
+    }
+}
+
+/// The resolver the client connects through: a name that resolves to any address that is not
+/// public is refused, unless the user allowed the host. The connection then uses exactly the
+/// addresses checked here, so a name cannot change its answer between check and connect.
+#[derive(Debug)]
+pub(crate) struct Guarded {
+    pub(crate) reach: Reach,
+}
+
+impl Resolve for Guarded {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_string();
+        let allowed = self.reach.allows_host(&host);
+        Box::pin(async move {
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|e| {
+                    Box::new(FetchError::Resolve {
+                        host: host.clone(),
+                        message: e.to_string(),
+                    }) as Box<dyn std::error::Error + Send + Sync>
+                })?
+                .collect();
+            if !allowed && let Some(private) = found.iter().find(|a| !is_public(a.ip())) {
+                return Err(Box::new(FetchError::Private {
+                    host,
+                    ip: private.ip(),
+                })
+                    as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(found.into_iter()) as Addrs)
+        })
     }
 }
 

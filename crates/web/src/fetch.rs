@@ -1,21 +1,18 @@
 //! Getting a page: the client (no proxy, no cookies, no redirects of its own, a resolver that
 //! refuses private addresses), the redirect walk, the body cap, the cache.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::Url;
 
-use crate::addresses::{Reach, is_public};
+use crate::addresses::{Guarded, Reach, is_public};
+use crate::cache::Cache;
 
 /// How long a fetched page is answered from memory.
 pub const FETCH_CACHE_TTL: Duration = Duration::from_secs(15 * 60);
-/// Most bytes of pages kept in the cache.
-const CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// What every request says it is.
 const USER_AGENT: &str = concat!(
     "rein/",
@@ -429,77 +426,4 @@ fn transport_error(error: &reqwest::Error, url: &Url) -> FetchError {
         source = e.source();
     }
     FetchError::Network(message)
-}
-
-/// The resolver the client connects through: a name that resolves to any address that is not
-/// public is refused, unless the user allowed the host. The connection then uses exactly the
-/// addresses checked here, so a name cannot change its answer between check and connect.
-#[derive(Debug)]
-struct Guarded {
-    reach: Reach,
-}
-
-impl Resolve for Guarded {
-    fn resolve(&self, name: Name) -> Resolving {
-        let host = name.as_str().to_string();
-        let allowed = self.reach.allows_host(&host);
-        Box::pin(async move {
-            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await
-                .map_err(|e| {
-                    Box::new(FetchError::Resolve {
-                        host: host.clone(),
-                        message: e.to_string(),
-                    }) as Box<dyn std::error::Error + Send + Sync>
-                })?
-                .collect();
-            if !allowed && let Some(private) = found.iter().find(|a| !is_public(a.ip())) {
-                return Err(Box::new(FetchError::Private {
-                    host,
-                    ip: private.ip(),
-                })
-                    as Box<dyn std::error::Error + Send + Sync>);
-            }
-            Ok(Box::new(found.into_iter()) as Addrs)
-        })
-    }
-}
-
-/// Pages by URL, for [`FETCH_CACHE_TTL`], within [`CACHE_BYTES`].
-#[derive(Debug, Default)]
-struct Cache {
-    pages: HashMap<String, (Instant, Page)>,
-}
-
-impl Cache {
-    fn get(&mut self, url: &str) -> Option<Page> {
-        self.pages
-            .retain(|_, (at, _)| at.elapsed() < FETCH_CACHE_TTL);
-        self.pages.get(url).map(|(_, page)| page.clone())
-    }
-
-    fn put(&mut self, url: &str, page: Page) {
-        if page.text.len() > CACHE_BYTES / 4 {
-            return;
-        }
-        while self
-            .pages
-            .values()
-            .map(|(_, p)| p.text.len())
-            .sum::<usize>()
-            + page.text.len()
-            > CACHE_BYTES
-        {
-            let oldest = self
-                .pages
-                .iter()
-                .min_by_key(|(_, (at, _))| *at)
-                .map(|(url, _)| url.clone());
-            match oldest {
-                Some(url) => self.pages.remove(&url),
-                None => break,
-            };
-        }
-        self.pages.insert(url.to_string(), (Instant::now(), page));
-    }
 }

@@ -6,6 +6,7 @@
 //! the body capped; HTML turned into Markdown; answers cached for 15 minutes.
 
 mod addresses;
+mod cache;
 mod fetch;
 mod markdown;
 mod search;

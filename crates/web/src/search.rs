@@ -2,6 +2,7 @@
 //! (the Chat protocol): a SearXNG instance's JSON API, or Brave's Web Search API with a key.
 //! The endpoint is the user's own configuration, so it may be on the local network.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -88,12 +89,7 @@ struct BraveHit {
 impl SearchBackend {
     /// The results for `query`, at most `limit`.
     pub async fn search(&self, query: &str, limit: usize) -> Result<Vec<Hit>, SearchError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(20))
-            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| SearchError::Failed(e.to_string()))?;
+        let client = client()?;
         let endpoint = |base: &str, path: &str, pairs: &[(&str, &str)]| {
             let mut url = url::Url::parse(&format!("{}{path}", base.trim_end_matches('/')))
                 .map_err(|e| SearchError::Failed(format!("bad search URL {base}: {e}")))?;
@@ -155,6 +151,21 @@ impl SearchBackend {
         };
         Ok(hits.into_iter().take(limit).collect())
     }
+}
+
+/// The client every search shares, built at the first: setting up TLS reads the system's root
+/// certificates, once.
+fn client() -> Result<&'static reqwest::Client, SearchError> {
+    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+    let built = CLIENT.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(20))
+            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    built.as_ref().map_err(|e| SearchError::Failed(e.clone()))
 }
 
 /// Whether `url`'s host is `domain` or under it (`docs.rs` covers `www.docs.rs`).
