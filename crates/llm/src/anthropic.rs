@@ -68,3 +68,7 @@ fn thinking_budget(request: &ModelRequest) -> Option<u32> {
 #[cfg(test)]
 #[path = "anthropic/tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "anthropic/media_tests.rs"]
+mod media_tests;

@@ -482,6 +482,9 @@ mod plan_tests;
 #[path = "prompt_tests.rs"]
 mod prompt_tests;
 #[cfg(test)]
+#[path = "reply_tests.rs"]
+mod reply_tests;
+#[cfg(test)]
 #[path = "rewind_tests.rs"]
 mod rewind_tests;
 #[cfg(test)]
