@@ -38,6 +38,17 @@ fn serve_always(content_type: &'static str, body: &'static str) -> u16 {
     port
 }
 
+/// The first request's prompt (its content blocks) and the picture attached to it, if any.
+fn prompt_image(
+    server: &rein_testkit::MockServer,
+) -> (serde_json::Value, Option<serde_json::Value>) {
+    let content = server.requests()[0].body["messages"][0]["content"].clone();
+    let image = (content.as_array().into_iter().flatten())
+        .find(|b| b["type"] == "image")
+        .cloned();
+    (content, image)
+}
+
 fn fetch_turn(port: u16) -> serde_json::Value {
     json!({"tool_calls": [{"name": "web_fetch", "arguments":
         {"url": format!("http://127.0.0.1:{port}/notes"), "prompt": "What does 2.4 add?"}}]})
@@ -261,12 +272,8 @@ async fn exec_image_attaches_the_picture_to_the_prompt() {
     cmd.args(["--image", "shot.png"]);
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let content = &server.requests()[0].body["messages"][0]["content"];
-    let blocks = content.as_array().unwrap();
-    let image = blocks
-        .iter()
-        .find(|b| b["type"] == "image")
-        .unwrap_or_else(|| panic!("{content}"));
+    let (content, image) = prompt_image(&server);
+    let image = image.unwrap_or_else(|| panic!("{content}"));
     assert_eq!(image["source"]["media_type"], "image/jpeg");
     assert!(
         content
@@ -307,12 +314,7 @@ async fn a_pasted_picture_path_is_shown_as_image_1_and_sent_as_a_picture() {
     assert!(screen.contains("what is in [Image #1]"), "{screen}");
     tmux.keys(&["Enter"]);
     tmux.wait_for("It is a gradient.").await;
-    let content = &server.requests()[0].body["messages"][0]["content"];
-    let image = content
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "image");
+    let (content, image) = prompt_image(&server);
     assert!(
         image.is_some_and(|i| i["source"]["media_type"] == "image/png"),
         "{content}"
@@ -353,12 +355,7 @@ async fn ctrl_v_pastes_the_clipboards_picture_as_an_image() {
     assert!(screen.contains("describe [Image #1]"), "{screen}");
     tmux.keys(&["Enter"]);
     tmux.wait_for("A small red bar.").await;
-    let content = &server.requests()[0].body["messages"][0]["content"];
-    let image = content
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "image");
+    let (content, image) = prompt_image(&server);
     assert!(image.is_some(), "{content}");
     assert!(
         content.to_string().contains("PNG image, 20×10 pixels"),

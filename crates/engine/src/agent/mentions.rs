@@ -95,14 +95,7 @@ impl Agent {
         }
         let size = resolved.metadata().map_or(0, |m| m.len());
         // A picture or a PDF is fitted by read_file, whatever its size on disk.
-        let media = resolved
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| {
-                ["png", "jpg", "jpeg", "gif", "webp", "pdf"]
-                    .contains(&e.to_ascii_lowercase().as_str())
-            });
-        if size > MAX_ATTACHED_BYTES && !media {
+        if size > MAX_ATTACHED_BYTES && !rein_tools::media::is_media_path(&resolved) {
             let text = format!(
                 "<attachment path=\"{path}\">not attached: {} bytes; read the parts you \
                  need with read_file (offset, limit) or grep</attachment>",
