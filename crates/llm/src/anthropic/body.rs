@@ -306,13 +306,24 @@ impl Serialize for ResultParts<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(1 + self.media.len()))?;
         if !self.content.is_empty() {
-            seq.serialize_element(&serde_json::json!({"type": "text", "text": self.content}))?;
+            seq.serialize_element(&ResultText {
+                kind: "text",
+                text: self.content,
+            })?;
         }
         for media in self.media {
             seq.serialize_element(&MediaBlock(media))?;
         }
         seq.end()
     }
+}
+
+/// A tool result's text as a content block (written from the borrowed text, not a `Value`).
+#[derive(Serialize)]
+struct ResultText<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
 }
 
 /// One image or PDF of a tool result as a content block.
