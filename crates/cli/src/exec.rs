@@ -112,12 +112,20 @@ fn exit(outcome: RunOutcome, signal: i32) -> Result<(), Exit> {
     }
     match outcome {
         RunOutcome::Completed => Ok(()),
-        RunOutcome::Cancelled => Err(Exit::failed("cancelled")),
-        RunOutcome::MaxTurns | RunOutcome::MaxBudget | RunOutcome::Failed => {
-            Err(Exit::silent_failure())
-        }
+        // Only an interruption (Ctrl-C) cancels a headless run: 128 + SIGINT, as a shell
+        // reports a program Ctrl-C stopped.
+        RunOutcome::Cancelled => Err(Exit::signalled(
+            SIGINT,
+            "cancelled: the turn's commands were killed and the session saved",
+        )),
+        RunOutcome::MaxTurns => Err(Exit::turn_limit()),
+        RunOutcome::MaxBudget => Err(Exit::budget()),
+        RunOutcome::Failed => Err(Exit::silent_failure()),
     }
 }
+
+/// The number of SIGINT (Ctrl-C).
+const SIGINT: i32 = 2;
 
 /// The session as `rein exec` drives it: ops to the controller, its events to the printer.
 struct Session {

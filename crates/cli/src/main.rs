@@ -1,6 +1,6 @@
 //! The `rein` binary: parses arguments, dispatches to a subcommand, and maps failures to exit
-//! codes (0 success, 1 the run failed, 2 usage or config error). All real work lives in the
-//! library crates.
+//! codes (0 success, 1 the run failed, 2 usage or config error, 3 the turn limit, 4 the budget,
+//! 128 + N a signal: 130 Ctrl-C). All real work lives in the library crates.
 
 mod agents;
 mod answers;
@@ -59,6 +59,22 @@ impl Exit {
         Self {
             code: 1,
             message: message.into(),
+        }
+    }
+
+    /// The run reached `--max-turns` (exit code 3); its result was already reported.
+    pub fn turn_limit() -> Self {
+        Self {
+            code: 3,
+            message: String::new(),
+        }
+    }
+
+    /// The run reached `--max-budget-usd` (exit code 4); its result was already reported.
+    pub fn budget() -> Self {
+        Self {
+            code: 4,
+            message: String::new(),
         }
     }
 

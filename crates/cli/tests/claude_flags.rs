@@ -214,7 +214,7 @@ async fn a_budget_stops_the_run_before_the_request_that_would_pass_it() {
         "make hello.sh greet rein",
     ]);
     let out = output(cmd).await;
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert_eq!(
         server.requests().len(),
         2,

@@ -141,7 +141,7 @@ async fn prompt_is_read_from_stdin_when_absent() {
 }
 
 #[tokio::test]
-async fn max_turns_exits_with_code_1() {
+async fn max_turns_exits_with_code_3() {
     let dir = demo_workspace();
     let server = mock(DEMO).await;
     let mut cmd = rein(dir.path());
@@ -154,7 +154,7 @@ async fn max_turns_exits_with_code_1() {
         "go",
     ]);
     let out = output(cmd).await;
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert!(
         text(&out.stderr).contains("max-turns"),
         "{}",
