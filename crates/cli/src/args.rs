@@ -34,6 +34,10 @@ pub enum McpCommand {
     /// Add a server: `rein mcp add NAME -- COMMAND [ARGS…]` or
     /// `rein mcp add --transport http NAME URL`.
     Add(McpAddArgs),
+    /// Serve rein itself as an MCP server over stdio: the tools `rein` (run a prompt in a new
+    /// session, to its answer) and `rein-reply` (continue a session), for Claude Desktop,
+    /// another agent or an IDE.
+    Serve(Box<ServeArgs>),
     /// Remove a server (from the scope given, or from the one place it is).
     Remove {
         /// The server's name.
@@ -45,6 +49,49 @@ pub enum McpCommand {
         #[arg(long)]
         cwd: Option<PathBuf>,
     },
+}
+
+/// `rein mcp serve`: the defaults of every session it runs; a call may narrow them (another
+/// model, a narrower permission mode, more rules), never widen the mode.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServeArgs {
+    /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Wire protocol; inferred from the model name when absent.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// The default workspace, for calls that name no `cwd` (default: the current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// The permission mode of every session, and the broadest a call may ask for: default,
+    /// accept-edits, auto, plan or bypass (default: the config's, else default). Calls the
+    /// mode would ask about are asked through the client (MCP elicitation) when it can;
+    /// otherwise they are refused, as in `rein exec`.
+    #[arg(long, value_parser = ["default", "accept-edits", "auto", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
+    pub permission_mode: Option<String>,
+    /// OS sandbox of shell commands: read-only, workspace-write or off.
+    #[arg(long, value_parser = ["read-only", "workspace-write", "off"])]
+    pub sandbox: Option<String>,
+    /// Rules for calls that run without approval in every session (as in `rein exec`).
+    #[arg(long, value_name = "RULES")]
+    pub allowed_tools: Vec<String>,
+    /// Rules for calls that never run in any session.
+    #[arg(long, value_name = "RULES")]
+    pub disallowed_tools: Vec<String>,
+    /// Maximum model requests per prompt (default 50).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+    /// Stop a session before its next model request once it has cost this much (USD); a
+    /// call may ask for less.
+    #[arg(long, value_name = "USD", value_parser = positive_usd)]
+    pub max_budget_usd: Option<f64>,
 }
 
 /// Where `rein mcp add` writes a server.

@@ -21,6 +21,7 @@ mod output;
 mod paths;
 mod resolve;
 mod sandbox;
+mod serve_mcp;
 mod sessions;
 mod settings;
 mod settings_edit;
@@ -185,6 +186,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let config = trust::load_for_reading(&workspace)?;
             mcp::list(&workspace, &config, &env).await
         }
+        Some(Command::Mcp(McpCommand::Serve(args))) => serve_mcp::run(*args).await,
         Some(Command::Mcp(McpCommand::Add(add))) => {
             let workspace = resolve::workspace(add.cwd.as_deref())?;
             mcp_edit::add(add, &workspace)

@@ -94,7 +94,7 @@ pub fn configs(
 pub async fn start(
     workspace: &Path,
     config: &Config,
-    env: &dyn Fn(&str) -> Option<String>,
+    env: &(dyn Fn(&str) -> Option<String> + Sync),
     hidden: &HiddenEnv,
 ) -> rein_mcp::Started {
     let (servers, warnings) = configs(workspace, config, env, hidden);

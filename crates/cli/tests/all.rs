@@ -15,6 +15,7 @@ mod kill;
 mod lean;
 mod mcp;
 mod mcp_manage;
+mod mcp_serve;
 mod memory;
 mod odd_workspaces;
 mod rate_limits;

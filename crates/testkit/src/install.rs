@@ -42,3 +42,34 @@ pub fn skip(test: &str, why: &str) {
     );
     let _ = writeln!(std::io::stderr(), "SKIPPED: {test}: {why}");
 }
+
+/// The Node program `name` that `scripts/test-deps` installs from `scripts/node` (the MCP
+/// Inspector's CLI, the ACP SDK's scripts): its path under the scratch folder
+/// (`REIN_TEST_NODE`, default `~/.cache/rein-test/node`), or `None` after [`skip`] says why.
+pub fn node_program(name: &str, test: &str) -> Option<std::path::PathBuf> {
+    let dir = node_folder();
+    let program = dir.join("node_modules/.bin").join(name);
+    if program.exists() {
+        return Some(program);
+    }
+    skip(
+        test,
+        &format!(
+            "{} is missing (scripts/test-deps installs scripts/node there with npm)",
+            program.display()
+        ),
+    );
+    None
+}
+
+/// Where `scripts/test-deps` installs the Node programs.
+pub fn node_folder() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("REIN_TEST_NODE") {
+        return dir.into();
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("rein-test/node")
+}

@@ -38,7 +38,7 @@ pub use conformance::{
     FixtureError, committed_repo, conformance_dir, conformance_file, git, git_init, has_git,
 };
 pub use hang::{HANG_LIMIT, without_hanging};
-pub use install::{require, skip};
+pub use install::{node_folder, node_program, require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;

@@ -65,6 +65,19 @@ impl PermissionMode {
         }
     }
 
+    /// How much runs without asking, from `plan` (nothing mutating) to `bypass` (everything):
+    /// a front end that lets someone else pick the mode (an MCP client) keeps it at or below
+    /// its own.
+    pub fn breadth(self) -> u8 {
+        match self {
+            Self::Plan => 0,
+            Self::Default => 1,
+            Self::AcceptEdits => 2,
+            Self::Auto => 3,
+            Self::Bypass => 4,
+        }
+    }
+
     /// Parses a mode name; Claude Code's spellings (`acceptEdits`, `bypassPermissions`) too.
     pub fn parse(name: &str) -> Option<Self> {
         match name {

@@ -1,0 +1,259 @@
+//! The two tools `rein mcp serve` offers, their argument schemas, and how a call's arguments
+//! become the settings of a session (the server's own, narrowed by the call).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rein_engine::permissions::PermissionMode;
+use rmcp::model::Tool;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::args::{ExecArgs, ServeArgs};
+
+/// The tool that runs a prompt in a new session.
+pub const RUN: &str = "rein";
+/// The tool that continues a session.
+pub const REPLY: &str = "rein-reply";
+
+/// The tools, as `tools/list` shows them.
+pub fn tools() -> Vec<Tool> {
+    let run = json!({
+        "type": "object",
+        "properties": {
+            "prompt": {"type": "string", "description": "The task, as you would type it to rein."},
+            "cwd": {"type": "string", "description": "The workspace: an absolute path (default: the server's)."},
+            "model": {"type": "string", "description": "The model (default: the server's)."},
+            "permission_mode": {
+                "type": "string",
+                "enum": ["plan", "default", "accept-edits", "auto", "bypass"],
+                "description": "What runs without asking; at most the server's own mode."
+            },
+            "allowed_tools": {"type": "array", "items": {"type": "string"},
+                "description": "Rules for calls that run without asking, e.g. \"Bash(cargo test *)\", \"Edit(src/**)\"."},
+            "disallowed_tools": {"type": "array", "items": {"type": "string"},
+                "description": "Rules for calls that never run, e.g. \"Bash(git push *)\"."},
+            "max_turns": {"type": "integer", "minimum": 1, "description": "Most model requests for this prompt."},
+            "max_budget_usd": {"type": "number", "exclusiveMinimum": 0, "description": "Stop once the session has cost this much (at most the server's limit)."},
+            "effort": {"type": "string", "enum": ["minimal", "low", "medium", "high"], "description": "How hard the model thinks."},
+            "append_system_prompt": {"type": "string", "description": "Text added to the end of the system prompt."}
+        },
+        "required": ["prompt"]
+    });
+    let reply = json!({
+        "type": "object",
+        "properties": {
+            "session_id": {"type": "string", "description": "The session id an earlier `rein` call returned."},
+            "prompt": {"type": "string", "description": "What to say next."},
+            "cwd": {"type": "string", "description": "The session's workspace, when the server has restarted since (default: the server's)."}
+        },
+        "required": ["session_id", "prompt"]
+    });
+    vec![
+        tool(
+            RUN,
+            "Runs a coding task with rein (a coding agent with shell, file, search and edit \
+             tools) in a new session, to its answer. Returns the answer and the session id; \
+             continue the session with rein-reply.",
+            run,
+        ),
+        tool(
+            REPLY,
+            "Continues a rein session: the next prompt, with everything said and done so far.",
+            reply,
+        ),
+    ]
+}
+
+fn tool(name: &'static str, description: &'static str, schema: Value) -> Tool {
+    let schema = match schema {
+        Value::Object(schema) => schema,
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(name, description, Arc::new(schema))
+}
+
+/// A `rein` call's arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunCall {
+    pub prompt: String,
+    pub cwd: Option<PathBuf>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    #[serde(default)]
+    pub allowed_tools: Vec<String>,
+    #[serde(default)]
+    pub disallowed_tools: Vec<String>,
+    pub max_turns: Option<u32>,
+    pub max_budget_usd: Option<f64>,
+    pub effort: Option<String>,
+    pub append_system_prompt: Option<String>,
+}
+
+/// A `rein-reply` call's arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplyCall {
+    pub session_id: String,
+    pub prompt: String,
+    pub cwd: Option<PathBuf>,
+}
+
+/// Reads a call's arguments as `T`, saying what is wrong with them.
+pub fn parse<T: for<'de> Deserialize<'de>>(
+    tool: &str,
+    arguments: Option<serde_json::Map<String, Value>>,
+) -> Result<T, String> {
+    let arguments = Value::Object(arguments.unwrap_or_default());
+    serde_json::from_value(arguments).map_err(|e| format!("{tool}: bad arguments: {e}"))
+}
+
+/// The server's flags as the settings of a headless run.
+pub fn base(server: &ServeArgs) -> ExecArgs {
+    ExecArgs {
+        model: server.model.clone(),
+        provider: server.provider,
+        base_url: server.base_url.clone(),
+        api_key_env: server.api_key_env.clone(),
+        cwd: server.cwd.clone(),
+        permission_mode: server.permission_mode.clone(),
+        sandbox: server.sandbox.clone(),
+        allowed_tools: server.allowed_tools.clone(),
+        disallowed_tools: server.disallowed_tools.clone(),
+        max_turns: server.max_turns,
+        max_budget_usd: server.max_budget_usd,
+        ..ExecArgs::default()
+    }
+}
+
+/// The settings of a new session for `call`: the server's, narrowed by the call. `ceiling` is
+/// the server's resolved mode: a call asking for a broader one is refused, never obeyed.
+pub fn for_run(
+    server: &ServeArgs,
+    ceiling: PermissionMode,
+    call: RunCall,
+) -> Result<ExecArgs, String> {
+    let mut args = base(server);
+    if let Some(asked) = &call.permission_mode {
+        let mode = PermissionMode::parse(asked).ok_or_else(|| {
+            format!("permission_mode {asked:?}: one of plan, default, accept-edits, auto, bypass")
+        })?;
+        if mode.breadth() > ceiling.breadth() {
+            return Err(format!(
+                "permission_mode {}: broader than this server's {} (its --permission-mode); \
+                 ask for {} or narrower",
+                mode.name(),
+                ceiling.name(),
+                ceiling.name()
+            ));
+        }
+        args.permission_mode = Some(mode.name().to_string());
+    }
+    if let Some(asked) = call.max_budget_usd {
+        if !asked.is_finite() || asked <= 0.0 {
+            return Err(format!(
+                "max_budget_usd {asked}: a positive number of dollars"
+            ));
+        }
+        args.max_budget_usd = Some(server.max_budget_usd.map_or(asked, |own| own.min(asked)));
+    }
+    if let Some(effort) = &call.effort {
+        args.effort =
+            Some(rein_llm::Effort::parse(effort).map_err(|e| format!("effort {effort:?}: {e}"))?);
+    }
+    if call.max_turns == Some(0) {
+        return Err("max_turns: at least 1".to_string());
+    }
+    args.max_turns = call.max_turns.or(args.max_turns);
+    args.model = call.model.or(args.model);
+    args.cwd = call.cwd.or(args.cwd);
+    args.allowed_tools.extend(call.allowed_tools);
+    args.disallowed_tools.extend(call.disallowed_tools);
+    args.append_system_prompt = call.append_system_prompt;
+    Ok(args)
+}
+
+/// The settings that continue the stored session of `call` (one this server no longer holds).
+pub fn for_reply(server: &ServeArgs, call: &ReplyCall) -> ExecArgs {
+    let mut args = base(server);
+    args.cwd = call.cwd.clone().or(args.cwd);
+    args.resume = Some(call.session_id.clone());
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(json: Value) -> RunCall {
+        let Value::Object(map) = json else {
+            panic!("an object")
+        };
+        parse(RUN, Some(map)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_call_may_narrow_the_mode_but_not_widen_it() {
+        let server = ServeArgs::default();
+        let narrower = for_run(
+            &server,
+            PermissionMode::AcceptEdits,
+            call(json!({"prompt": "hi", "permission_mode": "plan"})),
+        );
+        assert_eq!(narrower.map(|a| a.permission_mode), Ok(Some("plan".into())));
+        let wider = for_run(
+            &server,
+            PermissionMode::AcceptEdits,
+            call(json!({"prompt": "hi", "permission_mode": "bypass"})),
+        );
+        assert_eq!(
+            wider.map(|a| a.permission_mode),
+            Err(
+                "permission_mode bypass: broader than this server's accept-edits (its \
+                 --permission-mode); ask for accept-edits or narrower"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_call_budget_is_at_most_the_servers() {
+        let server = ServeArgs {
+            max_budget_usd: Some(1.0),
+            ..ServeArgs::default()
+        };
+        let more = for_run(
+            &server,
+            PermissionMode::Default,
+            call(json!({"prompt": "hi", "max_budget_usd": 5.0})),
+        );
+        assert_eq!(more.map(|a| a.max_budget_usd), Ok(Some(1.0)));
+        let less = for_run(
+            &server,
+            PermissionMode::Default,
+            call(json!({"prompt": "hi", "max_budget_usd": 0.25})),
+        );
+        assert_eq!(less.map(|a| a.max_budget_usd), Ok(Some(0.25)));
+    }
+
+    #[test]
+    fn unknown_or_missing_arguments_are_named() {
+        let missing = parse::<RunCall>(RUN, None).map(|_| ());
+        assert!(
+            missing
+                .as_ref()
+                .is_err_and(|e| e.contains("missing field `prompt`")),
+            "{missing:?}"
+        );
+        let Value::Object(typo) = json!({"prompt": "hi", "permision_mode": "plan"}) else {
+            panic!("an object")
+        };
+        let typo = parse::<RunCall>(RUN, Some(typo)).map(|_| ());
+        assert!(
+            typo.as_ref()
+                .is_err_and(|e| e.contains("unknown field `permision_mode`")),
+            "{typo:?}"
+        );
+    }
+}
