@@ -174,6 +174,9 @@ pub enum Command {
     /// The MCP servers this workspace would start.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Serve rein to an editor over the Agent Client Protocol on stdio (Zed, JetBrains IDEs,
+    /// Neovim and Emacs plugins): sessions, prompts, tool calls with diffs, approvals, modes.
+    Acp(Box<ServeArgs>),
     /// What the model remembers of this workspace across sessions (its `/memories`).
     #[command(subcommand)]
     Memory(MemoryCommand),

@@ -2,6 +2,7 @@
 //! codes (0 success, 1 the run failed, 2 usage or config error, 3 the turn limit, 4 the budget,
 //! 128 + N a signal: 130 Ctrl-C). All real work lives in the library crates.
 
+mod acp;
 mod agents;
 mod answers;
 mod args;
@@ -12,6 +13,7 @@ mod edit_files;
 mod env;
 mod exec;
 mod factory;
+mod hosted;
 mod input_messages;
 mod interactive;
 mod mcp;
@@ -147,6 +149,7 @@ fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(*args).await,
+        Some(Command::Acp(args)) => acp::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Undo(args)) => undo::run(&args),
         Some(Command::Worktree(command)) => worktrees::run(command),

@@ -1,6 +1,7 @@
 //! The `rein` binary as a user runs it: against the mock LLM server, on real temp workspaces.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod acp;
 mod action;
 mod claude_flags;
 mod claude_output;

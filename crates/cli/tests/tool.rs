@@ -130,7 +130,7 @@ async fn tool_list_shows_every_tool_with_its_arguments() {
     }
     // One line of what it does and one of its arguments each, not the schemas.
     assert!(
-        said.contains("arguments: new_string*, old_string*, path*, replace_all"),
+        said.contains("arguments: path*, old_string*, new_string*, replace_all"),
         "{said}"
     );
     assert!(!said.contains("\"properties\""), "{said}");
@@ -160,12 +160,12 @@ async fn tool_help_names_each_tool_and_its_arguments_and_list_shows_one() {
     let help = text(&out.stdout);
     assert!(
         help.lines().any(
-            |l| l.trim() == "bash         command*, run_in_background, timeout_ms, unsandboxed"
+            |l| l.trim() == "bash         command*, timeout_ms, unsandboxed, run_in_background"
         ),
         "{help}"
     );
     assert!(
-        help.contains("edit_file    new_string*, old_string*, path*, replace_all"),
+        help.contains("edit_file    path*, old_string*, new_string*, replace_all"),
         "{help}"
     );
 

@@ -132,6 +132,20 @@ pub fn sees_images(model: &str, configured: &[(String, bool)]) -> bool {
         .unwrap_or(false)
 }
 
+/// The common models a picker offers besides the current one (`/model` in the terminal UI,
+/// the model option of `rein acp`); any other is typed by name.
+pub const COMMON: [&str; 9] = [
+    "claude-sonnet-4-5",
+    "claude-opus-4-5",
+    "claude-haiku-4-5",
+    "gpt-5",
+    "gpt-5-mini",
+    "o4-mini",
+    "deepseek-chat",
+    "qwen3-coder-plus",
+    "kimi-k2",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,7 +68,9 @@ pub(crate) fn every_block() -> ModelRequest {
                 ContentBlock::ToolUse {
                     id: "t1".into(),
                     name: "read_file".into(),
-                    input: json!({"path": "a \"b\".txt", "n": [1, 2.5, null]}),
+                    // Keys in sorted order: the arguments text is the same whether or not
+                    // serde_json keeps insertion order (a feature another crate may turn on).
+                    input: json!({"n": [1, 2.5, null], "path": "a \"b\".txt"}),
                 },
                 ContentBlock::ToolUse {
                     id: "t2".into(),

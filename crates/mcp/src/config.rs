@@ -111,6 +111,10 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
             origin: source.to_string(),
         });
     };
+    // By name: the map's own order depends on serde_json's features (insertion order once
+    // any crate of the build asks for `preserve_order`).
+    let mut entries: Vec<(String, serde_json::Value)> = entries.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut parsed = Parsed::default();
     for (name, entry) in entries {
         // `_comment` and other notes beside the servers.

@@ -83,7 +83,7 @@ pub enum McpError {
         /// The server.
         server: String,
         /// What the client said.
-        error: rmcp::service::ServiceError,
+        error: Box<rmcp::service::ServiceError>,
     },
     /// A prompt called without one of its required arguments.
     #[error("it needs `{argument}`: /{command} {hint}")]
@@ -149,7 +149,7 @@ pub enum McpError {
     },
     /// Any other failure of the request, as the client reports it.
     #[error(transparent)]
-    Service(#[from] rmcp::service::ServiceError),
+    Service(Box<rmcp::service::ServiceError>),
 }
 
 /// Why a server's process or connection did not start, with what it said on its standard
@@ -212,5 +212,11 @@ fn how_shown(name: &str, shown: &str) -> String {
         "contains".to_string()
     } else {
         format!("becomes `{shown}` in tool names, with")
+    }
+}
+
+impl From<rmcp::service::ServiceError> for McpError {
+    fn from(error: rmcp::service::ServiceError) -> Self {
+        Self::Service(Box::new(error))
     }
 }

@@ -108,7 +108,7 @@ impl Server {
                 .await
                 .map_err(|error| McpError::ToolsNotListed {
                     server: name.clone(),
-                    error,
+                    error: Box::new(error),
                 })?;
         let capabilities = client.peer_info().map(|info| info.capabilities.clone());
         let has_resources = capabilities.as_ref().is_some_and(|c| c.resources.is_some());
@@ -182,7 +182,7 @@ impl Server {
         let params = rmcp::model::GetPromptRequestParams::new(name).with_arguments(arguments);
         match tokio::time::timeout(self.config.tool_timeout, peer.get_prompt(params)).await {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(e)) => Err(McpError::Service(e)),
+            Ok(Err(e)) => Err(McpError::from(e)),
             Err(_) => Err(McpError::PromptTimedOut),
         }
     }
@@ -262,7 +262,7 @@ impl Server {
         let params = rmcp::model::ReadResourceRequestParams::new(uri);
         match tokio::time::timeout(self.config.tool_timeout, peer.read_resource(params)).await {
             Ok(Ok(result)) => Ok(result.contents),
-            Ok(Err(e)) => Err(McpError::Service(e)),
+            Ok(Err(e)) => Err(McpError::from(e)),
             Err(_) => Err(McpError::ReadTimedOut),
         }
     }
@@ -339,7 +339,7 @@ fn describe(error: ServiceError, timeout: Duration, stderr: &StderrTail) -> McpE
             stderr: stderr.said(),
         },
         ServiceError::Timeout { .. } => McpError::CallTimedOut { timeout },
-        other => McpError::Service(other),
+        other => McpError::Service(Box::new(other)),
     }
 }
 

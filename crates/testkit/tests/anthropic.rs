@@ -98,18 +98,43 @@ async fn frames_are_event_line_data_line_blank_line() {
     let server = mock(r#"{"turns": [{"text": "Hi"}]}"#).await;
     let response = post(&format!("{}/v1/messages", server.url()), &json!({})).await;
     let text = response.text().await.unwrap();
-    let expected_tail = "event: content_block_start\n\
-        data: {\"content_block\":{\"text\":\"\",\"type\":\"text\"},\"index\":0,\"type\":\"content_block_start\"}\n\n\
-        event: content_block_delta\n\
-        data: {\"delta\":{\"text\":\"Hi\",\"type\":\"text_delta\"},\"index\":0,\"type\":\"content_block_delta\"}\n\n\
-        event: content_block_stop\n\
-        data: {\"index\":0,\"type\":\"content_block_stop\"}\n\n\
-        event: message_delta\n\
-        data: {\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"type\":\"message_delta\",\"usage\":{\"output_tokens\":5}}\n\n\
-        event: message_stop\n\
-        data: {\"type\":\"message_stop\"}\n\n";
     assert!(text.starts_with("event: message_start\ndata: {"), "{text}");
-    assert!(text.ends_with(expected_tail), "{text}");
+    assert!(
+        text.ends_with("\n\n") && !text.ends_with("\n\n\n"),
+        "{text}"
+    );
+    // Each frame: an event line, a data line (its JSON; key order is serde_json's), a blank
+    // line.
+    let frames: Vec<(&str, Value)> = text
+        .trim_end_matches('\n')
+        .split("\n\n")
+        .map(|frame| {
+            let (event, data) = frame.split_once('\n').unwrap();
+            let event = event.strip_prefix("event: ").unwrap();
+            let data = data.strip_prefix("data: ").unwrap();
+            (event, serde_json::from_str(data).unwrap())
+        })
+        .collect();
+    let tail = [
+        (
+            "content_block_start",
+            json!({"content_block": {"text": "", "type": "text"}, "index": 0, "type": "content_block_start"}),
+        ),
+        (
+            "content_block_delta",
+            json!({"delta": {"text": "Hi", "type": "text_delta"}, "index": 0, "type": "content_block_delta"}),
+        ),
+        (
+            "content_block_stop",
+            json!({"index": 0, "type": "content_block_stop"}),
+        ),
+        (
+            "message_delta",
+            json!({"delta": {"stop_reason": "end_turn", "stop_sequence": null}, "type": "message_delta", "usage": {"output_tokens": 5}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ];
+    assert_eq!(frames[frames.len() - tail.len()..], tail, "{text}");
 }
 
 #[tokio::test]

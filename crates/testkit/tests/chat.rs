@@ -77,7 +77,17 @@ async fn without_include_usage_there_is_no_usage_chunk() {
     .await;
     let text = response.text().await.unwrap();
     assert!(!text.contains("usage"), "{text}");
-    assert!(text.ends_with("\"finish_reason\":\"stop\",\"index\":0,\"logprobs\":null}],\"created\":1700000000,\"id\":\"chatcmpl-mock-1\",\"model\":\"mock-model\",\"object\":\"chat.completion.chunk\"}\n\ndata: [DONE]\n\n"), "{text}");
+    let frames: Vec<&str> = text.trim_end_matches('\n').split("\n\n").collect();
+    assert_eq!(frames.last(), Some(&"data: [DONE]"), "{text}");
+    let last: Value =
+        serde_json::from_str(frames[frames.len() - 2].strip_prefix("data: ").unwrap()).unwrap();
+    assert_eq!(
+        last,
+        json!({"choices": [{"delta": {}, "finish_reason": "stop", "index": 0, "logprobs": null}],
+            "created": 1700000000, "id": "chatcmpl-mock-1", "model": "mock-model",
+            "object": "chat.completion.chunk"}),
+        "{text}"
+    );
 }
 
 #[tokio::test]

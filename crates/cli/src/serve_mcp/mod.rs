@@ -7,8 +7,10 @@
 //! call cancels the turn. Each session is a front end of the session controller, like the TUI.
 
 mod calls;
+
+pub use calls::base as base_args;
 mod elicit;
-mod session;
+mod progress;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,10 +28,11 @@ use serde_json::json;
 
 use crate::Exit;
 use crate::args::ServeArgs;
-use session::{Live, Progress, Reply};
+use crate::hosted::{Hosted, Reply};
+use progress::Progress;
 
 /// A session the server holds, driven by one call at a time.
-type Held = Arc<tokio::sync::Mutex<Live>>;
+type Held = Arc<Hosted>;
 
 /// The server: its flags, the broadest mode a call may ask for, and its sessions by id.
 #[derive(Clone)]
@@ -67,7 +70,7 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
         .map(|(_, live)| live)
         .collect();
     for live in held {
-        live.lock().await.close().await;
+        live.close().await;
     }
     Ok(())
 }
@@ -123,17 +126,16 @@ impl ReinServer {
         let call: calls::RunCall = calls::parse(calls::RUN, arguments)?;
         let prompt = nonempty(&call.prompt)?;
         let args = calls::for_run(&self.args, self.ceiling, call)?;
-        let live = Live::start(&args, approver(&context.peer))
+        let live = Hosted::start(&args, approver(&context.peer))
             .await
             .map_err(|exit| exit.message)?;
         let id = live.id.clone();
-        let held = Arc::new(tokio::sync::Mutex::new(live));
+        let held = Arc::new(live);
         self.hold(&id, Arc::clone(&held));
         // First the id: a client that cancels this call can still continue the session.
         progress.say(format!("session {id}")).await;
-        let mut live = held.lock().await;
-        let reply = live.ask(prompt, progress, &context.ct).await;
-        Ok(result(&id, reply))
+        let reply = held.ask(prompt, progress, &context.ct).await;
+        Ok(result(&id, reply.map_err(|_| busy(&id))?))
     }
 
     /// `rein-reply`: the next prompt of a session this server holds, or of a stored one.
@@ -155,23 +157,19 @@ impl ReinServer {
             Some(held) => held,
             None => {
                 let args = calls::for_reply(&self.args, &call);
-                let live = Live::start(&args, approver(&context.peer))
+                let live = Hosted::start(&args, approver(&context.peer))
                     .await
                     .map_err(|exit| exit.message)?;
-                let held = Arc::new(tokio::sync::Mutex::new(live));
+                let held = Arc::new(live);
                 self.hold(&call.session_id, Arc::clone(&held));
                 held
             }
         };
-        let Ok(mut live) = held.try_lock_owned() else {
-            return Err(format!(
-                "session {} is still working on a prompt; wait for its answer (or cancel that \
-                 call) first",
-                call.session_id
-            ));
-        };
-        let reply = live.ask(prompt, progress, &context.ct).await;
-        Ok(result(&call.session_id, reply))
+        let reply = held.ask(prompt, progress, &context.ct).await;
+        Ok(result(
+            &call.session_id,
+            reply.map_err(|_| busy(&call.session_id))?,
+        ))
     }
 
     fn hold(&self, id: &str, live: Held) {
@@ -189,6 +187,13 @@ fn approver(peer: &rmcp::service::Peer<RoleServer>) -> Option<Arc<dyn Approver>>
         let approver: Arc<dyn Approver> = Arc::new(elicit::Elicit { peer: peer.clone() });
         approver
     })
+}
+
+fn busy(id: &str) -> String {
+    format!(
+        "session {id} is still working on a prompt; wait for its answer (or cancel that call) \
+         first"
+    )
 }
 
 fn nonempty(prompt: &str) -> Result<String, String> {

@@ -160,7 +160,7 @@ impl App {
     pub fn open_model_picker(&mut self) {
         let current = self.status.model.clone();
         let items = std::iter::once(current.clone())
-            .chain(MODEL_CHOICES.iter().map(|m| (*m).to_string()))
+            .chain(rein_engine::models::COMMON.iter().map(|m| (*m).to_string()))
             .filter(|m| !m.is_empty())
             .enumerate()
             .filter(|(n, m)| *n == 0 || *m != current)
@@ -227,16 +227,3 @@ impl App {
         self.custom_status = (!line.trim().is_empty()).then_some(line);
     }
 }
-
-/// The models `/model` offers besides the current one (any other is typed by name).
-const MODEL_CHOICES: [&str; 9] = [
-    "claude-sonnet-4-5",
-    "claude-opus-4-5",
-    "claude-haiku-4-5",
-    "gpt-5",
-    "gpt-5-mini",
-    "o4-mini",
-    "deepseek-chat",
-    "qwen3-coder-plus",
-    "kimi-k2",
-];

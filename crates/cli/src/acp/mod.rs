@@ -1,0 +1,397 @@
+//! `rein acp`: rein as an Agent Client Protocol agent over stdio, for editors (Zed, JetBrains
+//! IDEs, Neovim and Emacs plugins), with the `agent-client-protocol` crate. Each ACP session
+//! is a hosted rein session: its prompt turns stream as `session/update`s, its approvals are
+//! asked with `session/request_permission`, its modes are rein's permission modes, its model a
+//! config option. Permissions, hooks, the sandbox and checkpoints are the session's own, as in
+//! the terminal UI.
+//!
+//! Handlers answer at once or spawn their work: the connection's dispatch loop waits for a
+//! handler, and a prompt turn sends requests (approvals) whose answers come through it.
+
+mod modes;
+mod permission;
+mod prompt;
+mod session;
+mod updates;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse,
+    CancelNotification, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, PromptResponse, SessionId, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+};
+use agent_client_protocol::{Agent, Client, Error, Stdio};
+use rein_engine::Op;
+use rein_engine::permissions::PermissionMode;
+use serde_json::{Value, json};
+
+use crate::Exit;
+use crate::args::{ExecArgs, ServeArgs};
+use session::{AcpSession, Ended};
+
+/// The agent's state: its flags and its sessions by id.
+struct State {
+    args: ServeArgs,
+    sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
+}
+
+pub async fn run(args: ServeArgs) -> Result<(), Exit> {
+    // The flags resolved once: a bad one fails here, not in the editor's first session.
+    crate::settings::Settings::new(
+        &crate::serve_mcp::base_args(&args),
+        crate::trust::Asking::Never,
+        crate::env::process,
+    )?;
+    let state = Arc::new(State {
+        args,
+        sessions: Mutex::default(),
+    });
+    let served = serve(Arc::clone(&state)).await;
+    let held: Vec<Arc<AcpSession>> = (state.sessions.lock().unwrap_or_else(|p| p.into_inner()))
+        .drain()
+        .map(|(_, session)| session)
+        .collect();
+    for session in held {
+        session.hosted.close().await;
+    }
+    served.map_err(|e| Exit::failed(format!("the ACP connection failed: {}", e.message)))
+}
+
+/// Serves the connection on stdin and stdout until the editor closes it.
+async fn serve(state: Arc<State>) -> Result<(), Error> {
+    let (new, load, prompt, cancel) = (state.clone(), state.clone(), state.clone(), state.clone());
+    let (mode, option, model) = (state.clone(), state.clone(), state);
+    Agent
+        .v1()
+        .name("rein")
+        .on_receive_request(
+            async move |_request: InitializeRequest, responder, _cx| {
+                responder.respond(initialize())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |_request: AuthenticateRequest, responder, _cx| {
+                // The key comes from the environment; there is nothing to log in to.
+                responder.respond(AuthenticateResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest, responder, cx: ConnectionTo<Client>| {
+                let state = new.clone();
+                cx.clone().spawn(async move {
+                    let answer = state.new_session(request, &cx).await;
+                    let started = answer.as_ref().ok().map(|r| r.session_id.clone());
+                    let _ = responder.respond_with_result(answer);
+                    if let Some(id) = started
+                        && let Some(session) = state.session(&id)
+                    {
+                        session.send_commands(&cx);
+                    }
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: LoadSessionRequest, responder, cx: ConnectionTo<Client>| {
+                let state = load.clone();
+                cx.clone().spawn(async move {
+                    let answer = state.load_session(request, &cx).await;
+                    let _ = responder.respond_with_result(answer);
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder, cx: ConnectionTo<Client>| {
+                let state = prompt.clone();
+                cx.clone().spawn(async move {
+                    let answer = state.prompt(request, &cx).await;
+                    let _ = responder.respond_with_result(answer);
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                if let Some(session) = cancel.session(&notification.session_id) {
+                    session.cancel();
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, cx: ConnectionTo<Client>| {
+                let state = mode.clone();
+                cx.spawn(async move {
+                    let answer = state
+                        .set_mode(&request.session_id, &request.mode_id.0)
+                        .await;
+                    let _ = responder
+                        .respond_with_result(answer.map(|()| SetSessionModeResponse::new()));
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionConfigOptionRequest,
+                        responder,
+                        cx: ConnectionTo<Client>| {
+                let state = option.clone();
+                cx.spawn(async move {
+                    let answer = state.set_option(request).await;
+                    let _ = responder.respond_with_result(answer);
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: modes::SetModelRequest, responder, cx: ConnectionTo<Client>| {
+                let state = model.clone();
+                cx.spawn(async move {
+                    let answer = state
+                        .set_model(&request.session_id, &request.model_id)
+                        .await;
+                    let _ =
+                        responder.respond_with_result(answer.map(|()| modes::SetModelResponse {}));
+                    Ok(())
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+}
+
+/// The agent's side of `initialize`: what rein can do, and how it is authenticated (the
+/// provider's key from the environment).
+fn initialize() -> InitializeResponse {
+    let capabilities = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new().http(true));
+    // rein speaks version 1, whichever the client asked for (it may then disconnect).
+    InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
+        .agent_capabilities(capabilities)
+        .auth_methods(vec![AuthMethod::Agent(
+            AuthMethodAgent::new("environment", "API key from the environment").description(
+                "rein reads the provider's key from ANTHROPIC_API_KEY or OPENAI_API_KEY (or the \
+                 variable --api-key-env names) in the environment it was started with"
+                    .to_string(),
+            ),
+        )])
+        .agent_info(
+            Implementation::new("rein", env!("CARGO_PKG_VERSION")).title("rein".to_string()),
+        )
+}
+
+impl State {
+    fn session(&self, id: &SessionId) -> Option<Arc<AcpSession>> {
+        (self.sessions.lock().unwrap_or_else(|p| p.into_inner()))
+            .get(&*id.0)
+            .cloned()
+    }
+
+    fn known(&self, id: &SessionId) -> Result<Arc<AcpSession>, Error> {
+        self.session(id)
+            .ok_or_else(|| Error::invalid_params().data(json!(format!("no session {}", id.0))))
+    }
+
+    fn hold(&self, session: Arc<AcpSession>) {
+        (self.sessions.lock().unwrap_or_else(|p| p.into_inner()))
+            .insert(session.id.0.to_string(), session);
+    }
+
+    /// The settings of a session in `cwd` with the editor's folders and MCP servers.
+    fn session_args(
+        &self,
+        cwd: PathBuf,
+        folders: Vec<PathBuf>,
+        servers: &[McpServer],
+    ) -> Result<ExecArgs, Error> {
+        let mut args = crate::serve_mcp::base_args(&self.args);
+        args.cwd = Some(cwd);
+        args.add_dir = folders;
+        if !servers.is_empty() {
+            args.mcp_config = vec![mcp_config(servers)?];
+        }
+        Ok(args)
+    }
+
+    async fn new_session(
+        &self,
+        request: NewSessionRequest,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<NewSessionResponse, Error> {
+        let args = self.session_args(
+            request.cwd,
+            request.additional_directories,
+            &request.mcp_servers,
+        )?;
+        let session = Arc::new(AcpSession::start(&args, cx).await.map_err(start_error)?);
+        let status = session.hosted.status().await;
+        self.hold(Arc::clone(&session));
+        Ok(NewSessionResponse::new(session.id.clone())
+            .modes(modes::state(status.mode))
+            .config_options(vec![modes::model_option(&status.model)]))
+    }
+
+    /// `session/load`: the stored session (or the one held) replayed as updates, then its
+    /// modes and model.
+    async fn load_session(
+        &self,
+        request: LoadSessionRequest,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<LoadSessionResponse, Error> {
+        let session = match self.session(&request.session_id) {
+            Some(session) => session,
+            None => {
+                let mut args = self.session_args(
+                    request.cwd,
+                    request.additional_directories,
+                    &request.mcp_servers,
+                )?;
+                args.resume = Some(request.session_id.0.to_string());
+                let session = Arc::new(AcpSession::start(&args, cx).await.map_err(start_error)?);
+                self.hold(Arc::clone(&session));
+                session
+            }
+        };
+        let transcript = session.hosted.transcript().await;
+        for update in updates::replay(&transcript, &session.workspace) {
+            session.send(cx, update);
+        }
+        session.send_commands(cx);
+        let status = session.hosted.status().await;
+        Ok(LoadSessionResponse::new()
+            .modes(modes::state(status.mode))
+            .config_options(vec![modes::model_option(&status.model)]))
+    }
+
+    async fn prompt(
+        &self,
+        request: PromptRequest,
+        cx: &ConnectionTo<Client>,
+    ) -> Result<PromptResponse, Error> {
+        let session = self.known(&request.session_id)?;
+        let outputs = session.hosted.status().await.outputs_dir;
+        let next = || session.next_picture() + 1;
+        let text = prompt::text(
+            &request.prompt,
+            &session.workspace,
+            prompt::Pictures {
+                dir: outputs.as_deref(),
+                next: &next,
+            },
+        )
+        .map_err(|why| Error::invalid_params().data(json!(why)))?;
+        match session.prompt(text, cx).await {
+            Ended::Stopped(reason) => Ok(PromptResponse::new(reason)),
+            Ended::Failed(why) => Err(Error::internal_error().data(json!(why))),
+        }
+    }
+
+    async fn set_mode(&self, id: &SessionId, mode: &str) -> Result<(), Error> {
+        let session = self.known(id)?;
+        let mode = PermissionMode::parse(mode).ok_or_else(|| {
+            Error::invalid_params().data(json!(format!(
+                "no mode {mode}: default, accept-edits, plan, auto or bypass"
+            )))
+        })?;
+        session
+            .hosted
+            .apply(Op::SetMode(mode))
+            .await
+            .map_err(|e| Error::invalid_params().data(json!(e.to_string())))?;
+        session.mode_set(mode);
+        Ok(())
+    }
+
+    async fn set_model(&self, id: &SessionId, model: &str) -> Result<(), Error> {
+        let session = self.known(id)?;
+        session
+            .hosted
+            .apply(Op::SetModel(model.to_string()))
+            .await
+            .map_err(|e| Error::invalid_params().data(json!(e.to_string())))?;
+        Ok(())
+    }
+
+    async fn set_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+    ) -> Result<SetSessionConfigOptionResponse, Error> {
+        if &*request.config_id.0 != modes::MODEL {
+            return Err(Error::invalid_params().data(json!(format!(
+                "no option {}: rein's is {}",
+                request.config_id.0,
+                modes::MODEL
+            ))));
+        }
+        let Some(model) = request.value.as_value_id() else {
+            return Err(
+                Error::invalid_params().data(json!("the model is one of the option's values"))
+            );
+        };
+        self.set_model(&request.session_id, &model.0).await?;
+        let status = self.known(&request.session_id)?.hosted.status().await;
+        Ok(SetSessionConfigOptionResponse::new(vec![
+            modes::model_option(&status.model),
+        ]))
+    }
+}
+
+/// A session that could not start, as the editor is told: a missing key asks it to
+/// authenticate (which says where the key goes).
+fn start_error(exit: Exit) -> Error {
+    if exit.message.contains("API key") || exit.message.contains("_API_KEY") {
+        return Error::auth_required().data(json!(exit.message));
+    }
+    Error::internal_error().data(json!(exit.message))
+}
+
+/// The editor's MCP servers in `.mcp.json`'s format (what `--mcp-config` reads).
+fn mcp_config(servers: &[McpServer]) -> Result<String, Error> {
+    let mut config = serde_json::Map::new();
+    for server in servers {
+        let (name, entry) = match server {
+            McpServer::Stdio(server) => (
+                server.name.clone(),
+                json!({
+                    "command": server.command,
+                    "args": server.args,
+                    "env": server.env.iter().map(|v| (v.name.clone(), Value::String(v.value.clone()))).collect::<serde_json::Map<_, _>>(),
+                }),
+            ),
+            McpServer::Http(server) => (
+                server.name.clone(),
+                json!({
+                    "type": "http",
+                    "url": server.url,
+                    "headers": server.headers.iter().map(|h| (h.name.clone(), Value::String(h.value.clone()))).collect::<serde_json::Map<_, _>>(),
+                }),
+            ),
+            other => {
+                return Err(Error::invalid_params().data(json!(format!(
+                    "rein does not take this kind of MCP server (only stdio and http): {}",
+                    serde_json::to_string(other).unwrap_or_default()
+                ))));
+            }
+        };
+        config.insert(name, entry);
+    }
+    Ok(json!({"mcpServers": config}).to_string())
+}

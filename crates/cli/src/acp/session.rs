@@ -1,0 +1,178 @@
+//! One ACP session: rein's hosted session, its workspace, the prompt under way (to cancel), and
+//! the updates it streams to the editor.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate, SessionId,
+    SessionNotification, SessionUpdate, StopReason, UnstructuredCommandInput,
+};
+use async_trait::async_trait;
+use rein_engine::Approver;
+use rein_engine::permissions::PermissionMode;
+use rein_protocol::{Event, RunOutcome};
+use tokio_util::sync::CancellationToken;
+
+use crate::Exit;
+use crate::args::ExecArgs;
+use crate::hosted::Hosted;
+
+/// A session the editor drives.
+pub struct AcpSession {
+    pub hosted: Hosted,
+    pub id: SessionId,
+    pub workspace: PathBuf,
+    /// Cancels the prompt under way (`session/cancel`).
+    running: Mutex<Option<CancellationToken>>,
+    /// Pictures saved from prompts so far.
+    pictures: AtomicU32,
+    /// The mode the editor was last told.
+    mode: Mutex<PermissionMode>,
+}
+
+/// How a prompt ended, for `session/prompt`'s answer.
+pub enum Ended {
+    Stopped(StopReason),
+    /// The run failed: the error the editor shows.
+    Failed(String),
+}
+
+impl AcpSession {
+    /// Starts the session `args` say, asking the editor about calls through `connection`.
+    pub async fn start(args: &ExecArgs, connection: &ConnectionTo<Client>) -> Result<Self, Exit> {
+        // The approver needs the session's id and workspace, which only the started session
+        // knows.
+        let slot: Arc<OnceLock<(SessionId, PathBuf)>> = Arc::default();
+        let approver: Arc<dyn Approver> = Arc::new(super::permission::AskEditor {
+            connection: connection.clone(),
+            session: Arc::clone(&slot),
+        });
+        let hosted = Hosted::start(args, Some(approver)).await?;
+        let id = SessionId::new(hosted.id.clone());
+        let workspace = hosted.setup.settings.workspace.clone();
+        let _ = slot.set((id.clone(), workspace.clone()));
+        let mode = hosted.status().await.mode;
+        Ok(Self {
+            hosted,
+            id,
+            workspace,
+            running: Mutex::default(),
+            pictures: AtomicU32::new(0),
+            mode: Mutex::new(mode),
+        })
+    }
+
+    /// Sends `update` to the editor.
+    pub fn send(&self, connection: &ConnectionTo<Client>, update: SessionUpdate) {
+        let _ = connection.send_notification(SessionNotification::new(self.id.clone(), update));
+    }
+
+    /// Tells the editor the session's slash commands and skills.
+    pub fn send_commands(&self, connection: &ConnectionTo<Client>) {
+        let catalog = self.hosted.setup.commands();
+        let commands = catalog
+            .for_user()
+            .map(|found| {
+                let mut command =
+                    AvailableCommand::new(found.name.clone(), found.description.clone());
+                if let Some(hint) = &found.argument_hint {
+                    command = command.input(AvailableCommandInput::Unstructured(
+                        UnstructuredCommandInput::new(hint),
+                    ));
+                }
+                command
+            })
+            .collect();
+        self.send(
+            connection,
+            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+        );
+    }
+
+    /// Runs `prompt` to its end, streaming its updates.
+    pub async fn prompt(&self, prompt: String, connection: &ConnectionTo<Client>) -> Ended {
+        let token = CancellationToken::new();
+        *self.running.lock().unwrap_or_else(|p| p.into_inner()) = Some(token.clone());
+        let mut sink = Updates {
+            session: self,
+            connection,
+        };
+        let reply = self.hosted.ask(prompt, &mut sink, &token).await;
+        *self.running.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.tell_mode(connection).await;
+        let Ok(reply) = reply else {
+            return Ended::Failed(
+                "the session is still working on a prompt; cancel it or wait".to_string(),
+            );
+        };
+        match reply.outcome {
+            RunOutcome::Completed => Ended::Stopped(StopReason::EndTurn),
+            RunOutcome::MaxTurns => Ended::Stopped(StopReason::MaxTurnRequests),
+            RunOutcome::Cancelled => Ended::Stopped(StopReason::Cancelled),
+            RunOutcome::MaxBudget => {
+                self.send(
+                    connection,
+                    super::updates::message("\n\n(stopped: the session reached its budget)"),
+                );
+                Ended::Stopped(StopReason::EndTurn)
+            }
+            RunOutcome::Failed => Ended::Failed(if reply.text.is_empty() {
+                "the run failed (see the messages above)".to_string()
+            } else {
+                reply.text
+            }),
+        }
+    }
+
+    /// Cancels the prompt under way, if one is.
+    pub fn cancel(&self) {
+        if let Some(token) = &*self.running.lock().unwrap_or_else(|p| p.into_inner()) {
+            token.cancel();
+        }
+    }
+
+    /// Says the current mode when it changed since the editor was told (a plan approved in
+    /// another mode, a mode set by rein itself).
+    pub async fn tell_mode(&self, connection: &ConnectionTo<Client>) {
+        let now = self.hosted.status().await.mode;
+        let changed = {
+            let mut told = self.mode.lock().unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *told, now) != now
+        };
+        if changed {
+            self.send(
+                connection,
+                SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(now.name())),
+            );
+        }
+    }
+
+    /// Records a mode the editor set itself (nothing to tell it).
+    pub fn mode_set(&self, mode: PermissionMode) {
+        *self.mode.lock().unwrap_or_else(|p| p.into_inner()) = mode;
+    }
+
+    /// Takes the next picture number.
+    pub fn next_picture(&self) -> u32 {
+        self.pictures.fetch_add(1, Ordering::SeqCst)
+    }
+}
+
+/// A prompt's events as updates to the editor.
+struct Updates<'a> {
+    session: &'a AcpSession,
+    connection: &'a ConnectionTo<Client>,
+}
+
+#[async_trait]
+impl crate::hosted::Sink for Updates<'_> {
+    async fn event(&mut self, event: &Event) {
+        if let Some(update) = super::updates::update_of(event, &self.session.workspace) {
+            self.session.send(self.connection, update);
+        }
+    }
+}
