@@ -48,9 +48,15 @@ pub struct Busy;
 
 impl Hosted {
     /// Starts the session `args` describe (a new one, or the stored one `--resume` names),
-    /// asking `approver` about calls when there is one (else such calls are refused).
-    pub async fn start(args: &ExecArgs, approver: Option<Arc<dyn Approver>>) -> Result<Self, Exit> {
+    /// asking `approver` about calls when there is one (else such calls are refused), its file
+    /// tools using `editor`'s buffers when there is one.
+    pub async fn start(
+        args: &ExecArgs,
+        approver: Option<Arc<dyn Approver>>,
+        editor: rein_tools::Editor,
+    ) -> Result<Self, Exit> {
         let mut setup = Setup::new(args, crate::trust::Asking::Never)?;
+        setup.editor = editor;
         setup.start_mcp().await;
         let setup = Arc::new(setup);
         let agent = setup.agent(setup.start(args)?)?;

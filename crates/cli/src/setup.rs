@@ -24,6 +24,8 @@ pub struct Setup {
     pub mcp: Arc<rein_mcp::Started>,
     /// Folders added during the session (`/add-dir`), for the agents made after.
     pub added: Mutex<Added>,
+    /// The editor whose buffers the file tools use (`rein acp`), for every agent.
+    pub editor: rein_tools::Editor,
 }
 
 /// Folders added to the workspace during the session, and the sandbox that shows them.
@@ -43,6 +45,7 @@ impl Setup {
             commands: Mutex::default(),
             mcp: Arc::default(),
             added: Mutex::default(),
+            editor: rein_tools::Editor::default(),
         })
     }
 
@@ -104,6 +107,7 @@ impl Setup {
         config.commands = self.load_commands();
         config.session_id = start.session_id();
         config.tool_source = Some(self.mcp.clone());
+        config.editor = self.editor.clone();
         config.prompt_source = Some(Arc::new(crate::mcp::Prompts(self.mcp.clone())));
         {
             let added = self.added.lock().unwrap_or_else(|p| p.into_inner());

@@ -83,6 +83,10 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
         "{first}"
     );
     assert!(first.contains("a draft only the editor has"), "{first}");
+    assert!(
+        first.contains("(unsaved line)"),
+        "the editor's buffer is attached: {first}"
+    );
     // Streamed chunks, a tool call with its diff, one approval answered "allow always" (the
     // second edit of the file did not ask), the edits made.
     let chunks: Vec<&str> = of_kind(&record, "updates", "agent_message_chunk")
@@ -106,9 +110,16 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
     assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
     assert_eq!(permissions[0]["toolCall"]["content"][0]["type"], "diff");
     assert_eq!(record["firstPrompt"]["stopReason"], "end_turn");
+    // The edits were made on the editor's buffer and written through it.
     assert_eq!(
         std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(),
-        "hello rein!\n"
+        "hello rein!\n(unsaved line)\n"
+    );
+    let (read, write) = (format!("read {notes}"), format!("write {notes}"));
+    assert_eq!(
+        record["files"],
+        json!([read, read, write, read, write]),
+        "the attachment, then each edit's read and write"
     );
     let ends = of_kind(&record, "updates", "tool_call_update");
     assert_eq!(ends[0]["status"], "completed");

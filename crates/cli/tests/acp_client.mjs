@@ -5,11 +5,12 @@
 // node acp_client.mjs AGENT_JSON WORKSPACE
 //   AGENT_JSON: the agent's command line as a JSON array (["rein", "acp", ...]).
 // The script: initialize; a new session; a prompt with a resource link and an embedded
-// resource (the approvals answered "allow always"); a mode change to bypass; a prompt cancelled
+// resource (the approvals answered "allow always"; the files read and written through the
+// editor's buffers); a mode change to bypass; a prompt cancelled
 // once its command started; then a second connection that loads the session.
 
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -19,7 +20,10 @@ const [program, ...args] = JSON.parse(agentJson);
 const sdk = join(process.env.REIN_TEST_NODE, "node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js");
 const acp = await import(pathToFileURL(sdk).href);
 
-const record = { updates: [], permissions: [], loaded: [] };
+const record = { updates: [], permissions: [], loaded: [], files: [] };
+// The editor's buffers: notes.txt has a line not yet saved. A write updates the buffer and
+// saves it, as Zed does.
+const buffers = new Map([[join(workspace, "notes.txt"), "hello\n(unsaved line)\n"]]);
 let sink = record.updates;
 
 function connection() {
@@ -29,6 +33,17 @@ function connection() {
     .client({ name: "rein-test" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       sink.push(params.update);
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      record.files.push(`read ${params.path}`);
+      const text = buffers.get(params.path) ?? readFileSync(params.path, "utf8");
+      return { content: text };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      record.files.push(`write ${params.path}`);
+      buffers.set(params.path, params.content);
+      writeFileSync(params.path, params.content);
+      return {};
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
@@ -50,7 +65,7 @@ const first = connection();
 await first.app.connectWith(first.stream, async (agent) => {
   record.initialize = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
     clientInfo: { name: "rein-test", version: "0" },
   });
   const created = await agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });

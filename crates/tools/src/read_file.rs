@@ -100,6 +100,12 @@ impl TypedTool for ReadFile {
             max_bytes: ctx.budget.content_room(),
             pages: args.pages,
         };
+        if let Some(editor) = ctx.editor.reading()
+            && crate::editor::holds(&request.path)
+            && let Some(output) = request.from_editor(editor, &guard).await
+        {
+            return output;
+        }
         match tokio::task::spawn_blocking(move || request.read(&guard)).await {
             Ok(output) => output,
             Err(e) => ToolOutput::error(format!("read_file failed: {e}")),
@@ -122,6 +128,64 @@ struct Page {
 }
 
 impl Page {
+    /// Reads the page from the editor's text of the file, once the guard allowed reading it
+    /// here; `None` leaves the read to the disk (a folder, a missing file, an editor that
+    /// could not give it), which says what is wrong.
+    async fn from_editor(
+        &self,
+        editor: &dyn crate::EditorFiles,
+        guard: &WorkspaceGuard,
+    ) -> Option<ToolOutput> {
+        let (checker, path) = (guard.clone(), self.path.clone());
+        let allowed = tokio::task::spawn_blocking(move || {
+            checker
+                .open_checked(&path, Access::Read)
+                .and_then(|checked| checked.open_read())
+                .and_then(|file| file.metadata())
+                .is_ok_and(|meta| meta.is_file())
+        })
+        .await
+        .unwrap_or(false);
+        if !allowed {
+            return None;
+        }
+        let text = editor.read(&self.path).await.ok()?;
+        Some(self.text_page(&text))
+    }
+
+    /// The page of `text` (a file's whole contents).
+    fn text_page(&self, text: &str) -> ToolOutput {
+        let name = &self.shown_as;
+        if text.is_empty() {
+            return self.empty();
+        }
+        if looks_binary(&text.as_bytes()[..text.len().min(SNIFF_BYTES)]) {
+            return ToolOutput::error(format!(
+                "{name} looks like a binary file; read_file shows text files only"
+            ));
+        }
+        let mut reader = io::Cursor::new(text.as_bytes());
+        let page = match self.collect_page(&mut reader) {
+            Ok(page) => page,
+            Err(e) => return ToolOutput::error(format!("cannot read {name}: {e}")),
+        };
+        let total = page.lines_read + count_lines(&mut reader).unwrap_or(0);
+        self.render(page, total)
+    }
+
+    /// The result for an empty file.
+    fn empty(&self) -> ToolOutput {
+        ToolOutput::ok(format!("(the file {} is empty)", self.shown_as)).with_details(
+            ToolDetails::Read(FileRead {
+                path: self.path.clone(),
+                content: String::new(),
+                start_line: 1,
+                num_lines: 0,
+                total_lines: 0,
+            }),
+        )
+    }
+
     /// Reads the page from the file the guard checked, opened through descriptors (so a
     /// symlink swapped in after the check is not followed).
     fn read(&self, guard: &WorkspaceGuard) -> ToolOutput {
@@ -146,15 +210,7 @@ impl Page {
             return ToolOutput::error(format!("{name} is not a regular file"));
         }
         if meta.len() == 0 {
-            return ToolOutput::ok(format!("(the file {name} is empty)")).with_details(
-                ToolDetails::Read(FileRead {
-                    path: self.path.clone(),
-                    content: String::new(),
-                    start_line: 1,
-                    num_lines: 0,
-                    total_lines: 0,
-                }),
-            );
+            return self.empty();
         }
         match self.read_text(file, meta.len()) {
             Ok(output) => output,

@@ -125,6 +125,9 @@ pub struct ToolContext {
     /// The name of the agent making the call, as the board records owners (`main` for the
     /// session's own agent, a teammate's name).
     pub agent_name: std::sync::Arc<str>,
+    /// The editor whose buffers the file tools read and write, when rein runs inside one
+    /// that offers them (`rein acp`).
+    pub editor: crate::Editor,
 }
 
 impl ToolContext {
@@ -145,6 +148,7 @@ impl ToolContext {
             jobs: crate::Jobs::default(),
             board: rein_board::Board::in_memory(),
             agent_name: std::sync::Arc::from(crate::board::LEAD),
+            editor: crate::Editor::default(),
         }
     }
 }

@@ -87,11 +87,18 @@ impl TypedTool for WriteFile {
         let _lock = ctx.locks.write(&path).await;
         let guard = ctx.guard.clone();
         let content = args.content;
-        let written = tokio::task::spawn_blocking({
-            let shown = shown.clone();
-            move || write(&guard, path, &shown, content)
-        })
-        .await;
+        let written = match ctx.editor.writing() {
+            Some(editor) if crate::editor::holds(&path) => {
+                Ok(write_through(editor, guard, path, &shown, content).await)
+            }
+            _ => {
+                tokio::task::spawn_blocking({
+                    let shown = shown.clone();
+                    move || write(&guard, path, &shown, content)
+                })
+                .await
+            }
+        };
         match written {
             Ok(Ok(write)) => {
                 let lines = write.content.lines().count();
@@ -125,6 +132,39 @@ fn write(
         ));
     };
     file.write_atomic(content.as_bytes()).map_err(cannot)?;
+    Ok(FileWrite {
+        existed,
+        ..describe(path, content, original)
+    })
+}
+
+/// Writes the file through the editor (see [`crate::EditorFiles`]), once the guard allowed
+/// writing it here (its missing folders made, as on disk).
+async fn write_through(
+    editor: &dyn crate::EditorFiles,
+    guard: WorkspaceGuard,
+    path: PathBuf,
+    shown: &str,
+    content: String,
+) -> Result<FileWrite, String> {
+    let cannot = |e: std::io::Error| format!("cannot write {shown}: {e}");
+    let checked = path.clone();
+    let before = tokio::task::spawn_blocking(move || {
+        let file = guard.open_checked(&checked, Access::Create)?;
+        before(&file)
+    })
+    .await
+    .map_err(|e| format!("write_file failed: {e}"))?
+    .map_err(cannot)?;
+    let Some((existed, original)) = before else {
+        return Err(format!(
+            "{shown} is a directory; give the path of a file inside it"
+        ));
+    };
+    editor
+        .write(&path, &content)
+        .await
+        .map_err(|why| format!("cannot write {shown} through the editor: {why}"))?;
     Ok(FileWrite {
         existed,
         ..describe(path, content, original)

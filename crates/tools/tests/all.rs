@@ -7,6 +7,7 @@ mod attacks;
 mod bash;
 mod details;
 mod edit_file;
+mod editor;
 mod hiding;
 mod jobs;
 mod notebook;

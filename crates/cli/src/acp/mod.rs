@@ -8,6 +8,7 @@
 //! Handlers answer at once or spawn their work: the connection's dispatch loop waits for a
 //! handler, and a prompt turn sends requests (approvals) whose answers come through it.
 
+mod files;
 mod modes;
 mod permission;
 mod prompt;
@@ -21,10 +22,11 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse,
-    CancelNotification, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest, NewSessionResponse,
-    PromptCapabilities, PromptRequest, PromptResponse, SessionId, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    CancelNotification, FileSystemCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionId, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use rein_engine::Op;
@@ -38,6 +40,8 @@ use session::{AcpSession, Ended};
 /// The agent's state: its flags and its sessions by id.
 struct State {
     args: ServeArgs,
+    /// The editor's files, as its `initialize` offered them.
+    files: Mutex<FileSystemCapabilities>,
     sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
 }
 
@@ -50,6 +54,7 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
     )?;
     let state = Arc::new(State {
         args,
+        files: Mutex::default(),
         sessions: Mutex::default(),
     });
     let served = serve(Arc::clone(&state)).await;
@@ -65,13 +70,16 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
 
 /// Serves the connection on stdin and stdout until the editor closes it.
 async fn serve(state: Arc<State>) -> Result<(), Error> {
+    let hello = state.clone();
     let (new, load, prompt, cancel) = (state.clone(), state.clone(), state.clone(), state.clone());
     let (mode, option, model) = (state.clone(), state.clone(), state);
     Agent
         .v1()
         .name("rein")
         .on_receive_request(
-            async move |_request: InitializeRequest, responder, _cx| {
+            async move |request: InitializeRequest, responder, _cx| {
+                *hello.files.lock().unwrap_or_else(|p| p.into_inner()) =
+                    request.client_capabilities.fs.clone();
                 responder.respond(initialize())
             },
             agent_client_protocol::on_receive_request!(),
@@ -199,6 +207,10 @@ fn initialize() -> InitializeResponse {
 }
 
 impl State {
+    fn files(&self) -> FileSystemCapabilities {
+        self.files.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     fn session(&self, id: &SessionId) -> Option<Arc<AcpSession>> {
         (self.sessions.lock().unwrap_or_else(|p| p.into_inner()))
             .get(&*id.0)
@@ -241,7 +253,11 @@ impl State {
             request.additional_directories,
             &request.mcp_servers,
         )?;
-        let session = Arc::new(AcpSession::start(&args, cx).await.map_err(start_error)?);
+        let session = Arc::new(
+            AcpSession::start(&args, cx, &self.files())
+                .await
+                .map_err(start_error)?,
+        );
         let status = session.hosted.status().await;
         self.hold(Arc::clone(&session));
         Ok(NewSessionResponse::new(session.id.clone())
@@ -265,7 +281,11 @@ impl State {
                     &request.mcp_servers,
                 )?;
                 args.resume = Some(request.session_id.0.to_string());
-                let session = Arc::new(AcpSession::start(&args, cx).await.map_err(start_error)?);
+                let session = Arc::new(
+                    AcpSession::start(&args, cx, &self.files())
+                        .await
+                        .map_err(start_error)?,
+                );
                 self.hold(Arc::clone(&session));
                 session
             }

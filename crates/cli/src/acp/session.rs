@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate, SessionId,
-    SessionNotification, SessionUpdate, StopReason, UnstructuredCommandInput,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate,
+    FileSystemCapabilities, SessionId, SessionNotification, SessionUpdate, StopReason,
+    UnstructuredCommandInput,
 };
 use async_trait::async_trait;
 use rein_engine::Approver;
@@ -42,16 +43,30 @@ pub enum Ended {
 }
 
 impl AcpSession {
-    /// Starts the session `args` say, asking the editor about calls through `connection`.
-    pub async fn start(args: &ExecArgs, connection: &ConnectionTo<Client>) -> Result<Self, Exit> {
-        // The approver needs the session's id and workspace, which only the started session
-        // knows.
+    /// Starts the session `args` say, asking the editor about calls through `connection`
+    /// and using its buffers as far as `files` (its capabilities) says.
+    pub async fn start(
+        args: &ExecArgs,
+        connection: &ConnectionTo<Client>,
+        files: &FileSystemCapabilities,
+    ) -> Result<Self, Exit> {
+        // The approver and the editor's files need the session's id and workspace, which only
+        // the started session knows.
         let slot: Arc<OnceLock<(SessionId, PathBuf)>> = Arc::default();
         let approver: Arc<dyn Approver> = Arc::new(super::permission::AskEditor {
             connection: connection.clone(),
             session: Arc::clone(&slot),
         });
-        let hosted = Hosted::start(args, Some(approver)).await?;
+        let editor = (files.read_text_file || files.write_text_file).then(|| {
+            let files: Arc<dyn rein_tools::EditorFiles> = Arc::new(super::files::ClientFiles {
+                connection: connection.clone(),
+                session: Arc::clone(&slot),
+                reads: files.read_text_file,
+                writes: files.write_text_file,
+            });
+            files
+        });
+        let hosted = Hosted::start(args, Some(approver), rein_tools::Editor(editor)).await?;
         let id = SessionId::new(hosted.id.clone());
         let workspace = hosted.setup.settings.workspace.clone();
         let _ = slot.set((id.clone(), workspace.clone()));

@@ -126,9 +126,13 @@ impl ReinServer {
         let call: calls::RunCall = calls::parse(calls::RUN, arguments)?;
         let prompt = nonempty(&call.prompt)?;
         let args = calls::for_run(&self.args, self.ceiling, call)?;
-        let live = Hosted::start(&args, approver(&context.peer))
-            .await
-            .map_err(|exit| exit.message)?;
+        let live = Hosted::start(
+            &args,
+            approver(&context.peer),
+            rein_tools::Editor::default(),
+        )
+        .await
+        .map_err(|exit| exit.message)?;
         let id = live.id.clone();
         let held = Arc::new(live);
         self.hold(&id, Arc::clone(&held));
@@ -157,9 +161,13 @@ impl ReinServer {
             Some(held) => held,
             None => {
                 let args = calls::for_reply(&self.args, &call);
-                let live = Hosted::start(&args, approver(&context.peer))
-                    .await
-                    .map_err(|exit| exit.message)?;
+                let live = Hosted::start(
+                    &args,
+                    approver(&context.peer),
+                    rein_tools::Editor::default(),
+                )
+                .await
+                .map_err(|exit| exit.message)?;
                 let held = Arc::new(live);
                 self.hold(&call.session_id, Arc::clone(&held));
                 held

@@ -113,6 +113,9 @@ pub struct AgentConfig {
     pub tool_source: Option<std::sync::Arc<dyn rein_tools::ToolSource>>,
     /// Where the text of a fetched command (an MCP server's prompt) comes from.
     pub prompt_source: Option<std::sync::Arc<dyn crate::commands::PromptSource>>,
+    /// The editor whose buffers the file tools read and write (`rein acp`, when the editor
+    /// offers them).
+    pub editor: rein_tools::Editor,
 }
 
 impl AgentConfig {
@@ -154,6 +157,7 @@ impl AgentConfig {
             sandbox_policy: rein_sandbox::Policy::Off,
             subagents: None,
             web: None,
+            editor: rein_tools::Editor::default(),
             commands: Default::default(),
             fallback: None,
             compact_tool: false,

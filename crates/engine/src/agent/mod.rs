@@ -198,6 +198,7 @@ impl Agent {
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
                 board,
+                editor: config.editor.clone(),
                 ..ToolContext::new(guard)
             },
             recording: Default::default(),

@@ -38,7 +38,7 @@ pub(crate) fn split_bom(text: &str) -> (&'static str, &str) {
 }
 
 /// Arguments of `edit_file`.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct EditFileArgs {
     /// Path of the file, relative to the workspace root.
     pub path: String,
@@ -105,6 +105,11 @@ impl TypedTool for EditFile {
         };
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
+        if let Some(editor) = ctx.editor.editing()
+            && crate::editor::holds(&path)
+        {
+            return edit_through(editor, &ctx.guard, &path, &shown, &args).await;
+        }
         let guard = ctx.guard.clone();
         match tokio::task::spawn_blocking(move || edit(&guard, &path, &shown, &args)).await {
             Ok(output) => output,
@@ -193,6 +198,11 @@ fn edit_attempt(
         }
         Err(e) => return ToolOutput::error(format!("cannot write {shown}: {e}")),
     }
+    edited(path, args, original, made)
+}
+
+/// The result of an edit made: the message and the change, for front ends.
+fn edited(path: &Path, args: &EditFileArgs, original: String, made: Made) -> ToolOutput {
     ToolOutput::ok(made.message).with_details(ToolDetails::Edit(FileEdit {
         path: path.to_path_buf(),
         old_string: args.old_string.clone(),
@@ -201,6 +211,80 @@ fn edit_attempt(
         patch: made.patch,
         replace_all: args.replace_all,
     }))
+}
+
+/// The edit made on the editor's text of the file and written back through it (see
+/// [`crate::EditorFiles`]), once the guard allowed writing the file here. A missing file is
+/// created on disk, as without an editor.
+async fn edit_through(
+    editor: &dyn crate::EditorFiles,
+    guard: &WorkspaceGuard,
+    path: &Path,
+    shown: &str,
+    args: &EditFileArgs,
+) -> ToolOutput {
+    if args.old_string == args.new_string {
+        return ToolOutput::error(
+            "old_string and new_string are the same; there is nothing to change",
+        );
+    }
+    let (checker, checked) = (guard.clone(), path.to_path_buf());
+    let kind = tokio::task::spawn_blocking(move || {
+        checker
+            .open_checked(&checked, Access::Write)
+            .and_then(|file| file.kind())
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
+    match kind {
+        Ok(Kind::File { .. }) => {}
+        Ok(Kind::Dir) => return ToolOutput::error(format!("{shown} is a directory, not a file")),
+        Ok(Kind::Missing | Kind::Other) | Err(_) => {
+            // Not a file the editor holds: the disk edit says what is wrong, or creates it.
+            let (guard, path, shown, args) = (
+                guard.clone(),
+                path.to_path_buf(),
+                shown.to_string(),
+                args.clone(),
+            );
+            return tokio::task::spawn_blocking(move || edit(&guard, &path, &shown, &args))
+                .await
+                .unwrap_or_else(|e| ToolOutput::error(format!("edit_file failed: {e}")));
+        }
+    }
+    let original = match editor.read(path).await {
+        Ok(text) => text,
+        Err(why) => {
+            return ToolOutput::error(format!("cannot read {shown} through the editor: {why}"));
+        }
+    };
+    if original.as_bytes()[..original.len().min(SNIFF_BYTES)].contains(&0) {
+        return ToolOutput::error(format!(
+            "{shown} is a binary file; edit_file only edits text"
+        ));
+    }
+    if args.old_string.is_empty() && !original.is_empty() {
+        return ToolOutput::error(format!(
+            "old_string is empty but {shown} already has content; quote the text to replace, \
+             or use write_file to replace the whole file"
+        ));
+    }
+    let made = if args.old_string.is_empty() {
+        Made {
+            contents: args.new_string.clone(),
+            patch: crate::hunks::between("", &args.new_string),
+            message: format!("Wrote {shown} ({} lines)", args.new_string.lines().count()),
+        }
+    } else {
+        match make(&original, shown, args) {
+            Ok(made) => made,
+            Err(refusal) => return refusal,
+        }
+    };
+    if let Err(why) = editor.write(path, &made.contents).await {
+        return ToolOutput::error(format!("cannot write {shown} through the editor: {why}"));
+    }
+    edited(path, args, original, made)
 }
 
 /// An edit worked out on a file's contents, not yet written.
