@@ -102,7 +102,7 @@ impl TypedTool for ReadFile {
         };
         if let Some(editor) = ctx.editor.reading()
             && crate::editor::holds(&request.path)
-            && let Some(output) = request.from_editor(editor, &guard).await
+            && let Some(output) = request.read_in_editor(editor, &guard).await
         {
             return output;
         }
@@ -131,7 +131,7 @@ impl Page {
     /// Reads the page from the editor's text of the file, once the guard allowed reading it
     /// here; `None` leaves the read to the disk (a folder, a missing file, an editor that
     /// could not give it), which says what is wrong.
-    async fn from_editor(
+    async fn read_in_editor(
         &self,
         editor: &dyn crate::EditorFiles,
         guard: &WorkspaceGuard,
