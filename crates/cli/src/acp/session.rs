@@ -115,6 +115,7 @@ impl AcpSession {
         let mut sink = Updates {
             session: self,
             connection,
+            live: std::collections::HashMap::new(),
         };
         let reply = self.hosted.ask(prompt, &mut sink, &token).await;
         *self.running.lock().unwrap_or_else(|p| p.into_inner()) = None;
@@ -181,11 +182,22 @@ impl AcpSession {
 struct Updates<'a> {
     session: &'a AcpSession,
     connection: &'a ConnectionTo<Client>,
+    /// What each running command printed so far (its live output, cut to its end).
+    live: std::collections::HashMap<String, String>,
 }
 
 #[async_trait]
 impl crate::hosted::Sink for Updates<'_> {
     async fn event(&mut self, event: &Event) {
+        if let Event::ToolOutputDelta { id, text } = event {
+            let so_far = self.live.entry(id.clone()).or_default();
+            let update = super::updates::live_output(id, so_far, text);
+            self.session.send(self.connection, update);
+            return;
+        }
+        if let Event::ToolCallEnd { id, .. } = event {
+            self.live.remove(id);
+        }
         if let Some(update) = super::updates::update_of(event, &self.session.workspace) {
             self.session.send(self.connection, update);
         }

@@ -137,6 +137,21 @@ pub fn tool_end(
     ToolCallUpdate::new(id.to_string(), fields)
 }
 
+/// A running command's output so far (`so_far` with `text` added, kept to its last
+/// [`OUTPUT_SHOWN`] bytes), shown in its tool call until the result replaces it.
+pub fn live_output(id: &str, so_far: &mut String, text: &str) -> SessionUpdate {
+    so_far.push_str(text);
+    if so_far.len() > OUTPUT_SHOWN {
+        let mut start = so_far.len() - OUTPUT_SHOWN;
+        while !so_far.is_char_boundary(start) {
+            start += 1;
+        }
+        so_far.drain(..start);
+    }
+    let fields = ToolCallUpdateFields::new().content(vec![text_content(so_far.clone())]);
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
+}
+
 fn text_content(text: String) -> ToolCallContent {
     ToolCallContent::from(ContentBlock::Text(TextContent::new(text)))
 }
@@ -347,6 +362,20 @@ mod tests {
             Some("@@ -1 +1 @@"),
         )));
         assert!(edited.get("content").is_none_or(Value::is_null), "{edited}");
+    }
+
+    #[test]
+    fn a_running_commands_output_grows_in_its_call_and_keeps_its_end() {
+        let mut so_far = String::new();
+        let first = wire(&live_output("c1", &mut so_far, "compiling\n"));
+        assert_eq!(first["sessionUpdate"], "tool_call_update");
+        assert_eq!(first["toolCallId"], "c1");
+        assert_eq!(first["content"][0]["content"]["text"], "compiling\n");
+        let second = wire(&live_output("c1", &mut so_far, "done\n"));
+        assert_eq!(second["content"][0]["content"]["text"], "compiling\ndone\n");
+        let long = "é".repeat(OUTPUT_SHOWN);
+        let _ = live_output("c1", &mut so_far, &long);
+        assert!(so_far.len() <= OUTPUT_SHOWN && so_far.ends_with('é'));
     }
 
     #[test]
