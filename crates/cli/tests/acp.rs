@@ -40,7 +40,7 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
           {"text": "Editing.", "tool_calls": [{"name": "edit_file", "arguments": {"path": "notes.txt", "old_string": "hello", "new_string": "hello rein"}}]},
           {"tool_calls": [{"name": "edit_file", "arguments": {"path": "notes.txt", "old_string": "rein", "new_string": "rein!"}}]},
           {"text": "Done."},
-          {"tool_calls": [{"name": "bash", "arguments": {"command": "touch started; sleep 30; touch finished"}}]}
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo going; sleep 30; touch finished"}}]}
         ]}"#,
     )
     .await;
@@ -124,10 +124,27 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
     let ends = of_kind(&record, "updates", "tool_call_update");
     assert_eq!(ends[0]["status"], "completed");
 
-    // The mode change let the command run unasked; the cancel killed it.
+    // The mode change let the command run unasked; its output showed in the editor's
+    // display-only terminal; the cancel killed it.
     assert_eq!(record["cancelledPrompt"]["stopReason"], "cancelled");
     assert_eq!(calls[2]["kind"], "execute");
-    assert_eq!(ends[2]["status"], "failed");
+    let id = calls[2]["toolCallId"].as_str().unwrap();
+    assert_eq!(
+        calls[2]["content"],
+        json!([{"type": "terminal", "terminalId": id}])
+    );
+    assert_eq!(
+        calls[2]["_meta"]["terminal_info"]["cwd"],
+        dir.path().display().to_string()
+    );
+    let printed: String = ends
+        .iter()
+        .filter_map(|u| u["_meta"]["terminal_output"]["data"].as_str())
+        .collect();
+    assert_eq!(printed, "going\n");
+    let exit = ends.last().unwrap();
+    assert_eq!(exit["status"], "failed");
+    assert_eq!(exit["_meta"]["terminal_exit"]["terminal_id"], id);
     assert!(
         !dir.path().join("finished").exists(),
         "the command was killed"

@@ -10,7 +10,7 @@
 // once its command started; then a second connection that loads the session.
 
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -65,7 +65,8 @@ const first = connection();
 await first.app.connectWith(first.stream, async (agent) => {
   record.initialize = await agent.request(acp.methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    // The files through the editor's buffers; commands shown in its display-only terminals.
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { terminal_output: true } },
     clientInfo: { name: "rein-test", version: "0" },
   });
   const created = await agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
@@ -87,7 +88,9 @@ await first.app.connectWith(first.stream, async (agent) => {
     sessionId,
     prompt: [{ type: "text", text: "Wait a while" }],
   });
-  await until("command start", () => existsSync(join(workspace, "started")));
+  await until("the command's output in its terminal", () =>
+    record.updates.some((update) => update._meta?.terminal_output?.data?.includes("going")),
+  );
   await agent.notify(acp.methods.agent.session.cancel, { sessionId });
   record.cancelledPrompt = await cancelled;
 });

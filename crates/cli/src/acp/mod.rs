@@ -22,11 +22,11 @@ use std::sync::{Arc, Mutex};
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthMethodAgent, AuthenticateRequest, AuthenticateResponse,
-    CancelNotification, FileSystemCapabilities, Implementation, InitializeRequest,
-    InitializeResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionId, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-    SetSessionModeRequest, SetSessionModeResponse,
+    CancelNotification, ClientCapabilities, Implementation, InitializeRequest, InitializeResponse,
+    LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest,
+    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionId,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use rein_engine::Op;
@@ -40,8 +40,8 @@ use session::{AcpSession, Ended};
 /// The agent's state: its flags and its sessions by id.
 struct State {
     args: ServeArgs,
-    /// The editor's files, as its `initialize` offered them.
-    files: Mutex<FileSystemCapabilities>,
+    /// What the editor offers (its files, its terminals), as its `initialize` said.
+    client: Mutex<ClientCapabilities>,
     sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
 }
 
@@ -54,7 +54,7 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
     )?;
     let state = Arc::new(State {
         args,
-        files: Mutex::default(),
+        client: Mutex::default(),
         sessions: Mutex::default(),
     });
     let served = serve(Arc::clone(&state)).await;
@@ -78,8 +78,8 @@ async fn serve(state: Arc<State>) -> Result<(), Error> {
         .name("rein")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
-                *hello.files.lock().unwrap_or_else(|p| p.into_inner()) =
-                    request.client_capabilities.fs.clone();
+                *hello.client.lock().unwrap_or_else(|p| p.into_inner()) =
+                    request.client_capabilities.clone();
                 responder.respond(initialize())
             },
             agent_client_protocol::on_receive_request!(),
@@ -207,8 +207,11 @@ fn initialize() -> InitializeResponse {
 }
 
 impl State {
-    fn files(&self) -> FileSystemCapabilities {
-        self.files.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    fn client(&self) -> ClientCapabilities {
+        self.client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn session(&self, id: &SessionId) -> Option<Arc<AcpSession>> {
@@ -254,7 +257,7 @@ impl State {
             &request.mcp_servers,
         )?;
         let session = Arc::new(
-            AcpSession::start(&args, cx, &self.files())
+            AcpSession::start(&args, cx, &self.client())
                 .await
                 .map_err(start_error)?,
         );
@@ -282,7 +285,7 @@ impl State {
                 )?;
                 args.resume = Some(request.session_id.0.to_string());
                 let session = Arc::new(
-                    AcpSession::start(&args, cx, &self.files())
+                    AcpSession::start(&args, cx, &self.client())
                         .await
                         .map_err(start_error)?,
                 );

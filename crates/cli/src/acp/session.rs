@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CurrentModeUpdate,
-    FileSystemCapabilities, SessionId, SessionNotification, SessionUpdate, StopReason,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ClientCapabilities,
+    CurrentModeUpdate, SessionId, SessionNotification, SessionUpdate, StopReason,
     UnstructuredCommandInput,
 };
 use async_trait::async_trait;
@@ -33,6 +33,9 @@ pub struct AcpSession {
     pictures: AtomicU32,
     /// The mode the editor was last told.
     mode: Mutex<PermissionMode>,
+    /// Whether the editor shows a command's output in a terminal of its own (Zed's
+    /// display-only terminal).
+    terminals: bool,
 }
 
 /// How a prompt ended, for `session/prompt`'s answer.
@@ -44,12 +47,13 @@ pub enum Ended {
 
 impl AcpSession {
     /// Starts the session `args` say, asking the editor about calls through `connection`
-    /// and using its buffers as far as `files` (its capabilities) says.
+    /// and using its buffers and terminals as far as its capabilities say.
     pub async fn start(
         args: &ExecArgs,
         connection: &ConnectionTo<Client>,
-        files: &FileSystemCapabilities,
+        client: &ClientCapabilities,
     ) -> Result<Self, Exit> {
+        let files = &client.fs;
         // The approver and the editor's files need the session's id and workspace, which only
         // the started session knows.
         let slot: Arc<OnceLock<(SessionId, PathBuf)>> = Arc::default();
@@ -78,6 +82,7 @@ impl AcpSession {
             running: Mutex::default(),
             pictures: AtomicU32::new(0),
             mode: Mutex::new(mode),
+            terminals: shows_terminals(client),
         })
     }
 
@@ -182,24 +187,59 @@ impl AcpSession {
 struct Updates<'a> {
     session: &'a AcpSession,
     connection: &'a ConnectionTo<Client>,
-    /// What each running command printed so far (its live output, cut to its end).
-    live: std::collections::HashMap<String, String>,
+    /// What each running command printed so far (its live output, cut to its end); `None`
+    /// for one shown in the editor's terminal.
+    live: std::collections::HashMap<String, Option<String>>,
 }
 
 #[async_trait]
 impl crate::hosted::Sink for Updates<'_> {
     async fn event(&mut self, event: &Event) {
-        if let Event::ToolOutputDelta { id, text } = event {
-            let so_far = self.live.entry(id.clone()).or_default();
-            let update = super::updates::live_output(id, so_far, text);
-            self.session.send(self.connection, update);
-            return;
-        }
-        if let Event::ToolCallEnd { id, .. } = event {
-            self.live.remove(id);
-        }
-        if let Some(update) = super::updates::update_of(event, &self.session.workspace) {
-            self.session.send(self.connection, update);
-        }
+        use super::updates;
+        let update = match event {
+            Event::ToolOutputDelta { id, text } => {
+                match self
+                    .live
+                    .entry(id.clone())
+                    .or_insert_with(|| Some(String::new()))
+                {
+                    Some(so_far) => updates::live_output(id, so_far, text),
+                    None => updates::terminal_output(id, text),
+                }
+            }
+            Event::ToolCallStart {
+                id,
+                name,
+                input,
+                summary,
+            } if self.session.terminals && updates::in_terminal(name) => {
+                self.live.insert(id.clone(), None);
+                let workspace = &self.session.workspace;
+                let call = updates::tool_call(id, name, input, summary, workspace);
+                SessionUpdate::ToolCall(updates::with_terminal(call, workspace))
+            }
+            Event::ToolCallEnd {
+                id,
+                output,
+                is_error,
+                ..
+            } if self.live.remove(id) == Some(None) => {
+                updates::terminal_exit(id, output, *is_error)
+            }
+            other => match updates::update_of(other, &self.session.workspace) {
+                Some(update) => update,
+                None => return,
+            },
+        };
+        self.session.send(self.connection, update);
     }
+}
+
+/// Whether the editor offers Zed's display-only terminal (`_meta.terminal_output: true` in
+/// its capabilities).
+fn shows_terminals(client: &ClientCapabilities) -> bool {
+    (client.meta.as_ref())
+        .and_then(|meta| meta.get("terminal_output"))
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
 }

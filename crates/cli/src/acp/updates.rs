@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Diff, Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus,
-    SessionUpdate, TextContent, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, ToolKind,
+    SessionUpdate, Terminal, TextContent, ToolCall, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use rein_protocol::{ContentBlock as Block, Event, Message, Role, TodoItem, TodoStatus};
 use serde_json::Value;
@@ -150,6 +150,63 @@ pub fn live_output(id: &str, so_far: &mut String, text: &str) -> SessionUpdate {
     }
     let fields = ToolCallUpdateFields::new().content(vec![text_content(so_far.clone())]);
     SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields))
+}
+
+/// Whether a call of `tool` runs a command whose output a terminal shows.
+pub fn in_terminal(tool: &str) -> bool {
+    matches!(tool, "bash" | "exec_command")
+}
+
+/// A command's call shown as a terminal in the editor: Zed's display-only terminal (the
+/// `_meta` extension codex-acp uses, offered as `_meta.terminal_output` in the client's
+/// capabilities). rein runs the command; the editor only shows what it prints.
+pub fn with_terminal(call: ToolCall, workspace: &Path) -> ToolCall {
+    let id = call.tool_call_id.0.to_string();
+    let info = serde_json::Map::from_iter([(
+        "terminal_info".to_string(),
+        serde_json::json!({"terminal_id": id, "cwd": workspace}),
+    )]);
+    call.content(vec![ToolCallContent::Terminal(Terminal::new(id))])
+        .meta(info)
+}
+
+/// What the command printed since, to its terminal.
+pub fn terminal_output(id: &str, data: &str) -> SessionUpdate {
+    let meta = serde_json::Map::from_iter([(
+        "terminal_output".to_string(),
+        serde_json::json!({"terminal_id": id, "data": data}),
+    )]);
+    SessionUpdate::ToolCallUpdate(
+        ToolCallUpdate::new(id.to_string(), ToolCallUpdateFields::new()).meta(meta),
+    )
+}
+
+/// The command's end, in its terminal: its exit code (or signal) from the result's last line.
+pub fn terminal_exit(id: &str, output: &str, is_error: bool) -> SessionUpdate {
+    let status = if is_error {
+        ToolCallStatus::Failed
+    } else {
+        ToolCallStatus::Completed
+    };
+    let tail = output.lines().last().unwrap_or("");
+    let code_of = |prefix: &str| {
+        tail.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|n| n.parse::<i32>().ok())
+    };
+    let (code, signal) = match (code_of("[exit code "), code_of("[killed by signal ")) {
+        (Some(code), _) => (Some(code), None),
+        (None, Some(signal)) => (None, Some(signal)),
+        (None, None) => (Some(i32::from(is_error)), None),
+    };
+    let meta = serde_json::Map::from_iter([(
+        "terminal_exit".to_string(),
+        serde_json::json!({"terminal_id": id, "exit_code": code, "signal": signal}),
+    )]);
+    let fields = ToolCallUpdateFields::new()
+        .status(status)
+        .raw_output(Value::String(output.to_string()));
+    SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(id.to_string(), fields).meta(meta))
 }
 
 fn text_content(text: String) -> ToolCallContent {
@@ -376,6 +433,44 @@ mod tests {
         let long = "é".repeat(OUTPUT_SHOWN);
         let _ = live_output("c1", &mut so_far, &long);
         assert!(so_far.len() <= OUTPUT_SHOWN && so_far.ends_with('é'));
+    }
+
+    #[test]
+    fn a_command_in_a_terminal_starts_streams_and_exits_in_zeds_extension() {
+        let call = tool_call(
+            "c1",
+            "bash",
+            &json!({"command": "make"}),
+            "make",
+            Path::new("/w"),
+        );
+        let call = wire(&SessionUpdate::ToolCall(with_terminal(
+            call,
+            Path::new("/w"),
+        )));
+        assert_eq!(
+            call["content"],
+            json!([{"type": "terminal", "terminalId": "c1"}])
+        );
+        assert_eq!(
+            call["_meta"]["terminal_info"],
+            json!({"terminal_id": "c1", "cwd": "/w"})
+        );
+        let out = wire(&terminal_output("c1", "cc -c a.c\n"));
+        assert_eq!(
+            out["_meta"]["terminal_output"],
+            json!({"terminal_id": "c1", "data": "cc -c a.c\n"})
+        );
+        let failed = wire(&terminal_exit("c1", "error\n[exit code 2]", true));
+        assert_eq!(failed["status"], "failed");
+        assert_eq!(
+            failed["_meta"]["terminal_exit"],
+            json!({"terminal_id": "c1", "exit_code": 2, "signal": null})
+        );
+        let killed = wire(&terminal_exit("c1", "[killed by signal 9]", true));
+        assert_eq!(killed["_meta"]["terminal_exit"]["signal"], 9);
+        let fine = wire(&terminal_exit("c1", "ok", false));
+        assert_eq!(fine["_meta"]["terminal_exit"]["exit_code"], 0);
     }
 
     #[test]
