@@ -86,6 +86,23 @@ impl Hosted {
         self.controller.lock().await.status().await
     }
 
+    /// The status once the job that just ended has published its end (usage, context), which
+    /// may come a moment after its `Result`; at most a second's wait.
+    pub async fn settled_status(&self) -> rein_engine::SessionStatus {
+        let mut status = self.controller.lock().await.watch_status();
+        let settled = async {
+            status
+                .wait_for(|now| !now.running)
+                .await
+                .map(|now| now.clone())
+        };
+        let waited = tokio::time::timeout(std::time::Duration::from_secs(1), settled).await;
+        match waited {
+            Ok(Ok(now)) => now,
+            _ => self.status().await,
+        }
+    }
+
     /// Runs `prompt` to its end, giving `sink` each event; `cancelled` cancels the turn: its
     /// commands are killed, the session kept. [`Busy`] while another prompt runs.
     pub async fn ask(

@@ -74,7 +74,13 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
     assert_eq!(record["initialize"]["agentInfo"]["name"], "rein");
     // session/new: rein's modes and its model.
     assert_eq!(record["session"]["modes"]["currentModeId"], "default");
-    assert_eq!(record["session"]["configOptions"][0]["id"], "model");
+    let options: Vec<&str> = (record["session"]["configOptions"]
+        .as_array()
+        .unwrap()
+        .iter())
+    .filter_map(|option| option["id"].as_str())
+    .collect();
+    assert_eq!(options, ["mode", "model"]);
 
     // The prompt: the link became a mention (attached), the resource was quoted.
     let first = server.requests()[0].body.to_string();
@@ -121,6 +127,12 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
         json!([read, read, write, read, write]),
         "the attachment, then each edit's read and write"
     );
+    // After each turn, how full the context is and what the session cost.
+    let usage = of_kind(&record, "updates", "usage_update");
+    assert_eq!(usage.len(), 2, "{usage:?}");
+    assert_eq!(usage[0]["size"], 200_000);
+    assert!(usage[0]["used"].as_u64().unwrap() > 0);
+    assert_eq!(usage[0]["cost"]["currency"], "USD");
     let ends = of_kind(&record, "updates", "tool_call_update");
     assert_eq!(ends[0]["status"], "completed");
 
@@ -260,7 +272,7 @@ async fn a_rejection_with_feedback_reaches_the_model_and_the_model_option_switch
     assert_eq!(reason, StopReason::EndTurn);
     let options = serde_json::to_value(&options).unwrap();
     assert_eq!(
-        options["configOptions"][0]["currentValue"],
+        options["configOptions"][1]["currentValue"],
         "claude-haiku-4-5"
     );
     let requests = server.requests();

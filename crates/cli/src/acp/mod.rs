@@ -265,7 +265,7 @@ impl State {
         self.hold(Arc::clone(&session));
         Ok(NewSessionResponse::new(session.id.clone())
             .modes(modes::state(status.mode))
-            .config_options(vec![modes::model_option(&status.model)]))
+            .config_options(modes::options(&status)))
     }
 
     /// `session/load`: the stored session (or the one held) replayed as updates, then its
@@ -301,7 +301,7 @@ impl State {
         let status = session.hosted.status().await;
         Ok(LoadSessionResponse::new()
             .modes(modes::state(status.mode))
-            .config_options(vec![modes::model_option(&status.model)]))
+            .config_options(modes::options(&status)))
     }
 
     async fn prompt(
@@ -357,23 +357,24 @@ impl State {
         &self,
         request: SetSessionConfigOptionRequest,
     ) -> Result<SetSessionConfigOptionResponse, Error> {
-        if &*request.config_id.0 != modes::MODEL {
-            return Err(Error::invalid_params().data(json!(format!(
-                "no option {}: rein's is {}",
-                request.config_id.0,
-                modes::MODEL
-            ))));
-        }
-        let Some(model) = request.value.as_value_id() else {
+        let Some(value) = request.value.as_value_id() else {
             return Err(
-                Error::invalid_params().data(json!("the model is one of the option's values"))
+                Error::invalid_params().data(json!("the value is one of the option's values"))
             );
         };
-        self.set_model(&request.session_id, &model.0).await?;
+        match &*request.config_id.0 {
+            modes::MODEL => self.set_model(&request.session_id, &value.0).await?,
+            modes::MODE => self.set_mode(&request.session_id, &value.0).await?,
+            other => {
+                return Err(Error::invalid_params().data(json!(format!(
+                    "no option {other}: rein's are {} and {}",
+                    modes::MODE,
+                    modes::MODEL
+                ))));
+            }
+        }
         let status = self.known(&request.session_id)?.hosted.status().await;
-        Ok(SetSessionConfigOptionResponse::new(vec![
-            modes::model_option(&status.model),
-        ]))
+        Ok(SetSessionConfigOptionResponse::new(modes::options(&status)))
     }
 }
 

@@ -55,6 +55,27 @@ pub fn state(current: PermissionMode) -> SessionModeState {
     )
 }
 
+/// The config option that picks the permission mode (the modes again, for editors that
+/// show config options rather than modes).
+pub const MODE: &str = "mode";
+
+/// The session's config options: its mode and its model.
+pub fn options(status: &rein_engine::SessionStatus) -> Vec<SessionConfigOption> {
+    vec![mode_option(status.mode), model_option(&status.model)]
+}
+
+/// The mode option: rein's permission modes.
+pub fn mode_option(current: PermissionMode) -> SessionConfigOption {
+    let choices: Vec<SessionConfigSelectOption> = MODES
+        .iter()
+        .map(|(mode, name, description)| {
+            SessionConfigSelectOption::new(mode.name(), *name).description(description.to_string())
+        })
+        .collect();
+    SessionConfigOption::select(MODE, "Mode", current.name(), choices)
+        .category(SessionConfigOptionCategory::Mode)
+}
+
 /// The model option: the current model and the common ones.
 pub fn model_option(current: &str) -> SessionConfigOption {
     let mut choices = vec![SessionConfigSelectOption::new(
@@ -98,6 +119,16 @@ mod tests {
             .filter_map(|mode| mode["id"].as_str())
             .collect();
         assert_eq!(ids, ["default", "accept-edits", "plan", "auto", "bypass"]);
+    }
+
+    #[test]
+    fn the_mode_option_lists_the_modes_with_the_current_one() {
+        let wire =
+            serde_json::to_value(mode_option(PermissionMode::AcceptEdits)).unwrap_or_default();
+        assert_eq!(wire["id"], "mode");
+        assert_eq!(wire["category"], "mode");
+        assert_eq!(wire["currentValue"], "accept-edits");
+        assert_eq!(wire["options"][4]["value"], "bypass");
     }
 
     #[test]

@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ClientCapabilities,
+    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, ClientCapabilities, Cost,
     CurrentModeUpdate, SessionId, SessionNotification, SessionUpdate, StopReason,
-    UnstructuredCommandInput,
+    UnstructuredCommandInput, UsageUpdate,
 };
 use async_trait::async_trait;
 use rein_engine::Approver;
@@ -125,6 +125,7 @@ impl AcpSession {
         let reply = self.hosted.ask(prompt, &mut sink, &token).await;
         *self.running.lock().unwrap_or_else(|p| p.into_inner()) = None;
         self.tell_mode(connection).await;
+        self.tell_usage(connection).await;
         let Ok(reply) = reply else {
             return Ended::Failed(
                 "the session is still working on a prompt; cancel it or wait".to_string(),
@@ -170,6 +171,14 @@ impl AcpSession {
                 SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(now.name())),
             );
         }
+    }
+
+    /// Tells the editor how full the context is and what the session cost.
+    async fn tell_usage(&self, connection: &ConnectionTo<Client>) {
+        let status = self.hosted.settled_status().await;
+        let usage = UsageUpdate::new(status.context_tokens, status.context_window)
+            .cost(status.cost_usd.map(|usd| Cost::new(usd, "USD")));
+        self.send(connection, SessionUpdate::UsageUpdate(usage));
     }
 
     /// Records a mode the editor set itself (nothing to tell it).
