@@ -8,10 +8,10 @@ use std::process::Command;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ImageContent, InitializeRequest, NewSessionRequest, PermissionOptionKind,
-    PromptRequest, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
-    SelectedPermissionOutcome, SessionConfigOptionValue, SetSessionConfigOptionRequest, StopReason,
-    TextContent,
+    ContentBlock, ImageContent, InitializeRequest, McpServer, McpServerStdio, NewSessionRequest,
+    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionConfigOptionValue,
+    SessionNotification, SetSessionConfigOptionRequest, StopReason, TextContent,
 };
 use agent_client_protocol::{AcpAgent, Agent, Client};
 use serde_json::{Value, json};
@@ -181,11 +181,15 @@ async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_an
     assert_eq!(record["load"]["modes"]["currentModeId"], "default");
 }
 
+/// The `session/update`s a client got, as their wire JSON.
+type Updates = std::sync::Arc<std::sync::Mutex<Vec<Value>>>;
+
 /// The Rust crate's client against `rein acp`: `op` runs with the connection; the permission
-/// requests are answered by `answer`.
+/// requests are answered by `answer`, the updates collected in `updates`.
 async fn with_rust_client<T: Send + 'static>(
     dir: &Path,
     url: &str,
+    updates: &Updates,
     answer: fn(&RequestPermissionRequest) -> RequestPermissionResponse,
     op: impl AsyncFnOnce(ConnectionTo<Agent>) -> Result<T, agent_client_protocol::Error>
     + Send
@@ -200,8 +204,17 @@ async fn with_rust_client<T: Send + 'static>(
         }
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
+    let seen = updates.clone();
     Client
         .v1()
+        .on_receive_notification(
+            async move |notification: SessionNotification, _cx| {
+                let update = serde_json::to_value(&notification.update).unwrap();
+                seen.lock().unwrap().push(update);
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
         .on_receive_request(
             async move |request: RequestPermissionRequest, responder, _cx| {
                 responder.respond(answer(&request))
@@ -246,6 +259,7 @@ async fn a_rejection_with_feedback_reaches_the_model_and_the_model_option_switch
     let (reason, options) = with_rust_client(
         dir.path(),
         &server.url(),
+        &Updates::default(),
         reject_with_feedback,
         async move |cx| {
             let session = cx
@@ -299,8 +313,12 @@ async fn a_picture_in_a_prompt_reaches_the_model_and_an_unknown_session_is_an_er
     // A real 1×1 PNG.
     let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     let path = dir.path().to_path_buf();
-    let (reason, unknown) =
-        with_rust_client(dir.path(), &server.url(), allow_once, async move |cx| {
+    let (reason, unknown) = with_rust_client(
+        dir.path(),
+        &server.url(),
+        &Updates::default(),
+        allow_once,
+        async move |cx| {
             let session = cx
                 .send_request(NewSessionRequest::new(path))
                 .block_task()
@@ -324,8 +342,9 @@ async fn a_picture_in_a_prompt_reaches_the_model_and_an_unknown_session_is_an_er
                 ended.stop_reason,
                 unknown.map(|_| ()).map_err(|e| format!("{e:?}")),
             ))
-        })
-        .await;
+        },
+    )
+    .await;
     assert_eq!(reason, StopReason::EndTurn);
     let body = &server.requests()[0].body;
     let content = body["messages"][0]["content"].to_string();
@@ -341,3 +360,96 @@ async fn a_picture_in_a_prompt_reaches_the_model_and_an_unknown_session_is_an_er
         "{unknown:?}"
     );
 }
+
+#[tokio::test]
+async fn the_editors_mcp_servers_and_the_users_commands_reach_the_session_and_set_model_switches() {
+    let dir = tempfile::tempdir().unwrap();
+    let commands = dir.path().join(".rein-test-config/rein/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    std::fs::write(
+        commands.join("greet.md"),
+        "---\ndescription: Greets someone\nargument-hint: NAME\n---\nGreet $ARGUMENTS.\n",
+    )
+    .unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [
+            {"name": "mcp__kit__echo", "arguments": {"text": "from the editor's server"}},
+            {"name": "task_create", "arguments": {"subject": "Say hi", "description": "Greet the user", "activeForm": "Saying hi"}}
+          ]},
+          {"text": "Echoed."}
+        ]}"#,
+    )
+    .await;
+    let path = dir.path().to_path_buf();
+    let updates = Updates::default();
+    let kit = rein_testkit::mcp_test_server();
+    let reason = with_rust_client(
+        dir.path(),
+        &server.url(),
+        &updates,
+        allow_once,
+        async move |cx| {
+            let kit = McpServer::Stdio(McpServerStdio::new("kit", kit));
+            let session = cx
+                .send_request(NewSessionRequest::new(path).mcp_servers(vec![kit]))
+                .block_task()
+                .await?;
+            cx.send_request(SetModelRequest {
+                session_id: session.session_id.clone(),
+                model_id: "claude-opus-4-5".into(),
+            })
+            .block_task()
+            .await?;
+            let prompt = PromptRequest::new(
+                session.session_id,
+                vec![ContentBlock::Text(TextContent::new("echo it"))],
+            );
+            Ok(cx.send_request(prompt).block_task().await?.stop_reason)
+        },
+    )
+    .await;
+    assert_eq!(reason, StopReason::EndTurn);
+    let requests = server.requests();
+    assert_eq!(requests[0].body["model"], "claude-opus-4-5");
+    let result = requests[1].body.to_string();
+    assert!(
+        result.contains("echo: from the editor's server"),
+        "{result}"
+    );
+    let updates = updates.lock().unwrap().clone();
+    let commands = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .unwrap();
+    assert_eq!(
+        commands["availableCommands"],
+        json!([
+            {"name": "greet", "description": "Greets someone", "input": {"hint": "NAME"}},
+            {"name": "mcp__kit__greet", "description": "Asks for a greeting", "input": {"hint": "<name> [style]"}}
+        ]),
+        "the user's command, and the editor's MCP server's prompt"
+    );
+    let plan = (updates.iter().find(|u| u["sessionUpdate"] == "plan"))
+        .unwrap_or_else(|| panic!("{updates:#?}"));
+    assert_eq!(
+        plan["entries"],
+        json!([{"content": "Say hi", "priority": "medium", "status": "pending"}])
+    );
+}
+
+/// `session/set_model`, as clients written before config options send it.
+#[derive(
+    Debug, Clone, serde::Serialize, serde::Deserialize, agent_client_protocol::JsonRpcRequest,
+)]
+#[request(method = "session/set_model", response = SetModelResponse)]
+#[serde(rename_all = "camelCase")]
+struct SetModelRequest {
+    session_id: agent_client_protocol::v1::schema::SessionId,
+    model_id: String,
+}
+
+#[derive(
+    Debug, Clone, serde::Serialize, serde::Deserialize, agent_client_protocol::JsonRpcResponse,
+)]
+struct SetModelResponse {}
