@@ -25,7 +25,9 @@ fn provider(protocol: &str, block: serde_json::Value) -> ContentBlock {
     }
 }
 
-/// Every block kind, in user and assistant messages, with tools, effort and a cache key.
+/// Every block kind, in user and assistant messages, with tools, effort and a cache key. A
+/// tool call's input has its keys in sorted order, so its arguments text is the same whether
+/// or not serde_json keeps insertion order (a feature another crate of the build may turn on).
 pub(crate) fn every_block() -> ModelRequest {
     let user = |content| Message {
         role: Role::User,
@@ -68,8 +70,6 @@ pub(crate) fn every_block() -> ModelRequest {
                 ContentBlock::ToolUse {
                     id: "t1".into(),
                     name: "read_file".into(),
-                    // Keys in sorted order: the arguments text is the same whether or not
-                    // serde_json keeps insertion order (a feature another crate may turn on).
                     input: json!({"n": [1, 2.5, null], "path": "a \"b\".txt"}),
                 },
                 ContentBlock::ToolUse {

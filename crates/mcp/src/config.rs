@@ -111,12 +111,8 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
             origin: source.to_string(),
         });
     };
-    // By name: the map's own order depends on serde_json's features (insertion order once
-    // any crate of the build asks for `preserve_order`).
-    let mut entries: Vec<(String, serde_json::Value)> = entries.into_iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut parsed = Parsed::default();
-    for (name, entry) in entries {
+    for (name, entry) in by_name(entries) {
         // `_comment` and other notes beside the servers.
         if name.starts_with('_') || !entry.is_object() {
             continue;
@@ -178,6 +174,16 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
     }
     parsed.warnings.extend(vars.take_warnings());
     Ok(parsed)
+}
+
+/// A config's servers by name: the map's own order depends on serde_json's features
+/// (insertion order once any crate of the build asks for `preserve_order`).
+fn by_name(
+    entries: serde_json::Map<String, serde_json::Value>,
+) -> Vec<(String, serde_json::Value)> {
+    let mut entries: Vec<(String, serde_json::Value)> = entries.into_iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries
 }
 
 /// Refuses a server name that would make tool names ambiguous. Tools are named

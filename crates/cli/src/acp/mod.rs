@@ -9,6 +9,7 @@
 //! handler, and a prompt turn sends requests (approvals) whose answers come through it.
 
 mod files;
+mod handlers;
 mod modes;
 mod permission;
 mod prompt;
@@ -26,7 +27,6 @@ use agent_client_protocol::v1::schema::{
     LoadSessionRequest, LoadSessionResponse, McpCapabilities, McpServer, NewSessionRequest,
     NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionId,
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
-    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use rein_engine::Op;
@@ -68,115 +68,68 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
     served.map_err(|e| Exit::failed(format!("the ACP connection failed: {}", e.message)))
 }
 
-/// Serves the connection on stdin and stdout until the editor closes it.
+/// Serves the connection on stdin and stdout until the editor closes it. Each handler that
+/// waits answers from spawned work (see `handlers.rs`).
 async fn serve(state: Arc<State>) -> Result<(), Error> {
-    let hello = state.clone();
-    let (new, load, prompt, cancel) = (state.clone(), state.clone(), state.clone(), state.clone());
-    let (mode, option, model) = (state.clone(), state.clone(), state);
+    let (hello, new, load) = (state.clone(), state.clone(), state.clone());
+    let (prompt, cancel, mode) = (state.clone(), state.clone(), state.clone());
+    let (option, model) = (state.clone(), state);
     Agent
         .v1()
         .name("rein")
         .on_receive_request(
             async move |request: InitializeRequest, responder, _cx| {
-                *hello.client.lock().unwrap_or_else(|p| p.into_inner()) =
-                    request.client_capabilities.clone();
-                responder.respond(initialize())
+                hello.on_initialize(&request, responder)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |_request: AuthenticateRequest, responder, _cx| {
-                // The key comes from the environment; there is nothing to log in to.
+            // The key comes from the environment; there is nothing to log in to.
+            async move |_: AuthenticateRequest, responder, _cx| {
                 responder.respond(AuthenticateResponse::new())
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: NewSessionRequest, responder, cx: ConnectionTo<Client>| {
-                let state = new.clone();
-                cx.clone().spawn(async move {
-                    let answer = state.new_session(request, &cx).await;
-                    let started = answer.as_ref().ok().map(|r| r.session_id.clone());
-                    let _ = responder.respond_with_result(answer);
-                    if let Some(id) = started
-                        && let Some(session) = state.session(&id)
-                    {
-                        session.send_commands(&cx);
-                    }
-                    Ok(())
-                })
+            async move |request: NewSessionRequest, responder, cx| {
+                new.on_new(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: LoadSessionRequest, responder, cx: ConnectionTo<Client>| {
-                let state = load.clone();
-                cx.clone().spawn(async move {
-                    let answer = state.load_session(request, &cx).await;
-                    let _ = responder.respond_with_result(answer);
-                    Ok(())
-                })
+            async move |request: LoadSessionRequest, responder, cx| {
+                load.on_load(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: PromptRequest, responder, cx: ConnectionTo<Client>| {
-                let state = prompt.clone();
-                cx.clone().spawn(async move {
-                    let answer = state.prompt(request, &cx).await;
-                    let _ = responder.respond_with_result(answer);
-                    Ok(())
-                })
+            async move |request: PromptRequest, responder, cx| {
+                prompt.on_prompt(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
             async move |notification: CancelNotification, _cx| {
-                if let Some(session) = cancel.session(&notification.session_id) {
-                    session.cancel();
-                }
+                cancel.on_cancel(&notification.session_id);
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
         )
         .on_receive_request(
-            async move |request: SetSessionModeRequest, responder, cx: ConnectionTo<Client>| {
-                let state = mode.clone();
-                cx.spawn(async move {
-                    let answer = state
-                        .set_mode(&request.session_id, &request.mode_id.0)
-                        .await;
-                    let _ = responder
-                        .respond_with_result(answer.map(|()| SetSessionModeResponse::new()));
-                    Ok(())
-                })
+            async move |request: SetSessionModeRequest, responder, cx| {
+                mode.on_set_mode(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: SetSessionConfigOptionRequest,
-                        responder,
-                        cx: ConnectionTo<Client>| {
-                let state = option.clone();
-                cx.spawn(async move {
-                    let answer = state.set_option(request).await;
-                    let _ = responder.respond_with_result(answer);
-                    Ok(())
-                })
+            async move |request: SetSessionConfigOptionRequest, responder, cx| {
+                option.on_set_option(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: modes::SetModelRequest, responder, cx: ConnectionTo<Client>| {
-                let state = model.clone();
-                cx.spawn(async move {
-                    let answer = state
-                        .set_model(&request.session_id, &request.model_id)
-                        .await;
-                    let _ =
-                        responder.respond_with_result(answer.map(|()| modes::SetModelResponse {}));
-                    Ok(())
-                })
+            async move |request: modes::SetModelRequest, responder, cx| {
+                model.on_set_model(request, responder, cx)
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -320,7 +273,7 @@ impl State {
                 next: &next,
             },
         )
-        .map_err(|why| Error::invalid_params().data(json!(why)))?;
+        .map_err(|why| Error::invalid_params().data(json!(why.to_string())))?;
         match session.prompt(text, cx).await {
             Ended::Stopped(reason) => Ok(PromptResponse::new(reason)),
             Ended::Failed(why) => Err(Error::internal_error().data(json!(why))),

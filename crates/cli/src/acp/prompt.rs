@@ -18,11 +18,24 @@ pub struct Pictures<'a> {
     pub next: &'a (dyn Fn() -> u32 + Sync),
 }
 
+/// Why a prompt could not be taken: which part, and why.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadPrompt(String);
+
 /// The prompt as text; an error says which part could not be taken.
 pub fn text(
     blocks: &[ContentBlock],
     workspace: &Path,
     pictures: Pictures<'_>,
+) -> Result<String, BadPrompt> {
+    text_of(blocks, workspace, &pictures).map_err(BadPrompt)
+}
+
+fn text_of(
+    blocks: &[ContentBlock],
+    workspace: &Path,
+    pictures: &Pictures<'_>,
 ) -> Result<String, String> {
     let mut parts: Vec<String> = Vec::new();
     for block in blocks {
@@ -43,7 +56,7 @@ pub fn text(
                 _ => {}
             },
             ContentBlock::Image(image) => {
-                let path = save_picture(&image.data, &image.mime_type, &pictures)?;
+                let path = save_picture(&image.data, &image.mime_type, pictures)?;
                 parts.push(format!("@{}", path.display()));
             }
             ContentBlock::Audio(_) => {
@@ -185,13 +198,13 @@ mod tests {
                 Path::new("/w"),
                 none
             ),
-            Err("the prompt is empty".to_string())
+            Err(BadPrompt("the prompt is empty".to_string()))
         );
         let none = Pictures {
             dir: None,
             next: &|| 1,
         };
         let tiff = ContentBlock::Image(ImageContent::new("aGk=", "image/tiff"));
-        assert!(text(&[tiff], Path::new("/w"), none).is_err_and(|e| e.contains("image/tiff")),);
+        assert!(text(&[tiff], Path::new("/w"), none).is_err_and(|e| e.0.contains("image/tiff")),);
     }
 }

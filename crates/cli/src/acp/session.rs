@@ -227,18 +227,22 @@ impl crate::hosted::Sink for Updates<'_> {
                 let call = updates::tool_call(id, name, input, summary, workspace);
                 SessionUpdate::ToolCall(updates::with_terminal(call, workspace))
             }
-            Event::ToolCallEnd {
-                id,
-                output,
-                is_error,
-                ..
-            } if self.live.remove(id) == Some(None) => {
-                updates::terminal_exit(id, output, *is_error)
+            Event::ToolCallEnd { id, .. } if self.live.get(id) == Some(&None) => {
+                self.live.remove(id);
+                match updates::terminal_end(event) {
+                    Some(update) => update,
+                    None => return,
+                }
             }
-            other => match updates::update_of(other, &self.session.workspace) {
-                Some(update) => update,
-                None => return,
-            },
+            other => {
+                if let Event::ToolCallEnd { id, .. } = other {
+                    self.live.remove(id);
+                }
+                match updates::update_of(other, &self.session.workspace) {
+                    Some(update) => update,
+                    None => return,
+                }
+            }
         };
         self.session.send(self.connection, update);
     }

@@ -114,14 +114,10 @@ pub fn tool_end(
     id: &str,
     name: &str,
     output: &str,
-    is_error: bool,
+    status: ToolCallStatus,
     diff: Option<&str>,
 ) -> ToolCallUpdate {
-    let status = if is_error {
-        ToolCallStatus::Failed
-    } else {
-        ToolCallStatus::Completed
-    };
+    let is_error = status == ToolCallStatus::Failed;
     let mut fields = ToolCallUpdateFields::new()
         .status(status)
         .raw_output(Value::String(output.to_string()));
@@ -181,13 +177,23 @@ pub fn terminal_output(id: &str, data: &str) -> SessionUpdate {
     )
 }
 
-/// The command's end, in its terminal: its exit code (or signal) from the result's last line.
-pub fn terminal_exit(id: &str, output: &str, is_error: bool) -> SessionUpdate {
-    let status = if is_error {
-        ToolCallStatus::Failed
-    } else {
-        ToolCallStatus::Completed
+/// A command's end (`event`, its `ToolCallEnd`) in its terminal.
+pub fn terminal_end(event: &Event) -> Option<SessionUpdate> {
+    let Event::ToolCallEnd {
+        id,
+        output,
+        is_error,
+        ..
+    } = event
+    else {
+        return None;
     };
+    Some(terminal_exit(id, output, status_of(*is_error)))
+}
+
+/// The command's end, in its terminal: its exit code (or signal) from the result's last line.
+fn terminal_exit(id: &str, output: &str, status: ToolCallStatus) -> SessionUpdate {
+    let is_error = status == ToolCallStatus::Failed;
     let tail = output.lines().last().unwrap_or("");
     let code_of = |prefix: &str| {
         tail.strip_prefix(prefix)
@@ -242,6 +248,15 @@ pub fn plan(todos: &[TodoItem]) -> Plan {
     )
 }
 
+/// How a call that ended with `is_error` ended.
+fn status_of(is_error: bool) -> ToolCallStatus {
+    if is_error {
+        ToolCallStatus::Failed
+    } else {
+        ToolCallStatus::Completed
+    }
+}
+
 /// A message to the editor's user, as the agent's words.
 pub fn message(text: &str) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(chunk(text))
@@ -270,7 +285,13 @@ pub fn update_of(event: &Event, workspace: &Path) -> Option<SessionUpdate> {
             is_error,
             diff,
             ..
-        } => SessionUpdate::ToolCallUpdate(tool_end(id, name, output, *is_error, diff.as_deref())),
+        } => SessionUpdate::ToolCallUpdate(tool_end(
+            id,
+            name,
+            output,
+            status_of(*is_error),
+            diff.as_deref(),
+        )),
         Event::Todos { todos } => SessionUpdate::Plan(plan(todos)),
         Event::Error { message } => {
             SessionUpdate::AgentMessageChunk(chunk(&format!("\n\nerror: {message}\n")))
@@ -323,7 +344,7 @@ pub fn replay(transcript: &[Message], workspace: &Path) -> Vec<SessionUpdate> {
                         tool_use_id,
                         name,
                         content,
-                        *is_error,
+                        status_of(*is_error),
                         None,
                     )));
                 }
@@ -398,12 +419,22 @@ mod tests {
     #[test]
     fn a_command_ends_with_its_output_and_a_failed_one_says_so() {
         let done = wire(&SessionUpdate::ToolCallUpdate(tool_end(
-            "1", "bash", "ok\n", false, None,
+            "1",
+            "bash",
+            "ok\n",
+            ToolCallStatus::Completed,
+            None,
         )));
         assert_eq!(done["sessionUpdate"], "tool_call_update");
         assert_eq!(done["status"], "completed");
         assert_eq!(done["content"][0]["content"]["text"], "ok\n");
-        let failed = tool_end("2", "edit_file", "old_string not found", true, None);
+        let failed = tool_end(
+            "2",
+            "edit_file",
+            "old_string not found",
+            ToolCallStatus::Failed,
+            None,
+        );
         let failed = wire(&SessionUpdate::ToolCallUpdate(failed));
         assert_eq!(failed["status"], "failed");
         assert_eq!(
@@ -415,7 +446,7 @@ mod tests {
             "3",
             "edit_file",
             "Edited a.txt",
-            false,
+            ToolCallStatus::Completed,
             Some("@@ -1 +1 @@"),
         )));
         assert!(edited.get("content").is_none_or(Value::is_null), "{edited}");
@@ -461,15 +492,23 @@ mod tests {
             out["_meta"]["terminal_output"],
             json!({"terminal_id": "c1", "data": "cc -c a.c\n"})
         );
-        let failed = wire(&terminal_exit("c1", "error\n[exit code 2]", true));
+        let failed = wire(&terminal_exit(
+            "c1",
+            "error\n[exit code 2]",
+            ToolCallStatus::Failed,
+        ));
         assert_eq!(failed["status"], "failed");
         assert_eq!(
             failed["_meta"]["terminal_exit"],
             json!({"terminal_id": "c1", "exit_code": 2, "signal": null})
         );
-        let killed = wire(&terminal_exit("c1", "[killed by signal 9]", true));
+        let killed = wire(&terminal_exit(
+            "c1",
+            "[killed by signal 9]",
+            ToolCallStatus::Failed,
+        ));
         assert_eq!(killed["_meta"]["terminal_exit"]["signal"], 9);
-        let fine = wire(&terminal_exit("c1", "ok", false));
+        let fine = wire(&terminal_exit("c1", "ok", ToolCallStatus::Completed));
         assert_eq!(fine["_meta"]["terminal_exit"]["exit_code"], 0);
     }
 

@@ -100,13 +100,18 @@ pub struct ReplyCall {
     pub cwd: Option<PathBuf>,
 }
 
+/// What is wrong with a call: said to the client as the tool's error result.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadCall(pub String);
+
 /// Reads a call's arguments as `T`, saying what is wrong with them.
 pub fn parse<T: for<'de> Deserialize<'de>>(
     tool: &str,
     arguments: Option<serde_json::Map<String, Value>>,
-) -> Result<T, String> {
+) -> Result<T, BadCall> {
     let arguments = Value::Object(arguments.unwrap_or_default());
-    serde_json::from_value(arguments).map_err(|e| format!("{tool}: bad arguments: {e}"))
+    serde_json::from_value(arguments).map_err(|e| BadCall(format!("{tool}: bad arguments: {e}")))
 }
 
 /// The server's flags as the settings of a headless run.
@@ -130,6 +135,14 @@ pub fn base(server: &ServeArgs) -> ExecArgs {
 /// The settings of a new session for `call`: the server's, narrowed by the call. `ceiling` is
 /// the server's resolved mode: a call asking for a broader one is refused, never obeyed.
 pub fn for_run(
+    server: &ServeArgs,
+    ceiling: PermissionMode,
+    call: RunCall,
+) -> Result<ExecArgs, BadCall> {
+    narrowed(server, ceiling, call).map_err(BadCall)
+}
+
+fn narrowed(
     server: &ServeArgs,
     ceiling: PermissionMode,
     call: RunCall,
@@ -208,7 +221,7 @@ mod tests {
             call(json!({"prompt": "hi", "permission_mode": "bypass"})),
         );
         assert_eq!(
-            wider.map(|a| a.permission_mode),
+            wider.map(|a| a.permission_mode).map_err(|e| e.0),
             Err(
                 "permission_mode bypass: broader than this server's accept-edits (its \
                  --permission-mode); ask for accept-edits or narrower"
@@ -243,7 +256,7 @@ mod tests {
         assert!(
             missing
                 .as_ref()
-                .is_err_and(|e| e.contains("missing field `prompt`")),
+                .is_err_and(|e| e.0.contains("missing field `prompt`")),
             "{missing:?}"
         );
         let Value::Object(typo) = json!({"prompt": "hi", "permision_mode": "plan"}) else {
@@ -252,7 +265,7 @@ mod tests {
         let typo = parse::<RunCall>(RUN, Some(typo)).map(|_| ());
         assert!(
             typo.as_ref()
-                .is_err_and(|e| e.contains("unknown field `permision_mode`")),
+                .is_err_and(|e| e.0.contains("unknown field `permision_mode`")),
             "{typo:?}"
         );
     }

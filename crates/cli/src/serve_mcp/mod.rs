@@ -123,9 +123,9 @@ impl ReinServer {
         progress: &mut Progress,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, String> {
-        let call: calls::RunCall = calls::parse(calls::RUN, arguments)?;
+        let call: calls::RunCall = calls::parse(calls::RUN, arguments).map_err(|e| e.0)?;
         let prompt = nonempty(&call.prompt)?;
-        let args = calls::for_run(&self.args, self.ceiling, call)?;
+        let args = calls::for_run(&self.args, self.ceiling, call).map_err(|e| e.0)?;
         let live = Hosted::start(
             &args,
             approver(&context.peer),
@@ -149,7 +149,7 @@ impl ReinServer {
         progress: &mut Progress,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, String> {
-        let call: calls::ReplyCall = calls::parse(calls::REPLY, arguments)?;
+        let call: calls::ReplyCall = calls::parse(calls::REPLY, arguments).map_err(|e| e.0)?;
         let prompt = nonempty(&call.prompt)?;
         let held = self
             .sessions
