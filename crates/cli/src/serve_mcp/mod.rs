@@ -126,16 +126,8 @@ impl ReinServer {
         let call: calls::RunCall = calls::parse(calls::RUN, arguments).map_err(|e| e.0)?;
         let prompt = nonempty(&call.prompt)?;
         let args = calls::for_run(&self.args, self.ceiling, call).map_err(|e| e.0)?;
-        let live = Hosted::start(
-            &args,
-            approver(&context.peer),
-            rein_tools::Editor::default(),
-        )
-        .await
-        .map_err(|exit| exit.message)?;
-        let id = live.id.clone();
-        let held = Arc::new(live);
-        self.hold(&id, Arc::clone(&held));
+        let held = self.start(&args, context).await?;
+        let id = held.id.clone();
         // First the id: a client that cancels this call can still continue the session.
         progress.say(format!("session {id}")).await;
         let reply = held.ask(prompt, progress, &context.ct).await;
@@ -160,17 +152,8 @@ impl ReinServer {
         let held = match held {
             Some(held) => held,
             None => {
-                let args = calls::for_reply(&self.args, &call);
-                let live = Hosted::start(
-                    &args,
-                    approver(&context.peer),
-                    rein_tools::Editor::default(),
-                )
-                .await
-                .map_err(|exit| exit.message)?;
-                let held = Arc::new(live);
-                self.hold(&call.session_id, Arc::clone(&held));
-                held
+                self.start(&calls::for_reply(&self.args, &call), context)
+                    .await?
             }
         };
         let reply = held.ask(prompt, progress, &context.ct).await;
@@ -180,11 +163,22 @@ impl ReinServer {
         ))
     }
 
-    fn hold(&self, id: &str, live: Held) {
+    /// Starts the session `args` say and holds it by its id.
+    async fn start(
+        &self,
+        args: &crate::args::ExecArgs,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Held, String> {
+        let editor = rein_tools::Editor::default();
+        let live = Hosted::start(args, approver(&context.peer), editor)
+            .await
+            .map_err(|exit| exit.message)?;
+        let held = Arc::new(live);
         self.sessions
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(id.to_string(), live);
+            .insert(held.id.clone(), Arc::clone(&held));
+        Ok(held)
     }
 }
 
