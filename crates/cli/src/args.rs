@@ -171,7 +171,7 @@ pub enum Command {
     /// The OS sandbox of shell commands.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
-    /// The MCP servers this workspace would start.
+    /// The MCP servers this workspace would start; and rein itself as one (`serve`).
     #[command(subcommand)]
     Mcp(McpCommand),
     /// Serve rein to an editor over the Agent Client Protocol on stdio (Zed, JetBrains IDEs,

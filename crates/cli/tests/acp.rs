@@ -453,3 +453,40 @@ struct SetModelRequest {
     Debug, Clone, serde::Serialize, serde::Deserialize, agent_client_protocol::JsonRpcResponse,
 )]
 struct SetModelResponse {}
+
+#[tokio::test]
+async fn without_a_key_rein_starts_and_the_editor_is_asked_to_authenticate() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = agent_client_protocol::AcpAgentConfig::new(env!("CARGO_BIN_EXE_rein"))
+        .args(["acp", "--cwd"])
+        .arg(dir.path().display().to_string());
+    for (key, value) in rein(dir.path()).get_envs() {
+        if let (Some(key), Some(Some(value))) = (key.to_str(), value.map(|v| v.to_str())) {
+            config = config.env(key, value);
+        }
+    }
+    let path = dir.path().to_path_buf();
+    let refused = Client
+        .v1()
+        .connect_with(
+            AcpAgent::new(config),
+            async move |cx: ConnectionTo<Agent>| {
+                let hello = cx
+                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .block_task()
+                    .await?;
+                assert_eq!(hello.auth_methods.len(), 1);
+                let session = cx
+                    .send_request(NewSessionRequest::new(path))
+                    .block_task()
+                    .await;
+                Ok(session.map(|_| ()).map_err(|e| (i32::from(e.code), e.data)))
+            },
+        )
+        .await
+        .unwrap();
+    let (code, data) = refused.unwrap_err();
+    assert_eq!(code, -32000, "auth required");
+    let said = data.unwrap_or_default().to_string();
+    assert!(said.contains("ANTHROPIC_API_KEY is not set"), "{said}");
+}

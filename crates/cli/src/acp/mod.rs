@@ -46,12 +46,20 @@ struct State {
 }
 
 pub async fn run(args: ServeArgs) -> Result<(), Exit> {
-    // The flags resolved once: a bad one fails here, not in the editor's first session.
-    crate::settings::Settings::new(
+    // The flags resolved once: a bad one fails here, not in the editor's first session. A
+    // missing key does not: the editor is told at `session/new` (auth required), where it can
+    // say so to its user.
+    let checked = crate::settings::Settings::new(
         &crate::serve_mcp::base_args(&args),
         crate::trust::Asking::Never,
         crate::env::process,
-    )?;
+    );
+    if let Err(exit) = checked {
+        if !needs_key(&exit) {
+            return Err(exit);
+        }
+        eprintln!("rein: {}", exit.message);
+    }
     let state = Arc::new(State {
         args,
         client: Mutex::default(),
@@ -334,10 +342,15 @@ impl State {
 /// A session that could not start, as the editor is told: a missing key asks it to
 /// authenticate (which says where the key goes).
 fn start_error(exit: Exit) -> Error {
-    if exit.message.contains("API key") || exit.message.contains("_API_KEY") {
+    if needs_key(&exit) {
         return Error::auth_required().data(json!(exit.message));
     }
     Error::internal_error().data(json!(exit.message))
+}
+
+/// Whether `exit` says the provider's key is missing.
+fn needs_key(exit: &Exit) -> bool {
+    exit.message.contains("API key") || exit.message.contains("_API_KEY is not set")
 }
 
 /// The editor's MCP servers in `.mcp.json`'s format (what `--mcp-config` reads).
