@@ -4,12 +4,16 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `rein --version`: the version, the commit and the build date (`0.1.0 (1a2b3c4d5e6f
+/// 2026-11-27)`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("REIN_BUILD"), ")");
+
 /// rein: a coding agent harness. Without a subcommand, starts the interactive terminal UI
 /// (with PROMPT as the first message); the flags of `rein exec` apply to it too.
 #[derive(Debug, Parser)]
 #[command(
     name = "rein",
-    version,
+    version = VERSION,
     about,
     propagate_version = true,
     args_conflicts_with_subcommands = true

@@ -86,7 +86,7 @@ async fn bad_flags_and_workspaces_are_usage_errors() {
 }
 
 #[tokio::test]
-async fn version_prints_the_crate_version() {
+async fn version_names_the_crate_version_the_commit_and_the_build_date() {
     let dir = tempfile::tempdir().unwrap();
     let out = output({
         let mut cmd = rein(dir.path());
@@ -95,9 +95,36 @@ async fn version_prints_the_crate_version() {
     })
     .await;
     assert!(out.status.success());
+    let said = text(&out.stdout);
+    let rest = said
+        .strip_prefix(&format!("rein {} (", env!("CARGO_PKG_VERSION")))
+        .unwrap_or_else(|| panic!("{said}"));
+    let (commit, date) = rest
+        .trim_end()
+        .trim_end_matches(')')
+        .split_once(' ')
+        .unwrap();
+    // The commit this test was built from (git is there in a checkout).
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map(|out| text(&out.stdout).trim().to_string())
+        .unwrap_or_default();
+    if !head.is_empty() {
+        assert_eq!(commit, head, "{said}");
+    }
+    let parts: Vec<&str> = date.split('-').collect();
     assert_eq!(
-        text(&out.stdout),
-        format!("rein {}\n", env!("CARGO_PKG_VERSION"))
+        parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+        [4, 2, 2],
+        "{said}"
+    );
+    assert!(
+        date.as_bytes()
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b'-'),
+        "{said}"
     );
 }
 
