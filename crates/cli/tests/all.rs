@@ -13,6 +13,7 @@ mod control;
 mod errors;
 mod exec;
 mod fallback;
+mod install;
 mod kill;
 mod lean;
 mod mcp;
