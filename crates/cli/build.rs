@@ -38,6 +38,13 @@ fn commit() -> String {
             .filter(|out| out.status.success())
             .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
+    // Only rein's own checkout: a packaged crate may sit inside some other repository.
+    let workspace = Path::new(&dir).join("../..").canonicalize().ok();
+    let top =
+        git(&["rev-parse", "--show-toplevel"]).and_then(|t| Path::new(&t).canonicalize().ok());
+    if top.is_none() || top != workspace {
+        return "unknown".to_string();
+    }
     let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) else {
         return "unknown".to_string();
     };

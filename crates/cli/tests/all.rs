@@ -20,6 +20,7 @@ mod mcp;
 mod mcp_manage;
 mod mcp_serve;
 mod memory;
+mod npm;
 mod odd_workspaces;
 mod rate_limits;
 mod sandbox;

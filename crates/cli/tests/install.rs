@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::support::{output, text};
 
 /// The archive name `install.sh` asks for on this machine.
-fn target() -> &'static str {
+pub fn target() -> &'static str {
     match std::env::consts::ARCH {
         "aarch64" => "aarch64-unknown-linux-musl",
         _ => "x86_64-unknown-linux-musl",
@@ -20,7 +20,7 @@ fn target() -> &'static str {
 }
 
 /// A release folder: `rein-<target>.tar.gz` holding `rein-<target>/rein`, and `SHA256SUMS`.
-fn release(dir: &Path) -> PathBuf {
+pub fn release(dir: &Path) -> PathBuf {
     let folder = dir.join("release");
     let staged = dir.join("stage").join(format!("rein-{}", target()));
     std::fs::create_dir_all(&staged).unwrap();

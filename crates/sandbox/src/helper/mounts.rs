@@ -89,6 +89,10 @@ pub(super) fn restrict(dest: &Path, access: Access) -> Result<(), Failure> {
     mount(None::<&str>, dest, None::<&str>, flags, None::<&str>).map_err(Failure::context(what()))
 }
 
+/// `ST_RELATIME` (Linux's value, 4096): the libc crate names it for glibc only, and rein's
+/// release builds link musl.
+const ST_RELATIME: FsFlags = FsFlags::from_bits_retain(4096);
+
 /// The flags of the mount at `path`, as `mount` takes them.
 fn current_flags(path: &Path) -> nix::Result<MsFlags> {
     let have = statvfs(path)?.flags();
@@ -101,7 +105,7 @@ fn current_flags(path: &Path) -> nix::Result<MsFlags> {
         (FsFlags::ST_MANDLOCK, MsFlags::MS_MANDLOCK),
         (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
         (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+        (ST_RELATIME, MsFlags::MS_RELATIME),
     ];
     let mut flags = MsFlags::empty();
     for (st, ms) in pairs {
@@ -110,7 +114,7 @@ fn current_flags(path: &Path) -> nix::Result<MsFlags> {
         }
     }
     // A remount without an atime flag means `relatime`, which a `strictatime` mount refuses.
-    if !have.intersects(FsFlags::ST_NOATIME | FsFlags::ST_RELATIME) {
+    if !have.intersects(FsFlags::ST_NOATIME | ST_RELATIME) {
         flags |= MsFlags::MS_STRICTATIME;
     }
     Ok(flags)
