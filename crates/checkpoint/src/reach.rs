@@ -91,7 +91,12 @@ impl Found {
             return Ok(Look::Other(FileState::Absent));
         };
         let reason = match SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT {
-            SFlag::S_IFREG => return Ok(Look::File(self.read()?, stat.st_mode & 0o7777)),
+            SFlag::S_IFREG => {
+                // `mode_t` is `u32` on Linux, `u16` on macOS.
+                #[allow(clippy::useless_conversion)]
+                let mode = u32::from(stat.st_mode) & 0o7777;
+                return Ok(Look::File(self.read()?, mode));
+            }
             SFlag::S_IFDIR => "a folder",
             SFlag::S_IFLNK => "a symbolic link",
             _ => "not a regular file",

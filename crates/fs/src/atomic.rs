@@ -52,10 +52,12 @@ pub fn write_atomic_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// [`write_atomic`] for the file `name` in the open folder `dir`: the temp file is created,
 /// written and renamed through the folder's descriptor. An existing regular file's mode is
 /// kept (a symlink there is replaced, never written through).
+// `mode_t` is `u32` on Linux, `u16` on macOS.
+#[allow(clippy::useless_conversion)]
 pub fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
     let mode = match dir.entry(name)? {
         Some(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
-            stat.st_mode & 0o7777
+            u32::from(stat.st_mode) & 0o7777
         }
         _ => default_new_file_mode(),
     };
@@ -65,6 +67,7 @@ pub fn write_atomic_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<()> 
 /// [`write_atomic_in`], running `check` after the temp file is written and before it replaces
 /// `name` (a failed check writes nothing), then `after` on the new file once it is in place
 /// (positioned at its end).
+#[allow(clippy::useless_conversion)]
 pub fn write_atomic_in_checked(
     dir: &Dir,
     name: &OsStr,
@@ -74,7 +77,7 @@ pub fn write_atomic_in_checked(
 ) -> io::Result<()> {
     let mode = match dir.entry(name)? {
         Some(stat) if SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG => {
-            stat.st_mode & 0o7777
+            u32::from(stat.st_mode) & 0o7777
         }
         _ => default_new_file_mode(),
     };
@@ -130,12 +133,13 @@ fn create_temp(dir: &Dir) -> io::Result<(std::fs::File, OsString)> {
 }
 
 /// `0o666` minus the process umask, as `open(O_CREAT, 0o666)` would give.
+#[allow(clippy::useless_conversion)]
 fn default_new_file_mode() -> u32 {
     // Reading the umask means setting it; restore at once. Only rein's own threads share it and
     // none of them creates files with a mode that depends on it in between.
     let mask = nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
     nix::sys::stat::umask(mask);
-    0o666 & !mask.bits()
+    0o666 & !u32::from(mask.bits())
 }
 
 #[cfg(test)]

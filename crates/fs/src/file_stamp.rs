@@ -35,8 +35,11 @@ impl FileStamp {
         }
     }
 
+    // `mode_t` is `u32` on Linux, `u16` on macOS (where a file type fits it).
+    #[allow(clippy::useless_conversion, clippy::unnecessary_fallible_conversions)]
     fn kind(&self) -> SFlag {
-        SFlag::from_bits_truncate(self.mode) & SFlag::S_IFMT
+        let mode = nix::libc::mode_t::try_from(self.mode).unwrap_or(0);
+        SFlag::from_bits_truncate(mode) & SFlag::S_IFMT
     }
 
     /// Whether the path was a symbolic link (itself, not what it points to).
@@ -78,7 +81,7 @@ impl From<&FileStat> for FileStamp {
     #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
     fn from(stat: &FileStat) -> Self {
         Self {
-            dev: u64::from(stat.st_dev),
+            dev: stat.st_dev as u64,
             ino: u64::from(stat.st_ino),
             mode: u32::from(stat.st_mode),
             size: u64::try_from(stat.st_size).unwrap_or(u64::MAX),

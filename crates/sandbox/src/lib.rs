@@ -49,6 +49,7 @@ pub mod helper;
 mod holder;
 mod probe;
 mod refusal;
+#[cfg(target_os = "linux")]
 mod seccomp;
 mod settings;
 mod view;
@@ -132,12 +133,13 @@ impl Sandbox {
 
     /// The sandbox with `launcher` once a read-only run of `true` worked.
     fn tried(launcher: Launcher, settings: Settings) -> Result<Self, Unavailable> {
+        // rein's sandbox is made of Linux namespaces and seccomp: nowhere else is one offered.
+        if cfg!(not(target_os = "linux")) {
+            return Err(Unavailable::Unsupported);
+        }
         let (filter, holders) = match &launcher {
             Launcher::Helper(exe) => (Vec::new(), Some(Mutex::new(holder::Holders::new(exe)))),
-            Launcher::Bubblewrap(_) => (
-                seccomp::network_filter().map_err(|e| Unavailable::Seccomp(e.to_string()))?,
-                None,
-            ),
+            Launcher::Bubblewrap(_) => (network_filter()?, None),
         };
         let sandbox = Self {
             launcher,
@@ -170,4 +172,15 @@ impl Sandbox {
     pub fn git_report(&self, workspace: &Path) -> GitReport {
         GitReport::new(workspace, &self.settings)
     }
+}
+
+/// The seccomp program bubblewrap installs (only Linux has seccomp).
+#[cfg(target_os = "linux")]
+fn network_filter() -> Result<Vec<u8>, Unavailable> {
+    seccomp::network_filter().map_err(|e| Unavailable::Seccomp(e.to_string()))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn network_filter() -> Result<Vec<u8>, Unavailable> {
+    Err(Unavailable::Unsupported)
 }

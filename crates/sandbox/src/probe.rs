@@ -18,6 +18,8 @@ pub enum Unavailable {
     Seccomp(String),
     /// The launcher is there but failed (a container forbidding namespaces, an old kernel).
     Fails(String),
+    /// Not on Linux: rein's sandbox is made of Linux namespaces and seccomp.
+    Unsupported,
 }
 
 impl fmt::Display for Unavailable {
@@ -33,6 +35,11 @@ impl fmt::Display for Unavailable {
                 f,
                 "no sandbox can be built here (a container or kernel that forbids user \
                  namespaces?): {why}"
+            ),
+            Self::Unsupported => write!(
+                f,
+                "rein has no OS sandbox on this operating system yet (it is built from Linux \
+                 namespaces and seccomp)"
             ),
         }
     }

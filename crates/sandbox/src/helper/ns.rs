@@ -8,7 +8,7 @@ use std::os::unix::fs::MetadataExt;
 use nix::sched::{CloneFlags, setns, unshare};
 
 use super::Failure;
-use super::plan::Namespaces;
+use super::plan::{Join, Namespaces};
 
 /// The kinds of namespace a call joins, in the order it joins them (the user namespace
 /// first: it grants the rights to join the others).
@@ -19,16 +19,6 @@ const KINDS: [(&str, CloneFlags); 4] = [
     ("pid", CloneFlags::CLONE_NEWPID),
 ];
 
-/// The holder's process (as numbered outside) and the inode of each of its namespaces, in
-/// the order of `KINDS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Join {
-    /// The holder's init, numbered as rein sees it.
-    pub pid: u32,
-    /// The inode of its user, network, mount and PID namespace.
-    pub ids: [u64; 4],
-}
-
 impl Join {
     /// The namespaces process `pid` is in now.
     pub fn of(pid: u32) -> std::io::Result<Self> {
@@ -37,23 +27,6 @@ impl Join {
             *id = std::fs::metadata(format!("/proc/{pid}/ns/{kind}"))?.ino();
         }
         Ok(Self { pid, ids })
-    }
-
-    /// `PID:USER:NET:MNT:PID`, as `--join` takes it.
-    pub fn to_arg(&self) -> String {
-        let [user, net, mnt, pid] = self.ids;
-        format!("{}:{user}:{net}:{mnt}:{pid}", self.pid)
-    }
-
-    /// Reads [`to_arg`](Self::to_arg)'s form.
-    pub(super) fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.split(':');
-        let pid = parts.next()?.parse().ok()?;
-        let mut ids = [0; 4];
-        for id in &mut ids {
-            *id = parts.next()?.parse().ok()?;
-        }
-        parts.next().is_none().then_some(Self { pid, ids })
     }
 
     /// Joins the holder's user and mount namespaces, and its network and PID namespaces when

@@ -5,7 +5,6 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use super::Failure;
-use super::ns::Join;
 
 /// One step of building the view, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +140,35 @@ fn absolute(path: PathBuf) -> Result<PathBuf, Failure> {
             "{} is not an absolute path without ..",
             path.display()
         )))
+    }
+}
+
+/// The holder's process (as numbered outside) and the inode of each of its user, network,
+/// mount and PID namespaces (the order `ns` joins them), which a call joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Join {
+    /// The holder's init, numbered as rein sees it.
+    pub pid: u32,
+    /// The inode of its user, network, mount and PID namespace.
+    pub ids: [u64; 4],
+}
+
+impl Join {
+    /// `PID:USER:NET:MNT:PID`, as `--join` takes it.
+    pub fn to_arg(&self) -> String {
+        let [user, net, mnt, pid] = self.ids;
+        format!("{}:{user}:{net}:{mnt}:{pid}", self.pid)
+    }
+
+    /// Reads [`to_arg`](Self::to_arg)'s form.
+    pub(super) fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.split(':');
+        let pid = parts.next()?.parse().ok()?;
+        let mut ids = [0; 4];
+        for id in &mut ids {
+            *id = parts.next()?.parse().ok()?;
+        }
+        parts.next().is_none().then_some(Self { pid, ids })
     }
 }
 

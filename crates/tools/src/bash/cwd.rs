@@ -30,7 +30,7 @@ impl CwdReport {
     /// Opens the pipe; the mapping gives the command its write end as [`CWD_FD`] (closed in
     /// rein once the command is spawned and dropped).
     pub(super) fn open() -> std::io::Result<(Self, FdMapping)> {
-        let (read, write) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)?;
+        let (read, write) = pipe()?;
         let mapping = FdMapping {
             parent_fd: write,
             child_fd: CWD_FD,
@@ -68,6 +68,25 @@ fn last_report(bytes: &[u8]) -> Option<String> {
         .map_or(0, |i| i + 1);
     let report = std::str::from_utf8(&bytes[start..end]).ok()?;
     (!report.is_empty()).then(|| report.to_string())
+}
+
+/// A pipe whose ends close on exec and never block (`pipe2` where the system has it).
+#[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+fn pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK)
+}
+
+/// A pipe whose ends close on exec and never block (macOS has no `pipe2`: the flags are set
+/// after, before any command is spawned from this thread's descriptors).
+#[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+fn pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
+    use nix::fcntl::FdFlag;
+    let (read, write) = nix::unistd::pipe()?;
+    for end in [&read, &write] {
+        fcntl(end, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+        fcntl(end, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+    }
+    Ok((read, write))
 }
 
 #[cfg(test)]
