@@ -26,87 +26,6 @@ pub struct Cli {
     pub interactive: ExecArgs,
 }
 
-/// `rein mcp …`.
-#[derive(Debug, Subcommand)]
-pub enum McpCommand {
-    /// Start each configured server and show its transport, status, tools and errors.
-    List {
-        /// Workspace directory (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-    },
-    /// Add a server: `rein mcp add NAME -- COMMAND [ARGS…]` or
-    /// `rein mcp add --transport http NAME URL`.
-    Add(McpAddArgs),
-    /// Serve rein itself as an MCP server over stdio: the tools `rein` (run a prompt in a new
-    /// session, to its answer) and `rein-reply` (continue a session), for Claude Desktop,
-    /// another agent or an IDE.
-    Serve(Box<ServeArgs>),
-    /// Remove a server (from the scope given, or from the one place it is).
-    Remove {
-        /// The server's name.
-        name: String,
-        /// Where it is: the user's config.toml or the workspace's .mcp.json.
-        #[arg(long, value_enum)]
-        scope: Option<McpScope>,
-        /// Workspace directory (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-    },
-}
-
-/// `rein mcp serve`: the defaults of every session it runs; a call may narrow them (another
-/// model, a narrower permission mode, more rules), never widen the mode.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ServeArgs {
-    /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
-    /// Wire protocol; inferred from the model name when absent.
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderArg>,
-    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Environment variable holding the API key.
-    #[arg(long)]
-    pub api_key_env: Option<String>,
-    /// The default workspace, for calls that name no `cwd` (default: the current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
-    /// The permission mode of every session, and the broadest a call may ask for: default,
-    /// accept-edits, auto, plan or bypass (default: the config's, else default). Calls the
-    /// mode would ask about are asked through the client (MCP elicitation) when it can;
-    /// otherwise they are refused, as in `rein exec`.
-    #[arg(long, value_parser = ["default", "accept-edits", "auto", "plan", "bypass", "acceptEdits", "bypassPermissions"])]
-    pub permission_mode: Option<String>,
-    /// OS sandbox of shell commands: read-only, workspace-write or off.
-    #[arg(long, value_parser = ["read-only", "workspace-write", "off"])]
-    pub sandbox: Option<String>,
-    /// Rules for calls that run without approval in every session (as in `rein exec`).
-    #[arg(long, value_name = "RULES")]
-    pub allowed_tools: Vec<String>,
-    /// Rules for calls that never run in any session.
-    #[arg(long, value_name = "RULES")]
-    pub disallowed_tools: Vec<String>,
-    /// Maximum model requests per prompt (default 50).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_turns: Option<u32>,
-    /// Stop a session before its next model request once it has cost this much (USD); a
-    /// call may ask for less.
-    #[arg(long, value_name = "USD", value_parser = positive_usd)]
-    pub max_budget_usd: Option<f64>,
-}
-
-/// Where `rein mcp add` writes a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum McpScope {
-    /// The user's config.toml (`[mcp_servers.NAME]`): every workspace, only this user.
-    User,
-    /// The workspace's .mcp.json: shared with everyone who clones it (once they trust it).
-    Project,
-}
-
 /// `rein undo`.
 #[derive(Debug, Args)]
 pub struct UndoArgs {
@@ -125,32 +44,6 @@ pub struct UndoArgs {
     /// Also restore files changed since rein wrote them (otherwise they are kept).
     #[arg(long)]
     pub force: bool,
-}
-
-/// `rein mcp add`.
-#[derive(Debug, Args)]
-pub struct McpAddArgs {
-    /// The server's name (tools become `mcp__NAME__tool`).
-    pub name: String,
-    /// After `--`, the command and its arguments; with --transport http, the URL.
-    #[arg(value_name = "COMMAND|URL")]
-    pub target: Vec<String>,
-    /// `stdio` (default) or `http` (streamable HTTP).
-    #[arg(long, short = 't')]
-    pub transport: Option<String>,
-    /// A variable of the server's environment, KEY=VALUE (repeatable).
-    #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
-    pub env: Vec<String>,
-    /// A header sent to an HTTP server, "Name: value" (repeatable; `Bearer ${VAR}` is read
-    /// from the environment when rein starts).
-    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
-    pub header: Vec<String>,
-    /// Where to write it.
-    #[arg(long, value_enum, default_value = "user")]
-    pub scope: McpScope,
-    /// Workspace directory (default: the current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -209,6 +102,7 @@ pub enum Command {
     },
 }
 
+pub use crate::mcp_args::{McpAddArgs, McpCommand, McpScope, ServeArgs};
 pub use crate::stores_args::{MemoryCommand, WorktreeCommand};
 
 #[derive(Debug, Subcommand)]
@@ -540,12 +434,15 @@ pub struct ToolArgs {
     pub cwd: Option<PathBuf>,
 }
 
+/// A budget that is not a positive number of dollars.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a positive amount of dollars (e.g. 0.50)")]
+pub struct NotUsd(String);
+
 /// A budget in dollars: a positive number.
-fn positive_usd(text: &str) -> Result<f64, String> {
+pub(crate) fn positive_usd(text: &str) -> Result<f64, NotUsd> {
     match text.trim().trim_start_matches('$').parse::<f64>() {
         Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
-        _ => Err(format!(
-            "{text:?} is not a positive amount of dollars (e.g. 0.50)"
-        )),
+        _ => Err(NotUsd(text.to_string())),
     }
 }

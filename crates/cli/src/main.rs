@@ -17,6 +17,7 @@ mod hosted;
 mod input_messages;
 mod interactive;
 mod mcp;
+mod mcp_args;
 mod mcp_edit;
 mod memory;
 mod output;
