@@ -10,6 +10,7 @@ mod closest;
 mod diff;
 mod indent;
 pub(crate) mod matching;
+mod through_editor;
 
 use std::borrow::Cow;
 use std::path::Path;
@@ -103,12 +104,17 @@ impl TypedTool for EditFile {
             Ok(path) => path,
             Err(e) => return ToolOutput::error(e.to_string()),
         };
+        if args.old_string == args.new_string {
+            return ToolOutput::error(
+                "old_string and new_string are the same; there is nothing to change",
+            );
+        }
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
         if let Some(editor) = ctx.editor.editing()
             && crate::editor::holds(&path)
         {
-            return edit_through(editor, &ctx.guard, &path, &shown, &args).await;
+            return through_editor::edit(editor, &ctx.guard, &path, &shown, &args).await;
         }
         let guard = ctx.guard.clone();
         match tokio::task::spawn_blocking(move || edit(&guard, &path, &shown, &args)).await {
@@ -148,11 +154,6 @@ fn edit_attempt(
     args: &EditFileArgs,
     changed: &mut bool,
 ) -> ToolOutput {
-    if args.old_string == args.new_string {
-        return ToolOutput::error(
-            "old_string and new_string are the same; there is nothing to change",
-        );
-    }
     let (file, stamp, bytes) = match read_existing(guard, path) {
         Ok(Some(found)) => found,
         Ok(None) if args.old_string.is_empty() => return create(guard, path, shown, args),
@@ -177,16 +178,7 @@ fn edit_attempt(
             "{shown} is not valid UTF-8; edit_file only edits UTF-8 text"
         ));
     };
-    if args.old_string.is_empty() {
-        if !original.is_empty() {
-            return ToolOutput::error(format!(
-                "old_string is empty but {shown} already has content; quote the text to replace, \
-                 or use write_file to replace the whole file"
-            ));
-        }
-        return create(guard, path, shown, args);
-    }
-    let made = match make(&original, shown, args) {
+    let made = match planned(&original, shown, args) {
         Ok(made) => made,
         Err(refusal) => return refusal,
     };
@@ -213,80 +205,6 @@ fn edited(path: &Path, args: &EditFileArgs, original: String, made: Made) -> Too
     }))
 }
 
-/// The edit made on the editor's text of the file and written back through it (see
-/// [`crate::EditorFiles`]), once the guard allowed writing the file here. A missing file is
-/// created on disk, as without an editor.
-async fn edit_through(
-    editor: &dyn crate::EditorFiles,
-    guard: &WorkspaceGuard,
-    path: &Path,
-    shown: &str,
-    args: &EditFileArgs,
-) -> ToolOutput {
-    if args.old_string == args.new_string {
-        return ToolOutput::error(
-            "old_string and new_string are the same; there is nothing to change",
-        );
-    }
-    let (checker, checked) = (guard.clone(), path.to_path_buf());
-    let kind = tokio::task::spawn_blocking(move || {
-        checker
-            .open_checked(&checked, Access::Write)
-            .and_then(|file| file.kind())
-    })
-    .await
-    .unwrap_or_else(|e| Err(std::io::Error::other(e)));
-    match kind {
-        Ok(Kind::File { .. }) => {}
-        Ok(Kind::Dir) => return ToolOutput::error(format!("{shown} is a directory, not a file")),
-        Ok(Kind::Missing | Kind::Other) | Err(_) => {
-            // Not a file the editor holds: the disk edit says what is wrong, or creates it.
-            let (guard, path, shown, args) = (
-                guard.clone(),
-                path.to_path_buf(),
-                shown.to_string(),
-                args.clone(),
-            );
-            return tokio::task::spawn_blocking(move || edit(&guard, &path, &shown, &args))
-                .await
-                .unwrap_or_else(|e| ToolOutput::error(format!("edit_file failed: {e}")));
-        }
-    }
-    let original = match editor.read(path).await {
-        Ok(text) => text,
-        Err(why) => {
-            return ToolOutput::error(format!("cannot read {shown} through the editor: {why}"));
-        }
-    };
-    if original.as_bytes()[..original.len().min(SNIFF_BYTES)].contains(&0) {
-        return ToolOutput::error(format!(
-            "{shown} is a binary file; edit_file only edits text"
-        ));
-    }
-    if args.old_string.is_empty() && !original.is_empty() {
-        return ToolOutput::error(format!(
-            "old_string is empty but {shown} already has content; quote the text to replace, \
-             or use write_file to replace the whole file"
-        ));
-    }
-    let made = if args.old_string.is_empty() {
-        Made {
-            contents: args.new_string.clone(),
-            patch: crate::hunks::between("", &args.new_string),
-            message: format!("Wrote {shown} ({} lines)", args.new_string.lines().count()),
-        }
-    } else {
-        match make(&original, shown, args) {
-            Ok(made) => made,
-            Err(refusal) => return refusal,
-        }
-    };
-    if let Err(why) = editor.write(path, &made.contents).await {
-        return ToolOutput::error(format!("cannot write {shown} through the editor: {why}"));
-    }
-    edited(path, args, original, made)
-}
-
 /// An edit worked out on a file's contents, not yet written.
 struct Made {
     /// The file's new contents (BOM and line endings kept).
@@ -295,6 +213,33 @@ struct Made {
     patch: Vec<Hunk>,
     /// The result for the model.
     message: String,
+}
+
+/// What an edit makes of a file's text `original` (an empty `old_string` fills an empty
+/// file), or the refusal the model gets: the same for a file on disk and an editor's buffer.
+fn planned(original: &str, shown: &str, args: &EditFileArgs) -> Result<Made, ToolOutput> {
+    if original.as_bytes()[..original.len().min(SNIFF_BYTES)].contains(&0) {
+        return Err(ToolOutput::error(format!(
+            "{shown} is a binary file; edit_file only edits text"
+        )));
+    }
+    if !args.old_string.is_empty() {
+        return make(original, shown, args);
+    }
+    if !original.is_empty() {
+        return Err(ToolOutput::error(format!(
+            "old_string is empty but {shown} already has content; quote the text to replace, \
+             or use write_file to replace the whole file"
+        )));
+    }
+    Ok(Made {
+        contents: args.new_string.clone(),
+        patch: crate::hunks::between("", &args.new_string),
+        message: format!(
+            "Created {shown} ({} lines)",
+            args.new_string.lines().count()
+        ),
+    })
 }
 
 /// The edit `args` asks for, made on `original` (text with content); the refusal the model
