@@ -128,51 +128,6 @@ struct Page {
 }
 
 impl Page {
-    /// Reads the page from the editor's text of the file, once the guard allowed reading it
-    /// here; `None` leaves the read to the disk (a folder, a missing file, an editor that
-    /// could not give it), which says what is wrong.
-    async fn read_in_editor(
-        &self,
-        editor: &dyn crate::EditorFiles,
-        guard: &WorkspaceGuard,
-    ) -> Option<ToolOutput> {
-        let (checker, path) = (guard.clone(), self.path.clone());
-        let allowed = tokio::task::spawn_blocking(move || {
-            checker
-                .open_checked(&path, Access::Read)
-                .and_then(|checked| checked.open_read())
-                .and_then(|file| file.metadata())
-                .is_ok_and(|meta| meta.is_file())
-        })
-        .await
-        .unwrap_or(false);
-        if !allowed {
-            return None;
-        }
-        let text = editor.read(&self.path).await.ok()?;
-        Some(self.text_page(&text))
-    }
-
-    /// The page of `text` (a file's whole contents).
-    fn text_page(&self, text: &str) -> ToolOutput {
-        let name = &self.shown_as;
-        if text.is_empty() {
-            return self.empty();
-        }
-        if looks_binary(&text.as_bytes()[..text.len().min(SNIFF_BYTES)]) {
-            return ToolOutput::error(format!(
-                "{name} looks like a binary file; read_file shows text files only"
-            ));
-        }
-        let mut reader = io::Cursor::new(text.as_bytes());
-        let page = match self.collect_page(&mut reader) {
-            Ok(page) => page,
-            Err(e) => return ToolOutput::error(format!("cannot read {name}: {e}")),
-        };
-        let total = page.lines_read + count_lines(&mut reader).unwrap_or(0);
-        self.render(page, total)
-    }
-
     /// The result for an empty file.
     fn empty(&self) -> ToolOutput {
         ToolOutput::ok(format!("(the file {} is empty)", self.shown_as)).with_details(
@@ -241,9 +196,13 @@ impl Page {
                  (bash `file {name}` or `xxd {name} | head` can inspect it)"
             )));
         }
-        let mut reader = BufReader::new(io::Cursor::new(sniff).chain(file));
-        let page = self.collect_page(&mut reader)?;
-        let total = page.lines_read + count_lines(&mut reader)?;
+        self.lines(&mut BufReader::new(io::Cursor::new(sniff).chain(file)))
+    }
+
+    /// The page of text `reader` holds from its start, with the file's line count.
+    fn lines(&self, reader: &mut impl BufRead) -> io::Result<ToolOutput> {
+        let page = self.collect_page(reader)?;
+        let total = page.lines_read + count_lines(reader)?;
         Ok(self.render(page, total))
     }
 
@@ -529,6 +488,9 @@ fn image_kind(path: &Path, head: &[u8]) -> Option<&'static str> {
         _ => None,
     }
 }
+
+#[path = "read_file_editor.rs"]
+mod editor;
 
 #[cfg(test)]
 #[path = "read_file_tests.rs"]
