@@ -28,9 +28,18 @@ fn of_kind<'a>(record: &'a Value, key: &str, kind: &str) -> Vec<&'a Value> {
 #[tokio::test]
 async fn the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_and_a_load() {
     let test = "the_typescript_sdk_drives_a_session_with_a_diff_an_approval_a_cancel_and_a_load";
-    if !rein_testkit::require("node", "--version", test)
-        || rein_testkit::node_program("mcp-inspector", test).is_none()
-    {
+    if !rein_testkit::require("node", "--version", test) {
+        return;
+    }
+    let sdk = rein_testkit::node_folder().join("node_modules/@agentclientprotocol/sdk");
+    if !sdk.is_dir() {
+        rein_testkit::skip(
+            test,
+            &format!(
+                "{} is missing (scripts/test-deps installs it)",
+                sdk.display()
+            ),
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();

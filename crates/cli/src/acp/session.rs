@@ -124,8 +124,9 @@ impl AcpSession {
         };
         let reply = self.hosted.ask(prompt, &mut sink, &token).await;
         *self.running.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        self.tell_mode(connection).await;
-        self.tell_usage(connection).await;
+        let status = self.hosted.settled_status().await;
+        self.tell_mode(connection, &status);
+        self.tell_usage(connection, &status);
         let Ok(reply) = reply else {
             return Ended::Failed(
                 "the session is still working on a prompt; cancel it or wait".to_string(),
@@ -159,8 +160,8 @@ impl AcpSession {
 
     /// Says the current mode when it changed since the editor was told (a plan approved in
     /// another mode, a mode set by rein itself).
-    pub async fn tell_mode(&self, connection: &ConnectionTo<Client>) {
-        let now = self.hosted.status().await.mode;
+    fn tell_mode(&self, connection: &ConnectionTo<Client>, status: &rein_engine::SessionStatus) {
+        let now = status.mode;
         let changed = {
             let mut told = self.mode.lock().unwrap_or_else(|p| p.into_inner());
             std::mem::replace(&mut *told, now) != now
@@ -174,8 +175,7 @@ impl AcpSession {
     }
 
     /// Tells the editor how full the context is and what the session cost.
-    async fn tell_usage(&self, connection: &ConnectionTo<Client>) {
-        let status = self.hosted.settled_status().await;
+    fn tell_usage(&self, connection: &ConnectionTo<Client>, status: &rein_engine::SessionStatus) {
         let usage = UsageUpdate::new(status.context_tokens, status.context_window)
             .cost(status.cost_usd.map(|usd| Cost::new(usd, "USD")));
         self.send(connection, SessionUpdate::UsageUpdate(usage));

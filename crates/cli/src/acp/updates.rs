@@ -36,8 +36,7 @@ pub fn kind_of(tool: &str) -> ToolKind {
 fn path_of(tool: &str, input: &Value, workspace: &Path) -> Option<PathBuf> {
     let key = match tool {
         "notebook_edit" => "notebook_path",
-        "read_file" | "view_image" | "edit_file" | "write_file" => "path",
-        "grep" | "glob" => "path",
+        "read_file" | "view_image" | "edit_file" | "write_file" | "grep" | "glob" => "path",
         _ => return None,
     };
     let path = Path::new(input.get(key)?.as_str()?);
