@@ -88,25 +88,8 @@ fn link_text(uri: &str, name: &str, workspace: &Path) -> String {
 
 /// The path of a `file://` URI (percent-escapes decoded).
 fn file_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(rest.len());
-    let mut iter = rest.bytes();
-    while let Some(byte) = iter.next() {
-        if byte == b'%' {
-            let hex: Vec<u8> = iter.by_ref().take(2).collect();
-            let value = std::str::from_utf8(&hex)
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())?;
-            bytes.push(value);
-        } else {
-            bytes.push(byte);
-        }
-    }
-    String::from_utf8(bytes).ok().map(PathBuf::from)
+    let url = url::Url::parse(uri).ok()?;
+    (url.scheme() == "file").then(|| url.to_file_path().ok())?
 }
 
 /// Saves a base64 picture of the prompt into the outputs folder; its path.
