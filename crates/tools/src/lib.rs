@@ -69,7 +69,10 @@ pub use editor::{Editor, EditorFiles};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};
 pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
 pub use notebook::{NotebookEdit, NotebookEditArgs};
-pub use output::{DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, truncate_head_tail};
+pub use output::{
+    DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, ceil_char_boundary, floor_char_boundary,
+    truncate_head_tail,
+};
 pub use profile::{LEAN_WINDOW, Lean, ToolsProfile, UnknownToolsProfile};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::{ToolRegistry, codex_trained};

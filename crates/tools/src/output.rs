@@ -132,14 +132,18 @@ fn utf8_continuation_prefix(bytes: &[u8]) -> usize {
         .count()
 }
 
-fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+/// The largest char boundary of `text` at or before `at` (at most `text.len()`).
+pub fn floor_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
     }
     at
 }
 
-fn ceil_char_boundary(text: &str, mut at: usize) -> usize {
+/// The smallest char boundary of `text` at or after `at` (at most `text.len()`).
+pub fn ceil_char_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at += 1;
     }

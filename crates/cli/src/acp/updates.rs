@@ -137,10 +137,7 @@ pub fn tool_end(
 pub fn live_output(id: &str, so_far: &mut String, text: &str) -> SessionUpdate {
     so_far.push_str(text);
     if so_far.len() > OUTPUT_SHOWN {
-        let mut start = so_far.len() - OUTPUT_SHOWN;
-        while !so_far.is_char_boundary(start) {
-            start += 1;
-        }
+        let start = rein_tools::ceil_char_boundary(so_far, so_far.len() - OUTPUT_SHOWN);
         so_far.drain(..start);
     }
     let fields = ToolCallUpdateFields::new().content(vec![text_content(so_far.clone())]);
@@ -223,10 +220,7 @@ fn cut(text: &str) -> String {
     if text.len() <= OUTPUT_SHOWN {
         return text.to_string();
     }
-    let mut end = OUTPUT_SHOWN;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = rein_tools::floor_char_boundary(text, OUTPUT_SHOWN);
     format!("{}\n… ({} more bytes)", &text[..end], text.len() - end)
 }
 

@@ -52,10 +52,7 @@ fn message(request: &ApprovalRequest) -> String {
         message.push_str(&format!("\nasked by the subagent {agent}"));
     }
     if let Some(diff) = &request.diff {
-        let mut cut = DIFF_SHOWN.min(diff.len());
-        while !diff.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = rein_tools::floor_char_boundary(diff, DIFF_SHOWN);
         message.push_str("\n\n");
         message.push_str(&diff[..cut]);
         if cut < diff.len() {
