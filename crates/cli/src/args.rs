@@ -80,6 +80,9 @@ pub enum Command {
     /// The git worktrees rein made for isolated agents and `enter_worktree`.
     #[command(subcommand)]
     Worktree(WorktreeCommand),
+    /// Run a set of tasks (JSON lines), each in a fresh copy of its repository, and check
+    /// them: `rein eval TASKS.jsonl`; `rein eval report FILE…`; `rein eval compare A B`.
+    Eval(Box<crate::eval::EvalArgs>),
     /// Put back the files rein's file tools changed in the last turns of a session (default:
     /// this workspace's latest session, one turn), printing each file.
     Undo(UndoArgs),

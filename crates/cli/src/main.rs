@@ -11,6 +11,7 @@ mod config;
 mod doctor;
 mod edit_files;
 mod env;
+mod eval;
 mod exec;
 mod factory;
 mod hosted;
@@ -151,6 +152,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
     match cli.command {
         Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Acp(args)) => acp::run(*args).await,
+        Some(Command::Eval(args)) => eval::run(*args).await,
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Undo(args)) => undo::run(&args),
         Some(Command::Worktree(command)) => worktrees::run(command),

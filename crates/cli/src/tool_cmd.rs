@@ -33,7 +33,7 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let registry = ToolRegistry::builtin_only(|name| name == args.name);
     let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
-    let ctx = context(&workspace, cancel.clone())?;
+    let ctx = context(&workspace, cancel.clone(), None)?;
     let interrupt = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             cancel.cancel();
@@ -152,7 +152,12 @@ fn read_input(flag: Option<String>) -> Result<Value, Exit> {
 
 /// The same guard the agent gets (configured sensitive paths and Read deny rules apply), and
 /// the read-only sandbox proven read-only commands run in, as in a session.
-fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, Exit> {
+/// `sandbox` overrides the configured policy (`rein eval`'s setup and check commands).
+pub fn context(
+    workspace: &Path,
+    cancel: CancellationToken,
+    sandbox: Option<&str>,
+) -> Result<ToolContext, Exit> {
     let env = crate::env::process;
     let config = crate::trust::load_for_reading(workspace)?;
     let policy = resolve::config_policy(workspace, &config, &env)?;
@@ -160,7 +165,7 @@ fn context(workspace: &Path, cancel: CancellationToken) -> Result<ToolContext, E
     let guard = rein_engine::workspace_guard(workspace, &[], Some(&sensitive), &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
     let settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
-    let sandbox_policy = crate::sandbox::policy(None, &config)?;
+    let sandbox_policy = crate::sandbox::policy(sandbox, &config)?;
     let sandbox = crate::sandbox::detect(settings, sandbox_policy, policy.mode)?;
     Ok(ToolContext {
         cancel,

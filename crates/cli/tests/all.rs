@@ -11,6 +11,7 @@ mod compaction;
 mod config;
 mod control;
 mod errors;
+mod eval;
 mod exec;
 mod fallback;
 mod install;

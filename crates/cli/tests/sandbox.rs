@@ -12,7 +12,7 @@ fn detect() -> Result<rein_sandbox::Sandbox, rein_sandbox::Unavailable> {
 }
 
 /// Whether rein can sandbox here (else the test is skipped visibly, or fails under CI=true).
-fn sandbox_ready(test: &str) -> bool {
+pub(crate) fn sandbox_ready(test: &str) -> bool {
     match detect() {
         Ok(_) => true,
         Err(why) => {

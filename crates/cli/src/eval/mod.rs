@@ -1,0 +1,221 @@
+//! `rein eval`: runs a set of tasks, each in a fresh copy of its repository, with `rein exec`
+//! and then the task's check; writes one result line per run, resumes where a run stopped,
+//! slices the tasks for several machines, and summarises and compares result files.
+
+mod agent;
+mod args;
+mod record;
+mod report;
+mod run;
+mod step;
+mod tasks;
+mod workspace;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+pub use args::{EvalArgs, EvalCommand, RunArgs};
+
+use crate::Exit;
+use record::RunRecord;
+use tasks::{Source, Task};
+
+/// Runs `rein eval`.
+pub async fn run(args: EvalArgs) -> Result<(), Exit> {
+    match args.command {
+        Some(EvalCommand::Report { files }) => {
+            let records = record::read_all(&files)?;
+            crate::output::print_all(&report::summary(&records))
+        }
+        Some(EvalCommand::Compare { a, b }) => {
+            let (left, right) = (record::read_all(&[&a])?, record::read_all(&[&b])?);
+            let names = (a.display().to_string(), b.display().to_string());
+            crate::output::print_all(&report::compare(&left, &right, (&names.0, &names.1)))
+        }
+        None => run_tasks(args.run).await,
+    }
+}
+
+/// One run to do: a task and its run number.
+struct Pending {
+    task: Arc<Task>,
+    run: u32,
+}
+
+async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
+    let Some(path) = args.tasks.clone() else {
+        return Err(Exit::usage(
+            "name a task file: rein eval TASKS.jsonl (or `rein eval report FILE…`, \
+             `rein eval compare A B`)",
+        ));
+    };
+    let tasks = tasks::read(&path)?;
+    let base = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let out = args.out.clone().unwrap_or_else(|| default_out(&path));
+    let mut done = if out.exists() {
+        record::read_all(&[&out])?
+    } else {
+        Vec::new()
+    };
+    // A file cut off mid-line is written back whole before anything is appended.
+    if out.exists() {
+        record::rewrite(&out, &done).map_err(|e| out_error(&out, &e))?;
+    }
+    let pending = pending(&tasks, &args, &done);
+    let selected: Vec<&Task> = tasks
+        .iter()
+        .enumerate()
+        .filter(|(position, _)| args.shard.is_none_or(|s| s.holds(*position)))
+        .map(|(_, task)| task)
+        .collect();
+    let already = done
+        .iter()
+        .filter(|r| selected.iter().any(|t| t.id == r.id))
+        .count();
+    eprintln!(
+        "rein eval: {} runs of {} tasks to do ({already} already in {}), {} at a time",
+        pending.len(),
+        selected.len(),
+        out.display(),
+        args.jobs
+    );
+    let settings = Arc::new(run::Settings::new(&args, base)?);
+    let cancel = CancellationToken::new();
+    let interrupt = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let unreachable = mirrors(&pending, &settings).await;
+    let finished = run_all(pending, &settings, &unreachable, &cancel, &out).await;
+    interrupt.abort();
+    let finished = finished?;
+    done.extend(finished);
+    let order = |id: &str| tasks.iter().position(|t| t.id == id).unwrap_or(usize::MAX);
+    done.sort_by_key(|r| (order(&r.id), r.run));
+    record::rewrite(&out, &done).map_err(|e| out_error(&out, &e))?;
+    let shown: Vec<RunRecord> = done
+        .into_iter()
+        .filter(|r| selected.iter().any(|t| t.id == r.id))
+        .collect();
+    crate::output::print_all(&report::summary(&shown))?;
+    if cancel.is_cancelled() {
+        return Err(Exit::signalled(
+            2,
+            "interrupted; the runs that ended are saved, run again to go on",
+        ));
+    }
+    Ok(())
+}
+
+/// The runs of the selected tasks that the result file does not have yet.
+fn pending(tasks: &[Task], args: &RunArgs, done: &[RunRecord]) -> Vec<Pending> {
+    let mut pending = Vec::new();
+    for (position, task) in tasks.iter().enumerate() {
+        if args.shard.is_some_and(|s| !s.holds(position)) {
+            continue;
+        }
+        let task = Arc::new(task.clone());
+        for run in 1..=args.repeat {
+            if !done.iter().any(|r| r.key() == (task.id.as_str(), run)) {
+                pending.push(Pending {
+                    task: task.clone(),
+                    run,
+                });
+            }
+        }
+    }
+    pending
+}
+
+/// Clones each repository URL once into rein's cache; returns why a clone failed, by URL.
+async fn mirrors(pending: &[Pending], settings: &run::Settings) -> HashMap<String, String> {
+    let mut failed = HashMap::new();
+    let mut seen: Vec<String> = Vec::new();
+    for item in pending {
+        let Source::Url(url) = item.task.source(&settings.base) else {
+            continue;
+        };
+        if seen.contains(&url) {
+            continue;
+        }
+        seen.push(url.clone());
+        eprintln!("rein eval: cloning {url}");
+        let cache = settings.cache.clone();
+        let target = url.clone();
+        let cloned = tokio::task::spawn_blocking(move || workspace::mirror(&cache, &target)).await;
+        match cloned {
+            Ok(Ok(())) => {}
+            Ok(Err(why)) => {
+                failed.insert(url, why);
+            }
+            Err(e) => {
+                failed.insert(url, e.to_string());
+            }
+        }
+    }
+    failed
+}
+
+/// Runs everything pending, `jobs` at a time, appending each result as it ends; stops
+/// starting runs on Ctrl-C (the runs it cut short are not recorded, so the next run does them).
+async fn run_all(
+    pending: Vec<Pending>,
+    settings: &Arc<run::Settings>,
+    unreachable: &HashMap<String, String>,
+    cancel: &CancellationToken,
+    out: &Path,
+) -> Result<Vec<RunRecord>, Exit> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(settings.jobs));
+    let mut set = JoinSet::new();
+    for item in pending {
+        let settings = settings.clone();
+        let slots = slots.clone();
+        let cancel = cancel.clone();
+        let blocked = match item.task.source(&settings.base) {
+            Source::Url(url) => unreachable.get(&url).cloned(),
+            Source::Folder(_) => None,
+        };
+        set.spawn(async move {
+            let _slot = slots.acquire_owned().await.ok()?;
+            if cancel.is_cancelled() {
+                return None;
+            }
+            let record = run::one(&item.task, item.run, &settings, blocked, &cancel).await;
+            (!cancel.is_cancelled()).then_some(record)
+        });
+    }
+    let mut finished = Vec::new();
+    while let Some(joined) = set.join_next().await {
+        let Ok(Some(record)) = joined else {
+            continue;
+        };
+        eprintln!("{}", run::progress_line(&record));
+        record::append(out, &record).map_err(|e| out_error(out, &e))?;
+        finished.push(record);
+    }
+    Ok(finished)
+}
+
+/// `TASKS.jsonl` → `TASKS.results.jsonl` in the current directory.
+fn default_out(tasks: &Path) -> PathBuf {
+    let stem = tasks
+        .file_stem()
+        .map_or("eval".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{stem}.results.jsonl"))
+}
+
+fn out_error(out: &Path, e: &std::io::Error) -> Exit {
+    Exit::failed(format!("result file {}: {e}", out.display()))
+}

@@ -1,0 +1,126 @@
+//! A run's fresh copy of its task's repository: a folder copied as it is, or a git
+//! repository cloned at the task's commit (a URL is cloned once into rein's cache, then each
+//! run clones that locally).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+use super::tasks::Source;
+
+/// Makes `into` (which must not exist) a fresh copy of `source` at `commit`.
+pub fn prepare(
+    source: &Source,
+    commit: Option<&str>,
+    cache: &Path,
+    into: &Path,
+) -> Result<(), String> {
+    match (source, commit) {
+        (Source::Folder(folder), None) => {
+            if !folder.is_dir() {
+                return Err(format!("{} is not a folder", folder.display()));
+            }
+            copy_tree(folder, into)
+                .map_err(|e| format!("copying {} to {}: {e}", folder.display(), into.display()))
+        }
+        (Source::Folder(folder), Some(commit)) => clone_at(folder, commit, into),
+        (Source::Url(url), commit) => {
+            let mirror = mirror_path(cache, url);
+            if let Some(commit) = commit
+                && !has_commit(&mirror, commit)
+            {
+                // A commit newer than the mirror, or not on a branch.
+                git(Some(&mirror), &["fetch", "--quiet", "origin", "--", commit])?;
+            }
+            clone_at(&mirror, commit.unwrap_or("HEAD"), into)
+        }
+    }
+}
+
+/// Clones `url` into rein's cache unless it is there already (runs share it).
+pub fn mirror(cache: &Path, url: &str) -> Result<(), String> {
+    let mirror = mirror_path(cache, url);
+    if mirror.join("HEAD").is_file() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+    let partial = mirror.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&partial);
+    let target = partial.to_string_lossy().into_owned();
+    git(None, &["clone", "--quiet", "--mirror", "--", url, &target])?;
+    std::fs::rename(&partial, &mirror).map_err(|e| format!("{}: {e}", mirror.display()))
+}
+
+fn mirror_path(cache: &Path, url: &str) -> PathBuf {
+    let digest = Sha256::digest(url.as_bytes());
+    let name: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    cache.join(format!("{name}.git"))
+}
+
+fn has_commit(repo: &Path, commit: &str) -> bool {
+    git(
+        Some(repo),
+        &["cat-file", "-e", &format!("{commit}^{{commit}}")],
+    )
+    .is_ok()
+}
+
+/// A local clone of `repo` with `commit` checked out (detached).
+fn clone_at(repo: &Path, commit: &str, into: &Path) -> Result<(), String> {
+    let source = repo.to_string_lossy().into_owned();
+    let target = into.to_string_lossy().into_owned();
+    git(
+        None,
+        &["clone", "--quiet", "--no-checkout", "--", &source, &target],
+    )?;
+    git(
+        Some(into),
+        &["checkout", "--quiet", "--detach", commit, "--"],
+    )
+    .map_err(|e| format!("commit {commit}: {e}"))
+}
+
+/// Runs git (no prompts, no hooks, no system config) and returns its error output on failure.
+fn git(dir: Option<&Path>, args: &[&str]) -> Result<(), String> {
+    let mut command = Command::new("git");
+    if let Some(dir) = dir {
+        command.arg("-C").arg(dir);
+    }
+    let out = command
+        .args([
+            "-c",
+            "core.hooksPath=/dev/null",
+            "-c",
+            "advice.detachedHead=false",
+        ])
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(format!("git {}: {}", args[0], said.trim()))
+}
+
+/// Copies a folder with everything in it: files with their permissions, symbolic links as
+/// links; other kinds of files (sockets, pipes) are left out.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let target = to.join(entry.file_name());
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
