@@ -12,6 +12,8 @@ mod config;
 mod control;
 mod errors;
 mod eval;
+mod eval_runs;
+mod eval_suites;
 mod exec;
 mod fallback;
 mod install;
