@@ -288,3 +288,39 @@ async fn an_agent_over_its_time_is_stopped_and_what_it_used_is_kept() {
         text(&left.stdout)
     );
 }
+
+#[tokio::test]
+async fn ctrl_c_stops_the_runs_and_records_none_of_those_cut_short() {
+    let root = tempfile::tempdir().unwrap();
+    let tasks = one_task(root.path(), json!({}));
+    let server = mock(r#"{"turns": [{"text": "slow", "delay_ms": 30000}]}"#).await;
+    let file = root.path().join("r.jsonl");
+    let mut cmd = eval_cmd(
+        root.path(),
+        &[
+            tasks.to_str().unwrap(),
+            "--base-url",
+            &server.url(),
+            "--out",
+            file.to_str().unwrap(),
+            "--sandbox",
+            "off",
+            "--permission-mode",
+            "bypass",
+        ],
+    );
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    until("the agent's first request", || server.requests().len() == 1).await;
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("run again to go on"));
+    // The run cut short is not in the file: the next evaluation does it.
+    let kept = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(kept.is_empty(), "{kept}");
+}

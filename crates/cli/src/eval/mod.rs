@@ -98,7 +98,7 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         })
     };
     let unreachable = mirrors(&pending, &settings).await;
-    let finished = run_all(pending, &settings, &unreachable, &cancel, &out).await;
+    let finished = run_all(pending, &settings, unreachable, &cancel, &out).await;
     interrupt.abort();
     let finished = finished?;
     done.extend(finished);
@@ -168,44 +168,65 @@ async fn mirrors(pending: &[Pending], settings: &run::Settings) -> HashMap<Strin
     failed
 }
 
-/// Runs everything pending, `jobs` at a time, appending each result as it ends; stops
-/// starting runs on Ctrl-C (the runs it cut short are not recorded, so the next run does them).
+/// Runs everything pending, `jobs` at a time and in file order, appending each result as it
+/// ends; stops starting runs on Ctrl-C (the runs it cut short are not recorded, so the next
+/// evaluation does them).
 async fn run_all(
     pending: Vec<Pending>,
     settings: &Arc<run::Settings>,
-    unreachable: &HashMap<String, String>,
+    unreachable: HashMap<String, String>,
     cancel: &CancellationToken,
     out: &Path,
 ) -> Result<Vec<RunRecord>, Exit> {
-    let slots = Arc::new(tokio::sync::Semaphore::new(settings.jobs));
-    let mut set = JoinSet::new();
-    for item in pending {
-        let settings = settings.clone();
-        let slots = slots.clone();
-        let cancel = cancel.clone();
-        let blocked = match item.task.source(&settings.base) {
-            Source::Url(url) => unreachable.get(&url).cloned(),
-            Source::Folder(_) => None,
-        };
-        set.spawn(async move {
-            let _slot = slots.acquire_owned().await.ok()?;
-            if cancel.is_cancelled() {
-                return None;
-            }
-            let record = run::one(&item.task, item.run, &settings, blocked, &cancel).await;
-            (!cancel.is_cancelled()).then_some(record)
-        });
-    }
+    let (sender, mut ended) = tokio::sync::mpsc::unbounded_channel();
+    let dispatcher = tokio::spawn(dispatch(
+        pending,
+        settings.clone(),
+        unreachable,
+        cancel.clone(),
+        sender,
+    ));
     let mut finished = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        let Ok(Some(record)) = joined else {
-            continue;
-        };
+    while let Some(record) = ended.recv().await {
         eprintln!("{}", run::progress_line(&record));
         record::append(out, &record).map_err(|e| out_error(out, &e))?;
         finished.push(record);
     }
+    let _ = dispatcher.await;
     Ok(finished)
+}
+
+/// Starts each pending run once a slot is free (so with one slot they run in file order) and
+/// sends what each ends with.
+async fn dispatch(
+    pending: Vec<Pending>,
+    settings: Arc<run::Settings>,
+    unreachable: HashMap<String, String>,
+    cancel: CancellationToken,
+    ended: tokio::sync::mpsc::UnboundedSender<RunRecord>,
+) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(settings.jobs));
+    let mut running = JoinSet::new();
+    for item in pending {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
+            () = cancel.cancelled() => break,
+        };
+        let Ok(slot) = slot else { break };
+        let blocked = match item.task.source(&settings.base) {
+            Source::Url(url) => unreachable.get(&url).cloned(),
+            Source::Folder(_) => None,
+        };
+        let (settings, cancel, ended) = (settings.clone(), cancel.clone(), ended.clone());
+        running.spawn(async move {
+            let record = run::one(&item.task, item.run, &settings, blocked, &cancel).await;
+            drop(slot);
+            if !cancel.is_cancelled() {
+                let _ = ended.send(record);
+            }
+        });
+    }
+    while running.join_next().await.is_some() {}
 }
 
 /// `TASKS.jsonl` → `TASKS.results.jsonl` in the current directory.
