@@ -83,6 +83,11 @@ pub enum Command {
     /// Run a set of tasks (JSON lines), each in a fresh copy of its repository, and check
     /// them: `rein eval TASKS.jsonl`; `rein eval report FILE…`; `rein eval compare A B`.
     Eval(Box<crate::eval::EvalArgs>),
+    /// Print a `--trace` file's spans as a tree with their timings.
+    Trace {
+        /// The file `rein exec --trace FILE` wrote.
+        file: PathBuf,
+    },
     /// Put back the files rein's file tools changed in the last turns of a session (default:
     /// this workspace's latest session, one turn), printing each file.
     Undo(UndoArgs),
@@ -412,6 +417,10 @@ pub struct ExecArgs {
     /// Add TEXT at the end of the system prompt.
     #[arg(long, value_name = "TEXT")]
     pub append_system_prompt: Option<String>,
+    /// Write the session's spans (model requests, tool calls, subagents…) to FILE as JSON
+    /// lines, as they would go to an OpenTelemetry collector; `rein trace FILE` shows them.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
     /// Accepted for Claude Code's scripts (`-p --output-format stream-json --verbose`):
     /// rein's stream-json carries every event anyway, and text mode shows each tool call.
     #[arg(long)]

@@ -14,6 +14,13 @@ use crate::sessions::Start;
 use crate::setup::Setup;
 
 impl AgentFactory for Setup {
+    fn events(&self, events: rein_engine::EventSender) -> rein_engine::EventSender {
+        match &self.telemetry {
+            Some(telemetry) => telemetry.tee(events),
+            None => events,
+        }
+    }
+
     fn new_session(&self) -> Result<Agent, ControlError> {
         self.agent(Start::New)
             .map_err(|e| ControlError::Session(e.message.into()))

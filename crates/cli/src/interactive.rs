@@ -284,6 +284,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let prompt = args.prompt.filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let host_mcp = Arc::clone(&setup.mcp);
+    let telemetry = setup.telemetry.clone();
     let host = Arc::new(CliHost { setup });
     let launch = Launch {
         agent,
@@ -292,6 +293,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         no_color,
     };
     let session = rein_tui::run(launch).await;
+    crate::telemetry::finish(telemetry.as_ref()).await;
     host_mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
     let session = session.map_err(|e| Exit::failed(e.to_string()))?;
     if !session.is_empty() {

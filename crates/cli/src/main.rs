@@ -31,6 +31,7 @@ mod settings;
 mod settings_edit;
 mod setup;
 mod stores_args;
+mod telemetry;
 mod tool_cmd;
 mod trust;
 mod undo;
@@ -153,6 +154,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Exec(args)) => exec::run(*args).await,
         Some(Command::Acp(args)) => acp::run(*args).await,
         Some(Command::Eval(args)) => eval::run(*args).await,
+        Some(Command::Trace { file }) => telemetry::print_trace(&file),
         Some(Command::Tool(args)) => tool_cmd::run(args).await,
         Some(Command::Undo(args)) => undo::run(&args),
         Some(Command::Worktree(command)) => worktrees::run(command),

@@ -215,6 +215,7 @@ fn progress_line(event: &Event) -> Option<String> {
             tokens_after,
             kept_messages,
             source,
+            ..
         } => format!(
             "  compacted the transcript ({trigger}{}): ~{tokens_before} → ~{tokens_after} tokens, \
                  {kept_messages} recent messages kept",
@@ -421,6 +422,8 @@ mod tests {
                     duration_ms: 3,
                     diff: None,
                     tool_response: None,
+                    exit_code: None,
+                    sandbox: None,
                 },
                 result("Done.\n"),
             ],
@@ -518,6 +521,8 @@ mod tests {
             duration_ms: 3,
             diff: None,
             tool_response: None,
+            exit_code: None,
+            sandbox: None,
         };
         let mut done = result("All green.");
         if let Event::Result {

@@ -26,6 +26,8 @@ pub struct Setup {
     pub added: Mutex<Added>,
     /// The editor whose buffers the file tools use (`rein acp`), for every agent.
     pub editor: rein_tools::Editor,
+    /// Traces and metrics of the session's events, when configured.
+    pub telemetry: Option<rein_telemetry::Telemetry>,
 }
 
 /// Folders added to the workspace during the session, and the sandbox that shows them.
@@ -40,12 +42,15 @@ pub struct Added {
 impl Setup {
     /// Resolves the settings of `args`, settling the workspace's trust as `asking` says.
     pub fn new(args: &ExecArgs, asking: crate::trust::Asking) -> Result<Self, Exit> {
+        let settings = Settings::new(args, asking, crate::env::process)?;
+        let telemetry = crate::telemetry::start(&settings, args.trace.clone())?;
         Ok(Self {
-            settings: Settings::new(args, asking, crate::env::process)?,
+            settings,
             commands: Mutex::default(),
             mcp: Arc::default(),
             added: Mutex::default(),
             editor: rein_tools::Editor::default(),
+            telemetry,
         })
     }
 

@@ -302,6 +302,12 @@ fn finish(
     let tool_response = shared
         .claude_results
         .then(|| crate::hooks::hook_tool_response(&output));
+    let (exit_code, sandbox) = match output.details.as_deref() {
+        Some(rein_tools::ToolDetails::Command(run)) => {
+            (run.exit_code, Some(run.sandbox.name().to_string()))
+        }
+        _ => (None, None),
+    };
     shared.events.emit(Event::ToolCallEnd {
         id: call.id,
         name: call.name,
@@ -310,6 +316,8 @@ fn finish(
         duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         diff,
         tool_response,
+        exit_code,
+        sandbox,
     });
     block
 }

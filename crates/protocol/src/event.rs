@@ -191,6 +191,9 @@ pub enum Event {
         /// absent when old tool results were only cleared (`micro`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         source: Option<String>,
+        /// How long it took in milliseconds (absent when not measured).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// A compaction the user asked for (`/compact`) ended: after its [`Event::Compaction`],
     /// or with why the transcript was left as it was. What a run's [`Event::Result`] is to a
@@ -215,6 +218,9 @@ pub enum Event {
         /// What it said to the user (a reason, a system message, an error), if anything.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
+        /// How long it ran in milliseconds (absent when not measured).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// Output of a running tool call as it comes (a shell's stdout and stderr), for live
     /// display; the result in [`Event::ToolCallEnd`] is what the model sees.
@@ -247,6 +253,13 @@ pub enum Event {
         /// it (`--output-dialect claude`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tool_response: Option<Value>,
+        /// The exit code of the command the call ran (`bash`), when it exited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// The OS sandbox policy the command ran under (`read-only`, `workspace-write`,
+        /// `off`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<String>,
     },
     /// Token usage of the last request.
     Usage {

@@ -156,6 +156,7 @@ fn call_events() -> Vec<Event> {
             exit_code: None,
             blocked: false,
             message: None,
+            duration_ms: None,
         },
         Event::ToolOutputDelta {
             id: text(),
@@ -169,6 +170,8 @@ fn call_events() -> Vec<Event> {
             duration_ms: 1,
             diff: Some(text()),
             tool_response: None,
+            exit_code: None,
+            sandbox: None,
         },
     ]
 }
@@ -182,6 +185,7 @@ fn turn_end_events() -> Vec<Event> {
             tokens_after: 1,
             kept_messages: 1,
             source: Some(text()),
+            duration_ms: None,
         },
         Event::Usage {
             usage: Usage::default(),

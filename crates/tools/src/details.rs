@@ -32,6 +32,10 @@ pub struct CommandRun {
     pub stderr: String,
     /// The command was killed: it timed out or the user cancelled.
     pub interrupted: bool,
+    /// Its exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The OS sandbox policy it ran under.
+    pub sandbox: rein_sandbox::Policy,
 }
 
 /// The lines a read returned.

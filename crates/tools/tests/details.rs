@@ -29,6 +29,8 @@ async fn bash_states_its_output_and_that_it_was_not_interrupted() {
             stdout: "out\nerr\n".into(),
             stderr: String::new(),
             interrupted: false,
+            exit_code: Some(0),
+            sandbox: rein_sandbox::Policy::Off,
         }))
     );
 }

@@ -88,6 +88,8 @@ fn main() {
                 duration_ms: 2,
                 diff: None,
                 tool_response: None,
+                exit_code: None,
+                sandbox: None,
             },
             now,
         );

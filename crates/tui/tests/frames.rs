@@ -320,6 +320,7 @@ fn errors_retries_compactions_and_cancellation() {
             tokens_after: 23_500,
             kept_messages: 6,
             source: None,
+            duration_ms: None,
         });
         h.event(text_delta("Working on"));
         h.key(KeyCode::Char('c'), KeyModifiers::CONTROL);

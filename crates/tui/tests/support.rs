@@ -251,6 +251,8 @@ pub fn edit_end(id: &str, name: &str, diff: Option<String>) -> Event {
         duration_ms: 3,
         diff,
         tool_response: None,
+        exit_code: None,
+        sandbox: None,
     }
 }
 
@@ -263,6 +265,8 @@ pub fn tool_end(id: &str, name: &str, output: &str, is_error: bool, duration_ms:
         duration_ms,
         diff: None,
         tool_response: None,
+        exit_code: None,
+        sandbox: None,
     }
 }
 

@@ -74,6 +74,9 @@ pub struct TomlFile {
     /// `[vision]`: a model-name prefix → whether it reads images.
     #[serde(default)]
     pub vision: BTreeMap<String, Spanned<bool>>,
+    /// `[telemetry]`: where traces and metrics go.
+    #[serde(default)]
+    pub telemetry: super::telemetry::TelemetryFile,
 }
 
 /// `[sandbox_settings]`: what restricted shell commands may reach besides the workspace.

@@ -17,6 +17,7 @@ mod routing;
 mod sandbox;
 mod scalars;
 mod show;
+mod telemetry;
 mod tools;
 pub mod trust;
 mod web;
@@ -130,6 +131,8 @@ pub struct Config {
     pub vision: BTreeMap<String, Sourced<bool>>,
     /// `[web]`.
     pub web: WebConfig,
+    /// `[telemetry]`.
+    pub telemetry: telemetry::TelemetryConfig,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     /// Lifetime of Anthropic's prompt-cache entries.
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
@@ -280,6 +283,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     merge_retention(config, &file, &reader);
     hooks::merge(config, &file, &reader, scope)?;
     web::merge(config, &file, &reader)?;
+    telemetry::merge(config, &file, &reader)?;
     Ok(())
 }
 

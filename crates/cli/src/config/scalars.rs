@@ -25,6 +25,7 @@ pub fn scalars(config: &Config) -> Vec<Scalar> {
     table.request_options(config);
     table.tools(config);
     table.web(config);
+    table.telemetry(config);
     table.timeouts_and_sandbox(config);
     table.0
 }
@@ -155,6 +156,22 @@ impl Table {
                 "",
             );
         }
+    }
+
+    /// `[telemetry]`.
+    fn telemetry(&mut self, config: &Config) {
+        let t = &config.telemetry;
+        self.push(
+            "telemetry.endpoint",
+            quoted(&t.endpoint),
+            "(none: OTEL_EXPORTER_OTLP_ENDPOINT, else no export)",
+        );
+        self.push(
+            "telemetry.protocol",
+            quoted(&t.protocol),
+            "\"http/protobuf\"",
+        );
+        self.push("telemetry.log_content", plain(&t.log_content), "false");
     }
 
     /// The model stream's timeouts, the session store's retention and the sandbox.

@@ -101,6 +101,7 @@ impl Agent {
         events: &EventSender,
         cancel: &CancellationToken,
     ) -> Result<(), CompactionError> {
+        let started = std::time::Instant::now();
         let keep = context::messages_to_keep(&self.transcript.messages, self.kept_budget(trigger));
         let older = self.transcript.messages.len() - keep;
         // A summary is some hundreds of tokens: a shorter history would only grow, and cost a
@@ -130,13 +131,14 @@ impl Agent {
         if focus.is_none_or(|f| f.trim().is_empty())
             && let Some(summary) = self.summary_from_notes(older)
         {
-            match self.replace_with_summary(summary, keep, trigger, Source::Notes, events) {
+            let how = (trigger, Source::Notes, started);
+            match self.replace_with_summary(summary, keep, how, events) {
                 Err(CompactionError::NoGain { .. }) => {}
                 done => return done,
             }
         }
         let summary = self.summarize(older, focus, cancel).await?;
-        self.replace_with_summary(summary, keep, trigger, Source::Model, events)
+        self.replace_with_summary(summary, keep, (trigger, Source::Model, started), events)
     }
 
     /// Tokens of recent messages a compaction keeps verbatim: 30% of the window, or less when
@@ -204,8 +206,7 @@ impl Agent {
         &mut self,
         summary: String,
         keep: usize,
-        trigger: CompactTrigger,
-        source: Source,
+        (trigger, source, started): (CompactTrigger, Source, std::time::Instant),
         events: &EventSender,
     ) -> Result<(), CompactionError> {
         let tokens_before = self.next_request_tokens();
@@ -243,6 +244,7 @@ impl Agent {
             tokens_after,
             kept_messages: keep,
             source: Some(source.name().into()),
+            duration_ms: Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)),
         });
         self.notes_compacted();
         Ok(())

@@ -203,6 +203,7 @@ impl Agent {
                 tokens_after: self.next_request_tokens(),
                 kept_messages: self.transcript.messages.len(),
                 source: None,
+                duration_ms: None,
             });
         }
         cleared.results

@@ -109,6 +109,7 @@ impl Controller {
         if let Some(approver) = &approver {
             agent.set_approver(Arc::clone(approver));
         }
+        let events = factory.events(events);
         let status = Publisher::new(&agent);
         let cancel = scheduled::CancelSlot::default();
         let schedule = agent.schedule();

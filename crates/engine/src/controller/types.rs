@@ -212,6 +212,11 @@ pub trait AgentFactory: Send + Sync {
         from: &str,
         transcript: Vec<rein_protocol::Message>,
     ) -> Result<Agent, ControlError>;
+    /// The sender the session's events go to, given the front end's: telemetry puts itself in
+    /// between here (default: the front end's own).
+    fn events(&self, events: crate::EventSender) -> crate::EventSender {
+        events
+    }
     /// Adds the folder `dir` (as the user typed it) to `agent`'s workspace and to the
     /// agents made after it; the folder's canonical path.
     fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<std::path::PathBuf, ControlError> {

@@ -65,6 +65,8 @@ fn bash_response_has_claude_codes_fields() {
         stdout: "hi\n".into(),
         stderr: String::new(),
         interrupted: false,
+        exit_code: Some(0),
+        sandbox: rein_sandbox::Policy::Off,
     }));
     assert_eq!(
         hook_tool_response(&output),

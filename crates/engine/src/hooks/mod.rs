@@ -247,6 +247,7 @@ impl Hooks {
             ("REIN_PROJECT_DIR", project),
         ];
         let runs = specs.iter().map(|spec| async {
+            let started = std::time::Instant::now();
             let finished = run::run(
                 &spec.command,
                 &self.workspace,
@@ -256,10 +257,10 @@ impl Hooks {
                 spec.timeout,
             )
             .await;
-            (*spec, finished)
+            (*spec, finished, started.elapsed())
         });
         let mut outcome = HookOutcome::default();
-        for (spec, finished) in join_all(runs).await {
+        for (spec, finished, took) in join_all(runs).await {
             let message = interpret(event, &finished, &mut outcome);
             events.emit(Event::HookRun {
                 event: event.name().to_string(),
@@ -267,6 +268,7 @@ impl Hooks {
                 exit_code: finished.code,
                 blocked: finished.code == Some(2) || message.as_ref().is_some_and(|m| m.blocked),
                 message: message.map(|m| m.text),
+                duration_ms: Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
             });
         }
         outcome

@@ -54,6 +54,8 @@ fn end(id: String, (output, is_error): (String, bool)) -> Event {
         duration_ms: 0,
         diff: None,
         tool_response: None,
+        exit_code: None,
+        sandbox: None,
     }
 }
 

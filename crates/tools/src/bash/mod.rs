@@ -26,6 +26,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rein_sandbox::Policy;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -253,7 +254,7 @@ impl Bash {
         {
             notes.push(note);
         }
-        render(finished, timeout_ms, &notes)
+        render(finished, (timeout_ms, policy), &notes)
     }
 
     /// Adopts the directory the shell reported ending in when the guard finds it inside the
@@ -288,11 +289,17 @@ impl Bash {
 
 /// The model's view of a finished run: output, then how it ended, then notes; with the output
 /// itself as details.
-fn render(finished: Finished, timeout_ms: u64, notes: &[String]) -> ToolOutput {
+fn render(finished: Finished, run: (u64, Policy), notes: &[String]) -> ToolOutput {
+    let (timeout_ms, policy) = run;
     let run = CommandRun {
         stdout: finished.output.clone(),
         stderr: String::new(),
         interrupted: matches!(finished.ending, Ending::TimedOut | Ending::Cancelled),
+        exit_code: match finished.ending {
+            Ending::Exited(code) => Some(code),
+            _ => None,
+        },
+        sandbox: policy,
     };
     let mut text = finished.output;
     let status = match finished.ending {

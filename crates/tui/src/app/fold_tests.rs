@@ -27,6 +27,8 @@ fn finished(app: &mut super::App, command: &str, output: &str, is_error: bool) {
             duration_ms: 5,
             diff: None,
             tool_response: None,
+            exit_code: None,
+            sandbox: None,
         },
         now,
     );
@@ -154,6 +156,8 @@ fn parallel_calls_are_committed_in_call_order_whatever_ends_first() {
         duration_ms: 5,
         diff: None,
         tool_response: None,
+        exit_code: None,
+        sandbox: None,
     };
     app.event(end("b", "out of second"), now);
     // Held while the first still runs; the first is still shown running.
