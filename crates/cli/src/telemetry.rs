@@ -22,6 +22,10 @@ pub fn start(settings: &Settings, trace: Option<PathBuf>) -> Result<Option<Telem
     let hidden = crate::mcp::hidden_env(&settings.config, settings.router.key_env_flag());
     let redact: rein_telemetry::Redact =
         Arc::new(move |text: &str| hidden.redact(text).into_owned());
+    if resolved.traces.is_some() || resolved.metrics.is_some() {
+        // The OTLP/HTTP exporter's client needs the process's TLS provider.
+        rein_llm::install_tls_provider();
+    }
     Telemetry::start(&resolved, redact).map_err(|e| Exit::usage(e.to_string()))
 }
 
