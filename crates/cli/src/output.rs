@@ -480,6 +480,7 @@ mod tests {
                     model: "m".into(),
                     cwd: "/w".into(),
                     tools: vec![],
+                    prompt: None,
                 },
                 Event::TextDelta { text: "hi".into() },
                 result("hi"),
@@ -499,6 +500,7 @@ mod tests {
             model: "m".into(),
             cwd: "/w".into(),
             tools: vec![],
+            prompt: None,
         };
         let message = rein_protocol::Message {
             role: rein_protocol::Role::Assistant,
@@ -553,6 +555,7 @@ mod tests {
             model: "m".into(),
             cwd: "/w".into(),
             tools: vec![],
+            prompt: None,
         };
         let (out, _) = printed(OutputFormat::StreamJson, vec![session, result("hi")]);
         let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();

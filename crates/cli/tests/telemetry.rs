@@ -388,7 +388,7 @@ async fn content_is_attached_when_asked_with_provider_keys_redacted() {
             &server.url(),
             "--permission-mode",
             "bypass",
-            "go",
+            "try the key sk-ant-secret-123456 here",
         ]);
     let out = output(cmd).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -399,6 +399,14 @@ async fn content_is_attached_when_asked_with_provider_keys_redacted() {
         .unwrap();
     let arguments = attribute(bash, "gen_ai.tool.call.arguments").unwrap();
     assert!(arguments.contains("echo"), "{arguments}");
+    let prompt = spans
+        .iter()
+        .find(|s| s.name == "invoke_agent rein")
+        .unwrap();
+    let asked = attribute(prompt, "gen_ai.input.messages").unwrap();
+    assert!(asked.starts_with("try the key "), "{asked}");
+    let chat = spans.iter().find(|s| s.name.starts_with("chat ")).unwrap();
+    assert!(attribute(chat, "gen_ai.output.messages").is_some());
     let all: String = spans
         .iter()
         .flat_map(|s| s.attributes.iter().map(otlp::text))

@@ -72,6 +72,10 @@ pub enum Event {
         cwd: String,
         /// Names of the tools offered to the model.
         tools: Vec<String>,
+        /// The prompt this run answers, for in-process consumers only (telemetry attaches it
+        /// when asked to); never printed or stored.
+        #[serde(skip)]
+        prompt: Option<String>,
     },
     /// A web page the answer streaming now cites (the provider's citations of its search
     /// results), once per page and reply: front ends list it under the answer.

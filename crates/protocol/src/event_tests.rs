@@ -90,6 +90,7 @@ fn stream_events() -> Vec<Event> {
             model: text(),
             cwd: text(),
             tools: vec![],
+            prompt: None,
         },
         Event::TurnStart { turn: 1 },
         Event::TextDelta { text: text() },

@@ -21,6 +21,7 @@ pub const TOOL_TYPE: &str = "gen_ai.tool.type";
 pub const TOOL_ARGUMENTS: &str = "gen_ai.tool.call.arguments";
 pub const TOOL_RESULT: &str = "gen_ai.tool.call.result";
 pub const OUTPUT_MESSAGES: &str = "gen_ai.output.messages";
+pub const INPUT_MESSAGES: &str = "gen_ai.input.messages";
 
 pub const SPAN_KIND: &str = "openinference.span.kind";
 pub const LLM_MODEL: &str = "llm.model_name";

@@ -28,8 +28,8 @@ struct AgentSpans {
     model: String,
     provider: String,
     session_id: String,
-    /// Started when the prompt's first request went out (for its active time).
-    prompt_started: Option<SystemTime>,
+    /// The prompt's text, when content is attached, until its span starts.
+    prompt_text: Option<String>,
 }
 
 /// A model request's span and what is learnt while it streams.
@@ -112,7 +112,7 @@ impl SpanTree {
             model,
             provider,
             session_id,
-            prompt_started: None,
+            prompt_text: None,
         }
     }
 
@@ -145,7 +145,10 @@ impl SpanTree {
     fn on_event(&mut self, agent: &mut AgentSpans, event: &Event, at: SystemTime, main: bool) {
         match event {
             Event::SessionStart {
-                session_id, model, ..
+                session_id,
+                model,
+                prompt,
+                ..
             } => {
                 if agent.session_id.is_empty() {
                     agent.session_id = session_id.clone();
@@ -155,6 +158,9 @@ impl SpanTree {
                         .set_attributes(session_attributes(session_id));
                 }
                 agent.model = model.clone();
+                if let Some(prompt) = prompt.as_deref().filter(|_| self.content.on) {
+                    agent.prompt_text = Some(self.content.redact(prompt));
+                }
             }
             Event::TurnStart { turn } => self.start_request(agent, *turn, at, main),
             Event::TextDelta { .. } | Event::ThinkingDelta { .. } => first_token(agent, at),
@@ -246,8 +252,11 @@ impl SpanTree {
                 KeyValue::new(SPAN_KIND, "AGENT"),
             ];
             attributes.extend(session_attributes(&agent.session_id));
+            if let Some(text) = agent.prompt_text.take() {
+                attributes.push(KeyValue::new(INPUT_MESSAGES, text.clone()));
+                attributes.push(KeyValue::new(OI_INPUT, text));
+            }
             agent.prompt = Some(self.start("invoke_agent rein", attributes, at, &agent.root));
-            agent.prompt_started = Some(at);
         }
         let parent = agent.prompt.as_ref().unwrap_or(&agent.root).clone();
         let provider = provider_name(&agent.provider);
@@ -450,7 +459,7 @@ impl SpanTree {
                     model: agent.model.clone(),
                     provider: agent.provider.clone(),
                     session_id: agent.session_id.clone(),
-                    prompt_started: None,
+                    prompt_text: None,
                 }
             }
         };
@@ -473,7 +482,6 @@ impl SpanTree {
             self.end(&tool, at);
         }
         result_attributes(&prompt, event);
-        agent.prompt_started = None;
         self.end(&prompt, at);
     }
 

@@ -250,7 +250,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> RunSummary {
         let started = Instant::now();
-        self.open_run(events);
+        self.open_run(events, Some(prompt));
         let mut summary = RunSummary {
             outcome: RunOutcome::Completed,
             text: String::new(),

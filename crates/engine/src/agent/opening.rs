@@ -37,15 +37,16 @@ impl Agent {
         std::mem::take(&mut self.opening.notices)
     }
 
-    /// Says the run starts (`SessionStart`: provider, model, workspace, tools), then the
-    /// notices.
-    pub(super) fn open_run(&mut self, events: &EventSender) {
+    /// Says the run starts (`SessionStart`: provider, model, workspace, tools, and the prompt
+    /// for in-process consumers), then the notices.
+    pub(super) fn open_run(&mut self, events: &EventSender, prompt: Option<&str>) {
         events.emit(Event::SessionStart {
             session_id: self.session_id.clone(),
             provider: self.client.kind().name().to_string(),
             model: self.config.model.clone(),
             cwd: self.tool_ctx.guard.root().display().to_string(),
             tools: self.toolset.registry.names(),
+            prompt: prompt.map(str::to_string),
         });
         for message in self.take_notices() {
             events.error(message);

@@ -42,7 +42,7 @@ impl Agent {
         cancel: CancellationToken,
     ) -> RunOutcome {
         let started = Instant::now();
-        self.open_run(events);
+        self.open_run(events, None);
         let line = format!("{BASH_INPUT}{command}</bash-input>");
         self.close_unanswered_prompt();
         self.checkpoint_turn(Some(&line), events).await;
