@@ -60,6 +60,8 @@ pub struct Export {
     pub endpoint: Option<String>,
     /// The transport.
     pub protocol: Protocol,
+    /// The endpoint is `http://`: no TLS, so no root certificates to load.
+    pub plain: bool,
 }
 
 /// Everything the telemetry of one process needs to start.
@@ -108,12 +110,13 @@ impl Settings {
                 Some(text) => Protocol::parse(&text)?,
                 None => Protocol::HttpProtobuf,
             };
-            let from_env = set(&format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT")).is_some()
-                || set("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
-            if from_env {
+            let from_env = set(&format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT"))
+                .or_else(|| set("OTEL_EXPORTER_OTLP_ENDPOINT"));
+            if let Some(url) = from_env {
                 return Ok(Some(Export {
                     endpoint: None,
                     protocol,
+                    plain: plain(&url),
                 }));
             }
             let Some(base) = section.endpoint.as_deref().filter(|e| !e.trim().is_empty()) else {
@@ -125,6 +128,7 @@ impl Settings {
                 Protocol::HttpProtobuf => format!("{base}{path}"),
             };
             Ok(Some(Export {
+                plain: plain(&endpoint),
                 endpoint: Some(endpoint),
                 protocol,
             }))
@@ -145,6 +149,12 @@ impl Settings {
             version: version.to_string(),
         })
     }
+}
+
+fn plain(url: &str) -> bool {
+    url.trim()
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"))
 }
 
 #[cfg(test)]
@@ -184,6 +194,7 @@ mod tests {
         let export = Export {
             endpoint: None,
             protocol: Protocol::Grpc,
+            plain: true,
         };
         assert_eq!(env.traces, Some(export.clone()));
         assert_eq!(env.metrics, Some(export));
@@ -196,7 +207,8 @@ mod tests {
             config.traces,
             Some(Export {
                 endpoint: Some("http://c:4318/v1/traces".into()),
-                protocol: Protocol::HttpProtobuf
+                protocol: Protocol::HttpProtobuf,
+                plain: true,
             })
         );
         assert_eq!(config.metrics, None);

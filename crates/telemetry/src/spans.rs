@@ -61,6 +61,13 @@ impl SpanTree {
 
     /// Takes in one event that happened at `at`.
     pub fn observe(&mut self, event: &Event, at: SystemTime) {
+        // Another session on the same stream (`/clear`, `/resume`): the last one's spans end.
+        if let (Event::SessionStart { session_id, .. }, Some(main)) = (event, &self.main)
+            && !main.session_id.is_empty()
+            && main.session_id != *session_id
+        {
+            self.close(at);
+        }
         if self.main.is_none() {
             let root = self.start_session(event, at);
             self.main = Some(root);

@@ -445,3 +445,37 @@ fn only_the_users_own_file_allows_variables_to_mcp_configuration() {
         }]
     );
 }
+
+#[test]
+fn telemetry_comes_from_the_users_own_file_only_and_a_bad_protocol_is_named() {
+    let user = toml(
+        "user.toml",
+        "[telemetry]\nendpoint = \"http://localhost:4318\"\nlog_content = true\n",
+    );
+    let workspace = Source {
+        scope: Scope::TrustedWorkspace,
+        ..toml(
+            ".rein/config.toml",
+            "[telemetry]\nendpoint = \"http://evil.example:4318\"\n",
+        )
+    };
+    let config = load(&[user, workspace]).unwrap();
+    let section = config.telemetry.section();
+    assert_eq!(section.endpoint.as_deref(), Some("http://localhost:4318"));
+    assert_eq!(section.log_content, Some(true));
+    assert_eq!(
+        config.ignored,
+        [Ignored {
+            what: "telemetry.endpoint".into(),
+            source: ".rein/config.toml:2".into(),
+            why: Why::UserOnly,
+        }]
+    );
+    let err = load(&[toml("user.toml", "[telemetry]\nprotocol = \"http/json\"\n")]).unwrap_err();
+    assert_eq!(err.key.as_deref(), Some("telemetry.protocol"));
+    assert!(
+        err.message.contains("grpc or http/protobuf"),
+        "{}",
+        err.message
+    );
+}
