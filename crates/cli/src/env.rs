@@ -19,3 +19,13 @@ pub fn process(key: &str) -> Option<String> {
 pub fn home(env: Env<'_>) -> Option<PathBuf> {
     env("HOME").map(PathBuf::from)
 }
+
+/// rein's cache folder: `$XDG_CACHE_HOME/rein`, else `~/.cache/rein`, else one in the
+/// system's temp folder.
+pub fn cache_dir(env: Env<'_>) -> PathBuf {
+    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(env("XDG_CACHE_HOME"))
+        .or_else(|| absolute(env("HOME")).map(|home| home.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("rein")
+}

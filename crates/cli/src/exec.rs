@@ -94,8 +94,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         .await;
     interrupts.abort();
     session.close().await;
-    crate::telemetry::finish(setup.telemetry.as_ref()).await;
-    setup.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+    setup.close().await;
     exit(outcome, stopped_by.load(Ordering::SeqCst))
 }
 

@@ -348,16 +348,6 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
         .map(|base| base.join("rein"))
 }
 
-/// rein's cache folder: `$XDG_CACHE_HOME/rein`, else `~/.cache/rein`, else one in the
-/// system's temp folder.
-pub fn cache_dir(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
-    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
-    absolute(env("XDG_CACHE_HOME"))
-        .or_else(|| absolute(env("HOME")).map(|home| home.join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("rein")
-}
-
 /// The folders `--add-dir` names, canonical (relative ones from the current directory).
 pub fn added_dirs(args: &ExecArgs) -> Result<Vec<PathBuf>, Exit> {
     args.add_dir

@@ -54,6 +54,13 @@ impl Setup {
         })
     }
 
+    /// At the end of the process: flushes the telemetry (bounded in time) and stops the MCP
+    /// servers.
+    pub async fn close(&self) {
+        crate::telemetry::finish(self.telemetry.as_ref()).await;
+        self.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+    }
+
     /// Starts the configured MCP servers (before the first agent is made).
     pub async fn start_mcp(&mut self) {
         let settings = &self.settings;

@@ -35,6 +35,7 @@ use tokio::task::JoinHandle;
 
 pub use file::{SpanEventLine, SpanLine};
 pub use settings::{Export, Protocol, Section, Settings, SettingsError};
+pub use tree::NotASpan;
 
 /// Spans the export queue holds before it drops new ones.
 const QUEUE: usize = 4096;
@@ -373,6 +374,6 @@ pub(crate) fn diff_lines(diff: &str) -> (u64, u64) {
 }
 
 /// `rein trace FILE`: the file's spans as a tree.
-pub fn render_trace(text: &str) -> Result<String, String> {
+pub fn render_trace(text: &str) -> Result<String, NotASpan> {
     Ok(tree::render(&tree::read(text)?))
 }

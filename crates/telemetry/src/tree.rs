@@ -6,13 +6,23 @@ use std::fmt::Write;
 
 use crate::file::SpanLine;
 
+/// A line of a trace file that is not a span.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: not a span: {error}")]
+pub struct NotASpan {
+    /// 1-based.
+    pub line: usize,
+    /// What serde said.
+    pub error: serde_json::Error,
+}
+
 /// Reads a trace file's lines; a line that is not a span is an error naming it.
-pub fn read(text: &str) -> Result<Vec<SpanLine>, String> {
+pub fn read(text: &str) -> Result<Vec<SpanLine>, NotASpan> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(n, line)| {
-            serde_json::from_str(line).map_err(|e| format!("line {}: not a span: {e}", n + 1))
+            serde_json::from_str(line).map_err(|error| NotASpan { line: n + 1, error })
         })
         .collect()
 }
@@ -192,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_line_that_is_not_a_span_is_named() {
-        let err = read("{\"x\": 1}\n").unwrap_err();
+        let err = read("{\"x\": 1}\n").unwrap_err().to_string();
         assert!(err.starts_with("line 1: not a span"), "{err}");
     }
 }

@@ -39,12 +39,14 @@ pub struct AgentRun {
     outcome: Option<String>,
     /// Why it failed, when it did.
     pub error: Option<String>,
+    /// Stopped at its time limit.
+    timed_out: bool,
 }
 
 impl AgentRun {
-    /// How the run ended, given whether it was stopped at its time limit.
-    pub fn ended_by(&self, timed_out: bool) -> EndedBy {
-        if timed_out {
+    /// How the run ended.
+    pub fn ended_by(&self) -> EndedBy {
+        if self.timed_out {
             return EndedBy::Timeout;
         }
         match self.outcome.as_deref() {
@@ -105,14 +107,13 @@ pub struct Invocation {
     pub prompt: String,
 }
 
-/// Runs the agent in `dir` for at most `limit` (or until `cancel`); returns what it did and
-/// whether the limit stopped it.
+/// Runs the agent in `dir` for at most `limit` (or until `cancel`); returns what it did.
 pub async fn run(
     invocation: &Invocation,
     dir: &Path,
     limit: Duration,
     cancel: &CancellationToken,
-) -> (AgentRun, bool) {
+) -> AgentRun {
     let mut command = Command::new(&invocation.program);
     command
         .arg("exec")
@@ -131,7 +132,7 @@ pub async fn run(
         Ok(child) => child,
         Err(e) => {
             agent.error = Some(format!("cannot start rein exec: {e}"));
-            return (agent, false);
+            return agent;
         }
     };
     if let Some(mut stdin) = child.stdin.take() {
@@ -147,7 +148,7 @@ pub async fn run(
     });
     let Some(stdout) = child.stdout.take() else {
         agent.error = Some("rein exec has no output".to_string());
-        return (agent, false);
+        return agent;
     };
     let mut lines = BufReader::new(stdout).lines();
     let (timed_out, cancelled) = tokio::select! {
@@ -158,6 +159,7 @@ pub async fn run(
     if timed_out || cancelled {
         stop(&mut child, &mut lines, &mut agent).await;
     }
+    agent.timed_out = timed_out;
     let status = child.wait().await;
     let said = match stderr {
         Some(task) => task.await.unwrap_or_default(),
@@ -169,7 +171,7 @@ pub async fn run(
             "rein exec ended ({status}) without a result: {said}"
         ));
     }
-    (agent, timed_out)
+    agent
 }
 
 async fn read(

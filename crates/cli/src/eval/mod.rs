@@ -158,7 +158,7 @@ async fn mirrors(pending: &[Pending], settings: &run::Settings) -> HashMap<Strin
         match cloned {
             Ok(Ok(())) => {}
             Ok(Err(why)) => {
-                failed.insert(url, why);
+                failed.insert(url, why.to_string());
             }
             Err(e) => {
                 failed.insert(url, e.to_string());

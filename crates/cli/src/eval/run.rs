@@ -52,7 +52,7 @@ impl Settings {
             }
             None => std::env::temp_dir(),
         };
-        let cache = crate::resolve::cache_dir(&crate::env::process).join("eval/repos");
+        let cache = crate::env::cache_dir(&crate::env::process).join("eval/repos");
         Ok(Self {
             base,
             cache,
@@ -171,7 +171,8 @@ async fn copy(task: &Task, run: u32, settings: &Settings) -> Result<RunDir, Stri
         workspace::prepare(&source, commit.as_deref(), &cache, &into)
     })
     .await
-    .map_err(|e| e.to_string())??;
+    .map_err(|e| e.to_string())?
+    .map_err(|e| e.to_string())?;
     Ok(RunDir { holder, dir })
 }
 
@@ -217,14 +218,14 @@ async fn steps(
         flags: settings.flags(task),
         prompt: task.prompt.clone(),
     };
-    let (agent, stopped) = agent::run(&invocation, dir, limit, cancel).await;
-    take_agent(record, &agent, stopped);
+    let agent = agent::run(&invocation, dir, limit, cancel).await;
+    take_agent(record, &agent);
     let checked = step::run(dir, &task.check, &settings.sandbox, limit, cancel).await;
     take_check(record, &checked);
 }
 
-fn take_agent(record: &mut RunRecord, agent: &AgentRun, stopped: bool) {
-    record.ended_by = agent.ended_by(stopped);
+fn take_agent(record: &mut RunRecord, agent: &AgentRun) {
+    record.ended_by = agent.ended_by();
     record.turns = agent.turns;
     record.tool_calls = agent.tool_calls;
     record.input_tokens = agent.usage.total_input();

@@ -72,8 +72,17 @@ pub fn read(path: &Path) -> Result<Vec<Task>, Exit> {
     parse(&text).map_err(|e| Exit::usage(format!("task file {}: {e}", path.display())))
 }
 
+/// What is wrong with a task file, naming the line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BadTasks(String);
+
 /// The tasks of a task file's text.
-pub fn parse(text: &str) -> Result<Vec<Task>, String> {
+pub fn parse(text: &str) -> Result<Vec<Task>, BadTasks> {
+    parse_lines(text).map_err(BadTasks)
+}
+
+fn parse_lines(text: &str) -> Result<Vec<Task>, String> {
     let mut tasks: Vec<Task> = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -194,7 +203,7 @@ mod tests {
             ("\n# nothing\n", "no tasks"),
         ];
         for (text, expected) in cases {
-            let err = parse(text).unwrap_err();
+            let err = parse(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text}: {err}");
         }
     }

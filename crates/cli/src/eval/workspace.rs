@@ -9,13 +9,28 @@ use sha2::{Digest, Sha256};
 
 use super::tasks::Source;
 
+/// Why a run's copy could not be made (git's own words, or the file system's).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct CopyError(String);
+
+impl From<String> for CopyError {
+    fn from(text: String) -> Self {
+        Self(text)
+    }
+}
+
 /// Makes `into` (which must not exist) a fresh copy of `source` at `commit`.
 pub fn prepare(
     source: &Source,
     commit: Option<&str>,
     cache: &Path,
     into: &Path,
-) -> Result<(), String> {
+) -> Result<(), CopyError> {
+    copy_at(source, commit, cache, into).map_err(CopyError)
+}
+
+fn copy_at(source: &Source, commit: Option<&str>, cache: &Path, into: &Path) -> Result<(), String> {
     match (source, commit) {
         (Source::Folder(folder), None) => {
             if !folder.is_dir() {
@@ -39,7 +54,11 @@ pub fn prepare(
 }
 
 /// Clones `url` into rein's cache unless it is there already (runs share it).
-pub fn mirror(cache: &Path, url: &str) -> Result<(), String> {
+pub fn mirror(cache: &Path, url: &str) -> Result<(), CopyError> {
+    mirror_into(cache, url).map_err(CopyError)
+}
+
+fn mirror_into(cache: &Path, url: &str) -> Result<(), String> {
     let mirror = mirror_path(cache, url);
     if mirror.join("HEAD").is_file() {
         return Ok(());
