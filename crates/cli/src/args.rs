@@ -110,7 +110,7 @@ pub enum Command {
     },
 }
 
-pub use crate::mcp_args::{McpAddArgs, McpCommand, McpScope, ServeArgs};
+pub use crate::mcp_args::{McpAddArgs, McpCommand, McpScope, ModelRoute, ServeArgs};
 pub use crate::stores_args::{MemoryCommand, WorktreeCommand};
 
 #[derive(Debug, Subcommand)]

@@ -40,18 +40,9 @@ pub enum McpCommand {
 /// model, a narrower permission mode, more rules), never widen the mode.
 #[derive(Debug, Clone, Default, Args)]
 pub struct ServeArgs {
-    /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
-    /// Wire protocol; inferred from the model name when absent.
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderArg>,
-    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Environment variable holding the API key.
-    #[arg(long)]
-    pub api_key_env: Option<String>,
+    /// The model and where it is asked.
+    #[command(flatten)]
+    pub route: ModelRoute,
     /// The default workspace, for calls that name no `cwd` (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
@@ -77,6 +68,23 @@ pub struct ServeArgs {
     /// call may ask for less.
     #[arg(long, value_name = "USD", value_parser = positive_usd)]
     pub max_budget_usd: Option<f64>,
+}
+
+/// The model and where it is asked, as `rein mcp serve`, `rein acp` and `rein eval` take them.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ModelRoute {
+    /// Model name (default: claude-sonnet-4-5, or $REIN_MODEL).
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// Wire protocol; inferred from the model name when absent.
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
 }
 
 /// Where `rein mcp add` writes a server.

@@ -234,68 +234,55 @@ impl Telemetry {
     }
 }
 
-/// The OTLP span exporter of `export`'s transport; endpoints, headers and timeouts the
-/// exporter reads from the `OTEL_*` variables unless the config named an endpoint.
+/// The OTLP exporter of `$export`'s transport, from `$builder` (`SpanExporter::builder()` or
+/// `MetricExporter::builder()`: their typed builders share no trait). Endpoints, headers and
+/// timeouts the exporter reads from the `OTEL_*` variables unless the config named an endpoint.
+macro_rules! otlp_exporter {
+    ($builder:expr, $export:expr, $client:expr) => {{
+        let export: &Export = $export;
+        match export.protocol {
+            Protocol::Grpc => {
+                let mut builder = $builder.with_tonic().with_retry_policy(retries());
+                if let Some(url) = &export.endpoint {
+                    builder = builder.with_endpoint(url.clone());
+                }
+                builder.build()
+            }
+            Protocol::HttpProtobuf => {
+                let mut builder = $builder
+                    .with_http()
+                    .with_retry_policy(retries())
+                    .with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
+                if let Some(url) = &export.endpoint {
+                    builder = builder.with_endpoint(url.clone());
+                }
+                if let Some(client) = $client.as_ref().filter(|_| export.plain) {
+                    builder = builder.with_http_client(client.clone());
+                }
+                builder.build()
+            }
+        }
+    }};
+}
+
 fn span_exporter(
     export: &Export,
     client: &Option<reqwest::blocking::Client>,
 ) -> Result<opentelemetry_otlp::SpanExporter, TelemetryError> {
-    let built = match (export.protocol, &export.endpoint) {
-        (Protocol::Grpc, Some(url)) => opentelemetry_otlp::SpanExporter::builder()
-            .with_tonic()
-            .with_retry_policy(retries())
-            .with_endpoint(url.clone())
-            .build(),
-        (Protocol::Grpc, None) => opentelemetry_otlp::SpanExporter::builder()
-            .with_tonic()
-            .with_retry_policy(retries())
-            .build(),
-        (Protocol::HttpProtobuf, endpoint) => {
-            let mut builder = opentelemetry_otlp::SpanExporter::builder()
-                .with_http()
-                .with_retry_policy(retries())
-                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
-            if let Some(url) = endpoint {
-                builder = builder.with_endpoint(url.clone());
-            }
-            if let Some(client) = client.as_ref().filter(|_| export.plain) {
-                builder = builder.with_http_client(client.clone());
-            }
-            builder.build()
-        }
-    };
-    built.map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))
+    otlp_exporter!(opentelemetry_otlp::SpanExporter::builder(), export, client)
+        .map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))
 }
 
 fn metric_exporter(
     export: &Export,
     client: &Option<reqwest::blocking::Client>,
 ) -> Result<opentelemetry_otlp::MetricExporter, TelemetryError> {
-    let built = match (export.protocol, &export.endpoint) {
-        (Protocol::Grpc, Some(url)) => opentelemetry_otlp::MetricExporter::builder()
-            .with_tonic()
-            .with_retry_policy(retries())
-            .with_endpoint(url.clone())
-            .build(),
-        (Protocol::Grpc, None) => opentelemetry_otlp::MetricExporter::builder()
-            .with_tonic()
-            .with_retry_policy(retries())
-            .build(),
-        (Protocol::HttpProtobuf, endpoint) => {
-            let mut builder = opentelemetry_otlp::MetricExporter::builder()
-                .with_http()
-                .with_retry_policy(retries())
-                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
-            if let Some(url) = endpoint {
-                builder = builder.with_endpoint(url.clone());
-            }
-            if let Some(client) = client.as_ref().filter(|_| export.plain) {
-                builder = builder.with_http_client(client.clone());
-            }
-            builder.build()
-        }
-    };
-    built.map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))
+    otlp_exporter!(
+        opentelemetry_otlp::MetricExporter::builder(),
+        export,
+        client
+    )
+    .map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))
 }
 
 /// For an `http://` collector, a blocking client that trusts no certificate: the system's

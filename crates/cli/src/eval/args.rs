@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::args::{ProviderArg, positive_usd};
+use crate::args::{ModelRoute, positive_usd};
 
 /// `rein eval TASKS.jsonl [flags]`, `rein eval report FILE…`, `rein eval compare A B`.
 #[derive(Debug, Args)]
@@ -67,21 +67,12 @@ pub struct RunArgs {
     /// Keep each run's copy (its path goes in the result) instead of removing it.
     #[arg(long)]
     pub keep: bool,
-    /// Model name (a task's `model` overrides it).
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
+    /// The model (a task's `model` overrides it) and where it is asked.
+    #[command(flatten)]
+    pub route: ModelRoute,
     /// The model asked instead when the first is overloaded or not found.
     #[arg(long, value_name = "MODEL")]
     pub fallback_model: Option<String>,
-    /// Wire protocol; inferred from the model name when absent.
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderArg>,
-    /// API base URL (Anthropic: without /v1; OpenAI-style: ending in /v1).
-    #[arg(long)]
-    pub base_url: Option<String>,
-    /// Environment variable holding the API key.
-    #[arg(long)]
-    pub api_key_env: Option<String>,
     /// How hard the model thinks (a task's `effort` overrides it).
     #[arg(long, value_name = "LEVEL", value_parser = rein_llm::Effort::parse)]
     pub effort: Option<rein_llm::Effort>,

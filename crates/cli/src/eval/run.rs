@@ -81,16 +81,20 @@ impl Settings {
                 flags.push(value);
             }
         };
-        add("--model", task.model.clone().or_else(|| args.model.clone()));
+        add(
+            "--model",
+            task.model.clone().or_else(|| args.route.model.clone()),
+        );
         add("--fallback-model", args.fallback_model.clone());
         add(
             "--provider",
-            args.provider
+            args.route
+                .provider
                 .and_then(|p| p.to_possible_value())
                 .map(|v| v.get_name().to_string()),
         );
-        add("--base-url", args.base_url.clone());
-        add("--api-key-env", args.api_key_env.clone());
+        add("--base-url", args.route.base_url.clone());
+        add("--api-key-env", args.route.api_key_env.clone());
         add(
             "--effort",
             task.effort
@@ -138,7 +142,10 @@ pub async fn one(
         cost_usd: None,
         wall_s: 0.0,
         session_id: None,
-        model: task.model.clone().or_else(|| settings.args.model.clone()),
+        model: task
+            .model
+            .clone()
+            .or_else(|| settings.args.route.model.clone()),
         error: blocked,
         workspace: None,
     };

@@ -117,10 +117,10 @@ pub fn parse<T: for<'de> Deserialize<'de>>(
 /// The server's flags as the settings of a headless run.
 pub fn base(server: &ServeArgs) -> ExecArgs {
     ExecArgs {
-        model: server.model.clone(),
-        provider: server.provider,
-        base_url: server.base_url.clone(),
-        api_key_env: server.api_key_env.clone(),
+        model: server.route.model.clone(),
+        provider: server.route.provider,
+        base_url: server.route.base_url.clone(),
+        api_key_env: server.route.api_key_env.clone(),
         cwd: server.cwd.clone(),
         permission_mode: server.permission_mode.clone(),
         sandbox: server.sandbox.clone(),
