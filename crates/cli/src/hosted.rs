@@ -150,10 +150,10 @@ impl Hosted {
         }
     }
 
-    /// Ends the session (saved as it is) and stops its MCP servers.
+    /// Ends the session (saved as it is), flushes its telemetry and stops its MCP servers.
     pub async fn close(&self) {
         let _ = self.apply(Op::Shutdown(EndReason::Other)).await;
-        self.setup.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+        self.setup.close().await;
     }
 }
 

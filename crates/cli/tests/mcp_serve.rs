@@ -456,3 +456,28 @@ async fn the_mcp_inspector_lists_and_calls_reins_tools() {
     assert_eq!(called["structuredContent"]["outcome"], "completed");
     assert_eq!(called["isError"], false);
 }
+
+#[tokio::test]
+async fn a_served_sessions_spans_reach_the_collector_when_the_server_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let (collector, received) = crate::otlp::http().await;
+    crate::support::write_user_config(
+        dir.path(),
+        &format!("[telemetry]\nendpoint = \"{collector}\"\n"),
+    );
+    let server = mock(r#"{"turns": [{"text": "hello"}]}"#).await;
+    let url = server.url();
+    let path = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut client = Client::start(&path, &["--base-url", &url], false);
+        client.call(1, "rein", json!({"prompt": "say hi"}));
+        client.response(1);
+        client.close();
+    })
+    .await
+    .unwrap();
+    // The session was still open when the server ended: its spans went out with the exit.
+    let names: Vec<String> = received.spans().iter().map(|s| s.name.clone()).collect();
+    assert!(names.contains(&"rein.session".to_string()), "{names:?}");
+    assert!(names.iter().any(|n| n.starts_with("chat ")), "{names:?}");
+}

@@ -32,6 +32,7 @@ use opentelemetry_sdk::trace::{
 use rein_protocol::Event;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 pub use file::{SpanEventLine, SpanLine};
 pub use settings::{Export, Protocol, Section, Settings, SettingsError};
@@ -79,6 +80,8 @@ struct Inner {
     exported: Arc<AtomicU64>,
     exporting: bool,
     tees: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    /// Cancelled by [`Telemetry::finish`]: recordings still open end their spans now.
+    closing: CancellationToken,
 }
 
 /// What the end of telemetry says.
@@ -158,6 +161,7 @@ impl Telemetry {
                 exported,
                 exporting: settings.traces.is_some(),
                 tees: std::sync::Mutex::new(Vec::new()),
+                closing: CancellationToken::new(),
             }),
         }))
     }
@@ -171,7 +175,14 @@ impl Telemetry {
             let tracer = inner.tracer_provider.tracer("rein");
             let mut spans = spans::SpanTree::new(tracer, inner.content.clone());
             let mut metrics = inner.instruments.clone().map(metrics::Recording::new);
-            while let Some(event) = receiver.recv().await {
+            loop {
+                let event = tokio::select! {
+                    // What was sent before the end is recorded first.
+                    biased;
+                    event = receiver.recv() => event,
+                    () = inner.closing.cancelled() => None,
+                };
+                let Some(event) = event else { break };
                 let at = SystemTime::now();
                 spans.observe(&event, at);
                 if let Some(metrics) = &mut metrics {
@@ -189,10 +200,12 @@ impl Telemetry {
         sender
     }
 
-    /// Ends the recordings (their senders must be dropped by now), then flushes what is
-    /// queued, waiting at most the flush timeout; says how many spans were lost.
+    /// Ends the recordings (a session still open ends its spans now: the process is
+    /// ending), then flushes what is queued, waiting at most the flush timeout; says how many
+    /// spans were lost.
     pub async fn finish(&self) -> Finish {
         let deadline = tokio::time::Instant::now() + self.inner.flush_timeout;
+        self.inner.closing.cancel();
         let tees = self
             .inner
             .tees
