@@ -117,6 +117,9 @@ async fn the_check_runs_in_the_sandbox_and_cannot_write_outside_its_copy() {
             "--out",
             file.to_str().unwrap(),
             "--keep",
+            // Kept copies stay in the test's own folder.
+            "--work-dir",
+            root.path().join("runs").to_str().unwrap(),
         ],
     )
     .await;

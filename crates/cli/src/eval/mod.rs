@@ -54,6 +54,7 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         ));
     };
     let tasks = tasks::read(&path)?;
+    sandbox_ready(&args)?;
     let base = path
         .canonicalize()
         .ok()
@@ -117,6 +118,25 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         ));
     }
     Ok(())
+}
+
+/// Fails at once, rather than in every run, when the runs need the OS sandbox and this
+/// machine has none.
+fn sandbox_ready(args: &RunArgs) -> Result<(), Exit> {
+    let needed = args.sandbox != "off" || args.permission_mode == "auto";
+    if !needed {
+        return Ok(());
+    }
+    let helper = crate::sandbox::helper();
+    match rein_sandbox::Sandbox::find(rein_sandbox::Settings::default(), helper.as_deref()) {
+        Ok(_) => Ok(()),
+        Err(why) => Err(Exit::usage(format!(
+            "rein eval runs the agent (mode {}) and each task's setup and check in the OS \
+             sandbox, which is unavailable here: {why}. In a container or VM made for it, pass \
+             --sandbox off --permission-mode bypass.",
+            args.permission_mode
+        ))),
+    }
 }
 
 /// The runs of the selected tasks that the result file does not have yet.

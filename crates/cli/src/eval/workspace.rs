@@ -36,6 +36,16 @@ fn copy_at(source: &Source, commit: Option<&str>, cache: &Path, into: &Path) -> 
             if !folder.is_dir() {
                 return Err(format!("{} is not a folder", folder.display()));
             }
+            let (whole, target) = (folder.canonicalize(), into.parent().map(Path::canonicalize));
+            if let (Ok(whole), Some(Ok(target))) = (whole, target)
+                && target.starts_with(&whole)
+            {
+                return Err(format!(
+                    "{} holds the folder the runs are copied to ({}): pass a --work-dir outside it",
+                    folder.display(),
+                    target.display()
+                ));
+            }
             copy_tree(folder, into)
                 .map_err(|e| format!("copying {} to {}: {e}", folder.display(), into.display()))
         }
@@ -142,4 +152,35 @@ pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_is_copied_with_its_links_and_one_holding_the_copies_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let repo = root.path().join("repo");
+        std::fs::create_dir_all(repo.join("src")).unwrap();
+        std::fs::write(repo.join("src/a.txt"), "a").unwrap();
+        std::os::unix::fs::symlink("src/a.txt", repo.join("link")).unwrap();
+        let into = root.path().join("copy");
+        prepare(&Source::Folder(repo.clone()), None, root.path(), &into).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(into.join("src/a.txt")).unwrap(),
+            "a"
+        );
+        assert_eq!(
+            std::fs::read_link(into.join("link")).unwrap(),
+            Path::new("src/a.txt")
+        );
+        // Runs copied to a folder inside the task's own would copy themselves.
+        let holder = repo.join("runs/rein-eval-x");
+        std::fs::create_dir_all(&holder).unwrap();
+        let err = prepare(&Source::Folder(repo), None, root.path(), &holder.join("x"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pass a --work-dir outside it"), "{err}");
+    }
 }
