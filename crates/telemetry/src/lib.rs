@@ -109,7 +109,7 @@ impl Telemetry {
             .build();
         let exported = Arc::new(AtomicU64::new(0));
         // One client for both signals.
-        let client = plain_client(settings);
+        let client = http_client(settings);
         let mut traces = SdkTracerProvider::builder().with_resource(resource.clone());
         if let Some(export) = &settings.traces {
             let exporter = Counted {
@@ -269,7 +269,7 @@ macro_rules! otlp_exporter {
                 if let Some(url) = &export.endpoint {
                     builder = builder.with_endpoint(url.clone());
                 }
-                if let Some(client) = $client.as_ref().filter(|_| export.plain) {
+                if let Some(client) = $client.as_ref() {
                     builder = builder.with_http_client(client.clone());
                 }
                 builder.build()
@@ -280,7 +280,7 @@ macro_rules! otlp_exporter {
 
 fn span_exporter(
     export: &Export,
-    client: &Option<reqwest::blocking::Client>,
+    client: &Option<OnRuntime>,
 ) -> Result<opentelemetry_otlp::SpanExporter, TelemetryError> {
     otlp_exporter!(opentelemetry_otlp::SpanExporter::builder(), export, client)
         .map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))
@@ -288,7 +288,7 @@ fn span_exporter(
 
 fn metric_exporter(
     export: &Export,
-    client: &Option<reqwest::blocking::Client>,
+    client: &Option<OnRuntime>,
 ) -> Result<opentelemetry_otlp::MetricExporter, TelemetryError> {
     otlp_exporter!(
         opentelemetry_otlp::MetricExporter::builder(),
@@ -298,27 +298,53 @@ fn metric_exporter(
     .map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))
 }
 
-/// For an `http://` collector, a blocking client that trusts no certificate: the system's
-/// root certificates are then neither read nor parsed (most of what starting the exporter
-/// costs). Built on a thread of its own, as a blocking client must be outside the runtime.
-fn plain_client(settings: &Settings) -> Option<reqwest::blocking::Client> {
-    let plain_http = |export: &Option<Export>| {
-        export
-            .as_ref()
-            .is_some_and(|e| e.plain && e.protocol == Protocol::HttpProtobuf)
-    };
-    if !plain_http(&settings.traces) && !plain_http(&settings.metrics) {
+/// The HTTP client of the OTLP exporters: rein's own async client, its requests run on the
+/// process's runtime. The SDK's batch thread waits for each; no second runtime, thread or
+/// connection pool is made (the blocking client the exporter would build makes all three), and
+/// for an `http://` collector no root certificates are read or parsed.
+#[derive(Debug, Clone)]
+struct OnRuntime {
+    client: reqwest::Client,
+    runtime: tokio::runtime::Handle,
+}
+
+#[async_trait::async_trait]
+impl opentelemetry_http::HttpClient for OnRuntime {
+    async fn send_bytes(
+        &self,
+        request: opentelemetry_http::Request<opentelemetry_http::Bytes>,
+    ) -> Result<
+        opentelemetry_http::Response<opentelemetry_http::Bytes>,
+        opentelemetry_http::HttpError,
+    > {
+        let client = self.client.clone();
+        let sent = self.runtime.spawn(async move {
+            opentelemetry_http::HttpClient::send_bytes(&client, request).await
+        });
+        sent.await
+            .map_err(|e| Box::new(e) as opentelemetry_http::HttpError)?
+    }
+}
+
+/// The client for the HTTP exporters, when one exports over HTTP (to be built inside the
+/// runtime).
+fn http_client(settings: &Settings) -> Option<OnRuntime> {
+    let exports: Vec<&Export> = [&settings.traces, &settings.metrics]
+        .into_iter()
+        .flatten()
+        .filter(|e| e.protocol == Protocol::HttpProtobuf)
+        .collect();
+    if exports.is_empty() {
         return None;
     }
-    std::thread::spawn(|| {
-        reqwest::blocking::Client::builder()
-            .tls_certs_only([])
-            .build()
-            .ok()
-    })
-    .join()
-    .ok()
-    .flatten()
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    let mut builder =
+        reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
+    if exports.iter().all(|e| e.plain) {
+        builder = builder.tls_certs_only([]);
+    }
+    let client = builder.build().ok()?;
+    Some(OnRuntime { client, runtime })
 }
 
 /// Two retries, 100 and 200 ms apart: a collector that blinks loses nothing, and one that is
