@@ -71,6 +71,10 @@ async fn session(dir: &Path, endpoint: &str, protocol: &str, extra: &[&str]) -> 
             "8192",
             "--output-format",
             "stream-json",
+            // A hook on every command, for its span.
+            "--settings",
+            r#"{"hooks": {"PreToolUse": [{"matcher": "Bash",
+                "hooks": [{"type": "command", "command": "true"}]}]}}"#,
         ])
         .args(extra)
         .arg("read, ask, count");
@@ -255,6 +259,15 @@ async fn a_session_arrives_over_otlp_http_as_a_span_tree_with_metrics() {
             Some("300")
         );
     }
+
+    // The hook runs, each with its exit code, under the prompt.
+    let hooks = &named["rein.hook PreToolUse"];
+    assert!(!hooks.is_empty());
+    assert!(hooks.iter().all(|h| is_child(h, prompt)));
+    assert_eq!(
+        attribute(hooks[0], "rein.hook.exit_code").as_deref(),
+        Some("0")
+    );
 
     // The compaction, under the prompt.
     let compaction = one(&named, "rein.compaction");
