@@ -19,7 +19,8 @@ pub fn start(settings: &Settings, trace: Option<PathBuf>) -> Result<Option<Telem
         crate::args::VERSION,
     )
     .map_err(|e| Exit::usage(e.to_string()))?;
-    let hidden = crate::mcp::hidden_env(&settings.config, settings.router.key_env_flag());
+    // The values the agent itself keeps out of transcripts and commands.
+    let hidden = rein_tools::HiddenEnv::with(settings.template.hidden_env.iter().cloned());
     let redact: rein_telemetry::Redact =
         Arc::new(move |text: &str| hidden.redact(text).into_owned());
     if resolved.traces.is_some() || resolved.metrics.is_some() {

@@ -11,7 +11,7 @@ mod step;
 mod tasks;
 mod workspace;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -61,22 +61,19 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let out = args.out.clone().unwrap_or_else(|| default_out(&path));
-    let mut done = if out.exists() {
-        record::read_all(&[&out])?
-    } else {
-        Vec::new()
-    };
-    // A file cut off mid-line is written back whole before anything is appended.
+    let mut done = Vec::new();
     if out.exists() {
+        done = record::read_all(&[&out])?;
+        // A file cut off mid-line is written back whole before anything is appended.
         record::rewrite(&out, &done).map_err(|e| out_error(&out, &e))?;
     }
-    let pending = pending(&tasks, &args, &done);
     let selected: Vec<&Task> = tasks
         .iter()
         .enumerate()
         .filter(|(position, _)| args.shard.is_none_or(|s| s.holds(*position)))
         .map(|(_, task)| task)
         .collect();
+    let pending = pending(&selected, args.repeat, &done);
     let already = done
         .iter()
         .filter(|r| selected.iter().any(|t| t.id == r.id))
@@ -140,20 +137,16 @@ fn sandbox_ready(args: &RunArgs) -> Result<(), Exit> {
 }
 
 /// The runs of the selected tasks that the result file does not have yet.
-fn pending(tasks: &[Task], args: &RunArgs, done: &[RunRecord]) -> Vec<Pending> {
+fn pending(selected: &[&Task], repeat: u32, done: &[RunRecord]) -> Vec<Pending> {
+    let have: HashSet<(&str, u32)> = done.iter().map(RunRecord::key).collect();
     let mut pending = Vec::new();
-    for (position, task) in tasks.iter().enumerate() {
-        if args.shard.is_some_and(|s| !s.holds(position)) {
-            continue;
-        }
-        let task = Arc::new(task.clone());
-        for run in 1..=args.repeat {
-            if !done.iter().any(|r| r.key() == (task.id.as_str(), run)) {
-                pending.push(Pending {
-                    task: task.clone(),
-                    run,
-                });
-            }
+    for task in selected {
+        let task = Arc::new((*task).clone());
+        for run in (1..=repeat).filter(|run| !have.contains(&(task.id.as_str(), *run))) {
+            pending.push(Pending {
+                task: task.clone(),
+                run,
+            });
         }
     }
     pending
@@ -225,7 +218,7 @@ async fn dispatch(
     cancel: CancellationToken,
     ended: tokio::sync::mpsc::UnboundedSender<RunRecord>,
 ) {
-    let slots = Arc::new(tokio::sync::Semaphore::new(settings.jobs));
+    let slots = Arc::new(tokio::sync::Semaphore::new(settings.args.jobs as usize));
     let mut running = JoinSet::new();
     for item in pending {
         let slot = tokio::select! {

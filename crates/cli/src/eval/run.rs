@@ -25,16 +25,8 @@ pub struct Settings {
     pub cache: PathBuf,
     /// Where the runs' copies go.
     work_dir: PathBuf,
-    /// Keep the copies.
-    keep: bool,
-    /// Runs at a time.
-    pub jobs: usize,
-    /// The default step limit.
-    timeout: Duration,
-    /// The sandbox policy name of the agent's and the task's commands.
-    sandbox: String,
-    /// The run's flags for `rein exec`.
-    args: RunArgs,
+    /// The evaluation's flags (limits, the sandbox, the model flags for `rein exec`).
+    pub args: RunArgs,
     /// rein's own program.
     program: PathBuf,
 }
@@ -57,10 +49,6 @@ impl Settings {
             base,
             cache,
             work_dir,
-            keep: args.keep,
-            jobs: args.jobs as usize,
-            timeout: Duration::from_secs(args.timeout),
-            sandbox: args.sandbox.clone(),
             args: args.clone(),
             program,
         })
@@ -73,7 +61,7 @@ impl Settings {
             "--permission-mode".to_string(),
             args.permission_mode.clone(),
             "--sandbox".to_string(),
-            self.sandbox.clone(),
+            args.sandbox.clone(),
         ];
         let mut add = |name: &str, value: Option<String>| {
             if let Some(value) = value {
@@ -127,7 +115,7 @@ pub async fn one(
     cancel: &CancellationToken,
 ) -> RunRecord {
     let started = Instant::now();
-    let limit = task.timeout.map_or(settings.timeout, Duration::from_secs);
+    let limit = Duration::from_secs(task.timeout.unwrap_or(settings.args.timeout));
     let mut record = RunRecord {
         id: task.id.clone(),
         run,
@@ -153,7 +141,7 @@ pub async fn one(
         match copy(task, run, settings).await {
             Ok(dir) => {
                 steps(task, &dir, limit, settings, cancel, &mut record).await;
-                if settings.keep {
+                if settings.args.keep {
                     let kept = dir.keep();
                     record.workspace = Some(kept.display().to_string());
                 }
@@ -213,7 +201,7 @@ async fn steps(
     record: &mut RunRecord,
 ) {
     if let Some(setup) = &task.setup {
-        let done = step::run(dir, setup, &settings.sandbox, limit, cancel).await;
+        let done = step::run(dir, setup, &settings.args.sandbox, limit, cancel).await;
         if !done.passed {
             record.ended_by = EndedBy::Setup;
             record.error = Some(format!("setup: {}", agent::tail(&done.output, OUTPUT_TAIL)));
@@ -227,7 +215,7 @@ async fn steps(
     };
     let agent = agent::run(&invocation, dir, limit, cancel).await;
     take_agent(record, &agent);
-    let checked = step::run(dir, &task.check, &settings.sandbox, limit, cancel).await;
+    let checked = step::run(dir, &task.check, &settings.args.sandbox, limit, cancel).await;
     take_check(record, &checked);
 }
 
