@@ -129,6 +129,9 @@ impl Setup {
             }
         }
         let tools = ToolRegistry::for_model(&config.model);
+        if let Some(max) = &settings.config.max_terminals {
+            tools.terminals().set_max_open(max.value);
+        }
         let mut agent =
             Agent::new(settings.client(), tools, config).map_err(|e| Exit::usage(e.to_string()))?;
         sessions::record(

@@ -17,6 +17,7 @@ mod eval_suites;
 mod exec;
 mod fallback;
 mod install;
+mod interactive;
 mod kill;
 mod lean;
 mod mcp;

@@ -251,3 +251,37 @@ async fn an_added_folder_is_read_only_to_sandboxed_commands_and_its_secrets_are_
     assert!(sent.contains("Read-only file system"), "{sent}");
     assert!(!other.join("w.txt").exists());
 }
+
+#[tokio::test]
+async fn an_interactive_session_runs_in_reins_own_sandbox_helper() {
+    if !sandbox_ready("an_interactive_session_runs_in_reins_own_sandbox_helper") {
+        return;
+    }
+    // rein's helper is rein itself (`/proc/self/exe`), which `setsid` must not take for
+    // itself; a proven read-only line runs in the read-only sandbox, another in `auto`'s.
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let scenario = format!(
+        r#"{{"turns": [
+            {{"tool_calls": [{{"name": "bash", "arguments":
+                {{"command": "echo first; sleep 0.2; echo second", "tty": true, "yield_ms": 5000}}}}]}},
+            {{"tool_calls": [{{"name": "bash", "arguments":
+                {{"command": "echo in > in.txt; echo out > {}/out.txt; [ -t 0 ] && [ -t 1 ] && echo on-a-terminal", "tty": true, "yield_ms": 5000}}}}]}},
+            {{"text": "done"}}
+        ]}}"#,
+        root.path().display()
+    );
+    let server = mock(&scenario).await;
+    let out = output(exec_in(&ws, &server, "auto", "try a terminal")).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let first = last_message(&server, 1);
+    assert!(
+        first.contains("first") && first.contains("second") && first.contains("exit code 0"),
+        "{first}"
+    );
+    let second = last_message(&server, 2);
+    assert!(second.contains("on-a-terminal"), "{second}");
+    assert!(ws.join("in.txt").exists(), "{second}");
+    assert!(!root.path().join("out.txt").exists(), "{second}");
+}

@@ -159,9 +159,8 @@ async fn tool_help_names_each_tool_and_its_arguments_and_list_shows_one() {
     assert!(out.status.success());
     let help = text(&out.stdout);
     assert!(
-        help.lines().any(
-            |l| l.trim() == "bash         command*, timeout_ms, unsandboxed, run_in_background"
-        ),
+        help.lines().any(|l| l.trim()
+            == "bash         command*, timeout_ms, unsandboxed, run_in_background, tty, yield_ms"),
         "{help}"
     );
     assert!(

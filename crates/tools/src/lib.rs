@@ -54,8 +54,10 @@ mod write_file;
 // File safety lives in `rein-fs`; the names tools and their callers use are re-exported.
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use bash::{
-    Bash, BashArgs, BashOutput, BashOutputArgs, DEFAULT_TIMEOUT_MS, JobError, JobRead, JobStatus,
-    JobSummary, Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
+    Bash, BashArgs, BashOutput, BashOutputArgs, CodexWriteStdin, CodexWriteStdinArgs,
+    DEFAULT_MAX_TERMINALS, DEFAULT_TIMEOUT_MS, ExecCommand, ExecCommandArgs, JobError, JobRead,
+    JobStatus, JobSummary, Jobs, KillShell, KillShellArgs, MAX_TIMEOUT_MS, READ_ONLY_MEMORY_LIMIT,
+    TerminalError, TerminalSummary, Terminals, WriteStdin, WriteStdinArgs,
 };
 pub use board::{
     BOARD_WRITERS, LEAD, TaskCreate, TaskCreateArgs, TaskGet, TaskGetArgs, TaskList, TaskListArgs,

@@ -34,89 +34,96 @@ impl Entry {
 }
 
 /// Builds one tool.
-type Build = fn() -> Arc<dyn Tool>;
+/// Builds a tool; the tools that start or reach interactive sessions share the registry's
+/// table.
+type Build = fn(&crate::Terminals) -> Arc<dyn Tool>;
 
 /// The built-in tools, by name and Claude Code's name, each built when asked for.
-const BUILTIN: [(&str, &str, Build); 16] = [
+const BUILTIN: [(&str, &str, Build); 17] = [
     (
         <crate::Bash as TypedTool>::NAME,
         <crate::Bash as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::Bash::new()),
+        |t| crate::typed(crate::Bash::new().with_terminals(t.clone())),
     ),
     (
         <crate::ReadFile as TypedTool>::NAME,
         <crate::ReadFile as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::ReadFile),
+        |_| crate::typed(crate::ReadFile),
     ),
     (
         <crate::media::ViewImage as TypedTool>::NAME,
         <crate::media::ViewImage as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::media::ViewImage),
+        |_| crate::typed(crate::media::ViewImage),
     ),
     (
         <crate::WriteFile as TypedTool>::NAME,
         <crate::WriteFile as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::WriteFile),
+        |_| crate::typed(crate::WriteFile),
     ),
     (
         <crate::EditFile as TypedTool>::NAME,
         <crate::EditFile as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::EditFile),
+        |_| crate::typed(crate::EditFile),
     ),
     (
         <crate::NotebookEdit as TypedTool>::NAME,
         <crate::NotebookEdit as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::NotebookEdit),
+        |_| crate::typed(crate::NotebookEdit),
     ),
     (
         <crate::ApplyPatch as TypedTool>::NAME,
         <crate::ApplyPatch as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::ApplyPatch),
+        |_| crate::typed(crate::ApplyPatch),
     ),
     (
         <crate::Glob as TypedTool>::NAME,
         <crate::Glob as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::Glob),
+        |_| crate::typed(crate::Glob),
     ),
     (
         <crate::Grep as TypedTool>::NAME,
         <crate::Grep as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::Grep),
+        |_| crate::typed(crate::Grep),
     ),
     (
         <crate::BashOutput as TypedTool>::NAME,
         <crate::BashOutput as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::BashOutput),
+        |_| crate::typed(crate::BashOutput),
     ),
     (
         <crate::KillShell as TypedTool>::NAME,
         <crate::KillShell as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::KillShell),
+        |t| crate::typed(crate::KillShell::new(t.clone())),
+    ),
+    (
+        <crate::WriteStdin as TypedTool>::NAME,
+        <crate::WriteStdin as TypedTool>::CLAUDE_NAME,
+        |t| crate::typed(crate::WriteStdin::new(t.clone())),
     ),
     (
         <crate::TodoWrite as TypedTool>::NAME,
         <crate::TodoWrite as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::TodoWrite),
+        |_| crate::typed(crate::TodoWrite),
     ),
     (
         <crate::TaskCreate as TypedTool>::NAME,
         <crate::TaskCreate as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::TaskCreate),
+        |_| crate::typed(crate::TaskCreate),
     ),
     (
         <crate::TaskGet as TypedTool>::NAME,
         <crate::TaskGet as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::TaskGet),
+        |_| crate::typed(crate::TaskGet),
     ),
     (
         <crate::TaskList as TypedTool>::NAME,
         <crate::TaskList as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::TaskList),
+        |_| crate::typed(crate::TaskList),
     ),
     (
         <crate::TaskUpdate as TypedTool>::NAME,
         <crate::TaskUpdate as TypedTool>::CLAUDE_NAME,
-        || crate::typed(crate::TaskUpdate),
+        |_| crate::typed(crate::TaskUpdate),
     ),
 ];
 
@@ -140,6 +147,9 @@ const BUILTIN: [(&str, &str, Build); 16] = [
 #[derive(Default)]
 pub struct ToolRegistry {
     entries: Vec<Entry>,
+    /// The interactive sessions of the built-in tools (one table per rein session; a subset
+    /// shares it).
+    terminals: crate::Terminals,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -166,7 +176,7 @@ impl ToolRegistry {
     pub fn builtin_only(keep: impl Fn(&str) -> bool) -> Self {
         let mut registry = Self::new();
         for (_, _, build) in BUILTIN.iter().filter(|(name, _, _)| keep(name)) {
-            registry.register(build());
+            registry.register(build(&registry.terminals));
         }
         registry
     }
@@ -198,7 +208,19 @@ impl ToolRegistry {
         } else {
             &["apply_patch", "view_image", "todo_write"]
         };
-        Self::builtin_only(|name| !drop.contains(&name))
+        let mut registry = Self::builtin_only(|name| !drop.contains(&name));
+        if codex_trained(model) {
+            // codex's interactive commands, in its shapes (`write_stdin` replaced in place).
+            let terminals = registry.terminals.clone();
+            registry.register(crate::typed(crate::ExecCommand::new(terminals.clone())));
+            registry.register(crate::typed(crate::CodexWriteStdin::new(terminals)));
+        }
+        registry
+    }
+
+    /// The interactive sessions its tools started (for `/tasks`, and to end them).
+    pub fn terminals(&self) -> &crate::Terminals {
+        &self.terminals
     }
 
     /// Adds a tool; a tool with the same name is replaced in place.
@@ -228,6 +250,7 @@ impl ToolRegistry {
     /// The tools whose names `keep` accepts, in the same order (the subset a subagent gets).
     pub fn subset(&self, keep: impl Fn(&str) -> bool) -> Self {
         let mut subset = Self::new();
+        subset.terminals = self.terminals.clone();
         for entry in self.entries.iter().filter(|e| keep(&e.spec.name)) {
             subset.register(Arc::clone(&entry.tool));
         }

@@ -19,4 +19,5 @@ mod sandbox;
 mod search;
 mod shell;
 mod support;
+mod terminal;
 mod write_file;

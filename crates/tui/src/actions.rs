@@ -64,6 +64,12 @@ async fn engine_op(
             }
         }
         Action::StopTask(id) => Op::StopTask(id),
+        Action::TypeInto { id, text } => {
+            if let Err(error) = driver.type_into(&id, &text).await {
+                app.error(error.to_string());
+            }
+            return None;
+        }
         Action::Run(prompt) => Op::Submit(prompt),
         Action::Cancel => Op::Cancel,
         Action::Compact(focus) => Op::Compact { focus },

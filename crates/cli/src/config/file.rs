@@ -125,6 +125,8 @@ pub struct Tools {
     pub compact: Option<Spanned<bool>>,
     /// Most teammates running at once (8).
     pub max_teammates: Option<Spanned<usize>>,
+    /// Most interactive sessions (`bash` with `tty`) running at once (4).
+    pub max_terminals: Option<Spanned<usize>>,
     /// What a new worktree starts from: `head` (default) or `working-tree`.
     pub worktree_base: Option<Spanned<String>>,
     /// Paths no tool may touch, added to the built-in list.

@@ -157,6 +157,8 @@ pub struct Config {
     pub compact_tool: Option<Sourced<bool>>,
     /// Most teammates running at once.
     pub max_teammates: Option<Sourced<usize>>,
+    /// Most interactive sessions running at once.
+    pub max_terminals: Option<Sourced<usize>>,
     /// What a new worktree starts from (`head`, `working-tree`).
     pub worktree_base: Option<Sourced<String>>,
     /// Paths added to the built-in sensitive list (never a replacement of it).

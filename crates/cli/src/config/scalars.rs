@@ -129,6 +129,7 @@ impl Table {
         self.push("tools.repeat_stop", plain(&config.repeat_stop), "6");
         self.push("tools.compact", plain(&config.compact_tool), "false");
         self.push("tools.max_teammates", plain(&config.max_teammates), "8");
+        self.push("tools.max_terminals", plain(&config.max_terminals), "4");
         self.push(
             "tools.worktree_base",
             quoted(&config.worktree_base),

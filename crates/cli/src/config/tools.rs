@@ -37,6 +37,11 @@ pub(super) fn merge(config: &mut Config, file: &TomlFile, reader: &Reader<'_>) {
         reader,
     );
     set(
+        &mut config.max_terminals,
+        tools.max_terminals.as_ref(),
+        reader,
+    );
+    set(
         &mut config.worktree_base,
         tools.worktree_base.as_ref(),
         reader,

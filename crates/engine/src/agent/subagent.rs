@@ -153,6 +153,7 @@ impl Agent {
     pub fn background(&self) -> crate::subagents::Background {
         crate::subagents::Background {
             jobs: self.tool_ctx.jobs.clone(),
+            terminals: self.toolset.registry.terminals().clone(),
             agents: self.delegation.spawner.clone(),
             hidden: self.tool_ctx.hidden_env.clone(),
         }

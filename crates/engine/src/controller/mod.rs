@@ -247,6 +247,12 @@ impl Controller {
         self.background.output(id)
     }
 
+    /// Types `text` into the interactive session `id` (`tty_N`) for the user (without
+    /// waiting for a running job).
+    pub async fn type_into(&self, id: &str, text: &str) -> Result<(), crate::subagents::StopError> {
+        self.background.type_into(id, text).await
+    }
+
     /// The session's background shells and subagents, then its scheduled jobs (without
     /// waiting for a running job): one view of what runs or will.
     pub fn tasks(&self) -> Vec<BackgroundTask> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rein_tools::{JobStatus, Jobs};
+use rein_tools::{JobStatus, Jobs, Terminals};
 
 use super::Spawner;
 
@@ -43,6 +43,20 @@ pub enum StopError {
         /// The id asked for.
         id: String,
     },
+    /// The interactive session could not be reached; the table's message.
+    #[error("{source}")]
+    Terminal {
+        /// The id asked for.
+        id: String,
+        /// What the sessions' table said.
+        source: rein_tools::TerminalError,
+    },
+    /// Keys go only to an interactive session.
+    #[error("{id} is not an interactive session: only a tty_N session takes keys")]
+    NotATerminal {
+        /// The id asked for.
+        id: String,
+    },
     /// The shell was signalled but has not ended.
     #[error("{id} was told to stop but is still running")]
     StillRunning {
@@ -55,6 +69,8 @@ pub enum StopError {
 #[derive(Clone, Default)]
 pub struct Background {
     pub(crate) jobs: Jobs,
+    /// The interactive sessions (`bash` with `tty`), listed as `tty_N`.
+    pub(crate) terminals: Terminals,
     pub(crate) agents: Option<Arc<Spawner>>,
     /// The variables whose values never reach the user's view of a shell's output either.
     pub(crate) hidden: rein_tools::HiddenEnv,
@@ -98,7 +114,17 @@ impl Background {
                     status,
                 }
             });
-        shells.chain(agents).chain(teammates).collect()
+        let sessions = self.terminals.list().into_iter().map(|t| BackgroundTask {
+            id: format!("tty_{}", t.id),
+            label: t.command,
+            running: t.status == JobStatus::Running,
+            status: format!("{} (interactive)", t.status),
+        });
+        shells
+            .chain(sessions)
+            .chain(agents)
+            .chain(teammates)
+            .collect()
     }
 
     /// Whether `id` names a subagent or teammate rather than a shell.
@@ -113,6 +139,14 @@ impl Background {
         if self.is_agent(id) {
             return Err(StopError::NotAShell { id: id.to_string() });
         }
+        if let Some(number) = terminal(id) {
+            return (self.terminals.screen(number))
+                .map(|screen| self.hidden.redact(&screen).into_owned())
+                .map_err(|source| StopError::Terminal {
+                    id: id.to_string(),
+                    source,
+                });
+        }
         self.jobs
             .tail(id, 16 * 1024, &self.hidden)
             .map_err(|source| StopError::Shell {
@@ -121,8 +155,29 @@ impl Background {
             })
     }
 
+    /// Types `text` into the interactive session `id` (`tty_N`) for the user.
+    pub async fn type_into(&self, id: &str, text: &str) -> Result<(), StopError> {
+        let number = terminal(id).ok_or_else(|| StopError::NotATerminal { id: id.to_string() })?;
+        (self.terminals.type_keys(number, text).await).map_err(|source| StopError::Terminal {
+            id: id.to_string(),
+            source,
+        })
+    }
+
     /// Stops the shell or subagent `id`.
     pub async fn stop(&self, id: &str) -> Result<String, StopError> {
+        if let Some(number) = terminal(id) {
+            let status =
+                (self.terminals.kill(number).await).map_err(|source| StopError::Terminal {
+                    id: id.to_string(),
+                    source,
+                })?;
+            return match status {
+                JobStatus::Running => Err(StopError::StillRunning { id: id.to_string() }),
+                JobStatus::Killed => Ok(format!("{id} killed")),
+                ended => Ok(format!("{id} had already ended: {ended}")),
+            };
+        }
         if self.is_agent(id) {
             return match self.agents.as_ref().is_some_and(|s| s.stop(id)) {
                 true => Ok(format!("{id} stopped")),
@@ -143,4 +198,11 @@ impl Background {
             ended => Ok(format!("{id} had already ended: {ended}")),
         }
     }
+}
+
+/// The interactive session a task id names (`tty_3`).
+fn terminal(id: &str) -> Option<u32> {
+    id.starts_with("tty_")
+        .then(|| Terminals::number(id))
+        .flatten()
 }

@@ -51,12 +51,12 @@ pub(super) fn policy(confinement: Confinement, ctx: &ToolContext) -> Result<Poli
 pub(super) fn command(
     policy: Policy,
     ctx: &ToolContext,
-    start: &Path,
-    tmp: &Path,
+    (start, tmp): (&Path, &Path),
+    attach: Attach,
     mappings: &mut Vec<FdMapping>,
 ) -> std::io::Result<Command> {
     let Some(sandbox) = ctx.sandbox.as_ref().filter(|_| policy != Policy::Off) else {
-        return Ok(Command::new("bash"));
+        return Ok(attach.command("bash"));
     };
     let hidden = hidden_here(ctx, sandbox, policy)?;
     let call = Call {
@@ -67,7 +67,7 @@ pub(super) fn command(
         hidden: &hidden,
     };
     let wrapped = sandbox.wrap(&call)?;
-    let mut command = Command::new(&wrapped.program);
+    let mut command = attach.command(&wrapped.program);
     command.args(&wrapped.args).arg("bash");
     if let Some(filter) = wrapped.filter {
         mappings.push(FdMapping {
@@ -79,6 +79,38 @@ pub(super) fn command(
         command.env_remove(var);
     }
     Ok(command)
+}
+
+/// What the command's input and output are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Attach {
+    /// Pipes (stdin closed): a call that runs to its end or in the background.
+    Pipes,
+    /// A pseudo-terminal it controls: it starts a session of its own (util-linux's `setsid
+    /// --ctty`, the terminal on its stdin becoming its controlling terminal).
+    Terminal,
+}
+
+impl Attach {
+    fn command(self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        match self {
+            Self::Pipes => Command::new(program),
+            Self::Terminal => {
+                // `setsid` execs the program: rein's own helper (`/proc/self/exe`) must be
+                // named by rein's pid, or it would be `setsid` itself.
+                let program = program.as_ref();
+                let own = std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+                let program = if program == "/proc/self/exe" {
+                    own.as_os_str()
+                } else {
+                    program
+                };
+                let mut command = Command::new("setsid");
+                command.arg("--ctty").arg(program);
+                command
+            }
+        }
+    }
 }
 
 /// Under `workspace-write`: a `commondir` the command wrote into the repository's `.git`

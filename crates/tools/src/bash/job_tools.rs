@@ -42,10 +42,9 @@ impl TypedTool for BashOutput {
     const CLAUDE_NAME: &'static str = "BashOutput";
 
     fn description(&self) -> String {
-        "Returns what a background job (bash with run_in_background) printed since the last \
-         read, and whether it is still running. With `block: true` it waits until there is new \
-         output or the job ends (up to `timeout_ms`): wait this way instead of calling again and \
-         again. `filter` keeps only matching lines."
+        "Returns what a background job printed since the last read and whether it still \
+         runs. `block: true` waits for new output or its end (up to `timeout_ms`): wait this \
+         way, not by calling again and again. `filter` keeps matching lines."
             .to_string()
     }
 
@@ -113,13 +112,22 @@ impl TypedTool for BashOutput {
 /// Arguments of `kill_shell`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KillShellArgs {
-    /// The job id `bash` returned (`bg_1`).
+    /// A job id (`bg_1`) or a session number.
     pub id: String,
 }
 
-/// Ends a background job and everything it started.
+/// Ends a background job or an interactive session, and everything it started.
 #[derive(Debug, Default)]
-pub struct KillShell;
+pub struct KillShell {
+    terminals: super::Terminals,
+}
+
+impl KillShell {
+    /// The tool, ending also the interactive sessions of `terminals`.
+    pub fn new(terminals: super::Terminals) -> Self {
+        Self { terminals }
+    }
+}
 
 #[async_trait]
 impl TypedTool for KillShell {
@@ -130,8 +138,7 @@ impl TypedTool for KillShell {
     const CLAUDE_NAME: &'static str = "KillShell";
 
     fn description(&self) -> String {
-        "Stops a background job (bash with run_in_background): its process group and every \
-         process it started are killed."
+        "Stops a background job or a tty session (its number as id) and everything it started."
             .to_string()
     }
 
@@ -145,6 +152,16 @@ impl TypedTool for KillShell {
     }
 
     async fn run(&self, args: KillShellArgs, ctx: &ToolContext) -> ToolOutput {
+        if let Some(id) = super::Terminals::number(&args.id) {
+            return match self.terminals.kill(id).await {
+                Ok(JobStatus::Running) => ToolOutput::error(format!(
+                    "session {id} was told to stop but is still running"
+                )),
+                Ok(JobStatus::Killed) => ToolOutput::ok(format!("session {id} killed")),
+                Ok(ended) => ToolOutput::ok(format!("session {id} has ended: {ended}")),
+                Err(error) => ToolOutput::error(error.to_string()),
+            };
+        }
         match ctx.jobs.kill(&args.id).await {
             Ok(JobStatus::Killed) => ToolOutput::ok(format!("{} killed", args.id)),
             Ok(JobStatus::Running) => {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rein_sandbox::Policy;
 use tokio::process::Command;
 
-use super::confine::{self, Confinement};
+use super::confine::{self, Attach, Confinement};
 use super::{Bash, BashArgs, cwd};
 use crate::{ToolContext, ToolOutput};
 
@@ -31,6 +31,10 @@ pub(super) struct Launch {
 impl Bash {
     /// Builds the call's command, or the error result saying why it cannot start.
     pub(super) fn prepare(&self, args: &BashArgs, ctx: &ToolContext) -> Result<Launch, ToolOutput> {
+        let attach = match args.tty {
+            Some(true) => Attach::Terminal,
+            _ => Attach::Pipes,
+        };
         let (start, mut notes) = match self.start_dir(&ctx.guard) {
             (dir, Some(note)) => (dir, vec![note]),
             (dir, None) => (dir, vec![]),
@@ -54,7 +58,7 @@ impl Bash {
         let mut fds = vec![cwd_fd];
         // A background command of an earlier call may have written one since.
         notes.extend(confine::disarm_git(policy, ctx));
-        let mut command = confine::command(policy, ctx, &start, tmp.path(), &mut fds)
+        let mut command = confine::command(policy, ctx, (&start, tmp.path()), attach, &mut fds)
             .map_err(|e| ToolOutput::error(format!("cannot start bash: the sandbox: {e}")))?;
         command_fds::CommandFdExt::fd_mappings(&mut command, fds)
             .map_err(|e| ToolOutput::error(format!("cannot start bash: descriptors: {e}")))?;
@@ -63,6 +67,7 @@ impl Bash {
             start: &start,
             tmp: tmp.path(),
             proven,
+            attach,
         };
         self.set_line(&mut command, &run, ctx);
         Ok(Launch {
@@ -91,6 +96,10 @@ impl Bash {
             .env("PAGER", "cat")
             .env("GIT_PAGER", "cat")
             .env("GIT_TERMINAL_PROMPT", "0");
+        if line.attach == Attach::Terminal {
+            // What the emulator that renders the screen understands.
+            command.env("TERM", "xterm-256color");
+        }
         for var in ["TMPDIR", "TMP", "TEMP"] {
             command.env(var, line.tmp);
         }
@@ -116,9 +125,29 @@ struct Line<'a> {
     tmp: &'a Path,
     /// Proven read-only: runs with a memory ceiling and git's read-only environment.
     proven: bool,
+    attach: Attach,
 }
 
 impl Launch {
+    /// Starts the call in a pseudo-terminal as a new interactive session; returns its number
+    /// and the session, or the error result.
+    pub(super) fn start_terminal(
+        self,
+        line: &str,
+        (lifetime, unsandboxed): (std::time::Duration, Option<String>),
+        terminals: &super::Terminals,
+    ) -> Result<(u32, std::sync::Arc<super::terminal::Session>), ToolOutput> {
+        terminals
+            .start(
+                self.command,
+                Box::new((self.tmp, self.report)),
+                line,
+                lifetime,
+                unsandboxed,
+            )
+            .map_err(|error| ToolOutput::error(error.to_string()))
+    }
+
     /// Starts the call as a background job; the result names it.
     pub(super) fn start_job(self, line: &str, ctx: &ToolContext) -> ToolOutput {
         match ctx.jobs.start(

@@ -13,6 +13,7 @@ mod jobs;
 mod launch;
 mod paths;
 mod process;
+mod terminal;
 mod tree;
 
 use launch::Launch;
@@ -20,6 +21,10 @@ use process::OutputFile;
 
 pub use job_tools::{BashOutput, BashOutputArgs, KillShell, KillShellArgs};
 pub use jobs::{JobError, JobRead, JobStatus, JobSummary, Jobs};
+pub use terminal::{
+    CodexWriteStdin, CodexWriteStdinArgs, DEFAULT_MAX_TERMINALS, ExecCommand, ExecCommandArgs,
+    TerminalError, TerminalSummary, Terminals, WriteStdin, WriteStdinArgs,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -45,17 +50,20 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Arguments of `bash`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashArgs {
-    /// The command to run with `bash -c`.
+    /// The command line.
     pub command: String,
-    /// Timeout in milliseconds (default 120000, at most 600000).
+    /// Timeout, ms.
     // Claude Code's Bash calls it `timeout` (also milliseconds); models trained on it send that.
     #[serde(alias = "timeout")]
     pub timeout_ms: Option<u64>,
-    /// Only after the sandbox refused something the command needs (network, a path outside
-    /// the workspace): why it must run unsandboxed. The user is asked.
+    /// After a sandbox refusal: why to run unsandboxed (the user is asked).
     pub unsandboxed: Option<String>,
-    /// Run it as a background job (the call returns its id).
+    /// Run as a background job.
     pub run_in_background: Option<bool>,
+    /// Run as a terminal session (see write_stdin).
+    pub tty: Option<bool>,
+    /// With tty: ms to wait.
+    pub yield_ms: Option<u64>,
 }
 
 /// The `bash` tool. Holds the shell's working directory between calls.
@@ -71,6 +79,8 @@ pub struct Bash {
     read_only_memory: u64,
     /// Which repository configurations the classifier found inert, kept between calls.
     repo_memo: crate::shell::RepoMemo,
+    /// The session's interactive commands (`tty: true`).
+    terminals: Terminals,
 }
 
 /// Data memory (`ulimit -d`) for a line that runs without asking because it is proven
@@ -97,7 +107,20 @@ impl Bash {
             output_limit: limit,
             read_only_memory: READ_ONLY_MEMORY_LIMIT,
             repo_memo: crate::shell::RepoMemo::default(),
+            terminals: Terminals::default(),
         }
+    }
+
+    /// The table its interactive sessions are in.
+    pub(crate) fn terminals(&self) -> &Terminals {
+        &self.terminals
+    }
+
+    /// Starts interactive sessions in `terminals` (shared with `write_stdin` and
+    /// `kill_shell`).
+    pub fn with_terminals(mut self, terminals: Terminals) -> Self {
+        self.terminals = terminals;
+        self
     }
 
     /// Lets proven read-only lines take at most `bytes` of data memory instead of
@@ -165,20 +188,18 @@ impl TypedTool for Bash {
 
     fn description(&self) -> String {
         format!(
-            "Runs a command with `bash -c` and returns its combined stdout and stderr. \
-             The working directory starts at the workspace root and persists across calls \
-             (`cd` carries over) but cannot leave the workspace. Stdin is closed, so commands \
-             must not wait for input. Default timeout {} s; `timeout_ms` may raise it to at most \
-             {MAX_TIMEOUT_MS} (larger values are clamped); on timeout the command and all its \
-             child processes are killed. Long output keeps its head and tail (the whole is \
-             saved to a file the result names). Commands may run in an OS sandbox that keeps \
-             writes inside the workspace (or allows none) and blocks the network; when the \
-             result says the sandbox refused something the command truly needs, call again \
-             with `unsandboxed` set to a one-line reason (the user is asked). A process a \
-             command leaves running (`cmd &`) outlives the call; for servers and watchers use \
-             `run_in_background: true`: the call returns a job id at once, bash_output reads \
-             the job's output, kill_shell ends it; jobs end with the session, and you are told \
-             when one ends.",
+            "Runs a command with `bash -c`; returns stdout and stderr combined. The working \
+             directory starts at the workspace root and persists across calls (`cd` carries \
+             over) but cannot leave the workspace. Stdin is closed: for a prompt or a REPL use \
+             `tty: true`. Timeout {} s unless `timeout_ms` says (at most {MAX_TIMEOUT_MS}); the \
+             command and its children are then killed. Long output keeps its head and tail \
+             (the whole is saved to a file the result names). Commands may run in an OS \
+             sandbox that keeps writes in the workspace and blocks the network; when the \
+             result says it refused something the command truly needs, call again with \
+             `unsandboxed` set to a one-line reason (the user is asked). For servers and \
+             watchers use `run_in_background: true`: you get a job id at once, bash_output \
+             reads its output, kill_shell ends it; jobs end with the session, and you are \
+             told when one ends.",
             DEFAULT_TIMEOUT_MS / 1000
         )
     }
@@ -205,6 +226,28 @@ impl TypedTool for Bash {
             Ok(launch) => launch,
             Err(refusal) => return refusal,
         };
+        if args.tty == Some(true) {
+            let yield_ms = args.yield_ms.unwrap_or(terminal::START_YIELD_MS);
+            // An interactive session lives for the call's timeout, ten minutes unless given.
+            let lifetime = args
+                .timeout_ms
+                .unwrap_or(MAX_TIMEOUT_MS)
+                .clamp(1, MAX_TIMEOUT_MS);
+            return terminal::start(
+                launch,
+                terminal::Start {
+                    line: &args.command,
+                    lifetime: Duration::from_millis(lifetime),
+                    unsandboxed: args.unsandboxed.clone(),
+                    wait: Duration::from_millis(yield_ms.clamp(1, terminal::MAX_YIELD_MS)),
+                    limit: self.output_limit,
+                    style: terminal::Style::Rein,
+                },
+                &self.terminals,
+                ctx,
+            )
+            .await;
+        }
         if args.run_in_background == Some(true) {
             return launch.start_job(&args.command, ctx);
         }

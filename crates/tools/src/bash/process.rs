@@ -347,7 +347,7 @@ async fn drain(reader: &mut pipe::Receiver, output: &mut Sinks, chunk: &mut [u8]
     }
 }
 
-fn ending_of(status: ExitStatus) -> Ending {
+pub(super) fn ending_of(status: ExitStatus) -> Ending {
     match (status.code(), status.signal()) {
         (Some(code), _) => Ending::Exited(code),
         (None, Some(signal)) => Ending::Signalled(signal),
@@ -357,14 +357,14 @@ fn ending_of(status: ExitStatus) -> Ending {
 
 /// Sends `SIGKILL` to a process group when told to or when dropped armed, so a call abandoned
 /// mid-run leaves no processes behind.
-struct GroupKiller {
+pub(super) struct GroupKiller {
     pgid: Option<Pid>,
     /// The call's mark, for what left the group (`setsid`).
     mark: super::tree::CallMark,
 }
 
 impl GroupKiller {
-    fn new(leader: Option<u32>, mark: super::tree::CallMark) -> Self {
+    pub(super) fn new(leader: Option<u32>, mark: super::tree::CallMark) -> Self {
         let pgid = leader
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw);
@@ -373,7 +373,7 @@ impl GroupKiller {
 
     /// Kills the group and every process carrying the call's mark or in its sandbox's mount
     /// namespace; returns those still alive.
-    fn kill(&mut self) -> Vec<i32> {
+    pub(super) fn kill(&mut self) -> Vec<i32> {
         let Some(pgid) = self.pgid.take() else {
             return Vec::new();
         };
@@ -385,7 +385,7 @@ impl GroupKiller {
     }
 
     /// Called once the leader is reaped normally: its pid (and so the group id) may be reused.
-    fn disarm(&mut self) {
+    pub(super) fn disarm(&mut self) {
         self.pgid = None;
     }
 }

@@ -139,3 +139,37 @@ fn a_watched_task_shows_its_last_lines_until_esc_and_a_subagent_cannot_be_watche
     assert_eq!(app.watched_task(), None);
     assert!(!text(&app.take_committed()).is_empty());
 }
+
+#[test]
+fn a_line_entered_while_a_session_is_watched_is_typed_into_it_until_esc() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use rein_engine::subagents::BackgroundTask;
+    let mut app = app();
+    let session = BackgroundTask {
+        id: "tty_1".into(),
+        label: "python3".into(),
+        running: true,
+        status: "running (interactive)".into(),
+    };
+    app.open_task_picker(std::slice::from_ref(&session));
+    let now = std::time::Instant::now();
+    app.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), now);
+    app.update_watch(Ok(">>> ".into()), Some(&session));
+    let shown = text(&app.live_lines(80, now).0).join("\n");
+    assert!(
+        shown.contains("a line you enter is typed into it"),
+        "{shown}"
+    );
+    assert_eq!(
+        app.submit("print(1)".into(), now),
+        vec![super::Action::TypeInto {
+            id: "tty_1".into(),
+            text: "print(1)\n".into()
+        }]
+    );
+    app.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), now);
+    assert_eq!(
+        app.submit("print(1)".into(), now),
+        vec![super::Action::Run("print(1)".into())]
+    );
+}

@@ -79,6 +79,20 @@ impl App {
         }
     }
 
+    /// While an interactive session (`tty_N`) is watched, a line typed goes to it, Enter
+    /// included, not to the model: the user answers its prompt (a password too) or drives it,
+    /// and Esc hands it back.
+    pub(super) fn type_into_watched(&mut self, text: &str) -> Option<Vec<Action>> {
+        let id = self.watch.as_ref()?.id.clone();
+        if !id.starts_with("tty_") {
+            return None;
+        }
+        Some(vec![Action::TypeInto {
+            id,
+            text: format!("{text}\n"),
+        }])
+    }
+
     /// Closes the view; whether one was open.
     pub(super) fn close_watch(&mut self) -> bool {
         self.watch.take().is_some()
@@ -90,9 +104,14 @@ impl App {
             return;
         };
         let theme = self.theme;
+        let how = if watch.id.starts_with("tty_") {
+            "live; a line you enter is typed into it, Esc hands it back"
+        } else {
+            "live, Esc closes"
+        };
         lines.push(Line::styled(
             format!(
-                "Output of {} ({}; live, Esc closes)",
+                "Output of {} ({}; {how})",
                 crate::sanitize::clean(&watch.id),
                 crate::sanitize::clean(&watch.status)
             ),
