@@ -4,14 +4,12 @@
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use opentelemetry::trace::Status;
-use opentelemetry::{KeyValue, Value};
-use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
-use opentelemetry_sdk::trace::{SpanData, SpanExporter};
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
+
+use crate::otlp::nanos;
+use crate::record::{KeyValue, SpanRecord, Value};
 
 /// One span as a line of the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,37 +49,31 @@ pub struct SpanEventLine {
 }
 
 impl SpanLine {
-    fn of(span: &SpanData) -> Self {
-        let parent = span.parent_span_id;
+    pub(crate) fn of(span: &SpanRecord) -> Self {
         Self {
-            trace_id: span.span_context.trace_id().to_string(),
-            span_id: span.span_context.span_id().to_string(),
-            parent_span_id: (parent != opentelemetry::trace::SpanId::INVALID)
-                .then(|| parent.to_string()),
-            name: span.name.to_string(),
-            start_unix_nano: nanos(span.start_time),
-            end_unix_nano: nanos(span.end_time),
+            trace_id: hex(&span.trace_id),
+            span_id: hex(&span.span_id),
+            parent_span_id: span.parent_span_id.as_ref().map(|p| hex(p)),
+            name: span.name.clone(),
+            start_unix_nano: nanos(span.start),
+            end_unix_nano: nanos(span.end),
             attributes: attributes(&span.attributes),
             events: span
                 .events
                 .iter()
                 .map(|e| SpanEventLine {
-                    name: e.name.to_string(),
-                    time_unix_nano: nanos(e.timestamp),
+                    name: e.name.clone(),
+                    time_unix_nano: nanos(e.at),
                     attributes: attributes(&e.attributes),
                 })
                 .collect(),
-            status: match &span.status {
-                Status::Error { .. } => Some("error".to_string()),
-                _ => None,
-            },
+            status: span.error.as_ref().map(|_| "error".to_string()),
         }
     }
 }
 
-fn nanos(at: SystemTime) -> u64 {
-    at.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn attributes(list: &[KeyValue]) -> Map<String, serde_json::Value> {
@@ -93,50 +85,37 @@ fn attributes(list: &[KeyValue]) -> Map<String, serde_json::Value> {
 fn json_value(value: &Value) -> serde_json::Value {
     match value {
         Value::Bool(b) => (*b).into(),
-        Value::I64(n) => (*n).into(),
-        Value::F64(x) => (*x).into(),
-        Value::String(s) => s.as_str().into(),
-        Value::Array(opentelemetry::Array::String(items)) => items
+        Value::Int(n) => (*n).into(),
+        Value::Float(x) => (*x).into(),
+        Value::Str(s) => s.as_str().into(),
+        Value::Strs(items) => items
             .iter()
             .map(|s| serde_json::Value::from(s.as_str()))
             .collect(),
-        Value::Array(opentelemetry::Array::I64(items)) => items.iter().copied().collect(),
-        Value::Array(opentelemetry::Array::F64(items)) => items.iter().copied().collect(),
-        Value::Array(opentelemetry::Array::Bool(items)) => items.iter().copied().collect(),
-        _ => value.to_string().into(),
     }
 }
 
-/// Writes each batch of spans to a file, a line per span.
+/// `--trace FILE`: each span written as a line as it ends.
 #[derive(Debug)]
-pub struct FileExporter {
+pub(crate) struct TraceFile {
     file: Mutex<std::fs::File>,
 }
 
-impl FileExporter {
+impl TraceFile {
     /// Creates (or empties) `path`.
     pub fn create(path: &Path) -> std::io::Result<Self> {
         Ok(Self {
             file: Mutex::new(std::fs::File::create(path)?),
         })
     }
-}
 
-impl SpanExporter for FileExporter {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-        let mut text = String::new();
-        for span in &batch {
-            let line = serde_json::to_string(&SpanLine::of(span))
-                .map_err(|e| OTelSdkError::InternalFailure(e.to_string()))?;
-            text.push_str(&line);
-            text.push('\n');
-        }
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| OTelSdkError::InternalFailure("the trace file's lock".into()))?;
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.flush())
-            .map_err(|e| OTelSdkError::InternalFailure(e.to_string()))
+    /// Appends `span` (a write that fails loses the line, not the session).
+    pub fn write(&self, span: &SpanRecord) {
+        let Ok(mut line) = serde_json::to_string(&SpanLine::of(span)) else {
+            return;
+        };
+        line.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = file.write_all(line.as_bytes()).and_then(|()| file.flush());
     }
 }

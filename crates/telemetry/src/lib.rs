@@ -1,35 +1,34 @@
 //! rein's telemetry. The session's events (the one stream every front end reads) become
 //! OpenTelemetry spans — the session, each prompt, each model request, tool call, compaction,
-//! hook run and subagent — and metrics, exported over OTLP (HTTP/protobuf or gRPC) by the
-//! `opentelemetry` crates' batching exporters, and written as JSON lines for `--trace FILE`.
+//! hook run and subagent — and metrics, exported over OTLP (HTTP/protobuf or gRPC) as the
+//! protobuf messages of the official definitions (`opentelemetry-proto`), and written as JSON
+//! lines for `--trace FILE`.
 //!
 //! Recording never slows the agent: events are copied to a task of their own (see [`tee`]),
-//! spans queue in a bounded batch queue that drops when full rather than wait, and the exit
-//! waits for the queue at most [`Settings::flush_timeout`]. Content (answers, tool arguments
-//! and results) is attached only when asked, with the provider keys redacted.
+//! ended spans wait in a bounded queue that drops when full rather than wait, a task sends
+//! them in batches, and the exit waits for what is left at most [`Settings::flush_timeout`].
+//! Content (answers, tool arguments and results) is attached only when asked, with the
+//! provider keys redacted.
+//!
+//! [`tee`]: Telemetry::tee
 
+mod export;
 mod file;
-mod metrics;
+mod meters;
 mod names;
+mod otlp;
+mod record;
 mod settings;
 mod spans;
 mod tree;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
-use opentelemetry::metrics::MeterProvider as _;
-use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _, WithTonicConfig as _};
-use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
-use opentelemetry_sdk::trace::{
-    BatchConfigBuilder, BatchSpanProcessor, SdkTracerProvider, SimpleSpanProcessor, SpanData,
-    SpanExporter,
-};
+use opentelemetry_proto::tonic::resource::v1::Resource;
 use rein_protocol::Event;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -38,8 +37,12 @@ pub use file::{SpanEventLine, SpanLine};
 pub use settings::{Export, Protocol, Section, Settings, SettingsError};
 pub use tree::NotASpan;
 
+use record::SpanRecord;
+
 /// Spans the export queue holds before it drops new ones.
 const QUEUE: usize = 4096;
+/// How long spans wait after the first of a batch, for the rest to join it.
+const BATCH_DELAY: Duration = Duration::from_millis(500);
 
 /// A failure to start telemetry (an exporter that cannot be built, a trace file that cannot
 /// be created).
@@ -63,25 +66,43 @@ impl Content {
     }
 }
 
-/// The telemetry of one process: its providers, shared by every event stream it records.
+/// The telemetry of one process, shared by every event stream it records.
 #[derive(Clone)]
 pub struct Telemetry {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    tracer_provider: SdkTracerProvider,
-    meter_provider: Option<SdkMeterProvider>,
-    instruments: Option<metrics::Instruments>,
+    spans: Option<SpanExport>,
+    metrics: Option<MetricExport>,
+    file: Option<file::TraceFile>,
+    meters: meters::Meters,
+    resource: Resource,
+    version: String,
+    started: SystemTime,
     content: Content,
-    flush_timeout: std::time::Duration,
-    /// Spans ended, and spans the OTLP exporter took: the difference was dropped.
+    flush_timeout: Duration,
+    /// Spans ended; of those exported, the count is the span export's.
     ended: AtomicU64,
-    exported: Arc<AtomicU64>,
-    exporting: bool,
-    tees: std::sync::Mutex<Vec<JoinHandle<()>>>,
+    tees: Mutex<Vec<JoinHandle<()>>>,
+    loops: Mutex<Vec<JoinHandle<()>>>,
     /// Cancelled by [`Telemetry::finish`]: recordings still open end their spans now.
     closing: CancellationToken,
+}
+
+/// Where ended spans go over OTLP, and what became of them.
+struct SpanExport {
+    exporter: export::Exporter,
+    queue: Mutex<Vec<SpanRecord>>,
+    /// Told when the queue gets its first span of a batch.
+    queued: Notify,
+    exported: AtomicU64,
+}
+
+/// Where metrics go over OTLP, and how often.
+struct MetricExport {
+    exporter: export::Exporter,
+    interval: Duration,
 }
 
 /// What the end of telemetry says.
@@ -95,75 +116,64 @@ pub struct Finish {
 
 impl Telemetry {
     /// Starts telemetry as `settings` say, or `None` when nothing is to be recorded. Must be
-    /// called inside the tokio runtime (the gRPC exporter lives on it).
+    /// called inside the tokio runtime (the exports run on it).
     pub fn start(settings: &Settings, redact: Redact) -> Result<Option<Self>, TelemetryError> {
         if !settings.any() {
             return Ok(None);
         }
-        let resource = Resource::builder()
-            .with_service_name("rein")
-            .with_attribute(opentelemetry::KeyValue::new(
-                "service.version",
-                settings.version.clone(),
-            ))
-            .build();
-        let exported = Arc::new(AtomicU64::new(0));
-        // One client for both signals.
-        let client = http_client(settings);
-        let mut traces = SdkTracerProvider::builder().with_resource(resource.clone());
-        if let Some(export) = &settings.traces {
-            let exporter = Counted {
-                inner: span_exporter(export, &client)?,
-                exported: exported.clone(),
-            };
-            let config = BatchConfigBuilder::default()
-                .with_max_queue_size(QUEUE)
-                .with_scheduled_delay(std::time::Duration::from_millis(500))
-                .build();
-            let batch = BatchSpanProcessor::builder(exporter)
-                .with_batch_config(config)
-                .build();
-            traces = traces.with_span_processor(batch);
-        }
-        if let Some(path) = &settings.trace_file {
-            let file = file::FileExporter::create(path)
-                .map_err(|e| TelemetryError(format!("--trace {}: {e}", path.display())))?;
-            traces = traces.with_span_processor(SimpleSpanProcessor::new(file));
-        }
-        let meter_provider = match &settings.metrics {
-            Some(export) => {
-                let reader = PeriodicReader::builder(metric_exporter(export, &client)?)
-                    .with_interval(settings.metric_interval)
-                    .build();
-                Some(
-                    SdkMeterProvider::builder()
-                        .with_resource(resource)
-                        .with_reader(reader)
-                        .build(),
-                )
-            }
+        let client = http_client(settings)?;
+        let spans = match &settings.traces {
+            Some(export) => Some(SpanExport {
+                exporter: export::Exporter::new(export, &client)?,
+                queue: Mutex::new(Vec::new()),
+                queued: Notify::new(),
+                exported: AtomicU64::new(0),
+            }),
             None => None,
         };
-        let instruments = meter_provider
-            .as_ref()
-            .map(|p| metrics::Instruments::new(&p.meter("rein")));
-        Ok(Some(Self {
-            inner: Arc::new(Inner {
-                tracer_provider: traces.build(),
-                meter_provider,
-                instruments,
-                content: Content {
-                    on: settings.log_content,
-                    redact,
-                },
-                flush_timeout: settings.flush_timeout,
-                ended: AtomicU64::new(0),
-                exported,
-                exporting: settings.traces.is_some(),
-                tees: std::sync::Mutex::new(Vec::new()),
-                closing: CancellationToken::new(),
+        let metrics = match &settings.metrics {
+            Some(export) => Some(MetricExport {
+                exporter: export::Exporter::new(export, &client)?,
+                interval: settings.metric_interval,
             }),
-        }))
+            None => None,
+        };
+        let file = match &settings.trace_file {
+            Some(path) => Some(
+                file::TraceFile::create(path)
+                    .map_err(|e| TelemetryError(format!("--trace {}: {e}", path.display())))?,
+            ),
+            None => None,
+        };
+        let inner = Arc::new(Inner {
+            spans,
+            metrics,
+            file,
+            meters: meters::Meters::default(),
+            resource: otlp::resource(&settings.resource),
+            version: settings.version.clone(),
+            started: SystemTime::now(),
+            content: Content {
+                on: settings.log_content,
+                redact,
+            },
+            flush_timeout: settings.flush_timeout,
+            ended: AtomicU64::new(0),
+            tees: Mutex::new(Vec::new()),
+            loops: Mutex::new(Vec::new()),
+            closing: CancellationToken::new(),
+        });
+        let mut loops = Vec::new();
+        if inner.spans.is_some() {
+            loops.push(tokio::spawn(Arc::clone(&inner).send_spans_in_batches()));
+        }
+        if inner.metrics.is_some() {
+            loops.push(tokio::spawn(Arc::clone(&inner).send_metrics_periodically()));
+        }
+        if let Ok(mut kept) = inner.loops.lock() {
+            kept.extend(loops);
+        }
+        Ok(Some(Self { inner }))
     }
 
     /// Records the events sent to the returned sender, then passes each on to `events`
@@ -172,9 +182,12 @@ impl Telemetry {
         let (sender, mut receiver) = unbounded_channel::<Event>();
         let inner = self.inner.clone();
         let task = tokio::spawn(async move {
-            let tracer = inner.tracer_provider.tracer("rein");
-            let mut spans = spans::SpanTree::new(tracer, inner.content.clone());
-            let mut metrics = inner.instruments.clone().map(metrics::Recording::new);
+            let sink: Arc<dyn spans::Sink> = inner.clone();
+            let mut spans = spans::SpanTree::new(sink, inner.content.clone());
+            let mut metrics = inner
+                .metrics
+                .as_ref()
+                .map(|_| meters::Recording::new(inner.meters.clone()));
             loop {
                 let event = tokio::select! {
                     // What was sent before the end is recorded first.
@@ -192,7 +205,6 @@ impl Telemetry {
                 let _ = events.send(event);
             }
             spans.close(SystemTime::now());
-            inner.ended.fetch_add(spans.ended, Ordering::Relaxed);
         });
         if let Ok(mut tees) = self.inner.tees.lock() {
             tees.push(task);
@@ -201,188 +213,149 @@ impl Telemetry {
     }
 
     /// Ends the recordings (a session still open ends its spans now: the process is
-    /// ending), then flushes what is queued, waiting at most the flush timeout; says how many
+    /// ending), then sends what is left, waiting at most the flush timeout; says how many
     /// spans were lost.
     pub async fn finish(&self) -> Finish {
-        let deadline = tokio::time::Instant::now() + self.inner.flush_timeout;
-        self.inner.closing.cancel();
-        let tees = self
-            .inner
-            .tees
-            .lock()
-            .map(|mut t| std::mem::take(&mut *t))
-            .unwrap_or_default();
+        let inner = &self.inner;
+        let deadline = tokio::time::Instant::now() + inner.flush_timeout;
+        inner.closing.cancel();
+        let tees = take(&inner.tees);
         for tee in tees {
             let _ = tokio::time::timeout_at(deadline, tee).await;
         }
-        let inner = self.inner.clone();
-        let timeout = self.inner.flush_timeout;
-        let (done, flushed) = tokio::sync::oneshot::channel();
-        // A thread of its own, not the runtime's blocking pool: the runtime waits for its
-        // blocking tasks when it shuts down, and a collector that never answers must not hold
-        // the exit beyond the deadline.
-        let spawned = std::thread::Builder::new()
-            .name("rein-telemetry-flush".into())
-            .spawn(move || {
-                // Both signals at once: a dead collector's retries are paid once.
-                std::thread::scope(|both| {
-                    if let Some(meters) = &inner.meter_provider {
-                        both.spawn(|| meters.shutdown_with_timeout(timeout));
-                    }
-                    let _ = inner.tracer_provider.shutdown_with_timeout(timeout);
-                });
-                let _ = done.send(());
-            });
-        let timed_out = match spawned {
-            Ok(_) => tokio::time::timeout_at(deadline, flushed).await.is_err(),
-            Err(_) => true,
-        };
-        let dropped = if self.inner.exporting {
-            let ended = self.inner.ended.load(Ordering::Relaxed);
-            ended.saturating_sub(self.inner.exported.load(Ordering::Relaxed))
-        } else {
-            0
+        for running in take(&inner.loops) {
+            // A send under way is dropped: what it held is sent again below.
+            running.abort();
+            let _ = running.await;
+        }
+        let last = async { tokio::join!(inner.send_queued(), inner.send_metrics()) };
+        let timed_out = tokio::time::timeout_at(deadline, last).await.is_err();
+        let dropped = match &inner.spans {
+            Some(spans) => inner
+                .ended
+                .load(Ordering::Relaxed)
+                .saturating_sub(spans.exported.load(Ordering::Relaxed)),
+            None => 0,
         };
         Finish { dropped, timed_out }
     }
 }
 
-/// The OTLP exporter of `$export`'s transport, from `$builder` (`SpanExporter::builder()` or
-/// `MetricExporter::builder()`: their typed builders share no trait). Endpoints, headers and
-/// timeouts the exporter reads from the `OTEL_*` variables unless the config named an endpoint.
-macro_rules! otlp_exporter {
-    ($builder:expr, $export:expr, $client:expr) => {{
-        let export: &Export = $export;
-        match export.protocol {
-            Protocol::Grpc => {
-                let mut builder = $builder.with_tonic().with_retry_policy(retries());
-                if let Some(url) = &export.endpoint {
-                    builder = builder.with_endpoint(url.clone());
-                }
-                builder.build()
-            }
-            Protocol::HttpProtobuf => {
-                let mut builder = $builder
-                    .with_http()
-                    .with_retry_policy(retries())
-                    .with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
-                if let Some(url) = &export.endpoint {
-                    builder = builder.with_endpoint(url.clone());
-                }
-                if let Some(client) = $client.as_ref() {
-                    builder = builder.with_http_client(client.clone());
-                }
-                builder.build()
+fn take<T>(list: &Mutex<Vec<T>>) -> Vec<T> {
+    list.lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default()
+}
+
+impl spans::Sink for Inner {
+    fn ended(&self, span: SpanRecord) {
+        self.ended.fetch_add(1, Ordering::Relaxed);
+        if let Some(file) = &self.file {
+            file.write(&span);
+        }
+        let Some(export) = &self.spans else {
+            return;
+        };
+        let mut queue = export.queue.lock().unwrap_or_else(|p| p.into_inner());
+        // Full: the span is dropped (and counted, as ended but never exported).
+        if queue.len() < QUEUE {
+            queue.push(span);
+            if queue.len() == 1 {
+                export.queued.notify_one();
             }
         }
-    }};
-}
-
-fn span_exporter(
-    export: &Export,
-    client: &Option<OnRuntime>,
-) -> Result<opentelemetry_otlp::SpanExporter, TelemetryError> {
-    otlp_exporter!(opentelemetry_otlp::SpanExporter::builder(), export, client)
-        .map_err(|e| TelemetryError(format!("the OTLP span exporter: {e}")))
-}
-
-fn metric_exporter(
-    export: &Export,
-    client: &Option<OnRuntime>,
-) -> Result<opentelemetry_otlp::MetricExporter, TelemetryError> {
-    otlp_exporter!(
-        opentelemetry_otlp::MetricExporter::builder(),
-        export,
-        client
-    )
-    .map_err(|e| TelemetryError(format!("the OTLP metric exporter: {e}")))
-}
-
-/// The HTTP client of the OTLP exporters: rein's own async client, its requests run on the
-/// process's runtime. The SDK's batch thread waits for each; no second runtime, thread or
-/// connection pool is made (the blocking client the exporter would build makes all three), and
-/// for an `http://` collector no root certificates are read or parsed.
-#[derive(Debug, Clone)]
-struct OnRuntime {
-    client: reqwest::Client,
-    runtime: tokio::runtime::Handle,
-}
-
-#[async_trait::async_trait]
-impl opentelemetry_http::HttpClient for OnRuntime {
-    async fn send_bytes(
-        &self,
-        request: opentelemetry_http::Request<opentelemetry_http::Bytes>,
-    ) -> Result<
-        opentelemetry_http::Response<opentelemetry_http::Bytes>,
-        opentelemetry_http::HttpError,
-    > {
-        let client = self.client.clone();
-        let sent = self.runtime.spawn(async move {
-            opentelemetry_http::HttpClient::send_bytes(&client, request).await
-        });
-        sent.await
-            .map_err(|e| Box::new(e) as opentelemetry_http::HttpError)?
     }
 }
 
-/// The client for the HTTP exporters, when one exports over HTTP (to be built inside the
-/// runtime).
-fn http_client(settings: &Settings) -> Option<OnRuntime> {
+impl Inner {
+    /// Sends queued spans a moment after the first of each batch arrives, until the end.
+    async fn send_spans_in_batches(self: Arc<Self>) {
+        let Some(export) = &self.spans else {
+            return;
+        };
+        loop {
+            export.queued.notified().await;
+            tokio::time::sleep(BATCH_DELAY).await;
+            self.send_queued().await;
+        }
+    }
+
+    /// Sends the metrics every interval, until the end.
+    async fn send_metrics_periodically(self: Arc<Self>) {
+        let Some(export) = &self.metrics else {
+            return;
+        };
+        loop {
+            tokio::time::sleep(export.interval).await;
+            self.send_metrics().await;
+        }
+    }
+
+    /// Sends what the span queue holds (a failed batch is lost, and counted).
+    async fn send_queued(&self) {
+        let Some(export) = &self.spans else {
+            return;
+        };
+        let batch = std::mem::take(&mut *export.queue.lock().unwrap_or_else(|p| p.into_inner()));
+        if batch.is_empty() {
+            return;
+        }
+        let request = otlp::spans(&self.resource, &self.version, &batch);
+        match export.exporter.spans(request).await {
+            Ok(()) => {
+                export
+                    .exported
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            }
+            Err(why) => debug_note(&format!("spans not exported: {why}")),
+        }
+    }
+
+    /// Sends the metrics' totals.
+    async fn send_metrics(&self) {
+        let Some(export) = &self.metrics else {
+            return;
+        };
+        let readings = self.meters.read();
+        if readings.is_empty() {
+            return;
+        }
+        let request = otlp::metrics(
+            &self.resource,
+            &self.version,
+            &readings,
+            (self.started, SystemTime::now()),
+        );
+        if let Err(why) = export.exporter.metrics(request).await {
+            debug_note(&format!("metrics not exported: {why}"));
+        }
+    }
+}
+
+/// Export failures are not the user's concern mid-run (the exit says how many spans were
+/// lost); they go to the debug log.
+fn debug_note(message: &str) {
+    if std::env::var_os("REIN_TELEMETRY_DEBUG").is_some() {
+        eprintln!("rein telemetry: {message}");
+    }
+}
+
+/// The HTTP client of the OTLP exporters: rein's async client on the process's runtime; for
+/// `http://` collectors no root certificates are read or parsed.
+fn http_client(settings: &Settings) -> Result<reqwest::Client, TelemetryError> {
     let exports: Vec<&Export> = [&settings.traces, &settings.metrics]
         .into_iter()
         .flatten()
         .filter(|e| e.protocol == Protocol::HttpProtobuf)
         .collect();
-    if exports.is_empty() {
-        return None;
-    }
-    let runtime = tokio::runtime::Handle::try_current().ok()?;
     let mut builder =
         reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
     if exports.iter().all(|e| e.plain) {
         builder = builder.tls_certs_only([]);
     }
-    let client = builder.build().ok()?;
-    Some(OnRuntime { client, runtime })
-}
-
-/// Two retries, 100 and 200 ms apart: a collector that blinks loses nothing, and one that is
-/// down costs the exit about 0.3 s, not the recommended policy's 0.8 s per signal.
-fn retries() -> opentelemetry_otlp::RetryPolicy {
-    opentelemetry_otlp::RetryPolicy::recommended()
-        .with_max_retries(2)
-        .with_max_delay(std::time::Duration::from_millis(400))
-}
-
-/// An exporter that counts the spans it delivered.
-#[derive(Debug)]
-struct Counted<E> {
-    inner: E,
-    exported: Arc<AtomicU64>,
-}
-
-impl<E: SpanExporter> SpanExporter for Counted<E> {
-    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
-        let count = batch.len() as u64;
-        let result = self.inner.export(batch).await;
-        if result.is_ok() {
-            self.exported.fetch_add(count, Ordering::Relaxed);
-        }
-        result
-    }
-
-    fn shutdown_with_timeout(&self, timeout: std::time::Duration) -> OTelSdkResult {
-        self.inner.shutdown_with_timeout(timeout)
-    }
-
-    fn force_flush(&self) -> OTelSdkResult {
-        self.inner.force_flush()
-    }
-
-    fn set_resource(&mut self, resource: &Resource) {
-        self.inner.set_resource(resource);
-    }
+    builder
+        .build()
+        .map_err(|e| TelemetryError(format!("the OTLP HTTP client: {e}")))
 }
 
 /// Lines added and removed by a unified diff.

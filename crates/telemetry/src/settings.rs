@@ -55,13 +55,17 @@ pub struct Section {
 /// One signal's export.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Export {
-    /// The full URL to send to; `None` lets the exporter read the `OTEL_*` endpoint
-    /// variables itself (adding `/v1/traces` to the general one over HTTP, as specified).
-    pub endpoint: Option<String>,
+    /// The full URL to send to (over HTTP, the general endpoint with `/v1/traces` or
+    /// `/v1/metrics` added, as specified; a signal's own endpoint as it is).
+    pub endpoint: String,
     /// The transport.
     pub protocol: Protocol,
     /// The endpoint is `http://`: no TLS, so no root certificates to load.
     pub plain: bool,
+    /// Headers sent with each export (`OTEL_EXPORTER_OTLP_HEADERS`, the signal's own after).
+    pub headers: Vec<(String, String)>,
+    /// How long one export may take (`OTEL_EXPORTER_OTLP_TIMEOUT`, default 10 s).
+    pub timeout: Duration,
 }
 
 /// Everything the telemetry of one process needs to start.
@@ -81,6 +85,9 @@ pub struct Settings {
     pub metric_interval: Duration,
     /// rein's version, for the resource.
     pub version: String,
+    /// The resource's attributes: `service.name` (`OTEL_SERVICE_NAME`, else `rein`),
+    /// `service.version`, and `OTEL_RESOURCE_ATTRIBUTES`.
+    pub resource: Vec<(String, String)>,
 }
 
 impl Settings {
@@ -110,27 +117,38 @@ impl Settings {
                 Some(text) => Protocol::parse(&text)?,
                 None => Protocol::HttpProtobuf,
             };
-            let from_env = set(&format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT"))
-                .or_else(|| set("OTEL_EXPORTER_OTLP_ENDPOINT"));
-            if let Some(url) = from_env {
-                return Ok(Some(Export {
-                    endpoint: None,
-                    protocol,
-                    plain: plain(&url),
-                }));
+            let own = set(&format!("OTEL_EXPORTER_OTLP_{upper}_ENDPOINT"));
+            let base = set("OTEL_EXPORTER_OTLP_ENDPOINT")
+                .or_else(|| section.endpoint.clone().filter(|e| !e.trim().is_empty()));
+            let endpoint = match (own, base) {
+                (Some(url), _) => url.trim().to_string(),
+                (None, Some(base)) => {
+                    let base = base.trim().trim_end_matches('/');
+                    match protocol {
+                        Protocol::Grpc => base.to_string(),
+                        Protocol::HttpProtobuf => format!("{base}{path}"),
+                    }
+                }
+                (None, None) => return Ok(None),
+            };
+            let mut headers = pairs(set("OTEL_EXPORTER_OTLP_HEADERS").as_deref());
+            for (key, value) in
+                pairs(set(&format!("OTEL_EXPORTER_OTLP_{upper}_HEADERS")).as_deref())
+            {
+                headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&key));
+                headers.push((key, value));
             }
-            let Some(base) = section.endpoint.as_deref().filter(|e| !e.trim().is_empty()) else {
-                return Ok(None);
-            };
-            let base = base.trim().trim_end_matches('/');
-            let endpoint = match protocol {
-                Protocol::Grpc => base.to_string(),
-                Protocol::HttpProtobuf => format!("{base}{path}"),
-            };
+            let timeout = set(&format!("OTEL_EXPORTER_OTLP_{upper}_TIMEOUT"))
+                .or_else(|| set("OTEL_EXPORTER_OTLP_TIMEOUT"))
+                .and_then(|ms| ms.trim().parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
+                .map_or(Duration::from_secs(10), Duration::from_millis);
             Ok(Some(Export {
                 plain: plain(&endpoint),
-                endpoint: Some(endpoint),
+                endpoint,
                 protocol,
+                headers,
+                timeout,
             }))
         };
         let interval = set("OTEL_METRIC_EXPORT_INTERVAL")
@@ -147,8 +165,70 @@ impl Settings {
             flush_timeout: Duration::from_secs(2),
             metric_interval: interval,
             version: version.to_string(),
+            resource: resource(
+                set("OTEL_SERVICE_NAME").as_deref(),
+                set("OTEL_RESOURCE_ATTRIBUTES").as_deref(),
+                version,
+            ),
         })
     }
+}
+
+/// `service.name`, `service.version`, then the listed attributes (a name listed again, or
+/// given by `OTEL_SERVICE_NAME`, takes the later value).
+fn resource(service: Option<&str>, listed: Option<&str>, version: &str) -> Vec<(String, String)> {
+    let mut attributes = vec![
+        ("service.name".to_string(), "rein".to_string()),
+        ("service.version".to_string(), version.to_string()),
+        ("telemetry.sdk.language".to_string(), "rust".to_string()),
+    ];
+    let mut set = |key: String, value: String| {
+        attributes.retain(|(k, _)| *k != key);
+        attributes.push((key, value));
+    };
+    for (key, value) in pairs(listed) {
+        set(key, value);
+    }
+    if let Some(name) = service {
+        set("service.name".to_string(), name.trim().to_string());
+    }
+    attributes
+}
+
+/// `k1=v1,k2=v2` (values percent-encoded, as the OTLP variables are) as pairs; malformed
+/// entries are skipped.
+fn pairs(text: Option<&str>) -> Vec<(String, String)> {
+    text.unwrap_or_default()
+        .split(',')
+        .filter_map(|pair| {
+            let (key, value) = pair.split_once('=')?;
+            let key = key.trim();
+            (!key.is_empty()).then(|| (key.to_string(), percent_decoded(value.trim())))
+        })
+        .collect()
+}
+
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn plain(url: &str) -> bool {
@@ -192,12 +272,37 @@ mod tests {
         )
         .unwrap();
         let export = Export {
-            endpoint: None,
+            endpoint: "http://c:4317".into(),
             protocol: Protocol::Grpc,
             plain: true,
+            headers: Vec::new(),
+            timeout: Duration::from_secs(10),
         };
         assert_eq!(env.traces, Some(export.clone()));
         assert_eq!(env.metrics, Some(export));
+        let http = resolve(
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://c:4318/"),
+                ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://m/own"),
+                ("OTEL_EXPORTER_OTLP_HEADERS", "a=1,b=x%20y"),
+                ("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "A=2"),
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "2500"),
+            ],
+            &Section::default(),
+        )
+        .unwrap();
+        let traces = http.traces.unwrap();
+        assert_eq!(traces.endpoint, "https://c:4318/v1/traces");
+        assert!(!traces.plain);
+        assert_eq!(
+            traces.headers,
+            [
+                ("b".to_string(), "x y".to_string()),
+                ("A".to_string(), "2".to_string())
+            ]
+        );
+        assert_eq!(traces.timeout, Duration::from_millis(2500));
+        assert_eq!(http.metrics.unwrap().endpoint, "http://m/own");
         let section = Section {
             endpoint: Some("http://c:4318/".into()),
             ..Section::default()
@@ -206,9 +311,11 @@ mod tests {
         assert_eq!(
             config.traces,
             Some(Export {
-                endpoint: Some("http://c:4318/v1/traces".into()),
+                endpoint: "http://c:4318/v1/traces".into(),
                 protocol: Protocol::HttpProtobuf,
                 plain: true,
+                headers: Vec::new(),
+                timeout: Duration::from_secs(10),
             })
         );
         assert_eq!(config.metrics, None);
@@ -246,5 +353,24 @@ mod tests {
             ..Section::default()
         };
         assert!(resolve(&[], &asked).unwrap().log_content);
+    }
+
+    #[test]
+    fn the_resource_names_rein_unless_the_variables_say_otherwise() {
+        let plain = resolve(&[], &Section::default()).unwrap().resource;
+        assert_eq!(plain[0], ("service.name".into(), "rein".into()));
+        assert_eq!(plain[1], ("service.version".into(), "0.1.0".into()));
+        let named = resolve(
+            &[
+                ("OTEL_RESOURCE_ATTRIBUTES", "team=infra,service.name=ci"),
+                ("OTEL_SERVICE_NAME", "agent"),
+            ],
+            &Section::default(),
+        )
+        .unwrap()
+        .resource;
+        assert!(named.contains(&("team".into(), "infra".into())));
+        assert!(named.contains(&("service.name".into(), "agent".into())));
+        assert_eq!(named.iter().filter(|(k, _)| k == "service.name").count(), 1);
     }
 }

@@ -5,13 +5,19 @@
 use std::collections::HashMap;
 use std::time::SystemTime;
 
-use opentelemetry::trace::{SpanBuilder, SpanKind, Status, TraceContextExt as _};
-use opentelemetry::{Context, KeyValue};
-use opentelemetry_sdk::trace::SdkTracer;
+use std::sync::Arc;
+
 use rein_protocol::Event;
 
 use crate::Content;
 use crate::names::*;
+use crate::record::{Context, KeyValue, SpanRecord, Status};
+
+/// Where ended spans go (the export queue, the trace file).
+pub(crate) trait Sink: Send + Sync {
+    /// `span` ended.
+    fn ended(&self, span: SpanRecord);
+}
 
 /// The spans of one agent (the session's own, or a subagent's), open until their end event.
 mod requests;
@@ -47,21 +53,18 @@ struct Request {
 }
 
 /// Builds the span tree of one event stream.
-pub struct SpanTree {
-    tracer: SdkTracer,
+pub(crate) struct SpanTree {
+    sink: Arc<dyn Sink>,
     content: Content,
     main: Option<AgentSpans>,
-    /// Spans ended so far (to tell how many an exporter dropped).
-    pub ended: u64,
 }
 
 impl SpanTree {
-    pub fn new(tracer: SdkTracer, content: Content) -> Self {
+    pub fn new(sink: Arc<dyn Sink>, content: Content) -> Self {
         Self {
-            tracer,
+            sink,
             content,
             main: None,
-            ended: 0,
         }
     }
 
@@ -137,22 +140,13 @@ impl SpanTree {
         at: SystemTime,
         parent: &Context,
     ) -> Context {
-        let kind = if attributes.iter().any(|kv| kv.value.as_str() == "LLM") {
-            SpanKind::Client
-        } else {
-            SpanKind::Internal
-        };
-        let span = SpanBuilder::from_name(name.into())
-            .with_kind(kind)
-            .with_start_time(at)
-            .with_attributes(attributes)
-            .start_with_context(&self.tracer, parent);
-        Context::new().with_span(span)
+        parent.child(name.into(), attributes, at)
     }
 
     fn end(&mut self, span: &Context, at: SystemTime) {
-        span.span().end_with_timestamp(at);
-        self.ended += 1;
+        if let Some(ended) = span.end_at(at) {
+            self.sink.ended(ended);
+        }
     }
 
     /// One event for `agent`.

@@ -4,12 +4,11 @@
 
 use std::time::SystemTime;
 
-use opentelemetry::trace::TraceContextExt as _;
-use opentelemetry::{Array, KeyValue, StringValue, Value};
 use rein_protocol::{Event, Usage};
 
 use super::{AgentSpans, Request, SpanTree, clamp, session_attributes};
 use crate::names::*;
+use crate::record::{KeyValue, Value};
 
 impl SpanTree {
     /// A session start or an event of a model request.
@@ -128,10 +127,7 @@ impl SpanTree {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| format!("{stop_reason:?}"));
         request.span.span().set_attributes([
-            KeyValue::new(
-                FINISH_REASONS,
-                Value::Array(Array::String(vec![StringValue::from(reason)])),
-            ),
+            KeyValue::new(FINISH_REASONS, Value::Strs(vec![reason])),
             KeyValue::new(RESPONSE_MODEL, agent.model.clone()),
             KeyValue::new(RETRIES, request.retries),
         ]);

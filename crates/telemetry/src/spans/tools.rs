@@ -3,12 +3,11 @@
 
 use std::time::SystemTime;
 
-use opentelemetry::KeyValue;
-use opentelemetry::trace::{Status, TraceContextExt as _};
 use rein_protocol::{Event, PermissionVerdict};
 
 use super::{AgentSpans, SpanTree, back, clamp, session_attributes};
 use crate::names::*;
+use crate::record::{KeyValue, Status};
 
 impl SpanTree {
     /// An event of a tool call, a compaction or a hook run.
