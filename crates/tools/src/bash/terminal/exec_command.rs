@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::interact::{MAX_YIELD_MS, Style};
-use super::tools::tokens_to_bytes;
+use super::tools::{quote, tokens_to_bytes};
 use crate::bash::{Bash, BashArgs, MAX_TIMEOUT_MS};
 use crate::{
     CallFacts, CallKind, Effect, Lean, ToolContext, ToolOutput, TypedTool, WorkspaceGuard,
@@ -61,7 +61,7 @@ impl ExecCommand {
     /// The call as `bash` sees it.
     fn as_bash(args: &ExecCommandArgs) -> BashArgs {
         let command = match args.workdir.as_deref().filter(|d| !d.is_empty()) {
-            Some(dir) => format!("cd {} && {}", shell_word(dir), args.cmd),
+            Some(dir) => format!("cd {} && {}", quote(dir), args.cmd),
             None => args.cmd.clone(),
         };
         let escalated = args.sandbox_permissions.as_deref() == Some("require_escalated");
@@ -128,9 +128,4 @@ impl TypedTool for ExecCommand {
         )
         .await
     }
-}
-
-/// `text` as one shell word.
-fn shell_word(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "'\\''"))
 }

@@ -261,6 +261,6 @@ fn visible(text: &str) -> String {
 }
 
 /// `text` as one shell word.
-fn quote(text: &str) -> String {
+pub(super) fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
