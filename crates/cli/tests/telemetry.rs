@@ -455,3 +455,42 @@ async fn a_dead_collector_costs_at_most_the_bounded_flush_and_says_what_was_lost
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn a_trace_file_alone_needs_no_collector() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+          {"text": "done"}]}"#,
+    )
+    .await;
+    let file = dir.path().join("trace.jsonl");
+    let mut cmd = rein(dir.path());
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+        "--trace",
+        file.to_str().unwrap(),
+        "go",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "done\n");
+    let names: Vec<String> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["name"].to_string())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("execute_tool bash")),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().any(|n| n.contains("rein.session")),
+        "{names:?}"
+    );
+}

@@ -39,14 +39,24 @@ struct Failure {
 }
 
 impl Exporter {
-    /// The exporter for `export` (HTTP ones share `client`). Must be made inside the runtime.
-    pub(crate) fn new(export: &Export, client: &reqwest::Client) -> Result<Self, TelemetryError> {
-        let transport = match export.protocol {
-            Protocol::HttpProtobuf => Transport::Http {
+    /// The exporter for `export` (HTTP ones share `client`, which every HTTP export has).
+    /// Must be made inside the runtime.
+    pub(crate) fn new(
+        export: &Export,
+        client: Option<&reqwest::Client>,
+    ) -> Result<Self, TelemetryError> {
+        let transport = match (export.protocol, client) {
+            (Protocol::HttpProtobuf, Some(client)) => Transport::Http {
                 client: client.clone(),
                 url: export.endpoint.clone(),
             },
-            Protocol::Grpc => {
+            (Protocol::HttpProtobuf, None) => {
+                return Err(TelemetryError(format!(
+                    "no HTTP client for the OTLP endpoint {}",
+                    export.endpoint
+                )));
+            }
+            (Protocol::Grpc, _) => {
                 let endpoint = tonic::transport::Endpoint::from_shared(export.endpoint.clone())
                     .map_err(|e| {
                         TelemetryError(format!("the OTLP endpoint {}: {e}", export.endpoint))

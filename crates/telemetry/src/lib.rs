@@ -39,10 +39,12 @@ pub use tree::NotASpan;
 
 use record::SpanRecord;
 
-/// Spans the export queue holds before it drops new ones.
+/// Spans the export queue holds before it drops new ones (`OTEL_BSP_MAX_QUEUE_SIZE`'s
+/// default).
 const QUEUE: usize = 4096;
-/// How long spans wait after the first of a batch, for the rest to join it.
-const BATCH_DELAY: Duration = Duration::from_millis(500);
+/// Spans that are sent at once without waiting out the batch delay
+/// (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`'s default).
+const FULL_BATCH: usize = 512;
 
 /// A failure to start telemetry (an exporter that cannot be built, a trace file that cannot
 /// be created).
@@ -96,6 +98,10 @@ struct SpanExport {
     queue: Mutex<Vec<SpanRecord>>,
     /// Told when the queue gets its first span of a batch.
     queued: Notify,
+    /// Told when the queue holds a full batch.
+    full: Notify,
+    /// How long spans wait after the first of a batch, for the rest to join it.
+    delay: Duration,
     exported: AtomicU64,
 }
 
@@ -124,16 +130,18 @@ impl Telemetry {
         let client = http_client(settings)?;
         let spans = match &settings.traces {
             Some(export) => Some(SpanExport {
-                exporter: export::Exporter::new(export, &client)?,
+                exporter: export::Exporter::new(export, client.as_ref())?,
                 queue: Mutex::new(Vec::new()),
                 queued: Notify::new(),
+                full: Notify::new(),
+                delay: settings.batch_delay,
                 exported: AtomicU64::new(0),
             }),
             None => None,
         };
         let metrics = match &settings.metrics {
             Some(export) => Some(MetricExport {
-                exporter: export::Exporter::new(export, &client)?,
+                exporter: export::Exporter::new(export, client.as_ref())?,
                 interval: settings.metric_interval,
             }),
             None => None,
@@ -183,7 +191,9 @@ impl Telemetry {
         let inner = self.inner.clone();
         let task = tokio::spawn(async move {
             let sink: Arc<dyn spans::Sink> = inner.clone();
-            let mut spans = spans::SpanTree::new(sink, inner.content.clone());
+            // Spans are built only when they go somewhere (a collector or the trace file).
+            let mut spans = (inner.spans.is_some() || inner.file.is_some())
+                .then(|| spans::SpanTree::new(sink, inner.content.clone()));
             let mut metrics = inner
                 .metrics
                 .as_ref()
@@ -197,14 +207,18 @@ impl Telemetry {
                 };
                 let Some(event) = event else { break };
                 let at = SystemTime::now();
-                spans.observe(&event, at);
+                if let Some(spans) = &mut spans {
+                    spans.observe(&event, at);
+                }
                 if let Some(metrics) = &mut metrics {
                     metrics.observe(&event, at);
                 }
                 // The front end may be gone; recording goes on to the end.
                 let _ = events.send(event);
             }
-            spans.close(SystemTime::now());
+            if let Some(spans) = &mut spans {
+                spans.close(SystemTime::now());
+            }
         });
         if let Ok(mut tees) = self.inner.tees.lock() {
             tees.push(task);
@@ -260,22 +274,28 @@ impl spans::Sink for Inner {
         // Full: the span is dropped (and counted, as ended but never exported).
         if queue.len() < QUEUE {
             queue.push(span);
-            if queue.len() == 1 {
-                export.queued.notify_one();
+            match queue.len() {
+                1 => export.queued.notify_one(),
+                FULL_BATCH => export.full.notify_one(),
+                _ => {}
             }
         }
     }
 }
 
 impl Inner {
-    /// Sends queued spans a moment after the first of each batch arrives, until the end.
+    /// Sends queued spans the batch delay after the first of each batch arrives, or as soon
+    /// as a full batch is queued, until the end.
     async fn send_spans_in_batches(self: Arc<Self>) {
         let Some(export) = &self.spans else {
             return;
         };
         loop {
             export.queued.notified().await;
-            tokio::time::sleep(BATCH_DELAY).await;
+            tokio::select! {
+                () = tokio::time::sleep(export.delay) => {}
+                () = export.full.notified() => {}
+            }
             self.send_queued().await;
         }
     }
@@ -340,14 +360,19 @@ fn debug_note(message: &str) {
     }
 }
 
-/// The HTTP client of the OTLP exporters: rein's async client on the process's runtime; for
-/// `http://` collectors no root certificates are read or parsed.
-fn http_client(settings: &Settings) -> Result<reqwest::Client, TelemetryError> {
+/// The HTTP client of the OTLP exporters, when a signal goes over HTTP: rein's async client
+/// on the process's runtime; for `http://` collectors no root certificates are read or parsed.
+fn http_client(settings: &Settings) -> Result<Option<reqwest::Client>, TelemetryError> {
     let exports: Vec<&Export> = [&settings.traces, &settings.metrics]
         .into_iter()
         .flatten()
         .filter(|e| e.protocol == Protocol::HttpProtobuf)
         .collect();
+    if exports.is_empty() {
+        return Ok(None);
+    }
+    // reqwest is built without a TLS provider of its own (see rein-llm) and panics without one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut builder =
         reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
     if exports.iter().all(|e| e.plain) {
@@ -355,6 +380,7 @@ fn http_client(settings: &Settings) -> Result<reqwest::Client, TelemetryError> {
     }
     builder
         .build()
+        .map(Some)
         .map_err(|e| TelemetryError(format!("the OTLP HTTP client: {e}")))
 }
 

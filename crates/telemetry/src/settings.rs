@@ -83,6 +83,9 @@ pub struct Settings {
     pub flush_timeout: Duration,
     /// How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`, default 60 s).
     pub metric_interval: Duration,
+    /// How long ended spans wait for others to join their batch (`OTEL_BSP_SCHEDULE_DELAY`,
+    /// default 5 s; a full batch of 512 goes at once, and the exit sends the rest).
+    pub batch_delay: Duration,
     /// rein's version, for the resource.
     pub version: String,
     /// The resource's attributes: `service.name` (`OTEL_SERVICE_NAME`, else `rein`),
@@ -151,10 +154,14 @@ impl Settings {
                 timeout,
             }))
         };
-        let interval = set("OTEL_METRIC_EXPORT_INTERVAL")
-            .and_then(|ms| ms.trim().parse::<u64>().ok())
-            .filter(|ms| *ms > 0)
-            .map_or(Duration::from_secs(60), Duration::from_millis);
+        let millis = |key: &str, default: Duration| {
+            set(key)
+                .and_then(|ms| ms.trim().parse::<u64>().ok())
+                .filter(|ms| *ms > 0)
+                .map_or(default, Duration::from_millis)
+        };
+        let interval = millis("OTEL_METRIC_EXPORT_INTERVAL", Duration::from_secs(60));
+        let batch_delay = millis("OTEL_BSP_SCHEDULE_DELAY", Duration::from_secs(5));
         let log_content = set("OTEL_LOG_USER_PROMPTS").is_some_and(|v| v.trim() == "1")
             || section.log_content == Some(true);
         Ok(Self {
@@ -164,6 +171,7 @@ impl Settings {
             log_content,
             flush_timeout: Duration::from_secs(2),
             metric_interval: interval,
+            batch_delay,
             version: version.to_string(),
             resource: resource(
                 set("OTEL_SERVICE_NAME").as_deref(),
@@ -209,26 +217,9 @@ fn pairs(text: Option<&str>) -> Vec<(String, String)> {
 }
 
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 fn plain(url: &str) -> bool {
@@ -372,5 +363,42 @@ mod tests {
         assert!(named.contains(&("team".into(), "infra".into())));
         assert!(named.contains(&("service.name".into(), "agent".into())));
         assert_eq!(named.iter().filter(|(k, _)| k == "service.name").count(), 1);
+    }
+
+    #[test]
+    fn the_batch_delay_and_metric_interval_follow_the_standard_variables() {
+        let defaults = resolve(&[], &Section::default()).unwrap();
+        assert_eq!(defaults.batch_delay, Duration::from_secs(5));
+        assert_eq!(defaults.metric_interval, Duration::from_secs(60));
+        let set = resolve(
+            &[
+                ("OTEL_BSP_SCHEDULE_DELAY", "250"),
+                ("OTEL_METRIC_EXPORT_INTERVAL", "1500"),
+            ],
+            &Section::default(),
+        )
+        .unwrap();
+        assert_eq!(set.batch_delay, Duration::from_millis(250));
+        assert_eq!(set.metric_interval, Duration::from_millis(1500));
+        let nonsense = resolve(&[("OTEL_BSP_SCHEDULE_DELAY", "soon")], &Section::default());
+        assert_eq!(nonsense.unwrap().batch_delay, Duration::from_secs(5));
+    }
+
+    #[test]
+    fn header_values_are_percent_decoded() {
+        let settings = resolve(
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"),
+                (
+                    "OTEL_EXPORTER_OTLP_HEADERS",
+                    "authorization=Bearer%20abc,x=%zz",
+                ),
+            ],
+            &Section::default(),
+        )
+        .unwrap();
+        let headers = settings.traces.unwrap().headers;
+        assert!(headers.contains(&("authorization".into(), "Bearer abc".into())));
+        assert!(headers.contains(&("x".into(), "%zz".into())));
     }
 }

@@ -143,6 +143,19 @@ fn each_keyword_names_the_value_and_the_rule() {
 }
 
 #[test]
+fn a_ref_with_percent_escapes_finds_its_definition() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"when": {"$ref": "#/$defs/a%20date"}},
+        "$defs": {"a date": {"type": "string"}}
+    });
+    assert_eq!(
+        problems(schema, json!({"when": 3})),
+        vec![("/when".to_string(), "3 is not of type \"string\"".to_string())]
+    );
+}
+
+#[test]
 fn nested_problems_point_at_the_value() {
     let schema = json!({
         "type": "object",
