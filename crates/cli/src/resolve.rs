@@ -398,6 +398,8 @@ pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {
     Ok(rein_engine::PromptText {
         replace,
         append: args.append_system_prompt.clone(),
+        // Set by the set-up of each agent, which knows the map's tool.
+        repo_map: None,
     })
 }
 

@@ -128,9 +128,19 @@ impl Setup {
                 config.sandbox.clone_from(sandbox);
             }
         }
-        let tools = ToolRegistry::for_model(&config.model);
+        let mut tools = ToolRegistry::for_model(&config.model);
         if let Some(max) = &settings.config.max_terminals {
             tools.terminals().set_max_open(max.value);
+        }
+        match repo_map_tool(settings.config.repo_map_tokens.as_ref().map(|t| t.value)) {
+            Some(tool) => {
+                let at_start = settings.config.repo_map_at_start.as_ref();
+                if at_start.is_some_and(|on| on.value) {
+                    config.prompt_text.repo_map = Some(tool.clone());
+                }
+                tools.register(rein_tools::typed(tool));
+            }
+            None => tools.remove(&[rein_tools::REPO_MAP.to_string()]),
         }
         let mut agent =
             Agent::new(settings.client(), tools, config).map_err(|e| Exit::usage(e.to_string()))?;
@@ -143,4 +153,14 @@ impl Setup {
         )?;
         Ok(agent)
     }
+}
+
+/// `repo_map` as configured, its tags cached under rein's cache folder; `None` when
+/// `[tools] repo_map_tokens = 0` turns it off.
+pub(crate) fn repo_map_tool(tokens: Option<usize>) -> Option<rein_tools::RepoMapTool> {
+    let budget = tokens.unwrap_or(rein_tools::REPO_MAP_TOKENS);
+    (budget > 0).then(|| rein_tools::RepoMapTool {
+        cache_dir: Some(crate::env::cache_dir(&crate::env::process).join("repo-map")),
+        budget,
+    })
 }

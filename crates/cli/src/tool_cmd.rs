@@ -30,7 +30,13 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     let workspace = resolve::workspace(args.cwd.as_deref())?;
     known(&args.name)?;
     // Only the tool called is built: building one derives its schema.
-    let registry = ToolRegistry::builtin_only(|name| name == args.name);
+    let mut registry = ToolRegistry::builtin_only(|name| name == args.name);
+    if args.name == rein_tools::REPO_MAP
+        && let Some(tool) = crate::setup::repo_map_tool(None)
+    {
+        // With its cache, as in a session.
+        registry.register(rein_tools::typed(tool));
+    }
     let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
     let ctx = context(&workspace, cancel.clone(), None)?;

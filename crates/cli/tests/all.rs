@@ -28,6 +28,7 @@ mod npm;
 mod odd_workspaces;
 mod otlp;
 mod rate_limits;
+mod repo_map;
 mod sandbox;
 mod schedules;
 mod secrets;

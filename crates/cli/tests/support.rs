@@ -23,6 +23,7 @@ pub fn rein(workspace: &Path) -> Command {
     // Saved outputs (and later sessions) go to a folder of the test, not the user's.
     cmd.env("XDG_DATA_HOME", workspace.join(".rein-test-data"));
     cmd.env("XDG_CONFIG_HOME", workspace.join(".rein-test-config"));
+    cmd.env("XDG_CACHE_HOME", workspace.join(".rein-test-cache"));
     cmd.current_dir(workspace);
     cmd
 }

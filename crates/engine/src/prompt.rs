@@ -110,6 +110,8 @@ pub struct SystemPromptBuilder {
     own_identity: bool,
     /// The user's text added at the end (`--append-system-prompt`).
     appended: Option<String>,
+    /// The repository map of the session's start.
+    repo_map: Option<String>,
     /// Folders added to the workspace (`--add-dir`).
     added_dirs: Vec<std::path::PathBuf>,
     warnings: Vec<String>,
@@ -138,6 +140,7 @@ impl SystemPromptBuilder {
             profile: ToolsProfile::Full,
             own_identity: false,
             appended: None,
+            repo_map: None,
             added_dirs: guard.added_dirs().to_vec(),
             warnings,
             workspace_files: source.file,
@@ -177,6 +180,12 @@ impl SystemPromptBuilder {
     /// Adds `text` at the end of the prompt (`--append-system-prompt`).
     pub fn appended(mut self, text: &str) -> Self {
         self.appended = Some(text.trim().to_string());
+        self
+    }
+
+    /// Adds the repository map (`repo_map`'s outline as the session starts).
+    pub fn repo_map(mut self, outline: &str) -> Self {
+        self.repo_map = Some(outline.trim().to_string());
         self
     }
 
@@ -275,6 +284,13 @@ impl SystemPromptBuilder {
                  earlier sessions; the memory tool reads and keeps it.\n\n",
             );
             out.push_str(&self.memory_text("/memories/MEMORY.md", index));
+            out.push('\n');
+        }
+        if let Some(map) = self.repo_map.as_deref().filter(|t| !t.is_empty()) {
+            out.push_str(
+                "\n# Repository map\nThe most used definitions, as the session started.\n\n",
+            );
+            out.push_str(map);
             out.push('\n');
         }
         if let Some(text) = self.appended.as_deref().filter(|t| !t.is_empty()) {

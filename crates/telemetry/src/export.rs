@@ -32,6 +32,11 @@ enum Transport {
     Grpc(tonic::transport::Channel),
 }
 
+/// An export the collector did not take, after the retries: what happened last.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotExported(String);
+
 /// A failed export: whether another try may pass, and what happened.
 struct Failure {
     retry: bool,
@@ -73,7 +78,7 @@ impl Exporter {
     }
 
     /// Sends spans; the error says why they were not taken.
-    pub(crate) async fn spans(&self, request: ExportTraceServiceRequest) -> Result<(), String> {
+    pub(crate) async fn spans(&self, request: ExportTraceServiceRequest) -> Result<(), NotExported> {
         self.with_retries(|| async {
             match &self.transport {
                 Transport::Http { client, url } => {
@@ -89,7 +94,7 @@ impl Exporter {
     }
 
     /// Sends metrics; the error says why they were not taken.
-    pub(crate) async fn metrics(&self, request: ExportMetricsServiceRequest) -> Result<(), String> {
+    pub(crate) async fn metrics(&self, request: ExportMetricsServiceRequest) -> Result<(), NotExported> {
         self.with_retries(|| async {
             match &self.transport {
                 Transport::Http { client, url } => {
@@ -104,7 +109,7 @@ impl Exporter {
         .await
     }
 
-    async fn with_retries<F, Fut>(&self, attempt: F) -> Result<(), String>
+    async fn with_retries<F, Fut>(&self, attempt: F) -> Result<(), NotExported>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<(), Failure>>,
@@ -115,7 +120,7 @@ impl Exporter {
                 Ok(()) => return Ok(()),
                 Err(failure) => match delays.next() {
                     Some(delay) if failure.retry => tokio::time::sleep(*delay).await,
-                    _ => return Err(failure.message),
+                    _ => return Err(NotExported(failure.message)),
                 },
             }
         }

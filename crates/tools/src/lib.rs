@@ -43,6 +43,7 @@ mod output;
 mod profile;
 mod read_file;
 mod registry;
+mod repo_map;
 mod schema;
 mod search;
 pub mod shell;
@@ -83,6 +84,7 @@ pub use rein_fs::{
     SensitivePaths, WorkspaceGuard, open_regular, private, read_capped, read_regular,
     read_regular_bytes, write_atomic, write_atomic_private,
 };
+pub use repo_map::{REPO_MAP, REPO_MAP_TOKENS, RepoMapArgs, RepoMapTool};
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
 pub use todo::{TodoWrite, TodoWriteArgs};
 pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};

@@ -39,7 +39,7 @@ impl Entry {
 type Build = fn(&crate::Terminals) -> Arc<dyn Tool>;
 
 /// The built-in tools, by name and Claude Code's name, each built when asked for.
-const BUILTIN: [(&str, &str, Build); 17] = [
+const BUILTIN: [(&str, &str, Build); 18] = [
     (
         <crate::Bash as TypedTool>::NAME,
         <crate::Bash as TypedTool>::CLAUDE_NAME,
@@ -84,6 +84,11 @@ const BUILTIN: [(&str, &str, Build); 17] = [
         <crate::Grep as TypedTool>::NAME,
         <crate::Grep as TypedTool>::CLAUDE_NAME,
         |_| crate::typed(crate::Grep),
+    ),
+    (
+        <crate::RepoMapTool as TypedTool>::NAME,
+        <crate::RepoMapTool as TypedTool>::CLAUDE_NAME,
+        |_| crate::typed(crate::RepoMapTool::default()),
     ),
     (
         <crate::BashOutput as TypedTool>::NAME,

@@ -151,7 +151,10 @@ fn a_ref_with_percent_escapes_finds_its_definition() {
     });
     assert_eq!(
         problems(schema, json!({"when": 3})),
-        vec![("/when".to_string(), "3 is not of type \"string\"".to_string())]
+        vec![(
+            "/when".to_string(),
+            "3 is not of type \"string\"".to_string()
+        )]
     );
 }
 

@@ -127,6 +127,10 @@ pub struct Tools {
     pub max_teammates: Option<Spanned<usize>>,
     /// Most interactive sessions (`bash` with `tty`) running at once (4).
     pub max_terminals: Option<Spanned<usize>>,
+    /// Tokens the `repo_map` tool's outline may take (1000; 0 turns the tool off).
+    pub repo_map_tokens: Option<Spanned<usize>>,
+    /// Add the repository map to the system prompt as each session starts (off).
+    pub repo_map_at_start: Option<Spanned<bool>>,
     /// What a new worktree starts from: `head` (default) or `working-tree`.
     pub worktree_base: Option<Spanned<String>>,
     /// Paths no tool may touch, added to the built-in list.

@@ -159,6 +159,10 @@ pub struct Config {
     pub max_teammates: Option<Sourced<usize>>,
     /// Most interactive sessions running at once.
     pub max_terminals: Option<Sourced<usize>>,
+    /// Tokens the repository map may take (0: no `repo_map` tool).
+    pub repo_map_tokens: Option<Sourced<usize>>,
+    /// The repository map in the system prompt from the session's start.
+    pub repo_map_at_start: Option<Sourced<bool>>,
     /// What a new worktree starts from (`head`, `working-tree`).
     pub worktree_base: Option<Sourced<String>>,
     /// Paths added to the built-in sensitive list (never a replacement of it).

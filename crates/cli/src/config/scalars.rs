@@ -131,6 +131,16 @@ impl Table {
         self.push("tools.max_teammates", plain(&config.max_teammates), "8");
         self.push("tools.max_terminals", plain(&config.max_terminals), "4");
         self.push(
+            "tools.repo_map_tokens",
+            plain(&config.repo_map_tokens),
+            "1000",
+        );
+        self.push(
+            "tools.repo_map_at_start",
+            plain(&config.repo_map_at_start),
+            "false",
+        );
+        self.push(
             "tools.worktree_base",
             quoted(&config.worktree_base),
             "\"head\"",

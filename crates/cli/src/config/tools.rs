@@ -42,6 +42,16 @@ pub(super) fn merge(config: &mut Config, file: &TomlFile, reader: &Reader<'_>) {
         reader,
     );
     set(
+        &mut config.repo_map_tokens,
+        tools.repo_map_tokens.as_ref(),
+        reader,
+    );
+    set(
+        &mut config.repo_map_at_start,
+        tools.repo_map_at_start.as_ref(),
+        reader,
+    );
+    set(
         &mut config.worktree_base,
         tools.worktree_base.as_ref(),
         reader,

@@ -194,4 +194,7 @@ pub struct PromptText {
     pub replace: Option<String>,
     /// Added at the end.
     pub append: Option<String>,
+    /// The repository map, built as the session starts and kept for its whole length (so the
+    /// prompt cache holds): `[tools] repo_map_at_start`.
+    pub repo_map: Option<rein_tools::RepoMapTool>,
 }

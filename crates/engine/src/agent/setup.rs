@@ -196,6 +196,9 @@ pub(super) fn system_prompt(
     if let Some(text) = &config.prompt_text.append {
         builder = builder.appended(text);
     }
+    if let Some(map) = &config.prompt_text.repo_map {
+        builder = builder.repo_map(&map.outline(guard, Vec::new()));
+    }
     builder = builder
         .tools(tools.names())
         .profile(config.tools_profile)

@@ -1,0 +1,213 @@
+//! One file's tags: the definitions its grammar's tags query finds (name, kind, line, the
+//! line's text as its signature) and every identifier it uses, counted — the references the
+//! ranking follows. Identifiers rather than the queries' `@reference.*` captures: those name
+//! calls only (and nothing at all in C and C++), while a repository's central types are
+//! mostly used in signatures and fields.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, Query, QueryCursor, Tree};
+
+use super::languages::Lang;
+
+/// The longest signature kept, in bytes.
+const SIGNATURE: usize = 120;
+
+/// A definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Def {
+    /// The defined name.
+    pub name: String,
+    /// What the query calls it: `function`, `method`, `class`, `interface`, `module`…
+    pub kind: String,
+    /// Its first line, from 1.
+    pub line: u32,
+    /// That line's text, trimmed (and cut at 120 bytes).
+    pub signature: String,
+}
+
+/// Names and how often they are used.
+pub type Uses = Vec<(String, u32)>;
+
+/// What one file defines and uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileTags {
+    /// Its definitions, in file order.
+    pub defs: Vec<Def>,
+    /// The identifiers it uses (two characters or more) and how often, but for those in
+    /// member position.
+    pub refs: Uses,
+    /// The identifiers it uses after a `.` (`x.len()`, `self.path`): the receiver is unknown,
+    /// so a use says less about which definition is meant.
+    pub members: Uses,
+}
+
+/// Reads files of one language after another with one parser and compiled queries.
+pub(crate) struct Tagger {
+    parser: Parser,
+    queries: HashMap<Lang, Query>,
+}
+
+impl Tagger {
+    pub(crate) fn new() -> Self {
+        Self {
+            parser: Parser::new(),
+            queries: HashMap::new(),
+        }
+    }
+
+    /// The tags of `source` in `lang`; a file the grammar cannot read has none.
+    pub(crate) fn tags(&mut self, lang: Lang, source: &[u8]) -> FileTags {
+        if self.parser.set_language(&lang.grammar()).is_err() {
+            return FileTags::default();
+        }
+        let Some(tree) = self.parser.parse(source, None) else {
+            return FileTags::default();
+        };
+        let query = match self.queries.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(q) => q.into_mut(),
+            std::collections::hash_map::Entry::Vacant(slot) => match lang.tags_query() {
+                Ok(query) => slot.insert(query),
+                Err(_) => return FileTags::default(),
+            },
+        };
+        let (refs, members) = identifiers(&tree, source);
+        FileTags {
+            defs: definitions(query, &tree, source),
+            refs,
+            members,
+        }
+    }
+}
+
+fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Def> {
+    let names = query.capture_names();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(query, tree.root_node(), source);
+    let mut defs: Vec<Def> = Vec::new();
+    while let Some(found) = matches.next() {
+        let mut name = None;
+        let mut definition = None;
+        for capture in found.captures {
+            let label = names[capture.index as usize];
+            if label == "name" {
+                name = Some(capture.node);
+            } else if let Some(kind) = label.strip_prefix("definition.") {
+                definition = Some((kind, capture.node));
+            }
+        }
+        let (Some(name), Some((kind, node))) = (name, definition) else {
+            continue;
+        };
+        let Ok(text) = name.utf8_text(source) else {
+            continue;
+        };
+        let line = node.start_position().row as u32 + 1;
+        // Two patterns may find the same definition (a method is a function too).
+        if defs.iter().any(|d| d.line == line && d.name == text) {
+            continue;
+        }
+        defs.push(Def {
+            name: text.to_string(),
+            kind: kind.to_string(),
+            line,
+            signature: signature(source, node),
+        });
+    }
+    defs.sort_by_key(|d| d.line);
+    defs
+}
+
+/// The first line of `node`, trimmed and cut.
+fn signature(source: &[u8], node: Node<'_>) -> String {
+    let start = node.start_byte();
+    let line_start = source[..start]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = source[start..]
+        .iter()
+        .position(|b| *b == b'\n')
+        .map_or(source.len(), |i| start + i);
+    let text = String::from_utf8_lossy(&source[line_start..line_end]);
+    let text = text.trim();
+    if text.len() <= SIGNATURE {
+        return text.to_string();
+    }
+    let mut cut = SIGNATURE;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
+}
+
+/// Every identifier-like leaf (`identifier`, `type_identifier`, Ruby's `constant`…) of two
+/// characters or more, counted, in name order: those in member position (`field_identifier`,
+/// `property_identifier`, the attribute of a Python attribute) apart.
+fn identifiers(tree: &Tree, source: &[u8]) -> (Uses, Uses) {
+    let mut plain: HashMap<&str, u32> = HashMap::new();
+    let mut members: HashMap<&str, u32> = HashMap::new();
+    let mut cursor = tree.walk();
+    let mut descend = true;
+    loop {
+        let node = cursor.node();
+        if descend && node.child_count() == 0 {
+            let kind = node.kind();
+            if (kind.ends_with("identifier") || kind == "constant")
+                && let Ok(text) = node.utf8_text(source)
+                && text.len() >= 2
+            {
+                let counts = if is_member(node, kind) {
+                    &mut members
+                } else {
+                    &mut plain
+                };
+                *counts.entry(text).or_default() += 1;
+            }
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+        descend = false;
+    }
+    (sorted(plain), sorted(members))
+}
+
+/// Whether an identifier names a member of something else.
+fn is_member(node: Node<'_>, kind: &str) -> bool {
+    if kind == "field_identifier" || kind == "property_identifier" {
+        return true;
+    }
+    let Some(parent) = node.parent() else {
+        return false;
+    };
+    let field = match parent.kind() {
+        // Python's `x.name`, Go's and Java's `x.Name`, Ruby's `x.name`.
+        "attribute" => "attribute",
+        "selector_expression" => "field",
+        "field_access" | "method_invocation" => "name",
+        "call" => "method",
+        _ => return false,
+    };
+    parent
+        .child_by_field_name(field)
+        .is_some_and(|child| child.id() == node.id())
+}
+
+fn sorted(counts: HashMap<&str, u32>) -> Uses {
+    let mut list: Uses = counts
+        .into_iter()
+        .map(|(name, n)| (name.to_string(), n))
+        .collect();
+    list.sort();
+    list
+}
