@@ -542,10 +542,10 @@ async fn an_automatic_summary_that_would_grow_the_transcript_is_not_used() {
     let dir = tempfile::tempdir().unwrap();
     // Longer than the three steps it summarises.
     let verbose = "All of it again, at length. ".repeat(2_000);
-    // 21,000: the four steps and the tool definitions (task board and team tools included)
-    // fit, so only the summary that would grow them is in question.
+    // 21,100: the four steps and the tool definitions (task board, team tools and
+    // `repo_map` included) fit, so only the summary that would grow them is in question.
     let server = mock(&four_long_steps_then(r#"{"text": "all done"}"#, &verbose)).await;
-    let out = output(exec_in_window(dir.path(), &server, "21000")).await;
+    let out = output(exec_in_window(dir.path(), &server, "21100")).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(!stdout.contains(r#""type":"compaction""#), "{stdout}");
@@ -568,7 +568,8 @@ async fn one_summary_per_request_a_refusal_after_it_ends_the_run_clearly() {
         "SUMMARY: thought it through",
     ))
     .await;
-    let out = output(exec_in_window(dir.path(), &server, "20000")).await;
+    // 20,100: 20,000 before `repo_map`'s definition (about 70 tokens) joined the tools.
+    let out = output(exec_in_window(dir.path(), &server, "20100")).await;
     assert_eq!(out.status.code(), Some(1));
     let stdout = text(&out.stdout);
     assert!(stdout.contains(r#""trigger":"auto""#), "{stdout}");

@@ -78,7 +78,10 @@ impl Exporter {
     }
 
     /// Sends spans; the error says why they were not taken.
-    pub(crate) async fn spans(&self, request: ExportTraceServiceRequest) -> Result<(), NotExported> {
+    pub(crate) async fn spans(
+        &self,
+        request: ExportTraceServiceRequest,
+    ) -> Result<(), NotExported> {
         self.with_retries(|| async {
             match &self.transport {
                 Transport::Http { client, url } => {
@@ -94,7 +97,10 @@ impl Exporter {
     }
 
     /// Sends metrics; the error says why they were not taken.
-    pub(crate) async fn metrics(&self, request: ExportMetricsServiceRequest) -> Result<(), NotExported> {
+    pub(crate) async fn metrics(
+        &self,
+        request: ExportMetricsServiceRequest,
+    ) -> Result<(), NotExported> {
         self.with_retries(|| async {
             match &self.transport {
                 Transport::Http { client, url } => {

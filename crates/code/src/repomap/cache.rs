@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::tags::FileTags;
 
 /// Bumped when what is stored changes meaning.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// A file's tags as of its stamp.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

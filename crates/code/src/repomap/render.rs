@@ -33,17 +33,13 @@ pub(crate) fn outline(
     for file in order {
         let names = &wanted[&file];
         let _ = writeln!(text, "{}:", paths[file]);
-        let mut last_line = 0;
-        for def in files[file]
-            .defs
-            .iter()
-            .filter(|d| names.contains(d.name.as_str()))
-        {
-            if def.line == last_line {
-                continue;
+        // One line a name: the first of its definitions in the file (the others are
+        // mostly the same method in other impls).
+        let mut shown: BTreeSet<&str> = BTreeSet::new();
+        for def in &files[file].defs {
+            if names.contains(def.name.as_str()) && shown.insert(def.name.as_str()) {
+                let _ = writeln!(text, "{:>5}│{}", def.line, def.signature);
             }
-            last_line = def.line;
-            let _ = writeln!(text, "{:>5}│{}", def.line, def.signature);
         }
     }
     text

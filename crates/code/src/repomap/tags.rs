@@ -4,7 +4,7 @@
 //! calls only (and nothing at all in C and C++), while a repository's central types are
 //! mostly used in signatures and fields.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
@@ -36,7 +36,7 @@ pub type Uses = Vec<(String, u32)>;
 pub struct FileTags {
     /// Its definitions, in file order.
     pub defs: Vec<Def>,
-    /// The identifiers it uses (two characters or more) and how often, but for those in
+    /// The identifiers it uses (three characters or more) and how often, but for those in
     /// member position.
     pub refs: Uses,
     /// The identifiers it uses after a `.` (`x.len()`, `self.path`): the receiver is unknown,
@@ -73,20 +73,24 @@ impl Tagger {
                 Err(_) => return FileTags::default(),
             },
         };
-        let (refs, members) = identifiers(&tree, source);
+        let (defs, names) = definitions(query, &tree, source);
+        let (refs, members) = identifiers(&tree, source, &names);
         FileTags {
-            defs: definitions(query, &tree, source),
+            defs,
             refs,
             members,
         }
     }
 }
 
-fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Def> {
+/// The definitions, and where their names stand (byte offsets: a definition's own name is
+/// not a use of it).
+fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> (Vec<Def>, HashSet<usize>) {
     let names = query.capture_names();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(query, tree.root_node(), source);
     let mut defs: Vec<Def> = Vec::new();
+    let mut named_at = HashSet::new();
     while let Some(found) = matches.next() {
         let mut name = None;
         let mut definition = None;
@@ -94,7 +98,10 @@ fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Def> {
             let label = names[capture.index as usize];
             if label == "name" {
                 name = Some(capture.node);
-            } else if let Some(kind) = label.strip_prefix("definition.") {
+            } else if let Some(kind) = label.strip_prefix("definition.")
+                // A module is the code's layout, not something it uses by name.
+                && kind != "module"
+            {
                 definition = Some((kind, capture.node));
             }
         }
@@ -104,6 +111,7 @@ fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Def> {
         let Ok(text) = name.utf8_text(source) else {
             continue;
         };
+        named_at.insert(name.start_byte());
         let line = node.start_position().row as u32 + 1;
         // Two patterns may find the same definition (a method is a function too).
         if defs.iter().any(|d| d.line == line && d.name == text) {
@@ -117,7 +125,7 @@ fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> Vec<Def> {
         });
     }
     defs.sort_by_key(|d| d.line);
-    defs
+    (defs, named_at)
 }
 
 /// The first line of `node`, trimmed and cut.
@@ -143,21 +151,24 @@ fn signature(source: &[u8], node: Node<'_>) -> String {
     format!("{}…", &text[..cut])
 }
 
-/// Every identifier-like leaf (`identifier`, `type_identifier`, Ruby's `constant`…) of two
-/// characters or more, counted, in name order: those in member position (`field_identifier`,
-/// `property_identifier`, the attribute of a Python attribute) apart.
-fn identifiers(tree: &Tree, source: &[u8]) -> (Uses, Uses) {
+/// Every identifier-like leaf (`identifier`, `type_identifier`, Ruby's `constant`…) of three
+/// characters or more (`i`, `io`, `fs` are mostly local names), counted, in name order: those in member position (`field_identifier`,
+/// `property_identifier`, the attribute of a Python attribute) apart. Definitions' own names
+/// (at the offsets in `defined`) and Rust attributes (`#[derive(Debug)]` names no definition
+/// of the repository) are left out.
+fn identifiers(tree: &Tree, source: &[u8], defined: &HashSet<usize>) -> (Uses, Uses) {
     let mut plain: HashMap<&str, u32> = HashMap::new();
     let mut members: HashMap<&str, u32> = HashMap::new();
     let mut cursor = tree.walk();
     let mut descend = true;
     loop {
         let node = cursor.node();
-        if descend && node.child_count() == 0 {
+        let attribute = matches!(node.kind(), "attribute_item" | "inner_attribute_item");
+        if descend && node.child_count() == 0 && !defined.contains(&node.start_byte()) {
             let kind = node.kind();
             if (kind.ends_with("identifier") || kind == "constant")
                 && let Ok(text) = node.utf8_text(source)
-                && text.len() >= 2
+                && text.len() >= 3
             {
                 let counts = if is_member(node, kind) {
                     &mut members
@@ -167,7 +178,7 @@ fn identifiers(tree: &Tree, source: &[u8]) -> (Uses, Uses) {
                 *counts.entry(text).or_default() += 1;
             }
         }
-        if descend && cursor.goto_first_child() {
+        if descend && !attribute && cursor.goto_first_child() {
             continue;
         }
         if cursor.goto_next_sibling() {
