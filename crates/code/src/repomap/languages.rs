@@ -24,7 +24,8 @@ pub(crate) enum Lang {
 }
 
 impl Lang {
-    /// Every language, in the order their queries are compiled.
+    /// Every language.
+    #[cfg(test)]
     pub(crate) const ALL: [Lang; 10] = [
         Lang::Rust,
         Lang::Python,
@@ -97,5 +98,19 @@ impl Lang {
             language: format!("{self:?}"),
             message: e.to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammars_tags_query_compiles() {
+        for lang in Lang::ALL {
+            if let Err(e) = lang.tags_query() {
+                panic!("{e}");
+            }
+        }
     }
 }

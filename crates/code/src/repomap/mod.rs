@@ -131,10 +131,6 @@ impl RepoMap {
         if !self.root.is_dir() {
             return Err(MapError::NotAFolder(self.root.clone()));
         }
-        // A query that does not compile is a broken build; say so rather than map nothing.
-        for lang in Lang::ALL {
-            lang.tags_query()?;
-        }
         let (found, truncated) = self.walk(options.max_files);
         let mut stored = self.cache.as_deref().map(cache::load).unwrap_or_default();
         let mut entries: Vec<Option<Entry>> = found

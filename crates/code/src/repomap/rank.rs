@@ -12,6 +12,9 @@ use super::tags::FileTags;
 const DAMPING: f64 = 0.85;
 /// Iterations (the ranks settle well before).
 const ITERATIONS: usize = 40;
+/// A name defined in more files than this (`new`, `run`, `Error`) says nothing about which
+/// file a use means: it makes no edges (in a large repository they would be most of them).
+const MOST_DEFINERS: usize = 20;
 
 /// What to centre the ranking on.
 #[derive(Debug, Default)]
@@ -68,24 +71,18 @@ pub(crate) fn rank(files: &[&FileTags], centre: &Centre) -> Vec<Ranked> {
     }
     // Edges from a user of a name to each file defining it (not to itself), the weight split
     // among the definers; a use after a `.` counts a tenth (its receiver is unknown).
-    let mut uses: Vec<HashMap<&str, f64>> = vec![HashMap::new(); n];
-    for (i, tags) in files.iter().enumerate() {
-        for (name, count) in &tags.refs {
-            *uses[i].entry(name.as_str()).or_default() += f64::from(*count);
-        }
-        for (name, count) in &tags.members {
-            *uses[i].entry(name.as_str()).or_default() += f64::from(*count) / 10.0;
-        }
-    }
     let mut edges: Vec<(usize, usize, &str, f64)> = Vec::new();
-    for (i, used) in uses.iter().enumerate() {
-        for (&name, &count) in used {
-            let Some(targets) = definers.get(name) else {
+    for (i, tags) in files.iter().enumerate() {
+        let plain = tags.refs.iter().map(|(name, n)| (name, f64::from(*n)));
+        let members = (tags.members.iter()).map(|(name, n)| (name, f64::from(*n) / 10.0));
+        for (name, uses) in plain.chain(members) {
+            let Some(targets) = (definers.get(name.as_str())).filter(|t| t.len() <= MOST_DEFINERS)
+            else {
                 continue;
             };
-            let w = weight(name, targets.len(), centre) * count.sqrt() / targets.len() as f64;
+            let w = weight(name, targets.len(), centre) * uses.sqrt() / targets.len() as f64;
             for &j in targets.iter().filter(|&&j| j != i) {
-                edges.push((i, j, name, w));
+                edges.push((i, j, name.as_str(), w));
             }
         }
     }
