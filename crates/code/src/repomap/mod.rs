@@ -30,14 +30,6 @@ pub enum MapError {
     /// The root is not a folder that can be read.
     #[error("{0} is not a folder rein can read")]
     NotAFolder(PathBuf),
-    /// A grammar's tags query does not compile (a build of rein with mismatched crates).
-    #[error("the {language} tags query does not compile: {message}")]
-    Query {
-        /// The grammar's language.
-        language: String,
-        /// What tree-sitter said.
-        message: String,
-    },
 }
 
 /// What a map is built for.
