@@ -286,6 +286,12 @@ impl SystemPromptBuilder {
             out.push_str(&self.memory_text("/memories/MEMORY.md", index));
             out.push('\n');
         }
+        self.push_closing(&mut out);
+        SystemPrompt(out)
+    }
+
+    /// The repository map and the user's appended text, which close the prompt.
+    fn push_closing(&self, out: &mut String) {
         if let Some(map) = self.repo_map.as_deref().filter(|t| !t.is_empty()) {
             out.push_str(
                 "\n# Repository map\nThe most used definitions, as the session started.\n\n",
@@ -298,7 +304,6 @@ impl SystemPromptBuilder {
             out.push_str(text);
             out.push('\n');
         }
-        SystemPrompt(out)
     }
 
     /// The memory file `name`'s `text` as sent: in the lean profile cut to
