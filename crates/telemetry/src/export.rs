@@ -9,7 +9,6 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_client::MetricsServiceClient;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient;
-use prost::Message as _;
 
 use crate::TelemetryError;
 use crate::settings::{Export, Protocol};
@@ -82,18 +81,16 @@ impl Exporter {
         &self,
         request: ExportTraceServiceRequest,
     ) -> Result<(), NotExported> {
-        self.with_retries(|| async {
-            match &self.transport {
-                Transport::Http { client, url } => {
-                    self.post(client, url, request.encode_to_vec()).await
-                }
-                Transport::Grpc(channel) => {
+        match &self.transport {
+            Transport::Http { client, url } => self.post_with_retries(client, url, &request).await,
+            Transport::Grpc(channel) => {
+                self.with_retries(|| async {
                     let mut client = TraceServiceClient::new(channel.clone());
                     grpc_result(client.export(self.grpc_request(request.clone())).await)
-                }
+                })
+                .await
             }
-        })
-        .await
+        }
     }
 
     /// Sends metrics; the error says why they were not taken.
@@ -101,18 +98,28 @@ impl Exporter {
         &self,
         request: ExportMetricsServiceRequest,
     ) -> Result<(), NotExported> {
-        self.with_retries(|| async {
-            match &self.transport {
-                Transport::Http { client, url } => {
-                    self.post(client, url, request.encode_to_vec()).await
-                }
-                Transport::Grpc(channel) => {
+        match &self.transport {
+            Transport::Http { client, url } => self.post_with_retries(client, url, &request).await,
+            Transport::Grpc(channel) => {
+                self.with_retries(|| async {
                     let mut client = MetricsServiceClient::new(channel.clone());
                     grpc_result(client.export(self.grpc_request(request.clone())).await)
-                }
+                })
+                .await
             }
-        })
-        .await
+        }
+    }
+
+    /// Posts `message` over HTTP, encoded once for every try.
+    async fn post_with_retries(
+        &self,
+        client: &reqwest::Client,
+        url: &str,
+        message: &impl prost::Message,
+    ) -> Result<(), NotExported> {
+        let body = message.encode_to_vec();
+        self.with_retries(|| self.post(client, url, body.clone()))
+            .await
     }
 
     async fn with_retries<F, Fut>(&self, attempt: F) -> Result<(), NotExported>

@@ -86,11 +86,11 @@ pub(crate) fn rank(files: &[&FileTags], centre: &Centre) -> Vec<Ranked> {
             }
         }
     }
-    let ranks = pagerank(n, &edges, centre);
     let mut out_weight = vec![0.0; n];
     for &(i, _, _, w) in &edges {
         out_weight[i] += w;
     }
+    let ranks = pagerank(&edges, &out_weight, centre);
     let mut by_def: HashMap<(usize, &str), f64> = HashMap::new();
     for &(i, j, name, w) in &edges {
         *by_def.entry((j, name)).or_default() += ranks[i] * w / out_weight[i];
@@ -122,7 +122,8 @@ pub(crate) fn rank(files: &[&FileTags], centre: &Centre) -> Vec<Ranked> {
 
 /// Weighted PageRank; the random jumps (and the rank of files that point nowhere) land on the
 /// centre's files when there are any, else anywhere.
-fn pagerank(n: usize, edges: &[(usize, usize, &str, f64)], centre: &Centre) -> Vec<f64> {
+fn pagerank(edges: &[(usize, usize, &str, f64)], out_weight: &[f64], centre: &Centre) -> Vec<f64> {
+    let n = out_weight.len();
     let jump: Vec<f64> = if centre.files.is_empty() {
         vec![1.0 / n as f64; n]
     } else {
@@ -137,10 +138,6 @@ fn pagerank(n: usize, edges: &[(usize, usize, &str, f64)], centre: &Centre) -> V
             })
             .collect()
     };
-    let mut out_weight = vec![0.0; n];
-    for &(i, _, _, w) in edges {
-        out_weight[i] += w;
-    }
     let mut ranks = jump.clone();
     for _ in 0..ITERATIONS {
         let dangling: f64 = (0..n)
