@@ -1,0 +1,531 @@
+//! One running language server: JSON-RPC over its standard input and output, the documents
+//! rein has opened in it, and the diagnostics it published.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use lsp_types::Diagnostic;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, BufReader};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::{oneshot, watch};
+
+use super::launch::Launch;
+use super::{LspError, ServerSpec, language_id, uri};
+
+/// How long a server may take to answer `initialize`.
+pub const INIT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The quiet a server keeps after a publication before its diagnostics count as settled (a
+/// server may publish a file twice for one change: syntax first, then types).
+const QUIET: Duration = Duration::from_millis(150);
+
+/// The diagnostics a server published for one file.
+#[derive(Debug, Clone, Default)]
+pub struct Published {
+    /// The document version they are for, when the server said.
+    pub version: Option<i32>,
+    /// The diagnostics.
+    pub items: Vec<Diagnostic>,
+    /// The publication's number in the server's sequence.
+    pub seq: u64,
+}
+
+/// A document as the server has it.
+#[derive(Debug)]
+struct Doc {
+    version: i32,
+    text: String,
+}
+
+/// What the reader task and the callers share.
+#[derive(Debug, Default)]
+struct Shared {
+    pending: Mutex<HashMap<i64, oneshot::Sender<Result<Value, String>>>>,
+    published: Mutex<HashMap<PathBuf, Published>>,
+    /// The number of the last publication.
+    seq: watch::Sender<u64>,
+    /// Why the server ended, once it has.
+    ended: watch::Sender<Option<String>>,
+    /// The end of what the server wrote to standard error.
+    stderr: Mutex<String>,
+}
+
+impl Shared {
+    fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+        mutex.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A sent change the server's diagnostics can be awaited for.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// The file.
+    pub path: PathBuf,
+    /// The last publication before the change.
+    pub since: u64,
+}
+
+/// A running language server.
+pub struct Client {
+    name: String,
+    root: PathBuf,
+    pid: Option<u32>,
+    writer: Arc<tokio::sync::Mutex<ChildStdin>>,
+    shared: Arc<Shared>,
+    next_id: AtomicI64,
+    capabilities: Value,
+    docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
+    child: Mutex<Option<Child>>,
+    _keep: Box<dyn std::any::Any + Send + Sync>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("name", &self.name)
+            .field("root", &self.root)
+            .field("pid", &self.pid)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts `spec`'s server on `root` through `launch` and initialises it (waiting at most
+    /// `init_timeout` for its answer).
+    pub async fn start(
+        spec: &ServerSpec,
+        program: &Path,
+        root: &Path,
+        launch: &dyn Launch,
+        init_timeout: Duration,
+    ) -> Result<Self, LspError> {
+        let name = spec.name.clone();
+        let spawn_error = |source| LspError::Spawn {
+            server: name.clone(),
+            source,
+        };
+        let mut launched = launch
+            .command(program, &spec.command[1..], root)
+            .map_err(spawn_error)?;
+        let mut child = launched
+            .command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(spawn_error)?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(spawn_error(std::io::Error::other("no pipes")));
+        };
+        let writer = Arc::new(tokio::sync::Mutex::new(stdin));
+        let shared = Arc::new(Shared::default());
+        tokio::spawn(keep_stderr(stderr, Arc::clone(&shared)));
+        tokio::spawn(read_loop(
+            BufReader::new(stdout),
+            Arc::clone(&writer),
+            Arc::clone(&shared),
+            root.to_path_buf(),
+        ));
+        let mut client = Self {
+            name,
+            root: root.to_path_buf(),
+            pid: child.id(),
+            writer,
+            shared,
+            next_id: AtomicI64::new(1),
+            capabilities: Value::Null,
+            docs: tokio::sync::Mutex::default(),
+            child: Mutex::new(Some(child)),
+            _keep: launched.keep,
+        };
+        let answer = client
+            .request("initialize", initialize_params(spec, root), init_timeout)
+            .await?;
+        client.capabilities = answer.get("capabilities").cloned().unwrap_or_default();
+        client.notify("initialized", json!({})).await?;
+        Ok(client)
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The folder it works on.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Its process id (of the sandbox's launcher when confined).
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Why it ended, once it has (exited, crashed, closed its output).
+    pub fn ended(&self) -> Option<String> {
+        self.shared.ended.borrow().clone()
+    }
+
+    /// Whether its capabilities name `provider` (`definitionProvider`) as anything but
+    /// `false`.
+    pub fn supports(&self, provider: &str) -> bool {
+        self.capabilities
+            .get(provider)
+            .is_some_and(|v| !v.is_null() && *v != Value::Bool(false))
+    }
+
+    /// Sends a request and waits at most `timeout` for its answer.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, LspError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (answer, answered) = oneshot::channel();
+        Shared::lock(&self.shared.pending).insert(id, answer);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        if let Err(e) = self.send(&message).await {
+            Shared::lock(&self.shared.pending).remove(&id);
+            return Err(e);
+        }
+        let mut ended = self.shared.ended.subscribe();
+        let outcome = tokio::select! {
+            answer = answered => answer.map_err(|_| self.ended_error()),
+            () = tokio::time::sleep(timeout) => Err(LspError::Timeout {
+                server: self.name.clone(),
+                method: method.to_string(),
+                after: timeout,
+            }),
+            _ = ended.wait_for(Option::is_some) => Err(self.ended_error()),
+        };
+        Shared::lock(&self.shared.pending).remove(&id);
+        outcome?.map_err(|message| LspError::Rpc {
+            server: self.name.clone(),
+            method: method.to_string(),
+            message,
+        })
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await
+    }
+
+    async fn send(&self, message: &Value) -> Result<(), LspError> {
+        if self.ended().is_some() {
+            return Err(self.ended_error());
+        }
+        let mut writer = self.writer.lock().await;
+        super::wire::write_message(&mut *writer, message)
+            .await
+            .map_err(|_| self.ended_error())
+    }
+
+    fn ended_error(&self) -> LspError {
+        let reason = self
+            .ended()
+            .unwrap_or_else(|| "it stopped answering".into());
+        let stderr = Shared::lock(&self.shared.stderr).trim().to_string();
+        LspError::Ended {
+            server: self.name.clone(),
+            reason: if stderr.is_empty() {
+                reason
+            } else {
+                format!("{reason}; it said: {stderr}")
+            },
+        }
+    }
+
+    /// Gives the server `path`'s contents as they are now: `didOpen` the first time,
+    /// `didChange` and `didSave` when they changed since, `didClose` when the file is gone.
+    /// `None` when the server already has them.
+    pub async fn sync(&self, path: &Path) -> Result<Option<Sent>, LspError> {
+        let text = std::fs::read(path)
+            .ok()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let mut docs = self.docs.lock().await;
+        let since = *self.shared.seq.borrow();
+        let uri = uri::from_path(path);
+        let sent = Sent {
+            path: path.to_path_buf(),
+            since,
+        };
+        match (docs.get_mut(path), text) {
+            (Some(doc), Some(text)) if doc.text == text => Ok(None),
+            (Some(doc), Some(text)) => {
+                doc.version += 1;
+                let version = doc.version;
+                let document = json!({"uri": uri, "version": version});
+                let change = json!({"textDocument": document, "contentChanges": [{"text": text}]});
+                self.notify("textDocument/didChange", change).await?;
+                let save = json!({"textDocument": {"uri": uri}, "text": text});
+                doc.text = text;
+                self.notify("textDocument/didSave", save).await?;
+                Ok(Some(sent))
+            }
+            (None, Some(text)) => {
+                let item = json!({"uri": uri, "languageId": language_id(path), "version": 1, "text": text});
+                self.notify("textDocument/didOpen", json!({"textDocument": item}))
+                    .await?;
+                docs.insert(path.to_path_buf(), Doc { version: 1, text });
+                Ok(Some(sent))
+            }
+            (Some(_), None) => {
+                docs.remove(path);
+                let close = json!({"textDocument": {"uri": uri}});
+                self.notify("textDocument/didClose", close).await?;
+                Shared::lock(&self.shared.published).remove(path);
+                Ok(None)
+            }
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// The files the server has open.
+    pub async fn open_files(&self) -> Vec<PathBuf> {
+        self.docs.lock().await.keys().cloned().collect()
+    }
+
+    /// Waits until the server published diagnostics for `sent`'s file after the change and
+    /// then kept quiet a moment, or until `deadline`; whether it published.
+    pub async fn settle(&self, sent: &Sent, deadline: tokio::time::Instant) -> bool {
+        let mut seq = self.shared.seq.subscribe();
+        let published_since = |shared: &Shared| {
+            Shared::lock(&shared.published)
+                .get(&sent.path)
+                .is_some_and(|p| p.seq > sent.since)
+        };
+        let first = async {
+            while !published_since(&self.shared) {
+                if seq.changed().await.is_err() {
+                    return false;
+                }
+            }
+            true
+        };
+        // A server that ends meanwhile publishes nothing more: no wait for the deadline.
+        let mut ended = self.shared.ended.subscribe();
+        let published = tokio::select! {
+            published = tokio::time::timeout_at(deadline, first) => published,
+            _ = ended.wait_for(Option::is_some) => return false,
+        };
+        let Ok(true) = published else {
+            return false;
+        };
+        // More may follow (pyright checks syntax, then types): wait for a quiet moment.
+        loop {
+            let quiet = tokio::time::Instant::now() + QUIET;
+            match tokio::time::timeout_at(quiet.min(deadline), seq.changed()).await {
+                Ok(Ok(())) if tokio::time::Instant::now() < deadline => continue,
+                _ => return true,
+            }
+        }
+    }
+
+    /// What the server last published for `path`.
+    pub fn published(&self, path: &Path) -> Option<Published> {
+        Shared::lock(&self.shared.published).get(path).cloned()
+    }
+
+    /// Everything it published, by file.
+    pub fn all_published(&self) -> Vec<(PathBuf, Published)> {
+        let mut all: Vec<_> = Shared::lock(&self.shared.published)
+            .iter()
+            .map(|(p, d)| (p.clone(), d.clone()))
+            .collect();
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        all
+    }
+
+    /// Asks the server to shut down and exit, waiting at most `grace`; then kills it.
+    pub async fn shutdown(&self, grace: Duration) {
+        let polite = async {
+            if self.request("shutdown", Value::Null, grace).await.is_ok() {
+                let _ = self.notify("exit", Value::Null).await;
+            }
+            let mut ended = self.shared.ended.subscribe();
+            let _ = ended.wait_for(Option::is_some).await;
+        };
+        let _ = tokio::time::timeout(grace, polite).await;
+        let child = Shared::lock(&self.child).take();
+        if let Some(mut child) = child {
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(grace, child.wait()).await;
+        }
+    }
+}
+
+/// `initialize`'s parameters: the root, and what rein as a client takes part in.
+fn initialize_params(spec: &ServerSpec, root: &Path) -> Value {
+    let root_uri = uri::from_path(root);
+    let folder_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut params = json!({
+        "processId": std::process::id(),
+        "clientInfo": {"name": "rein", "version": env!("CARGO_PKG_VERSION")},
+        "rootUri": root_uri,
+        "rootPath": root,
+        "workspaceFolders": [{"uri": root_uri, "name": folder_name}],
+        "capabilities": {
+            "workspace": {"configuration": true, "workspaceFolders": true},
+            "textDocument": {
+                "synchronization": {"didSave": true, "dynamicRegistration": false},
+                "publishDiagnostics": {"versionSupport": true, "relatedInformation": false},
+                "hover": {"contentFormat": ["plaintext", "markdown"]},
+                "definition": {"linkSupport": true},
+                "references": {},
+            },
+            "general": {"positionEncodings": ["utf-16"]},
+        },
+    });
+    if let Some(options) = &spec.init_options {
+        params["initializationOptions"] = options.clone();
+    }
+    params
+}
+
+/// Reads the server's messages until its output ends: answers go to their callers,
+/// diagnostics are kept, and the requests a server makes of its client get plain answers.
+async fn read_loop(
+    mut reader: BufReader<tokio::process::ChildStdout>,
+    writer: Arc<tokio::sync::Mutex<ChildStdin>>,
+    shared: Arc<Shared>,
+    root: PathBuf,
+) {
+    let reason = loop {
+        let message = match super::wire::read_message(&mut reader).await {
+            Ok(Some(message)) => message,
+            Ok(None) => break "it exited".to_string(),
+            Err(e) => break e.to_string(),
+        };
+        let method = message.get("method").and_then(Value::as_str);
+        match (method, message.get("id")) {
+            (None, Some(id)) => answer(&shared, id, &message),
+            (Some(method), Some(id)) => {
+                let reply = reply_to(method, message.get("params"), &root);
+                let mut reply = reply;
+                reply["jsonrpc"] = json!("2.0");
+                reply["id"] = id.clone();
+                let mut writer = writer.lock().await;
+                if super::wire::write_message(&mut *writer, &reply)
+                    .await
+                    .is_err()
+                {
+                    break "its input closed".to_string();
+                }
+            }
+            (Some("textDocument/publishDiagnostics"), None) => publish(&shared, message),
+            _ => {}
+        }
+    };
+    // Callers waiting for answers learn the server is gone.
+    Shared::lock(&shared.pending).clear();
+    shared.ended.send_replace(Some(reason));
+}
+
+fn answer(shared: &Shared, id: &Value, message: &Value) {
+    let Some(id) = id.as_i64() else { return };
+    let Some(waiting) = Shared::lock(&shared.pending).remove(&id) else {
+        return;
+    };
+    let outcome = match message.get("error") {
+        Some(error) => Err(error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("an error without a message")
+            .to_string()),
+        None => Ok(message.get("result").cloned().unwrap_or_default()),
+    };
+    let _ = waiting.send(outcome);
+}
+
+fn publish(shared: &Shared, message: Value) {
+    let Some(params) = message.get("params") else {
+        return;
+    };
+    let Some(path) = params
+        .get("uri")
+        .and_then(Value::as_str)
+        .and_then(uri::to_path)
+    else {
+        return;
+    };
+    let items: Vec<Diagnostic> = params
+        .get("diagnostics")
+        .and_then(|d| serde_json::from_value(d.clone()).ok())
+        .unwrap_or_default();
+    let version = params
+        .get("version")
+        .and_then(Value::as_i64)
+        .and_then(|v| i32::try_from(v).ok());
+    // Only this task moves the sequence on: the next number is the last one plus one.
+    let seq = *shared.seq.borrow() + 1;
+    Shared::lock(&shared.published).insert(
+        path,
+        Published {
+            version,
+            items,
+            seq,
+        },
+    );
+    shared.seq.send_replace(seq);
+}
+
+/// The answer to a request the server makes of rein: no settings of its own
+/// (`workspace/configuration` gets one `null` per item), the one workspace folder, and
+/// acceptance of progress tokens and registrations; anything else is not supported.
+fn reply_to(method: &str, params: Option<&Value>, root: &Path) -> Value {
+    match method {
+        "workspace/configuration" => {
+            let items = params
+                .and_then(|p| p.get("items"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            json!({"result": vec![Value::Null; items]})
+        }
+        "workspace/workspaceFolders" => {
+            json!({"result": [{"uri": uri::from_path(root), "name": "workspace"}]})
+        }
+        "window/workDoneProgress/create"
+        | "client/registerCapability"
+        | "client/unregisterCapability"
+        | "window/showMessageRequest"
+        | "workspace/diagnostic/refresh"
+        | "workspace/semanticTokens/refresh"
+        | "workspace/inlayHint/refresh"
+        | "workspace/codeLens/refresh" => json!({"result": null}),
+        _ => {
+            json!({"error": {"code": -32601, "message": format!("rein does not handle {method}")}})
+        }
+    }
+}
+
+/// Keeps the last 2 KiB the server wrote to standard error, for the message when it ends.
+async fn keep_stderr(mut stderr: tokio::process::ChildStderr, shared: Arc<Shared>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = stderr.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        let mut kept = Shared::lock(&shared.stderr);
+        kept.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        if kept.len() > 2048 {
+            let mut cut = kept.len() - 2048;
+            while !kept.is_char_boundary(cut) {
+                cut += 1;
+            }
+            kept.drain(..cut);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Which language server reads which files: the built-in table (rust-analyzer, pyright or
+//! basedpyright, typescript-language-server, gopls, clangd) and the configured entries that
+//! add to it or change it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// One language server: how to start it, the files it reads, and how to find the folder it
+/// works on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSpec {
+    /// Its name (`pyright`), as messages and the configuration name it.
+    pub name: String,
+    /// The program and its arguments (speaking LSP on standard input and output).
+    pub command: Vec<String>,
+    /// File extensions it reads, without the dot.
+    pub extensions: Vec<String>,
+    /// Files whose folder is a project root (`pyproject.toml`): the nearest one above a file,
+    /// inside the workspace, is the root the server works on; the workspace when none is.
+    pub root_markers: Vec<String>,
+    /// Sent as `initializationOptions`.
+    pub init_options: Option<Value>,
+}
+
+impl ServerSpec {
+    fn builtin(name: &str, command: &[&str], extensions: &[&str], markers: &[&str]) -> Self {
+        let owned = |items: &[&str]| items.iter().map(|s| (*s).to_string()).collect();
+        Self {
+            name: name.to_string(),
+            command: owned(command),
+            extensions: owned(extensions),
+            root_markers: owned(markers),
+            init_options: None,
+        }
+    }
+
+    /// Whether it reads `path` (by extension).
+    pub fn reads(&self, path: &Path) -> bool {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|ext| self.extensions.iter().any(|x| x.eq_ignore_ascii_case(ext)))
+    }
+
+    /// The folder it works on for `file`: the nearest folder at or above the file's with one
+    /// of the root markers, not above `workspace`; `workspace` when there is none.
+    pub fn root_for(&self, file: &Path, workspace: &Path) -> PathBuf {
+        let mut dir = file.parent();
+        while let Some(here) = dir.filter(|d| d.starts_with(workspace)) {
+            if self.root_markers.iter().any(|m| here.join(m).exists()) {
+                return here.to_path_buf();
+            }
+            dir = here.parent();
+        }
+        workspace.to_path_buf()
+    }
+
+    /// Its program as found: an absolute or relative path as given, else the first match on
+    /// `path` (the `PATH` variable's value); `None` when it is nowhere.
+    pub fn find_program(&self, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+        let program = Path::new(self.command.first()?);
+        if program.components().count() > 1 {
+            return is_executable(program).then(|| program.to_path_buf());
+        }
+        std::env::split_paths(path?)
+            .map(|dir| dir.join(program))
+            .find(|candidate| is_executable(candidate))
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The built-in servers, in the order they are preferred (pyright before basedpyright for
+/// Python files when both are installed).
+pub fn builtin() -> Vec<ServerSpec> {
+    vec![
+        ServerSpec::builtin(
+            "rust-analyzer",
+            &["rust-analyzer"],
+            &["rs"],
+            &["Cargo.toml", "rust-project.json"],
+        ),
+        ServerSpec::builtin(
+            "pyright",
+            &["pyright-langserver", "--stdio"],
+            &["py", "pyi"],
+            PYTHON_MARKERS,
+        ),
+        ServerSpec::builtin(
+            "basedpyright",
+            &["basedpyright-langserver", "--stdio"],
+            &["py", "pyi"],
+            PYTHON_MARKERS,
+        ),
+        ServerSpec::builtin(
+            "typescript-language-server",
+            &["typescript-language-server", "--stdio"],
+            &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"],
+            &["tsconfig.json", "jsconfig.json", "package.json"],
+        ),
+        ServerSpec::builtin("gopls", &["gopls"], &["go"], &["go.work", "go.mod"]),
+        ServerSpec::builtin(
+            "clangd",
+            &["clangd"],
+            &["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx"],
+            &["compile_commands.json", "compile_flags.txt", ".clangd"],
+        ),
+    ]
+}
+
+const PYTHON_MARKERS: &[&str] = &[
+    "pyrightconfig.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+];
+
+/// The language id LSP names `path`'s language by.
+pub fn language_id(path: &Path) -> &'static str {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "rs" => "rust",
+        "py" | "pyi" => "python",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "typescriptreact",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "javascriptreact",
+        "go" => "go",
+        "c" | "h" => "c",
+        "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => "cpp",
+        "java" => "java",
+        "rb" => "ruby",
+        _ => "plaintext",
+    }
+}
+
+/// A configured server: a new one, or changes to a built-in one of the same name (unset
+/// fields keep the built-in's).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerEntry {
+    /// Its name (the configuration table's).
+    pub name: String,
+    /// The program and its arguments.
+    pub command: Option<Vec<String>>,
+    /// File extensions, without the dot.
+    pub extensions: Option<Vec<String>>,
+    /// Root marker files.
+    pub root_markers: Option<Vec<String>>,
+    /// `initializationOptions`.
+    pub init_options: Option<Value>,
+    /// Leaves the server out.
+    pub disabled: bool,
+}
+
+/// A configured entry that cannot make a server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("language server {name:?}: {problem}")]
+pub struct BadEntry {
+    /// The entry's name.
+    pub name: String,
+    /// What is missing or wrong.
+    pub problem: String,
+}
+
+/// The built-in table with `entries` applied in order: a built-in's name changes it (or with
+/// `disabled` removes it), another name adds a server (which needs a command and extensions);
+/// configured servers come first, so they are preferred for the files they read.
+pub fn with_entries(entries: &[ServerEntry]) -> Result<Vec<ServerSpec>, BadEntry> {
+    let mut table = builtin();
+    let mut added = Vec::new();
+    for entry in entries {
+        let bad = |problem: &str| BadEntry {
+            name: entry.name.clone(),
+            problem: problem.to_string(),
+        };
+        if entry.command.as_ref().is_some_and(|c| c.is_empty()) {
+            return Err(bad("the command is empty"));
+        }
+        let position = table.iter().position(|s| s.name == entry.name);
+        if entry.disabled {
+            if let Some(at) = position {
+                table.remove(at);
+            }
+            continue;
+        }
+        let mut spec = match position {
+            Some(at) => table.remove(at),
+            None => ServerSpec {
+                name: entry.name.clone(),
+                command: entry
+                    .command
+                    .clone()
+                    .ok_or_else(|| bad("a new server needs a command"))?,
+                extensions: entry
+                    .extensions
+                    .clone()
+                    .ok_or_else(|| bad("a new server needs its file extensions"))?,
+                root_markers: Vec::new(),
+                init_options: None,
+            },
+        };
+        if let Some(command) = &entry.command {
+            spec.command.clone_from(command);
+        }
+        if let Some(extensions) = &entry.extensions {
+            spec.extensions = extensions
+                .iter()
+                .map(|e| e.trim_start_matches('.').to_string())
+                .collect();
+        }
+        if let Some(markers) = &entry.root_markers {
+            spec.root_markers.clone_from(markers);
+        }
+        if entry.init_options.is_some() {
+            spec.init_options.clone_from(&entry.init_options);
+        }
+        added.push(spec);
+    }
+    added.extend(table);
+    Ok(added)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_change_add_and_remove_servers_and_come_first() {
+        let entries = [
+            ServerEntry {
+                name: "pyright".into(),
+                command: Some(vec!["/opt/pyright-langserver".into(), "--stdio".into()]),
+                ..ServerEntry::default()
+            },
+            ServerEntry {
+                name: "clangd".into(),
+                disabled: true,
+                ..ServerEntry::default()
+            },
+            ServerEntry {
+                name: "zls".into(),
+                command: Some(vec!["zls".into()]),
+                extensions: Some(vec![".zig".into()]),
+                ..ServerEntry::default()
+            },
+        ];
+        let table = with_entries(&entries).unwrap();
+        let names: Vec<&str> = table.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "pyright",
+                "zls",
+                "rust-analyzer",
+                "basedpyright",
+                "typescript-language-server",
+                "gopls"
+            ]
+        );
+        assert_eq!(table[0].command[0], "/opt/pyright-langserver");
+        assert_eq!(table[0].extensions, ["py", "pyi"]);
+        assert!(table[1].reads(Path::new("src/main.zig")));
+        let lacking = ServerEntry {
+            name: "new".into(),
+            command: Some(vec!["x".into()]),
+            ..ServerEntry::default()
+        };
+        let err = with_entries(&[lacking]).unwrap_err();
+        assert!(err.to_string().contains("file extensions"), "{err}");
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_marked_folder_inside_the_workspace() {
+        let ws = tempfile::tempdir().unwrap();
+        let ws = ws.path();
+        std::fs::create_dir_all(ws.join("svc/app")).unwrap();
+        std::fs::write(ws.join("svc/pyproject.toml"), "").unwrap();
+        let pyright = &builtin()[1];
+        assert_eq!(
+            pyright.root_for(&ws.join("svc/app/m.py"), ws),
+            ws.join("svc")
+        );
+        assert_eq!(pyright.root_for(&ws.join("top.py"), ws), ws);
+        assert_eq!(language_id(Path::new("a/B.TSX")), "typescriptreact");
+    }
+}

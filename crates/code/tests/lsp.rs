@@ -1,0 +1,194 @@
+//! The language-server client against real servers: pyright from npm (installed by
+//! `scripts/test-deps`), and stand-ins that never answer or die at once.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_code::lsp::{
+    Found, LspSettings, Place, Query, ServerSpec, Servers, Shown, Unconfined, builtin,
+    render_changes,
+};
+
+fn pyright(test: &str) -> Option<Found> {
+    let program = rein_testkit::node_program("pyright-langserver", test)?;
+    let spec = builtin().into_iter().find(|s| s.name == "pyright")?;
+    Some(Found { spec, program })
+}
+
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+fn settings(settle: Duration) -> LspSettings {
+    LspSettings {
+        settle,
+        ..LspSettings::default()
+    }
+}
+
+const GOOD: &str = "def greet(name: str) -> str:\n    return 'hi ' + name\n\n\nprint(greet('x'))\n";
+const BROKEN: &str =
+    "def greet(name: str) -> str:\n    return 'hi ' + name\n\n\nprint(greet(undefined_name))\n";
+
+async fn change(servers: &Arc<Servers>, file: &Path, text: &str) -> Option<String> {
+    std::fs::write(file, text).unwrap();
+    let reports = servers
+        .changed(&[file.to_path_buf()], Arc::new(Unconfined))
+        .await;
+    render_changes(&reports, servers.workspace(), Shown::Errors, 20)
+}
+
+/// Long enough for a cold pyright on a slow machine: a settle returns as soon as the server
+/// published and went quiet, so a fast run does not wait this long.
+const PATIENT: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+async fn pyright_reports_the_error_an_edit_brings_and_its_fix_clears_it() {
+    let Some(found) = pyright("pyright_reports_the_error_an_edit_brings") else {
+        return;
+    };
+    let (_dir, ws) = workspace();
+    let servers = Arc::new(Servers::new(ws.clone(), vec![found], settings(PATIENT)));
+    let file = ws.join("app.py");
+    assert_eq!(change(&servers, &file, GOOD).await, None);
+    let broken = change(&servers, &file, BROKEN).await.expect("a report");
+    assert!(
+        broken.contains("app.py: 1 error (pyright)")
+            && broken.contains("5:13: error: \"undefined_name\" is not defined"),
+        "{broken}"
+    );
+    let fixed = change(&servers, &file, GOOD).await.expect("a report");
+    assert!(
+        fixed.contains("app.py: no errors left (pyright)"),
+        "{fixed}"
+    );
+
+    // Questions about a place: line 5, column 7 is `greet` in `print(greet('x'))`.
+    let place = Place {
+        path: file.clone(),
+        line: 5,
+        column: 7,
+    };
+    let launch = Arc::new(Unconfined);
+    let definition = servers
+        .query(Query::Definition, &place, launch.clone())
+        .await
+        .unwrap();
+    assert_eq!(definition, "app.py:1:5: def greet(name: str) -> str:\n");
+    let references = servers
+        .query(Query::References, &place, launch.clone())
+        .await
+        .unwrap();
+    assert_eq!(references.lines().count(), 2, "{references}");
+    let hover = servers.query(Query::Hover, &place, launch).await.unwrap();
+    assert!(hover.contains("(name: str) -> str"), "{hover}");
+
+    let running = servers.running();
+    assert_eq!(running.len(), 1, "{running:?}");
+    servers.shutdown(Duration::from_secs(5)).await;
+    assert!(servers.running().is_empty());
+}
+
+#[tokio::test]
+async fn a_crashed_server_is_started_again() {
+    let Some(found) = pyright("a_crashed_server_is_started_again") else {
+        return;
+    };
+    let (_dir, ws) = workspace();
+    let servers = Arc::new(Servers::new(ws.clone(), vec![found], settings(PATIENT)));
+    let file = ws.join("app.py");
+    change(&servers, &file, GOOD).await;
+    let first = servers.running()[0].pid.expect("a pid");
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &first.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // The next change finds it gone and starts it again at once (the first crash has no
+    // backoff); the new server reports the new file's error.
+    let mut report = None;
+    for _ in 0..50 {
+        report = change(&servers, &file, BROKEN).await;
+        if report.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let report = report.expect("the restarted server reports");
+    assert!(
+        report.contains("\"undefined_name\" is not defined"),
+        "{report}"
+    );
+    let second = servers.running()[0].pid.expect("a pid");
+    assert_ne!(first, second);
+    servers.shutdown(Duration::from_secs(5)).await;
+}
+
+fn stand_in(name: &str, program: &str, args: &[&str]) -> Found {
+    let mut command = vec![program.to_string()];
+    command.extend(args.iter().map(|a| (*a).to_string()));
+    Found {
+        spec: ServerSpec {
+            name: name.into(),
+            command,
+            extensions: vec!["py".into()],
+            root_markers: vec![],
+            init_options: None,
+        },
+        program: PathBuf::from(program),
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_holds_a_change_no_longer_than_the_settle_time() {
+    let (_dir, ws) = workspace();
+    let hung = stand_in("hung", "/bin/sleep", &["600"]);
+    let servers = Arc::new(Servers::new(
+        ws.clone(),
+        vec![hung],
+        settings(Duration::from_millis(300)),
+    ));
+    let file = ws.join("app.py");
+    for _ in 0..2 {
+        // Not a budget: a bound far above the settle time, far below the hung server's never.
+        let report = tokio::time::timeout(Duration::from_secs(20), change(&servers, &file, BROKEN))
+            .await
+            .expect("the change returned");
+        assert_eq!(report, None);
+    }
+    servers.shutdown(Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_said_once_then_waits_its_backoff() {
+    let (_dir, ws) = workspace();
+    let dead = stand_in("dead", "/bin/false", &[]);
+    let servers = Arc::new(Servers::new(
+        ws.clone(),
+        vec![dead],
+        settings(Duration::from_secs(20)),
+    ));
+    let file = ws.join("app.py");
+    let said = change(&servers, &file, GOOD)
+        .await
+        .expect("the failure said");
+    assert!(said.contains("dead ended"), "{said}");
+    assert_eq!(change(&servers, &file, BROKEN).await, None);
+    let asked = servers
+        .query(
+            Query::Hover,
+            &Place {
+                path: file,
+                line: 1,
+                column: 1,
+            },
+            Arc::new(Unconfined),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(asked.contains("dead is not running"), "{asked}");
+}
