@@ -68,6 +68,9 @@ pub enum Command {
     /// The OS sandbox of shell commands.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// The language servers rein starts for diagnostics after edits (`check`).
+    #[command(subcommand)]
+    Lsp(LspCommand),
     /// The MCP servers this workspace would start; and rein itself as one (`serve`).
     #[command(subcommand)]
     Mcp(McpCommand),
@@ -116,6 +119,16 @@ pub use crate::stores_args::{MemoryCommand, WorktreeCommand};
 #[derive(Debug, Subcommand)]
 pub enum SandboxCommand {
     /// Print whether this machine can sandbox commands, and with what.
+    Check {
+        /// Workspace directory (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LspCommand {
+    /// Print the language servers rein knows, which are installed, and their settings.
     Check {
         /// Workspace directory (default: the current directory).
         #[arg(long)]

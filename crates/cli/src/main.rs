@@ -17,6 +17,7 @@ mod factory;
 mod hosted;
 mod input_messages;
 mod interactive;
+mod lsp;
 mod mcp;
 mod mcp_args;
 mod mcp_edit;
@@ -41,7 +42,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::args::{Cli, Command, ConfigCommand, McpCommand, SandboxCommand};
+use crate::args::{Cli, Command, ConfigCommand, LspCommand, McpCommand, SandboxCommand};
 
 /// A failure that ends the process: one line on stderr and an exit code.
 #[derive(Debug)]
@@ -184,6 +185,10 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             crate::output::print_all(&config::render(&config, &env)?)
         }
         Some(Command::Config(edit)) => settings_edit::command(edit),
+        Some(Command::Lsp(LspCommand::Check { cwd })) => {
+            let workspace = resolve::workspace(cwd.as_deref())?;
+            lsp::check(&workspace).await
+        }
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             sandbox::check(&workspace)

@@ -81,6 +81,11 @@ impl Settings {
         sandbox_settings
             .read_roots
             .extend(added_dirs.iter().cloned());
+        // A confined language server must see its own installation.
+        let lsp_found = crate::lsp::found(&config, &env)?;
+        sandbox_settings
+            .read_roots
+            .extend(crate::lsp::install_roots(&lsp_found));
         let sandbox = crate::sandbox::detect(sandbox_settings, sandbox_policy, policy.mode)?;
         let router = Router::new(args, Arc::clone(&config), env);
         let subagents = crate::agents::subagents(
@@ -111,6 +116,7 @@ impl Settings {
         template.prompt_text = prompt_text;
         template.added_dirs = added_dirs;
         template.plan_model = plan_model(args, &env, &config);
+        template.code = crate::lsp::code(&config, &workspace, lsp_found);
         let output_dialect = claude_code_flags(args, &config, &mut template);
         Ok(Self {
             workspace,

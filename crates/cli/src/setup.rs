@@ -55,10 +55,12 @@ impl Setup {
     }
 
     /// At the end of the process: flushes the telemetry (bounded in time) and stops the MCP
-    /// servers.
+    /// servers and the language servers.
     pub async fn close(&self) {
         crate::telemetry::finish(self.telemetry.as_ref()).await;
         self.mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+        let code = &self.settings.template.code;
+        code.shutdown(crate::lsp::SHUTDOWN_GRACE).await;
     }
 
     /// Starts the configured MCP servers (before the first agent is made).
@@ -141,6 +143,12 @@ impl Setup {
                 tools.register(rein_tools::typed(tool));
             }
             None => tools.remove(&[rein_tools::REPO_MAP.to_string()]),
+        }
+        // The language servers' tools, in a project of a server found.
+        if config.code.servers().is_some_and(|s| s.serves_workspace()) {
+            for tool in rein_tools::lsp_tools() {
+                tools.register(tool);
+            }
         }
         let mut agent =
             Agent::new(settings.client(), tools, config).map_err(|e| Exit::usage(e.to_string()))?;

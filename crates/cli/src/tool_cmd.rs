@@ -39,7 +39,14 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     }
     let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
-    let ctx = context(&workspace, cancel.clone(), None)?;
+    let mut ctx = context(&workspace, cancel.clone(), None)?;
+    if rein_tools::LSP_TOOLS.contains(&args.name.as_str()) {
+        ctx.code = one_shot_servers(&workspace)?;
+        registry = ToolRegistry::new();
+        for tool in rein_tools::lsp_tools() {
+            registry.register(tool);
+        }
+    }
     let interrupt = tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             cancel.cancel();
@@ -47,6 +54,7 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     });
     let output = registry.call(&args.name, input, &ctx).await;
     interrupt.abort();
+    ctx.code.shutdown(crate::lsp::SHUTDOWN_GRACE).await;
     if args.json {
         println!(
             "{}",
@@ -65,10 +73,11 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
 
 /// A usage error unless `name` is a built-in tool's.
 fn known(name: &str) -> Result<(), Exit> {
-    if ToolRegistry::builtin_names().any(|n| n == name) {
+    if ToolRegistry::builtin_names().any(|n| n == name) || rein_tools::LSP_TOOLS.contains(&name) {
         return Ok(());
     }
-    let names: Vec<&str> = ToolRegistry::builtin_names().collect();
+    let mut names: Vec<&str> = ToolRegistry::builtin_names().collect();
+    names.extend(rein_tools::LSP_TOOLS);
     Err(Exit::usage(format!(
         "unknown tool {name:?}; available: {}",
         names.join(", ")
@@ -156,6 +165,23 @@ fn read_input(flag: Option<String>) -> Result<Value, Exit> {
         .map_err(|e| Exit::usage(format!("the tool arguments are not valid JSON: {e}")))
 }
 
+/// The language servers for one call of a language-server tool: started cold, so a file's
+/// diagnostics are awaited up to 30 s (a session's servers are warm after the first read).
+fn one_shot_servers(workspace: &Path) -> Result<rein_tools::Code, Exit> {
+    let env = crate::env::process;
+    let mut config = crate::trust::load_for_reading(workspace)?;
+    let found = crate::lsp::found(&config, &env)?;
+    let settle = config.lsp.settle_ms.as_ref().map_or(0, |s| s.value);
+    config.lsp.settle_ms = Some(crate::config::Sourced {
+        value: settle.max(30_000),
+        source: "rein tool".into(),
+    });
+    let workspace = workspace
+        .canonicalize()
+        .map_err(|e| Exit::usage(format!("{}: {e}", workspace.display())))?;
+    Ok(crate::lsp::code(&config, &workspace, found))
+}
+
 /// The same guard the agent gets (configured sensitive paths and Read deny rules apply), and
 /// the read-only sandbox proven read-only commands run in, as in a session.
 /// `sandbox` overrides the configured policy (`rein eval`'s setup and check commands).
@@ -170,7 +196,12 @@ pub fn context(
     let sensitive = crate::sandbox::sensitive_list(&config, &env)?;
     let guard = rein_engine::workspace_guard(workspace, &[], Some(&sensitive), &policy)
         .map_err(|e| Exit::usage(e.to_string()))?;
-    let settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
+    let mut settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
+    // A confined language server must see its own installation.
+    let found = crate::lsp::found(&config, &env)?;
+    settings
+        .read_roots
+        .extend(crate::lsp::install_roots(&found));
     let sandbox_policy = crate::sandbox::policy(sandbox, &config)?;
     let sandbox = crate::sandbox::detect(settings, sandbox_policy, policy.mode)?;
     Ok(ToolContext {

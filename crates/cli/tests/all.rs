@@ -20,6 +20,7 @@ mod install;
 mod interactive;
 mod kill;
 mod lean;
+mod lsp;
 mod mcp;
 mod mcp_manage;
 mod mcp_serve;

@@ -67,6 +67,20 @@ async fn pyright_reports_the_error_an_edit_brings_and_its_fix_clears_it() {
         "{fixed}"
     );
 
+    // A command changed the open file behind rein's back (`sed -i`): the servers are given
+    // the files that changed after a command, and only those.
+    std::fs::write(&file, BROKEN).unwrap();
+    std::fs::write(ws.join("other.py"), BROKEN).unwrap();
+    let reports = servers.after_command(Arc::new(Unconfined)).await;
+    let said = render_changes(&reports, &ws, Shown::Errors, 20).expect("a report");
+    assert!(
+        said.contains("app.py: 1 error (pyright)") && !said.contains("other.py"),
+        "{said}"
+    );
+    assert!(servers.after_command(Arc::new(Unconfined)).await.is_empty());
+    std::fs::write(&file, GOOD).unwrap();
+    servers.after_command(Arc::new(Unconfined)).await;
+
     // Questions about a place: line 5, column 7 is `greet` in `print(greet('x'))`.
     let place = Place {
         path: file.clone(),
@@ -75,16 +89,19 @@ async fn pyright_reports_the_error_an_edit_brings_and_its_fix_clears_it() {
     };
     let launch = Arc::new(Unconfined);
     let definition = servers
-        .query(Query::Definition, &place, launch.clone())
+        .query(Query::Definition, &place, launch.clone(), &|_| true)
         .await
         .unwrap();
     assert_eq!(definition, "app.py:1:5: def greet(name: str) -> str:\n");
     let references = servers
-        .query(Query::References, &place, launch.clone())
+        .query(Query::References, &place, launch.clone(), &|_| true)
         .await
         .unwrap();
     assert_eq!(references.lines().count(), 2, "{references}");
-    let hover = servers.query(Query::Hover, &place, launch).await.unwrap();
+    let hover = servers
+        .query(Query::Hover, &place, launch, &|_| true)
+        .await
+        .unwrap();
     assert!(hover.contains("(name: str) -> str"), "{hover}");
 
     let running = servers.running();
@@ -164,19 +181,19 @@ async fn a_server_that_never_answers_holds_a_change_no_longer_than_the_settle_ti
 }
 
 #[tokio::test]
-async fn a_server_that_cannot_start_is_said_once_then_waits_its_backoff() {
+async fn a_server_that_cannot_start_leaves_changes_alone_and_waits_its_backoff() {
     let (_dir, ws) = workspace();
     let dead = stand_in("dead", "/bin/false", &[]);
+    std::fs::write(ws.join("app.py"), GOOD).unwrap();
     let servers = Arc::new(Servers::new(
         ws.clone(),
         vec![dead],
         settings(Duration::from_secs(20)),
     ));
     let file = ws.join("app.py");
-    let said = change(&servers, &file, GOOD)
-        .await
-        .expect("the failure said");
-    assert!(said.contains("dead ended"), "{said}");
+    let first = servers.diagnostics_of(&file, &Unconfined).await;
+    let first = first.unwrap_err().to_string();
+    assert!(first.contains("dead ended"), "{first}");
     assert_eq!(change(&servers, &file, BROKEN).await, None);
     let asked = servers
         .query(
@@ -187,6 +204,7 @@ async fn a_server_that_cannot_start_is_said_once_then_waits_its_backoff() {
                 column: 1,
             },
             Arc::new(Unconfined),
+            &|_| true,
         )
         .await
         .unwrap_err()

@@ -37,6 +37,7 @@ mod editor;
 mod facts;
 mod hidden_env;
 mod hunks;
+mod lsp;
 pub mod media;
 mod notebook;
 mod output;
@@ -71,6 +72,10 @@ pub use edit::{EditFile, EditFileArgs};
 pub use editor::{Editor, EditorFiles};
 pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};
 pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
+pub use lsp::{
+    Code, DIAGNOSTICS, DiagnosticsArgs, DiagnosticsTool, LSP_TOOLS, PlaceArgs, PlaceTool,
+    SessionLaunch, lsp_tools,
+};
 pub use notebook::{NotebookEdit, NotebookEditArgs};
 pub use output::{
     DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, ceil_char_boundary, floor_char_boundary,

@@ -128,6 +128,9 @@ pub struct ToolContext {
     /// The editor whose buffers the file tools read and write, when rein runs inside one
     /// that offers them (`rein acp`).
     pub editor: crate::Editor,
+    /// The session's language servers: a change a call makes is given to them and the
+    /// errors it brought are added to its result.
+    pub code: crate::Code,
 }
 
 impl ToolContext {
@@ -149,6 +152,7 @@ impl ToolContext {
             board: rein_board::Board::in_memory(),
             agent_name: std::sync::Arc::from(crate::board::LEAD),
             editor: crate::Editor::default(),
+            code: crate::Code::default(),
         }
     }
 }

@@ -74,6 +74,9 @@ pub struct TomlFile {
     /// `[vision]`: a model-name prefix → whether it reads images.
     #[serde(default)]
     pub vision: BTreeMap<String, Spanned<bool>>,
+    /// `[lsp]`: the language servers.
+    #[serde(default)]
+    pub lsp: super::lsp::LspFile,
     /// `[telemetry]`: where traces and metrics go.
     #[serde(default)]
     pub telemetry: super::telemetry::TelemetryFile,

@@ -10,6 +10,7 @@ pub mod discover;
 mod file;
 mod hooks;
 mod limits;
+pub mod lsp;
 mod mcp;
 pub mod missing_tools;
 mod permissions;
@@ -133,6 +134,8 @@ pub struct Config {
     pub web: WebConfig,
     /// `[telemetry]`.
     pub telemetry: telemetry::TelemetryConfig,
+    /// `[lsp]`: the language servers.
+    pub lsp: lsp::LspConfig,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     /// Lifetime of Anthropic's prompt-cache entries.
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
@@ -290,6 +293,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     hooks::merge(config, &file, &reader, scope)?;
     web::merge(config, &file, &reader)?;
     telemetry::merge(config, &file, &reader)?;
+    lsp::merge(config, &file, &reader, scope)?;
     Ok(())
 }
 

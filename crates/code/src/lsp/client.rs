@@ -39,6 +39,8 @@ pub struct Published {
 struct Doc {
     version: i32,
     text: String,
+    /// The last publication before this text was sent.
+    since: u64,
 }
 
 /// What the reader task and the callers share.
@@ -78,6 +80,7 @@ pub struct Client {
     shared: Arc<Shared>,
     next_id: AtomicI64,
     capabilities: Value,
+    server_info: Option<String>,
     docs: tokio::sync::Mutex<HashMap<PathBuf, Doc>>,
     child: Mutex<Option<Child>>,
     _keep: Box<dyn std::any::Any + Send + Sync>,
@@ -141,6 +144,7 @@ impl Client {
             shared,
             next_id: AtomicI64::new(1),
             capabilities: Value::Null,
+            server_info: None,
             docs: tokio::sync::Mutex::default(),
             child: Mutex::new(Some(child)),
             _keep: launched.keep,
@@ -149,6 +153,13 @@ impl Client {
             .request("initialize", initialize_params(spec, root), init_timeout)
             .await?;
         client.capabilities = answer.get("capabilities").cloned().unwrap_or_default();
+        client.server_info = answer.get("serverInfo").map(|info| {
+            let name = info.get("name").and_then(Value::as_str).unwrap_or_default();
+            match info.get("version").and_then(Value::as_str) {
+                Some(version) => format!("{name} {version}"),
+                None => name.to_string(),
+            }
+        });
         client.notify("initialized", json!({})).await?;
         Ok(client)
     }
@@ -161,6 +172,11 @@ impl Client {
     /// The folder it works on.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The name and version it gave at start (`serverInfo`), when it did.
+    pub fn server_info(&self) -> Option<&str> {
+        self.server_info.as_deref()
     }
 
     /// Its process id (of the sandbox's launcher when confined).
@@ -234,7 +250,15 @@ impl Client {
         let reason = self
             .ended()
             .unwrap_or_else(|| "it stopped answering".into());
-        let stderr = Shared::lock(&self.shared.stderr).trim().to_string();
+        // Its first words are what it failed with (a backtrace may follow).
+        let stderr: String = Shared::lock(&self.shared.stderr)
+            .lines()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or_default()
+            .chars()
+            .take(300)
+            .collect();
         LspError::Ended {
             server: self.name.clone(),
             reason: if stderr.is_empty() {
@@ -247,7 +271,7 @@ impl Client {
 
     /// Gives the server `path`'s contents as they are now: `didOpen` the first time,
     /// `didChange` and `didSave` when they changed since, `didClose` when the file is gone.
-    /// `None` when the server already has them.
+    /// `None` when the server already has them and published for them.
     pub async fn sync(&self, path: &Path) -> Result<Option<Sent>, LspError> {
         let text = std::fs::read(path)
             .ok()
@@ -260,9 +284,20 @@ impl Client {
             since,
         };
         match (docs.get_mut(path), text) {
-            (Some(doc), Some(text)) if doc.text == text => Ok(None),
+            // Sent already (by a read's opening, perhaps a moment ago): awaited until the
+            // server published for it.
+            (Some(doc), Some(text)) if doc.text == text => {
+                let published = Shared::lock(&self.shared.published)
+                    .get(path)
+                    .is_some_and(|p| p.seq > doc.since);
+                Ok((!published).then(|| Sent {
+                    path: path.to_path_buf(),
+                    since: doc.since,
+                }))
+            }
             (Some(doc), Some(text)) => {
                 doc.version += 1;
+                doc.since = since;
                 let version = doc.version;
                 let document = json!({"uri": uri, "version": version});
                 let change = json!({"textDocument": document, "contentChanges": [{"text": text}]});
@@ -276,7 +311,12 @@ impl Client {
                 let item = json!({"uri": uri, "languageId": language_id(path), "version": 1, "text": text});
                 self.notify("textDocument/didOpen", json!({"textDocument": item}))
                     .await?;
-                docs.insert(path.to_path_buf(), Doc { version: 1, text });
+                let doc = Doc {
+                    version: 1,
+                    text,
+                    since,
+                };
+                docs.insert(path.to_path_buf(), doc);
                 Ok(Some(sent))
             }
             (Some(_), None) => {
@@ -454,6 +494,7 @@ fn publish(shared: &Shared, message: Value) {
     let Some(params) = message.get("params") else {
         return;
     };
+
     let Some(path) = params
         .get("uri")
         .and_then(Value::as_str)

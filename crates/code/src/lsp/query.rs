@@ -88,12 +88,15 @@ pub enum QueryError {
 }
 
 impl Servers {
-    /// Asks the server for `place`'s file `query`, the answer as text for the model.
+    /// Asks the server for `place`'s file `query`, the answer as text for the model; the
+    /// source line of a place is shown only when `shows` accepts its file (a sensitive file's
+    /// is not).
     pub async fn query(
         self: &Arc<Self>,
         query: Query,
         place: &Place,
         launch: Arc<dyn Launch>,
+        shows: &(dyn Fn(&Path) -> bool + Send + Sync),
     ) -> Result<String, QueryError> {
         let shown = place.path.display().to_string();
         let client = self
@@ -125,7 +128,7 @@ impl Servers {
         );
         Ok(match query {
             Query::Hover => self.hover_text(answer, &here),
-            Query::Definition | Query::References => self.places_text(query, answer, &here),
+            Query::Definition | Query::References => self.places_text(query, answer, &here, shows),
         })
     }
 
@@ -137,7 +140,13 @@ impl Servers {
             .to_string()
     }
 
-    fn places_text(&self, query: Query, answer: Value, here: &str) -> String {
+    fn places_text(
+        &self,
+        query: Query,
+        answer: Value,
+        here: &str,
+        shows: &(dyn Fn(&Path) -> bool + Send + Sync),
+    ) -> String {
         let places: Vec<(PathBuf, u32, u32)> = match query {
             Query::References => serde_json::from_value::<Option<Vec<Location>>>(answer)
                 .ok()
@@ -169,7 +178,10 @@ impl Servers {
         }
         let mut text = String::new();
         for (path, line, column) in places.iter().take(MAX_PLACES) {
-            let source = line_text(path, *line).unwrap_or_default();
+            let source = match shows(path) {
+                true => line_text(path, *line).unwrap_or_default(),
+                false => "(not shown)".into(),
+            };
             let _ = writeln!(
                 text,
                 "{}:{line}:{column}: {}",

@@ -19,8 +19,6 @@ pub struct FileReport {
     pub before: Vec<Diagnostic>,
     /// Its diagnostics now.
     pub now: Vec<Diagnostic>,
-    /// Why the server could not say anything (it failed to start, it crashed), said once.
-    pub failure: Option<String>,
 }
 
 /// The longest message shown.
@@ -39,10 +37,6 @@ pub fn render_changes(
     let mut lines = 0;
     let mut left_out = 0;
     for report in reports {
-        if let Some(failure) = &report.failure {
-            let _ = writeln!(text, "{failure}");
-            continue;
-        }
         let name = relative(&report.path, workspace);
         let before: Vec<&Diagnostic> = report.before.iter().filter(|d| shown.has(d)).collect();
         let now: Vec<&Diagnostic> = report.now.iter().filter(|d| shown.has(d)).collect();
@@ -206,7 +200,6 @@ mod tests {
             server: "pyright".into(),
             before: vec![old.clone()],
             now: vec![moved, new.clone(), warning],
-            failure: None,
         };
         let text = render_changes(std::slice::from_ref(&report), ws, Shown::Errors, 20).unwrap();
         assert_eq!(

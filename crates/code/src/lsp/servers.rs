@@ -38,8 +38,6 @@ struct Slot {
     failures: u32,
     retry_at: Option<Instant>,
     last_error: Option<String>,
-    /// The last failure was said to the model.
-    said: bool,
 }
 
 type Key = (usize, PathBuf);
@@ -99,6 +97,20 @@ impl Servers {
     /// The servers found on this machine.
     pub fn found(&self) -> &[Found] {
         &self.found
+    }
+
+    /// Whether the workspace is a project of a server found: one of its root markers
+    /// (`Cargo.toml`, `pyproject.toml`, `package.json`…) at the workspace's top. The tools
+    /// asking the servers are offered then; changes are checked wherever a server reads the
+    /// file.
+    pub fn serves_workspace(&self) -> bool {
+        self.found.iter().any(|found| {
+            found
+                .spec
+                .root_markers
+                .iter()
+                .any(|marker| self.workspace.join(marker).exists())
+        })
     }
 
     /// Whether a server reads `path`.
@@ -166,7 +178,6 @@ impl Servers {
                     };
                     slot.retry_at = Some(now + backoff(slot.failures));
                     slot.last_error = Some(format!("{} ended: {reason}", client.name()));
-                    slot.said = false;
                     slot.client = None;
                 }
             }
@@ -199,26 +210,9 @@ impl Servers {
                 slot.failures += 1;
                 slot.retry_at = Some(Instant::now() + backoff(slot.failures).max(MIN_RETRY));
                 slot.last_error = Some(e.to_string());
-                slot.said = false;
                 Err(e)
             }
         }
-    }
-
-    /// Whether the latest failure of the server for `path` is yet to be said, marking it said.
-    fn unsaid_failure(&self, path: &Path) -> bool {
-        let Some(index) = self.server_for(path) else {
-            return false;
-        };
-        let root = self.found[index].spec.root_for(path, &self.workspace);
-        let slot = self.lock_slots().get(&(index, root)).cloned();
-        let Some(slot) = slot else { return false };
-        let Ok(mut slot) = slot.try_lock() else {
-            return false;
-        };
-        let unsaid = !slot.said && slot.last_error.is_some();
-        slot.said = true;
-        unsaid
     }
 
     /// Gives each server the current contents of `paths` it reads (starting it when needed)
@@ -254,10 +248,9 @@ impl Servers {
         launch: &dyn Launch,
         deadline: Instant,
     ) -> Option<FileReport> {
-        let client = match self.client(path, launch).await? {
-            Ok(client) => client,
-            Err(e) => return self.failure_report(path, &e),
-        };
+        // A server that cannot start says nothing here: the `diagnostics` tool and `rein lsp
+        // check` say why, and the change's result stays the change's.
+        let client = self.client(path, launch).await?.ok()?;
         let before = client.published(path).map(|p| p.items);
         let sent = client.sync(path).await.ok()??;
         self.settled_report(&client, &sent, before, deadline).await
@@ -279,18 +272,28 @@ impl Servers {
             server: client.name().to_string(),
             before: before.unwrap_or_default(),
             now,
-            failure: None,
         })
     }
 
-    fn failure_report(&self, path: &Path, error: &LspError) -> Option<FileReport> {
-        self.unsaid_failure(path).then(|| FileReport {
-            path: path.to_path_buf(),
-            server: error.server().to_string(),
-            before: Vec::new(),
-            now: Vec::new(),
-            failure: Some(error.to_string()),
-        })
+    /// What `path`'s server says of it now: the file given to the server as it is on disk
+    /// and its diagnostics awaited (until the settle time at most); `None` when no server
+    /// reads it or it has not reported yet.
+    pub async fn diagnostics_of(
+        &self,
+        path: &Path,
+        launch: &dyn Launch,
+    ) -> Result<Option<(String, Vec<Diagnostic>)>, LspError> {
+        let deadline = Instant::now() + self.settings.settle;
+        let Some(client) = self.client(path, launch).await else {
+            return Ok(None);
+        };
+        let client = client?;
+        if let Some(sent) = client.sync(path).await? {
+            client.settle(&sent, deadline).await;
+        }
+        Ok(client
+            .published(path)
+            .map(|published| (client.name().to_string(), published.items)))
     }
 
     /// Opens `path` in its server in the background (a read: the server warms up before the

@@ -116,6 +116,8 @@ pub struct AgentConfig {
     /// The editor whose buffers the file tools read and write (`rein acp`, when the editor
     /// offers them).
     pub editor: rein_tools::Editor,
+    /// The session's language servers (shared by its agents; none when none was found).
+    pub code: rein_tools::Code,
 }
 
 impl AgentConfig {
@@ -158,6 +160,7 @@ impl AgentConfig {
             subagents: None,
             web: None,
             editor: rein_tools::Editor::default(),
+            code: rein_tools::Code::default(),
             commands: Default::default(),
             fallback: None,
             compact_tool: false,

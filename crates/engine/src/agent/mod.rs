@@ -199,6 +199,7 @@ impl Agent {
                 sandbox_policy: config.sandbox_policy,
                 board,
                 editor: config.editor.clone(),
+                code: config.code.clone(),
                 ..ToolContext::new(guard)
             },
             recording: Default::default(),

@@ -10,7 +10,7 @@ use crate::ToolContext;
 
 /// What a call is, as far as its confinement goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Confinement {
+pub(crate) enum Confinement {
     /// The user approved running it outside the sandbox.
     Unsandboxed,
     /// A line proven read-only.
@@ -25,7 +25,7 @@ pub(super) enum Confinement {
     "not run: the {required} sandbox is required but unavailable on this machine \
      (see `rein sandbox check`)"
 )]
-pub(super) struct Unavailable {
+pub(crate) struct Unavailable {
     required: Policy,
 }
 
@@ -33,7 +33,7 @@ pub(super) struct Unavailable {
 /// for a line proven read-only (defence in depth for the classifier); else the session's.
 /// A sandbox this machine lacks confines nothing for a proven line (rein warned at start);
 /// a session policy it lacks is an error.
-pub(super) fn policy(confinement: Confinement, ctx: &ToolContext) -> Result<Policy, Unavailable> {
+pub(crate) fn policy(confinement: Confinement, ctx: &ToolContext) -> Result<Policy, Unavailable> {
     let wanted = match confinement {
         Confinement::Unsandboxed => return Ok(Policy::Off),
         Confinement::ProvenReadOnly => ctx.sandbox_policy.stricter(Policy::ReadOnly),
@@ -51,12 +51,25 @@ pub(super) fn policy(confinement: Confinement, ctx: &ToolContext) -> Result<Poli
 pub(super) fn command(
     policy: Policy,
     ctx: &ToolContext,
-    (start, tmp): (&Path, &Path),
+    dirs: (&Path, &Path),
     attach: Attach,
     mappings: &mut Vec<FdMapping>,
 ) -> std::io::Result<Command> {
+    confined(policy, ctx, dirs, (attach, Path::new("bash")), mappings)
+}
+
+/// `program`, or the sandbox's launcher running `program` under `policy`, started in
+/// `start` with `tmp` as its private temp folder (a language server's process is made this
+/// way too).
+pub(crate) fn confined(
+    policy: Policy,
+    ctx: &ToolContext,
+    (start, tmp): (&Path, &Path),
+    (attach, program): (Attach, &Path),
+    mappings: &mut Vec<FdMapping>,
+) -> std::io::Result<Command> {
     let Some(sandbox) = ctx.sandbox.as_ref().filter(|_| policy != Policy::Off) else {
-        return Ok(attach.command("bash"));
+        return Ok(attach.command(program));
     };
     let hidden = hidden_here(ctx, sandbox, policy)?;
     let call = Call {
@@ -68,7 +81,7 @@ pub(super) fn command(
     };
     let wrapped = sandbox.wrap(&call)?;
     let mut command = attach.command(&wrapped.program);
-    command.args(&wrapped.args).arg("bash");
+    command.args(&wrapped.args).arg(program);
     if let Some(filter) = wrapped.filter {
         mappings.push(FdMapping {
             parent_fd: filter,
@@ -83,7 +96,7 @@ pub(super) fn command(
 
 /// What the command's input and output are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Attach {
+pub(crate) enum Attach {
     /// Pipes (stdin closed): a call that runs to its end or in the background.
     Pipes,
     /// A pseudo-terminal it controls: it starts a session of its own (util-linux's `setsid

@@ -5,7 +5,7 @@
 //! opened itself ([`cwd`]), and followed only when the guard finds it a folder inside the
 //! workspace.
 
-mod confine;
+pub(crate) mod confine;
 mod cwd;
 mod facts;
 mod job_tools;
