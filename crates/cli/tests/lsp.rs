@@ -200,3 +200,32 @@ async fn a_workspace_config_cannot_name_a_server_until_trusted() {
     assert!(!text(&out.stdout).contains("evil"), "{}", text(&out.stdout));
     assert!(!ws.join("pwned").exists());
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_leaves_the_edit_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    std::fs::write(ws.join("app.py"), GOOD).unwrap();
+    write_user_config(
+        ws,
+        "[lsp]\nsettle_ms = 300\n[lsp.servers.hung]\ncommand = [\"sleep\", \"600\"]\n\
+         extensions = [\"py\"]\n",
+    );
+    let scenario = format!(
+        r#"{{"turns": [{}, {{"text": "done"}}]}}"#,
+        edit("greet('x')", "greet(undefined_name)")
+    );
+    let server = mock(&scenario).await;
+    // Not a budget: the server's start gives up after 30 s, and neither the edit nor the end
+    // of the session may wait for that (a background start once kept the event stream open).
+    let run = output(exec_in(ws, &server, "accept-edits", "edit"));
+    let out = tokio::time::timeout(std::time::Duration::from_secs(20), run)
+        .await
+        .expect("rein exec waited for the hung server");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result = last_message(&server, 1);
+    assert!(
+        result.contains("Edited app.py") && !result.contains("diagnostics"),
+        "{result}"
+    );
+}

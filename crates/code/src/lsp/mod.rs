@@ -24,7 +24,7 @@ pub use launch::{Launch, Launched, Unconfined};
 pub use query::{Place, Query, QueryError};
 pub use report::{FileReport, render_all, render_changes};
 pub use servers::{Found, Running, Servers};
-pub use table::{BadEntry, ServerEntry, ServerSpec, builtin, language_id, with_entries};
+pub use table::{BadEntry, NeedsRoot, ServerEntry, ServerSpec, builtin, language_id, with_entries};
 
 /// How long a change waits for the servers' diagnostics by default.
 pub const DEFAULT_SETTLE: Duration = Duration::from_secs(2);

@@ -113,13 +113,21 @@ impl Servers {
         })
     }
 
-    /// Whether a server reads `path`.
+    /// Whether a server reads `path` (one that works only inside a project, when `path` is
+    /// in one).
     pub fn reads(&self, path: &Path) -> bool {
         self.server_for(path).is_some()
     }
 
-    fn server_for(&self, path: &Path) -> Option<usize> {
-        self.found.iter().position(|f| f.spec.reads(path))
+    /// The first server reading `path`, and the root it works on for it.
+    fn server_for(&self, path: &Path) -> Option<(usize, PathBuf)> {
+        self.found.iter().enumerate().find_map(|(index, found)| {
+            let root = found
+                .spec
+                .reads(path)
+                .then(|| found.spec.root_for(path, &self.workspace))??;
+            Some((index, root))
+        })
     }
 
     /// The servers running now.
@@ -150,9 +158,8 @@ impl Servers {
         path: &Path,
         launch: &dyn Launch,
     ) -> Option<Result<Arc<Client>, LspError>> {
-        let index = self.server_for(path)?;
+        let (index, root) = self.server_for(path)?;
         let found = &self.found[index];
-        let root = found.spec.root_for(path, &self.workspace);
         let slot = Arc::clone(self.lock_slots().entry((index, root.clone())).or_default());
         let mut slot = slot.lock().await;
         Some(self.ready(&mut slot, found, &root, launch).await)

@@ -21,6 +21,19 @@ pub struct ServerSpec {
     pub root_markers: Vec<String>,
     /// Sent as `initializationOptions`.
     pub init_options: Option<Value>,
+    /// Works only inside a project (rust-analyzer needs a `Cargo.toml`, gopls a `go.mod`): a
+    /// file with no root marker above it is left alone.
+    pub needs_root: NeedsRoot,
+}
+
+/// Whether a server works on a file outside any project.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NeedsRoot {
+    /// Anywhere: the workspace is the root when no marker is found.
+    #[default]
+    No,
+    /// Only below one of its root markers.
+    Yes,
 }
 
 impl ServerSpec {
@@ -32,7 +45,13 @@ impl ServerSpec {
             extensions: owned(extensions),
             root_markers: owned(markers),
             init_options: None,
+            needs_root: NeedsRoot::No,
         }
+    }
+
+    fn in_projects_only(mut self) -> Self {
+        self.needs_root = NeedsRoot::Yes;
+        self
     }
 
     /// Whether it reads `path` (by extension).
@@ -43,16 +62,17 @@ impl ServerSpec {
     }
 
     /// The folder it works on for `file`: the nearest folder at or above the file's with one
-    /// of the root markers, not above `workspace`; `workspace` when there is none.
-    pub fn root_for(&self, file: &Path, workspace: &Path) -> PathBuf {
+    /// of the root markers, not above `workspace`; else `workspace`, or `None` for a server
+    /// that works only inside a project.
+    pub fn root_for(&self, file: &Path, workspace: &Path) -> Option<PathBuf> {
         let mut dir = file.parent();
         while let Some(here) = dir.filter(|d| d.starts_with(workspace)) {
             if self.root_markers.iter().any(|m| here.join(m).exists()) {
-                return here.to_path_buf();
+                return Some(here.to_path_buf());
             }
             dir = here.parent();
         }
-        workspace.to_path_buf()
+        (self.needs_root == NeedsRoot::No).then(|| workspace.to_path_buf())
     }
 
     /// Its program as found: an absolute or relative path as given, else the first match on
@@ -82,7 +102,8 @@ pub fn builtin() -> Vec<ServerSpec> {
             &["rust-analyzer"],
             &["rs"],
             &["Cargo.toml", "rust-project.json"],
-        ),
+        )
+        .in_projects_only(),
         ServerSpec::builtin(
             "pyright",
             &["pyright-langserver", "--stdio"],
@@ -101,7 +122,8 @@ pub fn builtin() -> Vec<ServerSpec> {
             &["ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"],
             &["tsconfig.json", "jsconfig.json", "package.json"],
         ),
-        ServerSpec::builtin("gopls", &["gopls"], &["go"], &["go.work", "go.mod"]),
+        ServerSpec::builtin("gopls", &["gopls"], &["go"], &["go.work", "go.mod"])
+            .in_projects_only(),
         ServerSpec::builtin(
             "clangd",
             &["clangd"],
@@ -205,6 +227,7 @@ pub fn with_entries(entries: &[ServerEntry]) -> Result<Vec<ServerSpec>, BadEntry
                     .ok_or_else(|| bad("a new server needs its file extensions"))?,
                 root_markers: Vec::new(),
                 init_options: None,
+                needs_root: NeedsRoot::No,
             },
         };
         if let Some(command) = &entry.command {
@@ -286,9 +309,20 @@ mod tests {
         let pyright = &builtin()[1];
         assert_eq!(
             pyright.root_for(&ws.join("svc/app/m.py"), ws),
-            ws.join("svc")
+            Some(ws.join("svc"))
         );
-        assert_eq!(pyright.root_for(&ws.join("top.py"), ws), ws);
+        assert_eq!(
+            pyright.root_for(&ws.join("top.py"), ws),
+            Some(ws.to_path_buf())
+        );
+        // rust-analyzer leaves a file outside any Cargo project alone.
+        let rust_analyzer = &builtin()[0];
+        assert_eq!(rust_analyzer.root_for(&ws.join("loose.rs"), ws), None);
+        std::fs::write(ws.join("Cargo.toml"), "").unwrap();
+        assert_eq!(
+            rust_analyzer.root_for(&ws.join("src/main.rs"), ws),
+            Some(ws.to_path_buf())
+        );
         assert_eq!(language_id(Path::new("a/B.TSX")), "typescriptreact");
     }
 }

@@ -107,9 +107,18 @@ pub struct SessionLaunch {
 }
 
 impl SessionLaunch {
-    /// A launcher with `ctx`'s sandbox, policy, workspace and hidden variables.
+    /// A launcher with `ctx`'s sandbox, policy, workspace and hidden variables, and nothing
+    /// else of the call's: a server starting in the background must not keep the call's
+    /// progress sink (and so the session's event stream) open.
     pub fn new(ctx: &ToolContext) -> Self {
-        Self { ctx: ctx.clone() }
+        Self {
+            ctx: ToolContext {
+                sandbox: ctx.sandbox.clone(),
+                sandbox_policy: ctx.sandbox_policy,
+                hidden_env: ctx.hidden_env.clone(),
+                ..ToolContext::new(ctx.guard.clone())
+            },
+        }
     }
 }
 
