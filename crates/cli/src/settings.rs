@@ -75,18 +75,19 @@ impl Settings {
             &workspace,
             home.as_deref(),
         ));
-        let mut sandbox_settings = crate::sandbox::settings(&config, &sensitive, &env);
-        // Added folders are seen read-only by sandboxed commands: the file tools, which keep
-        // checkpoints and protect `.git` and settings, write them.
-        sandbox_settings
-            .read_roots
-            .extend(added_dirs.iter().cloned());
-        // A confined language server must see its own installation.
         let lsp_found = crate::lsp::found(&config, &env)?;
-        sandbox_settings
-            .read_roots
-            .extend(crate::lsp::install_roots(&lsp_found));
-        let sandbox = crate::sandbox::detect(sandbox_settings, sandbox_policy, policy.mode)?;
+        let read_too = added_dirs
+            .iter()
+            .cloned()
+            .chain(crate::lsp::install_roots(&lsp_found));
+        let sandbox = sandbox(
+            &config,
+            &sensitive,
+            &env,
+            read_too,
+            sandbox_policy,
+            policy.mode,
+        )?;
         let router = Router::new(args, Arc::clone(&config), env);
         let subagents = crate::agents::subagents(
             &workspace,
@@ -139,6 +140,23 @@ impl Settings {
 
 /// What the flags add to the configuration: `--settings` sources over every other, the
 /// `--mcp-config` files and `--strict-mcp-config`.
+/// The run's OS sandbox, with `read_too` among its read roots: the added folders (seen
+/// read-only by sandboxed commands: the file tools, which keep checkpoints and protect `.git`
+/// and settings, write them) and the language servers' installations (a confined server must
+/// see its own).
+fn sandbox(
+    config: &Config,
+    sensitive: &rein_tools::SensitivePaths,
+    env: &ReadEnv,
+    read_too: impl Iterator<Item = PathBuf>,
+    policy: rein_sandbox::Policy,
+    mode: rein_engine::permissions::PermissionMode,
+) -> Result<Option<Arc<rein_sandbox::Sandbox>>, Exit> {
+    let mut settings = crate::sandbox::settings(config, sensitive, env);
+    settings.read_roots.extend(read_too);
+    crate::sandbox::detect(settings, policy, mode)
+}
+
 fn config_flags(args: &ExecArgs, config: &mut Config) -> Result<(), Exit> {
     // `--settings` files, the user's own choice, over every other source.
     crate::config::discover::named_sources(&args.settings)

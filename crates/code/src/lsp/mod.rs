@@ -9,6 +9,7 @@
 //! sandbox, like a command).
 
 mod client;
+mod incoming;
 mod launch;
 mod query;
 mod report;
