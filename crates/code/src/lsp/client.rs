@@ -41,6 +41,8 @@ pub struct Sent {
     pub path: PathBuf,
     /// The last publication before the change.
     pub since: u64,
+    /// The document version sent.
+    pub version: i32,
 }
 
 /// A running language server.
@@ -251,9 +253,10 @@ impl Client {
         let mut docs = self.docs.lock().await;
         let since = *self.shared.seq.borrow();
         let uri = uri::from_path(path);
-        let sent = Sent {
+        let sent = |version| Sent {
             path: path.to_path_buf(),
             since,
+            version,
         };
         match (docs.get_mut(path), text) {
             // Sent already (by a read's opening, perhaps a moment ago): awaited until the
@@ -265,6 +268,7 @@ impl Client {
                 Ok((!published).then(|| Sent {
                     path: path.to_path_buf(),
                     since: doc.since,
+                    version: doc.version,
                 }))
             }
             (Some(doc), Some(text)) => {
@@ -277,7 +281,7 @@ impl Client {
                 let save = json!({"textDocument": {"uri": uri}, "text": text});
                 doc.text = text;
                 self.notify("textDocument/didSave", save).await?;
-                Ok(Some(sent))
+                Ok(Some(sent(version)))
             }
             (None, Some(text)) => {
                 let item = json!({"uri": uri, "languageId": language_id(path), "version": 1, "text": text});
@@ -289,7 +293,7 @@ impl Client {
                     since,
                 };
                 docs.insert(path.to_path_buf(), doc);
-                Ok(Some(sent))
+                Ok(Some(sent(1)))
             }
             (Some(_), None) => {
                 docs.remove(path);
@@ -307,8 +311,9 @@ impl Client {
         self.docs.lock().await.keys().cloned().collect()
     }
 
-    /// Waits until the server published diagnostics for `sent`'s file after the change and
-    /// then kept quiet a moment, or until `deadline`; whether it published.
+    /// Waits until the server published diagnostics for `sent`'s file after the change (for
+    /// its version, or without one and then kept quiet a moment), or until `deadline`;
+    /// whether it published.
     pub async fn settle(&self, sent: &Sent, deadline: tokio::time::Instant) -> bool {
         let mut seq = self.shared.seq.subscribe();
         let published_since = |shared: &Shared| {
@@ -333,7 +338,16 @@ impl Client {
         let Ok(true) = published else {
             return false;
         };
-        // More may follow (pyright checks syntax, then types): wait for a quiet moment.
+        // Diagnostics for the very version sent are the server's answer to it (pyright,
+        // typescript-language-server, clangd and gopls publish once per version).
+        let versioned = Shared::lock(&self.shared.published)
+            .get(&sent.path)
+            .is_some_and(|p| p.version == Some(sent.version));
+        if versioned {
+            return true;
+        }
+        // A server that does not say which version it checked may publish again (a quick
+        // syntax pass, then types): wait for a quiet moment.
         loop {
             let quiet = tokio::time::Instant::now() + QUIET;
             match tokio::time::timeout_at(quiet.min(deadline), seq.changed()).await {
