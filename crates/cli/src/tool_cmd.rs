@@ -15,7 +15,7 @@ use crate::resolve;
 pub fn help() -> String {
     let mut out =
         String::from("Tools (`rein tool --list [NAME]` shows descriptions and schemas):\n");
-    for spec in ToolRegistry::builtin().specs() {
+    for spec in listed().specs() {
         let arguments = arguments(&spec.input_schema);
         out.push_str(&format!("  {:<12} {}\n", spec.name, arguments.join(", ")));
     }
@@ -92,11 +92,20 @@ mcp list` shows them).";
 
 /// `rein tool --list`: each built-in tool on a line (what it does, its arguments; `*`:
 /// required); `rein tool --list NAME`: that tool's whole description and argument schema.
+/// The tools `rein tool` runs: the built-in ones and the language servers'.
+fn listed() -> ToolRegistry {
+    let mut registry = ToolRegistry::builtin();
+    for tool in rein_tools::lsp_tools() {
+        registry.register(tool);
+    }
+    registry
+}
+
 fn list(name: &str) -> Result<(), Exit> {
     let mut out = String::new();
     if !name.is_empty() {
         known(name)?;
-        for spec in ToolRegistry::builtin_only(|n| n == name).specs() {
+        for spec in listed().subset(|n| n == name).specs() {
             let schema = serde_json::to_string_pretty(&*spec.input_schema).unwrap_or_default();
             out.push_str(&format!(
                 "{}\n\n{}\n\narguments:\n{schema}\n",
@@ -108,7 +117,7 @@ fn list(name: &str) -> Result<(), Exit> {
     out.push_str(
         "Run with `rein tool NAME --args JSON` (`rein tool --list NAME` shows one whole):\n",
     );
-    for spec in ToolRegistry::builtin().specs() {
+    for spec in listed().specs() {
         let first_line = spec.description.lines().next().unwrap_or("");
         let first = first_line
             .split_inclusive(". ")

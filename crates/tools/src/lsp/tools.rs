@@ -130,8 +130,10 @@ pub struct PlaceArgs {
     /// The file.
     pub path: String,
     /// 1-based line.
+    #[schemars(range(min = 1))]
     pub line: u32,
     /// 1-based column (in characters) of the name.
+    #[schemars(range(min = 1))]
     pub column: u32,
 }
 
