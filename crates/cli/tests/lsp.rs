@@ -229,3 +229,63 @@ async fn a_server_that_never_answers_leaves_the_edit_as_it_was() {
         "{result}"
     );
 }
+
+/// The probe server as the workspace's only Python server, from the user's config.
+fn probe_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let probe = ws.join("probe.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py"),
+        &probe,
+    )
+    .unwrap();
+    std::fs::write(ws.join("app.py"), GOOD).unwrap();
+    write_user_config(
+        ws,
+        &format!(
+            "[lsp]\nsettle_ms = 30000\n[lsp.servers.probe]\ncommand = [\"python3\", \"{}\"]\n\
+             extensions = [\"py\"]\n",
+            probe.display()
+        ),
+    );
+    dir
+}
+
+#[tokio::test]
+async fn a_patch_and_a_command_are_checked_too() {
+    let dir = probe_workspace();
+    let ws = dir.path();
+    let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-print(greet('x'))\n+print(greet(undefined_name))\n*** End Patch";
+    let scenario = serde_json::json!({"turns": [
+        {"tool_calls": [{"name": "apply_patch", "arguments": {"patch": patch}}]},
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "sed -i 's/undefined_name/1/' app.py"}}]},
+        {"text": "done"}
+    ]});
+    let server = mock(&scenario.to_string()).await;
+    let mut cmd = rein(ws);
+    let url = format!("{}/v1", server.url());
+    cmd.args([
+        "exec",
+        "--model",
+        "gpt-5",
+        "--base-url",
+        &url,
+        "--permission-mode",
+        "bypass",
+        "go",
+    ]);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = server.requests();
+    let patched = requests[1].body.to_string();
+    assert!(
+        patched.contains("app.py: 1 error (probe)") && patched.contains("key seen: no"),
+        "{patched}"
+    );
+    let after_command = requests[2].body.to_string();
+    assert!(
+        after_command.contains("app.py: no errors left (probe)"),
+        "{after_command}"
+    );
+}
