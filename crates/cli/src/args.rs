@@ -68,6 +68,9 @@ pub enum Command {
     /// The OS sandbox of shell commands.
     #[command(subcommand)]
     Sandbox(SandboxCommand),
+    /// rein in the team chat: answer the users of `[serve] allowed_users` on the platforms of
+    /// `[serve.*]` (Telegram), each chat with its own session in `[serve] workspace`.
+    Serve(Box<crate::serve_chat::ServeChatArgs>),
     /// The language servers rein starts for diagnostics after edits (`check`).
     #[command(subcommand)]
     Lsp(LspCommand),

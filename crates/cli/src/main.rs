@@ -26,6 +26,7 @@ mod output;
 mod paths;
 mod resolve;
 mod sandbox;
+mod serve_chat;
 mod serve_mcp;
 mod sessions;
 mod settings;
@@ -185,6 +186,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             crate::output::print_all(&config::render(&config, &env)?)
         }
         Some(Command::Config(edit)) => settings_edit::command(edit),
+        Some(Command::Serve(args)) => serve_chat::run(*args).await,
         Some(Command::Lsp(LspCommand::Check { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
             lsp::check(&workspace).await

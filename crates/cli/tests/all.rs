@@ -33,6 +33,7 @@ mod repo_map;
 mod sandbox;
 mod schedules;
 mod secrets;
+mod serve_chat;
 mod sessions;
 mod special_files;
 mod stored_data;

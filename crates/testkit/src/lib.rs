@@ -31,6 +31,7 @@ mod recorded;
 mod scenario;
 mod server;
 mod sse;
+mod telegram;
 mod whole;
 mod wire;
 
@@ -42,6 +43,7 @@ pub use install::{node_folder, node_program, require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;
+pub use telegram::{BotCall, FakeTelegram};
 
 /// The path of `rein-mcp-test-server` (an MCP server over stdio for tests), built first when
 /// this test run has not built it.

@@ -74,6 +74,8 @@ pub struct TomlFile {
     /// `[vision]`: a model-name prefix → whether it reads images.
     #[serde(default)]
     pub vision: BTreeMap<String, Spanned<bool>>,
+    /// `[serve]`: `rein serve`'s chats.
+    pub serve: Option<super::serve::ServeFile>,
     /// `[lsp]`: the language servers.
     #[serde(default)]
     pub lsp: super::lsp::LspFile,

@@ -17,6 +17,7 @@ mod permissions;
 mod routing;
 mod sandbox;
 mod scalars;
+pub mod serve;
 mod show;
 mod telemetry;
 mod tools;
@@ -136,6 +137,8 @@ pub struct Config {
     pub telemetry: telemetry::TelemetryConfig,
     /// `[lsp]`: the language servers.
     pub lsp: lsp::LspConfig,
+    /// `[serve]`: `rein serve`'s chats.
+    pub serve: serve::ServeConfig,
     pub permission_mode: Option<Sourced<PermissionMode>>,
     /// Lifetime of Anthropic's prompt-cache entries.
     pub cache_ttl: Option<Sourced<rein_llm::CacheTtl>>,
@@ -294,6 +297,7 @@ fn merge_toml(config: &mut Config, source: &Source) -> Result<(), ConfigError> {
     web::merge(config, &file, &reader)?;
     telemetry::merge(config, &file, &reader)?;
     lsp::merge(config, &file, &reader, scope)?;
+    serve::merge(config, &file, &reader)?;
     Ok(())
 }
 

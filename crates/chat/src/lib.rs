@@ -1,0 +1,164 @@
+//! The chat platforms `rein serve` talks to, behind one trait ([`Platform`]): each listens
+//! for messages (and button presses) and posts, edits and answers in its chats. Today:
+//! Telegram's Bot API ([`telegram`]), by long polling.
+//!
+//! Ids are written `platform:id` everywhere (`telegram:123456`), as the allowlist names users,
+//! so one chat of one platform can never be taken for another's.
+
+pub mod telegram;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+/// A chat (or a thread of one) on a platform.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChatId {
+    /// The platform (`telegram`).
+    pub platform: &'static str,
+    /// The platform's id of the chat.
+    pub chat: String,
+}
+
+impl std::fmt::Display for ChatId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.platform, self.chat)
+    }
+}
+
+/// A message rein posted, to edit later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Posted {
+    /// Its chat.
+    pub chat: ChatId,
+    /// The platform's id of the message.
+    pub message: String,
+}
+
+/// A button under a message; pressing it sends `data` back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Button {
+    /// What it says.
+    pub label: String,
+    /// What a press sends back (at most 64 bytes on Telegram).
+    pub data: String,
+}
+
+/// What arrived from a chat.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Incoming {
+    /// A text message.
+    Message {
+        /// Where.
+        chat: ChatId,
+        /// Who, as `platform:id`.
+        user: String,
+        /// What it says.
+        text: String,
+    },
+    /// A button of a message rein posted was pressed.
+    Pressed {
+        /// Where.
+        chat: ChatId,
+        /// Who, as `platform:id`.
+        user: String,
+        /// The button's data.
+        data: String,
+        /// The press's id, to acknowledge it.
+        press: String,
+    },
+}
+
+impl Incoming {
+    /// Its chat.
+    pub fn chat(&self) -> &ChatId {
+        match self {
+            Self::Message { chat, .. } | Self::Pressed { chat, .. } => chat,
+        }
+    }
+
+    /// Who sent it, as `platform:id`.
+    pub fn user(&self) -> &str {
+        match self {
+            Self::Message { user, .. } | Self::Pressed { user, .. } => user,
+        }
+    }
+}
+
+/// What went wrong talking to a platform.
+#[derive(Debug, thiserror::Error)]
+pub enum ChatError {
+    /// The request did not get an answer (network, timeout); the token is never in it.
+    #[error("{platform}: {message}")]
+    Unreachable {
+        /// The platform.
+        platform: &'static str,
+        /// What failed.
+        message: String,
+    },
+    /// The platform answered with an error.
+    #[error("{platform} refused {method}: {description}")]
+    Refused {
+        /// The platform.
+        platform: &'static str,
+        /// The API method.
+        method: String,
+        /// Its description of the error.
+        description: String,
+        /// How long it asks to wait before trying again (rate limits).
+        retry_after: Option<Duration>,
+    },
+}
+
+/// One chat platform.
+#[async_trait]
+pub trait Platform: Send + Sync {
+    /// Its name, as ids begin (`telegram`).
+    fn name(&self) -> &'static str;
+
+    /// The longest message it takes, in characters.
+    fn max_chars(&self) -> usize;
+
+    /// The shortest wait between two edits of one message (its rate limit).
+    fn edit_interval(&self) -> Duration;
+
+    /// Waits for what arrives next from its chats; an error after the platform stayed
+    /// unreachable (the caller waits and asks again).
+    async fn next(&self) -> Result<Vec<Incoming>, ChatError>;
+
+    /// Posts `text` in `chat` with `buttons` under it.
+    async fn post(
+        &self,
+        chat: &ChatId,
+        text: &str,
+        buttons: &[Button],
+    ) -> Result<Posted, ChatError>;
+
+    /// Replaces the text (and buttons) of a message rein posted.
+    async fn edit(&self, posted: &Posted, text: &str, buttons: &[Button]) -> Result<(), ChatError>;
+
+    /// Acknowledges a button press (the platform stops showing it as pending).
+    async fn acknowledge(&self, press: &str, text: &str) -> Result<(), ChatError>;
+}
+
+/// `text` cut to `max` characters, its end marked, for a platform's limit.
+pub fn fit(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(max.saturating_sub(2)).collect();
+    format!("{kept} …")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_cut_to_the_limit_with_a_mark() {
+        assert_eq!(fit("short", 10), "short");
+        let cut = fit(&"é".repeat(5000), 4096);
+        assert_eq!(cut.chars().count(), 4096);
+        assert!(cut.ends_with(" …"));
+    }
+}

@@ -1,0 +1,139 @@
+//! One chat's session: started at the chat's first prompt, asked one prompt at a time,
+//! steered by `/new`, `/stop` and `/status`.
+
+use std::sync::{Arc, Mutex};
+
+use rein_chat::{ChatId, Incoming};
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use super::reply::Reply;
+use crate::hosted::Hosted;
+
+const HELP: &str = "Send a task and rein works on it here. /new starts a new session, /stop \
+                    cancels the work under way, /status shows the session.";
+
+/// A chat and its session.
+pub(super) struct Chat {
+    id: ChatId,
+    session: tokio::sync::Mutex<Option<Arc<Hosted>>>,
+    /// Cancels the prompt under way.
+    cancel: Mutex<CancellationToken>,
+}
+
+impl Chat {
+    pub(super) fn new(id: ChatId) -> Self {
+        Self {
+            id,
+            session: tokio::sync::Mutex::default(),
+            cancel: Mutex::new(CancellationToken::new()),
+        }
+    }
+
+    /// Handles what arrived from an allowed user.
+    pub(super) async fn take(&self, server: &Server, item: Incoming) {
+        match item {
+            Incoming::Message { text, .. } => match text.trim() {
+                "/new" => self.renew(server).await,
+                "/stop" => {
+                    self.lock_cancel().cancel();
+                    self.say(server, "Stopping the work under way.").await;
+                }
+                "/status" => self.status(server).await,
+                "/start" | "/help" => self.say(server, HELP).await,
+                _ => self.prompt(server, text).await,
+            },
+            // Buttons come with approvals; none is asked yet.
+            Incoming::Pressed { press, .. } => {
+                let _ = server.platform.acknowledge(&press, "").await;
+            }
+        }
+    }
+
+    fn lock_cancel(&self) -> std::sync::MutexGuard<'_, CancellationToken> {
+        self.cancel.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn say(&self, server: &Server, text: &str) {
+        if let Err(e) = server.platform.post(&self.id, text, &[]).await {
+            eprintln!("rein serve: {}: {e}", self.id);
+        }
+    }
+
+    /// The chat's session, started now if it has none.
+    async fn session(&self, server: &Server) -> Result<Arc<Hosted>, String> {
+        let mut session = self.session.lock().await;
+        if let Some(hosted) = session.as_ref() {
+            return Ok(Arc::clone(hosted));
+        }
+        let hosted = Hosted::start(&server.base, None, rein_tools::Editor::default())
+            .await
+            .map_err(|e| e.message)?;
+        let hosted = Arc::new(hosted);
+        *session = Some(Arc::clone(&hosted));
+        Ok(hosted)
+    }
+
+    async fn prompt(&self, server: &Server, text: String) {
+        let hosted = match self.session(server).await {
+            Ok(hosted) => hosted,
+            Err(why) => {
+                return self
+                    .say(server, &format!("rein could not start: {why}"))
+                    .await;
+            }
+        };
+        let cancel = CancellationToken::new();
+        *self.lock_cancel() = cancel.clone();
+        let mut reply = Reply::new(Arc::clone(&server.platform), self.id.clone());
+        match hosted.ask(text, &mut reply, &cancel).await {
+            Ok(answer) => reply.finish(&answer).await,
+            Err(crate::hosted::Busy) => {
+                let busy = "Still working on the last message; /stop cancels it.";
+                self.say(server, busy).await;
+            }
+        }
+    }
+
+    /// `/new`: the session ends (saved as it is); the next prompt starts another.
+    async fn renew(&self, server: &Server) {
+        self.lock_cancel().cancel();
+        let ended = self.session.lock().await.take();
+        if let Some(hosted) = ended {
+            hosted.close().await;
+        }
+        self.say(server, "Started a new session.").await;
+    }
+
+    async fn status(&self, server: &Server) {
+        let hosted = self.session.lock().await.clone();
+        let Some(hosted) = hosted else {
+            return self
+                .say(server, "No session yet: send a task to start one.")
+                .await;
+        };
+        let status = hosted.status().await;
+        let cost = status
+            .cost_usd
+            .map(|c| format!(", ${c:.4}"))
+            .unwrap_or_default();
+        let text = format!(
+            "Session {}: {} in {} mode; {} tokens in, {} out{cost}; {}.",
+            status.session_id,
+            status.model,
+            status.mode.name(),
+            status.usage.input_tokens,
+            status.usage.output_tokens,
+            if status.running { "working" } else { "idle" },
+        );
+        self.say(server, &text).await;
+    }
+
+    /// Ends the session, if any.
+    pub(super) async fn close(&self) {
+        self.lock_cancel().cancel();
+        if let Some(hosted) = self.session.lock().await.take() {
+            hosted.close().await;
+        }
+    }
+}

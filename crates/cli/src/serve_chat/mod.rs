@@ -1,0 +1,198 @@
+//! `rein serve`: rein in the team chat. One process listens to the configured platforms
+//! (Telegram today) and gives each chat its own session in `[serve] workspace`, answering only
+//! the users of `[serve] allowed_users`; everyone else is ignored (and said on stderr). A
+//! chat's reply streams into one message, edited at the platform's pace, with the tool calls
+//! listed; `/new`, `/stop` and `/status` steer the chat's session.
+
+mod chat;
+mod reply;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rein_chat::{ChatId, Incoming, Platform};
+
+use crate::Exit;
+use crate::args::ExecArgs;
+use crate::config::Config;
+use chat::Chat;
+
+/// The longest wait before asking an unreachable platform again.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// `rein serve`'s flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ServeChatArgs {
+    #[command(flatten)]
+    pub route: crate::mcp_args::ModelRoute,
+}
+
+/// What every chat shares.
+struct Server {
+    platform: Arc<dyn Platform>,
+    allowed: HashSet<String>,
+    /// What each chat's session starts from.
+    base: ExecArgs,
+    chats: Mutex<HashMap<ChatId, Arc<Chat>>>,
+}
+
+/// Runs `rein serve` until interrupted.
+pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
+    let here = crate::resolve::workspace(None)?;
+    let config = crate::trust::load_for_reading(&here)?;
+    let env = crate::env::process;
+    let (workspace, allowed) = checked(&config, &env)?;
+    let platform = telegram(&config, &env)?;
+    let base = ExecArgs {
+        model: args.route.model,
+        provider: args.route.provider,
+        base_url: args.route.base_url,
+        api_key_env: args.route.api_key_env,
+        cwd: Some(workspace.clone()),
+        permission_mode: config
+            .serve
+            .permission_mode
+            .as_ref()
+            .map(|m| m.value.clone()),
+        ..ExecArgs::default()
+    };
+    let server = Arc::new(Server {
+        platform,
+        allowed,
+        base,
+        chats: Mutex::default(),
+    });
+    eprintln!(
+        "rein serve: listening on {} for {} user(s); sessions in {}",
+        server.platform.name(),
+        server.allowed.len(),
+        workspace.display()
+    );
+    tokio::select! {
+        () = server.clone().listen() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    server.close().await;
+    Ok(())
+}
+
+/// The workspace and the allowlist, or why `rein serve` does not start.
+fn checked(config: &Config, env: crate::env::Env<'_>) -> Result<(PathBuf, HashSet<String>), Exit> {
+    let serve = &config.serve;
+    let allowed: HashSet<String> = serve
+        .allowed_users
+        .as_ref()
+        .map(|u| u.value.iter().cloned().collect())
+        .unwrap_or_default();
+    if allowed.is_empty() {
+        return Err(Exit::usage(
+            "rein serve answers only listed users: set [serve] allowed_users = \
+             [\"telegram:<your user id>\"] in your config.toml",
+        ));
+    }
+    let Some(workspace) = &serve.workspace else {
+        return Err(Exit::usage(
+            "rein serve needs the folder its chats work in: [serve] workspace = \"…\"",
+        ));
+    };
+    let path = match (workspace.value.strip_prefix("~/"), crate::env::home(env)) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(&workspace.value),
+    };
+    let path = path.canonicalize().map_err(|e| {
+        Exit::usage(format!(
+            "[serve] workspace {} ({}): {e}",
+            workspace.value, workspace.source
+        ))
+    })?;
+    Ok((path, allowed))
+}
+
+/// The Telegram bot of `[serve.telegram]`, its token from the environment.
+fn telegram(config: &Config, env: crate::env::Env<'_>) -> Result<Arc<dyn Platform>, Exit> {
+    let serve = &config.serve;
+    if !serve.telegram {
+        return Err(Exit::usage(
+            "rein serve has no chat platform: add [serve.telegram] to your config.toml",
+        ));
+    }
+    let var = serve
+        .telegram_token_env
+        .as_ref()
+        .map_or("TELEGRAM_BOT_TOKEN", |v| v.value.as_str());
+    let token = env(var).filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+        Exit::usage(format!(
+            "rein serve: {var} (the Telegram bot's token) is not set"
+        ))
+    })?;
+    let base = serve
+        .telegram_api_base
+        .as_ref()
+        .map_or(rein_chat::telegram::API_BASE, |b| b.value.as_str());
+    Ok(Arc::new(rein_chat::telegram::Telegram::new(
+        base,
+        token.trim(),
+    )))
+}
+
+impl Server {
+    /// Takes what arrives, forever; an unreachable platform is asked again after 1, 2, 4…
+    /// seconds, up to 30.
+    async fn listen(self: Arc<Self>) {
+        let mut failures = 0u32;
+        loop {
+            match self.platform.next().await {
+                Ok(items) => {
+                    failures = 0;
+                    for item in items {
+                        self.take(item);
+                    }
+                }
+                Err(e) => {
+                    failures += 1;
+                    let wait = Duration::from_secs(1 << failures.min(5)).min(MAX_BACKOFF);
+                    eprintln!("rein serve: {e}; asking again in {}s", wait.as_secs());
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// Routes one arrival to its chat; one from a user not on the list goes nowhere.
+    fn take(self: &Arc<Self>, item: Incoming) {
+        if !self.allowed.contains(item.user()) {
+            eprintln!(
+                "rein serve: ignored a message from {} in {} (not in [serve] allowed_users)",
+                item.user(),
+                item.chat()
+            );
+            return;
+        }
+        let chat = {
+            let mut chats = self.chats.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(
+                chats
+                    .entry(item.chat().clone())
+                    .or_insert_with(|| Arc::new(Chat::new(item.chat().clone()))),
+            )
+        };
+        let server = Arc::clone(self);
+        tokio::spawn(async move { chat.take(&server, item).await });
+    }
+
+    /// Ends every chat's session (saved as it is).
+    async fn close(&self) {
+        let chats: Vec<Arc<Chat>> = self
+            .chats
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for chat in chats {
+            chat.close().await;
+        }
+    }
+}
