@@ -130,3 +130,77 @@ async fn a_workspace_cannot_open_itself_to_a_chat() {
         text(&out.stderr)
     );
 }
+
+#[tokio::test]
+async fn a_call_is_approved_by_a_button_only_an_allowed_user_can_press() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config(ws, &fake, "\"telegram:42\"");
+    let model = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo made > made.txt"}}]},
+          {"text": "Made it."}]}"#,
+    )
+    .await;
+    let mut cmd = rein(ws);
+    cmd.args(["serve", "--base-url", &model.url()])
+        .env("TEST_TELEGRAM_TOKEN", TOKEN)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    fake.message(42, 42, "make the file");
+    let asked = || {
+        fake.calls()
+            .into_iter()
+            .find(|c| c.body["reply_markup"]["inline_keyboard"][0].is_array())
+    };
+    until("the approval", || asked().is_some()).await;
+    let question = asked().unwrap();
+    let text = question.body["text"].as_str().unwrap().to_string();
+    assert!(
+        text.starts_with("rein wants to run bash echo made > made.txt"),
+        "{text}"
+    );
+    let buttons = &question.body["reply_markup"]["inline_keyboard"][0];
+    let labels: Vec<&str> = buttons
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels[0], "Allow");
+    assert_eq!(labels[2], "Deny");
+    let allow = buttons[0]["callback_data"].as_str().unwrap().to_string();
+    // A stranger's press does nothing; the allowed user's runs the command.
+    fake.press(999, 42, 0, &allow);
+    fake.press(42, 42, 0, &allow);
+    until("the answer", || {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t.ends_with("Made it."))
+    })
+    .await;
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("made.txt")).unwrap(),
+        "made\n"
+    );
+    let calls = fake.calls();
+    let acks: Vec<&BotCall> = calls
+        .iter()
+        .filter(|c| c.method == "answerCallbackQuery")
+        .collect();
+    assert_eq!(acks.len(), 1, "{calls:?}");
+    assert_eq!(acks[0].body["text"], "Allowed.");
+    assert!(
+        texts_to(&calls, 42).contains(&"Allowed: bash echo made > made.txt".to_string()),
+        "{calls:?}"
+    );
+    assert!(
+        text(&out.stderr).contains("ignored a message from telegram:999"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -7,6 +7,7 @@ use rein_chat::{ChatId, Incoming};
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
+use super::approve::{ChatApprover, Pending};
 use super::reply::Reply;
 use crate::hosted::Hosted;
 
@@ -19,6 +20,8 @@ pub(super) struct Chat {
     session: tokio::sync::Mutex<Option<Arc<Hosted>>>,
     /// Cancels the prompt under way.
     cancel: Mutex<CancellationToken>,
+    /// The approvals asked in the chat and not answered yet.
+    pending: Arc<Pending>,
 }
 
 impl Chat {
@@ -27,6 +30,7 @@ impl Chat {
             id,
             session: tokio::sync::Mutex::default(),
             cancel: Mutex::new(CancellationToken::new()),
+            pending: Arc::default(),
         }
     }
 
@@ -43,9 +47,9 @@ impl Chat {
                 "/start" | "/help" => self.say(server, HELP).await,
                 _ => self.prompt(server, text).await,
             },
-            // Buttons come with approvals; none is asked yet.
-            Incoming::Pressed { press, .. } => {
-                let _ = server.platform.acknowledge(&press, "").await;
+            Incoming::Pressed { press, data, .. } => {
+                let said = self.pending.press(&data);
+                let _ = server.platform.acknowledge(&press, said).await;
             }
         }
     }
@@ -66,7 +70,12 @@ impl Chat {
         if let Some(hosted) = session.as_ref() {
             return Ok(Arc::clone(hosted));
         }
-        let hosted = Hosted::start(&server.base, None, rein_tools::Editor::default())
+        let approver = Arc::new(ChatApprover {
+            platform: Arc::clone(&server.platform),
+            chat: self.id.clone(),
+            pending: Arc::clone(&self.pending),
+        });
+        let hosted = Hosted::start(&server.base, Some(approver), rein_tools::Editor::default())
             .await
             .map_err(|e| e.message)?;
         let hosted = Arc::new(hosted);

@@ -4,6 +4,7 @@
 //! chat's reply streams into one message, edited at the platform's pace, with the tool calls
 //! listed; `/new`, `/stop` and `/status` steer the chat's session.
 
+mod approve;
 mod chat;
 mod reply;
 
