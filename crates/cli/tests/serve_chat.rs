@@ -157,10 +157,10 @@ async fn a_call_is_approved_by_a_button_only_an_allowed_user_can_press() {
     };
     until("the approval", || asked().is_some()).await;
     let question = asked().unwrap();
-    let text = question.body["text"].as_str().unwrap().to_string();
+    let said = question.body["text"].as_str().unwrap().to_string();
     assert!(
-        text.starts_with("rein wants to run bash echo made > made.txt"),
-        "{text}"
+        said.starts_with("rein wants to run bash echo made > made.txt"),
+        "{said}"
     );
     let buttons = &question.body["reply_markup"]["inline_keyboard"][0];
     let labels: Vec<&str> = buttons
