@@ -72,10 +72,15 @@ impl Telegram {
             .send()
             .await
             .map_err(|e| unreachable(format!("{method}: {}", e.without_url())))?;
-        let answer: Answer<T> = response
-            .json()
-            .await
-            .map_err(|e| unreachable(format!("{method}: {}", e.without_url())))?;
+        let status = response.status();
+        // Errors come as JSON too; anything else is a proxy's or an outage's page.
+        let answer: Answer<T> = response.json().await.map_err(|e| {
+            let why = match status.is_success() {
+                true => e.without_url().to_string(),
+                false => format!("HTTP {status}"),
+            };
+            unreachable(format!("{method}: {why}"))
+        })?;
         match answer.result {
             Some(result) if answer.ok => Ok(result),
             _ => Err(ChatError::Refused {

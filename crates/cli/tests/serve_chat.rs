@@ -204,3 +204,62 @@ async fn a_call_is_approved_by_a_button_only_an_allowed_user_can_press() {
         text(&out.stderr)
     );
 }
+
+fn spawn_serve(ws: &Path, model: &rein_testkit::MockServer) -> std::process::Child {
+    let mut cmd = rein(ws);
+    cmd.args(["serve", "--base-url", &model.url()])
+        .env("TEST_TELEGRAM_TOKEN", TOKEN)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .stderr(Stdio::piped());
+    cmd.spawn().unwrap()
+}
+
+#[tokio::test]
+async fn a_restart_resumes_the_chat_and_a_dropped_connection_is_taken_up_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config(ws, &fake, "\"telegram:42\"");
+    let model = mock(r#"{"turns": [{"text": "First answer."}, {"text": "Second answer."}]}"#).await;
+    let mut first = spawn_serve(ws, &model);
+    fake.message(42, 42, "remember the word kiwi");
+    until("the first answer", || {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t == "First answer.")
+    })
+    .await;
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let kept = std::fs::read_to_string(ws.join(".rein-test-data/rein/serve/chats.json")).unwrap();
+    assert!(kept.contains("\"telegram:42\""), "{kept}");
+
+    let second = spawn_serve(ws, &model);
+    let polls = fake.polls();
+    until("a poll of the restarted rein", || fake.polls() > polls).await;
+    // The platform goes away (its proxy answers 502 and hangs up) and comes back: rein asks
+    // again, after 1 s, then 2 s.
+    fake.fail_polls(2);
+    until("the outage", || fake.failing() == 0).await;
+    fake.message(42, 42, "what was the word?");
+    until("the second answer", || {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t == "Second answer.")
+    })
+    .await;
+    let mut second = second;
+    second.kill().unwrap();
+    let out = second.wait_with_output().unwrap();
+    let resumed = model.requests()[1].body.to_string();
+    assert!(
+        resumed.contains("remember the word kiwi") && resumed.contains("First answer."),
+        "{resumed}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("asking again in 1s") && stderr.contains("asking again in 2s"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(TOKEN), "{stderr}");
+}

@@ -37,6 +37,8 @@ struct Log {
     calls: Vec<BotCall>,
     next_update: i64,
     next_message: i64,
+    /// Polls still to fail.
+    failing: usize,
 }
 
 #[derive(Debug)]
@@ -58,6 +60,15 @@ pub struct FakeTelegram {
     addr: SocketAddr,
     shared: Arc<Shared>,
     task: JoinHandle<()>,
+}
+
+fn serve(listener: TcpListener, shared: &Arc<Shared>) -> JoinHandle<()> {
+    let app = Router::new()
+        .route("/{bot}/{method}", axum::routing::post(handle))
+        .with_state(Arc::clone(shared));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    })
 }
 
 impl Drop for FakeTelegram {
@@ -84,18 +95,20 @@ impl FakeTelegram {
             }),
             arrived: Notify::new(),
         });
-        let app = Router::new()
-            .route("/{bot}/{method}", axum::routing::post(handle))
-            .with_state(Arc::clone(&shared));
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
+        let task = serve(listener, &shared);
         Ok(Self { addr, shared, task })
     }
 
     /// The `api_base` to give rein.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The next `count` polls fail as an outage looks from outside: a bare 502 (a proxy's,
+    /// not the Bot API's JSON) on a connection the fake then closes.
+    pub fn fail_polls(&self, count: usize) {
+        self.shared.log().failing = count;
+        self.shared.arrived.notify_waiters();
     }
 
     /// Queues a text message from user `user` in chat `chat`.
@@ -129,6 +142,11 @@ impl FakeTelegram {
         log.queue.push_back(update);
         drop(log);
         self.shared.arrived.notify_waiters();
+    }
+
+    /// How many of the failures asked for are still to come.
+    pub fn failing(&self) -> usize {
+        self.shared.log().failing
     }
 
     /// The calls received so far, `getUpdates` left out.
@@ -165,6 +183,14 @@ async fn handle(
         method: method.clone(),
         body: body.clone(),
     });
+    if method == "getUpdates" {
+        let mut log = shared.log();
+        if log.failing > 0 {
+            log.failing -= 1;
+            let headers = [(axum::http::header::CONNECTION, "close")];
+            return (StatusCode::BAD_GATEWAY, headers, "Bad Gateway").into_response();
+        }
+    }
     let result = match method.as_str() {
         "getUpdates" => updates(&shared, &body).await,
         "sendMessage" | "editMessageText" => sent(&shared, &body),
@@ -189,7 +215,8 @@ async fn updates(shared: &Shared, body: &Value) -> Value {
             let mut log = shared.log();
             log.queue
                 .retain(|u| u["update_id"].as_i64().unwrap_or(0) >= offset);
-            if !log.queue.is_empty() || tokio::time::Instant::now() >= deadline {
+            // A failure asked for ends the poll under way (answered empty) so the next fails.
+            if !log.queue.is_empty() || log.failing > 0 || tokio::time::Instant::now() >= deadline {
                 return Value::Array(log.queue.iter().cloned().collect());
             }
         }

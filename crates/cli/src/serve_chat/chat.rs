@@ -75,10 +75,21 @@ impl Chat {
             chat: self.id.clone(),
             pending: Arc::clone(&self.pending),
         });
-        let hosted = Hosted::start(&server.base, Some(approver), rein_tools::Editor::default())
-            .await
-            .map_err(|e| e.message)?;
-        let hosted = Arc::new(hosted);
+        let key = self.id.to_string();
+        let mut args = server.base.clone();
+        args.resume = server.kept.session(&key);
+        let editor = rein_tools::Editor::default();
+        let started = match Hosted::start(&args, Some(approver.clone()), editor.clone()).await {
+            Ok(hosted) => Ok(hosted),
+            // The kept session is gone (pruned, moved): a new one.
+            Err(_) if args.resume.is_some() => {
+                args.resume = None;
+                Hosted::start(&args, Some(approver), editor).await
+            }
+            Err(e) => Err(e),
+        };
+        let hosted = Arc::new(started.map_err(|e| e.message)?);
+        server.kept.set(&key, Some(&hosted.id));
         *session = Some(Arc::clone(&hosted));
         Ok(hosted)
     }
@@ -111,6 +122,7 @@ impl Chat {
         if let Some(hosted) = ended {
             hosted.close().await;
         }
+        server.kept.set(&self.id.to_string(), None);
         self.say(server, "Started a new session.").await;
     }
 

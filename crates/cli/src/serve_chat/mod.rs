@@ -6,6 +6,7 @@
 
 mod approve;
 mod chat;
+mod kept;
 mod reply;
 
 use std::collections::{HashMap, HashSet};
@@ -37,6 +38,8 @@ struct Server {
     /// What each chat's session starts from.
     base: ExecArgs,
     chats: Mutex<HashMap<ChatId, Arc<Chat>>>,
+    /// Each chat's session, for a restart.
+    kept: kept::Kept,
 }
 
 /// Runs `rein serve` until interrupted.
@@ -64,6 +67,7 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         allowed,
         base,
         chats: Mutex::default(),
+        kept: kept::Kept::load(crate::resolve::Folders::of(&env).data),
     });
     eprintln!(
         "rein serve: listening on {} for {} user(s); sessions in {}",
@@ -153,7 +157,7 @@ impl Server {
                 }
                 Err(e) => {
                     failures += 1;
-                    let wait = Duration::from_secs(1 << failures.min(5)).min(MAX_BACKOFF);
+                    let wait = Duration::from_secs(1 << (failures - 1).min(5)).min(MAX_BACKOFF);
                     eprintln!("rein serve: {e}; asking again in {}s", wait.as_secs());
                     tokio::time::sleep(wait).await;
                 }
