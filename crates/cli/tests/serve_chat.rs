@@ -263,3 +263,32 @@ async fn a_restart_resumes_the_chat_and_a_dropped_connection_is_taken_up_again()
     );
     assert!(!stderr.contains(TOKEN), "{stderr}");
 }
+
+#[tokio::test]
+async fn a_provider_key_is_never_posted() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config(ws, &fake, "\"telegram:42\"");
+    let key = "sk-ant-test-0123456789abcdef";
+    let model = mock(&format!(
+        r#"{{"turns": [{{"text": "Your key is {key} and the bot's {TOKEN}."}}]}}"#
+    ))
+    .await;
+    let mut cmd = rein(ws);
+    cmd.args(["serve", "--base-url", &model.url()])
+        .env("TEST_TELEGRAM_TOKEN", TOKEN)
+        .env("ANTHROPIC_API_KEY", key)
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    fake.message(42, 42, "what is my key?");
+    until("the answer", || !texts_to(&fake.calls(), 42).is_empty()).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let said = texts_to(&fake.calls(), 42);
+    assert_eq!(
+        said.last().unwrap(),
+        "Your key is [redacted: $ANTHROPIC_API_KEY] and the bot's [redacted: $TEST_TELEGRAM_TOKEN].",
+        "{said:?}"
+    );
+}

@@ -7,6 +7,7 @@
 mod approve;
 mod chat;
 mod kept;
+mod redact;
 mod reply;
 
 use std::collections::{HashMap, HashSet};
@@ -48,18 +49,23 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     let config = crate::trust::load_for_reading(&here)?;
     let env = crate::env::process;
     let (workspace, allowed) = checked(&config, &env)?;
-    let platform = telegram(&config, &env)?;
+    let (platform, token_env) = telegram(&config, &env)?;
+    // Nothing posted carries a provider key or the bot's token.
+    let mut hidden = vec![token_env];
+    hidden.extend(args.route.api_key_env.clone());
+    let platform: Arc<dyn Platform> = Arc::new(redact::Redacting {
+        inner: platform,
+        hidden: rein_tools::HiddenEnv::with(hidden),
+    });
+    // `auto` and `bypass` only when `[serve]` says so: the user's usual mode is not the chat's.
+    let mode = config.serve.permission_mode.as_ref();
     let base = ExecArgs {
         model: args.route.model,
         provider: args.route.provider,
         base_url: args.route.base_url,
         api_key_env: args.route.api_key_env,
         cwd: Some(workspace.clone()),
-        permission_mode: config
-            .serve
-            .permission_mode
-            .as_ref()
-            .map(|m| m.value.clone()),
+        permission_mode: Some(mode.map_or_else(|| "default".to_string(), |m| m.value.clone())),
         ..ExecArgs::default()
     };
     let server = Arc::new(Server {
@@ -115,8 +121,12 @@ fn checked(config: &Config, env: crate::env::Env<'_>) -> Result<(PathBuf, HashSe
     Ok((path, allowed))
 }
 
-/// The Telegram bot of `[serve.telegram]`, its token from the environment.
-fn telegram(config: &Config, env: crate::env::Env<'_>) -> Result<Arc<dyn Platform>, Exit> {
+/// The Telegram bot of `[serve.telegram]`, its token from the environment, and the token's
+/// variable.
+fn telegram(
+    config: &Config,
+    env: crate::env::Env<'_>,
+) -> Result<(Arc<dyn Platform>, String), Exit> {
     let serve = &config.serve;
     if !serve.telegram {
         return Err(Exit::usage(
@@ -136,10 +146,8 @@ fn telegram(config: &Config, env: crate::env::Env<'_>) -> Result<Arc<dyn Platfor
         .telegram_api_base
         .as_ref()
         .map_or(rein_chat::telegram::API_BASE, |b| b.value.as_str());
-    Ok(Arc::new(rein_chat::telegram::Telegram::new(
-        base,
-        token.trim(),
-    )))
+    let bot = rein_chat::telegram::Telegram::new(base, token.trim());
+    Ok((Arc::new(bot), var.to_string()))
 }
 
 impl Server {

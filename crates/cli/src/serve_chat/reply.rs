@@ -39,8 +39,10 @@ impl Reply {
         }
     }
 
-    /// The message as it stands: the calls, then the text.
-    fn render(&self) -> String {
+    /// The message as it stands: the calls, then the text (while it streams, up to its last
+    /// space: a word still coming, a key half-way, is not shown before it is whole and can be
+    /// redacted).
+    fn render(&self, streaming: bool) -> String {
         let mut out = String::new();
         let hidden = self.calls.len().saturating_sub(MAX_CALLS);
         if hidden > 0 {
@@ -53,7 +55,14 @@ impl Reply {
         if !self.calls.is_empty() && !self.text.is_empty() {
             out.push('\n');
         }
-        out.push_str(&self.text);
+        let text = match streaming {
+            true => self
+                .text
+                .rfind(char::is_whitespace)
+                .map_or("", |end| &self.text[..end]),
+            false => &self.text,
+        };
+        out.push_str(text);
         if out.trim().is_empty() {
             out = "…".into();
         }
@@ -68,7 +77,7 @@ impl Reply {
         if !(self.dirty && (now || due)) {
             return;
         }
-        let text = self.render();
+        let text = self.render(!now);
         let shown = match &self.posted {
             Some(posted) => self.platform.edit(posted, &text, &[]).await.map(|()| None),
             None => self.platform.post(&self.chat, &text, &[]).await.map(Some),
