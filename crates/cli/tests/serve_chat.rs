@@ -12,11 +12,15 @@ use crate::support::*;
 const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 
 fn serve_config(ws: &Path, fake: &FakeTelegram, allowed: &str) {
+    serve_config_with(ws, fake, allowed, "");
+}
+
+fn serve_config_with(ws: &Path, fake: &FakeTelegram, allowed: &str, more: &str) {
     write_user_config(
         ws,
         &format!(
-            "[serve]\nworkspace = \"{}\"\nallowed_users = [{allowed}]\n\n[serve.telegram]\n\
-             token_env = \"TEST_TELEGRAM_TOKEN\"\napi_base = \"{}\"\n",
+            "[serve]\nworkspace = \"{}\"\nallowed_users = [{allowed}]\n{more}\n\
+             [serve.telegram]\ntoken_env = \"TEST_TELEGRAM_TOKEN\"\napi_base = \"{}\"\n",
             ws.display(),
             fake.url()
         ),
@@ -291,4 +295,53 @@ async fn a_provider_key_is_never_posted() {
         "Your key is [redacted: $ANTHROPIC_API_KEY] and the bot's [redacted: $TEST_TELEGRAM_TOKEN].",
         "{said:?}"
     );
+}
+
+#[tokio::test]
+async fn undo_and_mode_steer_the_session_within_the_configured_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config_with(
+        ws,
+        &fake,
+        "\"telegram:42\"",
+        "permission_mode = \"accept-edits\"",
+    );
+    let model = mock(
+        r#"{"turns": [
+          {"tool_calls": [{"name": "write_file", "arguments": {"path": "made.txt", "content": "x\n"}}]},
+          {"text": "Wrote it."}]}"#,
+    )
+    .await;
+    let mut child = spawn_serve(ws, &model);
+    let said_to_42 = |text: &str| {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t.starts_with(text))
+    };
+    fake.message(42, 42, "write the file");
+    until("the answer", || {
+        said_to_42("→ write_file made.txt (1 line)\n\nWrote it.")
+    })
+    .await;
+    assert!(ws.join("made.txt").exists());
+    fake.message(42, 42, "/undo");
+    until("the undo", || said_to_42("Put back:")).await;
+    assert!(!ws.join("made.txt").exists());
+    fake.message(42, 42, "/mode bypass");
+    until("the refusal", || {
+        said_to_42("bypass is broader than this server allows")
+    })
+    .await;
+    fake.message(42, 42, "/mode plan");
+    until("the mode", || said_to_42("Mode: plan.")).await;
+    fake.message(42, 42, "/status");
+    until("the status", || said_to_42("Session ")).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let said = texts_to(&fake.calls(), 42);
+    let status = said.iter().find(|t| t.starts_with("Session ")).unwrap();
+    assert!(status.contains("in plan mode"), "{status}");
+    assert_eq!(model.requests().len(), 2);
 }

@@ -12,7 +12,9 @@ use super::reply::Reply;
 use crate::hosted::Hosted;
 
 const HELP: &str = "Send a task and rein works on it here. /new starts a new session, /stop \
-                    cancels the work under way, /status shows the session.";
+                    cancels the work under way, /status shows the session, /mode NAME changes \
+                    its permission mode (plan, default, accept-edits…), /undo puts back the \
+                    files the last prompt changed.";
 
 /// A chat and its session.
 pub(super) struct Chat {
@@ -44,6 +46,11 @@ impl Chat {
                     self.say(server, "Stopping the work under way.").await;
                 }
                 "/status" => self.status(server).await,
+                "/undo" => self.undo(server).await,
+                command if command.starts_with("/mode") => {
+                    let name = command.trim_start_matches("/mode").trim();
+                    self.mode(server, name).await;
+                }
                 "/start" | "/help" => self.say(server, HELP).await,
                 _ => self.prompt(server, text).await,
             },
@@ -148,6 +155,58 @@ impl Chat {
             if status.running { "working" } else { "idle" },
         );
         self.say(server, &text).await;
+    }
+
+    /// `/mode NAME`: a mode no broader than `[serve] permission_mode` allows (`auto` and
+    /// `bypass` only when it names them).
+    async fn mode(&self, server: &Server, name: &str) {
+        let Some(mode) = rein_engine::permissions::PermissionMode::parse(name) else {
+            let known = "plan, default, accept-edits, auto, bypass";
+            return self
+                .say(server, &format!("/mode takes one of: {known}."))
+                .await;
+        };
+        if mode.breadth() > server.widest.breadth() {
+            let said = format!(
+                "{} is broader than this server allows ({}; [serve] permission_mode sets it).",
+                mode.name(),
+                server.widest.name()
+            );
+            return self.say(server, &said).await;
+        }
+        let said = match self.session(server).await {
+            Ok(hosted) => match hosted.apply(rein_engine::Op::SetMode(mode)).await {
+                Ok(_) => format!("Mode: {}.", mode.name()),
+                Err(e) => format!("The mode stays: {e}"),
+            },
+            Err(why) => format!("rein could not start: {why}"),
+        };
+        self.say(server, &said).await;
+    }
+
+    /// `/undo`: the files the last prompt changed are put back (a file changed since rein
+    /// wrote it is kept, and said).
+    async fn undo(&self, server: &Server) {
+        let hosted = self.session.lock().await.clone();
+        let Some(hosted) = hosted else {
+            return self.say(server, "No session yet: nothing to undo.").await;
+        };
+        let op = rein_engine::Op::Rewind {
+            back: 1,
+            what: rein_engine::RewindWhat::Code,
+            restore: rein_engine::Restore::KeepChanged,
+        };
+        let said = match hosted.apply(op).await {
+            Ok(rein_engine::Applied::Rewound { files, .. }) if files.is_empty() => {
+                "The last prompt changed no file.".to_string()
+            }
+            Ok(rein_engine::Applied::Rewound { files, .. }) => {
+                format!("Put back:\n{}", files.join("\n"))
+            }
+            Ok(_) => "Nothing to undo.".to_string(),
+            Err(e) => format!("Nothing undone: {e}"),
+        };
+        self.say(server, &said).await;
     }
 
     /// Ends the session, if any.

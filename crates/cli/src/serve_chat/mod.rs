@@ -38,6 +38,8 @@ struct Server {
     allowed: HashSet<String>,
     /// What each chat's session starts from.
     base: ExecArgs,
+    /// The broadest mode `/mode` may choose: the chats' own.
+    widest: rein_engine::permissions::PermissionMode,
     chats: Mutex<HashMap<ChatId, Arc<Chat>>>,
     /// Each chat's session, for a restart.
     kept: kept::Kept,
@@ -71,6 +73,9 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     let server = Arc::new(Server {
         platform,
         allowed,
+        widest: mode
+            .and_then(|m| rein_engine::permissions::PermissionMode::parse(&m.value))
+            .unwrap_or(rein_engine::permissions::PermissionMode::Default),
         base,
         chats: Mutex::default(),
         kept: kept::Kept::load(crate::resolve::Folders::of(&env).data),
