@@ -320,13 +320,13 @@ async fn undo_and_mode_steer_the_session_within_the_configured_mode() {
             .iter()
             .any(|t| t.starts_with(text))
     };
+    // Sent together: the chat takes them in order, the undo after the prompt's work.
     fake.message(42, 42, "write the file");
+    fake.message(42, 42, "/undo");
     until("the answer", || {
         said_to_42("→ write_file made.txt (1 line)\n\nWrote it.")
     })
     .await;
-    assert!(ws.join("made.txt").exists());
-    fake.message(42, 42, "/undo");
     until("the undo", || said_to_42("Put back:")).await;
     assert!(!ws.join("made.txt").exists());
     fake.message(42, 42, "/mode bypass");

@@ -24,6 +24,8 @@ pub(super) struct Chat {
     cancel: Mutex<CancellationToken>,
     /// The approvals asked in the chat and not answered yet.
     pending: Arc<Pending>,
+    /// Where the chat's messages wait their turn (its worker started with the first).
+    queue: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<Incoming>>,
 }
 
 impl Chat {
@@ -33,7 +35,23 @@ impl Chat {
             session: tokio::sync::Mutex::default(),
             cancel: Mutex::new(CancellationToken::new()),
             pending: Arc::default(),
+            queue: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Queues `item` behind the chat's earlier messages.
+    pub(super) fn enqueue(self: &Arc<Self>, server: &Arc<Server>, item: Incoming) {
+        let queue = self.queue.get_or_init(|| {
+            let (queue, mut waiting) = tokio::sync::mpsc::unbounded_channel();
+            let (chat, server) = (Arc::clone(self), Arc::clone(server));
+            tokio::spawn(async move {
+                while let Some(item) = waiting.recv().await {
+                    chat.take(&server, item).await;
+                }
+            });
+            queue
+        });
+        let _ = queue.send(item);
     }
 
     /// Handles what arrived from an allowed user.

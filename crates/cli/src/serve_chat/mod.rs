@@ -196,8 +196,18 @@ impl Server {
                     .or_insert_with(|| Arc::new(Chat::new(item.chat().clone()))),
             )
         };
-        let server = Arc::clone(self);
-        tokio::spawn(async move { chat.take(&server, item).await });
+        // A press answers an approval the prompt under way waits for, and `/stop` cancels
+        // it: both at once. Everything else in the chat's order, one after the other.
+        let now = match &item {
+            Incoming::Pressed { .. } => true,
+            Incoming::Message { text, .. } => text.trim() == "/stop",
+        };
+        if now {
+            let server = Arc::clone(self);
+            tokio::spawn(async move { chat.take(&server, item).await });
+        } else {
+            chat.enqueue(self, item);
+        }
     }
 
     /// Ends every chat's session (saved as it is).
