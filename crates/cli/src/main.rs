@@ -188,8 +188,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
         Some(Command::Config(edit)) => settings_edit::command(edit),
         Some(Command::Serve(args)) => serve_chat::run(*args).await,
         Some(Command::Lsp(LspCommand::Check { cwd })) => {
-            let workspace = resolve::workspace(cwd.as_deref())?;
-            lsp::check(&workspace).await
+            lsp::check(&resolve::workspace(cwd.as_deref())?).await
         }
         Some(Command::Sandbox(SandboxCommand::Check { cwd })) => {
             let workspace = resolve::workspace(cwd.as_deref())?;

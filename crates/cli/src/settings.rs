@@ -70,24 +70,11 @@ impl Settings {
         )?;
         let mut added_dirs = added_dirs;
         let home = crate::env::home(&env);
-        added_dirs.extend(resolve::configured_dirs(
-            &config,
-            &workspace,
-            home.as_deref(),
-        ));
+        let configured = resolve::configured_dirs(&config, &workspace, home.as_deref());
+        added_dirs.extend(configured);
         let lsp_found = crate::lsp::found(&config, &env)?;
-        let read_too = added_dirs
-            .iter()
-            .cloned()
-            .chain(crate::lsp::install_roots(&lsp_found));
-        let sandbox = sandbox(
-            &config,
-            &sensitive,
-            &env,
-            read_too,
-            sandbox_policy,
-            policy.mode,
-        )?;
+        let modes = (sandbox_policy, policy.mode);
+        let sandbox = sandbox(&config, &sensitive, &env, (&added_dirs, &lsp_found), modes)?;
         let router = Router::new(args, Arc::clone(&config), env);
         let subagents = crate::agents::subagents(
             &workspace,
@@ -140,20 +127,25 @@ impl Settings {
 
 /// What the flags add to the configuration: `--settings` sources over every other, the
 /// `--mcp-config` files and `--strict-mcp-config`.
-/// The run's OS sandbox, with `read_too` among its read roots: the added folders (seen
-/// read-only by sandboxed commands: the file tools, which keep checkpoints and protect `.git`
-/// and settings, write them) and the language servers' installations (a confined server must
-/// see its own).
+/// The run's OS sandbox, with among its read roots the added folders (seen read-only by
+/// sandboxed commands: the file tools, which keep checkpoints and protect `.git` and
+/// settings, write them) and the language servers' installations (a confined server must see
+/// its own).
 fn sandbox(
     config: &Config,
     sensitive: &rein_tools::SensitivePaths,
     env: &ReadEnv,
-    read_too: impl Iterator<Item = PathBuf>,
-    policy: rein_sandbox::Policy,
-    mode: rein_engine::permissions::PermissionMode,
+    (added_dirs, lsp_found): (&[PathBuf], &[rein_code::lsp::Found]),
+    (policy, mode): (
+        rein_sandbox::Policy,
+        rein_engine::permissions::PermissionMode,
+    ),
 ) -> Result<Option<Arc<rein_sandbox::Sandbox>>, Exit> {
     let mut settings = crate::sandbox::settings(config, sensitive, env);
-    settings.read_roots.extend(read_too);
+    settings.read_roots.extend(added_dirs.iter().cloned());
+    settings
+        .read_roots
+        .extend(crate::lsp::install_roots(lsp_found));
     crate::sandbox::detect(settings, policy, mode)
 }
 
