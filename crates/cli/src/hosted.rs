@@ -58,7 +58,17 @@ impl Hosted {
         let mut setup = Setup::new(args, crate::trust::Asking::Never)?;
         setup.editor = editor;
         setup.start_mcp().await;
-        let setup = Arc::new(setup);
+        Self::on(Arc::new(setup), args, approver)
+    }
+
+    /// A session on `setup` (settings, MCP and language servers another session may share),
+    /// new or the stored one `args.resume` names. [`Hosted::end`] ends it and leaves `setup`
+    /// running.
+    pub fn on(
+        setup: Arc<Setup>,
+        args: &ExecArgs,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Result<Self, Exit> {
         let agent = setup.agent(setup.start(args)?)?;
         let id = agent.session_id().to_string();
         let (tx, events) = tokio::sync::mpsc::unbounded_channel();
@@ -152,8 +162,13 @@ impl Hosted {
 
     /// Ends the session (saved as it is), flushes its telemetry and stops its MCP servers.
     pub async fn close(&self) {
-        let _ = self.apply(Op::Shutdown(EndReason::Other)).await;
+        self.end().await;
         self.setup.close().await;
+    }
+
+    /// Ends the session (saved as it is); its setup stays for the sessions sharing it.
+    pub async fn end(&self) {
+        let _ = self.apply(Op::Shutdown(EndReason::Other)).await;
     }
 }
 

@@ -103,13 +103,13 @@ impl Chat {
         let key = self.id.to_string();
         let mut args = server.base.clone();
         args.resume = server.kept.session(&key);
-        let editor = rein_tools::Editor::default();
-        let started = match Hosted::start(&args, Some(approver.clone()), editor.clone()).await {
+        let setup = Arc::clone(&server.setup);
+        let started = match Hosted::on(Arc::clone(&setup), &args, Some(approver.clone())) {
             Ok(hosted) => Ok(hosted),
             // The kept session is gone (pruned, moved): a new one.
             Err(_) if args.resume.is_some() => {
                 args.resume = None;
-                Hosted::start(&args, Some(approver), editor).await
+                Hosted::on(setup, &args, Some(approver))
             }
             Err(e) => Err(e),
         };
@@ -145,7 +145,7 @@ impl Chat {
         self.lock_cancel().cancel();
         let ended = self.session.lock().await.take();
         if let Some(hosted) = ended {
-            hosted.close().await;
+            hosted.end().await;
         }
         server.kept.set(&self.id.to_string(), None);
         self.say(server, "Started a new session.").await;
@@ -231,7 +231,7 @@ impl Chat {
     pub(super) async fn close(&self) {
         self.lock_cancel().cancel();
         if let Some(hosted) = self.session.lock().await.take() {
-            hosted.close().await;
+            hosted.end().await;
         }
     }
 }

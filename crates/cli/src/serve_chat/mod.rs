@@ -38,6 +38,8 @@ struct Server {
     allowed: HashSet<String>,
     /// What each chat's session starts from.
     base: ExecArgs,
+    /// The settings, MCP servers and language servers every chat's session shares.
+    setup: Arc<crate::setup::Setup>,
     /// The broadest mode `/mode` may choose: the chats' own.
     widest: rein_engine::permissions::PermissionMode,
     chats: Mutex<HashMap<ChatId, Arc<Chat>>>,
@@ -70,7 +72,10 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         permission_mode: Some(mode.map_or_else(|| "default".to_string(), |m| m.value.clone())),
         ..ExecArgs::default()
     };
+    let mut setup = crate::setup::Setup::new(&base, crate::trust::Asking::Never)?;
+    setup.start_mcp().await;
     let server = Arc::new(Server {
+        setup: Arc::new(setup),
         platform,
         allowed,
         widest: mode
@@ -222,5 +227,6 @@ impl Server {
         for chat in chats {
             chat.close().await;
         }
+        self.setup.close().await;
     }
 }

@@ -33,10 +33,9 @@ pub fn render_changes(
     shown: Shown,
     max: usize,
 ) -> Option<String> {
-    let mut text = String::new();
-    let mut lines = 0;
-    let mut left_out = 0;
+    let mut listing = Listing::new(max);
     for report in reports {
+        let text = &mut listing.text;
         let name = relative(&report.path, workspace);
         let before: Vec<&Diagnostic> = report.before.iter().filter(|d| shown.has(d)).collect();
         let now: Vec<&Diagnostic> = report.now.iter().filter(|d| shown.has(d)).collect();
@@ -65,18 +64,9 @@ pub fn render_changes(
             let _ = write!(text, ", and {kept} that were there before");
         }
         text.push('\n');
-        for diagnostic in new {
-            if lines == max {
-                left_out += 1;
-                continue;
-            }
-            lines += 1;
-            let _ = writeln!(text, "  {}", line(diagnostic));
-        }
+        listing.push(&new);
     }
-    if left_out > 0 {
-        let _ = writeln!(text, "  … and {left_out} more");
-    }
+    let text = listing.finish();
     (!text.is_empty()).then(|| format!("Language server diagnostics after this change:\n{text}"))
 }
 
@@ -88,29 +78,54 @@ pub fn render_all(
     shown: Shown,
     max: usize,
 ) -> String {
-    let mut text = String::new();
-    let mut lines = 0;
-    let mut left_out = 0;
+    let mut listing = Listing::new(max);
     for (server, path, items) in files {
         let items: Vec<&Diagnostic> = items.iter().filter(|d| shown.has(d)).collect();
         if items.is_empty() {
             continue;
         }
         let name = relative(path, workspace);
-        let _ = writeln!(text, "{name}: {} ({server})", count(&items));
-        for diagnostic in items {
-            if lines == max {
-                left_out += 1;
-                continue;
-            }
-            lines += 1;
-            let _ = writeln!(text, "  {}", line(diagnostic));
+        let _ = writeln!(listing.text, "{name}: {} ({server})", count(&items));
+        listing.push(&items);
+    }
+    listing.finish()
+}
+
+/// Diagnostics listed one per line, `max` lines in all, the rest counted.
+struct Listing {
+    text: String,
+    lines: usize,
+    max: usize,
+    left_out: usize,
+}
+
+impl Listing {
+    fn new(max: usize) -> Self {
+        Self {
+            text: String::new(),
+            lines: 0,
+            max,
+            left_out: 0,
         }
     }
-    if left_out > 0 {
-        let _ = writeln!(text, "  … and {left_out} more");
+
+    fn push(&mut self, diagnostics: &[&Diagnostic]) {
+        for diagnostic in diagnostics {
+            if self.lines == self.max {
+                self.left_out += 1;
+                continue;
+            }
+            self.lines += 1;
+            let _ = writeln!(self.text, "  {}", line(diagnostic));
+        }
     }
-    text
+
+    fn finish(mut self) -> String {
+        if self.left_out > 0 {
+            let _ = writeln!(self.text, "  … and {} more", self.left_out);
+        }
+        self.text
+    }
 }
 
 /// Two diagnostics are the same one (moved by the edit, perhaps) when severity, code and
