@@ -139,6 +139,9 @@ pub trait Platform: Send + Sync {
 
     /// Acknowledges a button press (the platform stops showing it as pending).
     async fn acknowledge(&self, press: &str, text: &str) -> Result<(), ChatError>;
+
+    /// Sends `text` as a file named `name` (an answer too long for a message).
+    async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError>;
 }
 
 /// `text` cut to `max` characters, its end marked, for a platform's limit.

@@ -60,15 +60,28 @@ impl Telegram {
 
     /// Calls `method` with `body`; its `result`.
     async fn call<T: DeserializeOwned>(&self, method: &str, body: Value) -> Result<T, ChatError> {
+        self.send(method, Payload::Json(body)).await
+    }
+
+    /// Calls `method` with `payload` (JSON, or a form with a file); its `result`.
+    async fn send<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        payload: Payload,
+    ) -> Result<T, ChatError> {
         let unreachable = |message: String| ChatError::Unreachable {
             platform: TELEGRAM,
             message,
         };
         let client = client().map_err(unreachable)?;
-        let response = client
+        let request = client
             .post(format!("{}/{method}", self.api))
-            .timeout(self.poll + Duration::from_secs(15))
-            .json(&body)
+            .timeout(self.poll + Duration::from_secs(15));
+        let request = match payload {
+            Payload::Json(body) => request.json(&body),
+            Payload::Form(form) => request.multipart(form),
+        };
+        let response = request
             .send()
             .await
             .map_err(|e| unreachable(format!("{method}: {}", e.without_url())))?;
@@ -100,6 +113,12 @@ impl Telegram {
     fn lock_offset(&self) -> std::sync::MutexGuard<'_, i64> {
         self.offset.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// A request's body.
+enum Payload {
+    Json(Value),
+    Form(reqwest::multipart::Form),
 }
 
 /// The client every bot shares (TLS set up once).
@@ -289,6 +308,27 @@ impl Platform for Telegram {
     async fn acknowledge(&self, press: &str, text: &str) -> Result<(), ChatError> {
         let body = json!({"callback_query_id": press, "text": text});
         let _: bool = self.call("answerCallbackQuery", body).await?;
+        Ok(())
+    }
+
+    async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError> {
+        let document = reqwest::multipart::Part::text(text.to_string())
+            .file_name(name.to_string())
+            .mime_str("text/markdown")
+            .map_err(|e| ChatError::Unreachable {
+                platform: TELEGRAM,
+                message: e.to_string(),
+            })?;
+        let mut form = reqwest::multipart::Form::new().part("document", document);
+        if let Value::Object(fields) = address(chat) {
+            for (field, value) in fields {
+                let value = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_string);
+                form = form.text(field, value);
+            }
+        }
+        let _: Value = self.send("sendDocument", Payload::Form(form)).await?;
         Ok(())
     }
 }

@@ -331,3 +331,41 @@ async fn undo_and_mode_steer_the_session_within_the_configured_mode() {
     assert!(status.contains("in plan mode"), "{status}");
     assert_eq!(model.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn a_long_answer_is_cut_in_the_chat_and_sent_whole_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config(ws, &fake, "\"telegram:42\"");
+    let long: String = (0..600).map(|n| format!("line {n:04}\\n")).collect();
+    let turns = serde_json::json!({"turns": [{"text": format!("{long}THE END")}]});
+    let model = mock(&turns.to_string()).await;
+    let mut child = spawn_serve(ws, &model, "sk-ant-test");
+    fake.message(42, 42, "write a lot");
+    let uploaded = || {
+        fake.calls()
+            .into_iter()
+            .find(|c| c.method == "sendDocument")
+    };
+    until("the file", || uploaded().is_some()).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let raw = uploaded().unwrap().body["raw"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        raw.contains("filename=\"answer.md\"")
+            && raw.contains("line 0599")
+            && raw.contains("THE END"),
+        "{}",
+        &raw[..300.min(raw.len())]
+    );
+    assert!(raw.contains("name=\"chat_id\"\r\n\r\n42"), "{raw:.300}");
+    let said = texts_to(&fake.calls(), 42);
+    let last = said.last().unwrap();
+    assert!(last.chars().count() <= 4096, "{}", last.len());
+    assert!(last.starts_with("line 0000") && last.ends_with("(the whole answer is in answer.md)"));
+    assert!(!last.contains("THE END"));
+}

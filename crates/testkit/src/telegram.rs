@@ -1,6 +1,6 @@
 //! A fake of Telegram's Bot API on 127.0.0.1 for `rein serve`'s tests: `getUpdates` long
-//! polling over a queue the test fills, `sendMessage`, `editMessageText` and
-//! `answerCallbackQuery` recorded; payloads made from the documented shapes in
+//! polling over a queue the test fills, `sendMessage`, `editMessageText`,
+//! `answerCallbackQuery` and `sendDocument` (its form kept raw) recorded; payloads made from the documented shapes in
 //! `fixtures/telegram/` (sources in its `SOURCE.md`). A wrong token gets the documented 401.
 
 use std::collections::VecDeque;
@@ -178,7 +178,11 @@ async fn handle(
     if bot != format!("bot{}", shared.token) {
         return (StatusCode::UNAUTHORIZED, axum::Json(fixture(UNAUTHORIZED))).into_response();
     }
-    let body: Value = serde_json::from_str(&body).unwrap_or_default();
+    // `sendDocument` comes as multipart/form-data: kept as its raw text.
+    let body: Value = match method.as_str() {
+        "sendDocument" => json!({"raw": body}),
+        _ => serde_json::from_str(&body).unwrap_or_default(),
+    };
     shared.log().calls.push(BotCall {
         method: method.clone(),
         body: body.clone(),
@@ -195,6 +199,12 @@ async fn handle(
         "getUpdates" => updates(&shared, &body).await,
         "sendMessage" | "editMessageText" => sent(&shared, &body),
         "answerCallbackQuery" => json!(true),
+        "sendDocument" => {
+            let mut message = fixture(SENT_MESSAGE);
+            message["document"] = json!({"file_id": "doc-1", "file_unique_id": "u-1",
+                "file_name": "answer.md", "mime_type": "text/markdown"});
+            message
+        }
         _ => {
             let error = json!({"ok": false, "error_code": 404, "description": "Not Found"});
             return (StatusCode::NOT_FOUND, axum::Json(error)).into_response();

@@ -54,4 +54,10 @@ impl Platform for Redacting {
             .acknowledge(press, &self.hidden.redact(text))
             .await
     }
+
+    async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError> {
+        self.inner
+            .upload(chat, name, &self.hidden.redact(text))
+            .await
+    }
 }

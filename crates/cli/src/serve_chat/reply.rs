@@ -14,6 +14,12 @@ use crate::hosted::Sink;
 /// The most tool calls listed above an answer.
 const MAX_CALLS: usize = 12;
 
+/// The file a long answer is sent as.
+const ANSWER_FILE: &str = "answer.md";
+
+/// What a cut answer ends with.
+const FILE_NOTE: &str = "(the whole answer is in answer.md)";
+
 /// One prompt's reply message.
 pub(super) struct Reply {
     platform: Arc<dyn Platform>,
@@ -91,15 +97,35 @@ impl Reply {
         self.dirty = false;
     }
 
-    /// The final answer replaces the streamed text.
+    /// The final answer replaces the streamed text; one too long for a message is cut there
+    /// and sent whole as a file.
     pub(super) async fn finish(&mut self, answer: &crate::hosted::Reply) {
         self.text = match answer.outcome {
             RunOutcome::Completed => answer.text.clone(),
             RunOutcome::Cancelled => format!("{}\n\n(stopped)", self.text.trim_end()),
             _ => format!("{}\n\n(rein: {})", self.text.trim_end(), answer.text),
         };
+        let whole = self.text.clone();
+        let too_long = self.render(false).chars().count() > self.platform.max_chars();
+        if too_long {
+            // Room for the calls above, the note below, and some to spare.
+            let room = self
+                .platform
+                .max_chars()
+                .saturating_sub(self.calls_len() + 200);
+            let head: String = whole.chars().take(room).collect();
+            self.text = format!("{head}…\n\n{FILE_NOTE}");
+        }
         self.dirty = true;
         self.show(true).await;
+        if too_long && let Err(e) = self.platform.upload(&self.chat, ANSWER_FILE, &whole).await {
+            eprintln!("rein serve: {}: {e}", self.chat);
+        }
+    }
+
+    /// The characters the tool-call lines take.
+    fn calls_len(&self) -> usize {
+        self.calls.iter().map(|c| c.chars().count() + 1).sum()
     }
 }
 
