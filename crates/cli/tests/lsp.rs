@@ -82,23 +82,8 @@ async fn a_server_runs_confined_like_a_command() {
         return;
     }
     let root = tempfile::tempdir().unwrap();
-    let ws = root.path().join("ws");
-    std::fs::create_dir(&ws).unwrap();
-    let probe = ws.join("probe.py");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py"),
-        &probe,
-    )
-    .unwrap();
-    std::fs::write(ws.join("app.py"), GOOD).unwrap();
-    write_user_config(
-        &ws,
-        &format!(
-            "[lsp]\nsettle_ms = 30000\n[lsp.servers.probe]\ncommand = [\"python3\", \"{}\"]\n\
-             extensions = [\"py\"]\n",
-            probe.display()
-        ),
-    );
+    let dir = probe_workspace();
+    let ws = dir.path().to_path_buf();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let outside = root.path().join("outside.txt");
@@ -141,12 +126,7 @@ async fn a_server_runs_confined_like_a_command() {
 async fn lsp_check_lists_the_servers_and_whether_they_start() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    std::fs::write(ws.join("probe.py"), "").unwrap();
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py"),
-        ws.join("probe.py"),
-    )
-    .unwrap();
+    let probe = copy_probe(ws);
     write_user_config(
         ws,
         &format!(
@@ -154,7 +134,7 @@ async fn lsp_check_lists_the_servers_and_whether_they_start() {
              extensions = [\"py\"]\n[lsp.servers.gopls]\ndisabled = true\n\
              [lsp.servers.nowhere]\ncommand = [\"no-such-language-server\"]\n\
              extensions = [\"zz\"]\n",
-            ws.join("probe.py").display()
+            probe.display()
         ),
     );
     let mut cmd = rein(ws);
@@ -230,16 +210,19 @@ async fn a_server_that_never_answers_leaves_the_edit_as_it_was() {
     );
 }
 
+/// The stand-in server, copied into the workspace (a sandboxed server sees it there).
+fn copy_probe(ws: &Path) -> std::path::PathBuf {
+    let probe = ws.join("probe.py");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py");
+    std::fs::copy(fixture, &probe).unwrap();
+    probe
+}
+
 /// The probe server as the workspace's only Python server, from the user's config.
 fn probe_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
-    let probe = ws.join("probe.py");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py"),
-        &probe,
-    )
-    .unwrap();
+    let probe = copy_probe(ws);
     std::fs::write(ws.join("app.py"), GOOD).unwrap();
     write_user_config(
         ws,

@@ -62,15 +62,6 @@ pub struct FakeTelegram {
     task: JoinHandle<()>,
 }
 
-fn serve(listener: TcpListener, shared: &Arc<Shared>) -> JoinHandle<()> {
-    let app = Router::new()
-        .route("/{bot}/{method}", axum::routing::post(handle))
-        .with_state(Arc::clone(shared));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    })
-}
-
 impl Drop for FakeTelegram {
     fn drop(&mut self) {
         self.task.abort();
@@ -95,7 +86,12 @@ impl FakeTelegram {
             }),
             arrived: Notify::new(),
         });
-        let task = serve(listener, &shared);
+        let app = Router::new()
+            .route("/{bot}/{method}", axum::routing::post(handle))
+            .with_state(Arc::clone(&shared));
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
         Ok(Self { addr, shared, task })
     }
 

@@ -94,11 +94,6 @@ impl Servers {
         &self.settings
     }
 
-    /// The servers found on this machine.
-    pub fn found(&self) -> &[Found] {
-        &self.found
-    }
-
     /// Whether the workspace is a project of a server found: one of its root markers
     /// (`Cargo.toml`, `pyproject.toml`, `package.json`…) at the workspace's top. The tools
     /// asking the servers are offered then; changes are checked wherever a server reads the
@@ -130,13 +125,22 @@ impl Servers {
         })
     }
 
-    /// The servers running now.
-    pub fn running(&self) -> Vec<Running> {
+    /// The clients of the servers running now. A slot busy starting its server is passed
+    /// over rather than waited for (a start may take up to 30 s, and has nothing open yet).
+    fn clients(&self) -> Vec<Arc<Client>> {
         let slots: Vec<_> = self.lock_slots().values().cloned().collect();
-        let mut running: Vec<Running> = slots
+        slots
             .iter()
             .filter_map(|slot| slot.try_lock().ok()?.client.clone())
             .filter(|client| client.ended().is_none())
+            .collect()
+    }
+
+    /// The servers running now.
+    pub fn running(&self) -> Vec<Running> {
+        let mut running: Vec<Running> = self
+            .clients()
+            .into_iter()
             .map(|client| Running {
                 name: client.name().to_string(),
                 root: client.root().to_path_buf(),
@@ -304,11 +308,9 @@ impl Servers {
     }
 
     /// Opens `path` in its server in the background (a read: the server warms up before the
-    /// first edit); returns at once.
+    /// first edit); returns at once. The caller checked that a server [`reads`](Self::reads)
+    /// it.
     pub fn opened(self: &Arc<Self>, path: &Path, launch: Arc<dyn Launch>) {
-        if !self.reads(path) {
-            return;
-        }
         let servers = Arc::clone(self);
         let path = path.to_path_buf();
         tokio::spawn(async move {
@@ -322,28 +324,20 @@ impl Servers {
     /// command changed them), given to their servers and awaited like
     /// [`Servers::changed`]'s.
     pub async fn after_command(self: &Arc<Self>, launch: Arc<dyn Launch>) -> Vec<FileReport> {
-        let slots: Vec<_> = self.lock_slots().values().cloned().collect();
         let mut open = Vec::new();
-        for slot in slots {
-            let client = slot.lock().await.client.clone();
-            if let Some(client) = client.filter(|c| c.ended().is_none()) {
-                open.extend(client.open_files().await);
-            }
+        for client in self.clients() {
+            open.extend(client.open_files().await);
         }
         // A file whose contents the server already has is not sent again, nor waited for.
         self.changed(&open, launch).await
     }
 
     /// Everything the running servers published, by file (for `diagnostics` without a path).
-    pub async fn all_published(&self) -> Vec<(String, PathBuf, Vec<Diagnostic>)> {
-        let slots: Vec<_> = self.lock_slots().values().cloned().collect();
+    pub fn all_published(&self) -> Vec<(String, PathBuf, Vec<Diagnostic>)> {
         let mut all = Vec::new();
-        for slot in slots {
-            let client = slot.lock().await.client.clone();
-            if let Some(client) = client {
-                for (path, published) in client.all_published() {
-                    all.push((client.name().to_string(), path, published.items));
-                }
+        for client in self.clients() {
+            for (path, published) in client.all_published() {
+                all.push((client.name().to_string(), path, published.items));
             }
         }
         all.sort_by(|a, b| a.1.cmp(&b.1));

@@ -35,8 +35,9 @@ impl Code {
         self.0.as_ref()
     }
 
-    /// `output` of the call `name` made, with what the servers say of the files it changed
-    /// added; a read opens its file in the background.
+    /// `output` of a call, with what the servers say of the files it changed added; a read
+    /// opens its file in the background. Calls that touch no file the servers read cost a
+    /// match, nothing more.
     pub(crate) async fn after_call(&self, output: ToolOutput, ctx: &ToolContext) -> ToolOutput {
         let Some(servers) = &self.0 else {
             return output;
@@ -46,19 +47,21 @@ impl Code {
         if output.is_error && !command {
             return output;
         }
-        let launch: Arc<dyn Launch> = Arc::new(SessionLaunch::new(ctx));
+        let launch = || -> Arc<dyn Launch> { Arc::new(SessionLaunch::new(ctx)) };
         let reports = match output.details.as_deref() {
             Some(ToolDetails::Read(read)) => {
-                servers.opened(&read.path, launch);
+                if servers.reads(&read.path) {
+                    servers.opened(&read.path, launch());
+                }
                 return output;
             }
-            Some(ToolDetails::Command(_)) => servers.after_command(launch).await,
+            Some(ToolDetails::Command(_)) => servers.after_command(launch()).await,
             Some(details) => {
                 let paths = changed_paths(details, ctx);
-                if paths.is_empty() {
+                if !paths.iter().any(|p| servers.reads(p)) {
                     return output;
                 }
-                servers.changed(&paths, launch).await
+                servers.changed(&paths, launch()).await
             }
             None => return output,
         };

@@ -101,7 +101,6 @@ impl TypedTool for DiagnosticsTool {
             }
             None => servers
                 .all_published()
-                .await
                 .into_iter()
                 .filter(|(_, path, _)| ctx.guard.off_limits(path).is_none())
                 .collect(),
