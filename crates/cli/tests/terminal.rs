@@ -166,7 +166,13 @@ async fn resizing_the_terminal_keeps_the_transcript_and_one_live_area() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("● Second answer.").await;
     tmux.run(&["resize-window", "-t", "ui", "-x", "100"]);
-    let screen = tmux.wait_for("claude-sonnet-4-5 ·").await;
+    tmux.wait_for("claude-sonnet-4-5 ·").await;
+    // The header names the model at once; the live area is drawn again a moment later.
+    until("the redraw", || {
+        tmux.screen().lines().any(|r| r.trim_end() == "›")
+    })
+    .await;
+    let screen = tmux.screen();
     let rows: Vec<&str> = screen.lines().map(str::trim_end).collect();
     assert!(screen.contains("● 中文 answer 🎉 that is long"), "{screen}");
     assert!(screen.contains("› again"), "{screen}");
