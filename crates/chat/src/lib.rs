@@ -1,11 +1,16 @@
 //! The chat platforms `rein serve` talks to, behind one trait ([`Platform`]): each listens
-//! for messages (and button presses) and posts, edits and answers in its chats. Today:
-//! Telegram's Bot API ([`telegram`]), by long polling.
+//! for messages (and button presses) and posts, edits and answers in its chats: Telegram's
+//! Bot API ([`telegram`], by long polling), Slack ([`slack`]: the Events API and
+//! interactivity by webhook) and Feishu/Lark ([`feishu`]: event subscription by webhook,
+//! interactive cards). The webhooks share one server ([`webhook`]).
 //!
 //! Ids are written `platform:id` everywhere (`telegram:123456`), as the allowlist names users,
 //! so one chat of one platform can never be taken for another's.
 
+pub mod feishu;
+pub mod slack;
 pub mod telegram;
+pub mod webhook;
 
 use std::time::Duration;
 
@@ -107,6 +112,8 @@ pub enum ChatError {
         description: String,
         /// How long it asks to wait before trying again (rate limits).
         retry_after: Option<Duration>,
+        /// The platform's code for the error (0 when it gives none).
+        code: i64,
     },
 }
 
@@ -142,6 +149,20 @@ pub trait Platform: Send + Sync {
 
     /// Sends `text` as a file named `name` (an answer too long for a message).
     async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError>;
+}
+
+/// The client every platform shares (TLS set up once).
+pub(crate) fn client() -> Result<&'static reqwest::Client, String> {
+    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
+        std::sync::OnceLock::new();
+    let built = CLIENT.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::builder()
+            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    built.as_ref().map_err(Clone::clone)
 }
 
 /// `text` cut to `max` characters, its end marked, for a platform's limit.

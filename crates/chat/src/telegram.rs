@@ -3,7 +3,7 @@
 //! keyboard whose presses come back as callback queries (`answerCallbackQuery`). The token
 //! is in every request's path, so no error message carries a URL.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -73,7 +73,7 @@ impl Telegram {
             platform: TELEGRAM,
             message,
         };
-        let client = client().map_err(unreachable)?;
+        let client = crate::client().map_err(unreachable)?;
         let request = client
             .post(format!("{}/{method}", self.api))
             .timeout(self.poll + Duration::from_secs(15));
@@ -106,6 +106,7 @@ impl Telegram {
                     .parameters
                     .and_then(|p| p.retry_after)
                     .map(Duration::from_secs),
+                code: answer.error_code.unwrap_or_default(),
             }),
         }
     }
@@ -121,25 +122,13 @@ enum Payload {
     Form(reqwest::multipart::Form),
 }
 
-/// The client every bot shares (TLS set up once).
-fn client() -> Result<&'static reqwest::Client, String> {
-    static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
-    let built = CLIENT.get_or_init(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::builder()
-            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| e.to_string())
-    });
-    built.as_ref().map_err(Clone::clone)
-}
-
 /// Every answer: `{"ok": true, "result": …}` or `{"ok": false, "description": …}`.
 #[derive(Debug, Deserialize)]
 struct Answer<T> {
     ok: bool,
     result: Option<T>,
     description: Option<String>,
+    error_code: Option<i64>,
     parameters: Option<Parameters>,
 }
 

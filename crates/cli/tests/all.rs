@@ -34,6 +34,8 @@ mod sandbox;
 mod schedules;
 mod secrets;
 mod serve_chat;
+mod serve_feishu;
+mod serve_slack;
 mod sessions;
 mod special_files;
 mod stored_data;

@@ -108,3 +108,69 @@ pub async fn until(what: &str, mut done: impl FnMut() -> bool) {
         panic!("{what} hung (not within {:?})", rein_testkit::HANG_LIMIT);
     }
 }
+
+/// A long-running `rein` (`rein serve`) whose stderr is read as it comes.
+pub struct Served {
+    child: std::process::Child,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Served {
+    /// Starts `cmd`, its stderr kept.
+    pub fn spawn(mut cmd: Command) -> Self {
+        use std::io::BufRead;
+        cmd.stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let pipe = child.stderr.take().unwrap();
+        let kept = std::sync::Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                let mut all = kept.lock().unwrap();
+                all.push_str(&line);
+                all.push('\n');
+            }
+        });
+        Self { child, stderr }
+    }
+
+    /// What it said on stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The address of its webhook server, once it says it (`http://127.0.0.1:…`).
+    pub async fn webhooks(&self) -> String {
+        let said = || {
+            let stderr = self.stderr();
+            let at = stderr.find("webhooks at ")?;
+            let url = stderr[at + "webhooks at ".len()..]
+                .split_whitespace()
+                .next()?;
+            Some(url.to_string())
+        };
+        until("the webhook server", || said().is_some()).await;
+        said().unwrap()
+    }
+
+    /// Stops it; everything it said on stderr.
+    pub fn stop(mut self) -> String {
+        self.kill();
+        // The reader ends with the pipe; give it a moment to take the last lines.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        self.stderr()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Served {
+    /// A failed test's `rein serve` does not outlive it.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -23,6 +23,7 @@ mod anthropic;
 mod body;
 mod cache;
 mod conformance;
+mod feishu;
 mod hang;
 mod install;
 mod openai_chat;
@@ -30,6 +31,7 @@ mod openai_responses;
 mod recorded;
 mod scenario;
 mod server;
+mod slack;
 mod sse;
 mod telegram;
 mod whole;
@@ -38,11 +40,13 @@ mod wire;
 pub use conformance::{
     FixtureError, committed_repo, conformance_dir, conformance_file, git, git_init, has_git,
 };
+pub use feishu::{FakeFeishu, FeishuApp, feishu_encrypt, feishu_signature};
 pub use hang::{HANG_LIMIT, without_hanging};
 pub use install::{node_folder, node_program, require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;
+pub use slack::{FakeSlack, epoch_secs, slack_signature};
 pub use telegram::{BotCall, FakeTelegram};
 
 /// The path of `rein-mcp-test-server` (an MCP server over stdio for tests), built first when

@@ -1,7 +1,8 @@
 //! `[serve]`: what `rein serve` connects to and who may talk to it — the workspace its chats
 //! work in, the users allowed (`telegram:123`), the permission mode of its sessions — and one
-//! table per platform (`[serve.telegram] token_env`, `api_base`). From the user's own file
-//! only: a workspace must not open itself to a chat.
+//! table per platform (`[serve.telegram]`, `[serve.slack]`, `[serve.feishu]`: the variables
+//! holding their secrets, `api_base`), and `listen`, the webhook server's address. From the
+//! user's own file only: a workspace must not open itself to a chat.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -19,8 +20,14 @@ pub struct ServeFile {
     pub allowed_users: Option<Spanned<Vec<String>>>,
     /// The chats' permission mode (`default`; `auto` and `bypass` only when written here).
     pub permission_mode: Option<Spanned<String>>,
+    /// Where the webhook server listens (`127.0.0.1:8790`), for Slack and Feishu.
+    pub listen: Option<Spanned<String>>,
     /// Telegram's bot.
     pub telegram: Option<TelegramFile>,
+    /// Slack's app.
+    pub slack: Option<SlackFile>,
+    /// Feishu's (or Lark's) app.
+    pub feishu: Option<FeishuFile>,
 }
 
 /// `[serve.telegram]`.
@@ -33,20 +40,76 @@ pub struct TelegramFile {
     pub api_base: Option<Spanned<String>>,
 }
 
+/// `[serve.slack]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlackFile {
+    /// The variable holding the bot's token (`SLACK_BOT_TOKEN`, `xoxb-…`).
+    pub bot_token_env: Option<Spanned<String>>,
+    /// The variable holding the app's signing secret (`SLACK_SIGNING_SECRET`).
+    pub signing_secret_env: Option<Spanned<String>>,
+    /// Another Web API server (a test's).
+    pub api_base: Option<Spanned<String>>,
+}
+
+/// `[serve.feishu]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeishuFile {
+    /// The app's App ID (`cli_…`).
+    pub app_id: Option<Spanned<String>>,
+    /// The variable holding its App Secret (`FEISHU_APP_SECRET`).
+    pub app_secret_env: Option<Spanned<String>>,
+    /// The variable holding its Verification Token (`FEISHU_VERIFICATION_TOKEN`).
+    pub verification_token_env: Option<Spanned<String>>,
+    /// The variable holding its Encrypt Key (`FEISHU_ENCRYPT_KEY`).
+    pub encrypt_key_env: Option<Spanned<String>>,
+    /// Lark's `https://open.larksuite.com`, or a test server.
+    pub api_base: Option<Spanned<String>>,
+}
+
 /// `[serve]` merged.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ServeConfig {
     pub workspace: Option<Sourced<String>>,
     pub allowed_users: Option<Sourced<Vec<String>>>,
     pub permission_mode: Option<Sourced<String>>,
-    /// Whether `[serve.telegram]` is there.
-    pub telegram: bool,
-    pub telegram_token_env: Option<Sourced<String>>,
-    pub telegram_api_base: Option<Sourced<String>>,
+    pub listen: Option<Sourced<String>>,
+    /// `[serve.telegram]`, when there.
+    pub telegram: Option<TelegramConfig>,
+    /// `[serve.slack]`, when there.
+    pub slack: Option<SlackConfig>,
+    /// `[serve.feishu]`, when there.
+    pub feishu: Option<FeishuConfig>,
+}
+
+/// `[serve.telegram]` merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TelegramConfig {
+    pub token_env: Option<Sourced<String>>,
+    pub api_base: Option<Sourced<String>>,
+}
+
+/// `[serve.slack]` merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SlackConfig {
+    pub bot_token_env: Option<Sourced<String>>,
+    pub signing_secret_env: Option<Sourced<String>>,
+    pub api_base: Option<Sourced<String>>,
+}
+
+/// `[serve.feishu]` merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeishuConfig {
+    pub app_id: Option<Sourced<String>>,
+    pub app_secret_env: Option<Sourced<String>>,
+    pub verification_token_env: Option<Sourced<String>>,
+    pub encrypt_key_env: Option<Sourced<String>>,
+    pub api_base: Option<Sourced<String>>,
 }
 
 /// The platforms an allowlist entry may name.
-pub const PLATFORMS: [&str; 1] = ["telegram"];
+pub const PLATFORMS: [&str; 3] = ["telegram", "slack", "feishu"];
 
 /// Adds `[serve]` of `file` to `config` (from the user's own file only).
 pub(super) fn merge(
@@ -100,18 +163,39 @@ pub(super) fn merge(
         section.permission_mode.as_ref(),
         reader,
     );
-    if let Some(telegram) = &section.telegram {
-        config.serve.telegram = true;
+    set(&mut config.serve.listen, section.listen.as_ref(), reader);
+    if let Some(file) = &section.telegram {
+        let table = config.serve.telegram.get_or_insert_default();
+        set(&mut table.token_env, file.token_env.as_ref(), reader);
+        set(&mut table.api_base, file.api_base.as_ref(), reader);
+    }
+    if let Some(file) = &section.slack {
+        let table = config.serve.slack.get_or_insert_default();
         set(
-            &mut config.serve.telegram_token_env,
-            telegram.token_env.as_ref(),
+            &mut table.bot_token_env,
+            file.bot_token_env.as_ref(),
             reader,
         );
+        let secret = file.signing_secret_env.as_ref();
+        set(&mut table.signing_secret_env, secret, reader);
+        set(&mut table.api_base, file.api_base.as_ref(), reader);
+    }
+    if let Some(file) = &section.feishu {
+        let table = config.serve.feishu.get_or_insert_default();
+        set(&mut table.app_id, file.app_id.as_ref(), reader);
         set(
-            &mut config.serve.telegram_api_base,
-            telegram.api_base.as_ref(),
+            &mut table.app_secret_env,
+            file.app_secret_env.as_ref(),
             reader,
         );
+        let token = file.verification_token_env.as_ref();
+        set(&mut table.verification_token_env, token, reader);
+        set(
+            &mut table.encrypt_key_env,
+            file.encrypt_key_env.as_ref(),
+            reader,
+        );
+        set(&mut table.api_base, file.api_base.as_ref(), reader);
     }
     Ok(())
 }

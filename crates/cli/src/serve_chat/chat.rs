@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rein_chat::{ChatId, Incoming};
+use rein_chat::{ChatId, Incoming, Platform};
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
@@ -19,6 +19,8 @@ const HELP: &str = "Send a task and rein works on it here. /new starts a new ses
 /// A chat and its session.
 pub(super) struct Chat {
     id: ChatId,
+    /// Its platform.
+    platform: Arc<dyn Platform>,
     session: tokio::sync::Mutex<Option<Arc<Hosted>>>,
     /// Cancels the prompt under way.
     cancel: Mutex<CancellationToken>,
@@ -29,9 +31,10 @@ pub(super) struct Chat {
 }
 
 impl Chat {
-    pub(super) fn new(id: ChatId) -> Self {
+    pub(super) fn new(id: ChatId, platform: Arc<dyn Platform>) -> Self {
         Self {
             id,
+            platform,
             session: tokio::sync::Mutex::default(),
             cancel: Mutex::new(CancellationToken::new()),
             pending: Arc::default(),
@@ -61,20 +64,20 @@ impl Chat {
                 "/new" => self.renew(server).await,
                 "/stop" => {
                     self.lock_cancel().cancel();
-                    self.say(server, "Stopping the work under way.").await;
+                    self.say("Stopping the work under way.").await;
                 }
-                "/status" => self.status(server).await,
-                "/undo" => self.undo(server).await,
+                "/status" => self.status().await,
+                "/undo" => self.undo().await,
                 command if command.starts_with("/mode") => {
                     let name = command.trim_start_matches("/mode").trim();
                     self.mode(server, name).await;
                 }
-                "/start" | "/help" => self.say(server, HELP).await,
+                "/start" | "/help" => self.say(HELP).await,
                 _ => self.prompt(server, text).await,
             },
             Incoming::Pressed { press, data, .. } => {
                 let said = self.pending.press(&data);
-                let _ = server.platform.acknowledge(&press, said).await;
+                let _ = self.platform.acknowledge(&press, said).await;
             }
         }
     }
@@ -83,8 +86,8 @@ impl Chat {
         self.cancel.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    async fn say(&self, server: &Server, text: &str) {
-        if let Err(e) = server.platform.post(&self.id, text, &[]).await {
+    async fn say(&self, text: &str) {
+        if let Err(e) = self.platform.post(&self.id, text, &[]).await {
             eprintln!("rein serve: {}: {e}", self.id);
         }
     }
@@ -96,7 +99,7 @@ impl Chat {
             return Ok(Arc::clone(hosted));
         }
         let approver = Arc::new(ChatApprover {
-            platform: Arc::clone(&server.platform),
+            platform: Arc::clone(&self.platform),
             chat: self.id.clone(),
             pending: Arc::clone(&self.pending),
         });
@@ -123,19 +126,17 @@ impl Chat {
         let hosted = match self.session(server).await {
             Ok(hosted) => hosted,
             Err(why) => {
-                return self
-                    .say(server, &format!("rein could not start: {why}"))
-                    .await;
+                return self.say(&format!("rein could not start: {why}")).await;
             }
         };
         let cancel = CancellationToken::new();
         *self.lock_cancel() = cancel.clone();
-        let mut reply = Reply::new(Arc::clone(&server.platform), self.id.clone());
+        let mut reply = Reply::new(Arc::clone(&self.platform), self.id.clone());
         match hosted.ask(text, &mut reply, &cancel).await {
             Ok(answer) => reply.finish(&answer).await,
             Err(crate::hosted::Busy) => {
                 let busy = "Still working on the last message; /stop cancels it.";
-                self.say(server, busy).await;
+                self.say(busy).await;
             }
         }
     }
@@ -148,15 +149,13 @@ impl Chat {
             hosted.end().await;
         }
         server.kept.set(&self.id.to_string(), None);
-        self.say(server, "Started a new session.").await;
+        self.say("Started a new session.").await;
     }
 
-    async fn status(&self, server: &Server) {
+    async fn status(&self) {
         let hosted = self.session.lock().await.clone();
         let Some(hosted) = hosted else {
-            return self
-                .say(server, "No session yet: send a task to start one.")
-                .await;
+            return self.say("No session yet: send a task to start one.").await;
         };
         let status = hosted.status().await;
         let cost = status
@@ -172,7 +171,7 @@ impl Chat {
             status.usage.output_tokens,
             if status.running { "working" } else { "idle" },
         );
-        self.say(server, &text).await;
+        self.say(&text).await;
     }
 
     /// `/mode NAME`: a mode no broader than `[serve] permission_mode` allows (`auto` and
@@ -180,9 +179,7 @@ impl Chat {
     async fn mode(&self, server: &Server, name: &str) {
         let Some(mode) = rein_engine::permissions::PermissionMode::parse(name) else {
             let known = "plan, default, accept-edits, auto, bypass";
-            return self
-                .say(server, &format!("/mode takes one of: {known}."))
-                .await;
+            return self.say(&format!("/mode takes one of: {known}.")).await;
         };
         if mode.breadth() > server.widest.breadth() {
             let said = format!(
@@ -190,7 +187,7 @@ impl Chat {
                 mode.name(),
                 server.widest.name()
             );
-            return self.say(server, &said).await;
+            return self.say(&said).await;
         }
         let said = match self.session(server).await {
             Ok(hosted) => match hosted.apply(rein_engine::Op::SetMode(mode)).await {
@@ -199,15 +196,15 @@ impl Chat {
             },
             Err(why) => format!("rein could not start: {why}"),
         };
-        self.say(server, &said).await;
+        self.say(&said).await;
     }
 
     /// `/undo`: the files the last prompt changed are put back (a file changed since rein
     /// wrote it is kept, and said).
-    async fn undo(&self, server: &Server) {
+    async fn undo(&self) {
         let hosted = self.session.lock().await.clone();
         let Some(hosted) = hosted else {
-            return self.say(server, "No session yet: nothing to undo.").await;
+            return self.say("No session yet: nothing to undo.").await;
         };
         let op = rein_engine::Op::Rewind {
             back: 1,
@@ -224,7 +221,7 @@ impl Chat {
             Ok(_) => "Nothing to undo.".to_string(),
             Err(e) => format!("Nothing undone: {e}"),
         };
-        self.say(server, &said).await;
+        self.say(&said).await;
     }
 
     /// Ends the session, if any.

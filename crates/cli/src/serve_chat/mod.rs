@@ -1,5 +1,5 @@
 //! `rein serve`: rein in the team chat. One process listens to the configured platforms
-//! (Telegram today) and gives each chat its own session in `[serve] workspace`, answering only
+//! (Telegram by long polling, Slack and Feishu by webhook) and gives each chat its own session in `[serve] workspace`, answering only
 //! the users of `[serve] allowed_users`; everyone else is ignored (and said on stderr). A
 //! chat's reply streams into one message, edited at the platform's pace, with the tool calls
 //! listed; `/new`, `/stop` and `/status` steer the chat's session.
@@ -7,6 +7,7 @@
 mod approve;
 mod chat;
 mod kept;
+mod platforms;
 mod redact;
 mod reply;
 
@@ -34,7 +35,8 @@ pub struct ServeChatArgs {
 
 /// What every chat shares.
 struct Server {
-    platform: Arc<dyn Platform>,
+    /// The platforms, each redacting what it posts.
+    platforms: Vec<Arc<dyn Platform>>,
     allowed: HashSet<String>,
     /// What each chat's session starts from.
     base: ExecArgs,
@@ -53,14 +55,27 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     let config = crate::trust::load_for_reading(&here)?;
     let env = crate::env::process;
     let (workspace, allowed) = checked(&config, &env)?;
-    let (platform, token_env) = telegram(&config, &env)?;
-    // Nothing posted carries a provider key or the bot's token.
-    let mut hidden = vec![token_env];
-    hidden.extend(args.route.api_key_env.clone());
-    let platform: Arc<dyn Platform> = Arc::new(redact::Redacting {
-        inner: platform,
-        hidden: rein_tools::HiddenEnv::with(hidden),
-    });
+    let platforms::Platforms {
+        all,
+        hooks,
+        mut secrets,
+    } = platforms::configured(&config, &env)?;
+    let listen = match hooks.is_empty() {
+        true => None,
+        false => Some(platforms::listen(&config)?),
+    };
+    // Nothing posted carries a provider key or a platform's secret.
+    secrets.extend(args.route.api_key_env.clone());
+    let hidden = rein_tools::HiddenEnv::with(secrets);
+    let platforms = all
+        .into_iter()
+        .map(|inner| {
+            Arc::new(redact::Redacting {
+                inner,
+                hidden: hidden.clone(),
+            }) as Arc<dyn Platform>
+        })
+        .collect();
     // `auto` and `bypass` only when `[serve]` says so: the user's usual mode is not the chat's.
     let mode = config.serve.permission_mode.as_ref();
     let base = ExecArgs {
@@ -76,7 +91,7 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     setup.start_mcp().await;
     let server = Arc::new(Server {
         setup: Arc::new(setup),
-        platform,
+        platforms,
         allowed,
         widest: mode
             .and_then(|m| rein_engine::permissions::PermissionMode::parse(&m.value))
@@ -85,9 +100,15 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         chats: Mutex::default(),
         kept: kept::Kept::load(crate::resolve::Folders::of(&env).data),
     });
+    // The webhook server runs as long as `rein serve` does.
+    let _webhooks = match listen {
+        Some(addr) => Some(webhooks(addr, hooks).await?),
+        None => None,
+    };
+    let names: Vec<&str> = server.platforms.iter().map(|p| p.name()).collect();
     eprintln!(
         "rein serve: listening on {} for {} user(s); sessions in {}",
-        server.platform.name(),
+        names.join(", "),
         server.allowed.len(),
         workspace.display()
     );
@@ -131,46 +152,42 @@ fn checked(config: &Config, env: crate::env::Env<'_>) -> Result<(PathBuf, HashSe
     Ok((path, allowed))
 }
 
-/// The Telegram bot of `[serve.telegram]`, its token from the environment, and the token's
-/// variable.
-fn telegram(
-    config: &Config,
-    env: crate::env::Env<'_>,
-) -> Result<(Arc<dyn Platform>, String), Exit> {
-    let serve = &config.serve;
-    if !serve.telegram {
-        return Err(Exit::usage(
-            "rein serve has no chat platform: add [serve.telegram] to your config.toml",
-        ));
-    }
-    let var = serve
-        .telegram_token_env
-        .as_ref()
-        .map_or("TELEGRAM_BOT_TOKEN", |v| v.value.as_str());
-    let token = env(var).filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-        Exit::usage(format!(
-            "rein serve: {var} (the Telegram bot's token) is not set"
-        ))
-    })?;
-    let base = serve
-        .telegram_api_base
-        .as_ref()
-        .map_or(rein_chat::telegram::API_BASE, |b| b.value.as_str());
-    let bot = rein_chat::telegram::Telegram::new(base, token.trim());
-    Ok((Arc::new(bot), var.to_string()))
+/// Starts the webhook server on `addr` for `hooks` and says where it listens.
+async fn webhooks(
+    addr: std::net::SocketAddr,
+    hooks: Vec<Arc<dyn rein_chat::webhook::Hook>>,
+) -> Result<tokio::task::JoinHandle<()>, Exit> {
+    let paths: Vec<&str> = hooks.iter().flat_map(|h| h.paths()).collect();
+    let (local, task) = rein_chat::webhook::serve(addr, hooks)
+        .await
+        .map_err(|e| Exit::usage(format!("rein serve: cannot listen on {addr}: {e}")))?;
+    eprintln!(
+        "rein serve: webhooks at http://{local} ({})",
+        paths.join(", ")
+    );
+    Ok(task)
 }
 
 impl Server {
     /// Takes what arrives, forever; an unreachable platform is asked again after 1, 2, 4…
     /// seconds, up to 30.
     async fn listen(self: Arc<Self>) {
+        let mut listening = tokio::task::JoinSet::new();
+        for platform in &self.platforms {
+            listening.spawn(Arc::clone(&self).listen_to(Arc::clone(platform)));
+        }
+        while listening.join_next().await.is_some() {}
+    }
+
+    /// Takes what arrives from `platform`, forever.
+    async fn listen_to(self: Arc<Self>, platform: Arc<dyn Platform>) {
         let mut failures = 0u32;
         loop {
-            match self.platform.next().await {
+            match platform.next().await {
                 Ok(items) => {
                     failures = 0;
                     for item in items {
-                        self.take(item);
+                        self.take(&platform, item);
                     }
                 }
                 Err(e) => {
@@ -184,7 +201,7 @@ impl Server {
     }
 
     /// Routes one arrival to its chat; one from a user not on the list goes nowhere.
-    fn take(self: &Arc<Self>, item: Incoming) {
+    fn take(self: &Arc<Self>, platform: &Arc<dyn Platform>, item: Incoming) {
         if !self.allowed.contains(item.user()) {
             eprintln!(
                 "rein serve: ignored a message from {} in {} (not in [serve] allowed_users)",
@@ -193,14 +210,13 @@ impl Server {
             );
             return;
         }
-        let chat = {
-            let mut chats = self.chats.lock().unwrap_or_else(|p| p.into_inner());
-            Arc::clone(
-                chats
-                    .entry(item.chat().clone())
-                    .or_insert_with(|| Arc::new(Chat::new(item.chat().clone()))),
-            )
-        };
+        let chat =
+            {
+                let mut chats = self.chats.lock().unwrap_or_else(|p| p.into_inner());
+                Arc::clone(chats.entry(item.chat().clone()).or_insert_with(|| {
+                    Arc::new(Chat::new(item.chat().clone(), Arc::clone(platform)))
+                }))
+            };
         // A press answers an approval the prompt under way waits for, and `/stop` cancels
         // it: both at once. Everything else in the chat's order, one after the other.
         let now = match &item {

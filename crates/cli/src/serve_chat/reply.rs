@@ -14,6 +14,9 @@ use crate::hosted::Sink;
 /// The most tool calls listed above an answer.
 const MAX_CALLS: usize = 12;
 
+/// How many times the final text is tried.
+const FINAL_TRIES: u32 = 4;
+
 /// The file a long answer is sent as.
 const ANSWER_FILE: &str = "answer.md";
 
@@ -75,7 +78,9 @@ impl Reply {
         out
     }
 
-    /// Posts or edits the message when the platform's pace allows (`now`: regardless).
+    /// Posts or edits the message when the platform's pace allows (`now`: regardless, and
+    /// a rate limit or an outage waited out a few times: the final text must land). What
+    /// could not be shown stays to show at the next change.
     async fn show(&mut self, now: bool) {
         let due = self
             .last_edit
@@ -84,17 +89,27 @@ impl Reply {
             return;
         }
         let text = self.render(!now);
-        let shown = match &self.posted {
-            Some(posted) => self.platform.edit(posted, &text, &[]).await.map(|()| None),
-            None => self.platform.post(&self.chat, &text, &[]).await.map(Some),
-        };
-        match shown {
-            Ok(Some(posted)) => self.posted = Some(posted),
-            Ok(None) => {}
-            Err(e) => eprintln!("rein serve: {}: {e}", self.chat),
+        let tries = if now { FINAL_TRIES } else { 1 };
+        for attempt in 1..=tries {
+            let shown = match &self.posted {
+                Some(posted) => self.platform.edit(posted, &text, &[]).await.map(|()| None),
+                None => self.platform.post(&self.chat, &text, &[]).await.map(Some),
+            };
+            self.last_edit = Some(Instant::now());
+            match shown {
+                Ok(posted) => {
+                    self.posted = posted.or(self.posted.take());
+                    self.dirty = false;
+                    return;
+                }
+                Err(e) => {
+                    eprintln!("rein serve: {}: {e}", self.chat);
+                    if attempt < tries {
+                        tokio::time::sleep(wait_after(&e, attempt)).await;
+                    }
+                }
+            }
         }
-        self.last_edit = Some(Instant::now());
-        self.dirty = false;
     }
 
     /// The final answer replaces the streamed text; one too long for a message is cut there
@@ -127,6 +142,19 @@ impl Reply {
     fn calls_len(&self) -> usize {
         self.calls.iter().map(|c| c.chars().count() + 1).sum()
     }
+}
+
+/// How long to wait after the `attempt`th failure `e`: what a rate limit asks, else 1, 2,
+/// 4 s; never more than 30 s.
+fn wait_after(e: &rein_chat::ChatError, attempt: u32) -> std::time::Duration {
+    let asked = match e {
+        rein_chat::ChatError::Refused { retry_after, .. } => *retry_after,
+        rein_chat::ChatError::Unreachable { .. } => None,
+    };
+    let backoff = std::time::Duration::from_secs(1 << attempt.saturating_sub(1).min(4));
+    asked
+        .unwrap_or(backoff)
+        .min(std::time::Duration::from_secs(30))
 }
 
 #[async_trait]
