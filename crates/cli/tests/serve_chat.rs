@@ -369,3 +369,55 @@ async fn a_long_answer_is_cut_in_the_chat_and_sent_whole_as_a_file() {
     assert!(last.starts_with("line 0000") && last.ends_with("(the whole answer is in answer.md)"));
     assert!(!last.contains("THE END"));
 }
+
+#[tokio::test]
+async fn by_webhook_only_updates_with_the_secret_token_are_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    let secret = "kept-between-rein-and-telegram_42";
+    serve_config_with(ws, &fake, "\"telegram:42\"", "listen = \"127.0.0.1:0\"");
+    let mut config =
+        std::fs::read_to_string(ws.join(".rein-test-config/rein/config.toml")).unwrap();
+    config.push_str("webhook_url = \"https://bot.example.com/telegram\"\nwebhook_secret_env = \"TEST_WEBHOOK_SECRET\"\n");
+    write_user_config(ws, &config);
+    let model = mock(r#"{"turns": [{"text": "Hello by webhook."}]}"#).await;
+    let mut cmd = rein(ws);
+    cmd.args(["serve", "--base-url", &model.url()])
+        .env("TEST_TELEGRAM_TOKEN", TOKEN)
+        .env("TEST_WEBHOOK_SECRET", secret)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test");
+    let served = Served::spawn(cmd);
+    let hook = format!("{}/telegram", served.webhooks().await);
+    until("the webhook's registration", || {
+        fake.calls().iter().any(|c| c.method == "setWebhook")
+    })
+    .await;
+    let forged = fake.message_update(42, 42, "rm -rf ~");
+    assert_eq!(fake.post_update(&hook, &forged, None).await.0, 401);
+    assert_eq!(
+        fake.post_update(&hook, &forged, Some("guessed")).await.0,
+        401
+    );
+    let update = fake.message_update(42, 42, "hello?");
+    assert_eq!(fake.post_update(&hook, &update, Some(secret)).await.0, 200);
+    until("the answer", || {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t == "Hello by webhook.")
+    })
+    .await;
+    let stderr = served.stop();
+    let calls = fake.calls();
+    let set = calls.iter().find(|c| c.method == "setWebhook").unwrap();
+    assert_eq!(set.body["url"], "https://bot.example.com/telegram");
+    assert_eq!(set.body["secret_token"], secret);
+    assert_eq!(fake.polls(), 0, "no long polling while a webhook is set");
+    assert_eq!(model.requests().len(), 1);
+    assert!(!model.requests()[0].body.to_string().contains("rm -rf"));
+    assert!(
+        stderr.contains("refused a request to /telegram (401)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(secret), "{stderr}");
+}

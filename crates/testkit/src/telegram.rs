@@ -109,6 +109,13 @@ impl FakeTelegram {
 
     /// Queues a text message from user `user` in chat `chat`.
     pub fn message(&self, user: i64, chat: i64, text: &str) {
+        let update = self.message_update(user, chat, text);
+        self.shared.log().queue.push_back(update);
+        self.shared.arrived.notify_waiters();
+    }
+
+    /// The Update of a text message from user `user` in chat `chat` (numbered in turn).
+    pub fn message_update(&self, user: i64, chat: i64, text: &str) -> Value {
         let mut update = fixture(UPDATE_MESSAGE);
         let mut log = self.shared.log();
         update["update_id"] = json!(log.next_update);
@@ -119,9 +126,25 @@ impl FakeTelegram {
         update["message"]["chat"]["id"] = json!(chat);
         update["message"]["date"] = json!(1_790_000_000);
         update["message"]["text"] = json!(text);
-        log.queue.push_back(update);
-        drop(log);
-        self.shared.arrived.notify_waiters();
+        update
+    }
+
+    /// Sends `update` to the webhook `url` as Telegram does, with `secret` (if any) in
+    /// `X-Telegram-Bot-Api-Secret-Token`; the status and body of rein's answer.
+    pub async fn post_update(
+        &self,
+        url: &str,
+        update: &Value,
+        secret: Option<&str>,
+    ) -> (u16, String) {
+        let mut request = crate::slack::client()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(update.to_string());
+        if let Some(secret) = secret {
+            request = request.header("x-telegram-bot-api-secret-token", secret);
+        }
+        crate::slack::answered(request).await
     }
 
     /// Queues a press by `user` of the button with `data` under message `message` in `chat`.
@@ -194,7 +217,7 @@ async fn handle(
     let result = match method.as_str() {
         "getUpdates" => updates(&shared, &body).await,
         "sendMessage" | "editMessageText" => sent(&shared, &body),
-        "answerCallbackQuery" => json!(true),
+        "answerCallbackQuery" | "setWebhook" => json!(true),
         "sendDocument" => {
             let mut message = fixture(SENT_MESSAGE);
             message["document"] = json!({"file_id": "doc-1", "file_unique_id": "u-1",

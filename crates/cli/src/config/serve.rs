@@ -38,6 +38,10 @@ pub struct TelegramFile {
     pub token_env: Option<Spanned<String>>,
     /// Another Bot API server (self-hosted, a test's).
     pub api_base: Option<Spanned<String>>,
+    /// The public address Telegram sends updates to (a webhook instead of long polling).
+    pub webhook_url: Option<Spanned<String>>,
+    /// The variable holding the webhook's secret token (`TELEGRAM_WEBHOOK_SECRET`).
+    pub webhook_secret_env: Option<Spanned<String>>,
 }
 
 /// `[serve.slack]`.
@@ -88,6 +92,8 @@ pub struct ServeConfig {
 pub struct TelegramConfig {
     pub token_env: Option<Sourced<String>>,
     pub api_base: Option<Sourced<String>>,
+    pub webhook_url: Option<Sourced<String>>,
+    pub webhook_secret_env: Option<Sourced<String>>,
 }
 
 /// `[serve.slack]` merged.
@@ -168,6 +174,9 @@ pub(super) fn merge(
         let table = config.serve.telegram.get_or_insert_default();
         set(&mut table.token_env, file.token_env.as_ref(), reader);
         set(&mut table.api_base, file.api_base.as_ref(), reader);
+        set(&mut table.webhook_url, file.webhook_url.as_ref(), reader);
+        let secret = file.webhook_secret_env.as_ref();
+        set(&mut table.webhook_secret_env, secret, reader);
     }
     if let Some(file) = &section.slack {
         let table = config.serve.slack.get_or_insert_default();

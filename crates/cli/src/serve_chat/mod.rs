@@ -59,6 +59,7 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         all,
         hooks,
         mut secrets,
+        telegram_webhook,
     } = platforms::configured(&config, &env)?;
     let listen = match hooks.is_empty() {
         true => None,
@@ -105,6 +106,12 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         Some(addr) => Some(webhooks(addr, hooks).await?),
         None => None,
     };
+    if let Some((bot, url, secret)) = telegram_webhook {
+        bot.set_webhook(&url, &secret)
+            .await
+            .map_err(|e| Exit::usage(format!("rein serve: Telegram's webhook is not set: {e}")))?;
+        eprintln!("rein serve: Telegram sends its updates to {url}");
+    }
     let names: Vec<&str> = server.platforms.iter().map(|p| p.name()).collect();
     eprintln!(
         "rein serve: listening on {} for {} user(s); sessions in {}",

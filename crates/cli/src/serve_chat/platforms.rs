@@ -23,6 +23,9 @@ pub(super) struct Platforms {
     pub(super) hooks: Vec<Arc<dyn Hook>>,
     /// The variables holding their secrets (redacted from everything posted).
     pub(super) secrets: Vec<String>,
+    /// A Telegram bot to register at its webhook once the server listens: the bot, the
+    /// address, the secret token.
+    pub(super) telegram_webhook: Option<(rein_chat::telegram::Telegram, String, String)>,
 }
 
 /// The configured platforms, or why `rein serve` cannot connect to them.
@@ -32,6 +35,7 @@ pub(super) fn configured(config: &Config, env: Env<'_>) -> Result<Platforms, Exi
         all: Vec::new(),
         hooks: Vec::new(),
         secrets: Vec::new(),
+        telegram_webhook: None,
     };
     if let Some(table) = &serve.telegram {
         platforms.telegram(table, env)?;
@@ -82,7 +86,20 @@ impl Platforms {
         let var = or(table.token_env.as_ref(), "TELEGRAM_BOT_TOKEN");
         let token = self.secret(env, var, "the Telegram bot's token")?;
         let base = or(table.api_base.as_ref(), rein_chat::telegram::API_BASE);
-        let bot = rein_chat::telegram::Telegram::new(base, &token);
+        let mut bot = rein_chat::telegram::Telegram::new(base, &token);
+        if let Some(url) = &table.webhook_url {
+            let var = or(table.webhook_secret_env.as_ref(), "TELEGRAM_WEBHOOK_SECRET");
+            let secret = self.secret(env, var, "the Telegram webhook's secret token")?;
+            if !rein_chat::telegram::valid_secret(&secret) {
+                return Err(Exit::usage(format!(
+                    "rein serve: {var} must be 1 to 256 of A-Z, a-z, 0-9, _ and - (Telegram's \
+                     rule for a webhook's secret token)"
+                )));
+            }
+            bot = bot.with_webhook(&secret);
+            self.hooks.extend(bot.hook());
+            self.telegram_webhook = Some((bot.clone(), url.value.clone(), secret));
+        }
         self.all.push(Arc::new(bot));
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Telegram's Bot API (<https://core.telegram.org/bots/api>): updates by long polling
-//! (`getUpdates`), replies with `sendMessage` and `editMessageText`, buttons as an inline
+//! (`getUpdates`) or by webhook ([`webhook`]: `setWebhook` with a secret token), replies with `sendMessage` and `editMessageText`, buttons as an inline
 //! keyboard whose presses come back as callback queries (`answerCallbackQuery`). The token
 //! is in every request's path, so no error message carries a URL.
 
@@ -11,7 +11,12 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::webhook::Hook;
 use crate::{Button, ChatError, ChatId, Incoming, Platform, Posted};
+
+mod webhook;
+
+pub use webhook::{Updates, valid_secret};
 
 /// The platform's name, as ids begin.
 pub const TELEGRAM: &str = "telegram";
@@ -33,6 +38,8 @@ pub struct Telegram {
     poll: Duration,
     /// The next update wanted (`getUpdates`' offset).
     offset: Arc<Mutex<i64>>,
+    /// Updates by webhook instead of long polling.
+    webhook: Option<Arc<Updates>>,
 }
 
 impl std::fmt::Debug for Telegram {
@@ -49,7 +56,34 @@ impl Telegram {
             api: Arc::from(format!("{}/bot{token}", api_base.trim_end_matches('/'))),
             poll: POLL,
             offset: Arc::new(Mutex::new(0)),
+            webhook: None,
         }
+    }
+
+    /// The same bot taking its updates by webhook, checked with the secret token `secret`
+    /// (see [`valid_secret`]); [`Telegram::set_webhook`] tells Telegram where.
+    pub fn with_webhook(mut self, secret: &str) -> Self {
+        self.webhook = Some(Arc::new(Updates::new(secret)));
+        self
+    }
+
+    /// Its side of the webhook server, when it takes its updates by webhook.
+    pub fn hook(&self) -> Option<Arc<dyn Hook>> {
+        self.webhook
+            .as_ref()
+            .map(|w| Arc::clone(w) as Arc<dyn Hook>)
+    }
+
+    /// Asks Telegram to send the updates to `url` with the secret token `secret`
+    /// (`setWebhook`).
+    pub async fn set_webhook(&self, url: &str, secret: &str) -> Result<(), ChatError> {
+        let body = json!({
+            "url": url,
+            "secret_token": secret,
+            "allowed_updates": ["message", "callback_query"],
+        });
+        let _: bool = self.call("setWebhook", body).await?;
+        Ok(())
     }
 
     /// The same bot waiting at most `poll` in each `getUpdates`.
@@ -246,6 +280,9 @@ impl Platform for Telegram {
     }
 
     async fn next(&self) -> Result<Vec<Incoming>, ChatError> {
+        if let Some(webhook) = &self.webhook {
+            return Ok(webhook.inbox.next().await);
+        }
         let offset = *self.lock_offset();
         let body = json!({
             "offset": offset,
