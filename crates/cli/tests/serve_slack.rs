@@ -270,3 +270,112 @@ async fn a_mention_starts_a_thread_approved_by_button_resumed_after_a_restart() 
     let last = texts_in(&calls, channel).last().unwrap().clone();
     assert!(last.ends_with("(the whole answer is in answer.md)") && last.chars().count() <= 3000);
 }
+
+#[tokio::test]
+async fn over_socket_mode_events_are_acknowledged_and_a_dropped_connection_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let fake = FakeSlack::start(TOKEN, SECRET).await.unwrap();
+    let app_token = "xapp-1-A0123456789-1234567890123-abcdef0123456789";
+    fake.socket_mode(app_token);
+    write_user_config(
+        ws,
+        &format!(
+            "[serve]\nworkspace = \"{}\"\nallowed_users = [\"slack:U2147483697\"]\n\
+             [serve.slack]\nbot_token_env = \"TEST_SLACK_TOKEN\"\n\
+             app_token_env = \"TEST_SLACK_APP_TOKEN\"\napi_base = \"{}\"\n",
+            ws.display(),
+            fake.url()
+        ),
+    );
+    let model = mock(
+        r#"{"turns": [
+          {"text": "Hello over the socket."},
+          {"tool_calls": [{"name": "bash", "arguments": {"command": "echo made > made.txt"}}]},
+          {"text": "Made it."}]}"#,
+    )
+    .await;
+    let mut cmd = rein(ws);
+    cmd.args(["serve", "--base-url", &model.url()])
+        .env("TEST_SLACK_TOKEN", TOKEN)
+        .env("TEST_SLACK_APP_TOKEN", app_token)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test");
+    let served = Served::spawn(cmd);
+    let socket = fake.socket();
+    until("the connection", || socket.connected()).await;
+    let stranger = FakeSlack::direct_message("U999", "D999", "read ~/.ssh", "EvS");
+    let first = FakeSlack::direct_message("U2147483697", "D024BE91L", "hello?", "Ev1");
+    let ids = [socket.push_event(&stranger), socket.push_event(&first)];
+    until("the answer", || {
+        texts_in(&fake.calls(), "D024BE91L")
+            .iter()
+            .any(|t| t == "Hello over the socket.")
+    })
+    .await;
+    // Every envelope is acknowledged with its id (the stranger's too: taken, then ignored).
+    until("the acknowledgements", || {
+        let acks = socket.acks();
+        ids.iter().all(|id| acks.contains(id.as_ref().unwrap()))
+    })
+    .await;
+    // The connection drops without a word: rein opens another and goes on.
+    assert!(socket.drop_connection());
+    until("a second connection", || {
+        socket.connections() == 2 && socket.connected()
+    })
+    .await;
+    // Slack asks for a refresh: a third at once.
+    assert!(socket.push_disconnect());
+    until("a third connection", || {
+        socket.connections() == 3 && socket.connected()
+    })
+    .await;
+    let second = FakeSlack::direct_message("U2147483697", "D024BE91L", "make the file", "Ev2");
+    socket.push_event(&second).unwrap();
+    until("the approval", || approval(&fake.calls()).is_some()).await;
+    let question = approval(&fake.calls()).unwrap();
+    let allow = question.body["blocks"][1]["elements"][0]["value"]
+        .as_str()
+        .unwrap();
+    socket
+        .push_press(&FakeSlack::press(
+            "U2147483697",
+            "D024BE91L",
+            "1700000000.000003",
+            None,
+            allow,
+        ))
+        .unwrap();
+    until("the second answer", || {
+        texts_in(&fake.calls(), "D024BE91L")
+            .iter()
+            .any(|t| t.ends_with("Made it."))
+    })
+    .await;
+    let stderr = served.stop();
+    assert_eq!(
+        std::fs::read_to_string(ws.join("made.txt")).unwrap(),
+        "made\n"
+    );
+    assert!(
+        !stderr.contains("webhooks at"),
+        "no webhook server over Socket Mode: {stderr}"
+    );
+    assert!(
+        stderr.contains("Socket Mode: the connection closed; asking again in 1s"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ignored a message from slack:U999"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(app_token) && !stderr.contains(TOKEN),
+        "{stderr}"
+    );
+    let resumed = model.requests()[1].body.to_string();
+    assert!(
+        resumed.contains("Hello over the socket."),
+        "one session across connections: {resumed}"
+    );
+}

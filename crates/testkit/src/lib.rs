@@ -32,6 +32,7 @@ mod recorded;
 mod scenario;
 mod server;
 mod slack;
+mod slack_socket;
 mod sse;
 mod telegram;
 mod whole;
@@ -47,6 +48,7 @@ pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;
 pub use slack::{FakeSlack, epoch_secs, slack_signature};
+pub use slack_socket::SocketSide;
 pub use telegram::{BotCall, FakeTelegram};
 
 /// The path of `rein-mcp-test-server` (an MCP server over stdio for tests), built first when

@@ -20,6 +20,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::BotCall;
+use crate::slack_socket::SocketSide;
+use axum::extract::ws::WebSocketUpgrade;
 
 const MESSAGE: &str = include_str!("../fixtures/slack/event_callback_message.json");
 const MENTION: &str = include_str!("../fixtures/slack/event_callback_app_mention.json");
@@ -40,6 +42,9 @@ struct Log {
 #[derive(Debug)]
 struct Shared {
     token: String,
+    /// The app-level token Socket Mode connections are opened with.
+    app_token: Mutex<Option<String>>,
+    socket: Arc<SocketSide>,
     log: Mutex<Log>,
 }
 
@@ -96,10 +101,13 @@ impl FakeSlack {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             token: token.to_string(),
+            app_token: Mutex::default(),
+            socket: Arc::default(),
             log: Mutex::default(),
         });
         let app = Router::new()
             .route("/api/{method}", axum::routing::post(api))
+            .route("/socket", axum::routing::get(socket))
             .route("/upload/{file}", axum::routing::post(upload))
             .with_state(Arc::clone(&shared));
         let task = tokio::spawn(async move {
@@ -122,6 +130,21 @@ impl FakeSlack {
     /// Where rein's webhook server is (`http://127.0.0.1:…`).
     pub fn deliver_to(&self, url: &str) {
         *self.rein.lock().unwrap_or_else(|p| p.into_inner()) = Some(url.to_string());
+    }
+
+    /// Lets Socket Mode connections be opened with the app-level token `app_token`.
+    pub fn socket_mode(&self, app_token: &str) {
+        let mut kept = self
+            .shared
+            .app_token
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        *kept = Some(app_token.to_string());
+    }
+
+    /// Its Socket Mode side: pushes envelopes, drops the connection, counts them.
+    pub fn socket(&self) -> &SocketSide {
+        &self.shared.socket
     }
 
     /// The next `count` Web API calls are refused with the documented 429.
@@ -255,8 +278,11 @@ async fn api(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let bearer = format!("Bearer {}", shared.token);
-    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(bearer.as_str()) {
+    let given = headers.get("authorization").and_then(|v| v.to_str().ok());
+    if method == "apps.connections.open" {
+        return open_connection(&shared, given, &headers);
+    }
+    if given != Some(format!("Bearer {}", shared.token).as_str()) {
         return axum::Json(fixture(INVALID_AUTH)).into_response();
     }
     {
@@ -315,6 +341,30 @@ async fn api(
         _ => json!({"ok": false, "error": "unknown_method"}),
     };
     axum::Json(answer).into_response()
+}
+
+/// `apps.connections.open`: a `ws://` address on the fake for the app-level token.
+fn open_connection(shared: &Shared, given: Option<&str>, headers: &HeaderMap) -> Response {
+    let app_token = shared
+        .app_token
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let expected = app_token.map(|t| format!("Bearer {t}"));
+    if given.is_none() || given.map(str::to_string) != expected {
+        return axum::Json(fixture(INVALID_AUTH)).into_response();
+    }
+    let mut opened = fixture(crate::slack_socket::OPENED);
+    let ticket = shared.socket.connections() + 1;
+    opened["url"] = json!(format!(
+        "ws://{}/socket?ticket={ticket}&app_id=5678",
+        headers_host(headers)
+    ));
+    axum::Json(opened).into_response()
+}
+
+async fn socket(State(shared): State<Arc<Shared>>, upgrade: WebSocketUpgrade) -> Response {
+    Arc::clone(&shared.socket).upgrade(upgrade)
 }
 
 fn fixture_text(text: &str) -> String {

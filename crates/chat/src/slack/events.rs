@@ -215,17 +215,38 @@ fn press(body: &[u8]) -> Result<Arrival, String> {
         .find(|(name, _)| name == "payload")
         .map(|(_, value)| value.into_owned())
         .ok_or("no payload")?;
-    let payload: Payload =
+    let payload =
         serde_json::from_str(&payload).map_err(|e| format!("not an interactivity payload: {e}"))?;
+    Ok(pressed(payload))
+}
+
+/// What an interactivity payload carries (by webhook or over Socket Mode).
+pub(super) fn interaction(payload: serde_json::Value) -> Option<Incoming> {
+    match serde_json::from_value(payload).map(pressed) {
+        Ok(Arrival::Item(item)) => Some(item),
+        _ => None,
+    }
+}
+
+/// What an Events API body carries (by webhook or over Socket Mode), each event once.
+pub(super) fn callback(body: &[u8], seen: &Seen) -> Option<Incoming> {
+    match event(body, seen) {
+        Ok(Arrival::Item(item)) => Some(item),
+        _ => None,
+    }
+}
+
+/// A `block_actions` press.
+fn pressed(payload: Payload) -> Arrival {
     if payload.kind != "block_actions" {
-        return Ok(Arrival::Nothing);
+        return Arrival::Nothing;
     }
     let (Some(user), Some(channel), Some(action)) = (
         payload.user,
         payload.channel,
         payload.actions.into_iter().next(),
     ) else {
-        return Ok(Arrival::Nothing);
+        return Arrival::Nothing;
     };
     let thread = payload
         .message
@@ -235,7 +256,7 @@ fn press(body: &[u8]) -> Result<Arrival, String> {
         Some(thread) => format!("{}/{thread}", channel.id),
         None => channel.id,
     };
-    Ok(Arrival::Item(Incoming::Pressed {
+    Arrival::Item(Incoming::Pressed {
         chat: ChatId {
             platform: SLACK,
             chat,
@@ -243,11 +264,12 @@ fn press(body: &[u8]) -> Result<Arrival, String> {
         user: format!("{SLACK}:{}", user.id),
         data: action.value.unwrap_or_default(),
         press: payload.trigger_id.or(action.action_ts).unwrap_or_default(),
-    }))
+    })
 }
 
-/// The signature Slack would send for `body` at `timestamp` (for tests and fakes).
-pub fn sign(secret: &str, timestamp: &str, body: &[u8]) -> String {
+/// The signature Slack would send for `body` at `timestamp`.
+#[cfg(test)]
+fn sign(secret: &str, timestamp: &str, body: &[u8]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes())
         .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
     mac.update(format!("v0:{timestamp}:").as_bytes());

@@ -1,5 +1,6 @@
 //! Slack (<https://api.slack.com>): messages arrive by the Events API and button presses by
-//! interactivity, both as webhooks signed with the app's signing secret ([`events`]); replies
+//! interactivity, either as webhooks signed with the app's signing secret ([`events`]) or
+//! over Socket Mode ([`socket`]: a WebSocket rein opens, no public address); replies
 //! go out with `chat.postMessage` and `chat.update` (text with a section block, buttons in an
 //! actions block), long answers as a file (`files.getUploadURLExternal`, the upload,
 //! `files.completeUploadExternal`).
@@ -9,6 +10,7 @@
 //! every thread is a session of its own.
 
 mod events;
+mod socket;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +22,8 @@ use serde_json::{Value, json};
 use crate::webhook::{Hook, Inbox};
 use crate::{Button, ChatError, ChatId, Incoming, Platform, Posted};
 
-pub use events::{Events, sign};
+pub use events::Events;
+use socket::Socket;
 
 /// The platform's name, as ids begin.
 pub const SLACK: &str = "slack";
@@ -38,7 +41,10 @@ pub struct Slack {
     /// `Bearer xoxb-…`: never shown.
     authorization: Arc<str>,
     inbox: Arc<Inbox>,
-    events: Arc<Events>,
+    /// What arrives by webhook, or…
+    events: Option<Arc<Events>>,
+    /// …over Socket Mode.
+    socket: Option<Arc<Socket>>,
 }
 
 impl std::fmt::Debug for Slack {
@@ -49,20 +55,35 @@ impl std::fmt::Debug for Slack {
 
 impl Slack {
     /// The bot with `bot_token` on the Web API at `api_base`, taking the webhooks signed with
-    /// `signing_secret`.
-    pub fn new(api_base: &str, bot_token: &str, signing_secret: &str) -> Self {
-        let inbox = Arc::new(Inbox::default());
+    /// `signing_secret` (the Events API and interactivity).
+    pub fn by_webhook(api_base: &str, bot_token: &str, signing_secret: &str) -> Self {
+        let mut slack = Self::new(api_base, bot_token);
+        let events = Events::new(signing_secret, Arc::clone(&slack.inbox));
+        slack.events = Some(Arc::new(events));
+        slack
+    }
+
+    /// The bot with `bot_token` on the Web API at `api_base`, taking its events over Socket
+    /// Mode with the app-level token `app_token` (`xapp-…`).
+    pub fn by_socket(api_base: &str, bot_token: &str, app_token: &str) -> Self {
+        let mut slack = Self::new(api_base, bot_token);
+        slack.socket = Some(Arc::new(Socket::new(Arc::clone(&slack.api), app_token)));
+        slack
+    }
+
+    fn new(api_base: &str, bot_token: &str) -> Self {
         Self {
             api: Arc::from(api_base.trim_end_matches('/')),
             authorization: Arc::from(format!("Bearer {bot_token}")),
-            events: Arc::new(Events::new(signing_secret, Arc::clone(&inbox))),
-            inbox,
+            inbox: Arc::default(),
+            events: None,
+            socket: None,
         }
     }
 
-    /// Its side of the webhook server.
-    pub fn hook(&self) -> Arc<dyn Hook> {
-        Arc::clone(&self.events) as Arc<dyn Hook>
+    /// Its side of the webhook server (none over Socket Mode).
+    pub fn hook(&self) -> Option<Arc<dyn Hook>> {
+        self.events.as_ref().map(|e| Arc::clone(e) as Arc<dyn Hook>)
     }
 
     /// Calls the Web API's `method` with a JSON `body`; the answer (`ok` checked).
@@ -204,7 +225,10 @@ impl Platform for Slack {
     }
 
     async fn next(&self) -> Result<Vec<Incoming>, ChatError> {
-        Ok(self.inbox.next().await)
+        match &self.socket {
+            Some(socket) => socket.next().await,
+            None => Ok(self.inbox.next().await),
+        }
     }
 
     async fn post(

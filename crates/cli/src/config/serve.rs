@@ -52,6 +52,8 @@ pub struct SlackFile {
     pub bot_token_env: Option<Spanned<String>>,
     /// The variable holding the app's signing secret (`SLACK_SIGNING_SECRET`).
     pub signing_secret_env: Option<Spanned<String>>,
+    /// The variable holding the app-level token (`xapp-…`): Socket Mode instead of webhooks.
+    pub app_token_env: Option<Spanned<String>>,
     /// Another Web API server (a test's).
     pub api_base: Option<Spanned<String>>,
 }
@@ -101,6 +103,7 @@ pub struct TelegramConfig {
 pub struct SlackConfig {
     pub bot_token_env: Option<Sourced<String>>,
     pub signing_secret_env: Option<Sourced<String>>,
+    pub app_token_env: Option<Sourced<String>>,
     pub api_base: Option<Sourced<String>>,
 }
 
@@ -187,6 +190,11 @@ pub(super) fn merge(
         );
         let secret = file.signing_secret_env.as_ref();
         set(&mut table.signing_secret_env, secret, reader);
+        set(
+            &mut table.app_token_env,
+            file.app_token_env.as_ref(),
+            reader,
+        );
         set(&mut table.api_base, file.api_base.as_ref(), reader);
     }
     if let Some(file) = &section.feishu {

@@ -104,14 +104,23 @@ impl Platforms {
         Ok(())
     }
 
+    /// Slack over Socket Mode when `app_token_env` is set, else by webhook.
     fn slack(&mut self, table: &SlackConfig, env: Env<'_>) -> Result<(), Exit> {
         let var = or(table.bot_token_env.as_ref(), "SLACK_BOT_TOKEN");
         let token = self.secret(env, var, "the Slack app's bot token")?;
-        let var = or(table.signing_secret_env.as_ref(), "SLACK_SIGNING_SECRET");
-        let secret = self.secret(env, var, "the Slack app's signing secret")?;
         let base = or(table.api_base.as_ref(), rein_chat::slack::API_BASE);
-        let app = rein_chat::slack::Slack::new(base, &token, &secret);
-        self.hooks.push(app.hook());
+        let app = match &table.app_token_env {
+            Some(var) => {
+                let app_token = self.secret(env, &var.value, "the Slack app-level token")?;
+                rein_chat::slack::Slack::by_socket(base, &token, &app_token)
+            }
+            None => {
+                let var = or(table.signing_secret_env.as_ref(), "SLACK_SIGNING_SECRET");
+                let secret = self.secret(env, var, "the Slack app's signing secret")?;
+                rein_chat::slack::Slack::by_webhook(base, &token, &secret)
+            }
+        };
+        self.hooks.extend(app.hook());
         self.all.push(Arc::new(app));
         Ok(())
     }
