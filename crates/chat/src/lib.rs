@@ -165,6 +165,23 @@ pub(crate) fn client() -> Result<&'static reqwest::Client, String> {
     built.as_ref().map_err(Clone::clone)
 }
 
+/// `e` with its causes ("error sending request: client error (Connect): dns error: …"), and
+/// without its URL (Telegram's carries the token).
+pub(crate) fn described(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(source) = cause {
+        let said = source.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = source.source();
+    }
+    text
+}
+
 /// `text` cut to `max` characters, its end marked, for a platform's limit.
 pub fn fit(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

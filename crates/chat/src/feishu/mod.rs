@@ -187,7 +187,7 @@ async fn send(path: &str, request: reqwest::RequestBuilder) -> Result<Value, Cha
         .timeout(Duration::from_secs(30))
         .send()
         .await
-        .map_err(|e| unreachable(format!("{path}: {}", e.without_url())))?;
+        .map_err(|e| unreachable(format!("{path}: {}", crate::described(e))))?;
     let status = response.status();
     // Feishu says when its limit lets calls in again.
     let retry_after = response
@@ -198,7 +198,7 @@ async fn send(path: &str, request: reqwest::RequestBuilder) -> Result<Value, Cha
         .map(Duration::from_secs);
     let answer: Value = response.json().await.map_err(|e| {
         let why = match status.is_success() {
-            true => e.without_url().to_string(),
+            true => crate::described(e),
             false => format!("HTTP {status}"),
         };
         unreachable(format!("{path}: {why}"))

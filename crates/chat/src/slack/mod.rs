@@ -110,7 +110,7 @@ impl Slack {
             .timeout(Duration::from_secs(60))
             .send()
             .await
-            .map_err(|e| unreachable(format!("the file's upload: {}", e.without_url())))?;
+            .map_err(|e| unreachable(format!("the file's upload: {}", crate::described(e))))?;
         match response.status().is_success() {
             true => Ok(()),
             false => Err(unreachable(format!(
@@ -134,7 +134,7 @@ async fn answer(method: &str, request: reqwest::RequestBuilder) -> Result<Value,
         .timeout(Duration::from_secs(30))
         .send()
         .await
-        .map_err(|e| unreachable(format!("{method}: {}", e.without_url())))?;
+        .map_err(|e| unreachable(format!("{method}: {}", crate::described(e))))?;
     let status = response.status();
     let retry_after = response
         .headers()
@@ -162,7 +162,7 @@ async fn answer(method: &str, request: reqwest::RequestBuilder) -> Result<Value,
         Err(e) => Err(unreachable(format!(
             "{method}: {}",
             match status.is_success() {
-                true => e.without_url().to_string(),
+                true => crate::described(e),
                 false => format!("HTTP {status}"),
             }
         ))),

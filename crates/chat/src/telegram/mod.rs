@@ -103,9 +103,14 @@ impl Telegram {
         method: &str,
         payload: Payload,
     ) -> Result<T, ChatError> {
+        // The token is in the path: whatever an error says, never the token.
+        let token = self.api.rsplit("/bot").next().unwrap_or_default();
         let unreachable = |message: String| ChatError::Unreachable {
             platform: TELEGRAM,
-            message,
+            message: match token.is_empty() {
+                true => message,
+                false => message.replace(token, "<token>"),
+            },
         };
         let client = crate::client().map_err(unreachable)?;
         let request = client
@@ -118,12 +123,12 @@ impl Telegram {
         let response = request
             .send()
             .await
-            .map_err(|e| unreachable(format!("{method}: {}", e.without_url())))?;
+            .map_err(|e| unreachable(format!("{method}: {}", crate::described(e))))?;
         let status = response.status();
         // Errors come as JSON too; anything else is a proxy's or an outage's page.
         let answer: Answer<T> = response.json().await.map_err(|e| {
             let why = match status.is_success() {
-                true => e.without_url().to_string(),
+                true => crate::described(e),
                 false => format!("HTTP {status}"),
             };
             unreachable(format!("{method}: {why}"))
