@@ -151,18 +151,21 @@ pub trait Platform: Send + Sync {
     async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError>;
 }
 
-/// The client every platform shares (TLS set up once).
-pub(crate) fn client() -> Result<&'static reqwest::Client, String> {
-    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> =
-        std::sync::OnceLock::new();
+/// The client every platform shares (TLS set up once); `platform` names the one asking in
+/// the error when it cannot be made.
+pub(crate) fn client(platform: &'static str) -> Result<&'static reqwest::Client, ChatError> {
+    static CLIENT: std::sync::OnceLock<Option<reqwest::Client>> = std::sync::OnceLock::new();
     let built = CLIENT.get_or_init(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
         reqwest::Client::builder()
             .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| e.to_string())
+            .ok()
     });
-    built.as_ref().map_err(Clone::clone)
+    built.as_ref().ok_or(ChatError::Unreachable {
+        platform,
+        message: "its HTTP client could not be made (TLS)".into(),
+    })
 }
 
 /// `e` with its causes ("error sending request: client error (Connect): dns error: …"), and

@@ -94,7 +94,7 @@ impl Feishu {
         {
             return Ok(token.clone());
         }
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(FEISHU)?;
         let path = "auth/v3/tenant_access_token/internal";
         let request = client
             .post(format!("{}/open-apis/{path}", self.api))
@@ -119,7 +119,7 @@ impl Feishu {
         path: &str,
         body: Body,
     ) -> Result<Value, ChatError> {
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(FEISHU)?;
         let mut renewed = false;
         loop {
             let token = self.token().await?;

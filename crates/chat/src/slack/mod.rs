@@ -88,7 +88,7 @@ impl Slack {
 
     /// Calls the Web API's `method` with a JSON `body`; the answer (`ok` checked).
     async fn call(&self, method: &str, body: &Value) -> Result<Value, ChatError> {
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(SLACK)?;
         let request = client
             .post(format!("{}/{method}", self.api))
             .header(reqwest::header::AUTHORIZATION, &*self.authorization)
@@ -98,7 +98,7 @@ impl Slack {
 
     /// Puts `text` at the address `files.getUploadURLExternal` gave.
     async fn put_file(&self, url: &str, name: &str, text: &str) -> Result<(), ChatError> {
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(SLACK)?;
         let part = reqwest::multipart::Part::text(text.to_string())
             .file_name(name.to_string())
             .mime_str("text/markdown")
@@ -280,7 +280,7 @@ impl Platform for Slack {
     async fn upload(&self, chat: &ChatId, name: &str, text: &str) -> Result<(), ChatError> {
         let (channel, thread) = address(chat);
         let method = "files.getUploadURLExternal";
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(SLACK)?;
         let query = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("filename", name)
             .append_pair("length", &text.len().to_string())

@@ -44,7 +44,7 @@ impl Socket {
     /// Opens a connection: asks Slack for its address, then connects.
     async fn connect(&self) -> Result<Connection, ChatError> {
         let method = "apps.connections.open";
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(super::SLACK)?;
         let request = client
             .post(format!("{}/{method}", self.api))
             .header(reqwest::header::AUTHORIZATION, &self.authorization)

@@ -112,7 +112,7 @@ impl Telegram {
                 false => message.replace(token, "<token>"),
             },
         };
-        let client = crate::client().map_err(unreachable)?;
+        let client = crate::client(TELEGRAM)?;
         let request = client
             .post(format!("{}/{method}", self.api))
             .timeout(self.poll + Duration::from_secs(15));

@@ -174,45 +174,54 @@ pub(super) fn merge(
     );
     set(&mut config.serve.listen, section.listen.as_ref(), reader);
     if let Some(file) = &section.telegram {
-        let table = config.serve.telegram.get_or_insert_default();
-        set(&mut table.token_env, file.token_env.as_ref(), reader);
-        set(&mut table.api_base, file.api_base.as_ref(), reader);
-        set(&mut table.webhook_url, file.webhook_url.as_ref(), reader);
-        let secret = file.webhook_secret_env.as_ref();
-        set(&mut table.webhook_secret_env, secret, reader);
+        merge_telegram(config.serve.telegram.get_or_insert_default(), file, reader);
     }
     if let Some(file) = &section.slack {
-        let table = config.serve.slack.get_or_insert_default();
-        set(
-            &mut table.bot_token_env,
-            file.bot_token_env.as_ref(),
-            reader,
-        );
-        let secret = file.signing_secret_env.as_ref();
-        set(&mut table.signing_secret_env, secret, reader);
-        set(
-            &mut table.app_token_env,
-            file.app_token_env.as_ref(),
-            reader,
-        );
-        set(&mut table.api_base, file.api_base.as_ref(), reader);
+        merge_slack(config.serve.slack.get_or_insert_default(), file, reader);
     }
     if let Some(file) = &section.feishu {
-        let table = config.serve.feishu.get_or_insert_default();
-        set(&mut table.app_id, file.app_id.as_ref(), reader);
-        set(
-            &mut table.app_secret_env,
-            file.app_secret_env.as_ref(),
-            reader,
-        );
-        let token = file.verification_token_env.as_ref();
-        set(&mut table.verification_token_env, token, reader);
-        set(
-            &mut table.encrypt_key_env,
-            file.encrypt_key_env.as_ref(),
-            reader,
-        );
-        set(&mut table.api_base, file.api_base.as_ref(), reader);
+        merge_feishu(config.serve.feishu.get_or_insert_default(), file, reader);
     }
     Ok(())
+}
+
+fn merge_telegram(table: &mut TelegramConfig, file: &TelegramFile, reader: &Reader<'_>) {
+    set(&mut table.token_env, file.token_env.as_ref(), reader);
+    set(&mut table.api_base, file.api_base.as_ref(), reader);
+    set(&mut table.webhook_url, file.webhook_url.as_ref(), reader);
+    let secret = file.webhook_secret_env.as_ref();
+    set(&mut table.webhook_secret_env, secret, reader);
+}
+
+fn merge_slack(table: &mut SlackConfig, file: &SlackFile, reader: &Reader<'_>) {
+    set(
+        &mut table.bot_token_env,
+        file.bot_token_env.as_ref(),
+        reader,
+    );
+    let secret = file.signing_secret_env.as_ref();
+    set(&mut table.signing_secret_env, secret, reader);
+    set(
+        &mut table.app_token_env,
+        file.app_token_env.as_ref(),
+        reader,
+    );
+    set(&mut table.api_base, file.api_base.as_ref(), reader);
+}
+
+fn merge_feishu(table: &mut FeishuConfig, file: &FeishuFile, reader: &Reader<'_>) {
+    set(&mut table.app_id, file.app_id.as_ref(), reader);
+    set(
+        &mut table.app_secret_env,
+        file.app_secret_env.as_ref(),
+        reader,
+    );
+    let token = file.verification_token_env.as_ref();
+    set(&mut table.verification_token_env, token, reader);
+    set(
+        &mut table.encrypt_key_env,
+        file.encrypt_key_env.as_ref(),
+        reader,
+    );
+    set(&mut table.api_base, file.api_base.as_ref(), reader);
 }
