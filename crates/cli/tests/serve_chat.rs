@@ -421,3 +421,80 @@ async fn by_webhook_only_updates_with_the_secret_token_are_taken() {
     );
     assert!(!stderr.contains(secret), "{stderr}");
 }
+
+#[tokio::test]
+async fn a_chat_with_its_own_entry_works_in_its_own_workspace_for_its_own_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    let team = tempfile::tempdir().unwrap();
+    let fake = FakeTelegram::start(TOKEN).await.unwrap();
+    serve_config_with(
+        ws,
+        &fake,
+        "\"telegram:42\"",
+        &format!(
+            "permission_mode = \"accept-edits\"\n\
+             [serve.chats.\"telegram:-1001\"]\nworkspace = \"{}\"\nallowed_users = [\"telegram:7\"]\n",
+            team.path().display()
+        ),
+    );
+    let write = |text: &str| {
+        format!(
+            r#"{{"tool_calls": [{{"name": "write_file", "arguments": {{"path": "made.txt", "content": "{text}\n"}}}}]}}"#
+        )
+    };
+    let model = mock(&format!(
+        r#"{{"turns": [{}, {{"text": "Written for the team."}}, {}, {{"text": "Written for you."}}]}}"#,
+        write("team"),
+        write("mine")
+    ))
+    .await;
+    let mut child = spawn_serve(ws, &model, "sk-ant-test");
+    // The team's group: its own user writes in its own workspace; the main user is a
+    // stranger there, and the team's user a stranger everywhere else.
+    fake.message(42, -1001, "write it for the team");
+    fake.message(7, 7, "write it for me");
+    fake.message(7, -1001, "write it for the team");
+    until("the team's answer", || {
+        texts_to(&fake.calls(), -1001)
+            .iter()
+            .any(|t| t.ends_with("Written for the team."))
+    })
+    .await;
+    fake.message(42, 42, "write it for me");
+    until("the main answer", || {
+        texts_to(&fake.calls(), 42)
+            .iter()
+            .any(|t| t.ends_with("Written for you."))
+    })
+    .await;
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(team.path().join("made.txt")).unwrap(),
+        "team\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("made.txt")).unwrap(),
+        "mine\n"
+    );
+    assert!(texts_to(&fake.calls(), 7).is_empty());
+    assert_eq!(model.requests().len(), 4, "only the two allowed prompts");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "ignored a message from telegram:42 in telegram:-1001 (not in [serve.chats.\"telegram:-1001\"] allowed_users)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "ignored a message from telegram:7 in telegram:7 (not in [serve] allowed_users)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("sessions of telegram:-1001 in "),
+        "{stderr}"
+    );
+}

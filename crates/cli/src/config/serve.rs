@@ -28,6 +28,21 @@ pub struct ServeFile {
     pub slack: Option<SlackFile>,
     /// Feishu's (or Lark's) app.
     pub feishu: Option<FeishuFile>,
+    /// Chats (or channels, with their threads) working in a workspace of their own, each
+    /// with its own allowlist: `[serve.chats."slack:C0123ABCD"]`.
+    pub chats: Option<std::collections::BTreeMap<String, ChatFile>>,
+}
+
+/// `[serve.chats."platform:id"]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatFile {
+    /// The folder the chat's sessions work in.
+    pub workspace: Option<Spanned<String>>,
+    /// Who may talk to rein there.
+    pub allowed_users: Option<Spanned<Vec<String>>>,
+    /// Its permission mode (else `[serve]`'s).
+    pub permission_mode: Option<Spanned<String>>,
 }
 
 /// `[serve.telegram]`.
@@ -87,6 +102,16 @@ pub struct ServeConfig {
     pub slack: Option<SlackConfig>,
     /// `[serve.feishu]`, when there.
     pub feishu: Option<FeishuConfig>,
+    /// `[serve.chats.*]`, by chat.
+    pub chats: std::collections::BTreeMap<String, ChatConfig>,
+}
+
+/// `[serve.chats."platform:id"]` merged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatConfig {
+    pub workspace: Option<Sourced<String>>,
+    pub allowed_users: Option<Sourced<Vec<String>>>,
+    pub permission_mode: Option<Sourced<String>>,
 }
 
 /// `[serve.telegram]` merged.
@@ -138,24 +163,52 @@ pub(super) fn merge(
         );
         return Ok(());
     }
-    if let Some(users) = &section.allowed_users {
-        for user in users.get_ref() {
-            let known = user
-                .split_once(':')
-                .is_some_and(|(platform, id)| PLATFORMS.contains(&platform) && !id.is_empty());
-            if !known {
-                let message = format!(
-                    "{user:?} is not `platform:id` (platforms: {})",
-                    PLATFORMS.join(", ")
-                );
-                return Err(reader.error(users, "serve.allowed_users", message));
-            }
+    check_users(
+        section.allowed_users.as_ref(),
+        "serve.allowed_users",
+        reader,
+    )?;
+    check_mode(
+        section.permission_mode.as_ref(),
+        "serve.permission_mode",
+        reader,
+    )?;
+    for (chat, file) in section.chats.iter().flatten() {
+        let key = format!("serve.chats.{chat:?}");
+        if !is_platform_id(chat) {
+            let message = format!(
+                "{chat:?} is not `platform:id` (platforms: {})",
+                PLATFORMS.join(", ")
+            );
+            return Err(ConfigError {
+                path: reader.source.path.clone(),
+                line: None,
+                key: Some(key),
+                message,
+            });
         }
-    }
-    if let Some(mode) = &section.permission_mode
-        && rein_engine::permissions::PermissionMode::parse(mode.get_ref()).is_none()
-    {
-        return Err(reader.error(mode, "serve.permission_mode", "not a permission mode"));
+        check_users(
+            file.allowed_users.as_ref(),
+            &format!("{key}.allowed_users"),
+            reader,
+        )?;
+        check_mode(
+            file.permission_mode.as_ref(),
+            &format!("{key}.permission_mode"),
+            reader,
+        )?;
+        let table = config.serve.chats.entry(chat.clone()).or_default();
+        set(&mut table.workspace, file.workspace.as_ref(), reader);
+        set(
+            &mut table.allowed_users,
+            file.allowed_users.as_ref(),
+            reader,
+        );
+        set(
+            &mut table.permission_mode,
+            file.permission_mode.as_ref(),
+            reader,
+        );
     }
     set(
         &mut config.serve.workspace,
@@ -224,4 +277,43 @@ fn merge_feishu(table: &mut FeishuConfig, file: &FeishuFile, reader: &Reader<'_>
         reader,
     );
     set(&mut table.api_base, file.api_base.as_ref(), reader);
+}
+
+/// Whether `text` is `platform:id` of a known platform.
+fn is_platform_id(text: &str) -> bool {
+    text.split_once(':')
+        .is_some_and(|(platform, id)| PLATFORMS.contains(&platform) && !id.is_empty())
+}
+
+/// Every user of an allowlist is `platform:id`.
+fn check_users(
+    users: Option<&Spanned<Vec<String>>>,
+    key: &str,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
+    let Some(users) = users else { return Ok(()) };
+    match users.get_ref().iter().find(|user| !is_platform_id(user)) {
+        None => Ok(()),
+        Some(user) => {
+            let message = format!(
+                "{user:?} is not `platform:id` (platforms: {})",
+                PLATFORMS.join(", ")
+            );
+            Err(reader.error(users, key, message))
+        }
+    }
+}
+
+/// A permission mode is one rein knows.
+fn check_mode(
+    mode: Option<&Spanned<String>>,
+    key: &str,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
+    match mode {
+        Some(mode) if rein_engine::permissions::PermissionMode::parse(mode.get_ref()).is_none() => {
+            Err(reader.error(mode, key, "not a permission mode"))
+        }
+        _ => Ok(()),
+    }
 }

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::approve::{ChatApprover, Pending};
+use super::place::Place;
 use super::reply::Reply;
 use crate::hosted::Hosted;
 
@@ -21,6 +22,8 @@ pub(super) struct Chat {
     id: ChatId,
     /// Its platform.
     platform: Arc<dyn Platform>,
+    /// Its workspace, allowlist and setup.
+    place: Arc<Place>,
     session: tokio::sync::Mutex<Option<Arc<Hosted>>>,
     /// Cancels the prompt under way.
     cancel: Mutex<CancellationToken>,
@@ -31,10 +34,11 @@ pub(super) struct Chat {
 }
 
 impl Chat {
-    pub(super) fn new(id: ChatId, platform: Arc<dyn Platform>) -> Self {
+    pub(super) fn new(id: ChatId, platform: Arc<dyn Platform>, place: Arc<Place>) -> Self {
         Self {
             id,
             platform,
+            place,
             session: tokio::sync::Mutex::default(),
             cancel: Mutex::new(CancellationToken::new()),
             pending: Arc::default(),
@@ -104,9 +108,9 @@ impl Chat {
             pending: Arc::clone(&self.pending),
         });
         let key = self.id.to_string();
-        let mut args = server.base.clone();
+        let mut args = self.place.base.clone();
         args.resume = server.kept.session(&key);
-        let setup = Arc::clone(&server.setup);
+        let setup = Arc::clone(&self.place.setup);
         let started = match Hosted::on(Arc::clone(&setup), &args, Some(approver.clone())) {
             Ok(hosted) => Ok(hosted),
             // The kept session is gone (pruned, moved): a new one.
@@ -181,11 +185,11 @@ impl Chat {
             let known = "plan, default, accept-edits, auto, bypass";
             return self.say(&format!("/mode takes one of: {known}.")).await;
         };
-        if mode.breadth() > server.widest.breadth() {
+        if mode.breadth() > self.place.widest.breadth() {
             let said = format!(
                 "{} is broader than this server allows ({}; [serve] permission_mode sets it).",
                 mode.name(),
-                server.widest.name()
+                self.place.widest.name()
             );
             return self.say(&said).await;
         }

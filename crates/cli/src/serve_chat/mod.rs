@@ -7,21 +7,20 @@
 mod approve;
 mod chat;
 mod kept;
+mod place;
 mod platforms;
 mod redact;
 mod reply;
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rein_chat::{ChatId, Incoming, Platform};
 
 use crate::Exit;
-use crate::args::ExecArgs;
-use crate::config::Config;
 use chat::Chat;
+use place::Place;
 
 /// The longest wait before asking an unreachable platform again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -37,13 +36,8 @@ pub struct ServeChatArgs {
 struct Server {
     /// The platforms, each redacting what it posts.
     platforms: Vec<Arc<dyn Platform>>,
-    allowed: HashSet<String>,
-    /// What each chat's session starts from.
-    base: ExecArgs,
-    /// The settings, MCP servers and language servers every chat's session shares.
-    setup: Arc<crate::setup::Setup>,
-    /// The broadest mode `/mode` may choose: the chats' own.
-    widest: rein_engine::permissions::PermissionMode,
+    /// The workspaces the chats work in (`[serve]`'s, `[serve.chats]`'s).
+    places: Vec<Arc<Place>>,
     chats: Mutex<HashMap<ChatId, Arc<Chat>>>,
     /// Each chat's session, for a restart.
     kept: kept::Kept,
@@ -54,7 +48,7 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     let here = crate::resolve::workspace(None)?;
     let config = crate::trust::load_for_reading(&here)?;
     let env = crate::env::process;
-    let (workspace, allowed) = checked(&config, &env)?;
+    let planned = place::planned(&config, &env)?;
     let platforms::Platforms {
         all,
         hooks,
@@ -77,27 +71,10 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
             }) as Arc<dyn Platform>
         })
         .collect();
-    // `auto` and `bypass` only when `[serve]` says so: the user's usual mode is not the chat's.
-    let mode = config.serve.permission_mode.as_ref();
-    let base = ExecArgs {
-        model: args.route.model,
-        provider: args.route.provider,
-        base_url: args.route.base_url,
-        api_key_env: args.route.api_key_env,
-        cwd: Some(workspace.clone()),
-        permission_mode: Some(mode.map_or_else(|| "default".to_string(), |m| m.value.clone())),
-        ..ExecArgs::default()
-    };
-    let mut setup = crate::setup::Setup::new(&base, crate::trust::Asking::Never)?;
-    setup.start_mcp().await;
+    let places = place::set_up(planned, &args.route).await?;
     let server = Arc::new(Server {
-        setup: Arc::new(setup),
         platforms,
-        allowed,
-        widest: mode
-            .and_then(|m| rein_engine::permissions::PermissionMode::parse(&m.value))
-            .unwrap_or(rein_engine::permissions::PermissionMode::Default),
-        base,
+        places,
         chats: Mutex::default(),
         kept: kept::Kept::load(crate::resolve::Folders::of(&env).data),
     });
@@ -113,50 +90,21 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         eprintln!("rein serve: Telegram sends its updates to {url}");
     }
     let names: Vec<&str> = server.platforms.iter().map(|p| p.name()).collect();
-    eprintln!(
-        "rein serve: listening on {} for {} user(s); sessions in {}",
-        names.join(", "),
-        server.allowed.len(),
-        workspace.display()
-    );
+    for place in &server.places {
+        let chats = place.chat.as_deref().unwrap_or("every other chat");
+        eprintln!(
+            "rein serve: listening on {} for {} user(s); sessions of {chats} in {}",
+            names.join(", "),
+            place.allowed.len(),
+            place.workspace.display()
+        );
+    }
     tokio::select! {
         () = server.clone().listen() => {}
         _ = tokio::signal::ctrl_c() => {}
     }
     server.close().await;
     Ok(())
-}
-
-/// The workspace and the allowlist, or why `rein serve` does not start.
-fn checked(config: &Config, env: crate::env::Env<'_>) -> Result<(PathBuf, HashSet<String>), Exit> {
-    let serve = &config.serve;
-    let allowed: HashSet<String> = serve
-        .allowed_users
-        .as_ref()
-        .map(|u| u.value.iter().cloned().collect())
-        .unwrap_or_default();
-    if allowed.is_empty() {
-        return Err(Exit::usage(
-            "rein serve answers only listed users: set [serve] allowed_users = \
-             [\"telegram:<your user id>\"] in your config.toml",
-        ));
-    }
-    let Some(workspace) = &serve.workspace else {
-        return Err(Exit::usage(
-            "rein serve needs the folder its chats work in: [serve] workspace = \"…\"",
-        ));
-    };
-    let path = match (workspace.value.strip_prefix("~/"), crate::env::home(env)) {
-        (Some(rest), Some(home)) => home.join(rest),
-        _ => PathBuf::from(&workspace.value),
-    };
-    let path = path.canonicalize().map_err(|e| {
-        Exit::usage(format!(
-            "[serve] workspace {} ({}): {e}",
-            workspace.value, workspace.source
-        ))
-    })?;
-    Ok((path, allowed))
 }
 
 /// Starts the webhook server on `addr` for `hooks` and says where it listens.
@@ -209,21 +157,30 @@ impl Server {
 
     /// Routes one arrival to its chat; one from a user not on the list goes nowhere.
     fn take(self: &Arc<Self>, platform: &Arc<dyn Platform>, item: Incoming) {
-        if !self.allowed.contains(item.user()) {
+        let Some(place) = place::of(&self.places, item.chat()) else {
             eprintln!(
-                "rein serve: ignored a message from {} in {} (not in [serve] allowed_users)",
+                "rein serve: ignored a message from {} in {} (no [serve.chats] entry for it)",
                 item.user(),
                 item.chat()
             );
             return;
+        };
+        if !place.allowed.contains(item.user()) {
+            eprintln!(
+                "rein serve: ignored a message from {} in {} (not in {})",
+                item.user(),
+                item.chat(),
+                place.allowlist()
+            );
+            return;
         }
-        let chat =
-            {
-                let mut chats = self.chats.lock().unwrap_or_else(|p| p.into_inner());
-                Arc::clone(chats.entry(item.chat().clone()).or_insert_with(|| {
-                    Arc::new(Chat::new(item.chat().clone(), Arc::clone(platform)))
-                }))
-            };
+        let chat = {
+            let mut chats = self.chats.lock().unwrap_or_else(|p| p.into_inner());
+            Arc::clone(chats.entry(item.chat().clone()).or_insert_with(|| {
+                let (id, platform) = (item.chat().clone(), Arc::clone(platform));
+                Arc::new(Chat::new(id, platform, Arc::clone(place)))
+            }))
+        };
         // A press answers an approval the prompt under way waits for, and `/stop` cancels
         // it: both at once. Everything else in the chat's order, one after the other.
         let now = match &item {
@@ -250,6 +207,8 @@ impl Server {
         for chat in chats {
             chat.close().await;
         }
-        self.setup.close().await;
+        for place in &self.places {
+            place.setup.close().await;
+        }
     }
 }
