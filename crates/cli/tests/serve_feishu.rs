@@ -286,6 +286,9 @@ async fn a_card_button_approves_a_restart_resumes_and_a_long_answer_comes_as_a_f
     // asked for again; the long answer comes cut on the card and whole as a file.
     let tokens = fake.tokens_asked();
     let served = serve(ws, &fake, &model, None).await;
+    // Feishu goes away for the first two calls (a proxy's 502, the connection closed): the
+    // answer still arrives.
+    fake.fail_next(2);
     assert_eq!(
         fake.deliver(&fake.message(USER, CHAT, "and now?", "Ev2"))
             .await
@@ -298,6 +301,7 @@ async fn a_card_button_approves_a_restart_resumes_and_a_long_answer_comes_as_a_f
             .find(|c| c.body["msg_type"] == "file")
     };
     until("the file", || file_sent().is_some()).await;
+    assert_eq!(fake.failing(), 0);
     fake.withdraw_token();
     assert_eq!(
         fake.deliver(&fake.message(USER, CHAT, "/status", "Ev3"))
@@ -311,7 +315,11 @@ async fn a_card_button_approves_a_restart_resumes_and_a_long_answer_comes_as_a_f
             .any(|t| t.starts_with("Session "))
     })
     .await;
-    served.stop();
+    let stderr = served.stop();
+    assert!(
+        stderr.contains("feishu: im/v1/messages?receive_id_type=chat_id: HTTP 502"),
+        "{stderr}"
+    );
     assert!(
         fake.tokens_asked() >= tokens + 2,
         "a new token after the restart and after the withdrawal"

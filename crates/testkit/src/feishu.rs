@@ -50,6 +50,8 @@ struct Log {
     next: u64,
     /// The tenant access token handed out last.
     token: Option<String>,
+    /// Calls still to fail as an outage does.
+    failing: usize,
 }
 
 #[derive(Debug)]
@@ -168,6 +170,17 @@ impl FakeFeishu {
             .count()
     }
 
+    /// The next `count` message and file calls fail as an outage looks from outside: a bare
+    /// 502 (a proxy's, not Feishu's JSON) on a connection the fake then closes.
+    pub fn fail_next(&self, count: usize) {
+        self.shared.log().failing = count;
+    }
+
+    /// How many of the failures asked for are still to come.
+    pub fn failing(&self) -> usize {
+        self.shared.log().failing
+    }
+
     /// The token handed out stops being valid (as after its two hours).
     pub fn withdraw_token(&self) {
         self.shared.log().token = None;
@@ -266,8 +279,17 @@ async fn token(State(shared): State<Arc<Shared>>, body: String) -> Response {
     axum::Json(answer).into_response()
 }
 
-/// The 99991663 answer when `headers` do not carry the token handed out.
+/// An outage's 502 while one is asked for, else the 99991663 answer when `headers` do not
+/// carry the token handed out.
 fn unauthorized(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
+    {
+        let mut log = shared.log();
+        if log.failing > 0 {
+            log.failing -= 1;
+            let close = [(axum::http::header::CONNECTION, "close")];
+            return Some((StatusCode::BAD_GATEWAY, close, "Bad Gateway").into_response());
+        }
+    }
     let given = headers.get("authorization").and_then(|v| v.to_str().ok());
     let valid = shared.log().token.clone().map(|t| format!("Bearer {t}"));
     match given.is_some() && given.map(str::to_string) == valid {
