@@ -168,6 +168,51 @@ pub(crate) fn client(platform: &'static str) -> Result<&'static reqwest::Client,
     })
 }
 
+/// What came back for a request: its status, the wait a rate limit asked for, and its JSON
+/// body (or why there is none: the body's error, or the status when it was not a success).
+pub(crate) struct Exchanged {
+    pub(crate) status: reqwest::StatusCode,
+    pub(crate) retry_after: Option<Duration>,
+    pub(crate) json: Result<serde_json::Value, String>,
+}
+
+/// Sends `request` for `platform`'s `what`, at most 30 s; what came back, the wait read from
+/// the header `wait` (seconds). An error when no answer came.
+pub(crate) async fn exchange(
+    platform: &'static str,
+    what: &str,
+    request: reqwest::RequestBuilder,
+    wait: &str,
+) -> Result<Exchanged, ChatError> {
+    let response = request
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .map_err(|e| ChatError::Unreachable {
+            platform,
+            message: format!("{what}: {}", described(e)),
+        })?;
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get(wait)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let json = response
+        .json()
+        .await
+        .map_err(|e| match status.is_success() {
+            true => described(e),
+            false => format!("HTTP {status}"),
+        });
+    Ok(Exchanged {
+        status,
+        retry_after,
+        json,
+    })
+}
+
 /// `e` with its causes ("error sending request: client error (Connect): dns error: …"), and
 /// without its URL (Telegram's carries the token).
 pub(crate) fn described(e: reqwest::Error) -> String {

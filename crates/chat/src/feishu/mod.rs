@@ -183,26 +183,11 @@ fn unreachable(message: String) -> ChatError {
 
 /// Sends `request` for `path`; the answer when its `code` is 0.
 async fn send(path: &str, request: reqwest::RequestBuilder) -> Result<Value, ChatError> {
-    let response = request
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(|e| unreachable(format!("{path}: {}", crate::described(e))))?;
-    let status = response.status();
     // Feishu says when its limit lets calls in again.
-    let retry_after = response
-        .headers()
-        .get("x-ogw-ratelimit-reset")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
-    let answer: Value = response.json().await.map_err(|e| {
-        let why = match status.is_success() {
-            true => crate::described(e),
-            false => format!("HTTP {status}"),
-        };
-        unreachable(format!("{path}: {why}"))
-    })?;
+    let got = crate::exchange(FEISHU, path, request, "x-ogw-ratelimit-reset").await?;
+    let answer = got
+        .json
+        .map_err(|why| unreachable(format!("{path}: {why}")))?;
     match answer["code"].as_i64() {
         Some(0) => Ok(answer),
         code => Err(ChatError::Refused {
@@ -210,8 +195,8 @@ async fn send(path: &str, request: reqwest::RequestBuilder) -> Result<Value, Cha
             method: path.to_string(),
             description: answer["msg"]
                 .as_str()
-                .map_or_else(|| format!("HTTP {status}"), str::to_string),
-            retry_after,
+                .map_or_else(|| format!("HTTP {}", got.status), str::to_string),
+            retry_after: got.retry_after,
             code: code.unwrap_or_default(),
         }),
     }

@@ -130,42 +130,27 @@ fn unreachable(message: String) -> ChatError {
 
 /// Sends `request` for `method`; the answer when it says `ok`.
 async fn answer(method: &str, request: reqwest::RequestBuilder) -> Result<Value, ChatError> {
-    let response = request
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(|e| unreachable(format!("{method}: {}", crate::described(e))))?;
-    let status = response.status();
-    let retry_after = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
-    let body: Result<Reply, _> = response.json().await;
-    match body {
-        Ok(reply) if reply.ok => Ok(reply.rest),
-        Ok(reply) => Err(ChatError::Refused {
-            platform: SLACK,
-            method: method.to_string(),
-            description: reply.error.unwrap_or_else(|| format!("HTTP {status}")),
-            retry_after,
-            code: 0,
-        }),
-        Err(_) if status == reqwest::StatusCode::TOO_MANY_REQUESTS => Err(ChatError::Refused {
-            platform: SLACK,
-            method: method.to_string(),
-            description: "ratelimited".into(),
-            retry_after,
-            code: 0,
-        }),
-        Err(e) => Err(unreachable(format!(
-            "{method}: {}",
-            match status.is_success() {
-                true => crate::described(e),
-                false => format!("HTTP {status}"),
-            }
-        ))),
+    let got = crate::exchange(SLACK, method, request, "retry-after").await?;
+    let refused = |description: String| ChatError::Refused {
+        platform: SLACK,
+        method: method.to_string(),
+        description,
+        retry_after: got.retry_after,
+        code: 0,
+    };
+    match got.json.map(serde_json::from_value::<Reply>) {
+        Ok(Ok(reply)) if reply.ok => Ok(reply.rest),
+        Ok(Ok(reply)) => Err(refused(
+            reply
+                .error
+                .unwrap_or_else(|| format!("HTTP {}", got.status)),
+        )),
+        // A 429 comes with an error body or none; either way it is the rate limit.
+        _ if got.status == reqwest::StatusCode::TOO_MANY_REQUESTS => {
+            Err(refused("ratelimited".into()))
+        }
+        Ok(Err(e)) => Err(unreachable(format!("{method}: {e}"))),
+        Err(why) => Err(unreachable(format!("{method}: {why}"))),
     }
 }
 
