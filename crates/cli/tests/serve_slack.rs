@@ -98,8 +98,33 @@ async fn a_direct_message_gets_a_streamed_answer_and_strangers_and_forgeries_not
             .any(|t| t.ends_with("The notes say hello."))
     })
     .await;
+    // Slack does not send a message starting with `/`: `/rein status` stands for `/status`.
+    let status = FakeSlack::slash("U2147483697", "D024BE91L", "/rein", "status");
+    assert_eq!(fake.deliver("/slack/commands", status).await.0, 200);
+    let stranger = FakeSlack::slash("U999", "D024BE91L", "/rein", "new");
+    assert_eq!(fake.deliver("/slack/commands", stranger).await.0, 200);
+    until("the status", || {
+        texts_in(&fake.calls(), "D024BE91L")
+            .iter()
+            .any(|t| t.starts_with("Session "))
+    })
+    .await;
     let stderr = served.stop();
-    let calls = fake.calls();
+    let calls: Vec<BotCall> = fake
+        .calls()
+        .into_iter()
+        .filter(|c| {
+            !c.body["text"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("Session ")
+        })
+        .collect();
+    assert!(
+        !texts_in(&fake.calls(), "D024BE91L")
+            .iter()
+            .any(|t| t.starts_with("Started a new"))
+    );
     let in_dm: Vec<&BotCall> = calls
         .iter()
         .filter(|c| c.body["channel"] == "D024BE91L")
@@ -328,6 +353,20 @@ async fn over_socket_mode_events_are_acknowledged_and_a_dropped_connection_reope
     assert!(socket.push_disconnect());
     until("a third connection", || {
         socket.connections() == 3 && socket.connected()
+    })
+    .await;
+    socket
+        .push_slash(&FakeSlack::slash(
+            "U2147483697",
+            "D024BE91L",
+            "/rein",
+            "status",
+        ))
+        .unwrap();
+    until("the status", || {
+        texts_in(&fake.calls(), "D024BE91L")
+            .iter()
+            .any(|t| t.starts_with("Session "))
     })
     .await;
     let second = FakeSlack::direct_message("U2147483697", "D024BE91L", "make the file", "Ev2");

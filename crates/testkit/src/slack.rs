@@ -30,6 +30,8 @@ const POSTED: &str = include_str!("../fixtures/slack/chat_postMessage_ok.json");
 const UPDATED: &str = include_str!("../fixtures/slack/chat_update_ok.json");
 const INVALID_AUTH: &str = include_str!("../fixtures/slack/error_invalid_auth.json");
 const RATELIMITED: &str = include_str!("../fixtures/slack/error_ratelimited.json");
+/// Slack's worked example of a signed request: a slash command's body.
+const SLASH_EXAMPLE: &str = include_str!("../fixtures/slack/signature_example.json");
 
 #[derive(Debug, Default)]
 struct Log {
@@ -222,6 +224,25 @@ impl FakeSlack {
         body["event"]["text"] = json!(format!("<@U0LAN0Z89> {text}"));
         body["event_id"] = json!(id);
         body.to_string()
+    }
+
+    /// The body of `user`'s slash command `command` with `text` in `channel` (form-encoded,
+    /// the other fields as in Slack's example).
+    pub fn slash(user: &str, channel: &str, command: &str, text: &str) -> String {
+        let example = fixture(SLASH_EXAMPLE);
+        let body = example["body"].as_str().unwrap_or_default();
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        for (field, value) in url::form_urlencoded::parse(body.as_bytes()) {
+            let value = match &*field {
+                "user_id" => user.to_string(),
+                "channel_id" => channel.to_string(),
+                "command" => command.to_string(),
+                "text" => text.to_string(),
+                _ => value.into_owned(),
+            };
+            form.append_pair(&field, &value);
+        }
+        form.finish()
     }
 
     /// The interactivity body of `user`'s press of the button with `value` under the

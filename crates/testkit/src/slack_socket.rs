@@ -90,6 +90,18 @@ impl SocketSide {
         self.push(envelope)
     }
 
+    /// Pushes the slash command body `form` (form-encoded) in a `slash_commands` envelope, its
+    /// fields as a JSON object (the envelope as `events_api`'s, its type changed).
+    pub fn push_slash(&self, form: &str) -> Option<String> {
+        let fields: serde_json::Map<String, Value> = url::form_urlencoded::parse(form.as_bytes())
+            .map(|(k, v)| (k.into_owned(), json!(v.into_owned())))
+            .collect();
+        let mut envelope = fixture(EVENTS_API);
+        envelope["type"] = json!("slash_commands");
+        envelope["payload"] = Value::Object(fields);
+        self.push(envelope)
+    }
+
     /// Asks the app to reconnect (`disconnect`, `refresh_requested`).
     pub fn push_disconnect(&self) -> bool {
         self.send(Down::Text(fixture(DISCONNECT).to_string()))

@@ -59,9 +59,14 @@ impl Events {
         if let Err(why) = self.check(request, now) {
             return Answer::refused(why);
         }
-        let arrived = match request.body.strip_prefix(b"payload=") {
-            Some(_) => press(request.body),
-            None => event(request.body, &self.seen),
+        let arrived = match request.body.first() {
+            _ if request.body.starts_with(b"payload=") => press(request.body),
+            Some(b'{') => event(request.body, &self.seen),
+            // Form-encoded, not a press: a slash command.
+            _ => Ok(
+                command(url::form_urlencoded::parse(request.body).into_owned())
+                    .map_or(Arrival::Nothing, Arrival::Item),
+            ),
         };
         match arrived {
             Ok(Arrival::Challenge(challenge)) => {
@@ -79,7 +84,7 @@ impl Events {
 
 impl Hook for Events {
     fn paths(&self) -> Vec<&'static str> {
-        vec!["/slack/events", "/slack/actions"]
+        vec!["/slack/events", "/slack/actions", "/slack/commands"]
     }
 
     fn receive(&self, request: &Request<'_>) -> Answer {
@@ -236,6 +241,39 @@ pub(super) fn callback(body: &[u8], seen: &Seen) -> Option<Incoming> {
     }
 }
 
+/// A slash command from its fields (`command`, `text`, `user_id`, `channel_id`): `/rein
+/// stop` stands for the message `/stop` (`/rein` alone for `/help`), and a command the app
+/// registered under rein's own names (`/stop`) for itself. Slack keeps a message that starts
+/// with `/` from being sent, so this is how a Slack user says `/stop`.
+pub(super) fn command(fields: impl Iterator<Item = (String, String)>) -> Option<Incoming> {
+    let (mut name, mut text, mut user, mut channel) = (None, String::new(), None, None);
+    for (field, value) in fields {
+        match field.as_str() {
+            "command" => name = Some(value),
+            "text" => text = value,
+            "user_id" => user = Some(value),
+            "channel_id" => channel = Some(value),
+            _ => {}
+        }
+    }
+    let (name, user, channel) = (name?, user?, channel?);
+    let text = text.trim();
+    let said = match (name.as_str(), text) {
+        ("/rein", "") => "/help".to_string(),
+        ("/rein", text) => format!("/{}", text.trim_start_matches('/')),
+        (name, "") => name.to_string(),
+        (name, text) => format!("{name} {text}"),
+    };
+    Some(Incoming::Message {
+        chat: ChatId {
+            platform: SLACK,
+            chat: channel,
+        },
+        user: format!("{SLACK}:{user}"),
+        text: said,
+    })
+}
+
 /// A `block_actions` press.
 fn pressed(payload: Payload) -> Arrival {
     if payload.kind != "block_actions" {
@@ -339,6 +377,35 @@ mod tests {
         let headers = signed(field("timestamp"), field("signature"));
         let now = field("timestamp").parse().unwrap();
         assert_eq!(events.check(&request(&headers, body), now), Ok(()));
+    }
+
+    #[test]
+    fn a_slash_command_stands_for_the_chat_command() {
+        let fields = |command: &str, text: &str| {
+            [
+                ("command", command),
+                ("text", text),
+                ("user_id", "U2CERLKJA"),
+                ("channel_id", "D1"),
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .into_iter()
+        };
+        let said = |command: &str, text: &str| match super::command(fields(command, text)) {
+            Some(Incoming::Message { text, chat, user }) => {
+                assert_eq!(
+                    (chat.chat.as_str(), user.as_str()),
+                    ("D1", "slack:U2CERLKJA")
+                );
+                text
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(said("/rein", "stop"), "/stop");
+        assert_eq!(said("/rein", " mode plan "), "/mode plan");
+        assert_eq!(said("/rein", ""), "/help");
+        assert_eq!(said("/undo", ""), "/undo");
+        assert_eq!(said("/mode", "accept-edits"), "/mode accept-edits");
     }
 
     #[test]

@@ -114,6 +114,16 @@ impl Socket {
                         return Ok(vec![item]);
                     }
                 }
+                Some("slash_commands") => {
+                    let fields = envelope["payload"]
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()));
+                    if let Some(item) = events::command(fields) {
+                        return Ok(vec![item]);
+                    }
+                }
                 Some("interactive") => {
                     if let Some(item) = events::interaction(envelope["payload"].clone()) {
                         return Ok(vec![item]);
