@@ -1,5 +1,6 @@
 //! The webhook server: one HTTP listener for every platform that sends its events to rein
-//! (Slack's Events API and interactivity, Feishu's event subscription). Each platform's
+//! (Slack's Events API, interactivity and slash commands, Feishu's event subscription and card
+//! callbacks, Telegram's webhook). Each platform's
 //! [`Hook`] owns its paths and checks every request itself (signature, token, replay
 //! window) before anything in it is taken; what fails a check gets 401 and goes nowhere.
 //!
