@@ -174,41 +174,7 @@ pub(super) fn merge(
         reader,
     )?;
     for (chat, file) in section.chats.iter().flatten() {
-        let key = format!("serve.chats.{chat:?}");
-        if !is_platform_id(chat) {
-            let message = format!(
-                "{chat:?} is not `platform:id` (platforms: {})",
-                PLATFORMS.join(", ")
-            );
-            return Err(ConfigError {
-                path: reader.source.path.clone(),
-                line: None,
-                key: Some(key),
-                message,
-            });
-        }
-        check_users(
-            file.allowed_users.as_ref(),
-            &format!("{key}.allowed_users"),
-            reader,
-        )?;
-        check_mode(
-            file.permission_mode.as_ref(),
-            &format!("{key}.permission_mode"),
-            reader,
-        )?;
-        let table = config.serve.chats.entry(chat.clone()).or_default();
-        set(&mut table.workspace, file.workspace.as_ref(), reader);
-        set(
-            &mut table.allowed_users,
-            file.allowed_users.as_ref(),
-            reader,
-        );
-        set(
-            &mut table.permission_mode,
-            file.permission_mode.as_ref(),
-            reader,
-        );
+        merge_chat(config, chat, file, reader)?;
     }
     set(
         &mut config.serve.workspace,
@@ -316,4 +282,49 @@ fn check_mode(
         }
         _ => Ok(()),
     }
+}
+
+/// `[serve.chats."platform:id"]`: a chat's own workspace, allowlist and mode.
+fn merge_chat(
+    config: &mut Config,
+    chat: &str,
+    file: &ChatFile,
+    reader: &Reader<'_>,
+) -> Result<(), ConfigError> {
+    let key = format!("serve.chats.{chat:?}");
+    if !is_platform_id(chat) {
+        let message = format!(
+            "{chat:?} is not `platform:id` (platforms: {})",
+            PLATFORMS.join(", ")
+        );
+        return Err(ConfigError {
+            path: reader.source.path.clone(),
+            line: None,
+            key: Some(key),
+            message,
+        });
+    }
+    check_users(
+        file.allowed_users.as_ref(),
+        &format!("{key}.allowed_users"),
+        reader,
+    )?;
+    check_mode(
+        file.permission_mode.as_ref(),
+        &format!("{key}.permission_mode"),
+        reader,
+    )?;
+    let table = config.serve.chats.entry(chat.to_string()).or_default();
+    set(&mut table.workspace, file.workspace.as_ref(), reader);
+    set(
+        &mut table.allowed_users,
+        file.allowed_users.as_ref(),
+        reader,
+    );
+    set(
+        &mut table.permission_mode,
+        file.permission_mode.as_ref(),
+        reader,
+    );
+    Ok(())
 }
