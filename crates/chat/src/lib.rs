@@ -176,22 +176,18 @@ pub(crate) struct Exchanged {
     pub(crate) json: Result<serde_json::Value, String>,
 }
 
-/// Sends `request` for `platform`'s `what`, at most 30 s; what came back, the wait read from
-/// the header `wait` (seconds). An error when no answer came.
+/// Sends `request` for `platform`'s `what` (its timeout set by the caller); what came back,
+/// the wait read from the header `wait` (seconds). An error when no answer came.
 pub(crate) async fn exchange(
     platform: &'static str,
     what: &str,
     request: reqwest::RequestBuilder,
     wait: &str,
 ) -> Result<Exchanged, ChatError> {
-    let response = request
-        .timeout(Duration::from_secs(30))
-        .send()
-        .await
-        .map_err(|e| ChatError::Unreachable {
-            platform,
-            message: format!("{what}: {}", described(e)),
-        })?;
+    let response = request.send().await.map_err(|e| ChatError::Unreachable {
+        platform,
+        message: format!("{what}: {}", described(e)),
+    })?;
     let status = response.status();
     let retry_after = response
         .headers()

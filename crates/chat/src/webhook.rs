@@ -1,8 +1,8 @@
 //! The webhook server: one HTTP listener for every platform that sends its events to rein
 //! (Slack's Events API, interactivity and slash commands, Feishu's event subscription and card
-//! callbacks, Telegram's webhook). Each platform's
-//! [`Hook`] owns its paths and checks every request itself (signature, token, replay
-//! window) before anything in it is taken; what fails a check gets 401 and goes nowhere.
+//! callbacks, Telegram's webhook). Each platform's [`Hook`] owns its paths and checks every
+//! request itself (signature, token, replay window) before anything in it is taken; what
+//! fails a check gets 401 and goes nowhere.
 //!
 //! Bodies are capped at [`MAX_BODY`]; a request is answered at once (platforms retry what
 //! is not answered within seconds), and what it carries is queued for the platform's
@@ -32,8 +32,6 @@ pub const REPLAY_WINDOW: Duration = Duration::from_secs(5 * 60);
 /// One request, as a hook sees it.
 #[derive(Debug)]
 pub struct Request<'a> {
-    /// Its path (`/slack/events`).
-    pub path: &'a str,
     /// Its headers.
     pub headers: &'a HeaderMap,
     /// Its body, exactly as sent (signatures are over these bytes).
@@ -110,8 +108,8 @@ pub trait Hook: Send + Sync {
     fn receive(&self, request: &Request<'_>) -> Answer;
 }
 
-/// The webhook server for `hooks`, listening on `addr`; serves until the task is dropped.
-/// Its address (the port chosen when `addr`'s is 0).
+/// The webhook server for `hooks`, listening on `addr`, in a task of its own (serving until
+/// it is aborted or the process ends); its address (the port chosen when `addr`'s is 0).
 pub async fn serve(
     addr: SocketAddr,
     hooks: Vec<Arc<dyn Hook>>,
@@ -148,7 +146,6 @@ async fn route(
         return StatusCode::NOT_FOUND.into_response();
     };
     let request = Request {
-        path: uri.path(),
         headers: &headers,
         body: &body,
     };

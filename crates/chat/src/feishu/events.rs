@@ -130,8 +130,8 @@ fn check_signature(request: &Request<'_>, key: &str, now: i64) -> Result<(), &'s
     }
 }
 
-/// The signature Feishu sends for `body` (for tests and fakes).
-pub fn signature_of(timestamp: &str, nonce: &str, key: &str, body: &[u8]) -> String {
+/// The signature Feishu sends for `body`.
+fn signature_of(timestamp: &str, nonce: &str, key: &str, body: &[u8]) -> String {
     let mut hash = Sha256::new();
     hash.update(timestamp.as_bytes());
     hash.update(nonce.as_bytes());
@@ -141,7 +141,7 @@ pub fn signature_of(timestamp: &str, nonce: &str, key: &str, body: &[u8]) -> Str
 }
 
 /// `sealed` (base64 of the IV and the ciphertext) decrypted with the Encrypt Key `key`.
-pub fn decrypt(key: &str, sealed: &str) -> Result<Vec<u8>, &'static str> {
+fn decrypt(key: &str, sealed: &str) -> Result<Vec<u8>, &'static str> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(sealed.trim())
         .map_err(|_| "its encrypt is not base64")?;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::webhook::{Hook, Inbox};
 use crate::{Button, ChatError, ChatId, Incoming, Platform, Posted};
 
-pub use events::{Events, decrypt, signature_of};
+pub use events::Events;
 
 /// The platform's name, as ids begin.
 pub const FEISHU: &str = "feishu";
@@ -184,6 +184,7 @@ fn unreachable(message: String) -> ChatError {
 /// Sends `request` for `path`; the answer when its `code` is 0.
 async fn send(path: &str, request: reqwest::RequestBuilder) -> Result<Value, ChatError> {
     // Feishu says when its limit lets calls in again.
+    let request = request.timeout(Duration::from_secs(30));
     let got = crate::exchange(FEISHU, path, request, "x-ogw-ratelimit-reset").await?;
     let answer = got
         .json

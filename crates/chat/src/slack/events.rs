@@ -129,18 +129,23 @@ struct Event {
 fn event(body: &[u8], seen: &Seen) -> Result<Arrival, String> {
     let envelope: Envelope =
         serde_json::from_slice(body).map_err(|e| format!("not an Events API body: {e}"))?;
+    Ok(arrival(envelope, seen))
+}
+
+/// What an Events API body carries, each event once.
+fn arrival(envelope: Envelope, seen: &Seen) -> Arrival {
     if envelope.kind == "url_verification" {
-        return Ok(Arrival::Challenge(envelope.challenge.unwrap_or_default()));
+        return Arrival::Challenge(envelope.challenge.unwrap_or_default());
     }
     let Some(event) = envelope.event.filter(|_| envelope.kind == "event_callback") else {
-        return Ok(Arrival::Nothing);
+        return Arrival::Nothing;
     };
     if let Some(id) = &envelope.event_id
         && !seen.first(id)
     {
-        return Ok(Arrival::Nothing);
+        return Arrival::Nothing;
     }
-    Ok(message(event).map_or(Arrival::Nothing, Arrival::Item))
+    message(event).map_or(Arrival::Nothing, Arrival::Item)
 }
 
 /// A person's message to rein: a direct message, or a mention in a channel (whose thread
@@ -225,17 +230,23 @@ fn press(body: &[u8]) -> Result<Arrival, String> {
     Ok(pressed(payload))
 }
 
-/// What an interactivity payload carries (by webhook or over Socket Mode).
-pub(super) fn interaction(payload: serde_json::Value) -> Option<Incoming> {
-    match serde_json::from_value(payload).map(pressed) {
-        Ok(Arrival::Item(item)) => Some(item),
-        _ => None,
-    }
-}
-
-/// What an Events API body carries (by webhook or over Socket Mode), each event once.
-pub(super) fn callback(body: &[u8], seen: &Seen) -> Option<Incoming> {
-    match event(body, seen) {
+/// What the `payload` of a Socket Mode envelope of type `kind` carries: the same Events API
+/// body, interactivity payload or slash command fields a webhook would.
+pub(super) fn from_socket(kind: &str, payload: serde_json::Value, seen: &Seen) -> Option<Incoming> {
+    let arrived = match kind {
+        "events_api" => serde_json::from_value(payload).map(|e| arrival(e, seen)),
+        "interactive" => serde_json::from_value(payload).map(pressed),
+        "slash_commands" => {
+            let fields = payload
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()));
+            return command(fields);
+        }
+        _ => return None,
+    };
+    match arrived {
         Ok(Arrival::Item(item)) => Some(item),
         _ => None,
     }
@@ -245,7 +256,7 @@ pub(super) fn callback(body: &[u8], seen: &Seen) -> Option<Incoming> {
 /// stop` stands for the message `/stop` (`/rein` alone for `/help`), and a command the app
 /// registered under rein's own names (`/stop`) for itself. Slack keeps a message that starts
 /// with `/` from being sent, so this is how a Slack user says `/stop`.
-pub(super) fn command(fields: impl Iterator<Item = (String, String)>) -> Option<Incoming> {
+fn command(fields: impl Iterator<Item = (String, String)>) -> Option<Incoming> {
     let (mut name, mut text, mut user, mut channel) = (None, String::new(), None, None);
     for (field, value) in fields {
         match field.as_str() {
@@ -324,11 +335,7 @@ mod tests {
     const SECRET: &str = "8f742231b10e8888abcd99yyyzzz85a5";
 
     fn request<'a>(headers: &'a HeaderMap, body: &'a [u8]) -> Request<'a> {
-        Request {
-            path: "/slack/events",
-            headers,
-            body,
-        }
+        Request { headers, body }
     }
 
     fn signed(timestamp: &str, signature: &str) -> HeaderMap {

@@ -130,6 +130,7 @@ fn unreachable(message: String) -> ChatError {
 
 /// Sends `request` for `method`; the answer when it says `ok`.
 async fn answer(method: &str, request: reqwest::RequestBuilder) -> Result<Value, ChatError> {
+    let request = request.timeout(Duration::from_secs(30));
     let got = crate::exchange(SLACK, method, request, "retry-after").await?;
     let refused = |description: String| ChatError::Refused {
         platform: SLACK,

@@ -94,7 +94,7 @@ impl Socket {
                 }
                 Some(Ok(_)) => continue,
             };
-            let envelope: Value = serde_json::from_str(text.as_str()).unwrap_or_default();
+            let mut envelope: Value = serde_json::from_str(text.as_str()).unwrap_or_default();
             if let Some(id) = envelope["envelope_id"].as_str() {
                 let ack = json!({ "envelope_id": id }).to_string();
                 if socket.send(Message::text(ack)).await.is_err() {
@@ -102,35 +102,17 @@ impl Socket {
                     return Err(unreachable("Socket Mode: the connection closed".into()));
                 }
             }
-            match envelope["type"].as_str() {
-                // Slack is about to close this connection: a new one at once.
-                Some("disconnect") => {
-                    let _ = socket.close(None).await;
-                    *connection = None;
-                }
-                Some("events_api") => {
-                    let payload = serde_json::to_vec(&envelope["payload"]).unwrap_or_default();
-                    if let Some(item) = events::callback(&payload, &self.seen) {
-                        return Ok(vec![item]);
-                    }
-                }
-                Some("slash_commands") => {
-                    let fields = envelope["payload"]
-                        .as_object()
-                        .into_iter()
-                        .flatten()
-                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()));
-                    if let Some(item) = events::command(fields) {
-                        return Ok(vec![item]);
-                    }
-                }
-                Some("interactive") => {
-                    if let Some(item) = events::interaction(envelope["payload"].clone()) {
-                        return Ok(vec![item]);
-                    }
-                }
-                // `hello`, slash commands, anything new.
-                _ => {}
+            let kind = envelope["type"].as_str().unwrap_or_default().to_string();
+            // Slack is about to close this connection: a new one at once.
+            if kind == "disconnect" {
+                let _ = socket.close(None).await;
+                *connection = None;
+                continue;
+            }
+            // `hello` and anything new carry nothing for rein.
+            let payload = envelope["payload"].take();
+            if let Some(item) = events::from_socket(&kind, payload, &self.seen) {
+                return Ok(vec![item]);
             }
         }
     }

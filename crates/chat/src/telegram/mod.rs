@@ -1,7 +1,8 @@
 //! Telegram's Bot API (<https://core.telegram.org/bots/api>): updates by long polling
-//! (`getUpdates`) or by webhook ([`webhook`]: `setWebhook` with a secret token), replies with `sendMessage` and `editMessageText`, buttons as an inline
-//! keyboard whose presses come back as callback queries (`answerCallbackQuery`). The token
-//! is in every request's path, so no error message carries a URL.
+//! (`getUpdates`) or by webhook ([`webhook`]: `setWebhook` with a secret token), replies with
+//! `sendMessage` and `editMessageText`, buttons as an inline keyboard whose presses come back
+//! as callback queries (`answerCallbackQuery`). The token is in every request's path, so no
+//! error message carries a URL or the token.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -103,6 +104,14 @@ impl Telegram {
         method: &str,
         payload: Payload,
     ) -> Result<T, ChatError> {
+        let client = crate::client(TELEGRAM)?;
+        let request = client
+            .post(format!("{}/{method}", self.api))
+            .timeout(self.poll + Duration::from_secs(15));
+        let request = match payload {
+            Payload::Json(body) => request.json(&body),
+            Payload::Form(form) => request.multipart(form),
+        };
         // The token is in the path: whatever an error says, never the token.
         let token = self.api.rsplit("/bot").next().unwrap_or_default();
         let unreachable = |message: String| ChatError::Unreachable {
@@ -112,27 +121,17 @@ impl Telegram {
                 false => message.replace(token, "<token>"),
             },
         };
-        let client = crate::client(TELEGRAM)?;
-        let request = client
-            .post(format!("{}/{method}", self.api))
-            .timeout(self.poll + Duration::from_secs(15));
-        let request = match payload {
-            Payload::Json(body) => request.json(&body),
-            Payload::Form(form) => request.multipart(form),
-        };
-        let response = request
-            .send()
+        let got = crate::exchange(TELEGRAM, method, request, "retry-after")
             .await
-            .map_err(|e| unreachable(format!("{method}: {}", crate::described(e))))?;
-        let status = response.status();
+            .map_err(|e| match e {
+                ChatError::Unreachable { message, .. } => unreachable(message),
+                refused => refused,
+            })?;
         // Errors come as JSON too; anything else is a proxy's or an outage's page.
-        let answer: Answer<T> = response.json().await.map_err(|e| {
-            let why = match status.is_success() {
-                true => crate::described(e),
-                false => format!("HTTP {status}"),
-            };
-            unreachable(format!("{method}: {why}"))
-        })?;
+        let answer: Answer<T> = got
+            .json
+            .and_then(|json| serde_json::from_value(json).map_err(|e| e.to_string()))
+            .map_err(|why| unreachable(format!("{method}: {why}")))?;
         match answer.result {
             Some(result) if answer.ok => Ok(result),
             _ => Err(ChatError::Refused {

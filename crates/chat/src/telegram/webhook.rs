@@ -79,7 +79,6 @@ mod tests {
                 headers.insert(SECRET_HEADER, token.parse().unwrap());
             }
             let request = Request {
-                path: "/telegram",
                 headers: &headers,
                 body,
             };

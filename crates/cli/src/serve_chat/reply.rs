@@ -98,7 +98,9 @@ impl Reply {
             self.last_edit = Some(Instant::now());
             match shown {
                 Ok(posted) => {
-                    self.posted = posted.or(self.posted.take());
+                    if posted.is_some() {
+                        self.posted = posted;
+                    }
                     self.dirty = false;
                     return;
                 }
