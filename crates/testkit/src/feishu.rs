@@ -22,7 +22,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::BotCall;
-use crate::slack::{answered, epoch_secs};
+use crate::to_rein::{Rein, epoch_secs};
 
 const MESSAGE: &str = include_str!("../fixtures/feishu/im_message_receive_v1.json");
 const PRESS: &str = include_str!("../fixtures/feishu/card_action_trigger.json");
@@ -71,7 +71,7 @@ impl Shared {
 pub struct FakeFeishu {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    rein: Mutex<Option<String>>,
+    rein: Rein,
     task: JoinHandle<()>,
 }
 
@@ -136,7 +136,7 @@ impl FakeFeishu {
         Ok(Self {
             addr,
             shared,
-            rein: Mutex::default(),
+            rein: Rein::default(),
             task,
         })
     }
@@ -148,7 +148,7 @@ impl FakeFeishu {
 
     /// Where rein's webhook server is (`http://127.0.0.1:…`).
     pub fn deliver_to(&self, url: &str) {
-        *self.rein.lock().unwrap_or_else(|p| p.into_inner()) = Some(url.to_string());
+        self.rein.set(url);
     }
 
     /// The calls received so far (token requests left out).
@@ -186,25 +186,17 @@ impl FakeFeishu {
         self.shared.log().token = None;
     }
 
-    /// Sends `body` to rein's `path` with `headers`; the status rein answered, and its body.
-    #[allow(clippy::panic)] // A test helper: failing the test is its job.
+    /// Sends `body` (JSON) to rein's `path` with `headers`; the status rein answered, and
+    /// its body.
     pub async fn send(
         &self,
         path: &str,
         headers: &[(&str, String)],
         body: String,
     ) -> (u16, String) {
-        let Some(rein) = self.rein.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
-            panic!("FakeFeishu::deliver_to was not called");
-        };
-        let mut request = crate::slack::client()
-            .post(format!("{rein}{path}"))
-            .header("content-type", "application/json")
-            .body(body);
-        for (name, value) in headers {
-            request = request.header(*name, value);
-        }
-        answered(request).await
+        let mut all = vec![("content-type", "application/json".to_string())];
+        all.extend(headers.iter().cloned());
+        self.rein.post(path, &all, body).await
     }
 
     /// Sends `event` to `/feishu/events` as Feishu would: encrypted and signed now when the

@@ -35,6 +35,7 @@ mod slack;
 mod slack_socket;
 mod sse;
 mod telegram;
+mod to_rein;
 mod whole;
 mod wire;
 
@@ -47,9 +48,10 @@ pub use install::{node_folder, node_program, require, skip};
 pub use recorded::RecordedRequest;
 pub use scenario::{Fault, Scenario, ScenarioError, ScenarioToolCall, ScenarioTurn, ScenarioUsage};
 pub use server::MockServer;
-pub use slack::{FakeSlack, epoch_secs, slack_signature};
+pub use slack::{FakeSlack, slack_signature};
 pub use slack_socket::SocketSide;
 pub use telegram::{BotCall, FakeTelegram};
+pub use to_rein::epoch_secs;
 
 /// The path of `rein-mcp-test-server` (an MCP server over stdio for tests), built first when
 /// this test run has not built it.

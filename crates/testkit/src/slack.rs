@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 
 use crate::BotCall;
 use crate::slack_socket::SocketSide;
+use crate::to_rein::{Rein, epoch_secs};
 use axum::extract::ws::WebSocketUpgrade;
 
 const MESSAGE: &str = include_str!("../fixtures/slack/event_callback_message.json");
@@ -63,7 +64,7 @@ pub struct FakeSlack {
     shared: Arc<Shared>,
     secret: String,
     /// rein's webhook server (`http://127.0.0.1:…`).
-    rein: Mutex<Option<String>>,
+    rein: Rein,
     task: JoinHandle<()>,
 }
 
@@ -86,14 +87,6 @@ pub fn slack_signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     mac.update(format!("v0:{timestamp}:").as_bytes());
     mac.update(body);
     format!("v0={}", hex::encode(mac.finalize().into_bytes()))
-}
-
-/// Seconds since the epoch (a webhook's timestamp now).
-pub fn epoch_secs() -> i64 {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
 }
 
 impl FakeSlack {
@@ -119,7 +112,7 @@ impl FakeSlack {
             addr,
             shared,
             secret: secret.to_string(),
-            rein: Mutex::default(),
+            rein: Rein::default(),
             task,
         })
     }
@@ -131,7 +124,7 @@ impl FakeSlack {
 
     /// Where rein's webhook server is (`http://127.0.0.1:…`).
     pub fn deliver_to(&self, url: &str) {
-        *self.rein.lock().unwrap_or_else(|p| p.into_inner()) = Some(url.to_string());
+        self.rein.set(url);
     }
 
     /// Lets Socket Mode connections be opened with the app-level token `app_token`.
@@ -160,23 +153,13 @@ impl FakeSlack {
     }
 
     /// Sends `body` to rein's `path` with `headers`; the status rein answered, and its body.
-    #[allow(clippy::panic)] // A test helper: failing the test is its job.
     pub async fn send(
         &self,
         path: &str,
         headers: &[(&str, String)],
         body: String,
     ) -> (u16, String) {
-        let Some(rein) = self.rein.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
-            panic!("FakeSlack::deliver_to was not called");
-        };
-        let mut request = crate::slack::client()
-            .post(format!("{rein}{path}"))
-            .body(body);
-        for (name, value) in headers {
-            request = request.header(*name, value);
-        }
-        answered(request).await
+        self.rein.post(path, headers, body).await
     }
 
     /// Sends `body` to `path` signed at `timestamp` with `secret`.
@@ -265,24 +248,6 @@ impl FakeSlack {
             url::form_urlencoded::byte_serialize(payload.to_string().as_bytes())
                 .collect::<String>()
         )
-    }
-}
-
-/// A client for the fakes' requests to rein.
-pub(crate) fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::new()
-}
-
-/// The status and body of the answer to `request`.
-#[allow(clippy::panic)] // A test helper: failing the test is its job.
-pub(crate) async fn answered(request: reqwest::RequestBuilder) -> (u16, String) {
-    match request.send().await {
-        Ok(response) => {
-            let status = response.status().as_u16();
-            (status, response.text().await.unwrap_or_default())
-        }
-        Err(e) => panic!("rein's webhook server did not answer: {e}"),
     }
 }
 

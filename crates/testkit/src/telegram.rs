@@ -137,14 +137,14 @@ impl FakeTelegram {
         update: &Value,
         secret: Option<&str>,
     ) -> (u16, String) {
-        let mut request = crate::slack::client()
+        let mut request = crate::to_rein::client()
             .post(url)
             .header("content-type", "application/json")
             .body(update.to_string());
         if let Some(secret) = secret {
             request = request.header("x-telegram-bot-api-secret-token", secret);
         }
-        crate::slack::answered(request).await
+        crate::to_rein::answered(request).await
     }
 
     /// Queues a press by `user` of the button with `data` under message `message` in `chat`.
