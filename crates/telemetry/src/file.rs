@@ -8,8 +8,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
-use crate::otlp::nanos;
 use crate::record::{KeyValue, SpanRecord, Value};
+use crate::wire::nanos;
 
 /// One span as a line of the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

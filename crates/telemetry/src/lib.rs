@@ -12,21 +12,26 @@
 //!
 //! [`tee`]: Telemetry::tee
 
+#[cfg(test)]
+mod collector;
 mod export;
 mod file;
 mod meters;
 mod names;
+#[cfg(test)]
 mod otlp;
+mod plain;
 mod record;
 mod settings;
 mod spans;
 mod tree;
+mod wire;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use opentelemetry_proto::tonic::resource::v1::Resource;
+use bytes::BytesMut;
 use rein_protocol::Event;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -79,7 +84,8 @@ struct Inner {
     metrics: Option<MetricExport>,
     file: Option<file::TraceFile>,
     meters: meters::Meters,
-    resource: Resource,
+    /// The resource's attributes.
+    resource: Vec<record::KeyValue>,
     version: String,
     started: SystemTime,
     content: Content,
@@ -130,7 +136,7 @@ impl Telemetry {
         let client = http_client(settings)?;
         let spans = match &settings.traces {
             Some(export) => Some(SpanExport {
-                exporter: export::Exporter::new(export, client.as_ref())?,
+                exporter: export::Exporter::new(export, export::Signal::Traces, client.as_ref())?,
                 queue: Mutex::new(Vec::new()),
                 queued: Notify::new(),
                 full: Notify::new(),
@@ -141,7 +147,7 @@ impl Telemetry {
         };
         let metrics = match &settings.metrics {
             Some(export) => Some(MetricExport {
-                exporter: export::Exporter::new(export, client.as_ref())?,
+                exporter: export::Exporter::new(export, export::Signal::Metrics, client.as_ref())?,
                 interval: settings.metric_interval,
             }),
             None => None,
@@ -158,7 +164,11 @@ impl Telemetry {
             metrics,
             file,
             meters: meters::Meters::default(),
-            resource: otlp::resource(&settings.resource),
+            resource: settings
+                .resource
+                .iter()
+                .map(|(key, text)| record::KeyValue::new(key.clone(), text.as_str()))
+                .collect(),
             version: settings.version.clone(),
             started: SystemTime::now(),
             content: Content {
@@ -290,6 +300,7 @@ impl Inner {
         let Some(export) = &self.spans else {
             return;
         };
+        export.exporter.warm().await;
         loop {
             export.queued.notified().await;
             tokio::select! {
@@ -305,6 +316,7 @@ impl Inner {
         let Some(export) = &self.metrics else {
             return;
         };
+        export.exporter.warm().await;
         loop {
             tokio::time::sleep(export.interval).await;
             self.send_metrics().await;
@@ -320,12 +332,13 @@ impl Inner {
         if batch.is_empty() {
             return;
         }
-        let request = otlp::spans(&self.resource, &self.version, &batch);
-        match export.exporter.spans(request).await {
+        let count = batch.len() as u64;
+        let encode = |out: &mut BytesMut| {
+            wire::spans(&self.resource, (wire::SCOPE, &self.version), &batch, out);
+        };
+        match export.exporter.send(encode).await {
             Ok(()) => {
-                export
-                    .exported
-                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                export.exported.fetch_add(count, Ordering::Relaxed);
             }
             Err(why) => debug_note(&format!("spans not exported: {why}")),
         }
@@ -340,13 +353,12 @@ impl Inner {
         if readings.is_empty() {
             return;
         }
-        let request = otlp::metrics(
-            &self.resource,
-            &self.version,
-            &readings,
-            (self.started, SystemTime::now()),
-        );
-        if let Err(why) = export.exporter.metrics(request).await {
+        let now = SystemTime::now();
+        let encode = |out: &mut BytesMut| {
+            let scope = (wire::SCOPE, self.version.as_str());
+            wire::metrics(&self.resource, scope, &readings, (self.started, now), out);
+        };
+        if let Err(why) = export.exporter.send(encode).await {
             debug_note(&format!("metrics not exported: {why}"));
         }
     }
@@ -360,25 +372,20 @@ fn debug_note(message: &str) {
     }
 }
 
-/// The HTTP client of the OTLP exporters, when a signal goes over HTTP: rein's async client
-/// on the process's runtime; for `http://` collectors no root certificates are read or parsed.
+/// The HTTP client of the OTLP exporters that send to `https://` collectors (rein's async
+/// client on the process's runtime); `http://` ones keep a connection of their own.
 fn http_client(settings: &Settings) -> Result<Option<reqwest::Client>, TelemetryError> {
-    let exports: Vec<&Export> = [&settings.traces, &settings.metrics]
+    let tls = [&settings.traces, &settings.metrics]
         .into_iter()
         .flatten()
-        .filter(|e| e.protocol == Protocol::HttpProtobuf)
-        .collect();
-    if exports.is_empty() {
+        .any(|e| e.protocol == Protocol::HttpProtobuf && !e.plain);
+    if !tls {
         return Ok(None);
     }
     // reqwest is built without a TLS provider of its own (see rein-llm) and panics without one.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut builder =
-        reqwest::Client::builder().connect_timeout(std::time::Duration::from_secs(10));
-    if exports.iter().all(|e| e.plain) {
-        builder = builder.tls_certs_only([]);
-    }
-    builder
+    reqwest::Client::builder()
+        .connect_timeout(std::time::Duration::from_secs(10))
         .build()
         .map(Some)
         .map_err(|e| TelemetryError(format!("the OTLP HTTP client: {e}")))

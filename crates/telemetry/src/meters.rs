@@ -77,7 +77,9 @@ pub(crate) struct Meters(Arc<Mutex<BTreeMap<&'static str, Sums>>>);
 
 struct Sums {
     definition: &'static Definition,
-    points: BTreeMap<Labels, Total>,
+    /// Each label set's total, in the order first seen (a few per metric: found by a scan
+    /// that compares the labels given without copying them).
+    points: Vec<(Labels, Total)>,
 }
 
 /// One metric's totals, as exported.
@@ -89,16 +91,32 @@ pub(crate) struct Reading {
 }
 
 impl Meters {
-    fn add(&self, definition: &'static Definition, labels: Labels, amount: Total) {
+    fn add(&self, definition: &'static Definition, labels: &[(&'static str, &str)], amount: Total) {
         let mut all = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let sums = all.entry(definition.name).or_insert_with(|| Sums {
             definition,
-            points: BTreeMap::new(),
+            points: Vec::new(),
         });
-        let total = sums.points.entry(labels).or_insert(match amount {
-            Total::Count(_) => Total::Count(0),
-            Total::Amount(_) => Total::Amount(0.0),
-        });
+        let same = |kept: &Labels| {
+            kept.len() == labels.len()
+                && kept
+                    .iter()
+                    .zip(labels)
+                    .all(|((k, v), (key, value))| k == key && v == value)
+        };
+        let at = match sums.points.iter().position(|(kept, _)| same(kept)) {
+            Some(at) => at,
+            None => {
+                let zero = match amount {
+                    Total::Count(_) => Total::Count(0),
+                    Total::Amount(_) => Total::Amount(0.0),
+                };
+                let owned = labels.iter().map(|(k, v)| (*k, v.to_string())).collect();
+                sums.points.push((owned, zero));
+                sums.points.len() - 1
+            }
+        };
+        let total = &mut sums.points[at].1;
         *total = match (*total, amount) {
             (Total::Count(a), Total::Count(b)) => Total::Count(a.saturating_add(b)),
             (Total::Amount(a), Total::Amount(b)) => Total::Amount(a + b),
@@ -106,7 +124,7 @@ impl Meters {
         };
     }
 
-    fn count(&self, definition: &'static Definition, labels: Labels, n: u64) {
+    fn count(&self, definition: &'static Definition, labels: &[(&'static str, &str)], n: u64) {
         self.add(definition, labels, Total::Count(n));
     }
 
@@ -118,7 +136,7 @@ impl Meters {
                 name: sums.definition.name,
                 description: sums.definition.description,
                 unit: sums.definition.unit,
-                points: sums.points.iter().map(|(l, t)| (l.clone(), *t)).collect(),
+                points: sums.points.clone(),
             })
             .collect()
     }
@@ -149,21 +167,22 @@ impl Recording {
     /// Takes in one event; subagents' events count as the session's.
     pub fn observe(&mut self, event: &Event, at: SystemTime) {
         let m = &self.meters;
-        let model = || ("model", self.model.clone());
         match event {
             Event::SessionStart { model: name, .. } => {
                 self.model = name.clone();
                 if !self.session_counted {
                     self.session_counted = true;
-                    m.count(&SESSIONS, Vec::new(), 1);
+                    m.count(&SESSIONS, &[], 1);
                 }
             }
             Event::ModelFallback { to, .. } => self.model = to.clone(),
             Event::TurnStart { .. } => {
                 self.prompt_started.get_or_insert(at);
-                m.count(&REQUESTS, vec![model()], 1);
+                m.count(&REQUESTS, &[("model", &self.model)], 1);
             }
-            Event::Retry { .. } => m.count(&ERRORS, vec![("kind", "retry".into()), model()], 1),
+            Event::Retry { .. } => {
+                m.count(&ERRORS, &[("kind", "retry"), ("model", &self.model)], 1);
+            }
             Event::Usage { usage, cost_usd } => {
                 for (kind, n) in [
                     ("input", usage.input_tokens),
@@ -171,10 +190,10 @@ impl Recording {
                     ("cache_read", usage.cache_read_input_tokens),
                     ("cache_creation", usage.cache_creation_input_tokens),
                 ] {
-                    m.count(&TOKENS, vec![model(), ("type", kind.into())], n);
+                    m.count(&TOKENS, &[("model", &self.model), ("type", kind)], n);
                 }
                 if let Some(cost) = cost_usd {
-                    m.add(&COST, vec![model()], Total::Amount(*cost));
+                    m.add(&COST, &[("model", &self.model)], Total::Amount(*cost));
                 }
             }
             Event::Permission { id, decision, .. } => {
@@ -187,15 +206,11 @@ impl Recording {
             }
             Event::ToolCallEnd { id, name, diff, .. } => {
                 let decision = self.decisions.remove(id).unwrap_or("none");
-                m.count(
-                    &TOOL_CALLS,
-                    vec![("decision", decision.into()), ("tool", name.clone())],
-                    1,
-                );
+                m.count(&TOOL_CALLS, &[("decision", decision), ("tool", name)], 1);
                 if let Some(diff) = diff {
                     let (added, removed) = crate::diff_lines(diff);
-                    m.count(&LINES, vec![("type", "added".into())], added);
-                    m.count(&LINES, vec![("type", "removed".into())], removed);
+                    m.count(&LINES, &[("type", "added")], added);
+                    m.count(&LINES, &[("type", "removed")], removed);
                 }
             }
             Event::Subagent { event, .. } => {
@@ -210,11 +225,11 @@ impl Recording {
             }
             Event::Result { outcome, .. } => {
                 if matches!(outcome, rein_protocol::RunOutcome::Failed) {
-                    m.count(&ERRORS, vec![("kind", "failed".into()), model()], 1);
+                    m.count(&ERRORS, &[("kind", "failed"), ("model", &self.model)], 1);
                 }
                 if let Some(started) = self.prompt_started.take() {
                     let took = at.duration_since(started).unwrap_or_default();
-                    m.add(&ACTIVE, Vec::new(), Total::Amount(took.as_secs_f64()));
+                    m.add(&ACTIVE, &[], Total::Amount(took.as_secs_f64()));
                 }
             }
             _ => {}

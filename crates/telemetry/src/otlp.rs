@@ -1,72 +1,36 @@
-//! rein's records as OTLP's protobuf messages (the official definitions of the
-//! `opentelemetry-proto` crate): spans grouped under the resource and rein's scope, metrics as
-//! cumulative monotonic sums.
+//! rein's metrics as the official protobuf messages (`opentelemetry-proto`), built the plain
+//! way: what [`crate::wire`]'s tests compare its bytes with.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{
-    AnyValue, ArrayValue, InstrumentationScope, KeyValue as ProtoKeyValue, any_value,
+    AnyValue, InstrumentationScope, KeyValue as ProtoKeyValue, any_value,
 };
 use opentelemetry_proto::tonic::metrics::v1::{
     AggregationTemporality, Metric, NumberDataPoint, ResourceMetrics, ScopeMetrics, Sum, metric,
     number_data_point,
 };
 use opentelemetry_proto::tonic::resource::v1::Resource;
-use opentelemetry_proto::tonic::trace::v1::{
-    ResourceSpans, ScopeSpans, Span, Status, span, status,
-};
 
 use crate::meters::{Reading, Total};
-use crate::record::{KeyValue, SpanRecord, Value};
+use crate::record::KeyValue;
+use crate::wire::{SCOPE, nanos};
 
-/// The scope every span and metric is reported under.
-const SCOPE: &str = "rein";
-
-/// Nanoseconds since the Unix epoch.
-pub(crate) fn nanos(at: SystemTime) -> u64 {
-    at.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-}
-
-fn value(value: &Value) -> AnyValue {
-    use any_value::Value as V;
-    let value = match value {
-        Value::Str(s) => V::StringValue(s.clone()),
-        Value::Int(n) => V::IntValue(*n),
-        Value::Float(x) => V::DoubleValue(*x),
-        Value::Bool(b) => V::BoolValue(*b),
-        Value::Strs(items) => V::ArrayValue(ArrayValue {
-            values: items
-                .iter()
-                .map(|s| AnyValue {
-                    value: Some(V::StringValue(s.clone())),
-                })
-                .collect(),
-        }),
-    };
-    AnyValue { value: Some(value) }
-}
-
-fn attributes(list: &[KeyValue]) -> Vec<ProtoKeyValue> {
-    list.iter()
-        .map(|kv| ProtoKeyValue {
-            key: kv.key.to_string(),
-            value: Some(value(&kv.value)),
-            ..Default::default()
-        })
-        .collect()
+fn string_value(text: &str) -> AnyValue {
+    AnyValue {
+        value: Some(any_value::Value::StringValue(text.to_string())),
+    }
 }
 
 /// The process's resource: `service.name`, `service.version` and `OTEL_RESOURCE_ATTRIBUTES`.
-pub(crate) fn resource(pairs: &[(String, String)]) -> Resource {
+fn resource(attributes: &[KeyValue]) -> Resource {
     Resource {
-        attributes: pairs
+        attributes: attributes
             .iter()
-            .map(|(key, text)| ProtoKeyValue {
-                key: key.clone(),
-                value: Some(value(&Value::Str(text.clone()))),
+            .map(|kv| ProtoKeyValue {
+                key: kv.key.to_string(),
+                value: Some(string_value(kv.value.as_str().unwrap_or_default())),
                 ..Default::default()
             })
             .collect(),
@@ -82,63 +46,9 @@ fn scope(version: &str) -> Option<InstrumentationScope> {
     })
 }
 
-fn span(record: &SpanRecord) -> Span {
-    Span {
-        trace_id: record.trace_id.to_vec(),
-        span_id: record.span_id.to_vec(),
-        parent_span_id: record
-            .parent_span_id
-            .map(|p| p.to_vec())
-            .unwrap_or_default(),
-        name: record.name.clone(),
-        kind: if record.client {
-            span::SpanKind::Client
-        } else {
-            span::SpanKind::Internal
-        } as i32,
-        start_time_unix_nano: nanos(record.start),
-        end_time_unix_nano: nanos(record.end),
-        attributes: attributes(&record.attributes),
-        events: record
-            .events
-            .iter()
-            .map(|e| span::Event {
-                time_unix_nano: nanos(e.at),
-                name: e.name.clone(),
-                attributes: attributes(&e.attributes),
-                ..Default::default()
-            })
-            .collect(),
-        status: record.error.as_ref().map(|why| Status {
-            message: why.clone(),
-            code: status::StatusCode::Error as i32,
-        }),
-        ..Default::default()
-    }
-}
-
-/// One export of `spans`.
-pub(crate) fn spans(
-    resource: &Resource,
-    version: &str,
-    spans: &[SpanRecord],
-) -> ExportTraceServiceRequest {
-    ExportTraceServiceRequest {
-        resource_spans: vec![ResourceSpans {
-            resource: Some(resource.clone()),
-            scope_spans: vec![ScopeSpans {
-                scope: scope(version),
-                spans: spans.iter().map(span).collect(),
-                ..Default::default()
-            }],
-            ..Default::default()
-        }],
-    }
-}
-
 /// One export of the metrics' totals since `since`, read at `now`.
-pub(crate) fn metrics(
-    resource: &Resource,
+pub fn metrics(
+    resource: &[KeyValue],
     version: &str,
     readings: &[Reading],
     (since, now): (SystemTime, SystemTime),
@@ -158,7 +68,7 @@ pub(crate) fn metrics(
                             .iter()
                             .map(|(key, text)| ProtoKeyValue {
                                 key: (*key).to_string(),
-                                value: Some(value(&Value::Str(text.clone()))),
+                                value: Some(string_value(text)),
                                 ..Default::default()
                             })
                             .collect(),
@@ -181,7 +91,7 @@ pub(crate) fn metrics(
         .collect();
     ExportMetricsServiceRequest {
         resource_metrics: vec![ResourceMetrics {
-            resource: Some(resource.clone()),
+            resource: Some(self::resource(resource)),
             scope_metrics: vec![ScopeMetrics {
                 scope: scope(version),
                 metrics,

@@ -226,11 +226,18 @@ impl Context {
         self.with(|span| span.error = Some(why));
     }
 
-    /// Ends it at `at`; the finished span, for the export (none for no span).
+    /// Ends it at `at`; the finished span, for the export (none for no span). What it
+    /// carried moves out; its ids stay for what still refers to it.
     pub(crate) fn end_at(&self, at: SystemTime) -> Option<SpanRecord> {
         self.with(|span| {
             span.end = at.max(span.start);
-            span.clone()
+            SpanRecord {
+                name: std::mem::take(&mut span.name),
+                attributes: std::mem::take(&mut span.attributes),
+                events: std::mem::take(&mut span.events),
+                error: span.error.take(),
+                ..*span
+            }
         })
     }
 }
