@@ -35,22 +35,9 @@ pub(crate) fn spans(
     spans: &[SpanRecord],
     out: &mut impl BufMut,
 ) {
-    let scope_len = string_len(scope.0) + string_len(scope.1);
-    let scope_spans_len =
-        field_len(scope_len) + spans.iter().map(|s| field_len(span_len(s))).sum::<usize>();
-    let resource_len = attributes_len(resource);
-    let resource_spans_len = field_len(resource_len) + field_len(scope_spans_len);
-    // ExportTraceServiceRequest: resource_spans (1).
-    message(out, 1, resource_spans_len);
-    // ResourceSpans: the resource (1), the scope's spans (2).
-    message(out, 1, resource_len);
-    // Resource: its attributes (1).
-    attributes(out, 1, resource);
-    message(out, 2, scope_spans_len);
-    // ScopeSpans: the scope (1), then each span (2).
-    message(out, 1, scope_len);
-    string(out, 1, scope.0);
-    string(out, 2, scope.1);
+    let items = spans.iter().map(|s| field_len(span_len(s))).sum();
+    // ExportTraceServiceRequest > ResourceSpans > ScopeSpans, whose spans are field 2.
+    envelope(out, resource, scope, items);
     for record in spans {
         message(out, 2, span_len(record));
         span(out, record);
@@ -67,24 +54,9 @@ pub(crate) fn metrics(
     out: &mut impl BufMut,
 ) {
     let times = (nanos(times.0), nanos(times.1));
-    let scope_len = string_len(scope.0) + string_len(scope.1);
-    let scope_metrics_len = field_len(scope_len)
-        + readings
-            .iter()
-            .map(|r| field_len(metric_len(r)))
-            .sum::<usize>();
-    let resource_len = attributes_len(resource);
-    let resource_metrics_len = field_len(resource_len) + field_len(scope_metrics_len);
-    // ExportMetricsServiceRequest: resource_metrics (1).
-    message(out, 1, resource_metrics_len);
-    // ResourceMetrics: the resource (1), the scope's metrics (2).
-    message(out, 1, resource_len);
-    attributes(out, 1, resource);
-    message(out, 2, scope_metrics_len);
-    // ScopeMetrics: the scope (1), then each metric (2).
-    message(out, 1, scope_len);
-    string(out, 1, scope.0);
-    string(out, 2, scope.1);
+    let items = readings.iter().map(|r| field_len(metric_len(r))).sum();
+    // ExportMetricsServiceRequest > ResourceMetrics > ScopeMetrics, whose metrics are field 2.
+    envelope(out, resource, scope, items);
     for reading in readings {
         message(out, 2, metric_len(reading));
         // Metric: name (1), description (2), unit (3), then its data, a Sum (7).
@@ -157,6 +129,22 @@ fn point_len(labels: &[(&str, String)], _total: &Total) -> usize {
 
 fn label_len(key: &str, text: &str) -> usize {
     string_len(key) + field_len(string_len(text))
+}
+
+/// The request's envelope, the same for both signals, up to its items (`items` bytes, written
+/// next): the one resource-level message (1) holding the resource (1) and the one scope-level
+/// message (2), which holds the scope (1: name, version) before its items.
+fn envelope(out: &mut impl BufMut, resource: &[KeyValue], scope: (&str, &str), items: usize) {
+    let scope_len = string_len(scope.0) + string_len(scope.1);
+    let scoped_len = field_len(scope_len) + items;
+    let resource_len = attributes_len(resource);
+    message(out, 1, field_len(resource_len) + field_len(scoped_len));
+    message(out, 1, resource_len);
+    attributes(out, 1, resource);
+    message(out, 2, scoped_len);
+    message(out, 1, scope_len);
+    string(out, 1, scope.0);
+    string(out, 2, scope.1);
 }
 
 /// A `Span`'s fields.
