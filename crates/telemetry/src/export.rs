@@ -1,8 +1,10 @@
-//! Sending OTLP: one exporter per signal, over HTTP/protobuf (to an `http://` collector over a
-//! kept connection of hyper's, see [`crate::plain`]; to an `https://` one with rein's `reqwest`
-//! client, on the process's runtime) or gRPC (`tonic`'s client from the `opentelemetry-proto` definitions),
-//! with the configured headers and timeout, and two retries 100 and 200 ms apart for what may
-//! pass on a second try (a refused connection, 429, 502, 503, 504, gRPC `UNAVAILABLE`).
+//! Sending OTLP: one exporter per signal, each request already encoded (see [`crate::wire`])
+//! in the exporter's reused buffer, over HTTP/protobuf (to an `http://` collector over a kept
+//! connection of hyper's, see [`crate::plain`]; to an `https://` one with rein's `reqwest`
+//! client, on the process's runtime) or gRPC (tonic's client calling the signal's `Export`
+//! method with the bytes as they are), with the configured headers and timeout, and two
+//! retries 100 and 200 ms apart for what may pass on a second try (no connection, 429, 502,
+//! 503, 504, gRPC `UNAVAILABLE`).
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -12,7 +14,7 @@ use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::codegen::http::uri::PathAndQuery;
 
 use crate::TelemetryError;
-use crate::plain::PlainHttp;
+use crate::plain::{PlainHttp, Unsent};
 use crate::settings::{Export, Protocol};
 
 /// The OTLP/gRPC services' export methods.
@@ -189,9 +191,9 @@ impl Exporter {
     async fn post_plain(&self, plain: &PlainHttp, body: Bytes) -> Result<u16, Failure> {
         match tokio::time::timeout(self.timeout, plain.post(body)).await {
             Ok(Ok(status)) => Ok(status.as_u16()),
-            Ok(Err(unsent)) => Err(Failure {
-                retry: unsent.connect,
-                message: unsent.message,
+            Ok(Err(Unsent(message))) => Err(Failure {
+                retry: true,
+                message,
             }),
             Err(_) => Err(Failure {
                 retry: true,

@@ -1,8 +1,8 @@
 //! rein's telemetry. The session's events (the one stream every front end reads) become
 //! OpenTelemetry spans — the session, each prompt, each model request, tool call, compaction,
 //! hook run and subagent — and metrics, exported over OTLP (HTTP/protobuf or gRPC) as the
-//! protobuf messages of the official definitions (`opentelemetry-proto`), and written as JSON
-//! lines for `--trace FILE`.
+//! bytes of its protobuf messages (written by [`wire`], checked against the official
+//! definitions), and written as JSON lines for `--trace FILE`.
 //!
 //! Recording never slows the agent: events are copied to a task of their own (see [`tee`]),
 //! ended spans wait in a bounded queue that drops when full rather than wait, a task sends

@@ -73,7 +73,7 @@ pub(crate) fn metrics(
         message(out, 7, sum_len(reading));
         // Sum: each point (1), cumulative (2), monotonic (3).
         for (labels, total) in &reading.points {
-            message(out, 1, point_len(labels, total));
+            message(out, 1, point_len(labels));
             // NumberDataPoint: start (2), time (3), the value, a double (4) or an
             // sfixed64 (6), then the attributes (7).
             fixed64(out, 2, times.0);
@@ -113,12 +113,12 @@ fn sum_len(reading: &Reading) -> usize {
     let points: usize = reading
         .points
         .iter()
-        .map(|(labels, total)| field_len(point_len(labels, total)))
+        .map(|(labels, _)| field_len(point_len(labels)))
         .sum();
     points + 1 + encoded_len_varint(CUMULATIVE) + 2
 }
 
-fn point_len(labels: &[(&str, String)], _total: &Total) -> usize {
+fn point_len(labels: &[(&str, String)]) -> usize {
     let labels: usize = labels
         .iter()
         .map(|(key, text)| field_len(label_len(key, text)))
