@@ -73,6 +73,9 @@ pub enum WorktreeError {
         /// What would be lost.
         what: String,
     },
+    /// A folder of rein's own on the way is a link, or cannot be made.
+    #[error(transparent)]
+    Folder(#[from] rein_tools::own::OwnPathError),
     /// A git command failed.
     #[error("git {args}: {message}")]
     Git {
@@ -167,17 +170,16 @@ pub fn create(dir: &Path, name: &str, base: BaseRef) -> Result<Worktree, Worktre
             commit => commit,
         },
     };
-    let folder = repo.join(WORKTREES_FOLDER);
-    std::fs::create_dir_all(&folder).map_err(|e| WorktreeError::Git {
-        args: format!("(creating {})", folder.display()),
-        message: e.to_string(),
-    })?;
-    let ignore = folder.join(".gitignore");
+    // The repository may ship `.rein/worktrees` (or a folder on the way) as a link out of
+    // it: rein's own folders are made and checked following no link.
+    let own = rein_tools::own::OwnRoot::new(&repo)?;
+    own.create_dir(Path::new(WORKTREES_FOLDER))?;
+    let ignore = own.check(&Path::new(WORKTREES_FOLDER).join(".gitignore"))?;
     if !ignore.exists() {
         let _ = std::fs::write(&ignore, "*\n");
     }
-    let path = folder.join(name);
-    if path.exists() {
+    let path = own.check(&Path::new(WORKTREES_FOLDER).join(name))?;
+    if std::fs::symlink_metadata(&path).is_ok() {
         return Err(WorktreeError::Exists(name.to_string()));
     }
     let branch = format!("{BRANCH_PREFIX}{name}");

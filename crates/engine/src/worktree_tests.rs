@@ -123,3 +123,39 @@ fn outside_git_and_bad_names_get_clear_errors() {
         std::fs::canonicalize(repo.path()).unwrap()
     );
 }
+
+/// A repository that ships rein's worktree folder (or a folder on its way) as a link would
+/// make rein check itself out, and an agent work, outside the repository.
+#[test]
+fn a_worktree_folder_shipped_as_a_link_is_refused() {
+    type Plant = fn(&Path, &Path);
+    let cases: [(&str, Plant); 3] = [
+        ("worktrees is a link", |repo, out| {
+            std::fs::create_dir(repo.join(".rein")).unwrap();
+            std::os::unix::fs::symlink(out, repo.join(".rein/worktrees")).unwrap();
+        }),
+        (".rein is a link", |repo, out| {
+            std::os::unix::fs::symlink(out, repo.join(".rein")).unwrap();
+        }),
+        ("a part of the name is a link", |repo, out| {
+            std::fs::create_dir_all(repo.join(".rein/worktrees")).unwrap();
+            std::os::unix::fs::symlink(out, repo.join(".rein/worktrees/team")).unwrap();
+        }),
+    ];
+    for (case, plant) in cases {
+        let repo = repo();
+        let outside = tempfile::tempdir().unwrap();
+        plant(repo.path(), outside.path());
+        let refused = create(repo.path(), "team/one", BaseRef::Head).unwrap_err();
+        assert!(
+            refused.to_string().contains("is a symbolic link"),
+            "{case}: {refused}"
+        );
+        assert_eq!(
+            std::fs::read_dir(outside.path()).unwrap().count(),
+            0,
+            "{case}: nothing checked out outside"
+        );
+        assert!(!branches(repo.path()).contains("rein/team/one"), "{case}");
+    }
+}

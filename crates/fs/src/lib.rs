@@ -9,6 +9,8 @@
 //!   [`private`] keeps rein's own data (sessions, history, trust) readable by the user only;
 //! - [`read_regular`] and [`PromptFiles`] read the files rein reads on its own (memory files,
 //!   settings, commands) without following them out of their root or blocking on a FIFO;
+//! - [`own::OwnRoot`] makes and reads the folders and files of rein's own state beneath a root
+//!   (worktrees, memory, board, schedules, eval copies) following no link at all;
 //! - [`FileLocks`] serialises changes to one file; [`lstats::Lstats`] and [`FileStamp`] say
 //!   what the file system holds and whether it changed.
 //!
@@ -35,6 +37,7 @@ mod guard;
 pub mod hidden_tree;
 mod locks;
 pub mod lstats;
+pub mod own;
 pub mod path;
 pub mod private;
 mod prompt_file;

@@ -86,6 +86,7 @@ pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::{ToolRegistry, codex_trained};
 pub use rein_fs::{
     DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitiveError,
+    own,
     SensitivePaths, WorkspaceGuard, open_regular, private, read_capped, read_regular,
     read_regular_bytes, write_atomic, write_atomic_private,
 };

@@ -115,13 +115,10 @@ impl MemoryStore {
     }
 
     /// A memory file's text, read as rein reads its own files: a regular UTF-8 file of at
-    /// most [`FILE_CAP`] bytes (a FIFO planted in the folder is refused, not waited on).
+    /// most [`FILE_CAP`] bytes beneath the folder, reached following no link (an index planted
+    /// as a link to a secret is refused, not put in the next prompt; a FIFO is not waited on).
     fn read(&self, file: &Path) -> std::io::Result<String> {
-        match rein_tools::read_regular(file, FILE_CAP) {
-            Ok(Some(text)) => Ok(text),
-            Ok(None) => Err(std::io::ErrorKind::NotFound.into()),
-            Err(refused) => Err(std::io::Error::other(refused.to_string())),
-        }
+        read_own(&self.dir, file)
     }
 
     fn write(&self, path: &str, file: &Path, text: &str) -> Result<(), MemoryError> {
@@ -148,10 +145,14 @@ pub fn remember_line(file: &Path, text: &str) -> std::io::Result<()> {
     let text = rein_tools::HiddenEnv::with(Vec::new())
         .redact(text.trim())
         .into_owned();
-    // A file that cannot be read as text is left as it is, not replaced by the new line.
-    let mut old = rein_tools::read_regular(file, FILE_CAP)
-        .map_err(|refused| std::io::Error::other(refused.to_string()))?
-        .unwrap_or_default();
+    // A file that cannot be read as text (or is a link) is left as it is, not replaced by the
+    // new line.
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let mut old = match read_own(folder, file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
     if !old.is_empty() && !old.ends_with('\n') {
         old.push('\n');
     }
@@ -170,6 +171,22 @@ pub fn prepare(file: &Path) -> std::io::Result<()> {
         rein_tools::write_atomic_private(file, b"")?;
     }
     Ok(())
+}
+
+/// The text of `file` beneath `folder`, following no link; `NotFound` when nothing is there.
+fn read_own(folder: &Path, file: &Path) -> std::io::Result<String> {
+    let missing = || std::io::Error::from(std::io::ErrorKind::NotFound);
+    let rel = file.strip_prefix(folder).map_err(|_| missing())?;
+    let own = match rein_tools::own::OwnRoot::new(folder) {
+        Ok(own) => own,
+        Err(_) if !folder.exists() => return Err(missing()),
+        Err(e) => return Err(std::io::Error::other(e.to_string())),
+    };
+    match own.read(rel, FILE_CAP) {
+        Ok(Some(text)) => Ok(text),
+        Ok(None) => Err(missing()),
+        Err(refused) => Err(std::io::Error::other(refused.to_string())),
+    }
 }
 
 /// The files under `dir`, relative to `root`, as `/memories/…` paths with their sizes.

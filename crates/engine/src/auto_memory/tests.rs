@@ -148,3 +148,19 @@ fn remembering_a_line_never_replaces_a_file_it_cannot_read() {
     assert!(super::remember_line(&file, "third").is_err());
     assert_eq!(std::fs::read(&file).unwrap(), bytes);
 }
+
+#[test]
+fn an_index_planted_as_a_link_is_not_read_into_the_prompt() {
+    let (dir, store) = store();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("id_rsa");
+    std::fs::write(&secret, "PRIVATE KEY").unwrap();
+    std::fs::create_dir_all(store.dir()).unwrap();
+    std::os::unix::fs::symlink(&secret, store.dir().join(INDEX)).unwrap();
+    assert_eq!(store.index(), None);
+    assert!(store.view("/memories/MEMORY.md", None).is_err());
+    // `#` in the TUI does not copy the link's target into the index either.
+    assert!(super::remember_line(&store.dir().join(INDEX), "a fact").is_err());
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PRIVATE KEY");
+    drop(dir);
+}
