@@ -317,6 +317,64 @@ async fn a_plan_mode_teammates_plan_is_sent_back_then_approved_by_the_lead() {
     assert!(dir.path().join("made-by-bob").exists());
 }
 
+/// The lead is a model: its approval of a plan is not the user's. Without a user to ask (and
+/// not in `bypass`), or while the session itself plans, the teammate keeps planning.
+#[tokio::test]
+async fn a_plan_the_lead_approved_is_not_carried_out_without_the_users_say() {
+    for (mode, why) in [
+        (
+            PermissionMode::Default,
+            "only the user can let a teammate leave plan mode",
+        ),
+        (PermissionMode::Plan, "the session is in plan mode"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let plan_teammate = call(
+            "task",
+            json!({"description": "plan it", "prompt": "Plan the change.", "name": "bob", "mode": "plan"}),
+        );
+        let mut turns = vec![
+            json!({"tool_calls": [plan_teammate]}),
+            json!({"text": "Bob is planning."}),
+            json!({"when_last": "Plan the change.", "tool_calls": [
+                call("exit_plan_mode", json!({"plan": "Plan A: touch a file."}))
+            ]}),
+            json!({"when_last": "Plan A: touch a file.", "tool_calls": [
+                send("bob", "go ahead", json!({
+                    "type": "plan_approval_response", "request_id": "plan-1", "approve": true}))
+            ]}),
+            json!({"when_last": "Plan plan-1 of bob approved", "text": "Approved."}),
+            json!({"when_last": "approved your plan", "tool_calls": [
+                call("bash", json!({"command": "touch made-by-bob"}))
+            ]}),
+            json!({"when_last": "keep planning", "text": "Still planning."}),
+        ];
+        turns.extend(replies("is idle; its last message", "Noted.", 5));
+        let server = mock(&json!({"turns": turns}).to_string()).await;
+        let mut agent = parent(ProviderKind::Anthropic, &server, dir.path(), mode);
+        let (summary, _) = run_all(&mut agent, "Have bob plan it.").await;
+        assert_eq!(
+            summary.outcome,
+            RunOutcome::Completed,
+            "{mode:?}: {:?}",
+            summary.error
+        );
+        let bodies: Vec<String> = server
+            .requests()
+            .iter()
+            .map(|r| r.body.to_string())
+            .collect();
+        assert!(
+            bodies.iter().any(|b| b.contains(why)),
+            "{mode:?}: the teammate was told why"
+        );
+        assert!(
+            !dir.path().join("made-by-bob").exists(),
+            "{mode:?}: the teammate acted on the lead's word alone"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn eight_teammates_racing_for_a_hundred_tasks_claim_each_once() {
     let dir = tempfile::tempdir().unwrap();

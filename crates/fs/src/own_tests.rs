@@ -18,10 +18,15 @@ fn folders_are_made_and_files_read_beneath_the_root() {
     assert_eq!(made, own.path().join(".rein/worktrees/a"));
     assert!(made.is_dir());
     // Again: the folders are there already.
-    assert_eq!(own.create_dir(Path::new(".rein/worktrees/a")).unwrap(), made);
+    assert_eq!(
+        own.create_dir(Path::new(".rein/worktrees/a")).unwrap(),
+        made
+    );
     std::fs::write(root.path().join(".rein/index.md"), "hello").unwrap();
     assert_eq!(
-        own.read(Path::new(".rein/index.md"), 100).unwrap().as_deref(),
+        own.read(Path::new(".rein/index.md"), 100)
+            .unwrap()
+            .as_deref(),
         Some("hello")
     );
     assert_eq!(own.read(Path::new(".rein/none.md"), 100).unwrap(), None);
@@ -83,7 +88,10 @@ fn links_anywhere_on_the_way_are_refused_naming_the_link() {
         plant(root.path(), outside.path());
         let want = own.path().join(link);
         for (what, result) in [
-            ("create_dir", own.create_dir(Path::new(".rein/worktrees/a/b"))),
+            (
+                "create_dir",
+                own.create_dir(Path::new(".rein/worktrees/a/b")),
+            ),
             ("check", own.check(Path::new(".rein/worktrees/a/b"))),
         ] {
             match result {
@@ -144,7 +152,10 @@ fn what_is_not_a_regular_file_or_a_plain_path_is_refused() {
     assert!(own.create_dir(Path::new("file/sub")).is_err());
     for rel in ["../x", "/etc", "a/../../x"] {
         assert!(
-            matches!(own.check(Path::new(rel)), Err(OwnPathError::NotPlain { .. })),
+            matches!(
+                own.check(Path::new(rel)),
+                Err(OwnPathError::NotPlain { .. })
+            ),
             "{rel}"
         );
     }

@@ -86,8 +86,7 @@ pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::{ToolRegistry, codex_trained};
 pub use rein_fs::{
     DEFAULT_SENSITIVE, FileLocks, GuardError, PromptFiles, ReadRefusal, SensitiveError,
-    own,
-    SensitivePaths, WorkspaceGuard, open_regular, private, read_capped, read_regular,
+    SensitivePaths, WorkspaceGuard, open_regular, own, private, read_capped, read_regular,
     read_regular_bytes, write_atomic, write_atomic_private,
 };
 pub use repo_map::{REPO_MAP, REPO_MAP_TOKENS, RepoMapArgs, RepoMapTool};

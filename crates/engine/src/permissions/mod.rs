@@ -78,6 +78,17 @@ impl PermissionMode {
         }
     }
 
+    /// The mode ceiling: `self`, or `ceiling` when `self` is broader. Every mode derived from
+    /// another (a teammate's, a subagent's, a caller's, an approved plan's) passes through
+    /// here: derived ≤ parent; only the user widens.
+    pub fn at_most(self, ceiling: Self) -> Self {
+        if self.breadth() > ceiling.breadth() {
+            ceiling
+        } else {
+            self
+        }
+    }
+
     /// Parses a mode name; Claude Code's spellings (`acceptEdits`, `bypassPermissions`) too.
     pub fn parse(name: &str) -> Option<Self> {
         match name {

@@ -1,6 +1,11 @@
 //! A plan-mode teammate's approvals: its plan (`exit_plan_mode`) goes to the main agent as a
 //! `plan_approval_request` and waits for its `plan_approval_response`; every other question
 //! goes to the user, labelled with the teammate's name, as a subagent's does.
+//!
+//! The lead's approval is a model's word, and only the user widens a mode: a plan the lead
+//! approved is then put to the user (in `bypass` the user's standing answer is yes), and the
+//! teammate carries it out in at most the session's mode — never out of plan mode while the
+//! session itself plans.
 
 use std::sync::Arc;
 
@@ -51,19 +56,46 @@ impl Approver for PlanToLead {
             };
         }
         match answer.await {
-            Ok(answer) if answer.approve => {
-                let mode = self.session.lock().unwrap_or_else(|p| p.into_inner()).mode;
-                Approval::SwitchMode(match mode {
-                    PermissionMode::Plan => PermissionMode::Default,
-                    mode => mode,
-                })
-            }
+            Ok(answer) if answer.approve => self.leave_plan_mode(request).await,
             Ok(answer) => Approval::Deny {
                 note: Some(format!("{LEAD} sent the plan back: {}", answer.feedback)),
             },
             Err(_) => Approval::Deny {
                 note: Some(format!("{LEAD} gave no answer; keep planning")),
             },
+        }
+    }
+}
+
+impl PlanToLead {
+    /// The user's answer to a plan the lead approved, at most the session's mode.
+    async fn leave_plan_mode(&self, mut request: ApprovalRequest) -> Approval {
+        let session = self.session.lock().unwrap_or_else(|p| p.into_inner()).mode;
+        let keep_planning = |why: String| Approval::Deny {
+            note: Some(format!(
+                "{LEAD} approved the plan, but {why}; keep planning"
+            )),
+        };
+        match (session, &self.user) {
+            (PermissionMode::Plan, _) => keep_planning(
+                "the session is in plan mode, and a teammate acts in no broader mode than the \
+                 session's"
+                    .to_string(),
+            ),
+            (_, Some(user)) => {
+                request.agent = Some(self.name.clone());
+                let answer = user.approve(request).await;
+                match crate::plan::approved_mode(&answer) {
+                    Some(mode) => Approval::SwitchMode(mode.at_most(session)),
+                    None => answer,
+                }
+            }
+            (PermissionMode::Bypass, None) => Approval::SwitchMode(PermissionMode::Bypass),
+            (_, None) => keep_planning(format!(
+                "only the user can let a teammate leave plan mode and nobody can be asked in \
+                 this run ({} mode)",
+                session.name()
+            )),
         }
     }
 }
