@@ -30,7 +30,7 @@ pub fn tools() -> Vec<Tool> {
                 "description": "What runs without asking; at most the server's own mode."
             },
             "allowed_tools": {"type": "array", "items": {"type": "string"},
-                "description": "Rules for calls that run without asking, e.g. \"Bash(cargo test *)\", \"Edit(src/**)\"."},
+                "description": "Rules for calls that run without asking, e.g. \"Bash(cargo test *)\": only rules the server's own allowed rules include (a caller narrows them)."},
             "disallowed_tools": {"type": "array", "items": {"type": "string"},
                 "description": "Rules for calls that never run, e.g. \"Bash(git push *)\"."},
             "max_turns": {"type": "integer", "minimum": 1, "description": "Most model requests for this prompt."},
@@ -181,10 +181,36 @@ fn narrowed(
     args.max_turns = call.max_turns.or(args.max_turns);
     args.model = call.model.or(args.model);
     args.cwd = call.cwd.or(args.cwd);
-    args.allowed_tools.extend(call.allowed_tools);
+    if !call.allowed_tools.is_empty() {
+        args.allowed_tools = narrower_allows(&server.allowed_tools, call.allowed_tools)?;
+    }
     args.disallowed_tools.extend(call.disallowed_tools);
     args.append_system_prompt = call.append_system_prompt;
     Ok(args)
+}
+
+/// A caller's `allowed_tools`, each kept only when one of the server's own rules includes it:
+/// a caller narrows what runs without asking, never widens it.
+fn narrower_allows(server: &[String], asked: Vec<String>) -> Result<Vec<String>, String> {
+    use rein_engine::permissions::Rule;
+    let here = std::path::Path::new("/");
+    let parse = |text: &String| Rule::parse(text, here, None).map_err(|e| e.to_string());
+    let own: Vec<Rule> = server.iter().filter_map(|t| parse(t).ok()).collect();
+    for text in &asked {
+        let rule = parse(text).map_err(|e| format!("allowed_tools {text:?}: {e}"))?;
+        if !own.iter().any(|own| own.includes(&rule)) {
+            let list = if server.is_empty() {
+                "it has none".to_string()
+            } else {
+                server.join(", ")
+            };
+            return Err(format!(
+                "allowed_tools {text:?}: a caller may only narrow the rules that run without \
+                 asking, and none of this server's own --allowed-tools includes it ({list})"
+            ));
+        }
+    }
+    Ok(asked)
 }
 
 /// The settings that continue the stored session of `call` (one this server no longer holds).
@@ -228,6 +254,57 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn a_call_may_narrow_the_allowed_rules_but_never_add_one() {
+        let server = ServeArgs {
+            allowed_tools: vec!["Bash(cargo test *)".into(), "Read".into()],
+            ..ServeArgs::default()
+        };
+        let run = |allowed: Value| {
+            for_run(
+                &server,
+                PermissionMode::Default,
+                call(json!({"prompt": "hi", "allowed_tools": allowed})),
+            )
+            .map(|a| a.allowed_tools)
+            .map_err(|e| e.0)
+        };
+        // Kept: the server's own rules, or narrower ones.
+        assert_eq!(run(json!([])), Ok(server.allowed_tools.clone()));
+        assert_eq!(
+            run(json!(["Read(./src/**)"])),
+            Ok(vec!["Read(./src/**)".to_string()])
+        );
+        assert_eq!(
+            run(json!(["Bash(cargo test *)"])),
+            Ok(vec!["Bash(cargo test *)".to_string()])
+        );
+        // Refused: anything the server does not already allow.
+        for wider in [
+            "Bash",
+            "Bash(*)",
+            "Bash(cargo *)",
+            "Edit",
+            "Write(src/**)",
+            "mcp__x",
+        ] {
+            let refused = run(json!([wider])).unwrap_err();
+            assert!(
+                refused.contains("a caller may only narrow"),
+                "{wider}: {refused}"
+            );
+        }
+        let bare = ServeArgs::default();
+        let refused = for_run(
+            &bare,
+            PermissionMode::Bypass,
+            call(json!({"prompt": "hi", "allowed_tools": ["Bash"]})),
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert!(refused.0.contains("it has none"), "{}", refused.0);
     }
 
     #[test]

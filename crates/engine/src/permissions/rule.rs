@@ -120,6 +120,19 @@ impl Rule {
         })
     }
 
+    /// Whether every call `other` matches, this rule matches too (judged conservatively:
+    /// `other`'s tools are all this one's, and this one takes every call of them or has the
+    /// very same specifier). A list derived from another may keep only rules it includes.
+    pub fn includes(&self, other: &Rule) -> bool {
+        let spec = |rule: &Rule| {
+            rule.text
+                .split_once('(')
+                .map(|(_, rest)| rest.trim_end_matches(')').trim().to_string())
+        };
+        other.tools.iter().all(|tool| self.covers(tool))
+            && (matches!(self.matcher, Matcher::Any) || spec(self) == spec(other))
+    }
+
     /// The tool names the rule applies to (ours where Claude Code's name maps onto one).
     pub fn tools(&self) -> &[String] {
         &self.tools

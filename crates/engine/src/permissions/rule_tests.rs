@@ -180,3 +180,26 @@ fn the_board_team_worktree_and_schedule_tools_answer_to_claude_codes_names() {
         assert!(rule(ours).covers(ours), "{ours}");
     }
 }
+
+#[test]
+fn a_rule_includes_only_what_it_surely_matches() {
+    let cases = [
+        ("Bash", "Bash(cargo test *)", true),
+        ("Bash(cargo test *)", "Bash(cargo test *)", true),
+        ("Bash(cargo test *)", "Bash", false),
+        ("Bash(cargo test *)", "Bash(cargo *)", false),
+        ("Read", "Read(./src/**)", true),
+        ("Edit(src/**)", "Edit", false),
+        ("Read", "Bash", false),
+        ("mcp__docs", "mcp__docs__search", true),
+        ("mcp__docs__search", "mcp__docs", false),
+        ("Bash(*)", "Bash(rm -rf *)", true),
+    ];
+    for (outer, inner, want) in cases {
+        assert_eq!(
+            rule(outer).includes(&rule(inner)),
+            want,
+            "{outer} ⊇ {inner}"
+        );
+    }
+}
