@@ -327,3 +327,101 @@ async fn ctrl_c_stops_the_runs_and_records_none_of_those_cut_short() {
     let kept = std::fs::read_to_string(&file).unwrap_or_default();
     assert!(kept.is_empty(), "{kept}");
 }
+
+/// A task file is data: the repositories it names cannot reach the user's home, a folder
+/// outside its own, or a git transport that runs a command; nothing runs and nobody is asked.
+#[tokio::test]
+async fn a_task_file_cannot_name_the_home_folder_an_outside_folder_or_a_command_transport() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "PRIVATE KEY").unwrap();
+    let suite = home.join("datasets/suite");
+    std::fs::create_dir_all(suite.join("repo")).unwrap();
+    std::fs::create_dir_all(root.path().join("elsewhere")).unwrap();
+    let canary = root.path().join("pwned");
+    let cases = [
+        ("../..", "never the home folder"),
+        ("../../..", "never the home folder"),
+        ("../../.ssh", "a sensitive folder"),
+        ("../../../elsewhere", "--repo-root"),
+        (
+            &format!("ext::sh -c touch% {}", canary.display()),
+            "runs commands",
+        ),
+        ("fd::0", "runs commands"),
+        ("--upload-pack=touch /tmp/x", "starts with `-`"),
+    ];
+    let server = mock(r#"{"turns": [{"text": "never asked"}]}"#).await;
+    for (repo, why) in cases {
+        let task = json!({"id": "t", "repo": repo, "prompt": "p", "check": "true",
+            "setup": format!("touch {}", canary.display())});
+        let tasks = suite.join("tasks.jsonl");
+        std::fs::write(&tasks, format!("{task}\n")).unwrap();
+        let mut cmd = eval_cmd(
+            root.path(),
+            &["--base-url", &server.url(), tasks.to_str().unwrap()],
+        );
+        cmd.env("HOME", &home);
+        let out = output(cmd).await;
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{repo}: {stderr}");
+        assert!(stderr.contains(why), "{repo}: {stderr}");
+        assert!(!canary.exists(), "{repo}: something ran");
+    }
+    assert!(server.requests().is_empty());
+    // Control: the folder beside the task file runs.
+    let task = json!({"id": "t", "repo": "repo", "prompt": "p", "check": "true"});
+    let tasks = suite.join("tasks.jsonl");
+    std::fs::write(&tasks, format!("{task}\n")).unwrap();
+    let file = root.path().join("r.jsonl");
+    let mut cmd = eval_cmd(
+        root.path(),
+        &[
+            "--base-url",
+            &server.url(),
+            tasks.to_str().unwrap(),
+            "--out",
+            file.to_str().unwrap(),
+            "--sandbox",
+            "off",
+        ],
+    );
+    cmd.env("HOME", &home);
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(records(&file)[0]["solved"], true);
+}
+
+/// A gateway key given by --api-key-env is a secret like the provider keys: a task's setup and
+/// check do not inherit it, so it cannot reach the results file.
+#[tokio::test]
+async fn the_tasks_own_commands_never_see_the_gateway_key() {
+    let root = tempfile::tempdir().unwrap();
+    let tasks = one_task(
+        root.path(),
+        json!({"setup": "echo \"key=[$GATEWAY_KEY]\" >&2; exit 3"}),
+    );
+    let server = mock(r#"{"turns": [{"text": "never asked"}]}"#).await;
+    let file = root.path().join("r.jsonl");
+    let mut cmd = eval_cmd(
+        root.path(),
+        &[
+            "--base-url",
+            &server.url(),
+            "--api-key-env",
+            "GATEWAY_KEY",
+            tasks.to_str().unwrap(),
+            "--out",
+            file.to_str().unwrap(),
+            "--sandbox",
+            "off",
+        ],
+    );
+    cmd.env("GATEWAY_KEY", "gw-secret-0123456789abcdef");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let results = std::fs::read_to_string(&file).unwrap();
+    assert!(results.contains("key=[]"), "{results}");
+    assert!(!results.contains("gw-secret"), "{results}");
+}

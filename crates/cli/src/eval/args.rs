@@ -91,6 +91,10 @@ pub struct RunArgs {
     /// workspace-write (default) or off.
     #[arg(long, default_value = "workspace-write", value_parser = ["workspace-write", "off"])]
     pub sandbox: String,
+    /// A folder whose repositories tasks may name as `repo` (besides the task file's own
+    /// folder, the only place a local `repo` is otherwise taken from; repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub repo_root: Vec<PathBuf>,
     /// A settings file (or JSON) applied to every run, as `rein exec --settings` (repeatable).
     #[arg(long, value_name = "FILE|JSON")]
     pub settings: Vec<String>,

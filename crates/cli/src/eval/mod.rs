@@ -4,6 +4,7 @@
 
 mod agent;
 mod args;
+mod origin;
 mod record;
 mod report;
 mod run;
@@ -40,6 +41,30 @@ pub async fn run(args: EvalArgs) -> Result<(), Exit> {
     }
 }
 
+/// Where the tasks' local repositories may come from: the task file's folder `base`, the
+/// `--repo-root` folders, never the home folder or a sensitive one.
+fn origins(args: &RunArgs, base: PathBuf) -> Result<origin::Origins, Exit> {
+    let mut roots = Vec::new();
+    for root in &args.repo_root {
+        roots.push(
+            root.canonicalize()
+                .map_err(|e| Exit::usage(format!("--repo-root {}: {e}", root.display())))?,
+        );
+    }
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let home = crate::env::home(&crate::env::process).map(|h| canonical(&h));
+    let sensitive = rein_tools::SensitivePaths::default()
+        .named_paths()
+        .map(canonical)
+        .collect();
+    Ok(origin::Origins {
+        base,
+        roots,
+        home,
+        sensitive,
+    })
+}
+
 /// One run to do: a task and its run number.
 struct Pending {
     task: Arc<Task>,
@@ -60,6 +85,16 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_default();
+    let origins = origins(&args, base)?;
+    for task in &tasks {
+        task.source(&origins).map_err(|why| {
+            Exit::usage(format!(
+                "task file {}: task {:?}: {why}",
+                path.display(),
+                task.id
+            ))
+        })?;
+    }
     let out = args.out.clone().unwrap_or_else(|| default_out(&path));
     let mut done = Vec::new();
     if out.exists() {
@@ -85,7 +120,7 @@ async fn run_tasks(args: RunArgs) -> Result<(), Exit> {
         out.display(),
         args.jobs
     );
-    let settings = Arc::new(run::Settings::new(&args, base)?);
+    let settings = Arc::new(run::Settings::new(&args, origins)?);
     let cancel = CancellationToken::new();
     let interrupt = {
         let cancel = cancel.clone();
@@ -157,7 +192,7 @@ async fn mirrors(pending: &[Pending], settings: &run::Settings) -> HashMap<Strin
     let mut failed = HashMap::new();
     let mut seen: Vec<String> = Vec::new();
     for item in pending {
-        let Source::Url(url) = item.task.source(&settings.base) else {
+        let Ok(Source::Url(url)) = item.task.source(&settings.origins) else {
             continue;
         };
         if seen.contains(&url) {
@@ -226,9 +261,10 @@ async fn dispatch(
             () = cancel.cancelled() => break,
         };
         let Ok(slot) = slot else { break };
-        let blocked = match item.task.source(&settings.base) {
-            Source::Url(url) => unreachable.get(&url).cloned(),
-            Source::Folder(_) => None,
+        let blocked = match item.task.source(&settings.origins) {
+            Ok(Source::Url(url)) => unreachable.get(&url).cloned(),
+            Ok(Source::Folder(_)) => None,
+            Err(why) => Some(why),
         };
         let (settings, cancel, ended) = (settings.clone(), cancel.clone(), ended.clone());
         running.spawn(async move {

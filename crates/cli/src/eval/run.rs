@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent::{self, AgentRun, Invocation};
 use super::args::RunArgs;
+use super::origin::Origins;
 use super::record::{CheckOutcome, EndedBy, RunRecord};
 use super::step::{self, Step};
 use super::tasks::Task;
@@ -19,8 +20,10 @@ const OUTPUT_TAIL: usize = 2_000;
 
 /// What every run shares.
 pub struct Settings {
-    /// The task file's folder (relative repositories are taken from it).
-    pub base: PathBuf,
+    /// Where local repositories may come from (relative ones from the task file's folder).
+    pub origins: Origins,
+    /// The secrets no setup or check sees (the provider keys, `--api-key-env`'s).
+    hidden: rein_tools::HiddenEnv,
     /// Where URLs are cloned once.
     pub cache: PathBuf,
     /// Where the runs' copies go.
@@ -33,7 +36,7 @@ pub struct Settings {
 
 impl Settings {
     /// The settings of a `rein eval` invocation.
-    pub fn new(args: &RunArgs, base: PathBuf) -> Result<Self, Exit> {
+    pub fn new(args: &RunArgs, origins: Origins) -> Result<Self, Exit> {
         let program = std::env::current_exe()
             .map_err(|e| Exit::failed(format!("cannot find rein's own program: {e}")))?;
         let work_dir = match &args.work_dir {
@@ -45,13 +48,24 @@ impl Settings {
             None => std::env::temp_dir(),
         };
         let cache = crate::env::cache_dir(&crate::env::process).join("eval/repos");
+        let hidden = rein_tools::HiddenEnv::with(args.route.api_key_env.clone());
         Ok(Self {
-            base,
+            origins,
+            hidden,
             cache,
             work_dir,
             args: args.clone(),
             program,
         })
+    }
+
+    /// How a task's own commands run: in the sandbox, without the secrets, within `limit`.
+    fn confined(&self, limit: Duration) -> step::Confined<'_> {
+        step::Confined {
+            sandbox: &self.args.sandbox,
+            hidden: &self.hidden,
+            limit,
+        }
     }
 
     /// `rein exec`'s flags for `task`: the run's, with the task's own settings over them.
@@ -160,10 +174,11 @@ async fn copy(task: &Task, run: u32, settings: &Settings) -> Result<RunDir, Stri
         .tempdir_in(&settings.work_dir)
         .map_err(|e| format!("a folder in {}: {e}", settings.work_dir.display()))?;
     let dir = holder.path().join(&task.id);
-    let (source, commit) = (task.source(&settings.base), task.commit.clone());
+    let (source, commit) = (task.source(&settings.origins)?, task.commit.clone());
     let (cache, into) = (settings.cache.clone(), dir.clone());
+    let sensitive = settings.origins.sensitive.clone();
     tokio::task::spawn_blocking(move || {
-        workspace::prepare(&source, commit.as_deref(), &cache, &into)
+        workspace::prepare(&source, commit.as_deref(), (&cache, &sensitive), &into)
     })
     .await
     .map_err(|e| e.to_string())?
@@ -201,7 +216,7 @@ async fn steps(
     record: &mut RunRecord,
 ) {
     if let Some(setup) = &task.setup {
-        let done = step::run(dir, setup, &settings.args.sandbox, limit, cancel).await;
+        let done = step::run(dir, setup, settings.confined(limit), cancel).await;
         if !done.passed {
             record.ended_by = EndedBy::Setup;
             record.error = Some(format!("setup: {}", agent::tail(&done.output, OUTPUT_TAIL)));
@@ -215,7 +230,7 @@ async fn steps(
     };
     let agent = agent::run(&invocation, dir, limit, cancel).await;
     take_agent(record, &agent);
-    let checked = step::run(dir, &task.check, &settings.args.sandbox, limit, cancel).await;
+    let checked = step::run(dir, &task.check, settings.confined(limit), cancel).await;
     take_check(record, &checked);
 }
 

@@ -22,18 +22,26 @@ pub struct Step {
 /// The longest a `bash` call may run; a longer limit is cut to it.
 const MAX_STEP: Duration = Duration::from_secs(600);
 
-/// Runs `line` with `bash` in `dir` under the `sandbox` policy for at most `limit`.
-/// `cancel` (the whole evaluation's) kills it too.
-pub async fn run(
-    dir: &Path,
-    line: &str,
-    sandbox: &str,
-    limit: Duration,
-    cancel: &CancellationToken,
-) -> Step {
+/// How a task's command runs.
+pub struct Confined<'a> {
+    /// The OS sandbox's policy.
+    pub sandbox: &'a str,
+    /// The variables it does not inherit (every secret rein knows of).
+    pub hidden: &'a rein_tools::HiddenEnv,
+    /// Its time limit.
+    pub limit: Duration,
+}
+
+/// Runs `line` with `bash` in `dir` as `how` says. `cancel` (the whole evaluation's) kills it
+/// too.
+pub async fn run(dir: &Path, line: &str, how: Confined<'_>, cancel: &CancellationToken) -> Step {
     let cancel = cancel.child_token();
-    let ctx = match crate::tool_cmd::context(dir, cancel.clone(), Some(sandbox)) {
-        Ok(ctx) => ctx,
+    let limit = how.limit;
+    let ctx = match crate::tool_cmd::context(dir, cancel.clone(), Some(how.sandbox)) {
+        Ok(ctx) => rein_tools::ToolContext {
+            hidden_env: how.hidden.clone(),
+            ..ctx
+        },
         Err(exit) => {
             return Step {
                 passed: false,

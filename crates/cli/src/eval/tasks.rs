@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::origin::Origins;
 use crate::Exit;
 
 /// One task of a task file.
@@ -12,7 +13,8 @@ use crate::Exit;
 pub struct Task {
     /// Unique within the file; names the task in results.
     pub id: String,
-    /// A local folder (relative to the task file's folder) or a git URL.
+    /// A local folder (relative to the task file's folder, and within it or a `--repo-root`)
+    /// or a git URL (https, http, git, ssh).
     pub repo: String,
     /// The commit to start from (a git repository's; with a local folder, the folder must be
     /// one). Without it a local folder is copied as it is and a URL's default branch is taken.
@@ -52,14 +54,17 @@ pub enum Source {
 }
 
 impl Task {
-    /// The repository, with a relative folder taken from `base` (the task file's folder).
-    pub fn source(&self, base: &Path) -> Source {
+    /// The repository: a URL, or the folder `origins` allows (refused naming why).
+    pub fn source(&self, origins: &Origins) -> Result<Source, String> {
         let repo = self.repo.as_str();
-        let url = repo.contains("://") || repo.starts_with("git@");
-        if url {
-            Source::Url(repo.to_string())
+        if let Some(path) = repo.strip_prefix("file://") {
+            // A local repository by URL: the folder rules hold all the same.
+            origins.folder(path)?;
+            Ok(Source::Url(repo.to_string()))
+        } else if super::origin::is_url(repo) {
+            Ok(Source::Url(repo.to_string()))
         } else {
-            Source::Folder(base.join(repo))
+            origins.folder(repo).map(Source::Folder)
         }
     }
 }
@@ -126,6 +131,9 @@ fn problem(task: &Task) -> Option<String> {
             return Some(format!("`{name}` is empty"));
         }
     }
+    if let Some(problem) = super::origin::repo_problem(&task.repo) {
+        return Some(problem);
+    }
     if task.timeout == Some(0) || task.max_turns == Some(0) {
         return Some("`timeout` and `max_turns` are at least 1".to_string());
     }
@@ -164,11 +172,22 @@ mod tests {
 "#;
         let tasks = parse(text).unwrap();
         assert_eq!(tasks.len(), 2);
-        let base = Path::new("/suite");
-        assert_eq!(tasks[0].source(base), Source::Folder("/suite/a".into()));
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("a")).unwrap();
+        let origins = Origins {
+            base: base.clone(),
+            roots: Vec::new(),
+            home: None,
+            sensitive: Vec::new(),
+        };
         assert_eq!(
-            tasks[1].source(base),
-            Source::Url("https://example.com/x.git".into())
+            tasks[0].source(&origins),
+            Ok(Source::Folder(base.join("a")))
+        );
+        assert_eq!(
+            tasks[1].source(&origins),
+            Ok(Source::Url("https://example.com/x.git".into()))
         );
     }
 

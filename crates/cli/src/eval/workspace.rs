@@ -21,16 +21,22 @@ impl From<String> for CopyError {
 }
 
 /// Makes `into` (which must not exist) a fresh copy of `source` at `commit`.
+/// `places` are rein's cache of cloned URLs and the sensitive paths a copy leaves out.
 pub fn prepare(
     source: &Source,
     commit: Option<&str>,
-    cache: &Path,
+    places: (&Path, &[PathBuf]),
     into: &Path,
 ) -> Result<(), CopyError> {
-    copy_at(source, commit, cache, into).map_err(CopyError)
+    copy_at(source, commit, places, into).map_err(CopyError)
 }
 
-fn copy_at(source: &Source, commit: Option<&str>, cache: &Path, into: &Path) -> Result<(), String> {
+fn copy_at(
+    source: &Source,
+    commit: Option<&str>,
+    (cache, sensitive): (&Path, &[PathBuf]),
+    into: &Path,
+) -> Result<(), String> {
     match (source, commit) {
         (Source::Folder(folder), None) => {
             if !folder.is_dir() {
@@ -46,7 +52,7 @@ fn copy_at(source: &Source, commit: Option<&str>, cache: &Path, into: &Path) -> 
                     target.display()
                 ));
             }
-            copy_tree(folder, into)
+            copy_tree(folder, into, sensitive)
                 .map_err(|e| format!("copying {} to {}: {e}", folder.display(), into.display()))
         }
         (Source::Folder(folder), Some(commit)) => clone_at(folder, commit, into),
@@ -125,6 +131,8 @@ fn git(dir: Option<&Path>, args: &[&str]) -> Result<(), String> {
         ])
         .args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
+        // No transport that runs a command (`ext::`, `fd::`), whatever a task file names.
+        .env("GIT_ALLOW_PROTOCOL", super::origin::GIT_ALLOW_PROTOCOL)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .map_err(|e| format!("git: {e}"))?;
@@ -136,15 +144,19 @@ fn git(dir: Option<&Path>, args: &[&str]) -> Result<(), String> {
 }
 
 /// Copies a folder with everything in it: files with their permissions, symbolic links as
-/// links; other kinds of files (sockets, pipes) are left out.
-pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+/// links; other kinds of files (sockets, pipes) and what `sensitive` names (the sensitive
+/// rules of the origin, which would not match the copy's new place) are left out.
+pub fn copy_tree(from: &Path, to: &Path, sensitive: &[PathBuf]) -> std::io::Result<()> {
     std::fs::create_dir(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
+        if sensitive.iter().any(|s| entry.path().starts_with(s)) {
+            continue;
+        }
         if kind.is_dir() {
-            copy_tree(&entry.path(), &target)?;
+            copy_tree(&entry.path(), &target, sensitive)?;
         } else if kind.is_symlink() {
             std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
         } else if kind.is_file() {
@@ -166,7 +178,13 @@ mod tests {
         std::fs::write(repo.join("src/a.txt"), "a").unwrap();
         std::os::unix::fs::symlink("src/a.txt", repo.join("link")).unwrap();
         let into = root.path().join("copy");
-        prepare(&Source::Folder(repo.clone()), None, root.path(), &into).unwrap();
+        prepare(
+            &Source::Folder(repo.clone()),
+            None,
+            (root.path(), &[]),
+            &into,
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(into.join("src/a.txt")).unwrap(),
             "a"
@@ -178,9 +196,34 @@ mod tests {
         // Runs copied to a folder inside the task's own would copy themselves.
         let holder = repo.join("runs/rein-eval-x");
         std::fs::create_dir_all(&holder).unwrap();
-        let err = prepare(&Source::Folder(repo), None, root.path(), &holder.join("x"))
-            .unwrap_err()
-            .to_string();
+        let err = prepare(
+            &Source::Folder(repo),
+            None,
+            (root.path(), &[]),
+            &holder.join("x"),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("pass a --work-dir outside it"), "{err}");
+    }
+
+    #[test]
+    fn a_copy_leaves_out_what_is_sensitive_where_it_came_from() {
+        let root = tempfile::tempdir().unwrap();
+        let repo = root.path().join("dotfiles");
+        std::fs::create_dir_all(repo.join(".ssh")).unwrap();
+        std::fs::write(repo.join(".ssh/id_rsa"), "KEY").unwrap();
+        std::fs::write(repo.join("README"), "hi").unwrap();
+        let into = root.path().join("copy");
+        let sensitive = [repo.join(".ssh")];
+        prepare(
+            &Source::Folder(repo),
+            None,
+            (root.path(), &sensitive),
+            &into,
+        )
+        .unwrap();
+        assert!(into.join("README").exists());
+        assert!(!into.join(".ssh").exists());
     }
 }
