@@ -17,11 +17,12 @@ const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long each server gets to exit at the end of a session.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-/// Each server of the table and where its program is, when found (`PATH`, or the configured
-/// path).
+/// Each server of the table and where its program is, when found (`PATH`'s absolute entries
+/// outside `workspace`, or the configured path).
 pub fn table(
     config: &Config,
     env: Env<'_>,
+    workspace: &Path,
 ) -> Result<Vec<(rein_code::lsp::ServerSpec, Option<PathBuf>)>, Exit> {
     let table = rein_code::lsp::with_entries(&config.lsp.servers)
         .map_err(|e| Exit::usage(format!("config: {e}")))?;
@@ -29,18 +30,18 @@ pub fn table(
     Ok(table
         .into_iter()
         .map(|spec| {
-            let program = spec.find_program(path.as_deref());
+            let program = spec.find_program(path.as_deref(), workspace);
             (spec, program)
         })
         .collect())
 }
 
 /// The servers found on this machine; none when `[lsp] enabled = false`.
-pub fn found(config: &Config, env: Env<'_>) -> Result<Vec<Found>, Exit> {
+pub fn found(config: &Config, env: Env<'_>, workspace: &Path) -> Result<Vec<Found>, Exit> {
     if !config.lsp.enabled() {
         return Ok(Vec::new());
     }
-    Ok(table(config, env)?
+    Ok(table(config, env, workspace)?
         .into_iter()
         .filter_map(|(spec, program)| {
             Some(Found {
@@ -93,7 +94,7 @@ pub async fn check(workspace: &Path) -> Result<(), Exit> {
     if !config.lsp.enabled() {
         out.push_str("Language servers are off ([lsp] enabled = false).\n");
     }
-    for (spec, program) in table(&config, &env)? {
+    for (spec, program) in table(&config, &env, &workspace)? {
         let files = spec
             .extensions
             .iter()

@@ -72,7 +72,7 @@ impl Settings {
         let home = crate::env::home(&env);
         let configured = resolve::configured_dirs(&config, &workspace, home.as_deref());
         added_dirs.extend(configured);
-        let lsp_found = crate::lsp::found(&config, &env)?;
+        let lsp_found = crate::lsp::found(&config, &env, &workspace)?;
         let modes = (sandbox_policy, policy.mode);
         let sandbox = sandbox(&config, &sensitive, &env, (&added_dirs, &lsp_found), modes)?;
         let router = Router::new(args, Arc::clone(&config), env);

@@ -179,7 +179,7 @@ fn read_input(flag: Option<String>) -> Result<Value, Exit> {
 fn one_shot_servers(workspace: &Path) -> Result<rein_tools::Code, Exit> {
     let env = crate::env::process;
     let mut config = crate::trust::load_for_reading(workspace)?;
-    let found = crate::lsp::found(&config, &env)?;
+    let found = crate::lsp::found(&config, &env, workspace)?;
     let settle = config.lsp.settle_ms.as_ref().map_or(0, |s| s.value);
     config.lsp.settle_ms = Some(crate::config::Sourced {
         value: settle.max(30_000),
@@ -207,7 +207,7 @@ pub fn context(
         .map_err(|e| Exit::usage(e.to_string()))?;
     let mut settings = crate::sandbox::settings(&config, guard.sensitive_paths(), &env);
     // A confined language server must see its own installation.
-    let found = crate::lsp::found(&config, &env)?;
+    let found = crate::lsp::found(&config, &env, workspace)?;
     settings
         .read_roots
         .extend(crate::lsp::install_roots(&found));

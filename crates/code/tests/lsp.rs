@@ -284,7 +284,10 @@ async fn rust_analyzer_reports_a_type_error_after_a_save() {
         return;
     };
     let program = spec
-        .find_program(std::env::var_os("PATH").as_deref())
+        .find_program(
+            std::env::var_os("PATH").as_deref(),
+            Path::new("/nonexistent"),
+        )
         .unwrap();
     let (_dir, ws) = workspace();
     std::fs::write(

@@ -75,15 +75,32 @@ impl ServerSpec {
         (self.needs_root == NeedsRoot::No).then(|| workspace.to_path_buf())
     }
 
-    /// Its program as found: an absolute or relative path as given, else the first match on
-    /// `path` (the `PATH` variable's value); `None` when it is nowhere.
-    pub fn find_program(&self, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    /// Its program as found: an absolute or relative path as given, else the first match in
+    /// `path` (the `PATH` variable's value) among its **absolute** entries outside
+    /// `workspace`: a repository that ships `node_modules/.bin/pyright-langserver`, with `.`,
+    /// an empty entry or `node_modules/.bin` on `PATH`, does not get its own program run as
+    /// the language server. `None` when it is nowhere.
+    pub fn find_program(
+        &self,
+        path: Option<&std::ffi::OsStr>,
+        workspace: &Path,
+    ) -> Option<PathBuf> {
         let program = Path::new(self.command.first()?);
         if program.components().count() > 1 {
             return is_executable(program).then(|| program.to_path_buf());
         }
+        let workspace = workspace
+            .canonicalize()
+            .unwrap_or_else(|_| workspace.to_path_buf());
         std::env::split_paths(path?)
+            .filter(|dir| dir.is_absolute())
             .map(|dir| dir.join(program))
+            .filter(|candidate| {
+                let real = candidate
+                    .canonicalize()
+                    .unwrap_or_else(|_| candidate.clone());
+                !real.starts_with(&workspace) && !candidate.starts_with(&workspace)
+            })
             .find(|candidate| is_executable(candidate))
     }
 }
@@ -298,6 +315,52 @@ mod tests {
         };
         let err = with_entries(&[lacking]).unwrap_err();
         assert!(err.to_string().contains("file extensions"), "{err}");
+    }
+
+    #[test]
+    fn a_program_is_found_only_on_absolute_path_entries_outside_the_workspace() {
+        use std::os::unix::fs::PermissionsExt;
+        let top = tempfile::tempdir().unwrap();
+        let top = top.path().canonicalize().unwrap();
+        let (ws, bin) = (top.join("ws"), top.join("bin"));
+        let shipped = ws.join("node_modules/.bin");
+        for dir in [&shipped, &bin] {
+            std::fs::create_dir_all(dir).unwrap();
+            let program = dir.join("pyright-langserver");
+            std::fs::write(&program, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::os::unix::fs::symlink(&shipped, top.join("linked-bin")).unwrap();
+        let spec = builtin().into_iter().find(|s| s.name == "pyright").unwrap();
+        let shipped_text = shipped.display().to_string();
+        let linked = top.join("linked-bin").display().to_string();
+        let bin_text = bin.display().to_string();
+        // Attacks: PATH entries that reach the repository's own copy.
+        for path in [
+            "node_modules/.bin".to_string(),
+            ":".to_string(),
+            ".".to_string(),
+            shipped_text.clone(),
+            linked.clone(),
+        ] {
+            // (the process runs from anywhere; a relative entry is never taken)
+            assert_eq!(
+                spec.find_program(Some(path.as_ref()), &ws),
+                None,
+                "PATH={path}"
+            );
+        }
+        // Control: the same folder is found when it is not the workspace's.
+        assert_eq!(
+            spec.find_program(Some(shipped_text.as_ref()), &bin),
+            Some(shipped.join("pyright-langserver"))
+        );
+        // The user's own installation is found after the refused entries.
+        let mixed = format!("node_modules/.bin:{shipped_text}::{bin_text}");
+        assert_eq!(
+            spec.find_program(Some(mixed.as_ref()), &ws),
+            Some(bin.join("pyright-langserver"))
+        );
     }
 
     #[test]
