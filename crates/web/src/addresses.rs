@@ -113,18 +113,32 @@ fn split_port(entry: &str) -> (&str, Option<u16>) {
     }
 }
 
+/// Whether a client's resolver may answer with the private addresses of the hosts the user
+/// allowed. A resolver sees no port, so a request goes through the `Allowed` client only when
+/// the user allowed its host **and port**; every other request goes through a `Refused` one,
+/// and an entry `localhost:8080` opens no other port of that name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Private {
+    /// Only public addresses, whatever the host.
+    Refused,
+    /// The allowed hosts' private addresses too.
+    Allowed,
+}
+
 /// The resolver the client connects through: a name that resolves to any address that is not
-/// public is refused, unless the user allowed the host. The connection then uses exactly the
-/// addresses checked here, so a name cannot change its answer between check and connect.
+/// public — even one among public ones — is refused, unless the user allowed the host (and the
+/// client is the `Allowed` one). The connection then uses exactly the addresses checked here,
+/// so a name cannot change its answer between check and connect.
 #[derive(Debug)]
 pub(crate) struct Guarded {
     pub(crate) reach: Reach,
+    pub(crate) private: Private,
 }
 
 impl Resolve for Guarded {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_string();
-        let allowed = self.reach.allows_host(&host);
+        let allowed = self.private == Private::Allowed && self.reach.allows_host(&host);
         Box::pin(async move {
             let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
                 .await
@@ -135,15 +149,26 @@ impl Resolve for Guarded {
                     }) as Box<dyn std::error::Error + Send + Sync>
                 })?
                 .collect();
-            if !allowed && let Some(private) = found.iter().find(|a| !is_public(a.ip())) {
-                return Err(Box::new(FetchError::Private {
-                    host,
-                    ip: private.ip(),
-                })
-                    as Box<dyn std::error::Error + Send + Sync>);
-            }
+            let found = screen(&host, found, allowed)
+                .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)?;
             Ok(Box::new(found.into_iter()) as Addrs)
         })
+    }
+}
+
+/// The addresses `host` resolved to, refused as a whole when any of them is not public and the
+/// host is not `allowed`: a connection may use any address of the answer, not only the first.
+fn screen(
+    host: &str,
+    found: Vec<SocketAddr>,
+    allowed: bool,
+) -> Result<Vec<SocketAddr>, FetchError> {
+    match found.iter().find(|a| !is_public(a.ip())) {
+        Some(private) if !allowed => Err(FetchError::Private {
+            host: host.to_string(),
+            ip: private.ip(),
+        }),
+        _ => Ok(found),
     }
 }
 
@@ -181,6 +206,35 @@ mod tests {
         for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "172.32.0.1"] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
+    }
+
+    #[test]
+    fn an_answer_mixing_public_and_private_addresses_is_refused_whole() {
+        let addr = |text: &str| -> SocketAddr { text.parse().unwrap() };
+        let cases = [
+            vec![addr("93.184.216.34:0"), addr("127.0.0.1:0")],
+            vec![addr("[2606:4700::1111]:0"), addr("[::1]:0")],
+            vec![
+                addr("8.8.8.8:0"),
+                addr("8.8.4.4:0"),
+                addr("169.254.169.254:0"),
+            ],
+            vec![addr("10.0.0.1:0"), addr("93.184.216.34:0")],
+        ];
+        for found in cases {
+            let refused = screen("mixed.example", found.clone(), false);
+            assert!(
+                matches!(refused, Err(FetchError::Private { .. })),
+                "{found:?}"
+            );
+            // The user's own host may be private.
+            assert_eq!(screen("mixed.example", found.clone(), true).unwrap(), found);
+        }
+        let public = vec![addr("93.184.216.34:0"), addr("[2606:4700::1111]:0")];
+        assert_eq!(
+            screen("example.com", public.clone(), false).unwrap(),
+            public
+        );
     }
 
     #[test]

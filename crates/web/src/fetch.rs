@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use url::Url;
 
-use crate::addresses::{Guarded, Reach, is_public};
+use crate::addresses::{Guarded, Private, Reach, is_public};
 use crate::cache::Cache;
 
 /// How long a fetched page is answered from memory.
@@ -143,8 +143,10 @@ fn which(host: &str, ip: &IpAddr) -> String {
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     /// Built at the first fetch: setting up TLS reads the system's root certificates, which a
-    /// session that fetches nothing should not pay for at start.
+    /// session that fetches nothing should not pay for at start. One client for the host:port
+    /// pairs the user allowed (their private addresses resolve), one for everything else.
     client: Arc<std::sync::OnceLock<Result<reqwest::Client, String>>>,
+    allowed_client: Arc<std::sync::OnceLock<Result<reqwest::Client, String>>>,
     reach: Reach,
     limits: FetchLimits,
     cache: Arc<Mutex<Cache>>,
@@ -155,23 +157,34 @@ impl Fetcher {
     pub fn new(reach: Reach, limits: FetchLimits) -> Self {
         Self {
             client: Arc::default(),
+            allowed_client: Arc::default(),
             reach,
             limits,
             cache: Arc::default(),
         }
     }
 
-    /// The client: no proxy, no cookies, no redirects of its own, the guarded resolver. One
-    /// that could not be built fails every fetch (a client without the resolver never runs).
-    fn client(&self) -> Result<&reqwest::Client, FetchError> {
-        let built = self.client.get_or_init(|| self.build_client());
+    /// The client for `url`: no proxy, no cookies, no redirects of its own, the guarded
+    /// resolver — the one that resolves private addresses only when the user allowed the URL's
+    /// host and port. One that could not be built fails every fetch (a client without the
+    /// resolver never runs).
+    fn client(&self, url: &Url) -> Result<&reqwest::Client, FetchError> {
+        let host = url.host_str().unwrap_or_default();
+        let port = url.port_or_known_default().unwrap_or(443);
+        let (cell, private) = if self.reach.allows(host, port) {
+            (&self.allowed_client, Private::Allowed)
+        } else {
+            (&self.client, Private::Refused)
+        };
+        let built = cell.get_or_init(|| self.build_client(private));
         built.as_ref().map_err(|e| FetchError::Network(e.clone()))
     }
 
-    fn build_client(&self) -> Result<reqwest::Client, String> {
+    fn build_client(&self, private: Private) -> Result<reqwest::Client, String> {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let resolver = Arc::new(Guarded {
             reach: self.reach.clone(),
+            private,
         });
         reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -258,7 +271,7 @@ impl Fetcher {
         for _ in 0..=self.limits.max_redirects {
             self.check_literal(&url)?;
             let response = self
-                .client()?
+                .client(&url)?
                 .get(url.clone())
                 .header(
                     reqwest::header::ACCEPT,

@@ -245,6 +245,36 @@ async fn private_addresses_are_refused_without_the_users_config() {
     );
 }
 
+/// An allow entry names a port: `localhost:A` opens port A of that name, not every port of it
+/// (the resolver sees no port, so the request's client is chosen by host and port).
+#[tokio::test]
+async fn an_allowed_host_and_port_opens_no_other_port_of_that_name() {
+    let addr = serve().await;
+    let port = addr.port();
+    let other = serve().await.port();
+    let one = Fetcher::new(
+        Reach::new([format!("localhost:{port}")]),
+        FetchLimits::default(),
+    );
+    let page = one.fetch(&format!("http://localhost:{port}/python")).await;
+    assert!(matches!(page, Ok(Fetched::Page(_))), "{page:?}");
+    for url in [
+        format!("http://localhost:{other}/python"),
+        format!("https://localhost:{other}/python"),
+        "http://localhost/".to_string(),
+    ] {
+        let refused = one.fetch(&url).await;
+        assert!(
+            matches!(&refused, Err(FetchError::Private { .. })),
+            "{url}: {refused:?}"
+        );
+    }
+    // Control: an entry without a port opens every port of the name, as documented.
+    let any = Fetcher::new(Reach::new(["localhost"]), FetchLimits::default());
+    let page = any.fetch(&format!("http://localhost:{other}/python")).await;
+    assert!(matches!(page, Ok(Fetched::Page(_))), "{page:?}");
+}
+
 #[tokio::test]
 async fn plain_http_is_upgraded_and_other_schemes_are_refused() {
     let public_only = Fetcher::new(Reach::default(), FetchLimits::default());
