@@ -26,6 +26,7 @@ mod output;
 mod paths;
 mod resolve;
 mod sandbox;
+mod secrets;
 mod serve_chat;
 mod serve_mcp;
 mod sessions;

@@ -16,11 +16,10 @@ pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis
 /// Most of a `.mcp.json` read.
 const MCP_JSON_CAP: u64 = 1024 * 1024;
 
-/// The variables no server inherits and no workspace's configuration reads: the provider keys
-/// and the key variable configured (`key_env`: `--api-key-env`, else `api_key_env`).
+/// The variables no server inherits and no workspace's configuration reads: the one list of
+/// secrets ([`crate::secrets`]; `key_env` is `--api-key-env`).
 pub fn hidden_env(config: &Config, key_env: Option<&str>) -> HiddenEnv {
-    let configured = config.api_key_env.as_ref().map(|k| k.value.clone());
-    HiddenEnv::with(key_env.map(str::to_string).into_iter().chain(configured))
+    crate::secrets::hidden(config, key_env)
 }
 
 /// The servers configured for `workspace`, and what could not be used. The user's own

@@ -92,8 +92,11 @@ impl Settings {
             &folders,
             &config,
         );
-        // The key a command could print or send: never in a child's environment.
+        // The keys a command could print or send: never in a child's environment.
         template.hidden_env.push(provider.key_env.clone());
+        template
+            .hidden_env
+            .extend(crate::secrets::names(&config, router.key_env_flag()));
         template.sandbox = sandbox;
         template.sensitive = Some(sensitive.clone());
         template.sandbox_policy = sandbox_policy;

@@ -110,3 +110,50 @@ async fn exec_output_carries_no_terminal_escapes() {
         );
     }
 }
+
+/// One list of secrets for every child: the web search key `[web] search = "brave"` reads is
+/// hidden from stdio MCP servers as from commands (it was hidden from commands only).
+#[tokio::test]
+async fn the_search_key_reaches_no_child_mcp_servers_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_dir = dir.path().join(".rein-test-config/rein");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let dump = dir.path().join("mcp-env.txt");
+    std::fs::write(
+        config_dir.join("config.toml"),
+        format!(
+            "[web]\nsearch = \"brave\"\n\n[mcp_servers.dump]\ncommand = \"sh\"\n\
+             args = [\"-c\", \"env > {}\"]\n",
+            dump.display()
+        ),
+    )
+    .unwrap();
+    let server = mock(
+        r#"{"turns": [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "env > bash-env.txt"}}]},
+            {"text": "done"}
+        ]}"#,
+    )
+    .await;
+    let mut cmd = rein(dir.path());
+    cmd.env("BRAVE_API_KEY", "brave-secret-0123456789");
+    cmd.args([
+        "exec",
+        "--base-url",
+        &server.url(),
+        "--permission-mode",
+        "bypass",
+    ])
+    .arg("dump the environment");
+    let out = output(cmd).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for file in [dump, dir.path().join("bash-env.txt")] {
+        let dumped = std::fs::read_to_string(&file).unwrap();
+        assert!(dumped.contains("HOME="), "{} is not a dump", file.display());
+        assert!(
+            !dumped.contains("brave-secret"),
+            "{} holds BRAVE_API_KEY",
+            file.display()
+        );
+    }
+}

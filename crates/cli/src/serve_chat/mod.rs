@@ -59,8 +59,11 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         true => None,
         false => Some(platforms::listen(&config)?),
     };
-    // Nothing posted carries a provider key or a platform's secret.
-    secrets.extend(args.route.api_key_env.clone());
+    // Nothing posted carries a provider key, a platform's secret or any other of the list.
+    secrets.extend(crate::secrets::names(
+        &config,
+        args.route.api_key_env.as_deref(),
+    ));
     let hidden = rein_tools::HiddenEnv::with(secrets);
     let platforms = all
         .into_iter()

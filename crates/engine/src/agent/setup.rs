@@ -207,7 +207,10 @@ pub(super) fn system_prompt(
         builder = builder.user_memory(dir);
     }
     if let Some(root) = &config.memory_root {
-        let store = crate::auto_memory::MemoryStore::for_workspace(root, &config.workspace);
+        let store = crate::auto_memory::MemoryStore::for_workspace(root, &config.workspace)
+            .with_hidden(rein_tools::HiddenEnv::with(
+                config.hidden_env.iter().cloned(),
+            ));
         if let Some(index) = store.index() {
             builder = builder.auto_memory(&index);
         }

@@ -51,6 +51,9 @@ pub enum MemoryError {
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
     dir: PathBuf,
+    /// The secrets no stored memory holds: every file is redacted whole as it is written (a
+    /// key written in two halves is one key in the file) and the index again as it is loaded.
+    hidden: rein_tools::HiddenEnv,
 }
 
 impl MemoryStore {
@@ -58,6 +61,16 @@ impl MemoryStore {
     pub fn for_workspace(root: &Path, workspace: &Path) -> Self {
         Self {
             dir: root.join(crate::session::workspace_key(workspace)),
+            hidden: rein_tools::HiddenEnv::default(),
+        }
+    }
+
+    /// This store, keeping `hidden`'s secrets out of what it stores and loads (the session's
+    /// one list).
+    pub fn with_hidden(&self, hidden: rein_tools::HiddenEnv) -> Self {
+        Self {
+            dir: self.dir.clone(),
+            hidden,
         }
     }
 
@@ -71,7 +84,7 @@ impl MemoryStore {
     pub fn index(&self) -> Option<String> {
         let text = self.read(&self.dir.join(INDEX)).ok()?;
         let head: Vec<&str> = text.lines().take(INDEX_LINES).collect();
-        let head = head.join("\n");
+        let head = self.hidden.redact(&head.join("\n")).into_owned();
         (!head.trim().is_empty()).then_some(head)
     }
 
@@ -135,6 +148,7 @@ impl MemoryStore {
         if let Some(parent) = file.parent() {
             rein_tools::private::create_private_dir_all(parent).map_err(io)?;
         }
+        let text = self.hidden.redact(text);
         rein_tools::write_atomic_private(file, text.as_bytes()).map_err(io)
     }
 }

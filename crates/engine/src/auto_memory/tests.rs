@@ -164,3 +164,29 @@ fn an_index_planted_as_a_link_is_not_read_into_the_prompt() {
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "PRIVATE KEY");
     drop(dir);
 }
+
+#[test]
+fn a_secret_written_in_two_halves_is_not_stored_whole() {
+    let (_dir, store) = store();
+    let key = "sk-ant-0123456789abcdef";
+    let hidden = rein_tools::HiddenEnv::with_values(["ANTHROPIC_API_KEY".to_string()], |n| {
+        (n == "ANTHROPIC_API_KEY").then(|| key.to_string())
+    });
+    let store = store.with_hidden(hidden);
+    let (first, second) = key.split_at(10);
+    store
+        .create("/memories/MEMORY.md", &format!("- key: {first}HALF\n"))
+        .unwrap();
+    store
+        .str_replace("/memories/MEMORY.md", "HALF", second)
+        .unwrap();
+    let stored = std::fs::read_to_string(store.dir().join(INDEX)).unwrap();
+    assert!(!stored.contains(key), "{stored}");
+    assert!(
+        stored.contains("[redacted: $ANTHROPIC_API_KEY]"),
+        "{stored}"
+    );
+    // A file that holds one already (written by hand) is not loaded whole into the prompt.
+    std::fs::write(store.dir().join(INDEX), format!("- {key}\n")).unwrap();
+    assert!(!store.index().unwrap().contains(key));
+}

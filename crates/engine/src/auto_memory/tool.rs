@@ -77,7 +77,7 @@ impl Tool for MemoryTool {
                 .to_string()
         };
         let redact = |t: String| ctx.hidden_env.redact(&t).into_owned();
-        let store = &self.0;
+        let store = &self.0.with_hidden(ctx.hidden_env.clone());
         let done = match text("command").as_str() {
             "view" => store.view(&text("path"), range(&args)),
             "create" => store.create(&text("path"), &redact(text("file_text"))),
