@@ -219,6 +219,48 @@ async fn a_line_typed_into_a_shell_is_checked_like_a_command() {
     assert_eq!(answer.effect, Effect::ReadOnly);
 }
 
+/// Typed lines are judged as the shell that will read them: by what the foreground process
+/// is, not by its name; behind a program that holds the terminal; after history expansion;
+/// and a session outside the sandbox keeps that flag for every key typed into it.
+#[tokio::test]
+async fn typed_lines_are_judged_as_the_shell_that_reads_them() {
+    let ws = Workspace::new();
+    let facts = |id: u64, chars: &str| {
+        ws.registry.facts(
+            "write_stdin",
+            &json!({"id": id, "chars": chars}),
+            &ws.ctx.guard,
+        )
+    };
+    let line_of = |f: &rein_tools::CallFacts| f.shell.as_ref().map(|s| s.line.clone());
+    // A shell under another name is still a shell.
+    let (renamed, _) = start(&ws, "exec -a notashell bash --norc --noprofile -i").await;
+    let typed = facts(renamed, "touch CANARY\n");
+    assert_eq!(line_of(&typed).as_deref(), Some("touch CANARY"));
+    assert_eq!(typed.effect, Effect::Mutating);
+    // A program holding the terminal in front of the shell: the keys reach the shell next.
+    let (held, _) = start(&ws, "bash --norc --noprofile -i").await;
+    send(&ws, held, "sleep 30\n").await;
+    let behind = facts(held, "touch CANARY\n");
+    assert_eq!(line_of(&behind).as_deref(), Some("touch CANARY"));
+    assert_eq!(behind.effect, Effect::Mutating);
+    send(&ws, held, "\u{3}").await;
+    // History expansion runs something other than the line judged.
+    for line in ["!!\n", "echo !$\n", "^ls^rm\n", "ls !-2\n"] {
+        let expanded = facts(held, line);
+        let shell = expanded.shell.expect("shell facts");
+        assert!(
+            shell
+                .analysis
+                .unanalysable
+                .is_some_and(|w| w.contains("history")),
+            "{line:?}"
+        );
+    }
+    // Control: a plain read-only line is still proven read-only.
+    assert_eq!(facts(held, "ls\n").effect, Effect::ReadOnly);
+}
+
 #[tokio::test]
 async fn a_time_limit_kills_the_whole_tree_of_a_session() {
     let ws = Workspace::new();

@@ -94,6 +94,16 @@ impl<'a> Call<'a> {
     }
 }
 
+/// Whether `rule` names the call's tool — or, for a shell line that reaches a shell some other
+/// way (a line typed into a terminal's shell, codex's `exec_command`), `Bash`: a command is
+/// judged by the same rules however it reaches the shell.
+fn covers_call(rule: &Rule, facts: &CallFacts) -> bool {
+    rule.covers(&facts.tool)
+        || (facts.kind == rein_tools::CallKind::Shell
+            && facts.shell.is_some()
+            && rule.covers("bash"))
+}
+
 /// Whether the rule matches the call or any part of it (deny and ask rules).
 pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
     let facts = call.facts;
@@ -103,7 +113,7 @@ pub(super) fn matches_any(rule: &Rule, call: &Call<'_>) -> bool {
         return (access.reads && facts.reads.iter().any(|p| rule.matches_path(p)))
             || (access.writes && facts.writes.iter().any(|p| rule.matches_path(p)));
     }
-    if !rule.covers(&facts.tool) {
+    if !covers_call(rule, facts) {
         return false;
     }
     if rule.is_whole_tool() {
@@ -142,7 +152,7 @@ pub(super) fn allow_covering<'a>(
     let relevant: Vec<&SourcedRule> = rules
         .iter()
         .copied()
-        .filter(|r| r.rule.covers(&facts.tool))
+        .filter(|r| covers_call(&r.rule, facts))
         .collect();
     if let Some(rule) = relevant.iter().find(|r| r.rule.is_whole_tool()) {
         return Some(vec![rule]);

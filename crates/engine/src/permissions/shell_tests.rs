@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::tests::{bash, decide, rules, setup};
+use super::tests::{bash, decide, facts, rules, setup};
 use super::*;
 
 #[test]
@@ -184,4 +184,43 @@ fn accept_edits_runs_file_commands_inside_the_workspace_and_asks_for_the_rest() 
         decide(&accept, &s.guard, &bash("cp .env env.txt")).verdict,
         Verdict::Deny
     );
+}
+
+/// A command typed into a terminal's shell is a command: the `Bash(...)` rules judge it as they
+/// judge the same line sent to `bash` (its facts are the same, only the tool differs).
+#[test]
+fn bash_rules_judge_a_line_typed_into_a_shell() {
+    let s = setup();
+    let policy = Policy {
+        mode: PermissionMode::Bypass,
+        rules: rules(
+            &s.guard,
+            &["Bash(cargo test *)"],
+            &["Bash(git push *)"],
+            &["Bash(touch *)"],
+        ),
+        ..Policy::default()
+    };
+    let typed = |line: &str| {
+        let mut facts = facts(&s.guard, &bash(line));
+        facts.tool = "write_stdin".to_string();
+        policy.decide(&facts, &s.guard).verdict
+    };
+    assert_eq!(typed("touch CANARY"), Verdict::Deny);
+    assert_eq!(typed("echo hi"), Verdict::Allow, "bypass runs the rest");
+    let default = Policy {
+        mode: PermissionMode::Default,
+        ..policy
+    };
+    let mut pushed = facts(&s.guard, &bash("git push origin main"));
+    pushed.tool = "write_stdin".to_string();
+    assert_eq!(default.decide(&pushed, &s.guard).verdict, Verdict::Ask);
+    let mut allowed = facts(&s.guard, &bash("cargo test -q"));
+    allowed.tool = "write_stdin".to_string();
+    assert_eq!(default.decide(&allowed, &s.guard).verdict, Verdict::Allow);
+    // A poll (no line) is not a command.
+    let mut poll = facts(&s.guard, &bash("touch x"));
+    poll.tool = "write_stdin".to_string();
+    poll.shell = None;
+    assert_ne!(default.decide(&poll, &s.guard).verdict, Verdict::Deny);
 }

@@ -80,29 +80,55 @@ pub(crate) enum Reader {
 }
 
 /// The reader of the terminal whose foreground process group is `group`: the first process
-/// of the group that is a shell or interpreter reading from its prompt, else a program.
+/// of the group that is a shell or interpreter reading from its prompt; else, when a program
+/// holds the terminal in front of an interactive shell of the same session (`sleep` run at
+/// its prompt), that shell — keys the program does not read are read by the shell next, so a
+/// line typed now is that shell's command; else a program.
 pub(crate) fn reader(group: i32) -> Reader {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Reader::Program;
     };
-    let mut members: Vec<i32> = entries
+    let mut all: Vec<(i32, Ids)> = entries
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| process_group(*pid) == Some(group))
+        .filter_map(|pid| Some((pid, ids(pid)?)))
         .collect();
-    members.sort_unstable();
-    members
-        .into_iter()
-        .find_map(|pid| {
-            let argv = command_line(pid)?;
-            let program = prompt_reader(&argv)?;
-            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
-            Some(match SHELLS.contains(&program.as_str()) {
-                true => Reader::Shell { program, cwd },
-                false => Reader::Interpreter { program, cwd },
-            })
-        })
+    all.sort_unstable_by_key(|(pid, _)| *pid);
+    let members: Vec<&(i32, Ids)> = all.iter().filter(|(_, i)| i.group == group).collect();
+    if let Some(found) = members.iter().find_map(|(pid, _)| prompt_of(*pid)) {
+        return found;
+    }
+    let Some((_, first)) = members.first() else {
+        return Reader::Program;
+    };
+    all.iter()
+        .filter(|(_, i)| i.session == first.session && i.group != group)
+        .find_map(|(pid, _)| prompt_of(*pid).filter(|r| matches!(r, Reader::Shell { .. })))
         .unwrap_or(Reader::Program)
+}
+
+/// The reader `pid` is when it reads from its prompt. It is known by its command line or by
+/// the program it runs (`/proc/PID/exe`): `exec -a notashell bash` is still bash.
+fn prompt_of(pid: i32) -> Option<Reader> {
+    let argv = command_line(pid)?;
+    let program = prompt_reader(&argv).or_else(|| {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+        let mut real = argv.clone();
+        real[0] = exe.to_string_lossy().into_owned();
+        prompt_reader(&real)
+    })?;
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    Some(match SHELLS.contains(&program.as_str()) {
+        true => Reader::Shell { program, cwd },
+        false => Reader::Interpreter { program, cwd },
+    })
+}
+
+/// A process's group and session.
+#[derive(Debug, Clone, Copy)]
+struct Ids {
+    group: i32,
+    session: i32,
 }
 
 /// The program's name when `argv` is a shell or interpreter reading commands from its
@@ -127,12 +153,16 @@ pub(crate) fn prompt_reader(argv: &[String]) -> Option<String> {
     (forced || !reads_code_from_arguments).then(|| program.to_string())
 }
 
-/// The process group of `pid` (the fifth field of `/proc/PID/stat`).
-fn process_group(pid: i32) -> Option<i32> {
+/// The process group and session of `pid` (the fifth and sixth fields of `/proc/PID/stat`).
+fn ids(pid: i32) -> Option<Ids> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The name (field 2) is in parentheses and may hold spaces: read after its end.
     let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(2)?.parse().ok()
+    let mut fields = rest.split_whitespace().skip(2);
+    Some(Ids {
+        group: fields.next()?.parse().ok()?,
+        session: fields.next()?.parse().ok()?,
+    })
 }
 
 fn command_line(pid: i32) -> Option<Vec<String>> {

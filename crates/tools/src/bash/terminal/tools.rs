@@ -202,6 +202,18 @@ fn describe_typing(
     let (program, cwd, shell) = match &reader {
         Reader::Shell { program, cwd } => (program, cwd, true),
         Reader::Interpreter { program, cwd } => (program, cwd, false),
+        Reader::Program if unsandboxed.is_some() => {
+            // Keys for a program outside the sandbox: no rule can judge them, so they are
+            // asked about (a sandboxed program's keys run inside the sandbox).
+            facts.effect = Effect::Mutating;
+            unanalysable(
+                chars,
+                facts,
+                "keys for a program running outside the sandbox",
+            );
+            facts.unsandboxed = unsandboxed;
+            return;
+        }
         Reader::Program => {
             facts.effect = Effect::ReadOnly;
             return;
@@ -224,23 +236,49 @@ fn describe_typing(
     let memo = crate::shell::RepoMemo::default();
     crate::bash::facts::describe(&line, &start, guard, &memo, facts);
     if line.chars().any(|c| c.is_control() && c != '\n') {
-        unanalysable(&line, facts);
+        unanalysable(
+            &line,
+            facts,
+            "line-editing keys (Tab, arrows, Esc) change what runs",
+        );
+    } else if shell
+        && lines
+            .iter()
+            .any(|l| l.contains('!') || l.trim_start().starts_with('^'))
+    {
+        // An interactive shell expands history (`!!`, `!$`, `^a^b`) after the line was read:
+        // what runs is not what was judged.
+        unanalysable(
+            &line,
+            facts,
+            "history expansion (`!`, `^`) changes what runs",
+        );
     }
     facts.unsandboxed = unsandboxed;
     facts.summary = format!("session {id} ({program}) ← {}", visible(chars));
 }
 
-/// A line with keys a line editor acts on (Tab completes, arrows recall history, Esc
-/// starts a binding): what runs cannot be known, so the line is checked as unanalysable.
-fn unanalysable(line: &str, facts: &mut CallFacts) {
+/// A line whose meaning the shell changes after it is read (a line editor's keys: Tab
+/// completes, arrows recall history, Esc starts a binding; history expansion), or keys no
+/// rule can judge: what runs cannot be known, so it is checked as unanalysable (`why`).
+fn unanalysable(line: &str, facts: &mut CallFacts, why: &'static str) {
     facts.effect = Effect::Mutating;
-    if let Some(shell) = facts.shell.as_mut() {
-        shell.analysis = crate::shell::ShellLine {
-            commands: Vec::new(),
-            effective: Vec::new(),
-            unanalysable: Some("line-editing keys (Tab, arrows, Esc) change what runs"),
-            naive_words: rein_shell::naive_words(line),
-        };
+    let analysis = crate::shell::ShellLine {
+        commands: Vec::new(),
+        effective: Vec::new(),
+        unanalysable: Some(why),
+        naive_words: rein_shell::naive_words(line),
+    };
+    match facts.shell.as_mut() {
+        Some(shell) => shell.analysis = analysis,
+        None => {
+            facts.shell = Some(crate::facts::ShellFacts {
+                line: line.to_string(),
+                analysis,
+                unresolved_paths: true,
+                workspace_files_only: false,
+            });
+        }
     }
 }
 
