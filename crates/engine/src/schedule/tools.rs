@@ -170,15 +170,23 @@ impl Tool for CronDelete {
         }
     }
 
-    fn effect(&self, _args: &Value) -> Effect {
-        Effect::ReadOnly
+    /// Deleting a job of this session only changes the session; any other (a durable job,
+    /// kept in the workspace's jobs file, or one not yet claimed from it) rewrites a file, so
+    /// it is mutating: plan mode does not run it.
+    fn effect(&self, args: &Value) -> Effect {
+        let id = text(args, "id");
+        let session_only = self.0.jobs().iter().any(|job| job.id == id && !job.durable);
+        match session_only {
+            true => Effect::ReadOnly,
+            false => Effect::Mutating,
+        }
     }
 
     fn facts(&self, args: &Value, _guard: &WorkspaceGuard) -> CallFacts {
         facts(
             CRON_DELETE,
             "CronDelete",
-            Effect::ReadOnly,
+            self.effect(args),
             text(args, "id").to_string(),
         )
     }
@@ -275,5 +283,56 @@ impl Tool for ScheduleWakeup {
             Ok(job) => ToolOutput::ok(format!("Wake-up {} set for {}.", job.id, job.next_fire)),
             Err(error) => ToolOutput::error(error.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn deleting_a_job_of_the_workspaces_file_is_not_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock: rein_schedule::SharedClock = Arc::new(rein_schedule::SystemClock);
+        let place = rein_schedule::DurablePlace {
+            file: dir.path().join("scheduled_tasks.json"),
+            lock: dir.path().join("lock"),
+            wrap: None,
+        };
+        let schedule = Schedule::durable(clock, &place);
+        let create = |keep| CronRequest {
+            cron: "0 9 * * *".into(),
+            prompt: "look".into(),
+            repeat: Repeat::Recurring,
+            keep,
+        };
+        let id_of = |created: Created| match created {
+            Created::New(job) | Created::Renewed(job) => job.id,
+        };
+        let session = id_of(schedule.create(create(Keep::Session)).unwrap());
+        let durable = id_of(
+            schedule
+                .create(CronRequest {
+                    prompt: "kept".into(),
+                    ..create(Keep::Durable)
+                })
+                .unwrap(),
+        );
+        let tool = CronDelete(schedule);
+        let effect = |id: &str| tool.effect(&json!({ "id": id }));
+        assert_eq!(effect(&session), Effect::ReadOnly);
+        assert_eq!(effect(&durable), Effect::Mutating);
+        // An id not among the session's may be one of the file's, not yet claimed.
+        assert_eq!(effect("unknown"), Effect::Mutating);
+        assert_eq!(
+            tool.facts(
+                &json!({ "id": durable }),
+                &WorkspaceGuard::new(dir.path()).unwrap()
+            )
+            .effect,
+            Effect::Mutating
+        );
     }
 }
