@@ -126,7 +126,9 @@ impl SessionStore {
         Ok(self.dir.join(format!("{id}.jsonl")))
     }
 
-    /// Starts a new session file with its header.
+    /// Starts a new session file with its header. The file appears whole: the header is
+    /// written to a hidden file first, which is then linked to the session's name (failing if
+    /// one exists), so a kill at any moment leaves no empty session for `--continue` to pick.
     pub fn create(&self, meta: SessionRecord) -> Result<SessionWriter, SessionError> {
         let SessionRecord::Meta { session_id, .. } = &meta else {
             return Err(SessionError::Corrupt {
@@ -140,15 +142,19 @@ impl SessionStore {
             source,
         };
         rein_tools::private::create_private_dir_all(&self.dir).map_err(io_err)?;
-        let file = rein_tools::private::private_options()
-            .create_new(true)
+        let header = record_line(&meta, &path)?;
+        let partial = self.dir.join(format!(".{session_id}.jsonl.partial"));
+        let _ = std::fs::remove_file(&partial);
+        let written = rein_tools::private::write_private_new(&partial, &header)
+            .and_then(|()| std::fs::hard_link(&partial, &path));
+        let _ = std::fs::remove_file(&partial);
+        written.map_err(io_err)?;
+        let file = OpenOptions::new()
             .append(true)
             .open(&path)
             .map_err(io_err)?;
         let file = lock(file, session_id, &path)?;
-        let mut writer = SessionWriter { file, path };
-        writer.append(&meta)?;
-        Ok(writer)
+        Ok(SessionWriter { file, path })
     }
 
     /// Starts a new session file continuing `parent`'s conversation: the header, then its
@@ -270,8 +276,12 @@ impl SessionStore {
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let id = name.strip_suffix(".jsonl")?.to_string();
-                let modified = e.metadata().and_then(|m| m.modified()).ok()?;
-                Some((id, modified))
+                let meta = e.metadata().ok()?;
+                // An empty file holds no session (left by an older rein killed at its start).
+                if meta.len() == 0 {
+                    return None;
+                }
+                Some((id, meta.modified().ok()?))
             })
             .collect()
     }
@@ -283,6 +293,17 @@ impl SessionStore {
 pub struct SessionWriter {
     file: Flock<File>,
     path: PathBuf,
+}
+
+/// `record` as one line of the session file at `path`.
+fn record_line(record: &SessionRecord, path: &Path) -> Result<Vec<u8>, SessionError> {
+    let mut line =
+        serde_json::to_vec(&SessionLine::from(record.clone())).map_err(|e| SessionError::Io {
+            path: path.display().to_string(),
+            source: io::Error::other(e),
+        })?;
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// `file` with its exclusive lock taken without waiting: [`SessionError::InUse`] when another
@@ -303,13 +324,7 @@ fn lock(file: File, id: &str, path: &Path) -> Result<Flock<File>, SessionError> 
 impl SessionWriter {
     /// Writes one record as one line in a single write.
     pub fn append(&mut self, record: &SessionRecord) -> Result<(), SessionError> {
-        let mut line = serde_json::to_vec(&SessionLine::from(record.clone())).map_err(|e| {
-            SessionError::Io {
-                path: self.path.display().to_string(),
-                source: io::Error::other(e),
-            }
-        })?;
-        line.push(b'\n');
+        let line = record_line(record, &self.path)?;
         self.file
             .write_all(&line)
             .and_then(|()| self.file.flush())

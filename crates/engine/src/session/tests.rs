@@ -365,3 +365,32 @@ fn the_list_hides_unanswered_runs_and_labels_with_the_first_prompt_even_after_co
     assert_eq!(listed[0].first_prompt, "refactor the parser");
     assert!(listed[0].last_active.is_some());
 }
+
+/// A session file appears with its header or not at all, and an empty one (left by a rein
+/// killed between creating and writing it) is never the session `--continue` picks.
+#[test]
+fn a_new_session_appears_whole_and_an_empty_file_is_never_the_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SessionStore::new(dir.path(), Path::new("/ws"));
+    let writer = store.create(meta("whole")).unwrap();
+    let text = std::fs::read_to_string(writer.path()).unwrap();
+    assert!(text.starts_with('{') && text.ends_with('\n'), "{text:?}");
+    assert!(text.contains("\"whole\""), "{text}");
+    drop(writer);
+    let names: Vec<String> = std::fs::read_dir(store.dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["whole.jsonl"], "no partial file is left");
+    // A second create of the same id is refused, the first file intact.
+    assert!(store.create(meta("whole")).is_err());
+    assert_eq!(
+        std::fs::read_to_string(store.dir().join("whole.jsonl")).unwrap(),
+        text
+    );
+    // An empty file, newer than the real one, is not chosen.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(store.dir().join("empty.jsonl"), "").unwrap();
+    assert_eq!(store.latest().as_deref(), Some("whole"));
+    assert_eq!(store.ids_newest_first(), ["whole"]);
+}
