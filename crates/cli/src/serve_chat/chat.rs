@@ -185,7 +185,7 @@ impl Chat {
             let known = "plan, default, accept-edits, auto, bypass";
             return self.say(&format!("/mode takes one of: {known}.")).await;
         };
-        if mode.breadth() > self.place.widest.breadth() {
+        if mode.at_most(self.place.widest) != mode {
             let said = format!(
                 "{} is broader than this server allows ({}; [serve] permission_mode sets it).",
                 mode.name(),

@@ -152,7 +152,7 @@ fn narrowed(
         let mode = PermissionMode::parse(asked).ok_or_else(|| {
             format!("permission_mode {asked:?}: one of plan, default, accept-edits, auto, bypass")
         })?;
-        if mode.breadth() > ceiling.breadth() {
+        if mode.at_most(ceiling) != mode {
             return Err(format!(
                 "permission_mode {}: broader than this server's {} (its --permission-mode); \
                  ask for {} or narrower",

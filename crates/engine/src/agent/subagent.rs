@@ -132,7 +132,8 @@ impl Agent {
         self.delegation.subagent_name = Some(name.to_string());
         if let Some(mode) = mode {
             let mut policy = parent.gate.policy().clone();
-            policy.mode = mode;
+            // Derived ≤ parent, whatever asked for it (a call, a restored session's record).
+            policy.mode = mode.at_most(policy.mode);
             self.gate.policy = Arc::new(std::sync::Mutex::new(policy));
         }
         self.gate.approver = Some(Arc::new(crate::subagents::PlanToLead {
