@@ -110,6 +110,18 @@ fn main() -> ExitCode {
     {
         return rein_sandbox::helper::main(std::env::args_os().skip(1));
     }
+    // A parser of outside input under limits (`rein __parse KIND …`, started by rein itself).
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|first| first == rein_sandbox::bounded::SUBCOMMAND)
+    {
+        let parsers = [
+            rein_web::HTML_PARSER,
+            rein_tools::media::PDF_PARSER,
+            rein_tools::media::PICTURE_PARSER,
+        ];
+        return rein_sandbox::bounded::main(std::env::args_os().skip(2), &parsers);
+    }
     // `rein tool --help` lists the tools with their arguments (the registry knows them); built
     // for that help only, so no other command pays for the registry at start-up.
     let mut command = Cli::command();

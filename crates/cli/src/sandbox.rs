@@ -57,6 +57,12 @@ pub fn helper() -> Option<PathBuf> {
     (!off).then(|| PathBuf::from("/proc/self/exe"))
 }
 
+/// Where outside input (web pages, PDFs, pictures) is parsed: this binary started again as
+/// `rein __parse …` under memory, CPU, stack and time limits ([`rein_sandbox::bounded`]).
+pub fn parsers() -> rein_sandbox::bounded::Parsers {
+    rein_sandbox::bounded::Parsers::child(PathBuf::from("/proc/self/exe"))
+}
+
 /// The sandbox for this invocation (the native helper, else bubblewrap), or why not: an
 /// error when `mode` or `policy` needs one this machine lacks; else `None` with a notice on
 /// stderr (proven read-only commands then run unconfined).

@@ -100,6 +100,7 @@ impl Settings {
         template.sandbox = sandbox;
         template.sensitive = Some(sensitive.clone());
         template.sandbox_policy = sandbox_policy;
+        template.parsers = crate::sandbox::parsers();
         template.subagents = Some(subagents);
         resolve::web::give(&mut template, &config, &provider, &env)?;
         template.fallback = router.fallback(args)?;

@@ -217,6 +217,7 @@ pub fn context(
         cancel,
         sandbox,
         sandbox_policy,
+        parsers: crate::sandbox::parsers(),
         ..ToolContext::new(guard)
     })
 }

@@ -28,6 +28,7 @@ mod memory;
 mod npm;
 mod odd_workspaces;
 mod otlp;
+mod parsers;
 mod rate_limits;
 mod repo_map;
 mod sandbox;

@@ -19,7 +19,7 @@ fn page_server() -> u16 {
 }
 
 /// A server on 127.0.0.1 answering every request with `body`; its port.
-fn serve_always(content_type: &'static str, body: &'static str) -> u16 {
+pub(crate) fn serve_always(content_type: &'static str, body: &'static str) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {

@@ -44,6 +44,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bounded;
 mod git;
 pub mod helper;
 mod holder;

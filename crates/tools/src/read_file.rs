@@ -99,6 +99,7 @@ impl TypedTool for ReadFile {
             limit: args.limit.unwrap_or(DEFAULT_LINE_LIMIT).max(1),
             max_bytes: ctx.budget.content_room(),
             pages: args.pages,
+            parsers: ctx.parsers.clone(),
         };
         if let Some(editor) = ctx.editor.reading()
             && crate::editor::holds(&request.path)
@@ -125,6 +126,8 @@ struct Page {
     max_bytes: usize,
     /// The pages of a PDF asked for.
     pages: Option<String>,
+    /// Where a PDF or picture is parsed.
+    parsers: rein_sandbox::bounded::Parsers,
 }
 
 impl Page {
@@ -218,7 +221,7 @@ impl Page {
         if let Err(e) = file.take(MAX_PICTURE_FILE).read_to_end(&mut head) {
             return ToolOutput::error(format!("cannot read {name}: {e}"));
         }
-        match crate::media::fit_picture(&head) {
+        match crate::media::fit_picture_bounded(&self.parsers, &head) {
             Ok(picture) => ToolOutput::ok(picture.describe(name)).with_media(vec![picture.media]),
             Err(e) => ToolOutput::error(format!("{name} is a {kind} file, but {e}")),
         }
@@ -236,7 +239,7 @@ impl Page {
         if let Err(e) = file.take(MAX_PDF_BYTES).read_to_end(&mut head) {
             return ToolOutput::error(format!("cannot read {name}: {e}"));
         }
-        match crate::media::read_pdf(&head, self.pages.as_deref()) {
+        match crate::media::read_pdf_bounded(&self.parsers, &head, self.pages.as_deref()) {
             Ok(pages) => ToolOutput::ok(pages.describe(name)).with_media(vec![pages.media]),
             Err(e) => ToolOutput::error(format!("{name}: {e}")),
         }

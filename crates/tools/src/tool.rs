@@ -131,6 +131,10 @@ pub struct ToolContext {
     /// The session's language servers: a change a call makes is given to them and the
     /// errors it brought are added to its result.
     pub code: crate::Code,
+    /// Where outside files (PDFs, pictures) are parsed: in a child under limits in rein, so
+    /// a file made to overflow the parser's stack or to decompress into gigabytes ends the
+    /// child, not the session.
+    pub parsers: rein_sandbox::bounded::Parsers,
 }
 
 impl ToolContext {
@@ -153,6 +157,7 @@ impl ToolContext {
             agent_name: std::sync::Arc::from(crate::board::LEAD),
             editor: crate::Editor::default(),
             code: crate::Code::default(),
+            parsers: rein_sandbox::bounded::Parsers::in_process(),
         }
     }
 }

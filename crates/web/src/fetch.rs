@@ -80,6 +80,14 @@ pub enum FetchError {
     /// Not a URL, or not `http(s)`.
     #[error("{0}")]
     BadUrl(String),
+    /// The page could not be turned into text: its parser stopped at its limits.
+    #[error("{url}: {message}")]
+    Unparsable {
+        /// The page.
+        url: String,
+        /// Why, with the limits.
+        message: String,
+    },
     /// A loopback, link-local or private address.
     #[error(
         "refused: {} a local or private address; web_fetch reaches public addresses only (a \
@@ -150,6 +158,8 @@ pub struct Fetcher {
     reach: Reach,
     limits: FetchLimits,
     cache: Arc<Mutex<Cache>>,
+    /// Where a page's HTML is converted (a child under limits in rein).
+    parsers: rein_sandbox::bounded::Parsers,
 }
 
 impl Fetcher {
@@ -161,7 +171,13 @@ impl Fetcher {
             reach,
             limits,
             cache: Arc::default(),
+            parsers: rein_sandbox::bounded::Parsers::in_process(),
         }
+    }
+
+    /// This fetcher, converting pages with `parsers`.
+    pub fn with_parsers(self, parsers: rein_sandbox::bounded::Parsers) -> Self {
+        Self { parsers, ..self }
     }
 
     /// The client for `url`: no proxy, no cookies, no redirects of its own, the guarded
@@ -349,10 +365,9 @@ impl Fetcher {
                 content_type: "binary data".into(),
             });
         }
-        let raw = String::from_utf8_lossy(&body);
         let text = match kind {
-            TextKind::Html => crate::markdown::html_to_markdown(&raw),
-            TextKind::Text | TextKind::Unknown => raw.into_owned(),
+            TextKind::Html => self.markdown(&url, body.clone()).await?,
+            TextKind::Text | TextKind::Unknown => String::from_utf8_lossy(&body).into_owned(),
         };
         Ok(Page {
             url: url.to_string(),
@@ -362,6 +377,22 @@ impl Fetcher {
             bytes: body.len(),
             cut,
         })
+    }
+
+    /// The page `html` as Markdown, converted through the parsers (off the runtime).
+    async fn markdown(&self, url: &Url, html: Vec<u8>) -> Result<String, FetchError> {
+        let parsers = self.parsers.clone();
+        let unparsable = |message: String| FetchError::Unparsable {
+            url: url.to_string(),
+            message,
+        };
+        let converted = tokio::task::spawn_blocking(move || {
+            parsers.run(crate::markdown::HTML_PARSER, &html, &[])
+        })
+        .await
+        .map_err(|e| unparsable(e.to_string()))?
+        .map_err(|e| unparsable(e.to_string()))?;
+        Ok(String::from_utf8_lossy(&converted).into_owned())
     }
 
     fn cached(&self, url: &str) -> Option<Page> {

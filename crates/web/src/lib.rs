@@ -13,5 +13,5 @@ mod search;
 
 pub use addresses::{Reach, is_public};
 pub use fetch::{FETCH_CACHE_TTL, FetchError, FetchLimits, Fetched, Fetcher, Page};
-pub use markdown::html_to_markdown;
+pub use markdown::{HTML_PARSER, html_to_markdown};
 pub use search::{Hit, SearchBackend, SearchError, in_domain};

@@ -1,6 +1,14 @@
 //! HTML as Markdown, with what a reader does not need (scripts, styles, navigation chrome,
 //! inline SVG and forms) left out.
 
+/// [`html_to_markdown`] as a bounded child runs it ([`rein_sandbox::bounded`]): the page's
+/// bytes in, the Markdown out. The page's main part is found and converted there, so neither
+/// a page nested thousands deep (htmd recurses) nor one full of `<main` markers can stop the
+/// session.
+pub const HTML_PARSER: (&str, rein_sandbox::bounded::ParseFn) = ("html", |input, _| {
+    Ok(html_to_markdown(&String::from_utf8_lossy(input)).into_bytes())
+});
+
 /// `html` as Markdown: its main part (`<main>`, `<article>`, `role="main"`) when it marks
 /// one, else the whole page; the page's text when the converter fails.
 pub fn html_to_markdown(html: &str) -> String {

@@ -57,7 +57,7 @@ pub(crate) fn tools(
         .or(config.explore_model.as_ref())
         .map(|m| m.value.clone());
     Ok(Some(WebTools {
-        fetcher: Fetcher::new(reach, limits),
+        fetcher: Fetcher::new(reach, limits).with_parsers(crate::sandbox::parsers()),
         answer_model,
         search: search(config, provider, policy, env)?,
     }))

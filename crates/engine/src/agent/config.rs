@@ -92,6 +92,8 @@ pub struct AgentConfig {
     pub sandbox: Option<std::sync::Arc<rein_sandbox::Sandbox>>,
     /// The policy of other shell commands (`auto` raises it to `workspace-write`).
     pub sandbox_policy: rein_sandbox::Policy,
+    /// Where outside files (PDFs, pictures) are parsed (in a child under limits in rein).
+    pub parsers: rein_sandbox::bounded::Parsers,
     /// The subagents the `task` tool offers; `None`: no `task` tool.
     pub subagents: Option<crate::subagents::Subagents>,
     /// The web tools (`web_fetch`); `None`: not offered.
@@ -157,6 +159,7 @@ impl AgentConfig {
             checkpoint_cap: rein_checkpoint::DEFAULT_CAP_BYTES,
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
+            parsers: rein_sandbox::bounded::Parsers::in_process(),
             subagents: None,
             web: None,
             editor: rein_tools::Editor::default(),

@@ -197,6 +197,7 @@ impl Agent {
                 hidden_env,
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
+                parsers: config.parsers.clone(),
                 board,
                 editor: config.editor.clone(),
                 code: config.code.clone(),

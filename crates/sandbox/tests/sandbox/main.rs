@@ -2,6 +2,7 @@
 //! bubblewrap; every test checks the file system afterwards, not only what the command said.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod bounded;
 mod git_attacks;
 mod lockdown;
 mod policies;

@@ -4,8 +4,14 @@ mod pdf;
 mod picture;
 mod view_image;
 
-pub use pdf::{MAX_PDF_BYTES, MAX_PDF_PAGES, PdfError, PdfPages, WHOLE_PDF_PAGES, read_pdf};
-pub use picture::{MAX_IMAGE_BYTES, MAX_SIDE, Picture, PictureError, fit_picture};
+pub use pdf::{
+    MAX_PDF_BYTES, MAX_PDF_PAGES, PDF_PARSER, PdfError, PdfPages, WHOLE_PDF_PAGES, read_pdf,
+    read_pdf_bounded,
+};
+pub use picture::{
+    MAX_IMAGE_BYTES, MAX_SIDE, PICTURE_PARSER, Picture, PictureError, fit_picture,
+    fit_picture_bounded,
+};
 pub use view_image::{ViewImage, ViewImageArgs};
 
 /// Whether `path` names a file `read_file` shows as media (a picture or a PDF), fitted to

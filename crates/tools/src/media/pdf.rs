@@ -41,7 +41,7 @@ pub enum PdfError {
 }
 
 /// A PDF's pages, ready for the model.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PdfPages {
     /// The document block (the pages shown) with their text.
     pub media: Media,
@@ -63,6 +63,27 @@ impl PdfPages {
             self.total
         )
     }
+}
+
+/// [`read_pdf`] as a bounded child runs it ([`rein_sandbox::bounded`]): the PDF's bytes in
+/// (the pages asked for as the argument), the [`PdfPages`] out as JSON.
+pub const PDF_PARSER: (&str, rein_sandbox::bounded::ParseFn) = ("pdf", |input, args| {
+    let pages = read_pdf(input, args.first().map(String::as_str)).map_err(|e| e.to_string())?;
+    serde_json::to_vec(&pages).map_err(|e| e.to_string())
+});
+
+/// [`read_pdf`] through `parsers`: in a child under limits in rein.
+pub fn read_pdf_bounded(
+    parsers: &rein_sandbox::bounded::Parsers,
+    bytes: &[u8],
+    pages: Option<&str>,
+) -> Result<PdfPages, rein_sandbox::bounded::BoundedError> {
+    let args: Vec<String> = pages.map(str::to_string).into_iter().collect();
+    let out = parsers.run(PDF_PARSER, bytes, &args)?;
+    serde_json::from_slice(&out).map_err(|e| rein_sandbox::bounded::BoundedError::Start {
+        kind: "pdf".into(),
+        message: format!("its answer was not a document ({e})"),
+    })
 }
 
 /// The pages `pages` names of the PDF `bytes` (all of it when it is short and `pages` is

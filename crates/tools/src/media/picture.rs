@@ -39,12 +39,12 @@ pub enum PictureError {
 }
 
 /// A picture ready for the model, with what it was.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Picture {
     /// The image block.
     pub media: Media,
     /// Its format's name (`PNG`).
-    pub format: &'static str,
+    pub format: String,
     /// Its size as read.
     pub original: (u32, u32),
     /// Its size as sent.
@@ -93,7 +93,7 @@ pub fn fit_picture(bytes: &[u8]) -> Result<Picture, PictureError> {
     if original.0.max(original.1) <= MAX_SIDE && bytes.len() <= MAX_IMAGE_BYTES {
         return Ok(Picture {
             media: image_media(mime, bytes),
-            format: name,
+            format: name.to_string(),
             original,
             sent: original,
             bytes: bytes.len(),
@@ -102,10 +102,29 @@ pub fn fit_picture(bytes: &[u8]) -> Result<Picture, PictureError> {
     let (encoded, mime, sent) = shrink(&decoded)?;
     Ok(Picture {
         media: image_media(mime, &encoded),
-        format: name,
+        format: name.to_string(),
         original,
         sent,
         bytes: encoded.len(),
+    })
+}
+
+/// [`fit_picture`] as a bounded child runs it ([`rein_sandbox::bounded`]): the picture's
+/// bytes in, the [`Picture`] out as JSON.
+pub const PICTURE_PARSER: (&str, rein_sandbox::bounded::ParseFn) = ("picture", |input, _| {
+    let picture = fit_picture(input).map_err(|e| e.to_string())?;
+    serde_json::to_vec(&picture).map_err(|e| e.to_string())
+});
+
+/// [`fit_picture`] through `parsers`: in a child under limits in rein.
+pub fn fit_picture_bounded(
+    parsers: &rein_sandbox::bounded::Parsers,
+    bytes: &[u8],
+) -> Result<Picture, rein_sandbox::bounded::BoundedError> {
+    let out = parsers.run(PICTURE_PARSER, bytes, &[])?;
+    serde_json::from_slice(&out).map_err(|e| rein_sandbox::bounded::BoundedError::Start {
+        kind: "picture".into(),
+        message: format!("its answer was not a picture ({e})"),
     })
 }
 
