@@ -8,12 +8,19 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, Query, QueryCursor, Tree};
+use tree_sitter::{
+    Node, ParseOptions, ParseState, Parser, Query, QueryCursor, QueryCursorOptions,
+    QueryCursorState, Tree,
+};
 
 use super::languages::Lang;
 
 /// The longest signature kept, in bytes.
 const SIGNATURE: usize = 120;
+
+/// The most time one file's parse and query may take: a file made to be slow to parse
+/// (thousands of nested calls) is left out of the map instead of delaying the session.
+pub(crate) const FILE_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A definition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,12 +65,32 @@ impl Tagger {
         }
     }
 
-    /// The tags of `source` in `lang`; a file the grammar cannot read has none.
+    /// The tags of `source` in `lang`; a file the grammar cannot read, or cannot read within
+    /// [`FILE_TIME`], has none.
     pub(crate) fn tags(&mut self, lang: Lang, source: &[u8]) -> FileTags {
+        self.tags_within(lang, source, FILE_TIME)
+    }
+
+    /// [`Tagger::tags`] with the time `limit` for the parse and the query together.
+    pub(crate) fn tags_within(
+        &mut self,
+        lang: Lang,
+        source: &[u8],
+        limit: std::time::Duration,
+    ) -> FileTags {
+        let deadline = std::time::Instant::now() + limit;
         if self.parser.set_language(&lang.grammar()).is_err() {
             return FileTags::default();
         }
-        let Some(tree) = self.parser.parse(source, None) else {
+        let mut over = |_: &ParseState| std::time::Instant::now() >= deadline;
+        let mut read = |at: usize, _| source.get(at..).unwrap_or_default();
+        let options = ParseOptions::new().progress_callback(&mut over);
+        let Some(tree) = self
+            .parser
+            .parse_with_options(&mut read, None, Some(options))
+        else {
+            // Cancelled at the deadline (the parser keeps its half-made state): start afresh.
+            self.parser.reset();
             return FileTags::default();
         };
         let query = match self.queries.entry(lang) {
@@ -73,7 +100,12 @@ impl Tagger {
                 Err(_) => return FileTags::default(),
             },
         };
-        let (defs, names) = definitions(query, &tree, source);
+        let Some((defs, names)) = definitions(query, &tree, source, deadline) else {
+            return FileTags::default();
+        };
+        if std::time::Instant::now() >= deadline {
+            return FileTags::default();
+        }
         let (refs, members) = identifiers(&tree, source, &names);
         FileTags {
             defs,
@@ -84,11 +116,18 @@ impl Tagger {
 }
 
 /// The definitions, and where their names stand (byte offsets: a definition's own name is
-/// not a use of it).
-fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> (Vec<Def>, HashSet<usize>) {
+/// not a use of it); `None` when the query ran past `deadline`.
+fn definitions(
+    query: &Query,
+    tree: &Tree,
+    source: &[u8],
+    deadline: std::time::Instant,
+) -> Option<(Vec<Def>, HashSet<usize>)> {
     let names = query.capture_names();
     let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(query, tree.root_node(), source);
+    let mut over = |_: &QueryCursorState| std::time::Instant::now() >= deadline;
+    let options = QueryCursorOptions::new().progress_callback(&mut over);
+    let mut matches = cursor.matches_with_options(query, tree.root_node(), source, options);
     let mut defs: Vec<Def> = Vec::new();
     let mut named_at = HashSet::new();
     while let Some(found) = matches.next() {
@@ -124,8 +163,11 @@ fn definitions(query: &Query, tree: &Tree, source: &[u8]) -> (Vec<Def>, HashSet<
             signature: signature(source, node),
         });
     }
+    if std::time::Instant::now() >= deadline {
+        return None;
+    }
     defs.sort_by_key(|d| d.line);
-    (defs, named_at)
+    Some((defs, named_at))
 }
 
 /// The first line of `node`, trimmed and cut.
@@ -221,4 +263,37 @@ fn sorted(counts: HashMap<&str, u32>) -> Uses {
         .collect();
     list.sort();
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file made to be slow (tens of thousands of nested calls) gets no tags once its time
+    /// is up, and the tagger reads the next file as before.
+    #[test]
+    fn a_file_over_its_time_is_left_out_and_the_next_is_read() {
+        let nested = |depth: usize| {
+            format!(
+                "def outer():\n    pass\n\nx = {}1{}\n",
+                "outer(".repeat(depth),
+                ")".repeat(depth)
+            )
+        };
+        let mut tagger = Tagger::new();
+        let slow = nested(20_000);
+        let none = tagger.tags_within(Lang::Python, slow.as_bytes(), std::time::Duration::ZERO);
+        assert!(none.defs.is_empty(), "{:?}", none.defs);
+        let plain = b"def helper():\n    return 1\n";
+        let read = tagger.tags(Lang::Python, plain);
+        assert_eq!(read.defs.len(), 1, "{:?}", read.defs);
+        assert_eq!(read.defs[0].name, "helper");
+        // Control: a file of the same shape, read in its time, has its definition.
+        let fine = tagger.tags(Lang::Python, nested(50).as_bytes());
+        assert!(
+            fine.defs.iter().any(|d| d.name == "outer"),
+            "{:?}",
+            fine.defs
+        );
+    }
 }
