@@ -47,18 +47,18 @@ pub(crate) fn render(name: &str, text: &str) -> Option<(String, Vec<Media>)> {
 /// One output's text; its pictures go to `media` (up to [`MAX_PICTURES`]).
 fn output_text(output: &Value, media: &mut Vec<Media>) -> String {
     let text = match output["output_type"].as_str().unwrap_or("") {
-        "stream" => joined(&output["text"]),
+        "stream" => strip_ansi(&joined(&output["text"])),
         "error" => {
             let trace: Vec<String> = (output["traceback"].as_array().into_iter().flatten())
                 .filter_map(Value::as_str)
                 .map(strip_ansi)
                 .collect();
             match trace.is_empty() {
-                true => format!(
+                true => strip_ansi(&format!(
                     "{}: {}",
                     output["ename"].as_str().unwrap_or("Error"),
                     output["evalue"].as_str().unwrap_or("")
-                ),
+                )),
                 false => trace.join("\n"),
             }
         }
@@ -71,7 +71,7 @@ fn output_text(output: &Value, media: &mut Vec<Media>) -> String {
                 media.push(picture.media);
                 return format!("[image {}×{}]", picture.sent.0, picture.sent.1);
             }
-            joined(&data["text/plain"])
+            strip_ansi(&joined(&data["text/plain"]))
         }
     };
     match text.char_indices().nth(MAX_OUTPUT_CHARS) {
@@ -90,20 +90,70 @@ fn picture(data: &str) -> Option<crate::media::Picture> {
     crate::media::fit_picture(&bytes).ok()
 }
 
-/// `text` without terminal colour codes (tracebacks carry them).
+/// `text` without terminal escapes: colour codes (tracebacks carry them) and every other
+/// control sequence a notebook's output may hold — OSC 52 (set the clipboard), OSC 8 links,
+/// title changes — and without control characters other than newline and tab. What the model
+/// reads of an output is its text, and nothing of it can drive a terminal it is shown in.
 fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters, then a final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
                 }
-            }
-        } else {
-            out.push(c);
+                // OSC, DCS, SOS, PM, APC: up to BEL or ST (ESC \).
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                // A two-character sequence (ESC 7, ESC c…).
+                _ => {}
+            },
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_keep_their_text_and_no_terminal_escape() {
+        let cases = [
+            ("\u{1b}[31mred\u{1b}[0m text", "red text"),
+            ("copy\u{1b}]52;c;ZXZpbA==\u{7} me", "copy me"),
+            (
+                "link \u{1b}]8;;http://x\u{1b}\\here\u{1b}]8;;\u{1b}\\",
+                "link here",
+            ),
+            ("title\u{1b}]0;pwned\u{7}", "title"),
+            ("bell\u{7} and\rcarriage", "bell andcarriage"),
+            ("keep\ttabs\nand lines", "keep\ttabs\nand lines"),
+            ("\u{1b}7saved\u{1b}8", "saved"),
+        ];
+        for (raw, clean) in cases {
+            assert_eq!(strip_ansi(raw), clean, "{raw:?}");
+        }
+        let stream = serde_json::json!({"output_type": "stream",
+            "text": ["ok\u{1b}]52;c;ZXZpbA==\u{7}\n"]});
+        let mut media = Vec::new();
+        assert_eq!(output_text(&stream, &mut media), "ok\n");
+        let plain = serde_json::json!({"output_type": "execute_result",
+            "data": {"text/plain": "\u{1b}[1m42\u{1b}[0m"}});
+        assert_eq!(output_text(&plain, &mut media), "42");
+    }
 }
