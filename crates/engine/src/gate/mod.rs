@@ -381,12 +381,17 @@ impl Gate {
     }
 
     /// The sandbox policy a shell call runs under in the current mode: `auto` confines every
-    /// command to at least `workspace-write`; other modes keep the configured policy.
+    /// command to at least `workspace-write`, `plan` (with a sandbox configured) to
+    /// `read-only`; other modes keep the configured policy.
     pub(crate) fn sandbox_policy(&self, configured: rein_sandbox::Policy) -> rein_sandbox::Policy {
-        if self.policy().mode == PermissionMode::Auto {
-            configured.stricter(rein_sandbox::Policy::WorkspaceWrite)
-        } else {
-            configured
+        match self.policy().mode {
+            PermissionMode::Auto => configured.stricter(rein_sandbox::Policy::WorkspaceWrite),
+            // Plan mode changes nothing: what runs confined (a command, a language server
+            // started by a read, which may build the project) runs read-only.
+            PermissionMode::Plan if configured != rein_sandbox::Policy::Off => {
+                configured.stricter(rein_sandbox::Policy::ReadOnly)
+            }
+            _ => configured,
         }
     }
 
@@ -427,5 +432,49 @@ impl Gate {
                 trial.decide(facts, guard).verdict == Verdict::Allow
             })
             .map(|texts| texts.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rein_sandbox::Policy as Sandbox;
+
+    #[test]
+    fn plan_mode_runs_what_is_confined_read_only_and_auto_at_least_workspace_write() {
+        let gate = |mode| Gate {
+            policy: Arc::new(Mutex::new(Policy {
+                mode,
+                ..Policy::default()
+            })),
+            approver: None,
+            hooks: Arc::new(Hooks::default()),
+            stop: Arc::default(),
+            sandboxed: true,
+        };
+        let cases = [
+            (
+                PermissionMode::Plan,
+                Sandbox::WorkspaceWrite,
+                Sandbox::ReadOnly,
+            ),
+            (PermissionMode::Plan, Sandbox::ReadOnly, Sandbox::ReadOnly),
+            // Without a sandbox configured nothing is confined, in plan mode as in others.
+            (PermissionMode::Plan, Sandbox::Off, Sandbox::Off),
+            (PermissionMode::Auto, Sandbox::Off, Sandbox::WorkspaceWrite),
+            (
+                PermissionMode::Default,
+                Sandbox::WorkspaceWrite,
+                Sandbox::WorkspaceWrite,
+            ),
+            (PermissionMode::Bypass, Sandbox::Off, Sandbox::Off),
+        ];
+        for (mode, configured, runs) in cases {
+            assert_eq!(
+                gate(mode).sandbox_policy(configured),
+                runs,
+                "{mode:?} {configured:?}"
+            );
+        }
     }
 }
