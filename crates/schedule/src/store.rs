@@ -29,6 +29,10 @@ pub struct DurablePlace {
     /// The jobs file (`.rein/scheduled_tasks.json` in a trusted workspace, else a file in
     /// rein's data folder keyed by the workspace).
     pub file: PathBuf,
+    /// The folder the file must stay beneath (the workspace, or the data folder's), reached
+    /// following no link ([`rein_fs::own`]): a repository shipping `.rein` as a link to
+    /// elsewhere makes durable jobs fail, not read or write there.
+    pub root: PathBuf,
     /// The lock file the process running them holds (in rein's data folder).
     pub lock: PathBuf,
     /// What each write of the file goes through, if anything.
@@ -39,6 +43,7 @@ impl std::fmt::Debug for DurablePlace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DurablePlace")
             .field("file", &self.file)
+            .field("root", &self.root)
             .field("lock", &self.lock)
             .field("wrap", &self.wrap.is_some())
             .finish()
@@ -71,6 +76,7 @@ fn yes() -> bool {
 /// The durable jobs' file, owned by this process.
 pub(crate) struct Store {
     file: PathBuf,
+    root: PathBuf,
     wrap: Option<SaveWrapper>,
     _lock: Arc<Flock<File>>,
 }
@@ -78,6 +84,25 @@ pub(crate) struct Store {
 /// The locks this process holds, by lock file: a session that follows another in the same
 /// process (`/clear`) takes over its durable jobs rather than finding them locked.
 static HELD: Mutex<Vec<(PathBuf, Weak<Flock<File>>)>> = Mutex::new(Vec::new());
+
+/// The root (`None` when it does not exist yet) and `file` relative to it.
+fn beneath(root: &Path, file: &Path) -> io::Result<(Option<rein_fs::own::OwnRoot>, PathBuf)> {
+    let rel = file
+        .strip_prefix(root)
+        .map_err(|_| {
+            io::Error::other(format!(
+                "{} is not beneath {}",
+                file.display(),
+                root.display()
+            ))
+        })?
+        .to_path_buf();
+    if !root.exists() {
+        return Ok((None, rel));
+    }
+    let own = rein_fs::own::OwnRoot::new(root).map_err(io::Error::other)?;
+    Ok((Some(own), rel))
+}
 
 /// The lock at `path`, held by this process already or taken now.
 fn take_lock(path: &Path) -> Result<Arc<Flock<File>>, StoreError> {
@@ -145,12 +170,18 @@ impl Store {
         now: DateTime<Local>,
     ) -> Result<(Self, Vec<Job>, Vec<String>), StoreError> {
         let lock = take_lock(&place.lock)?;
-        let text = rein_fs::read_regular(&place.file, FILE_CAP).map_err(|refusal| {
-            StoreError::Invalid {
-                path: place.file.clone(),
-                why: refusal.to_string(),
-            }
-        })?;
+        let invalid = |why: String| StoreError::Invalid {
+            path: place.file.clone(),
+            why,
+        };
+        let (own, rel) = beneath(&place.root, &place.file).map_err(|e| invalid(e.to_string()))?;
+        let text = match &own {
+            Some(own) => own
+                .read(&rel, FILE_CAP)
+                .map_err(|e| invalid(e.to_string()))?,
+            // The root is not there yet: nothing was saved beneath it.
+            None => None,
+        };
         let shape: FileShape = match text {
             None => FileShape::default(),
             Some(text) => serde_json::from_str(&text).map_err(|e| StoreError::Invalid {
@@ -166,6 +197,7 @@ impl Store {
             .collect();
         let store = Self {
             file: place.file.clone(),
+            root: place.root.clone(),
             wrap: place.wrap.clone(),
             _lock: lock,
         };
@@ -192,10 +224,14 @@ impl Store {
             .collect();
         let text = serde_json::to_string_pretty(&FileShape { tasks }).map_err(io::Error::other)?;
         let mut write = || {
-            if let Some(dir) = self.file.parent() {
-                std::fs::create_dir_all(dir)?;
+            std::fs::create_dir_all(&self.root)?;
+            let (own, rel) = beneath(&self.root, &self.file)?;
+            let own = own.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?;
+            if let Some(folder) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+                own.create_dir(folder).map_err(io::Error::other)?;
             }
-            rein_fs::write_atomic_private(&self.file, format!("{text}\n").as_bytes())
+            let file = own.check(&rel).map_err(io::Error::other)?;
+            rein_fs::write_atomic_private(&file, format!("{text}\n").as_bytes())
         };
         match &self.wrap {
             Some(wrap) => wrap(&mut write),

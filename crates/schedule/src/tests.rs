@@ -189,6 +189,7 @@ fn bad_requests_are_refused_and_change_nothing() {
 fn place(dir: &std::path::Path) -> DurablePlace {
     DurablePlace {
         file: dir.join("ws/.rein/scheduled_tasks.json"),
+        root: dir.join("ws"),
         lock: dir.join("data/schedules/key/owner.lock"),
         wrap: None,
     }
@@ -442,4 +443,47 @@ mod loops_tests {
         assert_eq!(parse("5m", now), Err(LoopError::Empty));
         assert!(matches!(parse("30d x", now), Err(LoopError::TooLong(_))));
     }
+}
+
+/// A workspace that ships `.rein` (or the jobs file) as a link to elsewhere: durable jobs are
+/// neither read from nor written there.
+#[test]
+fn a_jobs_file_or_folder_planted_as_a_link_is_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.path().join("ws/.rein")).unwrap();
+    let place = place(dir.path());
+    let shared: SharedClock = Arc::new(FakeClock::at(at(2026, 3, 2, 10, 0)));
+    let schedule = Schedule::durable(Arc::clone(&shared), &place);
+    let notes = schedule.claim();
+    assert!(
+        notes.iter().any(|n| n.contains("symbolic link")),
+        "{notes:?}"
+    );
+    let mut request = cron("0 9 * * *", "kept");
+    request.keep = Keep::Durable;
+    let _ = schedule.create(request);
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written outside"
+    );
+    // A jobs file planted as a link to another file is not read either.
+    std::fs::remove_file(dir.path().join("ws/.rein")).unwrap();
+    std::fs::create_dir_all(dir.path().join("ws/.rein")).unwrap();
+    std::fs::write(
+        outside.join("jobs.json"),
+        r#"{"tasks": [{"id": "x1", "cron": "* * * * *", "prompt": "planted", "createdAt": 0}]}"#,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("jobs.json"), &place.file).unwrap();
+    drop(schedule);
+    let again = Schedule::durable(shared, &place);
+    let notes = again.claim();
+    assert!(
+        again.jobs().iter().all(|j| j.prompt != "planted"),
+        "{notes:?}"
+    );
 }

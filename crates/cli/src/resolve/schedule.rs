@@ -27,7 +27,7 @@ pub(super) fn schedule_place(
     let own = data
         .join(rein_engine::schedule::SCHEDULES_FOLDER)
         .join(rein_engine::session::workspace_key(&canonical));
-    let (file, wrap) = match kept {
+    let (file, root, wrap) = match kept {
         JobsKept::InWorkspace => {
             // rein's own change of a file trust covers keeps the trust it had.
             let workspace = canonical.clone();
@@ -42,12 +42,21 @@ pub(super) fn schedule_place(
                 }
                 Ok(())
             });
-            (canonical.join(JOBS_IN_WORKSPACE), Some(wrap))
+            (
+                canonical.join(JOBS_IN_WORKSPACE),
+                canonical.clone(),
+                Some(wrap),
+            )
         }
-        JobsKept::InData => (own.join(rein_engine::schedule::JOBS_FILE), None),
+        JobsKept::InData => (
+            own.join(rein_engine::schedule::JOBS_FILE),
+            own.clone(),
+            None,
+        ),
     };
     rein_schedule::DurablePlace {
         file,
+        root,
         lock: own.join("owner.lock"),
         wrap,
     }

@@ -298,6 +298,7 @@ mod tests {
         let clock: rein_schedule::SharedClock = Arc::new(rein_schedule::SystemClock);
         let place = rein_schedule::DurablePlace {
             file: dir.path().join("scheduled_tasks.json"),
+            root: dir.path().to_path_buf(),
             lock: dir.path().join("lock"),
             wrap: None,
         };
