@@ -113,6 +113,12 @@ impl Hosted {
         }
     }
 
+    /// Waits until no job of the session runs (the one whose `Result` came has also ended).
+    pub async fn idle(&self) {
+        let mut status = self.controller.lock().await.watch_status();
+        let _ = status.wait_for(|now| !now.running).await;
+    }
+
     /// Runs `prompt` to its end, giving `sink` each event; `cancelled` cancels the turn: its
     /// commands are killed, the session kept. [`Busy`] while another prompt runs.
     pub async fn ask(

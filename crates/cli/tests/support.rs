@@ -57,7 +57,12 @@ pub fn session_files(workspace: &Path) -> Vec<PathBuf> {
             .flatten()
             .flatten()
         {
-            files.push(file.path());
+            // Sessions only: not a header being written (`.ID.jsonl.partial`).
+            let path = file.path();
+            let name = file.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".jsonl") && !name.starts_with('.') {
+                files.push(path);
+            }
         }
     }
     files

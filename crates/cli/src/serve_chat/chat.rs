@@ -210,6 +210,8 @@ impl Chat {
         let Some(hosted) = hosted else {
             return self.say("No session yet: nothing to undo.").await;
         };
+        // The prompt before it may have sent its answer and not yet ended its job.
+        hosted.idle().await;
         let op = rein_engine::Op::Rewind {
             back: 1,
             what: rein_engine::RewindWhat::Code,

@@ -42,7 +42,12 @@ impl Controller {
             self.no_background_writers()?;
         }
         let (files, prompt, fork) = {
-            let mut agent = self.agent.try_lock().map_err(|_| ControlError::Busy)?;
+            // A job that said it ended may still be dropping the agent: wait for that moment
+            // rather than call the session busy; a job under way is.
+            let mut agent = match self.status.running() {
+                true => self.agent.try_lock().map_err(|_| ControlError::Busy)?,
+                false => self.agent.lock().await,
+            };
             let (transcript, prompt) = agent
                 .transcript_before(back)
                 .ok_or(ControlError::NoPrompt { back })?;

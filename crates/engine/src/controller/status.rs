@@ -55,6 +55,11 @@ impl Publisher {
         status
     }
 
+    /// Whether a job started and has not yet said it ended.
+    pub(super) fn running(&self) -> bool {
+        self.jobs.load(Ordering::SeqCst) > 0
+    }
+
     /// A job was started: running.
     pub(super) fn job_started(&self) {
         self.sender.send_modify(|published| {
