@@ -16,6 +16,7 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The first argument that makes rein's binary a parser ([`main`]).
@@ -89,11 +90,46 @@ pub enum BoundedError {
     },
 }
 
-/// Where parses run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where parses run. Clones share their children's slots: at most [`AT_ONCE`] parse at a
+/// time, so a reply reading eight picture bombs at once takes two children's memory, not
+/// eight.
+#[derive(Debug, Clone, Default)]
 pub struct Parsers {
     program: Option<PathBuf>,
     limits: Limits,
+    slots: Arc<Slots>,
+}
+
+/// Children that may run at once.
+pub const AT_ONCE: usize = 2;
+
+/// The children running now.
+#[derive(Debug, Default)]
+struct Slots {
+    running: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Slots {
+    /// Waits for a free slot; it is given back when the guard drops.
+    fn take(&self) -> SlotGuard<'_> {
+        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        while *running >= AT_ONCE {
+            running = self.freed.wait(running).unwrap_or_else(|p| p.into_inner());
+        }
+        *running += 1;
+        SlotGuard(self)
+    }
+}
+
+struct SlotGuard<'a>(&'a Slots);
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        let mut running = self.0.running.lock().unwrap_or_else(|p| p.into_inner());
+        *running = running.saturating_sub(1);
+        self.0.freed.notify_one();
+    }
 }
 
 impl Parsers {
@@ -107,7 +143,7 @@ impl Parsers {
     pub fn child(program: PathBuf) -> Self {
         Self {
             program: Some(program),
-            limits: Limits::default(),
+            ..Self::default()
         }
     }
 
@@ -141,6 +177,7 @@ impl Parsers {
             kind: kind.to_string(),
             message,
         };
+        let _slot = self.slots.take();
         let limits = self.limits;
         let mut child = Command::new(program)
             .arg(SUBCOMMAND)

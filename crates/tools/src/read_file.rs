@@ -258,8 +258,10 @@ impl Page {
         }
         file.read_to_end(head)?;
         let text = String::from_utf8_lossy(head);
-        Ok(crate::notebook::render(&self.shown_as, &text)
-            .map(|(text, media)| ToolOutput::ok(text).with_media(media)))
+        Ok(
+            crate::notebook::render(&self.shown_as, &text, &self.parsers)
+                .map(|(text, media)| ToolOutput::ok(text).with_media(media)),
+        )
     }
 
     /// Reads lines up to the end of the page.

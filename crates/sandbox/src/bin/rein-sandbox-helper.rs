@@ -7,7 +7,7 @@ use rein_sandbox::bounded::{self, ParseFn};
 fn main() -> std::process::ExitCode {
     let mut args = std::env::args_os().skip(1).peekable();
     if args.peek().is_some_and(|a| a == bounded::SUBCOMMAND) {
-        let parsers: [(&str, ParseFn); 5] = [
+        let parsers: [(&str, ParseFn); 6] = [
             ("echo", |input, args| {
                 Ok([input, args.join(" ").as_bytes()].concat())
             }),
@@ -19,6 +19,15 @@ fn main() -> std::process::ExitCode {
                     all.push(vec![1; 64 * 1024 * 1024]);
                 }
                 Ok(vec![u8::try_from(all.len()).unwrap_or(0)])
+            }),
+            // Records its start and end in the folder named by its argument, a while apart.
+            ("pause", |_, args| {
+                let dir = std::path::Path::new(args.first().map_or("", String::as_str));
+                let id = std::process::id();
+                std::fs::write(dir.join(format!("start-{id}")), "").map_err(|e| e.to_string())?;
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                std::fs::write(dir.join(format!("end-{id}")), "").map_err(|e| e.to_string())?;
+                Ok(Vec::new())
             }),
             ("spin", |_, _| {
                 let mut n: u64 = 0;

@@ -72,3 +72,41 @@ fn without_a_program_the_parse_runs_here_and_a_missing_one_is_an_error() {
         Err(BoundedError::Start { .. })
     ));
 }
+
+/// Six parses asked at once run at most two at a time: whenever one starts, at most one other
+/// has started and not ended.
+#[test]
+fn at_most_two_children_parse_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let parsers = Parsers::child(helper()).with_limits(small());
+    let folder = dir.path().display().to_string();
+    let threads: Vec<_> = (0..6)
+        .map(|_| {
+            let (parsers, folder) = (parsers.clone(), folder.clone());
+            std::thread::spawn(move || parsers.run(named("pause"), b"", &[folder]))
+        })
+        .collect();
+    for thread in threads {
+        assert_eq!(thread.join().unwrap(), Ok(Vec::new()));
+    }
+    let mut marks: Vec<(std::time::SystemTime, bool)> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let start = e.file_name().to_string_lossy().starts_with("start");
+            (e.metadata().unwrap().modified().unwrap(), start)
+        })
+        .collect();
+    assert_eq!(marks.len(), 12);
+    // Ends before starts at the same instant: a slot is given back before the next is taken.
+    marks.sort_by_key(|(at, start)| (*at, *start));
+    let mut running = 0i32;
+    for (_, start) in marks {
+        running += if start { 1 } else { -1 };
+        assert!(running <= bounded_at_once(), "{running} at once");
+    }
+}
+
+fn bounded_at_once() -> i32 {
+    rein_sandbox::bounded::AT_ONCE as i32
+}

@@ -11,9 +11,13 @@ const MAX_PICTURES: usize = 8;
 /// Characters of one output kept.
 const MAX_OUTPUT_CHARS: usize = 4_000;
 
-/// `text` (a notebook's JSON) rendered for the model, with its pictures; `None` when it is
-/// not a notebook.
-pub(crate) fn render(name: &str, text: &str) -> Option<(String, Vec<Media>)> {
+/// `text` (a notebook's JSON) rendered for the model, with its pictures (decoded through
+/// `parsers`: in a child under limits in rein); `None` when it is not a notebook.
+pub(crate) fn render(
+    name: &str,
+    text: &str,
+    parsers: &rein_sandbox::bounded::Parsers,
+) -> Option<(String, Vec<Media>)> {
     let notebook: Value = serde_json::from_str(text).ok()?;
     let cells = notebook["cells"].as_array()?;
     let language = notebook["metadata"]["language_info"]["name"]
@@ -32,7 +36,7 @@ pub(crate) fn render(name: &str, text: &str) -> Option<(String, Vec<Media>)> {
         out.push_str(joined(&cell["source"]).trim_end());
         out.push_str("\n</cell>\n");
         for output in cell["outputs"].as_array().into_iter().flatten() {
-            let shown = output_text(output, &mut media);
+            let shown = output_text(output, &mut media, parsers);
             if !shown.trim().is_empty() {
                 out.push_str(&format!(
                     "<output cell=\"{id}\">\n{}\n</output>\n",
@@ -45,7 +49,11 @@ pub(crate) fn render(name: &str, text: &str) -> Option<(String, Vec<Media>)> {
 }
 
 /// One output's text; its pictures go to `media` (up to [`MAX_PICTURES`]).
-fn output_text(output: &Value, media: &mut Vec<Media>) -> String {
+fn output_text(
+    output: &Value,
+    media: &mut Vec<Media>,
+    parsers: &rein_sandbox::bounded::Parsers,
+) -> String {
     let text = match output["output_type"].as_str().unwrap_or("") {
         "stream" => strip_ansi(&joined(&output["text"])),
         "error" => {
@@ -66,7 +74,7 @@ fn output_text(output: &Value, media: &mut Vec<Media>) -> String {
             let data = &output["data"];
             if let Some(png) = data["image/png"].as_str().or(data["image/jpeg"].as_str())
                 && media.len() < MAX_PICTURES
-                && let Some(picture) = picture(png)
+                && let Some(picture) = picture(png, parsers)
             {
                 media.push(picture.media);
                 return format!("[image {}×{}]", picture.sent.0, picture.sent.1);
@@ -81,13 +89,13 @@ fn output_text(output: &Value, media: &mut Vec<Media>) -> String {
 }
 
 /// A notebook's base64 picture (its lines may be split) fitted for the model.
-fn picture(data: &str) -> Option<crate::media::Picture> {
+fn picture(data: &str, parsers: &rein_sandbox::bounded::Parsers) -> Option<crate::media::Picture> {
     use base64::Engine as _;
     let clean: String = data.chars().filter(|c| !c.is_whitespace()).collect();
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(clean)
         .ok()?;
-    crate::media::fit_picture(&bytes).ok()
+    crate::media::fit_picture_bounded(parsers, &bytes).ok()
 }
 
 /// `text` without terminal escapes: colour codes (tracebacks carry them) and every other
@@ -151,9 +159,12 @@ mod tests {
         let stream = serde_json::json!({"output_type": "stream",
             "text": ["ok\u{1b}]52;c;ZXZpbA==\u{7}\n"]});
         let mut media = Vec::new();
-        assert_eq!(output_text(&stream, &mut media), "ok\n");
+        assert_eq!(
+            output_text(&stream, &mut media, &Default::default()),
+            "ok\n"
+        );
         let plain = serde_json::json!({"output_type": "execute_result",
             "data": {"text/plain": "\u{1b}[1m42\u{1b}[0m"}});
-        assert_eq!(output_text(&plain, &mut media), "42");
+        assert_eq!(output_text(&plain, &mut media, &Default::default()), "42");
     }
 }
