@@ -264,7 +264,7 @@ async fn dispatch(
         let blocked = match item.task.source(&settings.origins) {
             Ok(Source::Url(url)) => unreachable.get(&url).cloned(),
             Ok(Source::Folder(_)) => None,
-            Err(why) => Some(why),
+            Err(why) => Some(why.0),
         };
         let (settings, cancel, ended) = (settings.clone(), cancel.clone(), ended.clone());
         running.spawn(async move {

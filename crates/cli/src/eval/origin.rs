@@ -58,6 +58,11 @@ fn scp_like(repo: &str) -> bool {
     }
 }
 
+/// Why a task's repository may not be used (the text names the task's `repo` and the fix).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadOrigin(pub String);
+
 /// The folders a local repository may come from.
 #[derive(Debug, Clone)]
 pub struct Origins {
@@ -75,7 +80,11 @@ pub struct Origins {
 impl Origins {
     /// The canonical folder of a task whose `repo` is `repo` (relative to the task file's
     /// folder), or why it may not be copied.
-    pub fn folder(&self, repo: &str) -> Result<PathBuf, String> {
+    pub fn folder(&self, repo: &str) -> Result<PathBuf, BadOrigin> {
+        self.checked(repo).map_err(BadOrigin)
+    }
+
+    fn checked(&self, repo: &str) -> Result<PathBuf, String> {
         let given = self.base.join(repo);
         let folder = given
             .canonicalize()
@@ -179,7 +188,7 @@ mod tests {
             ("missing", "No such file"),
         ];
         for (repo, why) in refused {
-            let err = origins.folder(repo).unwrap_err();
+            let err = origins.folder(repo).unwrap_err().0;
             assert!(err.contains(why), "{repo}: {err}");
         }
         // A named root does not make the home folder itself copyable.
@@ -188,7 +197,7 @@ mod tests {
             ..origins
         };
         assert!(wide.folder("../..").is_err());
-        let err = wide.folder("../../.ssh").unwrap_err();
+        let err = wide.folder("../../.ssh").unwrap_err().0;
         assert!(err.contains("a sensitive folder"), "{err}");
     }
 }

@@ -174,7 +174,8 @@ async fn copy(task: &Task, run: u32, settings: &Settings) -> Result<RunDir, Stri
         .tempdir_in(&settings.work_dir)
         .map_err(|e| format!("a folder in {}: {e}", settings.work_dir.display()))?;
     let dir = holder.path().join(&task.id);
-    let (source, commit) = (task.source(&settings.origins)?, task.commit.clone());
+    let source = task.source(&settings.origins).map_err(|e| e.0)?;
+    let commit = task.commit.clone();
     let (cache, into) = (settings.cache.clone(), dir.clone());
     let sensitive = settings.origins.sensitive.clone();
     tokio::task::spawn_blocking(move || {

@@ -55,7 +55,7 @@ pub enum Source {
 
 impl Task {
     /// The repository: a URL, or the folder `origins` allows (refused naming why).
-    pub fn source(&self, origins: &Origins) -> Result<Source, String> {
+    pub fn source(&self, origins: &Origins) -> Result<Source, super::origin::BadOrigin> {
         let repo = self.repo.as_str();
         if let Some(path) = repo.strip_prefix("file://") {
             // A local repository by URL: the folder rules hold all the same.
