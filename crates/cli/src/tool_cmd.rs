@@ -218,6 +218,7 @@ pub fn context(
         sandbox,
         sandbox_policy,
         parsers: crate::sandbox::parsers(),
+        hidden_env: crate::secrets::hidden(&config, None),
         ..ToolContext::new(guard)
     })
 }

@@ -156,4 +156,12 @@ async fn the_search_key_reaches_no_child_mcp_servers_included() {
             file.display()
         );
     }
+    // `rein tool bash` runs with the same list.
+    let mut tool = rein(dir.path());
+    tool.env("BRAVE_API_KEY", "brave-secret-0123456789");
+    tool.args(["tool", "bash", "--args", r#"{"command": "env"}"#]);
+    let out = output(tool).await;
+    let printed = text(&out.stdout);
+    assert!(printed.contains("HOME="), "{printed}");
+    assert!(!printed.contains("brave-secret"), "{printed}");
 }

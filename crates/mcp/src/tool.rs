@@ -109,8 +109,15 @@ impl Tool for McpTool {
         let result = self.server.call(&self.remote, arguments, &ctx.cancel).await;
         match result {
             Ok(result) => {
-                let (text, media) = result_text(&result);
-                if result.is_error == Some(true) {
+                // Pictures are decoded through the bounded parsers: off the runtime.
+                let parsers = ctx.parsers.clone();
+                let failed = result.is_error == Some(true);
+                let rendered =
+                    tokio::task::spawn_blocking(move || result_text(&result, &parsers)).await;
+                let Ok((text, media)) = rendered else {
+                    return ToolOutput::error("the MCP result could not be read");
+                };
+                if failed {
                     ToolOutput::error(text).with_media(media)
                 } else {
                     ToolOutput::ok(text).with_media(media)
@@ -129,7 +136,10 @@ impl Tool for McpTool {
 /// `read_file` fits pictures; a note of their type and size when they cannot be), audio as
 /// such a note, resources by their URI (and text), plus `structuredContent` when there is no
 /// text.
-fn result_text(result: &rmcp::model::CallToolResult) -> (String, Vec<Media>) {
+fn result_text(
+    result: &rmcp::model::CallToolResult,
+    parsers: &rein_sandbox::bounded::Parsers,
+) -> (String, Vec<Media>) {
     let mut parts: Vec<String> = Vec::new();
     let mut media = Vec::new();
     for block in &result.content {
@@ -138,7 +148,7 @@ fn result_text(result: &rmcp::model::CallToolResult) -> (String, Vec<Media>) {
         let field = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
         parts.push(match kind {
             "text" => field("text").to_string(),
-            "image" => match picture(field("data")) {
+            "image" => match picture(field("data"), parsers) {
                 Ok(picture) => {
                     media.push(picture.media);
                     format!(
@@ -185,12 +195,15 @@ fn result_text(result: &rmcp::model::CallToolResult) -> (String, Vec<Media>) {
 }
 
 /// An MCP image's base64 data as a picture for the model.
-fn picture(data: &str) -> Result<rein_tools::media::Picture, String> {
+fn picture(
+    data: &str,
+    parsers: &rein_sandbox::bounded::Parsers,
+) -> Result<rein_tools::media::Picture, String> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data.trim())
         .map_err(|e| format!("its base64 is not valid ({e})"))?;
-    rein_tools::media::fit_picture(&bytes).map_err(|e| e.to_string())
+    rein_tools::media::fit_picture_bounded(parsers, &bytes).map_err(|e| e.to_string())
 }
 
 /// One line for people: the arguments, compact.

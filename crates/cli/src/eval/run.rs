@@ -22,8 +22,8 @@ const OUTPUT_TAIL: usize = 2_000;
 pub struct Settings {
     /// Where local repositories may come from (relative ones from the task file's folder).
     pub origins: Origins,
-    /// The secrets no setup or check sees (the provider keys, `--api-key-env`'s).
-    hidden: rein_tools::HiddenEnv,
+    /// The secrets no setup or check sees besides the one list: `--api-key-env`'s.
+    hidden: Vec<String>,
     /// Where URLs are cloned once.
     pub cache: PathBuf,
     /// Where the runs' copies go.
@@ -48,7 +48,7 @@ impl Settings {
             None => std::env::temp_dir(),
         };
         let cache = crate::env::cache_dir(&crate::env::process).join("eval/repos");
-        let hidden = rein_tools::HiddenEnv::with(args.route.api_key_env.clone());
+        let hidden = args.route.api_key_env.iter().cloned().collect();
         Ok(Self {
             origins,
             hidden,

@@ -26,8 +26,9 @@ const MAX_STEP: Duration = Duration::from_secs(600);
 pub struct Confined<'a> {
     /// The OS sandbox's policy.
     pub sandbox: &'a str,
-    /// The variables it does not inherit (every secret rein knows of).
-    pub hidden: &'a rein_tools::HiddenEnv,
+    /// The variables it does not inherit besides the one list of secrets (the gateway key
+    /// `--api-key-env` names).
+    pub hidden: &'a [String],
     /// Its time limit.
     pub limit: Duration,
 }
@@ -38,10 +39,13 @@ pub async fn run(dir: &Path, line: &str, how: Confined<'_>, cancel: &Cancellatio
     let cancel = cancel.child_token();
     let limit = how.limit;
     let ctx = match crate::tool_cmd::context(dir, cancel.clone(), Some(how.sandbox)) {
-        Ok(ctx) => rein_tools::ToolContext {
-            hidden_env: how.hidden.clone(),
-            ..ctx
-        },
+        Ok(ctx) => {
+            let names = ctx.hidden_env.names().iter().chain(how.hidden).cloned();
+            rein_tools::ToolContext {
+                hidden_env: rein_tools::HiddenEnv::with(names.collect::<Vec<_>>()),
+                ..ctx
+            }
+        }
         Err(exit) => {
             return Step {
                 passed: false,
