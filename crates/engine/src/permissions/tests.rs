@@ -448,3 +448,25 @@ fn a_fetch_asks_per_domain_unless_a_rule_decides_in_plan_mode_too() {
         ["WebFetch(domain:docs.rs)"]
     );
 }
+
+#[test]
+fn a_derived_mode_is_never_broader_than_its_ceiling() {
+    use PermissionMode::*;
+    let modes = [Plan, Default, AcceptEdits, Auto, Bypass];
+    for ceiling in modes {
+        for asked in modes {
+            let derived = asked.at_most(ceiling);
+            assert!(
+                derived.breadth() <= ceiling.breadth(),
+                "{asked:?} ≤ {ceiling:?}"
+            );
+            // Narrower asks are kept as they are; broader ones get the ceiling.
+            let want = if asked.breadth() <= ceiling.breadth() {
+                asked
+            } else {
+                ceiling
+            };
+            assert_eq!(derived, want, "{asked:?} under {ceiling:?}");
+        }
+    }
+}
