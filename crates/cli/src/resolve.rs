@@ -299,13 +299,20 @@ pub fn sensitive_paths(config: &Config, env: &dyn Fn(&str) -> Option<String>) ->
     Folders::of(env).sensitive_paths(config)
 }
 
+/// Where Claude Code keeps managed settings on Linux.
+pub const MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
 /// The user's folders, found once: rein's config and data folders, and Claude Code's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Folders {
     /// `$XDG_CONFIG_HOME/rein` (default `~/.config/rein`): the user's config, agents, memory.
     pub config: Option<PathBuf>,
-    /// `~/.claude` (when `HOME` is absolute): Claude Code's user agents, commands and skills.
+    /// `$CLAUDE_CONFIG_DIR`, else `~/.claude` (when absolute): Claude Code's user settings,
+    /// memory (`CLAUDE.md`), agents, commands and skills.
     pub claude: Option<PathBuf>,
+    /// Claude Code's managed settings: `$REIN_MANAGED_SETTINGS`, else
+    /// `/etc/claude-code/managed-settings.json`.
+    pub managed: Option<PathBuf>,
     /// [`data_dir`]: sessions, outputs, checkpoints, trust, history.
     pub data: Option<PathBuf>,
 }
@@ -315,10 +322,21 @@ impl Folders {
     pub fn of(env: &dyn Fn(&str) -> Option<String>) -> Self {
         Self {
             config: crate::config::discover::user_config_dir(env).map(|dir| dir.join("rein")),
-            claude: env("HOME")
+            claude: env("CLAUDE_CONFIG_DIR")
                 .map(PathBuf::from)
-                .filter(|home| home.is_absolute())
-                .map(|home| home.join(".claude")),
+                .filter(|dir| dir.is_absolute())
+                .or_else(|| {
+                    env("HOME")
+                        .map(PathBuf::from)
+                        .filter(|home| home.is_absolute())
+                        .map(|home| home.join(".claude"))
+                }),
+            managed: Some(
+                env("REIN_MANAGED_SETTINGS")
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                    .unwrap_or_else(|| PathBuf::from(MANAGED_SETTINGS)),
+            ),
             data: data_dir(env),
         }
     }
@@ -483,7 +501,12 @@ pub fn config(
     folders: &Folders,
     scope: crate::config::Scope,
 ) -> Result<Config, Exit> {
-    let found = crate::config::discover::sources(workspace, folders.config.as_deref(), scope)
+    let user = crate::config::discover::UserFiles {
+        rein: folders.config.as_deref(),
+        claude: folders.claude.as_deref(),
+        managed: folders.managed.as_deref(),
+    };
+    let found = crate::config::discover::sources(workspace, user, scope)
         .map_err(|e| Exit::usage(format!("config: {e}")))?;
     let mut config =
         crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;

@@ -6,6 +6,7 @@ mod action;
 mod claude_flags;
 mod claude_output;
 mod claude_settings;
+mod claude_user_settings;
 mod commands;
 mod compaction;
 mod config;

@@ -4,8 +4,9 @@ use std::process::{Command, Output};
 use rein_testkit::{MockServer, Scenario};
 
 /// Env vars that would leak the developer's real configuration into a test.
-const SCRUBBED: [&str; 8] = [
+const SCRUBBED: [&str; 9] = [
     "ANTHROPIC_API_KEY",
+    "CLAUDE_CONFIG_DIR",
     "ANTHROPIC_BASE_URL",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -24,6 +25,11 @@ pub fn rein(workspace: &Path) -> Command {
     cmd.env("XDG_DATA_HOME", workspace.join(".rein-test-data"));
     cmd.env("XDG_CONFIG_HOME", workspace.join(".rein-test-config"));
     cmd.env("XDG_CACHE_HOME", workspace.join(".rein-test-cache"));
+    // The machine's managed settings (an administrator's) are not the test's.
+    cmd.env(
+        "REIN_MANAGED_SETTINGS",
+        workspace.join(".rein-test-managed.json"),
+    );
     cmd.current_dir(workspace);
     cmd
 }

@@ -102,7 +102,7 @@ pub struct SystemPromptBuilder {
     environment: Environment,
     tool_names: Vec<String>,
     memory: Option<(String, String)>,
-    user_memory: Option<(String, String)>,
+    user_memory: Vec<(String, String)>,
     auto_memory: Option<String>,
     skills: Option<String>,
     profile: ToolsProfile,
@@ -134,7 +134,7 @@ impl SystemPromptBuilder {
             environment,
             tool_names: Vec::new(),
             memory,
-            user_memory: None,
+            user_memory: Vec::new(),
             auto_memory: None,
             skills: None,
             profile: ToolsProfile::Full,
@@ -152,8 +152,9 @@ impl SystemPromptBuilder {
     /// be anywhere in the home folder but not sensitive (`@~/.ssh/id_rsa` is not sent).
     pub fn user_memory(mut self, dir: &Path) -> Self {
         let source = MemorySource::user(&self.workspace_files, dir);
-        self.user_memory = read_memory_file(dir, &source, &mut self.warnings)
+        let found = read_memory_file(dir, &source, &mut self.warnings)
             .map(|(name, text)| (format!("{}/{name}", dir.display()), text));
+        self.user_memory.extend(found);
         self
     }
 
@@ -264,7 +265,7 @@ impl SystemPromptBuilder {
         if let Some(section) = &self.skills {
             out.push_str(section);
         }
-        if let Some((name, text)) = &self.user_memory {
+        for (name, text) in &self.user_memory {
             out.push_str(&format!(
                 "\n# The user's instructions ({name})\nFollow these in every workspace.\n\n"
             ));

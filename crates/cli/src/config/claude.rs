@@ -59,6 +59,28 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
             .map_err(|e| located("permissions.defaultMode", e.to_string()))?;
         set_mode(config, parsed, source.scope);
     }
+    if let Some(model) = settings.model.filter(|m| !m.trim().is_empty()) {
+        match untrusted {
+            true => config.ignored.push(Ignored {
+                what: format!("model {model}"),
+                source: at.clone(),
+                why: Why::Untrusted,
+            }),
+            false => {
+                config.model = Some(Sourced {
+                    value: model,
+                    source: at.clone(),
+                });
+            }
+        }
+    }
+    for name in settings.env.keys() {
+        config.ignored.push(Ignored {
+            what: format!("env.{name}"),
+            source: at.clone(),
+            why: Why::Unsupported,
+        });
+    }
     merge_claude_hooks(
         config,
         settings.status_line,

@@ -19,22 +19,40 @@ pub struct Found {
     pub unread: Vec<String>,
 }
 
-/// The configuration files that exist, least specific first: the user's `config.toml` in
-/// `user_folder` (rein's config folder, `$XDG_CONFIG_HOME/rein`, default `~/.config/rein`:
-/// `resolve::Folders::config`), the workspace's
-/// Claude Code `.claude/settings.json` and `.claude/settings.local.json`, then
-/// `.rein/config.toml` and `.rein/config.local.toml`. A missing file is skipped; so is one
-/// that is not a regular file (a FIFO, a link to a device, a folder) or is over
-/// [`CONFIG_FILE_CAP`], with a warning in [`Found::unread`]; one that cannot be read or is not
-/// UTF-8 is an error. The workspace's files get `workspace_scope` (whether the user trusts
-/// them).
+/// The user's own places of configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UserFiles<'a> {
+    /// rein's config folder (`$XDG_CONFIG_HOME/rein`, default `~/.config/rein`).
+    pub rein: Option<&'a Path>,
+    /// Claude Code's (`$CLAUDE_CONFIG_DIR`, default `~/.claude`): its `settings.json`.
+    pub claude: Option<&'a Path>,
+    /// Claude Code's managed settings (`/etc/claude-code/managed-settings.json`).
+    pub managed: Option<&'a Path>,
+}
+
+/// The configuration files that exist, least specific first — Claude Code's hierarchy with
+/// rein's files beside theirs: the user's Claude Code `settings.json` (in `user.claude`), the
+/// user's `config.toml` (in `user.rein`), the workspace's Claude Code `.claude/settings.json`
+/// and `.claude/settings.local.json`, then `.rein/config.toml` and `.rein/config.local.toml`,
+/// and last the managed settings (an administrator's: their values over every file's, their
+/// rules and hooks always applied). A missing file is skipped; so is one that is not a
+/// regular file (a FIFO, a link to a device, a folder) or is over [`CONFIG_FILE_CAP`], with a
+/// warning in [`Found::unread`]; one that cannot be read or is not UTF-8 is an error. The
+/// workspace's files get `workspace_scope` (whether the user trusts them).
 pub fn sources(
     workspace: &Path,
-    user_folder: Option<&Path>,
+    user: UserFiles<'_>,
     workspace_scope: Scope,
 ) -> Result<Found, ConfigError> {
     let mut candidates: Vec<(PathBuf, Format, Scope)> = Vec::new();
-    if let Some(dir) = user_folder {
+    if let Some(dir) = user.claude {
+        candidates.push((
+            dir.join("settings.json"),
+            Format::ClaudeSettings,
+            Scope::User,
+        ));
+    }
+    if let Some(dir) = user.rein {
         candidates.push((dir.join("config.toml"), Format::Toml, Scope::User));
     }
     let files = [
@@ -49,6 +67,9 @@ pub fn sources(
         if !candidates.iter().any(|(p, _, _)| *p == path) {
             candidates.push((path, format, workspace_scope));
         }
+    }
+    if let Some(managed) = user.managed {
+        candidates.push((managed.to_path_buf(), Format::ClaudeSettings, Scope::User));
     }
     let mut found = Found::default();
     for (path, format, scope) in candidates {

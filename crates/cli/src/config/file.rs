@@ -170,6 +170,11 @@ pub struct HookCommand {
 pub struct ClaudeSettings {
     #[serde(default)]
     pub permissions: ClaudePermissions,
+    /// The model (a user's or a trusted workspace's).
+    pub model: Option<String>,
+    /// Variables Claude Code sets for its session: named as not supported.
+    #[serde(default)]
+    pub env: BTreeMap<String, serde_json::Value>,
     #[serde(default)]
     pub hooks: BTreeMap<String, Vec<ClaudeHookGroup>>,
     #[serde(default, rename = "statusLine")]

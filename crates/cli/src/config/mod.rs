@@ -91,6 +91,8 @@ pub enum Why {
     Credentials,
     /// A setting of the user's whole store (retention), never a workspace's.
     UserOnly,
+    /// A Claude Code setting rein does not have (named, not dropped in silence).
+    Unsupported,
 }
 
 /// A value and where it was set (`path:line`, `env REIN_MODEL`, `--model`).

@@ -20,4 +20,5 @@ pub(super) fn folders(agent: &mut AgentConfig, folders: &Folders, config: &Confi
     };
     agent.schedule_place = data.map(|dir| schedule_place(dir, &agent.workspace, kept));
     agent.user_memory_dir = folders.config.clone();
+    agent.claude_memory_dir = folders.claude.clone();
 }

@@ -62,6 +62,8 @@ pub struct AgentConfig {
     pub session_id: Option<String>,
     /// Folder of the user's own memory file (`AGENTS.md`, else `CLAUDE.md`), if any.
     pub user_memory_dir: Option<PathBuf>,
+    /// Claude Code's folder (`~/.claude`), whose `CLAUDE.md` is the user's memory too.
+    pub claude_memory_dir: Option<PathBuf>,
     /// Bytes one tool result may put in the transcript.
     pub output_limit: usize,
     /// Folder under which each session saves its over-long tool outputs in full, in
@@ -148,6 +150,7 @@ impl AgentConfig {
             hidden_env: Vec::new(),
             session_id: None,
             user_memory_dir: None,
+            claude_memory_dir: None,
             output_limit: rein_tools::DEFAULT_OUTPUT_LIMIT,
             outputs_root: None,
             checkpoints_root: None,

@@ -203,7 +203,11 @@ pub(super) fn system_prompt(
         .tools(tools.names())
         .profile(config.tools_profile)
         .skills(&config.commands);
-    if let Some(dir) = &config.user_memory_dir {
+    for dir in config
+        .user_memory_dir
+        .iter()
+        .chain(&config.claude_memory_dir)
+    {
         builder = builder.user_memory(dir);
     }
     if let Some(root) = &config.memory_root {

@@ -201,7 +201,11 @@ impl Agent {
             .tools(tools.names())
             .profile(config.tools_profile)
             .skills(&config.commands);
-        if let Some(dir) = &config.user_memory_dir {
+        for dir in config
+            .user_memory_dir
+            .iter()
+            .chain(&config.claude_memory_dir)
+        {
             builder = builder.user_memory(dir);
         }
         let gate = subagent_gate(&parent.gate, &definition.name);
