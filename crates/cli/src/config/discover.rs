@@ -86,6 +86,15 @@ pub fn sources(
                     .unread
                     .push(format!("config file not read: {refused}"));
             }
+            // Claude Code's files of the user (a home this user may not read, managed settings
+            // readable by root only) are skipped, said, rather than stop rein.
+            Err(refused @ ReadRefusal::Io { .. })
+                if scope == Scope::User && format == Format::ClaudeSettings =>
+            {
+                found
+                    .unread
+                    .push(format!("config file not read: {refused}"));
+            }
             Err(refused) => {
                 return Err(ConfigError {
                     path: path.display().to_string(),
