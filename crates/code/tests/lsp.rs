@@ -335,3 +335,32 @@ async fn rust_analyzer_reports_a_type_error_after_a_save() {
     assert!(seen.starts_with("2:18 mismatched types"), "{seen:?}");
     servers.shutdown(Duration::from_secs(5)).await;
 }
+
+/// A publication for an older version that arrives after a change is not the change's
+/// answer: the model is told of the error its edit brought at that edit, and not told of it
+/// after the edit that removed it.
+#[tokio::test]
+async fn a_late_publication_for_an_older_version_is_not_taken_for_the_change() {
+    let (_dir, ws) = workspace();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_lagging.py");
+    let python = stand_in("lagging", "/usr/bin/python3", &[script.to_str().unwrap()]);
+    let servers = Arc::new(Servers::new(ws.clone(), vec![python], settings(PATIENT)));
+    let file = ws.join("app.py");
+    std::fs::write(&file, GOOD).unwrap();
+    // Opened clean.
+    assert_eq!(change(&servers, &file, GOOD).await, None);
+    let brought = change(&servers, &file, BROKEN).await;
+    assert!(
+        brought
+            .as_deref()
+            .is_some_and(|r| r.contains("undefined_name")),
+        "the edit's own error: {brought:?}"
+    );
+    let cleared = change(&servers, &file, GOOD).await.unwrap_or_default();
+    assert!(
+        cleared.contains("no errors left"),
+        "the fix's answer: {cleared}"
+    );
+    assert!(!cleared.contains("is not defined"), "{cleared}");
+    servers.shutdown(Duration::from_secs(2)).await;
+}

@@ -316,10 +316,13 @@ impl Client {
     /// whether it published.
     pub async fn settle(&self, sent: &Sent, deadline: tokio::time::Instant) -> bool {
         let mut seq = self.shared.seq.subscribe();
+        // A publication since the change, unless it names an older version: a server may
+        // send what it found in the last version after this one reached it, and that is not
+        // this change's answer.
         let published_since = |shared: &Shared| {
             Shared::lock(&shared.published)
                 .get(&sent.path)
-                .is_some_and(|p| p.seq > sent.since)
+                .is_some_and(|p| p.seq > sent.since && p.version.is_none_or(|v| v >= sent.version))
         };
         let first = async {
             while !published_since(&self.shared) {
@@ -352,7 +355,8 @@ impl Client {
             let quiet = tokio::time::Instant::now() + QUIET;
             match tokio::time::timeout_at(quiet.min(deadline), seq.changed()).await {
                 Ok(Ok(())) if tokio::time::Instant::now() < deadline => continue,
-                _ => return true,
+                // What stands last must still be this change's (not an older version's).
+                _ => return published_since(&self.shared),
             }
         }
     }
