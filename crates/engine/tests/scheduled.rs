@@ -364,3 +364,39 @@ async fn a_front_end_that_does_not_stay_leaves_due_jobs_on_the_schedule() {
     );
     assert!(controller.jobs().is_empty());
 }
+
+/// Several one-shot jobs falling due at once: `--stay`'s wait ends only after each ran, every
+/// time (the schedule emptied before the first began, and the wait ended with none run).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stay_waits_for_every_one_shot_job_that_fell_due() {
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let create = |n: u32| {
+            serde_json::json!({"name": "cron_create", "arguments":
+                {"cron": "1 10 * * *", "prompt": format!("one-shot {n}"), "recurring": false}})
+        };
+        let turns = serde_json::json!({"turns": [
+            {"tool_calls": [create(1), create(2), create(3)]},
+            {"text": "scheduled"},
+            {"text": "ran 1"}, {"text": "ran 2"}, {"text": "ran 3"}
+        ]});
+        let server = mock(&turns.to_string()).await;
+        let clock = start();
+        let (mut controller, mut events) = controller(&server, dir.path(), &clock).await;
+        controller
+            .apply(Op::Submit("schedule three".into()))
+            .await
+            .unwrap();
+        until_results(&mut events, 1).await;
+        assert_eq!(controller.jobs().len(), 3, "round {round}");
+        clock.advance(Duration::from_secs(60));
+        tokio::time::timeout(Duration::from_secs(20), controller.settled())
+            .await
+            .expect("settled");
+        assert_eq!(
+            server.requests().len(),
+            5,
+            "round {round}: every job ran before the end"
+        );
+    }
+}

@@ -95,6 +95,9 @@ enum Durable {
 struct State {
     jobs: Vec<Job>,
     durable: Durable,
+    /// Jobs fired ([`Schedule::take_due`]) whose runs have not yet been said to end
+    /// ([`Schedule::ran`]): a one-shot job that left the list is still work to wait for.
+    firing: usize,
 }
 
 struct Inner {
@@ -182,7 +185,11 @@ impl Schedule {
     fn with(clock: SharedClock, jobs: Vec<Job>, durable: Durable) -> Self {
         Self(Arc::new(Inner {
             clock,
-            state: Mutex::new(State { jobs, durable }),
+            state: Mutex::new(State {
+                jobs,
+                durable,
+                firing: 0,
+            }),
             changes: watch::Sender::new(0),
         }))
     }
@@ -305,13 +312,31 @@ impl Schedule {
         self.state().jobs.is_empty()
     }
 
+    /// Whether nothing is left to wait for: no job scheduled, and none fired whose run has
+    /// not been said to end ([`Schedule::ran`]) — what `rein exec --stay` waits for.
+    pub fn is_done(&self) -> bool {
+        let state = self.state();
+        state.jobs.is_empty() && state.firing == 0
+    }
+
+    /// The run of one job [`Schedule::take_due`] fired has ended (or will not happen).
+    pub fn ran(&self) {
+        let mut state = self.state();
+        state.firing = state.firing.saturating_sub(1);
+        drop(state);
+        self.0.changes.send_modify(|n| *n += 1);
+    }
+
     /// When the next job fires.
     pub fn next_fire(&self) -> Option<DateTime<Local>> {
         self.state().jobs.iter().map(|job| job.next).min()
     }
 
     /// Fires every job whose time has come, by the clock: what each queues, in the order
-    /// they were due. A recurring job fires once however many of its times passed.
+    /// they were due. A recurring job fires once however many of its times passed. Each one
+    /// fired keeps the schedule from being done ([`Schedule::is_done`]) until its run is said
+    /// to end ([`Schedule::ran`]), so a one-shot job that fell due is never taken for nothing
+    /// left.
     pub fn take_due(&self) -> Vec<Fired> {
         let now = self.0.clock.now();
         let mut state = self.state();
@@ -335,6 +360,7 @@ impl Schedule {
             kept.extend(stays);
         }
         state.jobs = kept;
+        state.firing += fired.len();
         // A durable job that fired changed (a one-shot is gone); should the file not take
         // it, the session goes on with what fired (the file is written at the next change).
         if let (true, Durable::Kept(store)) = (durable_fired, &state.durable) {

@@ -487,3 +487,29 @@ fn a_jobs_file_or_folder_planted_as_a_link_is_not_followed() {
         "{notes:?}"
     );
 }
+
+/// A one-shot job that fell due is gone from the list but not done with: whoever waits for
+/// the schedule to empty (`rein exec --stay`) waits for its run too.
+#[test]
+fn fired_jobs_are_work_left_until_their_runs_are_said_to_end() {
+    let (clock, schedule) = fake(at(2026, 7, 1, 12, 0));
+    for n in 0..3 {
+        let mut request = cron("1 12 * * *", &format!("once {n}"));
+        request.repeat = Repeat::Once;
+        schedule.create(request).unwrap();
+    }
+    assert!(!schedule.is_done());
+    clock.set(at(2026, 7, 1, 12, 1));
+    let fired = schedule.take_due();
+    assert_eq!(fired.len(), 3);
+    assert!(schedule.is_empty(), "none is listed any more");
+    assert!(!schedule.is_done(), "three runs are still to come");
+    schedule.ran();
+    schedule.ran();
+    assert!(!schedule.is_done());
+    schedule.ran();
+    assert!(schedule.is_done());
+    // Said once too often, it stays done.
+    schedule.ran();
+    assert!(schedule.is_done());
+}

@@ -435,7 +435,7 @@ impl Controller {
         let mut status = self.status.subscribe();
         let mut changes = self.schedule.subscribe();
         loop {
-            if !status.borrow_and_update().running && self.schedule.is_empty() {
+            if !status.borrow_and_update().running && self.schedule.is_done() {
                 return;
             }
             tokio::select! {

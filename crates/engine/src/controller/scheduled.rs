@@ -83,6 +83,38 @@ async fn report(schedule: Schedule, events: EventSender, stop: CancellationToken
     }
 }
 
+/// The jobs of one firing not yet said to have run: each is said as its run ends, and the rest
+/// when the runner stops before running them.
+struct Fired<'a> {
+    schedule: &'a Schedule,
+    left: usize,
+}
+
+impl Fired<'_> {
+    /// One job taken: said to have run when the returned guard drops.
+    fn next(&mut self) -> Ran<'_> {
+        self.left = self.left.saturating_sub(1);
+        Ran(self.schedule)
+    }
+}
+
+impl Drop for Fired<'_> {
+    fn drop(&mut self) {
+        for _ in 0..self.left {
+            self.schedule.ran();
+        }
+    }
+}
+
+/// Says one fired job has run (or will not) when dropped.
+struct Ran<'a>(&'a Schedule);
+
+impl Drop for Ran<'_> {
+    fn drop(&mut self) {
+        self.0.ran();
+    }
+}
+
 /// How often a served schedule tries again to take the workspace's durable jobs while
 /// another rein holds them.
 const RECLAIM: std::time::Duration = std::time::Duration::from_secs(60);
@@ -99,7 +131,13 @@ async fn run_due(schedule: Schedule, session: Session, stop: CancellationToken) 
                 continue;
             }
         };
+        // Each fired job is work `--stay` waits for until it is said to have run (or not).
+        let mut left = Fired {
+            schedule: &schedule,
+            left: fired.len(),
+        };
         for job in fired {
+            let _one = left.next();
             let mut agent = tokio::select! {
                 () = stop.cancelled() => return,
                 agent = session.agent.lock() => agent,
