@@ -191,14 +191,18 @@ pub fn provider_of(
         ));
     };
     let kind = routing.kind.value;
-    // Said in any error the guess may explain.
-    let guessed = if routing.kind.source == GUESSED {
-        format!(
+    // Said in any error the guess may explain; a mistyped alias is named first.
+    let guessed = match (routing.kind.source == GUESSED, alias_meant(&model)) {
+        (true, Some(alias)) => format!(
+            " (did you mean --model {alias}? `{model}` is no model rein knows, so it was taken \
+             for a {} model by its name)",
+            kind.name()
+        ),
+        (true, None) => format!(
             " (`{model}` → {}, guessed from the model name; --provider chooses)",
             kind.name()
-        )
-    } else {
-        String::new()
+        ),
+        (false, _) => String::new(),
     };
     let default_base = rein_llm::default_base_url(kind);
     let base_url = routing.base_url.value.trim_end_matches('/').to_string();
@@ -236,6 +240,21 @@ pub fn model_alias(name: &str) -> Option<&'static str> {
         "opusplan" => Some("claude-sonnet-4-5"),
         _ => None,
     }
+}
+
+/// The alias `name` was probably meant to be (`sonet` → `sonnet`): one or two letters off.
+pub fn alias_meant(name: &str) -> Option<&'static str> {
+    const ALIASES: [&str; 4] = ["sonnet", "opus", "haiku", "opusplan"];
+    let lower = name.to_ascii_lowercase();
+    if ALIASES.contains(&lower.as_str()) {
+        return None;
+    }
+    ALIASES
+        .into_iter()
+        .map(|alias| (strsim::damerau_levenshtein(&lower, alias), alias))
+        .filter(|(distance, alias)| *distance <= 2.min(alias.len() / 3))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, alias)| alias)
 }
 
 /// The model `opusplan` asks in plan mode.

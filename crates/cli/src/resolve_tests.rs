@@ -292,3 +292,21 @@ fn a_v1_the_protocol_adds_itself_is_not_doubled() {
         assert_eq!(settings.base_url, wanted, "{model} {base}");
     }
 }
+
+#[test]
+fn a_mistyped_alias_is_named_and_real_models_are_left_alone() {
+    for (typed, meant) in [
+        ("sonet", Some("sonnet")),
+        ("Sonnett", Some("sonnet")),
+        ("haiko", Some("haiku")),
+        ("opuss", Some("opus")),
+        ("opusplna", Some("opusplan")),
+        ("sonnet", None),
+        ("gpt-5", None),
+        ("o3", None),
+        ("qwen3-coder", None),
+        ("claude-sonnet-4-5", None),
+    ] {
+        assert_eq!(alias_meant(typed), meant, "{typed}");
+    }
+}

@@ -17,6 +17,18 @@ async fn missing_key_is_one_line_and_exit_code_2() {
 }
 
 #[tokio::test]
+async fn a_mistyped_model_alias_is_named_with_the_alias_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = rein(dir.path());
+    cmd.args(["-p", "--model", "sonet", "hi"]);
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("did you mean --model sonnet?"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[tokio::test]
 async fn unreachable_server_fails_with_exit_code_1_naming_the_url() {
     let dir = tempfile::tempdir().unwrap();
     // Bind then drop a listener to get a port nobody listens on.
