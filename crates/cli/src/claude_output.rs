@@ -147,8 +147,10 @@ impl ClaudeDialect {
             "permissionMode": self.facts.permission_mode,
             "slash_commands": [],
             "apiKeySource": self.facts.api_key_source,
-            // rein's own version, under the key readers look for.
-            "claude_code_version": env!("CARGO_PKG_VERSION"),
+            // The Claude Code version whose output rein's dialect follows (its conformance
+            // recordings' — the Agent SDK warns below 2.0.0), and rein's own beside it.
+            "claude_code_version": CLAUDE_CODE_PROTOCOL,
+            "rein_version": env!("CARGO_PKG_VERSION"),
             "output_style": "default",
             "agents": self.facts.agents,
             "skills": [],
@@ -296,18 +298,14 @@ pub fn mode_name(mode: rein_engine::permissions::PermissionMode) -> &'static str
     }
 }
 
-/// Claude Code's name for a tool (rein's own name for tools Claude Code lacks).
+/// Claude Code's name for a tool, from the one table (an MCP tool keeps its `mcp__…` name).
 fn claude_name(name: &str) -> &str {
-    match rein_tools::ToolRegistry::claude_name(name) {
-        Some(claude) => claude,
-        None => match name {
-            "task" => "Task",
-            "skill" => "Skill",
-            "exit_plan_mode" => "ExitPlanMode",
-            other => other,
-        },
-    }
+    rein_tools::claude_names::claude_name(name).unwrap_or(name)
 }
+
+/// The Claude Code release whose headless output the Claude dialect reproduces (the one the
+/// conformance recordings come from).
+pub const CLAUDE_CODE_PROTOCOL: &str = "2.1.197";
 
 /// Usage in the Messages API's shape, with the fields Claude Code adds.
 fn usage(usage: &Usage) -> Value {

@@ -206,6 +206,22 @@ async fn the_dialect_can_be_configured_and_a_bad_name_is_located() {
         (first["type"].as_str(), first["subtype"].as_str()),
         (Some("system"), Some("init"))
     );
+    // Every tool in Claude Code's spelling (one table), the protocol's version and rein's.
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(tools.len() > 10, "{tools:?}");
+    for tool in &tools {
+        assert!(
+            tool.starts_with(|c: char| c.is_ascii_uppercase()) || tool.starts_with("mcp__"),
+            "{tool} is in rein's spelling: {tools:?}"
+        );
+    }
+    assert_eq!(first["claude_code_version"], "2.1.197");
+    assert_eq!(first["rein_version"], env!("CARGO_PKG_VERSION"));
     // The flag wins over the file.
     let server = mock(r#"{"turns": [{"text": "hi"}]}"#).await;
     let mut cmd = rein(dir.path());

@@ -31,6 +31,7 @@ mod bash;
 mod board;
 mod budget;
 mod change;
+pub mod claude_names;
 mod details;
 mod edit;
 mod editor;
