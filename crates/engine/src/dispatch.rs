@@ -192,6 +192,10 @@ async fn clear(
             problem.as_str().unwrap_or_default()
         )));
     }
+    if let Some(problem) = tools.invalid(&call.name, &call.input) {
+        // It could never run: no approval is asked for it, the model is told what to fix.
+        return Err(ToolOutput::error(problem));
+    }
     let facts_of = |input: &Value| tools.facts(&call.name, input, &ctx.guard);
     let preview_of =
         |input: &Value| rein_tools::unified(&tools.preview(&call.name, input, &ctx.guard));

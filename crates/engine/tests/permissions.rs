@@ -419,3 +419,35 @@ async fn no_and_stop_ends_the_run_without_asking_the_model_again() {
         run.results
     );
 }
+
+/// A call whose arguments could never run is refused with what to fix, and nobody is asked
+/// to approve it first.
+#[tokio::test]
+async fn a_call_with_invalid_arguments_is_not_put_to_the_user() {
+    let approver = scripted(vec![Approval::AllowOnce]);
+    let turns = [
+        r#"{"tool_calls": [{"name": "write_stdin", "arguments": {"id": {"no": 1}, "chars": "x"}}]}"#
+            .to_string(),
+        r#"{"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt"}}]}"#.to_string(),
+    ];
+    let run = run(&turns, Policy::default(), Some(Arc::clone(&approver))).await;
+    assert_eq!(
+        approver.asked.lock().unwrap().len(),
+        0,
+        "asked about a call that cannot run"
+    );
+    assert!(
+        run.results[0]
+            .0
+            .contains("invalid arguments for write_stdin"),
+        "{:?}",
+        run.results
+    );
+    assert!(
+        run.results[1]
+            .0
+            .contains("invalid arguments for write_file"),
+        "{:?}",
+        run.results
+    );
+}

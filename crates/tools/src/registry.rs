@@ -319,6 +319,15 @@ impl ToolRegistry {
         }
     }
 
+    /// Why `args` cannot be `name`'s arguments (its schema's complaint), if they cannot: a call
+    /// that could never run is refused before anyone is asked about it.
+    pub fn invalid(&self, name: &str, args: &Value) -> Option<String> {
+        let entry = self.entry(name)?;
+        let validator = entry.validator().as_ref().ok()?;
+        validation_problems(validator, args)
+            .map(|problems| format!("invalid arguments for {name}: {problems}"))
+    }
+
     /// The change a call would make to files (see [`Tool::preview`]); none for an unknown tool.
     pub fn preview(
         &self,

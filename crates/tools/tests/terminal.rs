@@ -52,6 +52,16 @@ async fn a_python_repl_is_driven_over_three_calls() {
     assert!(out.contains(">>> x = 6 * 7"), "{out}");
     let out = send(&ws, id, "print(x, __import__('os').isatty(0))\n").await;
     assert!(out.contains("42 True"), "{out}");
+    // The id in `kill_shell`'s and `/tasks`' spellings works too.
+    for spelled in [json!(id.to_string()), json!(format!("tty_{id}"))] {
+        let out = ws
+            .call(
+                "write_stdin",
+                json!({"id": spelled, "chars": "", "yield_ms": 100}),
+            )
+            .await;
+        assert!(!out.is_error, "{spelled}: {}", out.text);
+    }
     let out = send(&ws, id, "exit()\n").await;
     assert!(out.contains("[session 1 ended: exit code 0]"), "{out}");
     // Typing into an ended session types nothing.

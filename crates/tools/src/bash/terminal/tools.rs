@@ -23,11 +23,44 @@ const WRITE_YIELD_MS: u64 = 1_000;
 /// Wait of a poll when the call gives none.
 const POLL_YIELD_MS: u64 = 5_000;
 
+/// A session's number as a call gives it: `3`, `"3"` or `"tty_3"` — `kill_shell` takes the
+/// same spellings, so an id the model saw anywhere works everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionNumber(pub u32);
+
+impl<'de> Deserialize<'de> for SessionNumber {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(de)?;
+        let number = match &value {
+            serde_json::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+            serde_json::Value::String(text) => Terminals::number(text),
+            _ => None,
+        };
+        number.map(Self).ok_or_else(|| {
+            serde::de::Error::custom(format!("{value} is not a session number (such as 1)"))
+        })
+    }
+}
+
+impl JsonSchema for SessionNumber {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SessionNumber".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": ["integer", "string"]})
+    }
+}
+
 /// Arguments of `write_stdin` (rein's shape).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteStdinArgs {
     /// The session number.
-    pub id: u32,
+    pub id: SessionNumber,
     /// Keys: text, `\n` Enter, `\u0003` Ctrl-C, `\u001b` Esc; empty waits for output.
     #[serde(default)]
     pub chars: String,
@@ -39,7 +72,7 @@ pub struct WriteStdinArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CodexWriteStdinArgs {
     /// The running session.
-    pub session_id: u32,
+    pub session_id: SessionNumber,
     /// Bytes to write; empty polls.
     #[serde(default)]
     pub chars: String,
@@ -92,13 +125,13 @@ impl TypedTool for WriteStdin {
     }
 
     fn describe(&self, args: &WriteStdinArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
-        describe_typing(&self.terminals, (args.id, &args.chars), guard, facts);
+        describe_typing(&self.terminals, (args.id.0, &args.chars), guard, facts);
     }
 
     async fn run(&self, args: WriteStdinArgs, ctx: &ToolContext) -> ToolOutput {
         let wait = yield_of(args.yield_ms, &args.chars);
         let exchange = Exchange {
-            id: args.id,
+            id: args.id.0,
             chars: &args.chars,
             wait,
             limit: DEFAULT_OUTPUT_LIMIT,
@@ -128,7 +161,7 @@ impl TypedTool for CodexWriteStdin {
     fn describe(&self, args: &CodexWriteStdinArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
         describe_typing(
             &self.terminals,
-            (args.session_id, &args.chars),
+            (args.session_id.0, &args.chars),
             guard,
             facts,
         );
@@ -136,7 +169,7 @@ impl TypedTool for CodexWriteStdin {
 
     async fn run(&self, args: CodexWriteStdinArgs, ctx: &ToolContext) -> ToolOutput {
         let exchange = Exchange {
-            id: args.session_id,
+            id: args.session_id.0,
             chars: &args.chars,
             wait: yield_of(args.yield_time_ms, &args.chars),
             limit: tokens_to_bytes(args.max_output_tokens),
