@@ -71,8 +71,8 @@ pub struct WriteStdinArgs {
 /// Arguments of `write_stdin` (codex's shape).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CodexWriteStdinArgs {
-    /// The running session.
-    pub session_id: SessionNumber,
+    /// The running session (an integer, as codex's tool has it).
+    pub session_id: u32,
     /// Bytes to write; empty polls.
     #[serde(default)]
     pub chars: String,
@@ -161,7 +161,7 @@ impl TypedTool for CodexWriteStdin {
     fn describe(&self, args: &CodexWriteStdinArgs, guard: &WorkspaceGuard, facts: &mut CallFacts) {
         describe_typing(
             &self.terminals,
-            (args.session_id.0, &args.chars),
+            (args.session_id, &args.chars),
             guard,
             facts,
         );
@@ -169,7 +169,7 @@ impl TypedTool for CodexWriteStdin {
 
     async fn run(&self, args: CodexWriteStdinArgs, ctx: &ToolContext) -> ToolOutput {
         let exchange = Exchange {
-            id: args.session_id.0,
+            id: args.session_id,
             chars: &args.chars,
             wait: yield_of(args.yield_time_ms, &args.chars),
             limit: tokens_to_bytes(args.max_output_tokens),
