@@ -93,6 +93,7 @@ async fn export_todos_config_hooks_agents_and_doctor_are_listed() {
     // The list is followed by a picker of the files to edit: Esc closes it.
     tmux.wait_for("Edit a memory file in your editor").await;
     tmux.keys(&["Escape"]);
+    tmux.wait_gone("Edit a memory file in your editor").await;
     tmux.type_text("/doctor");
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("accepts connections").await;

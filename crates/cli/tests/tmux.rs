@@ -89,6 +89,20 @@ impl Tmux {
 }
 
 impl Tmux {
+    /// Waits until the screen no longer shows `text` (a picker closed): keys typed before
+    /// would reach what is closing (an Esc followed at once by `/` reads as Alt-/).
+    pub async fn wait_gone(&self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.screen().contains(text) {
+            assert!(
+                Instant::now() < deadline,
+                "the screen still shows {text:?}:\n{}",
+                self.screen()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Waits until no run is going (the live area no longer offers Esc to cancel).
     pub async fn wait_idle(&self) {
         let deadline = Instant::now() + Duration::from_secs(20);
