@@ -215,7 +215,15 @@ async fn a_line_typed_into_a_shell_is_checked_like_a_command() {
     // A read-only line is proven as a bash call is.
     assert_eq!(facts("ls\n").effect, Effect::ReadOnly);
     // An interpreter's line is code for it.
-    send(&ws, id, "python3 -q\n").await;
+    let mut shown = send(&ws, id, "python3 -q\n").await;
+    // Its prompt shows once it reads (under load, later than the first output).
+    for _ in 0..50 {
+        if shown.contains(">>>") {
+            break;
+        }
+        shown = send(&ws, id, "").await;
+    }
+    assert!(shown.contains(">>>"), "{shown}");
     let code = facts("import shutil; shutil.rmtree('/tmp/x')\n");
     assert_eq!(code.effect, Effect::Mutating);
     assert!(code.shell.expect("facts").line.starts_with("python3 -c "));
