@@ -195,7 +195,7 @@ pub fn provider_of(
     let guessed = match (routing.kind.source == GUESSED, alias_meant(&model)) {
         (true, Some(alias)) => format!(
             " (did you mean --model {alias}? `{model}` is no model rein knows, so it was taken \
-             for a {} model by its name)",
+             for an {} model by its name)",
             kind.name()
         ),
         (true, None) => format!(

@@ -33,8 +33,8 @@ pub fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<S
             super::Why::Credentials => "ignored: a workspace file never routes credentials",
             super::Why::UserOnly => "ignored: only your own config (~/.config/rein) sets this",
             super::Why::Unsupported => {
-                "ignored: rein does not have this Claude Code setting (export variables \
-                 before starting rein; see `rein config show`)"
+                "ignored: rein does not have this Claude Code setting (for `env`, export \
+                 the variables before starting rein)"
             }
         };
         out.push_str(&format!(
