@@ -69,7 +69,7 @@ pub enum Command {
     #[command(subcommand)]
     Sandbox(SandboxCommand),
     /// rein in the team chat: answer the users of `[serve] allowed_users` on the platforms of
-    /// `[serve.*]` (Telegram), each chat with its own session in `[serve] workspace`.
+    /// `[serve.*]` (Telegram, Slack, Feishu/Lark), each chat with its own session in `[serve] workspace`.
     Serve(Box<crate::serve_chat::ServeChatArgs>),
     /// The language servers rein starts for diagnostics after edits (`check`).
     #[command(subcommand)]

@@ -104,6 +104,26 @@ async fn no_allowlist_no_start() {
     assert_eq!(fake.polls(), 0);
 }
 
+/// An empty `[serve]` names all it lacks in one run: the allowlist, the folder and a platform.
+#[tokio::test]
+async fn an_empty_serve_table_names_everything_missing_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write_user_config(dir.path(), "[serve]\n");
+    let mut cmd = rein(dir.path());
+    cmd.arg("serve");
+    let out = output(cmd).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    for want in [
+        "allowed_users = [\"telegram:<your user id>\"]",
+        "workspace = \"~/code/project\"",
+        "[serve.telegram], [serve.slack] or [serve.feishu]",
+    ] {
+        assert!(stderr.contains(want), "{want}: {stderr}");
+    }
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
 #[tokio::test]
 async fn a_workspace_cannot_open_itself_to_a_chat() {
     let dir = tempfile::tempdir().unwrap();

@@ -48,13 +48,21 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     let here = crate::resolve::workspace(None)?;
     let config = crate::trust::load_for_reading(&here)?;
     let env = crate::env::process;
-    let planned = place::planned(&config, &env)?;
+    // What is missing of the places and of the platforms is said in one run.
+    let (planned, platforms) = match (
+        place::planned(&config, &env),
+        platforms::configured(&config, &env),
+    ) {
+        (Ok(planned), Ok(platforms)) => (planned, platforms),
+        (Err(a), Err(b)) => return Err(Exit::usage(format!("{}; {}", a.message, b.message))),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
     let platforms::Platforms {
         all,
         hooks,
         mut secrets,
         telegram_webhook,
-    } = platforms::configured(&config, &env)?;
+    } = platforms;
     let listen = match hooks.is_empty() {
         true => None,
         false => Some(platforms::listen(&config)?),

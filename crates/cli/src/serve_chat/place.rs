@@ -129,15 +129,23 @@ fn plan(chat: Option<String>, entry: &ChatConfig, env: Env<'_>) -> Result<Planne
         .as_ref()
         .map(|u| u.value.iter().cloned().collect())
         .unwrap_or_default();
+    // Everything missing is named at once, as lines to paste.
+    let mut missing = Vec::new();
     if allowed.is_empty() {
-        return Err(Exit::usage(format!(
-            "rein serve answers only listed users: set {table} allowed_users = \
-             [\"telegram:<your user id>\"] in your config.toml"
-        )));
+        missing.push(format!(
+            "{table} allowed_users = [\"telegram:<your user id>\"]   # rein serve answers only \
+             listed users"
+        ));
     }
-    let Some(workspace) = &entry.workspace else {
+    if entry.workspace.is_none() {
+        missing.push(format!(
+            "{table} workspace = \"~/code/project\"   # the folder its chats work in"
+        ));
+    }
+    let Some(workspace) = entry.workspace.as_ref().filter(|_| missing.is_empty()) else {
         return Err(Exit::usage(format!(
-            "rein serve needs the folder its chats work in: {table} workspace = \"…\""
+            "rein serve needs, in your config.toml: {}",
+            missing.join("; ")
         )));
     };
     Ok(Planned {
