@@ -285,6 +285,11 @@ impl Agent {
             self.set_model(model, client);
         }
         if let Some(spawner) = &self.delegation.spawner {
+            // Teammates' `tasks` events come through their own streams and may arrive out of
+            // order: the run's last one is the board as the run ends.
+            if spawner.team.has_members() {
+                todos::report_board(&self.tool_ctx.board, events);
+            }
             // It holds a sender of this run's events: a front end waits for them to close.
             spawner.clear_parent();
         }
