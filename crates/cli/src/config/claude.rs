@@ -59,28 +59,12 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
             .map_err(|e| located("permissions.defaultMode", e.to_string()))?;
         set_mode(config, parsed, source.scope);
     }
-    if let Some(model) = settings.model.filter(|m| !m.trim().is_empty()) {
-        match untrusted {
-            true => config.ignored.push(Ignored {
-                what: format!("model {model}"),
-                source: at.clone(),
-                why: Why::Untrusted,
-            }),
-            false => {
-                config.model = Some(Sourced {
-                    value: model,
-                    source: at.clone(),
-                });
-            }
-        }
-    }
-    for name in settings.env.keys() {
-        config.ignored.push(Ignored {
-            what: format!("env.{name}"),
-            source: at.clone(),
-            why: Why::Unsupported,
-        });
-    }
+    merge_claude_model_env(
+        config,
+        settings.model,
+        settings.env.keys(),
+        (&at, untrusted),
+    );
     merge_claude_hooks(
         config,
         settings.status_line,
@@ -89,6 +73,38 @@ pub(super) fn merge_claude(config: &mut Config, source: &Source) -> Result<(), C
         source.scope,
     );
     Ok(())
+}
+
+/// A Claude Code file's `model` (held back from an untrusted workspace) and its `env`, named
+/// as a setting rein does not have.
+fn merge_claude_model_env<'a>(
+    config: &mut Config,
+    model: Option<String>,
+    env: impl Iterator<Item = &'a String>,
+    (at, untrusted): (&str, bool),
+) {
+    if let Some(model) = model.filter(|m| !m.trim().is_empty()) {
+        match untrusted {
+            true => config.ignored.push(Ignored {
+                what: format!("model {model}"),
+                source: at.to_string(),
+                why: Why::Untrusted,
+            }),
+            false => {
+                config.model = Some(Sourced {
+                    value: model,
+                    source: at.to_string(),
+                });
+            }
+        }
+    }
+    for name in env {
+        config.ignored.push(Ignored {
+            what: format!("env.{name}"),
+            source: at.to_string(),
+            why: Why::Unsupported,
+        });
+    }
 }
 
 /// The status line command and the hooks of a Claude Code settings file, held back from an

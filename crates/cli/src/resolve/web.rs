@@ -24,7 +24,7 @@ pub(crate) fn give(
     provider: &ProviderSettings,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), Exit> {
-    agent.web = tools(config, provider, &agent.policy, env)?;
+    agent.web = tools(config, provider, (&agent.policy, &agent.parsers), env)?;
     agent.hidden_env.extend(search_key_env(config));
     Ok(())
 }
@@ -36,7 +36,7 @@ pub(crate) fn give(
 pub(crate) fn tools(
     config: &Config,
     provider: &ProviderSettings,
-    policy: &Policy,
+    (policy, parsers): (&Policy, &rein_sandbox::bounded::Parsers),
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<WebTools>, Exit> {
     if config.web.enabled.as_ref().is_some_and(|e| !e.value) {
@@ -57,7 +57,8 @@ pub(crate) fn tools(
         .or(config.explore_model.as_ref())
         .map(|m| m.value.clone());
     Ok(Some(WebTools {
-        fetcher: Fetcher::new(reach, limits).with_parsers(crate::sandbox::parsers()),
+        // The session's parsers: pages share the children's slots with its files.
+        fetcher: Fetcher::new(reach, limits).with_parsers(parsers.clone()),
         answer_model,
         search: search(config, provider, policy, env)?,
     }))
