@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rein_engine::session::{SessionSummary, workspace_key};
-use rein_engine::{Agent, AgentFactory, ControlError};
 use rein_tui::settings::{
     LiveChange, SettingsChange, SettingsChanged, SettingsRefused, SettingsScope,
 };
@@ -15,41 +14,12 @@ use crate::Exit;
 use crate::args::ExecArgs;
 use crate::setup::Setup;
 
-/// The command line's side of the UI.
-struct CliHost {
-    setup: Setup,
-}
-
-impl AgentFactory for CliHost {
-    fn new_session(&self) -> Result<Agent, ControlError> {
-        self.setup.new_session()
-    }
-
-    fn resume(&self, id: &str) -> Result<Agent, ControlError> {
-        self.setup.resume(id)
-    }
-
-    fn switch_model(&self, agent: &mut Agent, model: &str) -> Result<(), ControlError> {
-        AgentFactory::switch_model(&self.setup, agent, model)
-    }
-
-    fn fork(
-        &self,
-        from: &str,
-        transcript: Vec<rein_protocol::Message>,
-    ) -> Result<Agent, ControlError> {
-        self.setup.fork(from, transcript)
-    }
-
-    fn add_dir(&self, agent: &mut Agent, dir: &str) -> Result<PathBuf, ControlError> {
-        self.setup.add_dir(agent, dir)
-    }
-}
-
-impl SessionHost for CliHost {
+/// The command line's side of the UI is the run's [`Setup`] itself: the agents for `/clear`,
+/// `/resume` and `/model` come from the same factory `rein exec` uses (its telemetry included),
+/// with nothing in between to forget a part of it.
+impl SessionHost for Setup {
     fn sessions(&self) -> Vec<SessionSummary> {
-        self.setup
-            .settings
+        self.settings
             .store
             .as_ref()
             .map(|store| store.list())
@@ -57,7 +27,7 @@ impl SessionHost for CliHost {
     }
 
     fn history_file(&self) -> Option<PathBuf> {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         (settings.folders.data.as_ref()).map(|dir| {
             dir.join("history")
                 .join(format!("{}.jsonl", workspace_key(&settings.workspace)))
@@ -65,29 +35,29 @@ impl SessionHost for CliHost {
     }
 
     fn commands(&self) -> rein_engine::commands::Catalog {
-        self.setup.commands()
+        Setup::commands(self)
     }
 
     fn workspace(&self) -> Option<PathBuf> {
-        Some(self.setup.settings.workspace.clone())
+        Some(self.settings.workspace.clone())
     }
 
     fn mcp_servers(&self) -> Vec<rein_tui::McpServerView> {
-        crate::mcp::views(&self.setup.mcp)
+        crate::mcp::views(&self.mcp)
     }
 
     fn status_command(&self) -> Option<rein_tui::StatusCommand> {
-        let command = self.setup.settings.config.status_line.as_ref()?;
+        let command = self.settings.config.status_line.as_ref()?;
         Some(self.status_command_of(&command.value))
     }
 
     fn paths(&self) -> Vec<String> {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         crate::paths::index(&settings.workspace, &settings.sensitive)
     }
 
     fn memory_files(&self) -> Vec<(PathBuf, String)> {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         let own = (settings.folders.data.as_ref()).map(|data| {
             let store = rein_engine::auto_memory::MemoryStore::for_workspace(
                 &data.join(rein_engine::auto_memory::MEMORY_FOLDER),
@@ -113,7 +83,7 @@ impl SessionHost for CliHost {
     }
 
     fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
-        let workspace = &self.setup.settings.workspace;
+        let workspace = &self.settings.workspace;
         let changed = crate::settings_edit::change(&change, workspace)
             .map_err(|exit| SettingsRefused(exit.message))?;
         // The user's own status line applies now; a workspace's waits for its trust.
@@ -138,7 +108,7 @@ impl SessionHost for CliHost {
     }
 
     fn listing(&self, what: rein_tui::Listing) -> Vec<String> {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         match what {
             rein_tui::Listing::Config => {
                 crate::config::render(&settings.config, &crate::env::process).map_or_else(
@@ -160,7 +130,7 @@ impl SessionHost for CliHost {
                     )
                 })
                 .collect(),
-            rein_tui::Listing::Doctor => crate::doctor::checks(&self.setup),
+            rein_tui::Listing::Doctor => crate::doctor::checks(self),
             rein_tui::Listing::Memory => memory_files(settings),
             rein_tui::Listing::Agents => (settings.template.subagents.iter())
                 .flat_map(|subagents| subagents.definitions.iter())
@@ -170,7 +140,7 @@ impl SessionHost for CliHost {
     }
 
     fn about(&self) -> Vec<(String, String)> {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         let provider = &settings.provider;
         let key = match &provider.api_key {
             Some(_) => format!("from ${}", provider.key_env),
@@ -188,7 +158,7 @@ impl SessionHost for CliHost {
             },
             None => "unavailable (shell commands run unsandboxed)",
         };
-        let servers = self.setup.mcp.servers.len();
+        let servers = self.mcp.servers.len();
         vec![
             ("provider".into(), provider.kind.name().to_string()),
             ("base URL".into(), provider.base_url.clone()),
@@ -207,9 +177,9 @@ impl SessionHost for CliHost {
     }
 }
 
-impl CliHost {
+impl Setup {
     fn status_command_of(&self, command: &str) -> rein_tui::StatusCommand {
-        let settings = &self.setup.settings;
+        let settings = &self.settings;
         rein_tui::StatusCommand {
             command: command.to_string(),
             cwd: settings.workspace.clone(),
@@ -283,18 +253,15 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let agent = setup.agent(setup.start(&args)?)?;
     let prompt = args.prompt.filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let host_mcp = Arc::clone(&setup.mcp);
-    let telemetry = setup.telemetry.clone();
-    let host = Arc::new(CliHost { setup });
+    let setup = Arc::new(setup);
     let launch = Launch {
         agent,
-        host,
+        host: Arc::clone(&setup) as Arc<dyn SessionHost>,
         prompt,
         no_color,
     };
     let session = rein_tui::run(launch).await;
-    crate::telemetry::finish(telemetry.as_ref()).await;
-    host_mcp.shutdown(crate::mcp::SHUTDOWN_GRACE).await;
+    setup.close().await;
     let session = session.map_err(|e| Exit::failed(e.to_string()))?;
     if !session.is_empty() {
         eprintln!("{}", rein_tui::resume_hint(&session));

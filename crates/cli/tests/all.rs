@@ -48,6 +48,7 @@ mod telemetry;
 mod terminal;
 mod terminal_approvals;
 mod terminal_changes;
+mod terminal_close;
 mod terminal_details;
 mod terminal_mcp;
 mod terminal_prompt;
