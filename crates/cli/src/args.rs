@@ -249,6 +249,17 @@ pub enum ProviderArg {
     OpenaiChat,
 }
 
+impl ProviderArg {
+    /// The protocol it names.
+    pub fn kind(self) -> rein_llm::ProviderKind {
+        match self {
+            Self::Anthropic => rein_llm::ProviderKind::Anthropic,
+            Self::Openai => rein_llm::ProviderKind::Openai,
+            Self::OpenaiChat => rein_llm::ProviderKind::OpenaiChat,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum OutputFormat {
     /// Progress on stderr, the final answer on stdout.

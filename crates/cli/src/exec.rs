@@ -15,7 +15,80 @@ use crate::Exit;
 use crate::args::{ExecArgs, InputFormat, OutputDialect};
 use crate::input_messages::InputLine;
 use crate::output::Printer;
+use crate::overrides::{self, Overrides};
 use crate::setup::Setup;
+
+/// What `rein exec`'s (and the UI's) flags set over the environment and the configuration:
+/// the flags read once, here; their own mistakes (an unknown mode or sandbox) are usage
+/// errors naming the flag.
+pub fn overrides(args: &ExecArgs) -> Result<Overrides, Exit> {
+    let mode = match (&args.permission_mode, args.dangerously_skip_permissions) {
+        (Some(name), _) => Some(overrides::Mode::Named(
+            rein_engine::permissions::PermissionMode::parse(name).ok_or_else(|| {
+                Exit::usage(format!(
+                    "--permission-mode: unknown permission mode {name:?}"
+                ))
+            })?,
+        )),
+        (None, true) => Some(overrides::Mode::SkipPermissions),
+        (None, false) => None,
+    };
+    let sandbox = (args.sandbox.as_deref())
+        .map(|name| {
+            rein_sandbox::Policy::parse(name).map_err(|e| Exit::usage(format!("--sandbox: {e}")))
+        })
+        .transpose()?;
+    let at = match (&args.resume, args.continue_latest) {
+        (Some(id), _) => overrides::StartAt::Resume(id.clone()),
+        (None, true) => overrides::StartAt::Latest,
+        (None, false) => overrides::StartAt::New,
+    };
+    Ok(Overrides {
+        cwd: args.cwd.clone(),
+        route: overrides::Route {
+            provider: args.provider.map(crate::args::ProviderArg::kind),
+            model: args.model.clone(),
+            base_url: args.base_url.clone(),
+            api_key_env: args.api_key_env.clone(),
+        },
+        fallback_model: args.fallback_model.clone(),
+        mode,
+        sandbox,
+        trust: if args.trust_workspace {
+            crate::trust::TrustFlag::Given
+        } else {
+            crate::trust::TrustFlag::Absent
+        },
+        rules: overrides::RuleTexts {
+            allow: args.allowed_tools.clone(),
+            deny: args.disallowed_tools.clone(),
+        },
+        added_dirs: args.add_dir.clone(),
+        settings_sources: args.settings.clone(),
+        mcp: overrides::McpServers {
+            configs: args.mcp_config.clone(),
+            strict: args.strict_mcp_config,
+            servers: Vec::new(),
+        },
+        start: overrides::SessionStart {
+            at,
+            fork: args.fork_session,
+        },
+        limits: overrides::Limits {
+            max_turns: args.max_turns,
+            context_window: args.context_window,
+            effort: args.effort,
+            max_budget_usd: args.max_budget_usd,
+        },
+        prompt: overrides::PromptTexts {
+            system: args.system_prompt.clone(),
+            system_file: args.system_prompt_file.clone(),
+            append: args.append_system_prompt.clone(),
+        },
+        trace: args.trace.clone(),
+        output_dialect: args.output_dialect,
+    })
+}
 
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     let streamed = args.input_format == InputFormat::StreamJson;
@@ -30,7 +103,8 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         .as_deref()
         .map(crate::answers::FileAnswers::load)
         .transpose()?;
-    let mut setup = Setup::new(&args, crate::trust::Asking::Never)?;
+    let overrides = overrides(&args)?;
+    let mut setup = Setup::new(&overrides, crate::trust::Asking::Never)?;
     setup.start_mcp().await;
     let setup = Arc::new(setup);
     // `--compact` alone compacts and stops; with a prompt it compacts first.
@@ -42,7 +116,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             &args.image,
         )?)
     };
-    let agent = setup.agent(setup.start(&args)?)?;
+    let agent = setup.agent(setup.start(&overrides.start)?)?;
 
     let (tx, events) = tokio::sync::mpsc::unbounded_channel();
     let mut printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());

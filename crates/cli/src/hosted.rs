@@ -13,7 +13,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::args::ExecArgs;
+use crate::overrides::{Overrides, SessionStart};
 use crate::setup::Setup;
 
 /// A session and what drives it.
@@ -51,25 +51,25 @@ impl Hosted {
     /// asking `approver` about calls when there is one (else such calls are refused), its file
     /// tools using `editor`'s buffers when there is one.
     pub async fn start(
-        args: &ExecArgs,
+        args: &Overrides,
         approver: Option<Arc<dyn Approver>>,
         editor: rein_tools::Editor,
     ) -> Result<Self, Exit> {
         let mut setup = Setup::new(args, crate::trust::Asking::Never)?;
         setup.editor = editor;
         setup.start_mcp().await;
-        Self::on(Arc::new(setup), args, approver)
+        Self::on(Arc::new(setup), &args.start, approver)
     }
 
     /// A session on `setup` (settings, MCP and language servers another session may share),
-    /// new or the stored one `args.resume` names. [`Hosted::end`] ends it and leaves `setup`
+    /// new or the stored one `start` names. [`Hosted::end`] ends it and leaves `setup`
     /// running.
     pub fn on(
         setup: Arc<Setup>,
-        args: &ExecArgs,
+        start: &SessionStart,
         approver: Option<Arc<dyn Approver>>,
     ) -> Result<Self, Exit> {
-        let agent = setup.agent(setup.start(args)?)?;
+        let agent = setup.agent(setup.start(start)?)?;
         let id = agent.session_id().to_string();
         let (tx, events) = tokio::sync::mpsc::unbounded_channel();
         let controller = Controller::new(agent, setup.clone(), tx, approver);

@@ -248,9 +248,10 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             "--answers belongs to `rein exec`: in the UI you answer the model's questions",
         ));
     }
-    let mut setup = Setup::new(&args, crate::trust::Asking::Terminal)?;
+    let overrides = crate::exec::overrides(&args)?;
+    let mut setup = Setup::new(&overrides, crate::trust::Asking::Terminal)?;
     setup.start_mcp().await;
-    let agent = setup.agent(setup.start(&args)?)?;
+    let agent = setup.agent(setup.start(&overrides.start)?)?;
     let prompt = args.prompt.filter(|p| !p.trim().is_empty());
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let setup = Arc::new(setup);

@@ -23,6 +23,7 @@ mod mcp_args;
 mod mcp_edit;
 mod memory;
 mod output;
+mod overrides;
 mod paths;
 mod resolve;
 mod sandbox;

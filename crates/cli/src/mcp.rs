@@ -86,6 +86,9 @@ pub fn configs(
             Err(e) => warnings.push(format!("MCP servers not read: {e}")),
         }
     }
+    for server in &config.mcp_given {
+        add(server.clone(), &mut servers);
+    }
     (servers, warnings)
 }
 

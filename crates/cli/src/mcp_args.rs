@@ -121,3 +121,56 @@ pub struct McpAddArgs {
     #[arg(long)]
     pub cwd: Option<PathBuf>,
 }
+
+impl ModelRoute {
+    /// The route as the settings take it.
+    pub fn overrides(&self) -> crate::overrides::Route {
+        crate::overrides::Route {
+            provider: self.provider.map(ProviderArg::kind),
+            model: self.model.clone(),
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+        }
+    }
+}
+
+impl ServeArgs {
+    /// What the server's flags set in every session it runs (`rein mcp serve`, `rein acp`);
+    /// an unknown mode or sandbox is a usage error naming the flag.
+    pub fn overrides(&self) -> Result<crate::overrides::Overrides, crate::Exit> {
+        use crate::overrides::{Limits, Mode, Overrides, RuleTexts};
+        let mode = (self.permission_mode.as_deref())
+            .map(|name| {
+                rein_engine::permissions::PermissionMode::parse(name)
+                    .map(Mode::Named)
+                    .ok_or_else(|| {
+                        crate::Exit::usage(format!(
+                            "--permission-mode: unknown permission mode {name:?}"
+                        ))
+                    })
+            })
+            .transpose()?;
+        let sandbox = (self.sandbox.as_deref())
+            .map(|name| {
+                rein_sandbox::Policy::parse(name)
+                    .map_err(|e| crate::Exit::usage(format!("--sandbox: {e}")))
+            })
+            .transpose()?;
+        Ok(Overrides {
+            cwd: self.cwd.clone(),
+            route: self.route.overrides(),
+            mode,
+            sandbox,
+            rules: RuleTexts {
+                allow: self.allowed_tools.clone(),
+                deny: self.disallowed_tools.clone(),
+            },
+            limits: Limits {
+                max_turns: self.max_turns,
+                max_budget_usd: self.max_budget_usd,
+                ..Limits::default()
+            },
+            ..Overrides::default()
+        })
+    }
+}

@@ -8,8 +8,8 @@ use rein_engine::permissions::Policy;
 use rein_llm::ProviderKind;
 
 use crate::Exit;
-use crate::args::{ExecArgs, ProviderArg};
 use crate::config::{Config, Sourced};
+use crate::overrides::{Limits, PromptTexts, Route};
 
 mod data;
 mod policy;
@@ -62,28 +62,28 @@ impl Routing {
 /// The flags that choose the provider: `--provider`, `--model`, `--base-url`, `--api-key-env`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RoutingFlags<'a> {
-    pub provider: Option<ProviderArg>,
+    pub provider: Option<ProviderKind>,
     pub model: Option<&'a str>,
     pub base_url: Option<&'a str>,
     pub api_key_env: Option<&'a str>,
 }
 
 impl<'a> RoutingFlags<'a> {
-    /// The routing flags of `args`.
-    pub fn of(args: &'a ExecArgs) -> Self {
+    /// The routing flags of `route`.
+    pub fn of(route: &'a Route) -> Self {
         Self {
-            provider: args.provider,
-            model: args.model.as_deref(),
-            base_url: args.base_url.as_deref(),
-            api_key_env: args.api_key_env.as_deref(),
+            provider: route.provider,
+            model: route.model.as_deref(),
+            base_url: route.base_url.as_deref(),
+            api_key_env: route.api_key_env.as_deref(),
         }
     }
 }
 
 /// The provider settings as [`Routing`] says: flags over the environment over the config
 /// files over the defaults.
-pub fn routing(args: &ExecArgs, env: &dyn Fn(&str) -> Option<String>, config: &Config) -> Routing {
-    routing_of(RoutingFlags::of(args), env, config)
+pub fn routing(route: &Route, env: &dyn Fn(&str) -> Option<String>, config: &Config) -> Routing {
+    routing_of(RoutingFlags::of(route), env, config)
 }
 
 /// [`routing`] from the routing flags alone.
@@ -93,14 +93,7 @@ pub fn routing_of(
     config: &Config,
 ) -> Routing {
     let explicit_kind = match args.provider {
-        Some(p) => Some(sourced(
-            match p {
-                ProviderArg::Anthropic => ProviderKind::Anthropic,
-                ProviderArg::Openai => ProviderKind::Openai,
-                ProviderArg::OpenaiChat => ProviderKind::OpenaiChat,
-            },
-            "--provider",
-        )),
+        Some(kind) => Some(sourced(kind, "--provider")),
         None => config.provider.as_ref().map(|p| Sourced {
             value: match p.value.as_str() {
                 "anthropic" => ProviderKind::Anthropic,
@@ -171,11 +164,11 @@ fn sourced<T>(value: T, source: &str) -> Sourced<T> {
 /// Resolves provider, model, base URL and key from flags, the environment and the config
 /// files, in that order of precedence ([`routing`]), and checks them.
 pub fn provider(
-    args: &ExecArgs,
+    route: &Route,
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
 ) -> Result<ProviderSettings, Exit> {
-    provider_of(RoutingFlags::of(args), env, config)
+    provider_of(RoutingFlags::of(route), env, config)
 }
 
 /// [`provider`] from the routing flags alone.
@@ -386,9 +379,8 @@ pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
 }
 
 /// The folders `--add-dir` names, canonical (relative ones from the current directory).
-pub fn added_dirs(args: &ExecArgs) -> Result<Vec<PathBuf>, Exit> {
-    args.add_dir
-        .iter()
+pub fn added_dirs(dirs: &[PathBuf]) -> Result<Vec<PathBuf>, Exit> {
+    dirs.iter()
         .map(|dir| {
             std::fs::canonicalize(dir)
                 .map_err(|e| Exit::usage(format!("--add-dir {}: {e}", dir.display())))
@@ -421,8 +413,8 @@ pub fn configured_dirs(config: &Config, workspace: &Path, home: Option<&Path>) -
 
 /// The user's system prompt text: `--system-prompt` or the file `--system-prompt-file`
 /// names (replacing rein's opening), and `--append-system-prompt`.
-pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {
-    let replace = match (&args.system_prompt, &args.system_prompt_file) {
+pub fn prompt_text(texts: &PromptTexts) -> Result<rein_engine::PromptText, Exit> {
+    let replace = match (&texts.system, &texts.system_file) {
         (Some(text), _) => Some(text.clone()),
         (None, Some(path)) => Some(std::fs::read_to_string(path).map_err(|e| {
             Exit::usage(format!(
@@ -434,16 +426,16 @@ pub fn prompt_text(args: &ExecArgs) -> Result<rein_engine::PromptText, Exit> {
     };
     Ok(rein_engine::PromptText {
         replace,
-        append: args.append_system_prompt.clone(),
+        append: texts.append.clone(),
         // Set by the set-up of each agent, which knows the map's tool.
         repo_map: None,
     })
 }
 
-/// The settings every agent of a run starts from, from the flags, the config, the resolved
-/// policy and rein's folders; `model` is the run's.
+/// The settings every agent of a run starts from, from the flags' limits, the config, the
+/// resolved policy and rein's folders; `model` is the run's.
 pub fn agent_template(
-    args: &ExecArgs,
+    args: &Limits,
     model: String,
     workspace: PathBuf,
     policy: Policy,

@@ -5,13 +5,27 @@ use pretty_assertions::assert_eq;
 use super::policy::split_rules;
 use super::*;
 
-fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> ExecArgs {
-    ExecArgs {
+use crate::args::{ExecArgs, ProviderArg};
+use crate::overrides::Route;
+
+fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> Route {
+    Route {
         model: model.map(String::from),
-        provider,
+        provider: provider.map(ProviderArg::kind),
         base_url: base.map(String::from),
-        ..ExecArgs::default()
+        ..Route::default()
     }
+}
+
+/// The policy `rein exec`'s flags `a` give.
+fn policy_of(
+    a: &ExecArgs,
+    root: &std::path::Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    config: &Config,
+) -> Result<Policy, Exit> {
+    let o = crate::exec::overrides(a)?;
+    policy((o.mode, &o.rules), root, env, config)
 }
 
 fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
@@ -155,11 +169,13 @@ fn rule_lists_split_on_commas_and_blanks_outside_parentheses() {
 #[test]
 fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
     let root = std::path::Path::new("/ws");
-    let mut a = args(None, None, None);
-    a.permission_mode = Some("acceptEdits".into());
-    a.allowed_tools = vec!["Bash(cargo *)".into()];
-    a.disallowed_tools = vec!["Bash(rm *)".into()];
-    let policy = policy(&a, root, &|_| None, &Config::default()).unwrap();
+    let mut a = ExecArgs {
+        permission_mode: Some("acceptEdits".into()),
+        allowed_tools: vec!["Bash(cargo *)".into()],
+        disallowed_tools: vec!["Bash(rm *)".into()],
+        ..ExecArgs::default()
+    };
+    let policy = policy_of(&a, root, &|_| None, &Config::default()).unwrap();
     assert_eq!(
         policy.mode,
         rein_engine::permissions::PermissionMode::AcceptEdits
@@ -176,7 +192,7 @@ fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
 }
 
 fn policy_err(a: &ExecArgs, root: &std::path::Path) -> String {
-    match policy(a, root, &|_| None, &Config::default()) {
+    match policy_of(a, root, &|_| None, &Config::default()) {
         Err(exit) => exit.message,
         Ok(_) => panic!("expected an error"),
     }
@@ -218,19 +234,21 @@ fn flags_beat_the_environment_which_beats_the_config() {
     );
     let root = std::path::Path::new("/ws");
     let mode = |a: &ExecArgs, env: &dyn Fn(&str) -> Option<String>| {
-        policy(a, root, env, &config).unwrap().mode
+        policy_of(a, root, env, &config).unwrap().mode
     };
     assert_eq!(
-        mode(&args(None, None, None), &env_of(&[])),
+        mode(&ExecArgs::default(), &env_of(&[])),
         rein_engine::permissions::PermissionMode::Plan
     );
     let env = env_of(&[("REIN_PERMISSION_MODE", "bypass")]);
     assert_eq!(
-        mode(&args(None, None, None), &env),
+        mode(&ExecArgs::default(), &env),
         rein_engine::permissions::PermissionMode::Bypass
     );
-    let mut flagged = args(None, None, None);
-    flagged.permission_mode = Some("accept-edits".into());
+    let flagged = ExecArgs {
+        permission_mode: Some("accept-edits".into()),
+        ..ExecArgs::default()
+    };
     assert_eq!(
         mode(&flagged, &env),
         rein_engine::permissions::PermissionMode::AcceptEdits

@@ -12,15 +12,8 @@ use crate::Exit;
 use crate::config::Config;
 
 /// The policy of shell commands not proven read-only: `--sandbox`, else the config, else off.
-pub fn policy(flag: Option<&str>, config: &Config) -> Result<Policy, Exit> {
-    match flag {
-        Some(name) => Policy::parse(name).map_err(|e| Exit::usage(format!("--sandbox: {e}"))),
-        None => Ok(config
-            .sandbox
-            .policy
-            .as_ref()
-            .map_or(Policy::Off, |p| p.value)),
-    }
+pub fn policy(flag: Option<Policy>, config: &Config) -> Policy {
+    flag.unwrap_or_else(|| (config.sandbox.policy.as_ref()).map_or(Policy::Off, |p| p.value))
 }
 
 /// The settings from the config: network, the default and configured read roots, writable
@@ -95,7 +88,7 @@ pub fn check(workspace: &Path) -> Result<(), Exit> {
     let config = crate::trust::load_for_reading(workspace)?;
     let sensitive = sensitive_list(&config, &env)?;
     let support = Support::check(settings(&config, &sensitive, &env), helper().as_deref());
-    let policy = policy(None, &config)?;
+    let policy = policy(None, &config);
     print!("{support}");
     if let Ok(sandbox) = &support.sandbox {
         print!("{}", sandbox.git_report(workspace));

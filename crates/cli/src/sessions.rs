@@ -8,12 +8,15 @@ use rein_engine::session::{LoadedSession, SessionStore};
 use rein_protocol::SessionRecord;
 
 use crate::Exit;
-use crate::args::ExecArgs;
+use crate::overrides::{SessionStart, StartAt};
 
 /// The session a run continues, if any, loaded; warnings (a torn last line) go to stderr.
-fn to_resume(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Option<LoadedSession>, Exit> {
-    if args.resume.is_none() && !args.continue_latest {
-        if args.fork_session {
+fn to_resume(
+    start: &SessionStart,
+    store: Option<&SessionStore>,
+) -> Result<Option<LoadedSession>, Exit> {
+    if start.at == StartAt::New {
+        if start.fork {
             return Err(Exit::usage(
                 "--fork-session needs --resume ID or --continue",
             ));
@@ -22,8 +25,8 @@ fn to_resume(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Option<Loa
     }
     let store = store
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
-    let id = match &args.resume {
-        Some(id) if id.is_empty() => {
+    let id = match start.at.resumed() {
+        Some("") => {
             let latest = store
                 .latest()
                 .map_or(String::new(), |id| format!(" (latest: {id})"));
@@ -32,7 +35,7 @@ fn to_resume(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Option<Loa
                  them, and `rein -r` picks one in the terminal UI"
             )));
         }
-        Some(id) => id.clone(),
+        Some(id) => id.to_string(),
         None => store
             .latest()
             .ok_or_else(|| Exit::usage("no stored session for this workspace to continue"))?,
@@ -56,12 +59,12 @@ pub enum Start {
 }
 
 impl Start {
-    /// The stored session `--resume`/`--continue` name (forked with `--fork-session`), loaded;
-    /// warnings (a torn last line) go to stderr.
-    pub fn from_args(args: &ExecArgs, store: Option<&SessionStore>) -> Result<Self, Exit> {
-        Ok(match to_resume(args, store)? {
+    /// The stored session `start` names (`--resume`/`--continue`), forked when it says
+    /// (`--fork-session`), loaded; warnings (a torn last line) go to stderr.
+    pub fn of(start: &SessionStart, store: Option<&SessionStore>) -> Result<Self, Exit> {
+        Ok(match to_resume(start, store)? {
             None => Self::New,
-            Some(loaded) if args.fork_session => Self::Fork(loaded),
+            Some(loaded) if start.fork => Self::Fork(loaded),
             Some(loaded) => Self::Resume(loaded),
         })
     }

@@ -15,11 +15,11 @@ use rein_llm::{ModelClient, ProviderConfig};
 use rein_tools::ToolsProfile;
 
 use crate::Exit;
-use crate::args::{ExecArgs, ProviderArg};
 use crate::config::Config;
 use crate::env::ReadEnv;
+use crate::overrides::{Mode, Overrides, Route};
 use crate::resolve::{self, Folders, ProviderSettings, RoutingFlags};
-use crate::trust::{Asking, TrustFlag};
+use crate::trust::Asking;
 
 /// Everything a run needs from its flags, environment and configuration, resolved once.
 pub struct Settings {
@@ -45,25 +45,20 @@ pub struct Settings {
 
 impl Settings {
     /// Resolves the workspace and reads the configuration (settling the workspace's trust as
-    /// `asking` says), then everything a run derives from them.
-    pub fn new(args: &ExecArgs, asking: Asking, env: ReadEnv) -> Result<Self, Exit> {
+    /// `asking` says), then everything a run derives from them and what the front end set.
+    pub fn new(args: &Overrides, asking: Asking, env: ReadEnv) -> Result<Self, Exit> {
         let workspace = resolve::workspace(args.cwd.as_deref())?;
         // The flags' own mistakes first, before the configuration's and the key's.
-        let prompt_text = resolve::prompt_text(args)?;
-        let added_dirs = resolve::added_dirs(args)?;
+        let prompt_text = resolve::prompt_text(&args.prompt)?;
+        let added_dirs = resolve::added_dirs(&args.added_dirs)?;
         crate::trust::confirm_home(&workspace, &env, asking)?;
-        let flag = if args.trust_workspace {
-            TrustFlag::Given
-        } else {
-            TrustFlag::Absent
-        };
         let folders = Folders::of(&env);
-        let mut config = crate::trust::load(&workspace, &folders, flag, asking)?;
+        let mut config = crate::trust::load(&workspace, &folders, args.trust, asking)?;
         config_flags(args, &mut config)?;
         let config = Arc::new(config);
         let store = open_store(args, &folders, &workspace, &config);
-        let sandbox_policy = crate::sandbox::policy(args.sandbox.as_deref(), &config)?;
-        let policy = resolve::policy(args, &workspace, &env, &config)?;
+        let sandbox_policy = crate::sandbox::policy(args.sandbox, &config);
+        let policy = resolve::policy((args.mode, &args.rules), &workspace, &env, &config)?;
         let sensitive = crate::sandbox::compile_sensitive(
             &folders.sensitive_paths(&config),
             crate::env::home(&env).as_deref(),
@@ -75,7 +70,7 @@ impl Settings {
         let lsp_found = crate::lsp::found(&config, &env, &workspace)?;
         let modes = (sandbox_policy, policy.mode);
         let sandbox = sandbox(&config, &sensitive, &env, (&added_dirs, &lsp_found), modes)?;
-        let router = Router::new(args, Arc::clone(&config), env);
+        let router = Router::new(&args.route, Arc::clone(&config), env);
         let subagents = crate::agents::subagents(
             &workspace,
             &config,
@@ -83,9 +78,9 @@ impl Settings {
             &sensitive,
             Arc::new(router.clone()),
         );
-        let provider = resolve::provider(args, &env, &config)?;
+        let provider = resolve::provider(&args.route, &env, &config)?;
         let mut template = resolve::agent_template(
-            args,
+            &args.limits,
             provider.model.clone(),
             workspace.clone(),
             policy,
@@ -103,11 +98,11 @@ impl Settings {
         template.parsers = crate::sandbox::parsers();
         template.subagents = Some(subagents);
         resolve::web::give(&mut template, &config, &provider, &env)?;
-        template.fallback = router.fallback(args)?;
+        template.fallback = router.fallback(args.fallback_model.as_deref())?;
         template.tools_profile = tools_profile(&template, &config);
         template.prompt_text = prompt_text;
         template.added_dirs = added_dirs;
-        template.plan_model = plan_model(args, &env, &config);
+        template.plan_model = plan_model(&args.route, &env, &config);
         template.code = crate::lsp::code(&config, &workspace, lsp_found);
         let output_dialect = claude_code_flags(args, &config, &mut template);
         Ok(Self {
@@ -153,37 +148,38 @@ fn sandbox(
     crate::sandbox::detect(settings, policy, mode)
 }
 
-fn config_flags(args: &ExecArgs, config: &mut Config) -> Result<(), Exit> {
+fn config_flags(args: &Overrides, config: &mut Config) -> Result<(), Exit> {
     // `--settings` files, the user's own choice, over every other source.
-    crate::config::discover::named_sources(&args.settings)
+    crate::config::discover::named_sources(&args.settings_sources)
         .and_then(|sources| crate::config::extend(config, &sources))
         .map_err(|e| Exit::usage(format!("--settings: {e}")))?;
-    config.mcp_flag_files = crate::mcp::flag_files(&args.mcp_config)?;
-    config.mcp_strict = args.strict_mcp_config;
+    config.mcp_flag_files = crate::mcp::flag_files(&args.mcp.configs)?;
+    config.mcp_strict = args.mcp.strict;
+    config.mcp_given.clone_from(&args.mcp.servers);
     Ok(())
 }
 
 /// What Claude Code's flags set in `agent`: the budget (with a warning when the model's
 /// price is unknown), the bypass warning, and the output dialect, which is returned.
 /// The model asked in plan mode: Opus for Claude Code's `opusplan`.
-fn plan_model(args: &ExecArgs, env: &ReadEnv, config: &Config) -> Option<String> {
-    let routing = resolve::routing(args, env, config);
+fn plan_model(route: &Route, env: &ReadEnv, config: &Config) -> Option<String> {
+    let routing = resolve::routing(route, env, config);
     (routing.model?.value == "opusplan").then(|| resolve::PLAN_MODEL_OF_OPUSPLAN.to_string())
 }
 
 fn claude_code_flags(
-    args: &ExecArgs,
+    args: &Overrides,
     config: &Config,
     agent: &mut AgentConfig,
 ) -> crate::args::OutputDialect {
-    agent.max_budget_usd = args.max_budget_usd;
-    if args.max_budget_usd.is_some() && rein_llm::price(&agent.model).is_none() {
+    agent.max_budget_usd = args.limits.max_budget_usd;
+    if agent.max_budget_usd.is_some() && rein_llm::price(&agent.model).is_none() {
         eprintln!(
             "rein: warning: --max-budget-usd cannot apply: rein does not know the price of {}",
             agent.model
         );
     }
-    if args.dangerously_skip_permissions {
+    if args.mode == Some(Mode::SkipPermissions) {
         eprintln!(
             "rein: warning: --dangerously-skip-permissions: every tool call runs without asking \
              (bypass mode)"
@@ -210,7 +206,7 @@ fn tools_profile(agent: &AgentConfig, config: &Config) -> ToolsProfile {
 /// The session store of `workspace`, made private and pruned in the background (never the
 /// session `--resume`/`--continue` names).
 fn open_store(
-    args: &ExecArgs,
+    args: &Overrides,
     folders: &Folders,
     workspace: &Path,
     config: &Config,
@@ -218,10 +214,11 @@ fn open_store(
     let dir = folders.data.as_ref()?;
     let store = SessionStore::new(dir, workspace);
     private_store(dir);
-    let keep = args
-        .resume
-        .clone()
-        .or_else(|| args.continue_latest.then(|| store.latest()).flatten());
+    let keep = match &args.start.at {
+        crate::overrides::StartAt::New => None,
+        crate::overrides::StartAt::Latest => store.latest(),
+        crate::overrides::StartAt::Resume(id) => Some(id.clone()),
+    };
     let days = crate::sessions::retention_days(config);
     crate::sessions::prune_in_background(dir.clone(), days, keep);
     Some(store)
@@ -249,7 +246,7 @@ fn private_store(data_dir: &Path) {
 /// naming a model and the fallback model.
 #[derive(Debug, Clone)]
 pub struct Router {
-    provider: Option<ProviderArg>,
+    provider: Option<rein_llm::ProviderKind>,
     base_url: Option<String>,
     api_key_env: Option<String>,
     config: Arc<Config>,
@@ -257,12 +254,12 @@ pub struct Router {
 }
 
 impl Router {
-    fn new(args: &ExecArgs, config: Arc<Config>, env: ReadEnv) -> Self {
+    fn new(route: &Route, config: Arc<Config>, env: ReadEnv) -> Self {
         Self {
             env,
-            provider: args.provider,
-            base_url: args.base_url.clone(),
-            api_key_env: args.api_key_env.clone(),
+            provider: route.provider,
+            base_url: route.base_url.clone(),
+            api_key_env: route.api_key_env.clone(),
             config,
         }
     }
@@ -289,11 +286,10 @@ impl Router {
         rein_llm::connect(provider_config(&self.config, settings))
     }
 
-    /// The fallback model of `--fallback-model` or `fallback_model`, with its client.
-    fn fallback(&self, args: &ExecArgs) -> Result<Option<rein_engine::Fallback>, Exit> {
-        let Some(model) = args
-            .fallback_model
-            .clone()
+    /// The fallback model of `--fallback-model` (`flag`) or `fallback_model`, with its client.
+    fn fallback(&self, flag: Option<&str>) -> Result<Option<rein_engine::Fallback>, Exit> {
+        let Some(model) = flag
+            .map(str::to_string)
             .or_else(|| self.config.fallback_model.as_ref().map(|m| m.value.clone()))
         else {
             return Ok(None);

@@ -10,7 +10,7 @@ use rein_engine::commands::Catalog;
 use rein_tools::ToolRegistry;
 
 use crate::Exit;
-use crate::args::ExecArgs;
+use crate::overrides::{Overrides, SessionStart};
 use crate::sessions::{self, Start};
 use crate::settings::Settings;
 
@@ -40,8 +40,8 @@ pub struct Added {
 }
 
 impl Setup {
-    /// Resolves the settings of `args`, settling the workspace's trust as `asking` says.
-    pub fn new(args: &ExecArgs, asking: crate::trust::Asking) -> Result<Self, Exit> {
+    /// Resolves the settings `args` override, settling the workspace's trust as `asking` says.
+    pub fn new(args: &Overrides, asking: crate::trust::Asking) -> Result<Self, Exit> {
         let settings = Settings::new(args, asking, crate::env::process)?;
         let telemetry = crate::telemetry::start(&settings, args.trace.clone())?;
         Ok(Self {
@@ -108,9 +108,9 @@ impl Setup {
         kept.unwrap_or_else(|| self.load_commands())
     }
 
-    /// How `args` start the session: `--resume`/`--continue`'s session loaded.
-    pub fn start(&self, args: &ExecArgs) -> Result<Start, Exit> {
-        Start::from_args(args, self.settings.store.as_ref())
+    /// How the session starts as `start` says: `--resume`/`--continue`'s session loaded.
+    pub fn start(&self, start: &SessionStart) -> Result<Start, Exit> {
+        Start::of(start, self.settings.store.as_ref())
     }
 
     /// An agent starting its session as `start` says: the template with this moment's

@@ -197,7 +197,7 @@ fn one_shot_servers(workspace: &Path) -> Result<rein_tools::Code, Exit> {
 pub fn context(
     workspace: &Path,
     cancel: CancellationToken,
-    sandbox: Option<&str>,
+    sandbox: Option<rein_sandbox::Policy>,
 ) -> Result<ToolContext, Exit> {
     let env = crate::env::process;
     let config = crate::trust::load_for_reading(workspace)?;
@@ -211,7 +211,7 @@ pub fn context(
     settings
         .read_roots
         .extend(crate::lsp::install_roots(&found));
-    let sandbox_policy = crate::sandbox::policy(sandbox, &config)?;
+    let sandbox_policy = crate::sandbox::policy(sandbox, &config);
     let sandbox = crate::sandbox::detect(settings, sandbox_policy, policy.mode)?;
     Ok(ToolContext {
         cancel,

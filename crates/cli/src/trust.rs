@@ -22,9 +22,10 @@ pub enum Asking {
 }
 
 /// Whether `--trust-workspace` was passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TrustFlag {
     /// Not passed: the stored decision (or the question) settles the trust.
+    #[default]
     Absent,
     /// Passed: the workspace is trusted, and the trust recorded.
     Given,

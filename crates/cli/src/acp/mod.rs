@@ -31,15 +31,16 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use rein_engine::Op;
 use rein_engine::permissions::PermissionMode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::Exit;
-use crate::args::{ExecArgs, ServeArgs};
+use crate::args::ServeArgs;
+use crate::overrides::{Overrides, SessionStart, StartAt};
 use session::{AcpSession, Ended};
 
-/// The agent's state: its flags and its sessions by id.
+/// The agent's state: what its flags set and its sessions by id.
 struct State {
-    args: ServeArgs,
+    args: Overrides,
     /// What the editor offers (its files, its terminals), as its `initialize` said.
     client: Mutex<ClientCapabilities>,
     sessions: Mutex<HashMap<String, Arc<AcpSession>>>,
@@ -49,11 +50,9 @@ pub async fn run(args: ServeArgs) -> Result<(), Exit> {
     // The flags resolved once: a bad one fails here, not in the editor's first session. A
     // missing key does not: the editor is told at `session/new` (auth required), where it can
     // say so to its user.
-    let checked = crate::settings::Settings::new(
-        &crate::serve_mcp::base_args(&args),
-        crate::trust::Asking::Never,
-        crate::env::process,
-    );
+    let args = args.overrides()?;
+    let checked =
+        crate::settings::Settings::new(&args, crate::trust::Asking::Never, crate::env::process);
     if let Err(exit) = checked {
         if !needs_key(&exit) {
             return Err(exit);
@@ -197,13 +196,11 @@ impl State {
         cwd: PathBuf,
         folders: Vec<PathBuf>,
         servers: &[McpServer],
-    ) -> Result<ExecArgs, Error> {
-        let mut args = crate::serve_mcp::base_args(&self.args);
+    ) -> Result<Overrides, Error> {
+        let mut args = self.args.clone();
         args.cwd = Some(cwd);
-        args.add_dir = folders;
-        if !servers.is_empty() {
-            args.mcp_config = vec![mcp_config(servers)?];
-        }
+        args.added_dirs = folders;
+        args.mcp.servers = editor_servers(servers)?;
         Ok(args)
     }
 
@@ -244,7 +241,10 @@ impl State {
                     request.additional_directories,
                     &request.mcp_servers,
                 )?;
-                args.resume = Some(request.session_id.0.to_string());
+                args.start = SessionStart {
+                    at: StartAt::Resume(request.session_id.0.to_string()),
+                    fork: false,
+                };
                 let session = Arc::new(
                     AcpSession::start(&args, cx, &self.client())
                         .await
@@ -353,26 +353,34 @@ fn needs_key(exit: &Exit) -> bool {
     exit.message.contains("API key") || exit.message.contains("_API_KEY is not set")
 }
 
-/// The editor's MCP servers in `.mcp.json`'s format (what `--mcp-config` reads).
-fn mcp_config(servers: &[McpServer]) -> Result<String, Error> {
-    let mut config = serde_json::Map::new();
+/// Where the editor's servers are said to come from.
+const FROM_EDITOR: &str = "the editor (session/new)";
+
+/// The editor's MCP servers, ready to start; one whose name would make tool names ambiguous
+/// is skipped with a warning, as in a configuration file.
+fn editor_servers(servers: &[McpServer]) -> Result<Vec<rein_mcp::ServerConfig>, Error> {
+    let mut configs = Vec::new();
     for server in servers {
-        let (name, entry) = match server {
+        let (name, transport) = match server {
             McpServer::Stdio(server) => (
                 server.name.clone(),
-                json!({
-                    "command": server.command,
-                    "args": server.args,
-                    "env": server.env.iter().map(|v| (v.name.clone(), Value::String(v.value.clone()))).collect::<serde_json::Map<_, _>>(),
-                }),
+                rein_mcp::Transport::Stdio {
+                    command: server.command.to_string_lossy().into_owned(),
+                    args: server.args.clone(),
+                    env: (server.env.iter())
+                        .map(|v| (v.name.clone(), v.value.clone()))
+                        .collect(),
+                },
             ),
             McpServer::Http(server) => (
                 server.name.clone(),
-                json!({
-                    "type": "http",
-                    "url": server.url,
-                    "headers": server.headers.iter().map(|h| (h.name.clone(), Value::String(h.value.clone()))).collect::<serde_json::Map<_, _>>(),
-                }),
+                rein_mcp::Transport::Http {
+                    url: server.url.clone(),
+                    headers: (server.headers.iter())
+                        .map(|h| (h.name.clone(), h.value.clone()))
+                        .collect(),
+                    sse: false,
+                },
             ),
             other => {
                 return Err(Error::invalid_params().data(json!(format!(
@@ -381,7 +389,20 @@ fn mcp_config(servers: &[McpServer]) -> Result<String, Error> {
                 ))));
             }
         };
-        config.insert(name, entry);
+        if let Err(why) = rein_mcp::check_name(&name, FROM_EDITOR) {
+            eprintln!("rein: {why}");
+            continue;
+        }
+        configs.push(rein_mcp::ServerConfig {
+            name,
+            transport,
+            cwd: None,
+            startup_timeout: rein_mcp::config::DEFAULT_STARTUP_TIMEOUT,
+            tool_timeout: rein_mcp::config::DEFAULT_TOOL_TIMEOUT,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+            source: FROM_EDITOR.to_string(),
+        });
     }
-    Ok(json!({"mcpServers": config}).to_string())
+    Ok(configs)
 }

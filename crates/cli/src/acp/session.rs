@@ -19,8 +19,8 @@ use rein_protocol::{Event, RunOutcome};
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::args::ExecArgs;
 use crate::hosted::Hosted;
+use crate::overrides::Overrides;
 
 /// A session the editor drives.
 pub struct AcpSession {
@@ -49,7 +49,7 @@ impl AcpSession {
     /// Starts the session `args` say, asking the editor about calls through `connection`
     /// and using its buffers and terminals as far as its capabilities say.
     pub async fn start(
-        args: &ExecArgs,
+        args: &Overrides,
         connection: &ConnectionTo<Client>,
         client: &ClientCapabilities,
     ) -> Result<Self, Exit> {

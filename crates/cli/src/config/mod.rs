@@ -115,6 +115,8 @@ pub struct Config {
     pub mcp_servers: Vec<McpTable>,
     /// `.mcp.json`-format texts `--mcp-config` gave (the user's own), each with its source.
     pub mcp_flag_files: Vec<Sourced<String>>,
+    /// MCP servers a front end gave whole (an editor's), started after every other.
+    pub mcp_given: Vec<rein_mcp::ServerConfig>,
     /// `--strict-mcp-config`: only the servers of [`Config::mcp_flag_files`] start.
     pub mcp_strict: bool,
     /// Variables a workspace's MCP configuration may read (the user's own config only).

@@ -169,8 +169,7 @@ fn layered(
     config: &Config,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Vec<(&'static str, Sourced<String>)>, Exit> {
-    let no_flags = crate::args::ExecArgs::default();
-    let routing = resolve::routing(&no_flags, env, config);
+    let routing = resolve::routing(&crate::overrides::Route::default(), env, config);
     let quoted = |s: &Sourced<String>| Sourced {
         value: format!("{:?}", s.value),
         source: s.source.clone(),
@@ -196,7 +195,7 @@ fn layered(
         ("base_url", quoted(&routing.base_url)),
         ("api_key_env", quoted(&routing.key_env)),
     ];
-    if let Some(mode) = resolve::permission_mode(&no_flags, env, config)? {
+    if let Some(mode) = resolve::permission_mode(None, env, config)? {
         let mode = Sourced {
             value: format!("{:?}", mode.value.name()),
             source: mode.source,

@@ -38,7 +38,11 @@ pub struct Confined<'a> {
 pub async fn run(dir: &Path, line: &str, how: Confined<'_>, cancel: &CancellationToken) -> Step {
     let cancel = cancel.child_token();
     let limit = how.limit;
-    let ctx = match crate::tool_cmd::context(dir, cancel.clone(), Some(how.sandbox)) {
+    let policy = rein_sandbox::Policy::parse(how.sandbox)
+        .map_err(|e| crate::Exit::usage(format!("--sandbox: {e}")));
+    let made =
+        policy.and_then(|policy| crate::tool_cmd::context(dir, cancel.clone(), Some(policy)));
+    let ctx = match made {
         Ok(ctx) => {
             let names = ctx.hidden_env.names().iter().chain(how.hidden).cloned();
             rein_tools::ToolContext {

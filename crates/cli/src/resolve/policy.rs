@@ -7,8 +7,8 @@ use rein_engine::permissions::{PermissionMode, Policy, Rule, SourcedRule};
 
 use super::{non_empty, sourced};
 use crate::Exit;
-use crate::args::ExecArgs;
 use crate::config::{Config, Sourced};
+use crate::overrides::{Mode, RuleTexts};
 
 /// The policy the config files alone give (no flags, no environment but `HOME`, which rules
 /// starting with `~/` name).
@@ -18,34 +18,27 @@ pub fn config_policy(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Policy, Exit> {
     let home = |key: &str| if key == "HOME" { env(key) } else { None };
-    policy(&ExecArgs::default(), root, &home, config)
+    policy((None, &RuleTexts::default()), root, &home, config)
 }
 
-/// The permission mode `--permission-mode`, else `$REIN_PERMISSION_MODE` (source `env
-/// REIN_PERMISSION_MODE`), else the config names; `None` when none does.
+/// The permission mode `flag` sets (`--permission-mode`), else `$REIN_PERMISSION_MODE`
+/// (source `env REIN_PERMISSION_MODE`), else the config names; `None` when none does.
 pub fn permission_mode(
-    args: &ExecArgs,
+    flag: Option<Mode>,
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
 ) -> Result<Option<Sourced<PermissionMode>>, Exit> {
-    let named = args
-        .permission_mode
-        .clone()
-        .map(|m| (m, "--permission-mode", "--permission-mode"))
-        .or_else(|| {
-            args.dangerously_skip_permissions.then(|| {
-                let flag = "--dangerously-skip-permissions";
-                ("bypass".to_string(), flag, flag)
-            })
-        })
-        .or_else(|| {
-            non_empty(env("REIN_PERMISSION_MODE"))
-                .map(|m| (m, "REIN_PERMISSION_MODE", "env REIN_PERMISSION_MODE"))
-        });
-    match named {
-        Some((name, from, source)) => PermissionMode::parse(&name)
-            .map(|mode| Some(sourced(mode, source)))
-            .ok_or_else(|| Exit::usage(format!("{from}: unknown permission mode {name:?}"))),
+    if let Some(flag) = flag {
+        return Ok(Some(sourced(flag.mode(), flag.flag())));
+    }
+    match non_empty(env("REIN_PERMISSION_MODE")) {
+        Some(name) => PermissionMode::parse(&name)
+            .map(|mode| Some(sourced(mode, "env REIN_PERMISSION_MODE")))
+            .ok_or_else(|| {
+                Exit::usage(format!(
+                    "REIN_PERMISSION_MODE: unknown permission mode {name:?}"
+                ))
+            }),
         None => Ok(config.permission_mode.clone()),
     }
 }
@@ -53,13 +46,13 @@ pub fn permission_mode(
 /// The permission policy: the mode from `--permission-mode`, `$REIN_PERMISSION_MODE` or the
 /// config; rules from the config files followed by `--allowed-tools` and `--disallowed-tools`.
 pub fn policy(
-    args: &ExecArgs,
+    (mode, rules): (Option<Mode>, &RuleTexts),
     root: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     config: &Config,
 ) -> Result<Policy, Exit> {
     let mut policy = Policy::default();
-    if let Some(mode) = permission_mode(args, env, config)? {
+    if let Some(mode) = permission_mode(mode, env, config)? {
         policy.mode = mode.value;
     }
     let home = crate::env::home(env);
@@ -81,13 +74,13 @@ pub fn policy(
     policy
         .rules
         .allow
-        .extend(from_flag(&args.allowed_tools, "--allowed-tools")?);
+        .extend(from_flag(&rules.allow, "--allowed-tools")?);
     policy.rules.ask = from_config(&config.ask)?;
     policy.rules.deny = from_config(&config.deny)?;
     policy
         .rules
         .deny
-        .extend(from_flag(&args.disallowed_tools, "--disallowed-tools")?);
+        .extend(from_flag(&rules.deny, "--disallowed-tools")?);
     Ok(policy)
 }
 

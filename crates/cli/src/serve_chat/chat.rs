@@ -11,6 +11,7 @@ use super::approve::{ChatApprover, Pending};
 use super::place::Place;
 use super::reply::Reply;
 use crate::hosted::Hosted;
+use crate::overrides::StartAt;
 
 const HELP: &str = "Send a task and rein works on it here. /new starts a new session, /stop \
                     cancels the work under way, /status shows the session, /mode NAME changes \
@@ -108,16 +109,15 @@ impl Chat {
             pending: Arc::clone(&self.pending),
         });
         let key = self.id.to_string();
-        let mut args = self.place.base.clone();
-        args.resume = server.kept.session(&key);
+        let kept = server.kept.session(&key);
+        let start = |at| crate::overrides::SessionStart { at, fork: false };
+        let at = kept.map_or(StartAt::New, StartAt::Resume);
+        let resumed = at != StartAt::New;
         let setup = Arc::clone(&self.place.setup);
-        let started = match Hosted::on(Arc::clone(&setup), &args, Some(approver.clone())) {
+        let started = match Hosted::on(Arc::clone(&setup), &start(at), Some(approver.clone())) {
             Ok(hosted) => Ok(hosted),
             // The kept session is gone (pruned, moved): a new one.
-            Err(_) if args.resume.is_some() => {
-                args.resume = None;
-                Hosted::on(setup, &args, Some(approver))
-            }
+            Err(_) if resumed => Hosted::on(setup, &start(StartAt::New), Some(approver)),
             Err(e) => Err(e),
         };
         let hosted = Arc::new(started.map_err(|e| e.message)?);

@@ -11,11 +11,11 @@ use rein_chat::ChatId;
 use rein_engine::permissions::PermissionMode;
 
 use crate::Exit;
-use crate::args::ExecArgs;
 use crate::config::Config;
 use crate::config::serve::ChatConfig;
 use crate::config::{Sourced, serve::ServeConfig};
 use crate::env::Env;
+use crate::overrides::{Mode, Overrides};
 
 /// A workspace the chats of `rein serve` work in.
 pub(super) struct Place {
@@ -24,8 +24,6 @@ pub(super) struct Place {
     pub(super) workspace: PathBuf,
     /// Who may talk to rein there.
     pub(super) allowed: HashSet<String>,
-    /// What each of its chats' sessions starts from.
-    pub(super) base: ExecArgs,
     /// The settings, MCP servers and language servers its chats' sessions share.
     pub(super) setup: Arc<crate::setup::Setup>,
     /// The broadest mode `/mode` may choose: its own.
@@ -47,7 +45,8 @@ pub(super) struct Planned {
     chat: Option<String>,
     workspace: PathBuf,
     allowed: HashSet<String>,
-    mode: Option<String>,
+    /// Its permission mode (`default` unless `[serve]` says otherwise).
+    mode: PermissionMode,
 }
 
 /// The places of `[serve]`; why `rein serve` does not start when a workspace has no
@@ -82,14 +81,11 @@ pub(super) async fn set_up(
         // `auto` and `bypass` only when `[serve]` says so: the user's usual mode is not the
         // chat's.
         let mode = plan.mode;
-        let base = ExecArgs {
-            model: route.model.clone(),
-            provider: route.provider,
-            base_url: route.base_url.clone(),
-            api_key_env: route.api_key_env.clone(),
+        let base = Overrides {
+            route: route.overrides(),
             cwd: Some(plan.workspace.clone()),
-            permission_mode: Some(mode.clone().unwrap_or_else(|| "default".to_string())),
-            ..ExecArgs::default()
+            mode: Some(Mode::Named(mode)),
+            ..Overrides::default()
         };
         let mut setup = crate::setup::Setup::new(&base, crate::trust::Asking::Never)?;
         setup.start_mcp().await;
@@ -97,11 +93,8 @@ pub(super) async fn set_up(
             chat: plan.chat,
             workspace: plan.workspace,
             allowed: plan.allowed,
-            base,
             setup: Arc::new(setup),
-            widest: mode
-                .and_then(|m| PermissionMode::parse(&m))
-                .unwrap_or(PermissionMode::Default),
+            widest: mode,
         }));
     }
     Ok(places)
@@ -148,11 +141,20 @@ fn plan(chat: Option<String>, entry: &ChatConfig, env: Env<'_>) -> Result<Planne
             missing.join("; ")
         )));
     };
+    let mode = match &entry.permission_mode {
+        Some(named) => PermissionMode::parse(&named.value).ok_or_else(|| {
+            Exit::usage(format!(
+                "{}: permission_mode: unknown permission mode {:?}",
+                named.source, named.value
+            ))
+        })?,
+        None => PermissionMode::Default,
+    };
     Ok(Planned {
         chat,
         workspace: folder(workspace, env)?,
         allowed,
-        mode: entry.permission_mode.as_ref().map(|m| m.value.clone()),
+        mode,
     })
 }
 

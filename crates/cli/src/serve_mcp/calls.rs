@@ -9,7 +9,7 @@ use rmcp::model::Tool;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::args::{ExecArgs, ServeArgs};
+use crate::overrides::{Mode, Overrides, SessionStart, StartAt};
 
 /// The tool that runs a prompt in a new session.
 pub const RUN: &str = "rein";
@@ -114,40 +114,22 @@ pub fn parse<T: for<'de> Deserialize<'de>>(
     serde_json::from_value(arguments).map_err(|e| BadCall(format!("{tool}: bad arguments: {e}")))
 }
 
-/// The server's flags as the settings of a headless run.
-pub fn base(server: &ServeArgs) -> ExecArgs {
-    ExecArgs {
-        model: server.route.model.clone(),
-        provider: server.route.provider,
-        base_url: server.route.base_url.clone(),
-        api_key_env: server.route.api_key_env.clone(),
-        cwd: server.cwd.clone(),
-        permission_mode: server.permission_mode.clone(),
-        sandbox: server.sandbox.clone(),
-        allowed_tools: server.allowed_tools.clone(),
-        disallowed_tools: server.disallowed_tools.clone(),
-        max_turns: server.max_turns,
-        max_budget_usd: server.max_budget_usd,
-        ..ExecArgs::default()
-    }
-}
-
 /// The settings of a new session for `call`: the server's, narrowed by the call. `ceiling` is
 /// the server's resolved mode: a call asking for a broader one is refused, never obeyed.
 pub fn for_run(
-    server: &ServeArgs,
+    server: &Overrides,
     ceiling: PermissionMode,
     call: RunCall,
-) -> Result<ExecArgs, BadCall> {
+) -> Result<Overrides, BadCall> {
     narrowed(server, ceiling, call).map_err(BadCall)
 }
 
 fn narrowed(
-    server: &ServeArgs,
+    server: &Overrides,
     ceiling: PermissionMode,
     call: RunCall,
-) -> Result<ExecArgs, String> {
-    let mut args = base(server);
+) -> Result<Overrides, String> {
+    let mut args = server.clone();
     if let Some(asked) = &call.permission_mode {
         let mode = PermissionMode::parse(asked).ok_or_else(|| {
             format!("permission_mode {asked:?}: one of plan, default, accept-edits, auto, bypass")
@@ -161,7 +143,7 @@ fn narrowed(
                 ceiling.name()
             ));
         }
-        args.permission_mode = Some(mode.name().to_string());
+        args.mode = Some(Mode::Named(mode));
     }
     if let Some(asked) = call.max_budget_usd {
         if !asked.is_finite() || asked <= 0.0 {
@@ -169,23 +151,24 @@ fn narrowed(
                 "max_budget_usd {asked}: a positive number of dollars"
             ));
         }
-        args.max_budget_usd = Some(server.max_budget_usd.map_or(asked, |own| own.min(asked)));
+        let own = server.limits.max_budget_usd;
+        args.limits.max_budget_usd = Some(own.map_or(asked, |own| own.min(asked)));
     }
     if let Some(effort) = &call.effort {
-        args.effort =
+        args.limits.effort =
             Some(rein_llm::Effort::parse(effort).map_err(|e| format!("effort {effort:?}: {e}"))?);
     }
     if call.max_turns == Some(0) {
         return Err("max_turns: at least 1".to_string());
     }
-    args.max_turns = call.max_turns.or(args.max_turns);
-    args.model = call.model.or(args.model);
+    args.limits.max_turns = call.max_turns.or(args.limits.max_turns);
+    args.route.model = call.model.or(args.route.model);
     args.cwd = call.cwd.or(args.cwd);
     if !call.allowed_tools.is_empty() {
-        args.allowed_tools = narrower_allows(&server.allowed_tools, call.allowed_tools)?;
+        args.rules.allow = narrower_allows(&server.rules.allow, call.allowed_tools)?;
     }
-    args.disallowed_tools.extend(call.disallowed_tools);
-    args.append_system_prompt = call.append_system_prompt;
+    args.rules.deny.extend(call.disallowed_tools);
+    args.prompt.append = call.append_system_prompt;
     Ok(args)
 }
 
@@ -214,16 +197,20 @@ fn narrower_allows(server: &[String], asked: Vec<String>) -> Result<Vec<String>,
 }
 
 /// The settings that continue the stored session of `call` (one this server no longer holds).
-pub fn for_reply(server: &ServeArgs, call: &ReplyCall) -> ExecArgs {
-    let mut args = base(server);
+pub fn for_reply(server: &Overrides, call: &ReplyCall) -> Overrides {
+    let mut args = server.clone();
     args.cwd = call.cwd.clone().or(args.cwd);
-    args.resume = Some(call.session_id.clone());
+    args.start = SessionStart {
+        at: StartAt::Resume(call.session_id.clone()),
+        fork: false,
+    };
     args
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::ServeArgs;
 
     fn call(json: Value) -> RunCall {
         let Value::Object(map) = json else {
@@ -234,20 +221,23 @@ mod tests {
 
     #[test]
     fn a_call_may_narrow_the_mode_but_not_widen_it() {
-        let server = ServeArgs::default();
+        let server = ServeArgs::default().overrides().unwrap();
         let narrower = for_run(
             &server,
             PermissionMode::AcceptEdits,
             call(json!({"prompt": "hi", "permission_mode": "plan"})),
         );
-        assert_eq!(narrower.map(|a| a.permission_mode), Ok(Some("plan".into())));
+        assert_eq!(
+            narrower.map(|a| a.mode),
+            Ok(Some(Mode::Named(PermissionMode::Plan)))
+        );
         let wider = for_run(
             &server,
             PermissionMode::AcceptEdits,
             call(json!({"prompt": "hi", "permission_mode": "bypass"})),
         );
         assert_eq!(
-            wider.map(|a| a.permission_mode).map_err(|e| e.0),
+            wider.map(|a| a.mode).map_err(|e| e.0),
             Err(
                 "permission_mode bypass: broader than this server's accept-edits (its \
                  --permission-mode); ask for accept-edits or narrower"
@@ -261,18 +251,20 @@ mod tests {
         let server = ServeArgs {
             allowed_tools: vec!["Bash(cargo test *)".into(), "Read".into()],
             ..ServeArgs::default()
-        };
+        }
+        .overrides()
+        .unwrap();
         let run = |allowed: Value| {
             for_run(
                 &server,
                 PermissionMode::Default,
                 call(json!({"prompt": "hi", "allowed_tools": allowed})),
             )
-            .map(|a| a.allowed_tools)
+            .map(|a| a.rules.allow)
             .map_err(|e| e.0)
         };
         // Kept: the server's own rules, or narrower ones.
-        assert_eq!(run(json!([])), Ok(server.allowed_tools.clone()));
+        assert_eq!(run(json!([])), Ok(server.rules.allow.clone()));
         assert_eq!(
             run(json!(["Read(./src/**)"])),
             Ok(vec!["Read(./src/**)".to_string()])
@@ -296,7 +288,7 @@ mod tests {
                 "{wider}: {refused}"
             );
         }
-        let bare = ServeArgs::default();
+        let bare = ServeArgs::default().overrides().unwrap();
         let refused = for_run(
             &bare,
             PermissionMode::Bypass,
@@ -312,19 +304,21 @@ mod tests {
         let server = ServeArgs {
             max_budget_usd: Some(1.0),
             ..ServeArgs::default()
-        };
+        }
+        .overrides()
+        .unwrap();
         let more = for_run(
             &server,
             PermissionMode::Default,
             call(json!({"prompt": "hi", "max_budget_usd": 5.0})),
         );
-        assert_eq!(more.map(|a| a.max_budget_usd), Ok(Some(1.0)));
+        assert_eq!(more.map(|a| a.limits.max_budget_usd), Ok(Some(1.0)));
         let less = for_run(
             &server,
             PermissionMode::Default,
             call(json!({"prompt": "hi", "max_budget_usd": 0.25})),
         );
-        assert_eq!(less.map(|a| a.max_budget_usd), Ok(Some(0.25)));
+        assert_eq!(less.map(|a| a.limits.max_budget_usd), Ok(Some(0.25)));
     }
 
     #[test]

@@ -8,7 +8,6 @@
 
 mod calls;
 
-pub use calls::base as base_args;
 mod elicit;
 mod progress;
 
@@ -34,10 +33,11 @@ use progress::Progress;
 /// A session the server holds, driven by one call at a time.
 type Held = Arc<Hosted>;
 
-/// The server: its flags, the broadest mode a call may ask for, and its sessions by id.
+/// The server: what its flags set, the broadest mode a call may ask for, and its sessions
+/// by id.
 #[derive(Clone)]
 struct ReinServer {
-    args: Arc<ServeArgs>,
+    args: Arc<crate::overrides::Overrides>,
     ceiling: PermissionMode,
     sessions: Arc<Mutex<HashMap<String, Held>>>,
 }
@@ -45,13 +45,11 @@ struct ReinServer {
 pub async fn run(args: ServeArgs) -> Result<(), Exit> {
     // The server's own settings, resolved once: a bad flag or a missing key fails here, not
     // in the first call; their mode is the broadest a call may ask for.
-    let settings = crate::settings::Settings::new(
-        &calls::base(&args),
-        crate::trust::Asking::Never,
-        crate::env::process,
-    )?;
+    let base = args.overrides()?;
+    let settings =
+        crate::settings::Settings::new(&base, crate::trust::Asking::Never, crate::env::process)?;
     let server = ReinServer {
-        args: Arc::new(args),
+        args: Arc::new(base),
         ceiling: settings.template.policy.mode,
         sessions: Arc::default(),
     };
@@ -166,7 +164,7 @@ impl ReinServer {
     /// Starts the session `args` say and holds it by its id.
     async fn start(
         &self,
-        args: &crate::args::ExecArgs,
+        args: &crate::overrides::Overrides,
         context: &RequestContext<RoleServer>,
     ) -> Result<Held, String> {
         let editor = rein_tools::Editor::default();
