@@ -6,13 +6,13 @@ use std::io::{IsTerminal, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use rein_engine::{Controller, EndReason, Op};
+use rein_engine::Op;
 use rein_protocol::{Event, RunOutcome};
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
 use crate::args::{ExecArgs, InputFormat, OutputDialect};
+use crate::hosted::{Hosted, JobEnd, Sink};
 use crate::input_messages::InputLine;
 use crate::output::Printer;
 use crate::overrides::{self, Overrides};
@@ -116,9 +116,7 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
             &args.image,
         )?)
     };
-    let agent = setup.agent(setup.start(&overrides.start)?)?;
-
-    let (tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let hosted = Hosted::on(Arc::clone(&setup), &overrides.start, None)?;
     let mut printer = Printer::new(args.output_format, std::io::stdout(), std::io::stderr());
     if setup.settings.output_dialect == OutputDialect::Claude {
         printer = printer.in_claude_dialect(claude_dialect(&setup));
@@ -130,23 +128,23 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         Arc::clone(&stopped_by),
     ));
     let mut session = Session {
-        controller: Controller::new(agent, setup.clone(), tx, None),
-        events,
+        hosted,
         printer,
         interrupted,
     };
     if let Some(answers) = answers {
-        session.controller.set_answerer(Arc::new(answers)).await;
+        session.hosted.set_answerer(Arc::new(answers)).await;
     }
     // Only a session that stays runs its scheduled jobs: one taken off the schedule by a
     // run about to end would be lost.
     if args.stay {
-        session.controller.serve_schedule();
+        session.hosted.serve_schedule().await;
     }
     if args.compact {
         let focus = args.focus.clone();
         if let JobEnd::Compacted(Some(error)) = session.job(Op::Compact { focus }).await {
             session.close().await;
+            setup.close().await;
             return Err(Exit::failed(format!("compaction failed: {error}")));
         }
     }
@@ -156,16 +154,13 @@ pub async fn run(args: ExecArgs) -> Result<(), Exit> {
         (None, false) if args.stay => RunOutcome::Completed,
         (None, false) => {
             session.close().await;
+            setup.close().await;
             return Ok(());
         }
     };
     if args.stay && outcome != RunOutcome::Cancelled {
         outcome = session.stay().await;
     }
-    let _ = session
-        .controller
-        .apply(Op::Shutdown(EndReason::Other))
-        .await;
     interrupts.abort();
     session.close().await;
     setup.close().await;
@@ -201,13 +196,20 @@ fn exit(outcome: RunOutcome, signal: i32) -> Result<(), Exit> {
 /// The number of SIGINT (Ctrl-C).
 const SIGINT: i32 = 2;
 
-/// The session as `rein exec` drives it: ops to the controller, its events to the printer.
+/// The session as `rein exec` drives it: jobs on the hosted session, its events to the
+/// printer.
 struct Session {
-    controller: Controller,
-    events: UnboundedReceiver<Event>,
+    hosted: Hosted,
     printer: Printer<std::io::Stdout, std::io::Stderr>,
     /// Cancelled by Ctrl-C, SIGTERM or SIGHUP: the job under way is cancelled.
     interrupted: CancellationToken,
+}
+
+#[async_trait::async_trait]
+impl Sink for Printer<std::io::Stdout, std::io::Stderr> {
+    async fn event(&mut self, event: Event) {
+        self.handle(event);
+    }
 }
 
 /// What Claude Code's `init` event says that the engine's events do not.
@@ -228,31 +230,11 @@ fn claude_dialect(setup: &Setup) -> crate::claude_output::ClaudeDialect {
     })
 }
 
-/// How a job ended, as its last event said.
-enum JobEnd {
-    /// A run's `Result`, with its outcome.
-    Ran(RunOutcome),
-    /// A compaction's `CompactionEnd`, with why nothing was compacted.
-    Compacted(Option<String>),
-    /// The event stream closed first.
-    Closed,
-}
-
-impl JobEnd {
-    /// A run's outcome: cancelled when it did not end with its `Result`.
-    fn outcome(self) -> RunOutcome {
-        match self {
-            Self::Ran(outcome) => outcome,
-            Self::Compacted(_) | Self::Closed => RunOutcome::Cancelled,
-        }
-    }
-}
-
 impl Session {
     /// Runs `prompt`; its outcome.
     async fn run(&mut self, prompt: String) -> RunOutcome {
         match self.job(Op::Submit(prompt)).await {
-            JobEnd::Ran(outcome) => outcome,
+            JobEnd::Ran(reply) => reply.outcome,
             // The controller ends every run with its `Result`; without one, the run failed.
             JobEnd::Compacted(_) | JobEnd::Closed => RunOutcome::Failed,
         }
@@ -295,7 +277,7 @@ impl Session {
     /// none runs, or an interruption (which cancels the run under way, if one is, and
     /// ends the wait). The last run's outcome (completed when none ran).
     async fn stay(&mut self) -> RunOutcome {
-        let jobs = self.controller.jobs();
+        let jobs = self.hosted.jobs().await;
         if let Some(next) = jobs.first() {
             eprintln!(
                 "rein: staying for {} scheduled job(s), the next at {}; Ctrl-C ends",
@@ -303,81 +285,31 @@ impl Session {
                 next.next_fire
             );
         }
-        let mut outcome = RunOutcome::Completed;
-        // Whether a scheduled run is under way, by its events (the status may still say the
-        // last run runs for a moment after its `Result`).
-        let mut running = false;
-        loop {
-            tokio::select! {
-                biased;
-                () = self.interrupted.cancelled() => {
-                    if running {
-                        return self.job(Op::Cancel).await.outcome();
-                    }
-                    return outcome;
-                }
-                event = self.events.recv() => match event {
-                    None => return outcome,
-                    Some(event) => {
-                        match &event {
-                            Event::ScheduledPrompt { .. } => running = true,
-                            Event::Result { outcome: ended, .. } => {
-                                (outcome, running) = (*ended, false);
-                            }
-                            _ => {}
-                        }
-                        self.printer.handle(event);
-                    }
-                },
-                () = self.controller.settled() => return outcome,
-            }
-        }
+        let stayed = self.hosted.stay(&mut self.printer, &self.interrupted).await;
+        stayed.unwrap_or(RunOutcome::Failed)
     }
 
     /// Starts the job `op` and prints its events until the one that ends it (a compaction's
     /// end is not printed: a failure is said as rein's exit). An interruption, before or
     /// during the job, cancels it.
     async fn job(&mut self, op: Op) -> JobEnd {
-        let _ = self.controller.apply(op).await;
-        let mut cancelled = false;
-        loop {
-            tokio::select! {
-                biased;
-                () = self.interrupted.cancelled(), if !cancelled => {
-                    cancelled = true;
-                    let _ = self.controller.apply(Op::Cancel).await;
-                }
-                event = self.events.recv() => match event {
-                    None => return JobEnd::Closed,
-                    Some(Event::CompactionEnd { error }) => return JobEnd::Compacted(error),
-                    Some(event) => {
-                        let outcome = match &event {
-                            Event::Result { outcome, .. } => Some(*outcome),
-                            _ => None,
-                        };
-                        self.printer.handle(event);
-                        if let Some(outcome) = outcome {
-                            return JobEnd::Ran(outcome);
-                        }
-                    }
-                },
-            }
-        }
+        let ran = self
+            .hosted
+            .job(op, &mut self.printer, &self.interrupted)
+            .await;
+        // Nothing else drives this session: it is never busy.
+        ran.unwrap_or(JobEnd::Closed)
     }
 
-    /// Lets the controller go and prints what is still to come, until every sender of the
+    /// Ends the session and prints what is still to come, until every sender of the
     /// session's events is gone.
     async fn close(self) {
         let Self {
-            controller,
-            mut events,
+            hosted,
             mut printer,
             ..
         } = self;
-        drop(controller);
-        while let Some(event) = events.recv().await {
-            printer.handle(event);
-        }
+        hosted.finish(&mut printer).await;
     }
 }
 

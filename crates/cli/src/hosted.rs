@@ -39,7 +39,17 @@ pub struct Reply {
 /// Where a prompt's events go while it runs.
 #[async_trait]
 pub trait Sink: Send {
-    async fn event(&mut self, event: &Event);
+    async fn event(&mut self, event: Event);
+}
+
+/// How a job ended, as its last event said.
+pub enum JobEnd {
+    /// A run's `Result`.
+    Ran(Reply),
+    /// A compaction's `CompactionEnd`, with why nothing was compacted.
+    Compacted(Option<String>),
+    /// The event stream closed first.
+    Closed,
 }
 
 /// [`Hosted::ask`] while another prompt of the session runs.
@@ -79,6 +89,21 @@ impl Hosted {
             controller: Mutex::new(controller),
             events: Mutex::new(events),
         })
+    }
+
+    /// Who answers the model's questions (`--answers`).
+    pub async fn set_answerer(&self, answerer: Arc<dyn rein_engine::questions::Answerer>) {
+        self.controller.lock().await.set_answerer(answerer).await;
+    }
+
+    /// Runs the session's scheduled jobs as they fall due (`--stay`).
+    pub async fn serve_schedule(&self) {
+        self.controller.lock().await.serve_schedule();
+    }
+
+    /// The session's scheduled jobs.
+    pub async fn jobs(&self) -> Vec<rein_protocol::ScheduledJob> {
+        self.controller.lock().await.jobs()
     }
 
     /// Carries out `op` on the session (a mode or model change, a cancellation).
@@ -127,10 +152,31 @@ impl Hosted {
         sink: &mut dyn Sink,
         cancelled: &CancellationToken,
     ) -> Result<Reply, Busy> {
+        Ok(match self.job(Op::Submit(prompt), sink, cancelled).await? {
+            JobEnd::Ran(reply) => reply,
+            // The controller ends every run with its `Result`; without one, the run failed.
+            JobEnd::Compacted(_) | JobEnd::Closed => {
+                Reply::failed("the session ended before its answer")
+            }
+        })
+    }
+
+    /// Starts the job `op` (a prompt, a compaction) and gives `sink` each of its events up to
+    /// the one that ends it. The one event loop of every front end driving a session, with
+    /// the one rule for when a job has ended: a run's `Result` (given to `sink` too), a
+    /// compaction's `CompactionEnd` (not given: its failure is the caller's to say), or the
+    /// end of the event stream. `cancelled`, before or during the job, cancels it: its
+    /// commands are killed, the session kept. [`Busy`] while another job runs.
+    pub async fn job(
+        &self,
+        op: Op,
+        sink: &mut dyn Sink,
+        cancelled: &CancellationToken,
+    ) -> Result<JobEnd, Busy> {
         let Ok(mut events) = self.events.try_lock() else {
             return Err(Busy);
         };
-        let _ = self.apply(Op::Submit(prompt)).await;
+        let _ = self.apply(op).await;
         let mut cancelling = false;
         loop {
             let event = tokio::select! {
@@ -142,27 +188,79 @@ impl Hosted {
                 }
                 event = events.recv() => event,
             };
-            let Some(event) = event else {
-                return Ok(Reply::failed("the session ended before its answer"));
-            };
-            if let Event::Result {
-                outcome,
-                text,
-                turns,
-                usage,
-                cost_usd,
-                ..
-            } = event
-            {
-                return Ok(Reply {
-                    outcome,
-                    text,
-                    turns,
-                    usage,
-                    cost_usd,
-                });
+            match event {
+                None => return Ok(JobEnd::Closed),
+                Some(Event::CompactionEnd { error }) => return Ok(JobEnd::Compacted(error)),
+                Some(event @ Event::Result { .. }) => {
+                    let reply = Reply::of(&event);
+                    sink.event(event).await;
+                    return Ok(JobEnd::Ran(reply));
+                }
+                Some(event) => sink.event(event).await,
             }
-            sink.event(&event).await;
+        }
+    }
+
+    /// Gives `sink` the events of the scheduled jobs' runs as they come, until no job is
+    /// left and none runs, or `cancelled` (which cancels the run under way, if one is, and
+    /// ends the wait). The last run's outcome (completed when none ran); [`Busy`] while a
+    /// prompt runs.
+    pub async fn stay(
+        &self,
+        sink: &mut dyn Sink,
+        cancelled: &CancellationToken,
+    ) -> Result<RunOutcome, Busy> {
+        let mut outcome = RunOutcome::Completed;
+        // Whether a scheduled run is under way, by its events (the status may still say the
+        // last run runs for a moment after its `Result`).
+        let mut running = false;
+        loop {
+            let Ok(mut events) = self.events.try_lock() else {
+                return Err(Busy);
+            };
+            let settled = async { self.controller.lock().await.settled().await };
+            tokio::select! {
+                biased;
+                () = cancelled.cancelled() => {
+                    drop(events);
+                    if !running {
+                        return Ok(outcome);
+                    }
+                    let never = CancellationToken::new();
+                    return Ok(match self.job(Op::Cancel, sink, &never).await? {
+                        JobEnd::Ran(reply) => reply.outcome,
+                        JobEnd::Compacted(_) | JobEnd::Closed => RunOutcome::Cancelled,
+                    });
+                }
+                event = events.recv() => match event {
+                    None => return Ok(outcome),
+                    Some(event) => {
+                        match &event {
+                            Event::ScheduledPrompt { .. } => running = true,
+                            Event::Result { outcome: ended, .. } => {
+                                (outcome, running) = (*ended, false);
+                            }
+                            _ => {}
+                        }
+                        sink.event(event).await;
+                    }
+                },
+                () = settled => return Ok(outcome),
+            }
+        }
+    }
+
+    /// Ends the session (saved as it is) and gives `sink` what is still to come, until every
+    /// sender of its events is gone; its setup stays (see [`Setup::close`]).
+    pub async fn finish(self, sink: &mut dyn Sink) {
+        self.end().await;
+        let Self {
+            controller, events, ..
+        } = self;
+        drop(controller);
+        let mut events = events.into_inner();
+        while let Some(event) = events.recv().await {
+            sink.event(event).await;
         }
     }
 
@@ -179,6 +277,27 @@ impl Hosted {
 }
 
 impl Reply {
+    /// The reply a `Result` event says (a failure for any other event).
+    fn of(event: &Event) -> Self {
+        match event {
+            Event::Result {
+                outcome,
+                text,
+                turns,
+                usage,
+                cost_usd,
+                ..
+            } => Self {
+                outcome: *outcome,
+                text: text.clone(),
+                turns: *turns,
+                usage: *usage,
+                cost_usd: *cost_usd,
+            },
+            _ => Self::failed("the session ended before its answer"),
+        }
+    }
+
     fn failed(why: &str) -> Self {
         Self {
             outcome: RunOutcome::Failed,

@@ -203,7 +203,8 @@ struct Updates<'a> {
 
 #[async_trait]
 impl crate::hosted::Sink for Updates<'_> {
-    async fn event(&mut self, event: &Event) {
+    async fn event(&mut self, event: Event) {
+        let event = &event;
         use super::updates;
         let update = match event {
             Event::ToolOutputDelta { id, text } => {

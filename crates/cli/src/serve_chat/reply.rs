@@ -161,7 +161,8 @@ fn wait_after(e: &rein_chat::ChatError, attempt: u32) -> std::time::Duration {
 
 #[async_trait]
 impl Sink for Reply {
-    async fn event(&mut self, event: &Event) {
+    async fn event(&mut self, event: Event) {
+        let event = &event;
         match event {
             Event::TextDelta { text } => self.text.push_str(text),
             Event::ToolCallStart { name, summary, .. } => {

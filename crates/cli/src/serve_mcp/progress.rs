@@ -35,7 +35,8 @@ impl Progress {
 
 #[async_trait]
 impl crate::hosted::Sink for Progress {
-    async fn event(&mut self, event: &Event) {
+    async fn event(&mut self, event: Event) {
+        let event = &event;
         if let Some(message) = progress_line(event) {
             self.say(message).await;
         }
