@@ -287,8 +287,8 @@ impl ClaudeDialect {
 }
 
 /// A permission mode under Claude Code's names.
-pub fn mode_name(mode: rein_engine::permissions::PermissionMode) -> &'static str {
-    use rein_engine::permissions::PermissionMode;
+pub fn mode_name(mode: rein_policy::PermissionMode) -> &'static str {
+    use rein_policy::PermissionMode;
     match mode {
         PermissionMode::Default => "default",
         PermissionMode::AcceptEdits => "acceptEdits",

@@ -24,7 +24,7 @@ use crate::setup::Setup;
 pub fn overrides(args: &ExecArgs) -> Result<Overrides, Exit> {
     let mode = match (&args.permission_mode, args.dangerously_skip_permissions) {
         (Some(name), _) => Some(overrides::Mode::Named(
-            rein_engine::permissions::PermissionMode::parse(name).ok_or_else(|| {
+            rein_policy::PermissionMode::parse(name).ok_or_else(|| {
                 Exit::usage(format!(
                     "--permission-mode: unknown permission mode {name:?}"
                 ))

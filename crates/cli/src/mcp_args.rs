@@ -141,7 +141,7 @@ impl ServeArgs {
         use crate::overrides::{Limits, Mode, Overrides, RuleTexts};
         let mode = (self.permission_mode.as_deref())
             .map(|name| {
-                rein_engine::permissions::PermissionMode::parse(name)
+                rein_policy::PermissionMode::parse(name)
                     .map(Mode::Named)
                     .ok_or_else(|| {
                         crate::Exit::usage(format!(

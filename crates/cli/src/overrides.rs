@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use rein_engine::permissions::PermissionMode;
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 
 use crate::args::OutputDialect;
 use crate::trust::TrustFlag;

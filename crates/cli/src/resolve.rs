@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use rein_engine::AgentConfig;
-use rein_engine::permissions::Policy;
 use rein_llm::ProviderKind;
+use rein_policy::Policy;
 
 use crate::Exit;
 use crate::config::{Config, Sourced};

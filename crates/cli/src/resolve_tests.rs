@@ -176,10 +176,7 @@ fn policy_comes_from_the_flags_and_bad_rules_are_usage_errors() {
         ..ExecArgs::default()
     };
     let policy = policy_of(&a, root, &|_| None, &Config::default()).unwrap();
-    assert_eq!(
-        policy.mode,
-        rein_engine::permissions::PermissionMode::AcceptEdits
-    );
+    assert_eq!(policy.mode, rein_policy::PermissionMode::AcceptEdits);
     assert_eq!(policy.rules.allow[0].rule.text, "Bash(cargo *)");
     assert_eq!(policy.rules.allow[0].source, "--allowed-tools");
     assert_eq!(policy.rules.deny[0].source, "--disallowed-tools");
@@ -238,12 +235,12 @@ fn flags_beat_the_environment_which_beats_the_config() {
     };
     assert_eq!(
         mode(&ExecArgs::default(), &env_of(&[])),
-        rein_engine::permissions::PermissionMode::Plan
+        rein_policy::PermissionMode::Plan
     );
     let env = env_of(&[("REIN_PERMISSION_MODE", "bypass")]);
     assert_eq!(
         mode(&ExecArgs::default(), &env),
-        rein_engine::permissions::PermissionMode::Bypass
+        rein_policy::PermissionMode::Bypass
     );
     let flagged = ExecArgs {
         permission_mode: Some("accept-edits".into()),
@@ -251,7 +248,7 @@ fn flags_beat_the_environment_which_beats_the_config() {
     };
     assert_eq!(
         mode(&flagged, &env),
-        rein_engine::permissions::PermissionMode::AcceptEdits
+        rein_policy::PermissionMode::AcceptEdits
     );
 }
 

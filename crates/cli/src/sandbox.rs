@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use rein_sandbox::{Policy, Sandbox, Settings, Support};
 
 use crate::Exit;

@@ -135,10 +135,7 @@ fn sandbox(
     sensitive: &rein_tools::SensitivePaths,
     env: &ReadEnv,
     (added_dirs, lsp_found): (&[PathBuf], &[rein_code::lsp::Found]),
-    (policy, mode): (
-        rein_sandbox::Policy,
-        rein_engine::permissions::PermissionMode,
-    ),
+    (policy, mode): (rein_sandbox::Policy, rein_policy::PermissionMode),
 ) -> Result<Option<Arc<rein_sandbox::Sandbox>>, Exit> {
     let mut settings = crate::sandbox::settings(config, sensitive, env);
     settings.read_roots.extend(added_dirs.iter().cloned());

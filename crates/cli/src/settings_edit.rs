@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_engine::permissions::{Rule, RuleEdit, RuleList, SourcedRule};
+use rein_policy::{Rule, RuleEdit, RuleList, SourcedRule};
 use rein_tui::settings::{SettingsChange, SettingsScope};
 
 use crate::Exit;

@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rein_engine::permissions::PermissionMode;
 use rein_engine::subagents::{Subagents, built_in};
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::{ProviderConfig, ProviderKind};
+use rein_policy::PermissionMode;
 use rein_protocol::Event;
 use rein_testkit::{MockServer, Scenario};
 use serde_json::json;

@@ -8,10 +8,9 @@ use rein_protocol::ToolSpec;
 use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use serde_json::{Value, json};
 
-use crate::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
-/// The tool's name.
-pub const PLAN_TOOL: &str = "exit_plan_mode";
+pub use rein_policy::PLAN_TOOL;
 
 /// The `exit_plan_mode` tool: by the time it runs, the user approved the plan (the gate asked).
 pub(crate) struct ExitPlanMode;

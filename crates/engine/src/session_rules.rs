@@ -76,3 +76,7 @@ fn path_rules(facts: &CallFacts, guard: &WorkspaceGuard) -> Option<Vec<String>> 
         .collect();
     (!rules.is_empty()).then_some(rules)
 }
+
+#[cfg(test)]
+#[path = "session_rules_tests.rs"]
+mod tests;

@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use rein_engine::permissions::{PermissionMode, Policy, Rule, Rules, SourcedRule};
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::ProviderKind;
+use rein_policy::{PermissionMode, Policy, Rule, Rules, SourcedRule};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -18,7 +18,7 @@ fn board_agent(
     data: &std::path::Path,
 ) -> Agent {
     let mut config = AgentConfig::new("claude-sonnet-4-5", workspace.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.tasks_root = Some(data.join("tasks"));
     config.session_id = Some("board-session".into());
     Agent::new(

@@ -22,7 +22,7 @@ fn agent_with(
     };
     let mut config = AgentConfig::new(model, workspace.to_path_buf());
     if bypass {
-        config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+        config.policy.mode = rein_policy::PermissionMode::Bypass;
     }
     config.commands = catalog;
     Agent::new(
@@ -91,14 +91,10 @@ async fn a_command_cannot_lift_a_deny_rule_or_reach_outside_the_workspace() {
     let server = mock(r#"{"turns": [{"text": "ok"}]}"#).await;
     let mut config = AgentConfig::new("claude-sonnet-4-5", ws.path().to_path_buf());
     config.commands = catalog;
-    config
-        .policy
-        .rules
-        .deny
-        .push(rein_engine::permissions::SourcedRule {
-            rule: rein_engine::permissions::Rule::parse("Bash(touch *)", ws.path(), None).unwrap(),
-            source: "test".into(),
-        });
+    config.policy.rules.deny.push(rein_policy::SourcedRule {
+        rule: rein_policy::Rule::parse("Bash(touch *)", ws.path(), None).unwrap(),
+        source: "test".into(),
+    });
     let mut agent = Agent::new(
         client(rein_llm::ProviderKind::Anthropic, &server),
         rein_tools::ToolRegistry::builtin(),

@@ -28,7 +28,7 @@ async fn session(
     std::fs::write(dir.path().join("a.txt"), "old\n").unwrap();
     let server = mock(scenario).await;
     let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.context_window = Some(window);
     let agent = rein_engine::Agent::new(
         client(ProviderKind::Anthropic, &server),

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use rein_engine::permissions::PermissionMode;
 use rein_engine::{
     Agent, Applied, Approval, ControlError, Controller, EndReason, Op, SessionStatus,
 };
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::{Event, RunOutcome};
 use tokio::sync::mpsc::UnboundedReceiver;
 

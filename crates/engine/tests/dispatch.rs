@@ -90,7 +90,7 @@ async fn run_calls(calls: &[String], limits: DispatchLimits) -> (Agent, Vec<Span
     tools.register(rein_tools::typed(Probe(Arc::clone(&log))));
     let mut config = AgentConfig::new("claude-sonnet-4-5", dir.path().to_path_buf());
     config.dispatch = limits;
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     let mut agent = Agent::new(client(ProviderKind::Anthropic, &server), tools, config).unwrap();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let summary = agent.run("go", &tx, CancellationToken::new()).await;

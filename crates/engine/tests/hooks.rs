@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rein_engine::hooks::{HookEvent, HookSpec};
-use rein_engine::permissions::{PermissionMode, Rule, SourcedRule};
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::ProviderKind;
+use rein_policy::{PermissionMode, Rule, SourcedRule};
 use rein_protocol::{ContentBlock, Event, RunOutcome};
 use tokio_util::sync::CancellationToken;
 

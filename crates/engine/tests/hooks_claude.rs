@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use rein_engine::hooks::{HookEvent, HookSpec};
-use rein_engine::permissions::PermissionMode;
 use rein_engine::session::SessionStore;
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::SessionRecord;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

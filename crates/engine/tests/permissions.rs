@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use pretty_assertions::assert_eq;
-use rein_engine::permissions::{PermissionMode, Policy, Rule, Rules, SourcedRule};
 use rein_engine::{Agent, AgentConfig, Approval, ApprovalRequest, Approver};
 use rein_llm::ProviderKind;
+use rein_policy::{PermissionMode, Policy, Rule, Rules, SourcedRule};
 use rein_protocol::{ContentBlock, Event, PermissionVerdict};
 use tokio_util::sync::CancellationToken;
 

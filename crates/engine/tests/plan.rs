@@ -4,8 +4,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use rein_engine::permissions::PermissionMode;
 use rein_engine::{Agent, AgentConfig, Approval, ApprovalRequest, Approver};
+use rein_policy::PermissionMode;
 use rein_protocol::RunOutcome;
 use tokio_util::sync::CancellationToken;
 

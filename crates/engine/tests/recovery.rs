@@ -25,7 +25,7 @@ fn agent_for(
     tune: impl FnOnce(&mut AgentConfig),
 ) -> Agent {
     let mut config = AgentConfig::new(model_of(kind).0, dir.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     tune(&mut config);
     Agent::new(
         client(kind, server),

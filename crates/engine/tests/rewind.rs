@@ -18,7 +18,7 @@ use crate::support::*;
 /// An agent keeping checkpoints under `data`.
 fn agent_with_checkpoints(server: &MockServer, workspace: &Path, data: &Path) -> Agent {
     let mut config = AgentConfig::new("claude-sonnet-4-5", workspace.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.checkpoints_root = Some(data.join("checkpoints"));
     Agent::new(
         client(ProviderKind::Anthropic, server),

@@ -31,7 +31,7 @@ async fn controller(
     clock: &FakeClock,
 ) -> (Controller, UnboundedReceiver<Event>) {
     let mut config = AgentConfig::new("claude-sonnet-4-5", dir.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.clock = Arc::new(clock.clone());
     let agent = Agent::new(
         client(ProviderKind::Anthropic, server),
@@ -265,7 +265,7 @@ async fn a_new_session_leaves_the_old_sessions_jobs_behind() {
 
 #[tokio::test]
 async fn rules_name_the_tools_as_claude_code_does_and_a_durable_job_is_asked_about() {
-    use rein_engine::permissions::{PermissionMode, Rule, Rules, SourcedRule};
+    use rein_policy::{PermissionMode, Rule, Rules, SourcedRule};
     let dir = tempfile::tempdir().unwrap();
     let server = mock(
         r#"{"turns": [

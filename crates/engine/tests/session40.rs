@@ -162,7 +162,7 @@ pub async fn run_with(
     };
     let client = rein_llm::connect(ProviderConfig::new(kind, base, Some("k".into()), "K"));
     let mut config = AgentConfig::new(model(kind), dir.path().to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.context_window = context_window;
     let mut agent = Agent::new(client, rein_tools::ToolRegistry::builtin(), config).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

@@ -52,7 +52,7 @@ async fn special_memory_files_and_git_head_are_skipped_with_warnings() {
     .await;
 
     let mut config = rein_engine::AgentConfig::new("claude-sonnet-4-5", ws.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     let client = client(rein_llm::ProviderKind::Anthropic, &server);
     let mut agent = rein_testkit::without_hanging("set-up", move || {
         rein_engine::Agent::new(client, ToolRegistry::builtin(), config).unwrap()

@@ -12,7 +12,7 @@ use crate::support::*;
 
 fn agent_with_outputs(server: &rein_testkit::MockServer, ws: &Path, outputs: &Path) -> Agent {
     let mut config = AgentConfig::new("claude-sonnet-4-5", ws.to_path_buf());
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     config.session_id = Some("same-id".into());
     config.outputs_root = Some(outputs.to_path_buf());
     Agent::new(

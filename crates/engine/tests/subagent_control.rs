@@ -1,10 +1,10 @@
 //! Subagents under the parent's control: permission rules name agents as Claude Code does,
 //! and hooks see a subagent's calls and its end.
 
-use rein_engine::permissions::PermissionMode;
 use rein_engine::subagents::{Subagents, built_in};
 use rein_engine::{Agent, AgentConfig};
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::{Event, RunOutcome};
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ use crate::support::*;
 
 #[tokio::test]
 async fn rules_name_agents_as_claude_code_does() {
-    use rein_engine::permissions::{Rule, SourcedRule};
+    use rein_policy::{Rule, SourcedRule};
     let dir = tempfile::tempdir().unwrap();
     let server = mock(&format!(
         r#"{{"turns": [{}, {{"text": "general ran"}}, {{"text": "ok"}}]}}"#,

@@ -5,10 +5,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use rein_engine::permissions::PermissionMode;
 use rein_engine::subagents::{Subagents, built_in};
 use rein_engine::{Agent, AgentConfig, Approval, ApprovalRequest, Approver};
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::{Event, RunOutcome, Usage};
 use rein_testkit::MockServer;
 use serde_json::Value;

@@ -37,7 +37,7 @@ pub fn agent(kind: ProviderKind, server: &MockServer, workspace: &Path) -> Agent
     };
     let mut config = AgentConfig::new(model, workspace.to_path_buf());
     // These tests are about the loop, not permissions: let every call run.
-    config.policy.mode = rein_engine::permissions::PermissionMode::Bypass;
+    config.policy.mode = rein_policy::PermissionMode::Bypass;
     Agent::new(
         client(kind, server),
         rein_tools::ToolRegistry::builtin(),

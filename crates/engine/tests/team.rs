@@ -2,8 +2,8 @@
 //! told (`when_last`): teammates working the board in dependency order, letters in order,
 //! shutdown refused then agreed, a plan sent back then approved.
 
-use rein_engine::permissions::PermissionMode;
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::{Event, RunOutcome, TaskStatus};
 use serde_json::{Value, json};
 

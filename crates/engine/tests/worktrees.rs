@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use rein_engine::permissions::PermissionMode;
 use rein_llm::ProviderKind;
+use rein_policy::PermissionMode;
 use rein_protocol::RunOutcome;
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! Changes to the user's settings files asked for from the UI (`/config set`, `/permissions
 //! allow …`, `/statusline …`): the host writes the file; the UI applies what changes now.
 
-use rein_engine::permissions::{RuleEdit, RuleList};
+use rein_policy::{RuleEdit, RuleList};
 
 /// Which settings file a change goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,7 +30,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::{Agent, Client, Error, Stdio};
 use rein_engine::Op;
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use serde_json::json;
 
 use crate::Exit;

@@ -7,7 +7,7 @@ use agent_client_protocol::v1::schema::{
     SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption, SessionId,
     SessionMode, SessionModeState,
 };
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use serde::{Deserialize, Serialize};
 
 /// The config option that picks the model.

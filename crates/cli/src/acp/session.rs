@@ -14,7 +14,7 @@ use agent_client_protocol::v1::schema::{
 };
 use async_trait::async_trait;
 use rein_engine::Approver;
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use rein_protocol::{Event, RunOutcome};
 use tokio_util::sync::CancellationToken;
 

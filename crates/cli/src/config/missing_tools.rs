@@ -1,7 +1,7 @@
 //! Rules that name tools rein does not have (`WebFetch(domain:…)`, `Skill(…)`, an MCP server
 //! not configured): kept, since they start to matter when the tool exists, and reported once.
 
-use rein_engine::permissions::Rule;
+use rein_policy::Rule;
 
 use super::Config;
 

@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use rein_engine::hooks::{HookEvent, HookSpec};
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use toml::Spanned;
 
 pub use mcp::McpTable;

@@ -2,7 +2,7 @@
 //! `settings.json` shares: a rule's syntax, a mode's name, and what an untrusted workspace may
 //! set (deny and ask rules and the modes that grant nothing, never an allow rule).
 
-use rein_engine::permissions::{PermissionMode, Rule, RuleError};
+use rein_policy::{PermissionMode, Rule, RuleError};
 
 use super::file::TomlFile;
 use super::{Config, ConfigError, Ignored, Reader, Scope, Sourced, Why, ignore};

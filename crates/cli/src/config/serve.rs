@@ -277,7 +277,7 @@ fn check_mode(
     reader: &Reader<'_>,
 ) -> Result<(), ConfigError> {
     match mode {
-        Some(mode) if rein_engine::permissions::PermissionMode::parse(mode.get_ref()).is_none() => {
+        Some(mode) if rein_policy::PermissionMode::parse(mode.get_ref()).is_none() => {
             Err(reader.error(mode, key, "not a permission mode"))
         }
         _ => Ok(()),

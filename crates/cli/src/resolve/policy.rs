@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rein_engine::permissions::{PermissionMode, Policy, Rule, SourcedRule};
+use rein_policy::{PermissionMode, Policy, Rule, SourcedRule};
 
 use super::{non_empty, sourced};
 use crate::Exit;

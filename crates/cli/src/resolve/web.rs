@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use rein_engine::permissions::Policy;
 use rein_engine::web::{Search, WebTools};
 use rein_llm::{HostedSearch, ProviderKind};
+use rein_policy::Policy;
 use rein_web::{FetchLimits, Fetcher, Reach, SearchBackend};
 
 use super::ProviderSettings;

@@ -181,7 +181,7 @@ impl Chat {
     /// `/mode NAME`: a mode no broader than `[serve] permission_mode` allows (`auto` and
     /// `bypass` only when it names them).
     async fn mode(&self, server: &Server, name: &str) {
-        let Some(mode) = rein_engine::permissions::PermissionMode::parse(name) else {
+        let Some(mode) = rein_policy::PermissionMode::parse(name) else {
             let known = "plan, default, accept-edits, auto, bypass";
             return self.say(&format!("/mode takes one of: {known}.")).await;
         };

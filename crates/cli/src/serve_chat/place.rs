@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rein_chat::ChatId;
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
 use crate::Exit;
 use crate::config::Config;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use rmcp::model::Tool;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -175,7 +175,7 @@ fn narrowed(
 /// A caller's `allowed_tools`, each kept only when one of the server's own rules includes it:
 /// a caller narrows what runs without asking, never widens it.
 fn narrower_allows(server: &[String], asked: Vec<String>) -> Result<Vec<String>, String> {
-    use rein_engine::permissions::Rule;
+    use rein_policy::Rule;
     let here = std::path::Path::new("/");
     let parse = |text: &String| Rule::parse(text, here, None).map_err(|e| e.to_string());
     let own: Vec<Rule> = server.iter().filter_map(|t| parse(t).ok()).collect();

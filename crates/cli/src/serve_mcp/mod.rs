@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rein_engine::Approver;
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 use rein_protocol::RunOutcome;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,

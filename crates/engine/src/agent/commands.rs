@@ -12,7 +12,7 @@ use crate::EventSender;
 use crate::commands::{PromptCommand, at_references, shell_snippets, substitute};
 use crate::dispatch::{Dispatch, ToolCall};
 use crate::emitter::Emitter;
-use crate::permissions::{Rule, SourcedRule};
+use rein_policy::{Rule, SourcedRule};
 
 /// Most bytes of one file an `@path` inlines.
 const AT_FILE_CAP: u64 = 100 * 1024;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use crate::dispatch::DispatchLimits;
 use crate::hooks::HookSpec;
-use crate::permissions::Policy;
+use rein_policy::Policy;
 
 /// Settings of an agent.
 #[derive(Debug, Clone)]

@@ -30,7 +30,7 @@ impl Agent {
             .gate
             .policy
             .lock()
-            .is_ok_and(|p| p.mode == crate::permissions::PermissionMode::Plan);
+            .is_ok_and(|p| p.mode == rein_policy::PermissionMode::Plan);
         match &self.config.plan_model {
             Some(model) if planning => model,
             _ => &self.config.model,

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use super::Agent;
 use crate::gate::Approver;
-use crate::permissions::Policy;
+use rein_policy::Policy;
 
 impl Agent {
     /// The workspace's root (canonical).

@@ -4,8 +4,8 @@
 use rein_protocol::{ContentBlock, ToolSpec};
 
 use crate::dispatch::ToolCall;
-use crate::permissions::PermissionMode;
 use crate::plan::{PLAN_TOOL, plan_of};
+use rein_policy::PermissionMode;
 
 impl super::Agent {
     /// The tools a request offers: all but `exit_plan_mode` outside plan mode and deferred

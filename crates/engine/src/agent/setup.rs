@@ -7,8 +7,8 @@ use rein_tools::{SensitivePaths, ToolRegistry, WorkspaceGuard};
 
 use super::AgentConfig;
 use crate::EngineError;
-use crate::permissions::Policy;
 use crate::prompt::{Environment, SystemPrompt, SystemPromptBuilder};
+use rein_policy::Policy;
 
 /// The guard for `workspace` and the folders `added` to it: the sensitive list `sensitive` (compiled once by the caller,
 /// who also hands it to the OS sandbox; `None`: the built-in list, `~` as `$HOME`), extended

@@ -126,7 +126,7 @@ impl Agent {
         name: &str,
         team: &Arc<crate::subagents::Team>,
         parent: &ParentView,
-        mode: Option<crate::permissions::PermissionMode>,
+        mode: Option<rein_policy::PermissionMode>,
     ) {
         self.tool_ctx.agent_name = Arc::from(name);
         self.delegation.subagent_name = Some(name.to_string());

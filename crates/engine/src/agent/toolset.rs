@@ -14,9 +14,9 @@ use super::tool_search::{Deferred, TOOL_SEARCH, ToolSearch};
 use super::{AgentConfig, setup};
 use crate::EventSender;
 use crate::emitter::Emitter;
-use crate::permissions::PermissionMode;
 use crate::plan::PLAN_TOOL;
 use crate::subagents::Spawner;
+use rein_policy::PermissionMode;
 
 /// The agent's tools.
 pub(super) struct Toolset {

@@ -31,9 +31,9 @@ use rein_protocol::Event;
 use tokio::sync::{Mutex, watch};
 
 use crate::emitter::Emitter;
-use crate::permissions::{PermissionMode, Policy};
 use crate::subagents::{Background, BackgroundTask};
 use crate::{Agent, Approver, EventSender};
+use rein_policy::{PermissionMode, Policy};
 use status::Publisher;
 
 /// How long a shutdown waits for a cancelled job to wind down (tools killed, results recorded).

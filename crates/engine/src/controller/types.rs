@@ -3,8 +3,8 @@
 
 use rein_protocol::Usage;
 
-use crate::permissions::PermissionMode;
 use crate::{Agent, Effort, Restore};
+use rein_policy::PermissionMode;
 
 /// A command to the controller.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +26,7 @@ pub enum Op {
     /// Switch the permission mode.
     SetMode(PermissionMode),
     /// Change the live rule lists (the front end wrote the change to a settings file).
-    EditRules(crate::permissions::RuleEdit),
+    EditRules(rein_policy::RuleEdit),
     /// Add a folder to the workspace, as the user typed it (`/add-dir`), for this session
     /// and the ones it continues into.
     AddDir(String),

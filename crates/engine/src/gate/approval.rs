@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
 /// A call waiting for the user's approval.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,8 +16,8 @@ use serde_json::Value;
 use crate::EventSender;
 use crate::emitter::Emitter;
 use crate::hooks::{HookEvent, Hooks, Ran, hook_tool_response};
-use crate::permissions::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 use crate::session_rules::{exact_rules, general_rules};
+use rein_policy::{Decision, PermissionMode, Policy, Rule, SourcedRule, Verdict};
 
 /// The policy (shared, since "allow for the session" changes it), who can answer asks, and
 /// the hooks around each call.

@@ -4,7 +4,7 @@
 
 use rein_tools::{CallFacts, CallKind};
 
-use crate::permissions::{Decision, PermissionMode};
+use rein_policy::{Decision, PermissionMode};
 
 /// How a hook's permission decision is shown as its reason.
 pub(super) fn hook_reason(why: &str) -> String {

@@ -130,7 +130,7 @@ impl Tool for TaskTool {
         let teammate = text("name").to_string();
         let mode = match text("mode") {
             "" => None,
-            "plan" => Some(crate::permissions::PermissionMode::Plan),
+            "plan" => Some(rein_policy::PermissionMode::Plan),
             other => {
                 return ToolOutput::error(format!(
                     "a teammate's `mode` can only be `plan` (not `{other}`): it otherwise \

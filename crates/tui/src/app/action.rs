@@ -1,6 +1,6 @@
 //! What the UI asks of the runner: the [`Action`]s [`super::App`] returns.
 
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
 /// What the runner must do for the UI.
 #[derive(Debug, Clone, PartialEq, Eq)]

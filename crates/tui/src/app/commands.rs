@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use ratatui::text::{Line, Span};
-use rein_engine::permissions::Policy;
 use rein_engine::session::SessionSummary;
+use rein_policy::Policy;
 
 use super::{Action, App, Picker};
 use crate::slash::{INIT_PROMPT, NEW_AGENT_PROMPT, SlashCommand};

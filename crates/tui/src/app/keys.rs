@@ -6,7 +6,7 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::Line;
 use rein_engine::Approval;
-use rein_engine::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
 use super::picker::PickOutcome;
 use super::prompt::PromptOutcome;

@@ -25,8 +25,8 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use ratatui::text::{Line, Span};
-use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
+use rein_policy::PermissionMode;
 use tokio::sync::oneshot;
 
 pub use action::Action;

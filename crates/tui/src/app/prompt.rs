@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
-use rein_engine::permissions::PermissionMode;
 use rein_engine::{Approval, ApprovalRequest};
+use rein_policy::PermissionMode;
 use serde_json::Value;
 use tokio::sync::oneshot;
 

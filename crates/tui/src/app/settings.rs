@@ -3,7 +3,7 @@
 //! and `/statusline`. The host writes the files ([`crate::SessionHost::change_settings`]);
 //! what applies now (the live rules, the status line) is applied by the runner.
 
-use rein_engine::permissions::{PermissionMode, Policy, RuleList};
+use rein_policy::{PermissionMode, Policy, RuleList};
 
 use super::{Action, App, PickKind, Picker};
 use crate::settings::{SettingsChange, SettingsScope};

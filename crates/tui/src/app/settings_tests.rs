@@ -2,7 +2,7 @@ use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pretty_assertions::assert_eq;
-use rein_engine::permissions::{PermissionMode, Policy, Rule, RuleList, SourcedRule};
+use rein_policy::{PermissionMode, Policy, Rule, RuleList, SourcedRule};
 
 use super::super::tests::{app, text};
 use super::*;

@@ -237,7 +237,7 @@ impl App {
             .cost_usd
             .map_or(String::new(), |c| format!(" · ${c:.4}"));
         let mode = match status.mode {
-            rein_engine::permissions::PermissionMode::Default => String::new(),
+            rein_policy::PermissionMode::Default => String::new(),
             other => format!(" · {}", other.name()),
         };
         format!(

@@ -13,7 +13,7 @@ use async_trait::async_trait;
 
 use super::{LEAD, Letter, LetterKind, Team};
 use crate::gate::{Approval, ApprovalRequest, Approver};
-use crate::permissions::PermissionMode;
+use rein_policy::PermissionMode;
 
 /// The approver of one teammate.
 pub(crate) struct PlanToLead {
@@ -22,7 +22,7 @@ pub(crate) struct PlanToLead {
     /// The user's approver, when there is one (none in `rein exec`).
     pub(crate) user: Option<Arc<dyn Approver>>,
     /// The session's policy: an approved plan is carried out in the session's mode.
-    pub(crate) session: Arc<std::sync::Mutex<crate::permissions::Policy>>,
+    pub(crate) session: Arc<std::sync::Mutex<rein_policy::Policy>>,
 }
 
 #[async_trait]

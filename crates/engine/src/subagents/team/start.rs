@@ -9,11 +9,11 @@ use rein_protocol::{Message, SessionRecord};
 use super::{State, TEAMMATE_PREFIX};
 use crate::Agent;
 use crate::agent::ParentView;
-use crate::permissions::PermissionMode;
 use crate::session::RosterEntry;
 use crate::subagents::spawner::{Job, Spawner, forward};
 use crate::subagents::{AgentDefinition, Isolation, isolation};
 use crate::worktree::{self, Worktree};
+use rein_policy::PermissionMode;
 
 /// Why a teammate could not start.
 #[derive(Debug, thiserror::Error)]

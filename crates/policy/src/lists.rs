@@ -121,7 +121,7 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permissions::Rule;
+    use crate::Rule;
 
     fn sourced(text: &str, source: &str) -> SourcedRule {
         SourcedRule {

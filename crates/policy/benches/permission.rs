@@ -1,12 +1,12 @@
 //! The permission decision for one call of a 1,000-character shell line: computing the call's
 //! facts (the line analysed once, its words expanded and resolved) and deciding with a
 //! realistic rule set (about 60 rules). Budget: ≤ 50 µs per call.
-//! Run with `cargo bench -p rein-engine --bench permission`.
+//! Run with `cargo bench -p rein-policy --bench permission`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::time::{Duration, Instant};
 
-use rein_engine::permissions::{PermissionMode, Policy, Rule, Rules, SourcedRule};
+use rein_policy::{PermissionMode, Policy, Rule, Rules, SourcedRule};
 use rein_tools::{ToolRegistry, WorkspaceGuard};
 
 const BUDGET: Duration = Duration::from_micros(50);

@@ -34,6 +34,9 @@ use rein_tools::{CallFacts, CallKind, Effect, WorkspaceGuard};
 
 use rule::READ_TOOLS;
 
+/// The tool that leaves plan mode (`ExitPlanMode`): allowed in plan mode, where it asks.
+pub const PLAN_TOOL: &str = "exit_plan_mode";
+
 /// How much the agent may do without asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PermissionMode {
@@ -116,7 +119,8 @@ pub struct Decision {
 }
 
 impl Decision {
-    pub(crate) fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
+    /// `verdict`, decided by what `reason` says.
+    pub fn new(verdict: Verdict, reason: impl Into<String>) -> Self {
         Self {
             verdict,
             reason: reason.into(),
@@ -214,7 +218,7 @@ impl Policy {
         {
             return Decision::new(Verdict::Deny, describe("deny", rule));
         }
-        if facts.tool == crate::plan::PLAN_TOOL {
+        if facts.tool == PLAN_TOOL {
             // Only the user leaves plan mode, whatever the rules say.
             return if self.mode == PermissionMode::Plan {
                 Decision::new(Verdict::Ask, "your approval of the plan")
