@@ -1,30 +1,11 @@
-//! Raw command-line flags, as clap parses them. `resolve` turns them into a ready configuration.
+//! Raw command-line flags of `rein exec` (and the UI), `rein tool` and the small subcommands,
+//! as clap parses them; `exec::overrides` turns `rein exec`'s into the settings' overrides.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 
-/// `rein --version`: the version, the commit and the build date (`0.1.0 (1a2b3c4d5e6f
-/// 2026-11-27)`).
-pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("REIN_BUILD"), ")");
-
-/// rein: a coding agent harness. Without a subcommand, starts the interactive terminal UI
-/// (with PROMPT as the first message); the flags of `rein exec` apply to it too.
-#[derive(Debug, Parser)]
-#[command(
-    name = "rein",
-    version = VERSION,
-    about,
-    propagate_version = true,
-    args_conflicts_with_subcommands = true
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Option<Command>,
-    /// Flags of the interactive session (those of `rein exec`).
-    #[command(flatten)]
-    pub interactive: ExecArgs,
-}
+use crate::arg_values::{InputFormat, OutputDialect, OutputFormat, ProviderArg, positive_usd};
 
 /// `rein undo`.
 #[derive(Debug, Args)]
@@ -45,79 +26,6 @@ pub struct UndoArgs {
     #[arg(long)]
     pub force: bool,
 }
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Run a prompt to completion without interaction and print the answer.
-    Exec(Box<ExecArgs>),
-    /// Run one tool directly, as the model would.
-    Tool(ToolArgs),
-    /// Inspect the configuration.
-    #[command(subcommand)]
-    Config(ConfigCommand),
-    /// Trust this workspace's own config (.rein/, .claude/, .mcp.json) as it is now, so its
-    /// hooks, allow rules and mode apply; a later change to those files asks again.
-    Trust {
-        /// Workspace directory (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-        /// Forget the trust instead.
-        #[arg(long)]
-        revoke: bool,
-    },
-    /// The OS sandbox of shell commands.
-    #[command(subcommand)]
-    Sandbox(SandboxCommand),
-    /// rein in the team chat: answer the users of `[serve] allowed_users` on the platforms of
-    /// `[serve.*]` (Telegram, Slack, Feishu/Lark), each chat with its own session in `[serve] workspace`.
-    Serve(Box<crate::serve_chat::ServeChatArgs>),
-    /// The language servers rein starts for diagnostics after edits (`check`).
-    #[command(subcommand)]
-    Lsp(LspCommand),
-    /// The MCP servers this workspace would start; and rein itself as one (`serve`).
-    #[command(subcommand)]
-    Mcp(McpCommand),
-    /// Serve rein to an editor over the Agent Client Protocol on stdio (Zed, JetBrains IDEs,
-    /// Neovim and Emacs plugins): sessions, prompts, tool calls with diffs, approvals, modes.
-    Acp(Box<ServeArgs>),
-    /// What the model remembers of this workspace across sessions (its `/memories`).
-    #[command(subcommand)]
-    Memory(MemoryCommand),
-    /// The git worktrees rein made for isolated agents and `enter_worktree`.
-    #[command(subcommand)]
-    Worktree(WorktreeCommand),
-    /// Run a set of tasks (JSON lines), each in a fresh copy of its repository, and check
-    /// them: `rein eval TASKS.jsonl`; `rein eval report FILE…`; `rein eval compare A B`.
-    Eval(Box<crate::eval::EvalArgs>),
-    /// Print a `--trace` file's spans as a tree with their timings.
-    Trace {
-        /// The file `rein exec --trace FILE` wrote.
-        file: PathBuf,
-    },
-    /// Put back the files rein's file tools changed in the last turns of a session (default:
-    /// this workspace's latest session, one turn), printing each file.
-    Undo(UndoArgs),
-    /// List this workspace's stored sessions, newest first; or remove stored sessions.
-    Sessions {
-        /// Workspace directory (default: the current directory).
-        #[arg(long)]
-        cwd: Option<PathBuf>,
-        /// Remove the sessions of every workspace not touched for longer than the retention
-        /// period (`cleanup_period_days`, default 30) or --older-than, with their saved
-        /// outputs, and print what went.
-        #[arg(long, conflicts_with = "delete")]
-        prune: bool,
-        /// With --prune: the age in days beyond which a session goes.
-        #[arg(long, value_name = "DAYS", requires = "prune")]
-        older_than: Option<u64>,
-        /// Remove this workspace's session ID and its saved outputs.
-        #[arg(long, value_name = "ID")]
-        delete: Option<String>,
-    },
-}
-
-pub use crate::mcp_args::{McpAddArgs, McpCommand, McpScope, ModelRoute, ServeArgs};
-pub use crate::stores_args::{MemoryCommand, WorktreeCommand};
 
 #[derive(Debug, Subcommand)]
 pub enum SandboxCommand {
@@ -239,76 +147,6 @@ impl From<ScopeArg> for rein_tui::settings::SettingsScope {
             ScopeArg::Local => Self::Local,
         }
     }
-}
-
-/// Wire protocol names accepted by `--provider`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProviderArg {
-    Anthropic,
-    Openai,
-    OpenaiChat,
-}
-
-impl ProviderArg {
-    /// The protocol it names.
-    pub fn kind(self) -> rein_llm::ProviderKind {
-        match self {
-            Self::Anthropic => rein_llm::ProviderKind::Anthropic,
-            Self::Openai => rein_llm::ProviderKind::Openai,
-            Self::OpenaiChat => rein_llm::ProviderKind::OpenaiChat,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum OutputFormat {
-    /// Progress on stderr, the final answer on stdout.
-    #[default]
-    Text,
-    /// One JSON object with the result at the end.
-    Json,
-    /// One JSON event per line, as it happens.
-    StreamJson,
-}
-
-/// Whose event shapes the JSON output formats print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum OutputDialect {
-    /// rein's stream-json schema v1 (docs/stream-json.md).
-    #[default]
-    Rein,
-    /// What Claude Code prints with `-p --output-format stream-json --verbose`.
-    Claude,
-}
-
-impl OutputDialect {
-    /// The config spelling: `rein` or `claude`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "rein" => Some(Self::Rein),
-            "claude" => Some(Self::Claude),
-            _ => None,
-        }
-    }
-
-    /// The config spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Rein => "rein",
-            Self::Claude => "claude",
-        }
-    }
-}
-
-/// How `rein exec` reads its prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum InputFormat {
-    /// The prompt argument, or standard input as one text.
-    #[default]
-    Text,
-    /// User messages on standard input, one JSON object per line (Claude Code's SDK format),
-    /// each run in turn in one session.
-    StreamJson,
 }
 
 #[derive(Debug, Clone, Default, Args)]
@@ -471,17 +309,4 @@ pub struct ToolArgs {
     /// Workspace directory (default: the current directory).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
-}
-
-/// A budget that is not a positive number of dollars.
-#[derive(Debug, thiserror::Error)]
-#[error("{0:?} is not a positive amount of dollars (e.g. 0.50)")]
-pub struct NotUsd(String);
-
-/// A budget in dollars: a positive number.
-pub(crate) fn positive_usd(text: &str) -> Result<f64, NotUsd> {
-    match text.trim().trim_start_matches('$').parse::<f64>() {
-        Ok(usd) if usd.is_finite() && usd > 0.0 => Ok(usd),
-        _ => Err(NotUsd(text.to_string())),
-    }
 }

@@ -59,7 +59,7 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), Exit> {
 /// Whether the user trusts the workspace's own config as it is now.
 pub(crate) fn trusted(workspace: &Path) -> bool {
     let env = crate::env::process;
-    crate::resolve::data_dir(&env)
+    crate::env::data_dir(&env)
         .is_some_and(|dir| TrustStore::new(&dir).is_trusted(workspace, &digest(workspace)))
 }
 
@@ -67,7 +67,7 @@ pub(crate) fn trusted(workspace: &Path) -> bool {
 /// word (when it was trusted before the change: the caller asks [`trusted`] first).
 pub(crate) fn retrust(workspace: &Path) -> Result<(), Exit> {
     let env = crate::env::process;
-    if let Some(dir) = crate::resolve::data_dir(&env) {
+    if let Some(dir) = crate::env::data_dir(&env) {
         TrustStore::new(&dir)
             .trust(workspace, &digest(workspace))
             .map_err(|e| Exit::failed(format!("cannot update the trust store: {e}")))?;

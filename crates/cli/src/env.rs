@@ -29,3 +29,12 @@ pub fn cache_dir(env: Env<'_>) -> PathBuf {
         .unwrap_or_else(std::env::temp_dir)
         .join("rein")
 }
+
+/// rein's data folder: `$XDG_DATA_HOME/rein`, else `~/.local/share/rein`; `None` when neither
+/// variable gives an absolute path.
+pub fn data_dir(env: Env<'_>) -> Option<PathBuf> {
+    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(env("XDG_DATA_HOME"))
+        .or_else(|| absolute(env("HOME")).map(|home| home.join(".local/share")))
+        .map(|base| base.join("rein"))
+}

@@ -11,7 +11,8 @@ use rein_protocol::{Event, RunOutcome};
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::args::{ExecArgs, InputFormat, OutputDialect};
+use crate::arg_values::{InputFormat, OutputDialect};
+use crate::args::ExecArgs;
 use crate::hosted::{Hosted, JobEnd, Sink};
 use crate::input_messages::InputLine;
 use crate::output::Printer;
@@ -46,7 +47,7 @@ pub fn overrides(args: &ExecArgs) -> Result<Overrides, Exit> {
     Ok(Overrides {
         cwd: args.cwd.clone(),
         route: overrides::Route {
-            provider: args.provider.map(crate::args::ProviderArg::kind),
+            provider: args.provider.map(crate::arg_values::ProviderArg::kind),
             model: args.model.clone(),
             base_url: args.base_url.clone(),
             api_key_env: args.api_key_env.clone(),
@@ -55,9 +56,9 @@ pub fn overrides(args: &ExecArgs) -> Result<Overrides, Exit> {
         mode,
         sandbox,
         trust: if args.trust_workspace {
-            crate::trust::TrustFlag::Given
+            crate::overrides::TrustFlag::Given
         } else {
-            crate::trust::TrustFlag::Absent
+            crate::overrides::TrustFlag::Absent
         },
         rules: overrides::RuleTexts {
             allow: args.allowed_tools.clone(),

@@ -111,9 +111,13 @@ impl SessionHost for Setup {
         let settings = &self.settings;
         match what {
             rein_tui::Listing::Config => {
-                crate::config::render(&settings.config, &crate::env::process).map_or_else(
+                let layered = crate::resolve::layered(&settings.config, &crate::env::process);
+                layered.map_or_else(
                     |exit| vec![exit.message],
-                    |text| text.lines().map(str::to_string).collect(),
+                    |layered| {
+                        let text = crate::config::render(&settings.config, &layered);
+                        text.lines().map(str::to_string).collect()
+                    },
                 )
             }
             rein_tui::Listing::Hooks => (settings.template.hooks.iter())
@@ -238,7 +242,7 @@ fn memory_file(dir: &std::path::Path) -> Option<PathBuf> {
 
 /// Runs the UI until the user quits.
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
-    if args.compact || args.output_format != crate::args::OutputFormat::Text {
+    if args.compact || args.output_format != crate::arg_values::OutputFormat::Text {
         return Err(Exit::usage(
             "--compact and --output-format belong to `rein exec`; use /compact in the UI",
         ));

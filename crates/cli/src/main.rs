@@ -5,14 +5,17 @@
 mod acp;
 mod agents;
 mod answers;
+mod arg_values;
 mod args;
 mod claude_output;
+mod command;
 mod config;
 mod doctor;
 mod edit_files;
 mod env;
 mod eval;
 mod exec;
+mod exit;
 mod factory;
 mod hosted;
 mod input_messages;
@@ -45,62 +48,14 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 
-use crate::args::{Cli, Command, ConfigCommand, LspCommand, McpCommand, SandboxCommand};
+use crate::args::{ConfigCommand, LspCommand, SandboxCommand};
+use crate::command::{Cli, Command};
+pub use crate::exit::Exit;
+use crate::mcp_args::McpCommand;
 
-/// A failure that ends the process: one line on stderr and an exit code.
-#[derive(Debug)]
-pub struct Exit {
-    code: u8,
-    /// The one line printed on stderr.
-    pub message: String,
-}
-
-impl Exit {
-    /// Usage or configuration error (exit code 2).
-    pub fn usage(message: impl Into<String>) -> Self {
-        Self {
-            code: 2,
-            message: message.into(),
-        }
-    }
-
-    /// The run failed (exit code 1).
-    pub fn failed(message: impl Into<String>) -> Self {
-        Self {
-            code: 1,
-            message: message.into(),
-        }
-    }
-
-    /// The run reached `--max-turns` (exit code 3); its result was already reported.
-    pub fn turn_limit() -> Self {
-        Self {
-            code: 3,
-            message: String::new(),
-        }
-    }
-
-    /// The run reached `--max-budget-usd` (exit code 4); its result was already reported.
-    pub fn budget() -> Self {
-        Self {
-            code: 4,
-            message: String::new(),
-        }
-    }
-
-    /// Ended by signal `signal` (the conventional status 128 + its number).
-    pub fn signalled(signal: i32, message: impl Into<String>) -> Self {
-        Self {
-            code: u8::try_from(128 + signal).unwrap_or(1),
-            message: message.into(),
-        }
-    }
-
-    /// Exit code 1 with nothing more to print (the failure was already reported).
-    pub fn silent_failure() -> Self {
-        Self::failed(String::new())
-    }
-}
+/// `rein --version`: the version, the commit and the build date (`0.1.0 (1a2b3c4d5e6f
+/// 2026-11-27)`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("REIN_BUILD"), ")");
 
 fn main() -> ExitCode {
     // The sandbox helper (`rein __sandbox …`, which rein runs around every sandboxed shell
@@ -160,7 +115,7 @@ fn main() -> ExitCode {
             if !exit.message.is_empty() {
                 eprintln!("rein: {}", exit.message);
             }
-            ExitCode::from(exit.code)
+            ExitCode::from(exit.code())
         }
     }
 }
@@ -182,7 +137,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             delete,
         }) => {
             let workspace = resolve::workspace(cwd.as_deref())?;
-            let data_dir = resolve::data_dir(&crate::env::process);
+            let data_dir = crate::env::data_dir(&crate::env::process);
             if prune {
                 let config = trust::load_for_reading(&workspace)?;
                 let days = older_than.unwrap_or_else(|| sessions::retention_days(&config));
@@ -197,7 +152,8 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             let workspace = resolve::workspace(cwd.as_deref())?;
             let env = crate::env::process;
             let config = trust::load_for_reading(&workspace)?;
-            crate::output::print_all(&config::render(&config, &env)?)
+            let layered = resolve::layered(&config, &env)?;
+            crate::output::print_all(&config::render(&config, &layered))
         }
         Some(Command::Config(edit)) => settings_edit::command(edit),
         Some(Command::Serve(args)) => serve_chat::run(*args).await,

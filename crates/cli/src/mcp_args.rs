@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::args::{ProviderArg, positive_usd};
+use crate::arg_values::{ProviderArg, positive_usd};
 
 /// `rein mcp …`.
 #[derive(Debug, Subcommand)]

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::Exit;
-use crate::args::{McpAddArgs, McpScope};
 use crate::edit_files::{read_json, read_toml, trusted, write, write_json};
+use crate::mcp_args::{McpAddArgs, McpScope};
 
 /// Where a server is written.
 enum Target {

@@ -4,7 +4,7 @@
 use rein_engine::auto_memory::{INDEX, MEMORY_FOLDER, MemoryStore, ROOT};
 
 use crate::Exit;
-use crate::args::MemoryCommand;
+use crate::stores_args::MemoryCommand;
 
 /// Runs one `rein memory` command.
 pub fn run(command: MemoryCommand) -> Result<(), Exit> {
@@ -14,7 +14,7 @@ pub fn run(command: MemoryCommand) -> Result<(), Exit> {
         MemoryCommand::Forget { path, all, cwd } => (cwd, Action::Forget(path, all)),
     };
     let workspace = crate::resolve::workspace(cwd.as_deref())?;
-    let data = crate::resolve::data_dir(&crate::env::process)
+    let data = crate::env::data_dir(&crate::env::process)
         .ok_or_else(|| Exit::usage("cannot find rein's data folder: set HOME or XDG_DATA_HOME"))?;
     let store = MemoryStore::for_workspace(&data.join(MEMORY_FOLDER), &workspace);
     let text = match action {

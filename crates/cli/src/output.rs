@@ -5,7 +5,7 @@ use std::io::Write;
 use rein_protocol::{Event, EventEnvelope};
 use serde_json::Value;
 
-use crate::args::OutputFormat;
+use crate::arg_values::OutputFormat;
 
 /// A retry wait past this (the backoff's usual cap) is a server's request to wait, worth
 /// saying how to stop.

@@ -9,8 +9,7 @@ use std::path::PathBuf;
 use rein_llm::ProviderKind;
 use rein_policy::PermissionMode;
 
-use crate::args::OutputDialect;
-use crate::trust::TrustFlag;
+use crate::arg_values::OutputDialect;
 
 /// Everything a front end may set over the environment and the configuration files.
 #[derive(Debug, Clone, Default)]
@@ -160,4 +159,14 @@ pub struct PromptTexts {
     pub system_file: Option<PathBuf>,
     /// Added at the end (`--append-system-prompt`).
     pub append: Option<String>,
+}
+
+/// Whether `--trust-workspace` was passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TrustFlag {
+    /// Not passed: the stored decision (or the question) settles the trust.
+    #[default]
+    Absent,
+    /// Passed: the workspace is trusted, and the trust recorded.
+    Given,
 }

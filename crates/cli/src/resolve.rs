@@ -12,11 +12,12 @@ use crate::config::{Config, Sourced};
 use crate::overrides::{Limits, PromptTexts, Route};
 
 mod data;
+mod layered;
 mod policy;
 mod schedule;
 pub(crate) mod web;
+pub use layered::layered;
 pub use policy::{config_policy, permission_mode, policy};
-pub use schedule::JOBS_IN_WORKSPACE;
 
 /// Model used when neither `--model` nor `REIN_MODEL` names one.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -46,8 +47,7 @@ pub struct Routing {
     pub key_env: Sourced<String>,
 }
 
-/// Where a value nobody set comes from.
-pub const DEFAULT: &str = "default";
+pub use crate::config::DEFAULT;
 /// Where a provider guessed from the model name comes from.
 pub const GUESSED: &str = "guessed from the model name";
 
@@ -349,7 +349,7 @@ impl Folders {
                     .filter(|p| p.is_absolute())
                     .unwrap_or_else(|| PathBuf::from(MANAGED_SETTINGS)),
             ),
-            data: data_dir(env),
+            data: crate::env::data_dir(env),
         }
     }
 
@@ -367,15 +367,6 @@ impl Folders {
             )
             .collect()
     }
-}
-
-/// rein's data folder: `$XDG_DATA_HOME/rein`, else `~/.local/share/rein`; `None` when neither
-/// variable gives an absolute path.
-pub fn data_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let absolute = |value: Option<String>| value.map(PathBuf::from).filter(|p| p.is_absolute());
-    absolute(env("XDG_DATA_HOME"))
-        .or_else(|| absolute(env("HOME")).map(|home| home.join(".local/share")))
-        .map(|base| base.join("rein"))
 }
 
 /// The folders `--add-dir` names, canonical (relative ones from the current directory).
@@ -523,10 +514,14 @@ pub fn config(
         crate::config::load(&found.sources).map_err(|e| Exit::usage(format!("config: {e}")))?;
     config.unread = found.unread;
     config.workspace_trusted = scope != crate::config::Scope::UntrustedWorkspace;
-    if !config.workspace_trusted && workspace.join(JOBS_IN_WORKSPACE).exists() {
+    if !config.workspace_trusted
+        && workspace
+            .join(crate::config::trust::JOBS_IN_WORKSPACE)
+            .exists()
+    {
         config.ignored.push(crate::config::Ignored {
             what: "scheduled jobs that run prompts".into(),
-            source: JOBS_IN_WORKSPACE.into(),
+            source: crate::config::trust::JOBS_IN_WORKSPACE.into(),
             why: crate::config::Why::Untrusted,
         });
     }

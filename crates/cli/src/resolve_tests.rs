@@ -5,7 +5,8 @@ use pretty_assertions::assert_eq;
 use super::policy::split_rules;
 use super::*;
 
-use crate::args::{ExecArgs, ProviderArg};
+use crate::arg_values::ProviderArg;
+use crate::args::ExecArgs;
 use crate::overrides::Route;
 
 fn args(model: Option<&str>, provider: Option<ProviderArg>, base: Option<&str>) -> Route {
@@ -79,7 +80,7 @@ fn base_url_comes_from_flag_then_env_then_default_without_trailing_slash() {
 #[test]
 fn missing_key_for_the_official_endpoint_names_the_variable() {
     let err = provider(&args(None, None, None), &env_of(&[]), &Config::default()).unwrap_err();
-    assert_eq!(err.code, 2);
+    assert_eq!(err.code(), 2);
     assert!(
         err.message.contains("ANTHROPIC_API_KEY is not set"),
         "{}",
@@ -111,7 +112,7 @@ fn openai_chat_without_a_model_is_a_usage_error() {
         &Config::default(),
     )
     .unwrap_err();
-    assert_eq!(err.code, 2);
+    assert_eq!(err.code(), 2);
     assert!(err.message.contains("--model"));
 }
 
@@ -141,7 +142,7 @@ fn data_dir_follows_xdg_then_home() {
         (vec![], None),
     ];
     for (pairs, expected) in cases {
-        let dir = data_dir(&env_of(&pairs));
+        let dir = crate::env::data_dir(&env_of(&pairs));
         assert_eq!(dir, expected.map(PathBuf::from), "{pairs:?}");
     }
 }

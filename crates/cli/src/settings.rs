@@ -40,7 +40,7 @@ pub struct Settings {
     /// What every agent starts from: policy, limits, folders, sandbox, subagents, fallback.
     pub template: AgentConfig,
     /// Whose shapes the JSON output formats print (`--output-dialect`, `output_dialect`).
-    pub output_dialect: crate::args::OutputDialect,
+    pub output_dialect: crate::arg_values::OutputDialect,
 }
 
 impl Settings {
@@ -168,7 +168,7 @@ fn claude_code_flags(
     args: &Overrides,
     config: &Config,
     agent: &mut AgentConfig,
-) -> crate::args::OutputDialect {
+) -> crate::arg_values::OutputDialect {
     agent.max_budget_usd = args.limits.max_budget_usd;
     if agent.max_budget_usd.is_some() && rein_llm::price(&agent.model).is_none() {
         eprintln!(
@@ -185,7 +185,7 @@ fn claude_code_flags(
     let dialect = (args.output_dialect)
         .or(config.output_dialect.as_ref().map(|d| d.value))
         .unwrap_or_default();
-    agent.claude_results = dialect == crate::args::OutputDialect::Claude;
+    agent.claude_results = dialect == crate::arg_values::OutputDialect::Claude;
     dialect
 }
 

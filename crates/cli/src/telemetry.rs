@@ -16,7 +16,7 @@ pub fn start(settings: &Settings, trace: Option<PathBuf>) -> Result<Option<Telem
         &crate::env::process,
         &settings.config.telemetry.section(),
         trace,
-        crate::args::VERSION,
+        crate::VERSION,
     )
     .map_err(|e| Exit::usage(e.to_string()))?;
     // The values the agent itself keeps out of transcripts and commands.

@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::Exit;
 use crate::config::trust::{TrustStore, digest, has_workspace_config};
 use crate::config::{Config, Ignored, Scope, Why};
+use crate::overrides::TrustFlag;
 use crate::resolve::{self, Folders};
 
 /// How to settle an untrusted workspace whose files would grant something.
@@ -19,16 +20,6 @@ pub enum Asking {
     Never,
     /// Never ask and print nothing (`rein tool`, `rein config show`).
     Silently,
-}
-
-/// Whether `--trust-workspace` was passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TrustFlag {
-    /// Not passed: the stored decision (or the question) settles the trust.
-    #[default]
-    Absent,
-    /// Passed: the workspace is trusted, and the trust recorded.
-    Given,
 }
 
 /// What `rein trust` does.

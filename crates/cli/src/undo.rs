@@ -14,7 +14,7 @@ use crate::{Exit, resolve};
 /// Runs `rein undo`.
 pub fn run(args: &UndoArgs) -> Result<(), Exit> {
     let workspace = resolve::workspace(args.cwd.as_deref())?;
-    let data_dir = resolve::data_dir(&crate::env::process)
+    let data_dir = crate::env::data_dir(&crate::env::process)
         .ok_or_else(|| Exit::usage("cannot find stored sessions: set HOME or XDG_DATA_HOME"))?;
     let store = SessionStore::new(&data_dir, &workspace);
     let checkpoints_of = |id: &str| {

@@ -4,7 +4,7 @@
 use rein_engine::worktree;
 
 use crate::Exit;
-use crate::args::WorktreeCommand;
+use crate::stores_args::WorktreeCommand;
 
 /// Runs one `rein worktree` command.
 pub fn run(command: WorktreeCommand) -> Result<(), Exit> {

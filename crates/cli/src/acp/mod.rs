@@ -34,7 +34,7 @@ use rein_policy::PermissionMode;
 use serde_json::json;
 
 use crate::Exit;
-use crate::args::ServeArgs;
+use crate::mcp_args::ServeArgs;
 use crate::overrides::{Overrides, SessionStart, StartAt};
 use session::{AcpSession, Ended};
 

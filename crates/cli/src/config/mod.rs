@@ -36,6 +36,9 @@ pub use web::WebConfig;
 
 pub use show::render;
 
+/// Where a value nobody set comes from.
+pub const DEFAULT: &str = "default";
+
 /// What a configuration text is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -149,7 +152,7 @@ pub struct Config {
     /// How hard the model thinks.
     pub effort: Option<Sourced<rein_llm::Effort>>,
     /// Whose shapes `stream-json` and `json` print (`--output-dialect`).
-    pub output_dialect: Option<Sourced<crate::args::OutputDialect>>,
+    pub output_dialect: Option<Sourced<crate::arg_values::OutputDialect>>,
     /// Which tool definitions requests carry (`tools_profile`); unset, the window decides.
     pub tools_profile: Option<Sourced<rein_tools::ToolsProfile>>,
     pub allow: Vec<Sourced<String>>,
@@ -353,9 +356,10 @@ fn merge_request_options(
         });
     }
     if let Some(dialect) = &file.output_dialect {
-        let value = crate::args::OutputDialect::parse(dialect.get_ref()).ok_or_else(|| {
-            reader.error(dialect, "output_dialect", "expected \"rein\" or \"claude\"")
-        })?;
+        let value =
+            crate::arg_values::OutputDialect::parse(dialect.get_ref()).ok_or_else(|| {
+                reader.error(dialect, "output_dialect", "expected \"rein\" or \"claude\"")
+            })?;
         config.output_dialect = Some(Sourced {
             value,
             source: reader.at(dialect),
@@ -455,5 +459,5 @@ mod scoped_tests;
 #[path = "show_tests.rs"]
 mod show_tests;
 #[cfg(test)]
-#[path = "tests.rs"]
+#[path = "load_tests.rs"]
 mod tests;

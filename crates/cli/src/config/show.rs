@@ -1,12 +1,14 @@
 //! `rein config show`: the configuration a run would use, one setting per line with where it
-//! was set and, after it, the values it overrides (most specific first). The environment
-//! applies as it does for a run (`resolve::routing`, `resolve::permission_mode`); defaults are
-//! shown as the concrete values a run would use.
+//! was set and, after it, the values it overrides (most specific first). What the environment
+//! and the defaults that depend on other settings give comes resolved (`resolve::layered`, as
+//! a run resolves them); defaults are shown as the concrete values a run would use.
 
+use super::DEFAULT;
 use super::scalars::{Scalar, scalars};
 use super::{Config, Sourced};
-use crate::Exit;
-use crate::resolve::{self, DEFAULT};
+
+/// The values a run takes from beyond the files, by key, with where they came from.
+pub type Layered = [(&'static str, Sourced<String>)];
 
 /// One printed setting: `key = value  # source`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,12 +18,11 @@ struct Line {
     source: String,
 }
 
-/// The configuration with the environment `env` applied, as TOML-like lines each followed by
-/// `# source`; an environment variable that names no permission mode is an error, as for a
-/// run.
-pub fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<String, Exit> {
+/// The configuration with what the environment gives (`layered`) applied, as TOML-like lines
+/// each followed by `# source`.
+pub fn render(config: &Config, layered: &Layered) -> String {
     let mut out = String::new();
-    for line in lines(config, env)? {
+    for line in lines(config, layered) {
         out.push_str(&format!(
             "{} = {}  # {}\n",
             line.key, line.value, line.source
@@ -45,18 +46,17 @@ pub fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<S
     for unread in &config.unread {
         out.push_str(&format!("# {unread}\n"));
     }
-    Ok(out)
+    out
 }
 
-fn lines(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Line>, Exit> {
-    let layered = layered(config, env)?;
+fn lines(config: &Config, layered: &Layered) -> Vec<Line> {
     let mut lines: Vec<Line> = scalars(config)
         .into_iter()
-        .map(|scalar| scalar_line(config, &layered, scalar))
+        .map(|scalar| scalar_line(config, layered, scalar))
         .collect();
     lines.extend(list_lines(config));
     lines.extend(hook_lines(config));
-    Ok(lines)
+    lines
 }
 
 /// A single-valued setting's line: the value that won (from `layered`, the files or the
@@ -161,48 +161,6 @@ fn hook_lines(config: &Config) -> impl Iterator<Item = Line> + '_ {
             &hook.source,
         )
     })
-}
-
-/// The values a run takes from beyond the files (the environment, built-in defaults that
-/// depend on other settings), by key, with where they came from.
-fn layered(
-    config: &Config,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<Vec<(&'static str, Sourced<String>)>, Exit> {
-    let routing = resolve::routing(&crate::overrides::Route::default(), env, config);
-    let quoted = |s: &Sourced<String>| Sourced {
-        value: format!("{:?}", s.value),
-        source: s.source.clone(),
-    };
-    let model = match (&routing.model, routing.model_name()) {
-        (Some(model), Some(name)) if name != model.value => Sourced {
-            value: format!("{:?} ({name})", model.value),
-            source: model.source.clone(),
-        },
-        (Some(model), _) => quoted(model),
-        (None, _) => Sourced {
-            value: "(none: openai-chat needs a model named)".into(),
-            source: DEFAULT.into(),
-        },
-    };
-    let provider = Sourced {
-        value: format!("{:?}", routing.kind.value.name()),
-        source: routing.kind.source.clone(),
-    };
-    let mut layered = vec![
-        ("model", model),
-        ("provider", provider),
-        ("base_url", quoted(&routing.base_url)),
-        ("api_key_env", quoted(&routing.key_env)),
-    ];
-    if let Some(mode) = resolve::permission_mode(None, env, config)? {
-        let mode = Sourced {
-            value: format!("{:?}", mode.value.name()),
-            source: mode.source,
-        };
-        layered.push(("permission_mode", mode));
-    }
-    Ok(layered)
 }
 
 fn line(key: &str, value: String, source: &str) -> Line {

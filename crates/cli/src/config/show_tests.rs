@@ -4,6 +4,13 @@ use pretty_assertions::assert_eq;
 
 use super::tests::toml;
 use super::*;
+use crate::Exit;
+
+/// What `rein config show` prints of `config` with the environment `env`.
+fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<String, Exit> {
+    let layered = crate::resolve::layered(config, env)?;
+    Ok(super::render(config, &layered))
+}
 
 fn env_of(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
     move |key| {

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// A trusted workspace's durable scheduled jobs, relative to its root (covered by trust).
+pub const JOBS_IN_WORKSPACE: &str = ".rein/scheduled_tasks.json";
+
 /// The workspace files trust covers, relative to the root.
 pub const TRUSTED_FILES: &[&str] = &[
     ".claude/settings.json",
@@ -17,7 +20,7 @@ pub const TRUSTED_FILES: &[&str] = &[
     ".rein/config.toml",
     ".rein/config.local.toml",
     ".mcp.json",
-    crate::resolve::JOBS_IN_WORKSPACE,
+    JOBS_IN_WORKSPACE,
 ];
 
 /// Folders whose files (hook scripts, agent definitions, commands, skills) are covered too,

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::args::{ModelRoute, positive_usd};
+use crate::arg_values::positive_usd;
+use crate::mcp_args::ModelRoute;
 
 /// `rein eval TASKS.jsonl [flags]`, `rein eval report FILE…`, `rein eval compare A B`.
 #[derive(Debug, Args)]

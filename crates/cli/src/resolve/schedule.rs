@@ -2,8 +2,7 @@
 
 use std::path::Path;
 
-/// A trusted workspace's durable scheduled jobs, relative to its root (covered by trust).
-pub const JOBS_IN_WORKSPACE: &str = ".rein/scheduled_tasks.json";
+use crate::config::trust::JOBS_IN_WORKSPACE;
 
 /// Whose folder keeps a workspace's durable jobs: its own (trusted) or rein's data folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

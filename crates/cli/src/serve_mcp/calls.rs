@@ -210,7 +210,7 @@ pub fn for_reply(server: &Overrides, call: &ReplyCall) -> Overrides {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::args::ServeArgs;
+    use crate::mcp_args::ServeArgs;
 
     fn call(json: Value) -> RunCall {
         let Value::Object(map) = json else {

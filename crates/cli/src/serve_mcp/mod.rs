@@ -26,8 +26,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
 
 use crate::Exit;
-use crate::args::ServeArgs;
 use crate::hosted::{Hosted, Reply};
+use crate::mcp_args::ServeArgs;
 use progress::Progress;
 
 /// A session the server holds, driven by one call at a time.

@@ -5,6 +5,12 @@ use rein_engine::hooks::DEFAULT_HOOK_TIMEOUT;
 
 use super::*;
 
+/// What `rein config show` prints of `config` with the environment `env`.
+fn render(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<String, crate::Exit> {
+    let layered = crate::resolve::layered(config, env)?;
+    Ok(super::render(config, &layered))
+}
+
 pub(super) fn toml(path: &str, text: &str) -> Source {
     Source {
         path: path.into(),
