@@ -29,6 +29,7 @@ mod frontmatter;
 mod gate;
 pub mod hooks;
 mod imports;
+mod lifecycle;
 mod memory;
 pub mod models;
 pub mod plan;
@@ -48,12 +49,12 @@ pub use agent::{
     RewindPoint, RunSummary, workspace_guard,
 };
 pub use controller::{
-    AgentFactory, Answers, Applied, CompactTrigger, ControlError, Controller, EndReason,
-    FrontEndError, Op, RewindWhat, SessionStatus,
+    AgentFactory, Answers, Applied, ControlError, Controller, Op, RewindWhat, SessionStatus,
 };
 pub use dispatch::DispatchLimits;
 pub use error::EngineError;
 pub use gate::{Approval, ApprovalRequest, Approver};
+pub use lifecycle::{CompactTrigger, EndReason, FrontEndError};
 pub use prompt::{SystemPrompt, SystemPromptBuilder};
 pub use rein_checkpoint::Restore;
 pub use rein_llm::Effort;

@@ -146,6 +146,16 @@ pub const COMMON: [&str; 9] = [
     "kimi-k2",
 ];
 
+/// Where an agent's helper (a subagent, `web_fetch`'s reader) that names a model (`haiku`, `claude-opus-4-1`) gets a client for it.
+pub trait ModelSource: Send + Sync {
+    /// The full model name for `model` (an alias or a name) and a client that serves it; an
+    /// error the model can read when there is none (unknown provider, missing key).
+    fn client_for(
+        &self,
+        model: &str,
+    ) -> Result<(String, std::sync::Arc<dyn rein_llm::ModelClient>), crate::lifecycle::FrontEndError>;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,11 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rein_checkpoint::{Checkpoints, Restore, RestoreAction, RestoreOutcome, UndoPlan};
 
-/// The folder of rein's data folder that holds every session's checkpoints.
-pub const CHECKPOINTS_FOLDER: &str = "checkpoints";
-
-/// The folder under rein's data folder that holds the sessions' task boards.
-pub const TASKS_FOLDER: &str = "tasks";
+pub use crate::session::{CHECKPOINTS_FOLDER, TASKS_FOLDER};
 
 /// The folder of session `id`'s checkpoints in workspace `workspace` under `root`
 /// (`<data>/checkpoints`).

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::EventSender;
-use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
+use crate::lifecycle::CompactTrigger;
 
 /// The tool's name.
 pub(super) const COMPACT_TOOL: &str = "compact";

@@ -11,9 +11,9 @@ use tokio_util::sync::CancellationToken;
 use super::Agent;
 use crate::EventSender;
 use crate::context;
-use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
+use crate::lifecycle::CompactTrigger;
 use crate::turn::{self, TurnOutcome};
 
 /// Why a compaction left the transcript as it was.

@@ -15,8 +15,8 @@ use super::compaction::CompactionError;
 use super::recovery::Recovery;
 use crate::EventSender;
 use crate::context::{self, Clearing};
-use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
+use crate::lifecycle::CompactTrigger;
 
 /// The next request overflows the window with everything cleared or summarised that could be.
 #[derive(Debug, thiserror::Error)]

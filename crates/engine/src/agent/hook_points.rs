@@ -7,9 +7,9 @@ use rein_protocol::{ContentBlock, Message, Role};
 
 use super::Agent;
 use crate::EventSender;
-use crate::controller::EndReason;
 use crate::emitter::Emitter;
 use crate::hooks::HookEvent;
+use crate::lifecycle::EndReason;
 
 /// Times in a row a `Stop` hook may send the agent back to work before rein stops anyway.
 const MAX_STOP_CONTINUATIONS: u32 = 3;

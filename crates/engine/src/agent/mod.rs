@@ -33,7 +33,6 @@ mod transcript;
 mod undo;
 mod user_shell;
 mod worktree_tools;
-pub(crate) use user_shell::as_typed;
 
 pub use compaction::CompactionError;
 pub use config::{AgentConfig, Fallback, PromptText};

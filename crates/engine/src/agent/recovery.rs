@@ -11,8 +11,8 @@ use super::RunSummary;
 use super::compaction::CompactionError;
 use crate::EventSender;
 use crate::context::{self, Clearing};
-use crate::controller::CompactTrigger;
 use crate::emitter::Emitter;
+use crate::lifecycle::CompactTrigger;
 use crate::turn::{self, TurnOutcome};
 
 /// Most times one run asks the model to go on after a reply cut in its text.

@@ -69,7 +69,7 @@ impl Agent {
         let mut points = self.transcript.rewind_points();
         let Some(checkpoints) = self.checkpoints() else {
             for point in &mut points {
-                point.prompt = super::user_shell::as_typed(&point.prompt);
+                point.prompt = crate::session::shell_as_typed(&point.prompt);
             }
             return points;
         };
@@ -77,7 +77,7 @@ impl Agent {
         let mut below = u32::MAX;
         for point in &mut points {
             let line = rein_checkpoint::prompt_line(&point.prompt);
-            point.prompt = super::user_shell::as_typed(&point.prompt);
+            point.prompt = crate::session::shell_as_typed(&point.prompt);
             point.turn = turns
                 .range(..below)
                 .rev()
@@ -127,7 +127,7 @@ impl Agent {
     pub fn transcript_before(&self, back: usize) -> Option<(Vec<Message>, String)> {
         self.transcript
             .before(back)
-            .map(|(kept, prompt)| (kept, super::user_shell::as_typed(&prompt)))
+            .map(|(kept, prompt)| (kept, crate::session::shell_as_typed(&prompt)))
     }
 }
 

@@ -31,7 +31,7 @@ impl Approver for TypedByTheUser {
 static SHELLS: AtomicU64 = AtomicU64::new(0);
 
 /// How a `!command` and its output are kept in the transcript (Claude Code's tags).
-pub(crate) const BASH_INPUT: &str = "<bash-input>";
+pub(crate) use crate::session::BASH_INPUT;
 
 impl Agent {
     /// Runs `command` as the user's own (`!command`); the run's events end with `Result`.
@@ -104,16 +104,5 @@ impl Agent {
             session_cost_usd: self.totals.cost,
         });
         outcome
-    }
-}
-
-/// A prompt as the user typed it: a `!command`'s transcript line back to `!command`.
-pub(crate) fn as_typed(prompt: &str) -> String {
-    match prompt
-        .strip_prefix(BASH_INPUT)
-        .and_then(|rest| rest.strip_suffix("</bash-input>"))
-    {
-        Some(command) => format!("!{command}"),
-        None => prompt.to_string(),
     }
 }

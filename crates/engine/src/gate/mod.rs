@@ -219,7 +219,7 @@ impl Gate {
             edit: cleared.facts.kind == CallKind::Edit,
         };
         let answer = approver.approve(request).await;
-        if report.tool == crate::plan::PLAN_TOOL {
+        if report.tool == rein_policy::PLAN_TOOL {
             return self.plan_answered(&answer, cleared, report);
         }
         self.answered(answer, cleared, guard, report)

@@ -382,7 +382,18 @@ fn as_typed(prompt: &str) -> String {
     {
         return name.to_string();
     }
-    crate::agent::as_typed(prompt)
+    shell_as_typed(prompt)
+}
+
+/// A prompt as the user typed it: a `!command`'s transcript line back to `!command`.
+pub(crate) fn shell_as_typed(prompt: &str) -> String {
+    match prompt
+        .strip_prefix(super::BASH_INPUT)
+        .and_then(|rest| rest.strip_suffix("</bash-input>"))
+    {
+        Some(command) => format!("!{command}"),
+        None => prompt.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -20,9 +20,19 @@ use nix::fcntl::{Flock, FlockArg};
 use rein_protocol::{SessionLine, SessionRecord};
 use rein_tools::{ReadRefusal, open_regular};
 
+pub(crate) use loaded::shell_as_typed;
 pub use loaded::{AgentSpend, LoadedSession, RosterEntry, SessionSummary, load_from};
 pub use repair::{LOST_RESULT, repair};
 pub use retention::{DEFAULT_CLEANUP_DAYS, Removed, delete, prune};
+
+/// How a `!command` the user ran opens its transcript line (`<bash-input>git status</bash-input>`).
+pub(crate) const BASH_INPUT: &str = "<bash-input>";
+
+/// The folder of rein's data folder that holds every session's checkpoints.
+pub const CHECKPOINTS_FOLDER: &str = "checkpoints";
+
+/// The folder under rein's data folder that holds the sessions' task boards.
+pub const TASKS_FOLDER: &str = "tasks";
 
 /// Largest session file loaded. Tool outputs over the budget are saved apart, so a session
 /// this large is damaged or not rein's; it is refused, and left as it is.

@@ -20,8 +20,8 @@ type Remover = fn(&Path) -> u64;
 /// snapshots).
 const SESSION_FOLDERS: [(&str, Remover); 3] = [
     ("outputs", remove_tree),
-    (crate::undo::TASKS_FOLDER, remove_tree),
-    (crate::undo::CHECKPOINTS_FOLDER, rein_checkpoint::remove),
+    (super::TASKS_FOLDER, remove_tree),
+    (super::CHECKPOINTS_FOLDER, rein_checkpoint::remove),
 ];
 
 /// One session removed.

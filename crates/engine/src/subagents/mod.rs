@@ -23,8 +23,6 @@ pub(crate) use team::{PlanToLead, Restore, SendMessageTool, Team};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_llm::ModelClient;
-
 /// How a teammate's records are marked in the session file (`teammate-<name>`, its side
 /// chain's id).
 pub const TEAMMATE_PREFIX: &str = "teammate-";
@@ -43,15 +41,7 @@ pub(crate) const BACKGROUND_WAIT: Duration = Duration::from_secs(1800);
 /// Model requests a subagent may make before it must answer.
 pub const SUBAGENT_MAX_TURNS: u32 = 30;
 
-/// Where a subagent that names a model (`haiku`, `claude-opus-4-1`) gets a client for it.
-pub trait ModelSource: Send + Sync {
-    /// The full model name for `model` (an alias or a name) and a client that serves it; an
-    /// error the model can read when there is none (unknown provider, missing key).
-    fn client_for(
-        &self,
-        model: &str,
-    ) -> Result<(String, Arc<dyn ModelClient>), crate::FrontEndError>;
-}
+pub use crate::models::ModelSource;
 
 /// What an agent offers through its `task` tool.
 #[derive(Clone)]
