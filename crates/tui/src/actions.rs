@@ -4,7 +4,7 @@
 use rein_engine::{Applied, ControlError, Controller, Op, Restore, RewindWhat};
 
 use crate::app::{Action, App};
-use crate::runner::SessionHost;
+use crate::host::SessionHost;
 use crate::settings::LiveChange;
 use crate::slash::Commands;
 

@@ -12,7 +12,9 @@ use tokio::sync::mpsc;
 
 use crate::actions::act;
 use crate::app::{Action, App};
-use crate::runner::{Launch, TuiError, ends_job, new_app};
+use crate::host::Launch;
+use crate::screen::TuiError;
+use crate::start::{ends_job, new_app};
 use crate::theme::Theme;
 use rein_engine::{Controller, EndReason, Op};
 

@@ -3,7 +3,6 @@
 //! animates, so an idle session costs no CPU.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
@@ -15,19 +14,15 @@ use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use rein_engine::questions::{Answer, Answerer, Question};
-use rein_engine::session::SessionSummary;
-use rein_engine::{
-    Agent, AgentFactory, Approval, ApprovalRequest, Approver, Controller, EndReason, Op,
-};
+use rein_engine::{Agent, Approval, ApprovalRequest, Approver, Controller, EndReason, Op};
 use rein_protocol::Event;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::app::{Action, App};
-use crate::history::PromptHistory;
-use crate::input::Input;
-use crate::screen::{Screen, ScreenError};
-use crate::settings::{SettingsChange, SettingsChanged, SettingsRefused};
-use crate::slash::Commands;
+use crate::host::{Launch, SessionHost};
+use crate::screen::Screen;
+use crate::screen::TuiError;
+use crate::start::new_app;
 use crate::term::RawMode;
 use crate::theme::{Colors, Theme};
 
@@ -37,121 +32,6 @@ const TICK: Duration = Duration::from_millis(100);
 /// Output is held until a frame is complete (the screen flushes once per frame), so the
 /// terminal never shows half of one: finished lines without the live area below them.
 const FRAME_BUFFER: usize = 64 * 1024;
-
-/// What the binary provides: sessions and models, which need its configuration.
-/// Agents for `/clear`, `/resume` and `/model` come from its [`AgentFactory`] side.
-pub trait SessionHost: AgentFactory {
-    /// This workspace's stored sessions, newest first.
-    fn sessions(&self) -> Vec<SessionSummary>;
-    /// Where this workspace's prompt history is kept.
-    fn history_file(&self) -> Option<PathBuf>;
-    /// The custom commands and skills the user may type.
-    fn commands(&self) -> rein_engine::commands::Catalog;
-    /// The session's MCP servers, for `/mcp`.
-    fn mcp_servers(&self) -> Vec<McpServerView> {
-        Vec::new()
-    }
-    /// The workspace, for the start line.
-    fn workspace(&self) -> Option<PathBuf> {
-        None
-    }
-    /// What `/status` says beyond the session's own status: (label, value) lines such as the
-    /// provider, its base URL, the workspace and its trust, the sandbox.
-    fn about(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-    /// The user's status line command (Claude Code's `statusLine`), if any.
-    fn status_command(&self) -> Option<crate::StatusCommand> {
-        None
-    }
-    /// The lines of a listing (`/config`, `/hooks`, `/agents`); none: nothing to list.
-    fn listing(&self, what: Listing) -> Vec<String> {
-        let _ = what;
-        Vec::new()
-    }
-    /// The workspace's paths for `@` completion, relative (folders end with `/`), what
-    /// .gitignore ignores and the sensitive ones left out.
-    fn paths(&self) -> Vec<String> {
-        Vec::new()
-    }
-    /// The memory files `#` writes to and `/memory` offers to edit, existing or not, each
-    /// with whose it is: the model's own memory of the workspace (`MEMORY.md` in rein's data
-    /// folder), the workspace's `AGENTS.md`, the user's own.
-    fn memory_files(&self) -> Vec<(PathBuf, String)> {
-        Vec::new()
-    }
-    /// Writes `change` to its settings file (`/config set`, `/permissions allow …`).
-    fn change_settings(&self, change: SettingsChange) -> Result<SettingsChanged, SettingsRefused> {
-        let _ = change;
-        Err(SettingsRefused(
-            "settings cannot be changed from here".to_string(),
-        ))
-    }
-}
-
-/// What a listing command shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Listing {
-    /// `/config`: the merged configuration, each value with its source.
-    Config,
-    /// `/hooks`: the hooks configured and where.
-    Hooks,
-    /// `/agents`: the subagent definitions and where they come from.
-    Agents,
-    /// `/doctor`: what could stop the session from working, each with its fix.
-    Doctor,
-    /// `/memory`: the memory files the system prompt carries.
-    Memory,
-}
-
-impl Listing {
-    /// The heading of its list.
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Config => "Configuration",
-            Self::Hooks => "Hooks",
-            Self::Agents => "Subagents",
-            Self::Doctor => "Checks",
-            Self::Memory => "Memory files",
-        }
-    }
-}
-
-/// One MCP server as `/mcp` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpServerView {
-    /// Its name.
-    pub name: String,
-    /// `stdio` or `http`.
-    pub transport: String,
-    /// `connected · 7 tools`, or why it failed.
-    pub status: String,
-    /// More lines: its tools, its prompts, where it is configured.
-    pub details: Vec<String>,
-}
-
-/// What `rein` starts the UI with.
-pub struct Launch {
-    /// The agent (new or resumed, already recording).
-    pub agent: Agent,
-    /// Sessions and models.
-    pub host: Arc<dyn SessionHost>,
-    /// A prompt to send at once.
-    pub prompt: Option<String>,
-    /// `NO_COLOR` is set.
-    pub no_color: bool,
-}
-
-/// The UI could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum TuiError {
-    /// The terminal refused an operation.
-    #[error("{0}")]
-    Terminal(String),
-    /// The screen could not be drawn or managed.
-    #[error(transparent)]
-    Screen(#[from] ScreenError),
-}
 
 /// Asks the UI loop and waits for its answer.
 struct ChannelApprover {
@@ -448,45 +328,4 @@ async fn next_signal(signal: &mut Option<Signal>) -> Option<()> {
         Some(signal) => signal.recv().await,
         None => std::future::pending().await,
     }
-}
-
-/// An `App` for the controller's agent, with this workspace's history and commands.
-pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: Theme) -> App {
-    let history = PromptHistory::load(host.history_file());
-    let commands = Commands::load(&host.commands());
-    let warnings: Vec<String> = history.warning().map(str::to_string).into_iter().collect();
-    let status = driver.status().await;
-    let mut start = format!("rein {}", env!("CARGO_PKG_VERSION"));
-    if let Some(workspace) = host.workspace() {
-        start.push_str(&format!(" · {}", home_relative(&workspace)));
-    }
-    start.push_str(&format!(
-        " · {} · {} mode",
-        status.model,
-        status.mode.name()
-    ));
-    let mut app = App::new(theme, commands, Input::new(history), status);
-    app.info(start);
-    for warning in warnings {
-        app.error(warning);
-    }
-    app
-}
-
-/// `path` with the home folder shown as `~`.
-fn home_relative(path: &std::path::Path) -> String {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    match home
-        .as_deref()
-        .and_then(|home| path.strip_prefix(home).ok())
-    {
-        Some(rest) if rest.as_os_str().is_empty() => "~".to_string(),
-        Some(rest) => format!("~/{}", rest.display()),
-        None => path.display().to_string(),
-    }
-}
-
-/// Whether `event` ends a job: a run's `Result`, a compaction's `CompactionEnd`.
-pub(crate) fn ends_job(event: &Event) -> bool {
-    matches!(event, Event::Result { .. } | Event::CompactionEnd { .. })
 }

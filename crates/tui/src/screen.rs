@@ -363,3 +363,14 @@ impl<B: Backend> Screen<B> {
         Ok(())
     }
 }
+
+/// The UI could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    /// The terminal refused an operation.
+    #[error("{0}")]
+    Terminal(String),
+    /// The screen could not be drawn or managed.
+    #[error(transparent)]
+    Screen(#[from] ScreenError),
+}
