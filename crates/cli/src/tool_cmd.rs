@@ -39,9 +39,9 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     }
     let input = read_input(args.args)?;
     let cancel = CancellationToken::new();
-    let mut ctx = context(&workspace, cancel.clone(), None)?;
+    let ctx = context(&workspace, cancel.clone(), None)?;
     if rein_tools::LSP_TOOLS.contains(&args.name.as_str()) {
-        ctx.code = one_shot_servers(&workspace)?;
+        ctx.services.put(one_shot_servers(&workspace)?);
         registry = ToolRegistry::new();
         for tool in rein_tools::lsp_tools() {
             registry.register(tool);
@@ -54,7 +54,9 @@ pub async fn run(args: ToolArgs) -> Result<(), Exit> {
     });
     let output = registry.call(&args.name, input, &ctx).await;
     interrupt.abort();
-    ctx.code.shutdown(crate::lsp::SHUTDOWN_GRACE).await;
+    (ctx.services.get::<rein_tools::Code>())
+        .shutdown(crate::lsp::SHUTDOWN_GRACE)
+        .await;
     if args.json {
         println!(
             "{}",

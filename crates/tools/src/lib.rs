@@ -48,6 +48,7 @@ mod registry;
 mod repo_map;
 mod schema;
 mod search;
+mod services;
 pub mod shell;
 mod todo;
 mod tool;
@@ -92,6 +93,7 @@ pub use rein_fs::{
 };
 pub use repo_map::{REPO_MAP, REPO_MAP_TOKENS, RepoMapArgs, RepoMapTool};
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
+pub use services::{Service, Services};
 pub use todo::{TodoWrite, TodoWriteArgs};
 pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};
 pub use typed::{Typed, TypedTool, schema_for, typed, without_nulls};

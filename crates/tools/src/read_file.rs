@@ -101,7 +101,7 @@ impl TypedTool for ReadFile {
             pages: args.pages,
             parsers: ctx.parsers.clone(),
         };
-        if let Some(editor) = ctx.editor.reading()
+        if let Some(editor) = ctx.services.get::<crate::Editor>().reading()
             && crate::editor::holds(&request.path)
             && let Some(output) = request.read_in_editor(editor, &guard).await
         {

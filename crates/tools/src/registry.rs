@@ -363,7 +363,11 @@ impl ToolRegistry {
         }
         let output = entry.tool.call(args, ctx).await;
         // The errors a change brought, as the language servers see them.
-        let mut output = ctx.code.after_call(output, ctx).await;
+        let mut output = ctx
+            .services
+            .get::<crate::Code>()
+            .after_call(output, ctx)
+            .await;
         // A provider key a command printed is neither saved nor shown to the model.
         if let std::borrow::Cow::Owned(redacted) = ctx.hidden_env.redact(&output.text) {
             output.text = redacted;

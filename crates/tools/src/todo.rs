@@ -122,7 +122,11 @@ impl TypedTool for TodoWrite {
             .filter(|t| t.status == TodoStatus::Completed)
             .count();
         let total = todos.len();
-        if let Err(error) = ctx.board.sync_todos(&todos, &ctx.agent_name) {
+        if let Err(error) = ctx
+            .services
+            .get::<rein_board::Board>()
+            .sync_todos(&todos, &ctx.agent_name)
+        {
             return ToolOutput::error(error.to_string());
         }
         ToolOutput::ok(format!(

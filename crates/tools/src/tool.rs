@@ -7,6 +7,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{CallFacts, CallKind, FileLocks, OutputBudget, ToolDetails, WorkspaceGuard};
 
+/// The session's own agent, as board owners and messages name it.
+pub const LEAD: &str = "main";
+
 /// What a call does to the world; drives concurrency and permissions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
@@ -118,23 +121,16 @@ pub struct ToolContext {
     pub sandbox_policy: rein_sandbox::Policy,
     /// The id of the model's call being run (set by the engine's dispatch).
     pub call_id: Option<String>,
-    /// The session's background shells (shared by every call of the session).
-    pub jobs: crate::Jobs,
-    /// The session's task board (`task_*`, `todo_write`), shared by its agents.
-    pub board: rein_board::Board,
     /// The name of the agent making the call, as the board records owners (`main` for the
     /// session's own agent, a teammate's name).
     pub agent_name: std::sync::Arc<str>,
-    /// The editor whose buffers the file tools read and write, when rein runs inside one
-    /// that offers them (`rein acp`).
-    pub editor: crate::Editor,
-    /// The session's language servers: a change a call makes is given to them and the
-    /// errors it brought are added to its result.
-    pub code: crate::Code,
     /// Where outside files (PDFs, pictures) are parsed: in a child under limits in rein, so
     /// a file made to overflow the parser's stack or to decompress into gigabytes ends the
     /// child, not the session.
     pub parsers: rein_sandbox::bounded::Parsers,
+    /// What the session's tools share, by type (the shell's jobs, the task board, the
+    /// editor's buffers, the language servers): see [`crate::Services`].
+    pub services: crate::Services,
 }
 
 impl ToolContext {
@@ -152,12 +148,9 @@ impl ToolContext {
             sandbox: None,
             sandbox_policy: rein_sandbox::Policy::Off,
             call_id: None,
-            jobs: crate::Jobs::default(),
-            board: rein_board::Board::in_memory(),
-            agent_name: std::sync::Arc::from(crate::board::LEAD),
-            editor: crate::Editor::default(),
-            code: crate::Code::default(),
+            agent_name: std::sync::Arc::from(LEAD),
             parsers: rein_sandbox::bounded::Parsers::in_process(),
+            services: crate::Services::default(),
         }
     }
 }

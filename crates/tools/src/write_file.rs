@@ -87,7 +87,7 @@ impl TypedTool for WriteFile {
         let _lock = ctx.locks.write(&path).await;
         let guard = ctx.guard.clone();
         let content = args.content;
-        let written = match ctx.editor.writing() {
+        let written = match ctx.services.get::<crate::Editor>().writing() {
             Some(editor) if crate::editor::holds(&path) => {
                 Ok(write_through(editor, guard, path, &shown, content).await)
             }

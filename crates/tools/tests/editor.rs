@@ -54,10 +54,10 @@ impl EditorFiles for Buffers {
     }
 }
 
-fn in_editor(mut ws: Workspace) -> (Workspace, Arc<Buffers>) {
+fn in_editor(ws: Workspace) -> (Workspace, Arc<Buffers>) {
     let buffers = Arc::new(Buffers::default());
     let editor: Arc<dyn EditorFiles> = buffers.clone();
-    ws.ctx.editor = Editor(Some(editor));
+    ws.ctx.services.put(Editor(Some(editor)));
     (ws, buffers)
 }
 

@@ -52,7 +52,13 @@ async fn a_job_is_read_in_pieces_and_kill_shell_ends_its_whole_group() {
     let after = ws.call("bash_output", json!({"id": id})).await;
     assert_eq!(after.text, "(no new output)\n[bg_1: killed]");
     // Told once: the model saw it end.
-    assert!(ws.ctx.jobs.take_ended().is_empty());
+    assert!(
+        ws.ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .take_ended()
+            .is_empty()
+    );
 }
 
 #[tokio::test]
@@ -67,18 +73,32 @@ async fn a_filter_keeps_matching_lines_and_an_ended_job_is_told_once() {
     let id = job_id(&started.text);
     // Wait for the end without reading the output.
     for _ in 0..500 {
-        if ws.ctx.jobs.poll(&id).unwrap().0 != rein_tools::JobStatus::Running {
+        if ws
+            .ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .poll(&id)
+            .unwrap()
+            .0
+            != rein_tools::JobStatus::Running
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    let notices = ws.ctx.jobs.take_ended();
+    let notices = ws.ctx.services.get::<rein_tools::Jobs>().take_ended();
     assert_eq!(notices.len(), 1, "{notices:?}");
     assert!(
         notices[0].contains("bg_1") && notices[0].contains("exited with code 3"),
         "{notices:?}"
     );
-    assert!(ws.ctx.jobs.take_ended().is_empty());
+    assert!(
+        ws.ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .take_ended()
+            .is_empty()
+    );
     let out = ws
         .call("bash_output", json!({"id": id, "filter": "^a"}))
         .await;
@@ -151,7 +171,12 @@ async fn the_users_view_of_a_job_shows_its_end_and_leaves_the_models_reading_alo
     let hidden = rein_tools::HiddenEnv::with(["REIN_TEST_TAIL_KEY".to_string()]);
     let mut tail = String::new();
     for _ in 0..200 {
-        tail = ws.ctx.jobs.tail(&id, 100, &hidden).unwrap();
+        tail = ws
+            .ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .tail(&id, 100, &hidden)
+            .unwrap();
         if tail.contains("KEY=") {
             break;
         }
@@ -168,7 +193,11 @@ async fn the_users_view_of_a_job_shows_its_end_and_leaves_the_models_reading_alo
         "{}",
         &read.text[..40]
     );
-    let unknown = ws.ctx.jobs.tail("bg_9", 100, &hidden);
+    let unknown = ws
+        .ctx
+        .services
+        .get::<rein_tools::Jobs>()
+        .tail("bg_9", 100, &hidden);
     assert!(
         unknown
             .unwrap_err()

@@ -214,10 +214,16 @@ impl Agent {
             Some(memory) => format!("{summary}\n\n{memory}"),
             None => summary,
         };
-        if !self.tool_ctx.board.list().is_empty() {
+        if !self
+            .tool_ctx
+            .services
+            .get::<rein_board::Board>()
+            .list()
+            .is_empty()
+        {
             summary.push_str(&format!(
                 "\n\nThe task board (task_list) as it stands:\n{}",
-                rein_tools::render_board(&self.tool_ctx.board)
+                rein_tools::render_board(&self.tool_ctx.services.get::<rein_board::Board>())
             ));
         }
         self.transcript.summary_tokens = context::tokens_of(summary.len());

@@ -24,7 +24,11 @@ impl Agent {
     /// Background jobs that ended since the model last heard, told at the end of the batch's
     /// last result (a text block beside results is not valid everywhere).
     pub(super) fn tell_ended_jobs(&self, results: &mut [ContentBlock]) {
-        let ended = self.tool_ctx.jobs.take_ended();
+        let ended = self
+            .tool_ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .take_ended();
         if ended.is_empty() {
             return;
         }

@@ -49,7 +49,11 @@ impl Agent {
         if self.delegation.subagent_name.is_none() {
             blocks.extend(self.mentioned_files(prompt).await);
         }
-        let mut ended = self.tool_ctx.jobs.take_ended();
+        let mut ended = self
+            .tool_ctx
+            .services
+            .get::<rein_tools::Jobs>()
+            .take_ended();
         if let Some(spawner) = &self.delegation.spawner {
             ended.extend(spawner.take_finished());
         }

@@ -197,9 +197,7 @@ impl Agent {
                 sandbox: config.sandbox.clone(),
                 sandbox_policy: config.sandbox_policy,
                 parsers: config.parsers.clone(),
-                board,
-                editor: config.editor.clone(),
-                code: config.code.clone(),
+                services: services(board, &config),
                 ..ToolContext::new(guard)
             },
             recording: Default::default(),
@@ -287,7 +285,7 @@ impl Agent {
             // Teammates' `tasks` events come through their own streams and may arrive out of
             // order: the run's last one is the board as the run ends.
             if spawner.team.has_members() {
-                todos::report_board(&self.tool_ctx.board, events);
+                todos::report_board(&self.tool_ctx.services.get::<rein_board::Board>(), events);
             }
             // It holds a sender of this run's events: a front end waits for them to close.
             spawner.clear_parent();
@@ -308,4 +306,14 @@ impl Agent {
         });
         summary
     }
+}
+
+/// A new agent's tool services: its board, the session's editor and language servers (its
+/// shell jobs start empty).
+fn services(board: rein_board::Board, config: &AgentConfig) -> rein_tools::Services {
+    let services = rein_tools::Services::default();
+    services.put(board);
+    services.put(config.editor.clone());
+    services.put(config.code.clone());
+    services
 }

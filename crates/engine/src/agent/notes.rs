@@ -74,7 +74,7 @@ impl Agent {
     /// `None` sends the compaction to the model.
     pub(super) fn summary_from_notes(&self, older: usize) -> Option<String> {
         let at = self.notes.at?;
-        let board = self.tool_ctx.board.list();
+        let board = self.tool_ctx.services.get::<rein_board::Board>().list();
         if older > at || (board.is_empty() && self.notes.memory.is_empty()) {
             return None;
         }

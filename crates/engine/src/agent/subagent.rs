@@ -85,7 +85,7 @@ impl ParentView {
 
     /// The session's task board.
     pub(crate) fn board(&self) -> rein_board::Board {
-        self.tool_ctx.board.clone()
+        self.tool_ctx.services.get::<rein_board::Board>().clone()
     }
 
     /// Runs the `SubagentStop` hooks for the subagent that ran call `call_id`.
@@ -153,7 +153,7 @@ impl Agent {
     /// The session's background shells and subagents, for a front end's `/tasks`.
     pub fn background(&self) -> crate::subagents::Background {
         crate::subagents::Background {
-            jobs: self.tool_ctx.jobs.clone(),
+            jobs: self.tool_ctx.services.get::<rein_tools::Jobs>().clone(),
             terminals: self.toolset.registry.terminals().clone(),
             agents: self.delegation.spawner.clone(),
             hidden: self.tool_ctx.hidden_env.clone(),

@@ -16,7 +16,12 @@ impl Agent {
     /// Continues a stored session: its transcript, usage, cost, and the todo list an older
     /// rein kept in the session file when the board is empty (see [`Agent::restore`]).
     pub fn resume_from(&mut self, loaded: crate::session::LoadedSession) {
-        if let Err(error) = self.tool_ctx.board.import_todos(&loaded.todos) {
+        if let Err(error) = self
+            .tool_ctx
+            .services
+            .get::<rein_board::Board>()
+            .import_todos(&loaded.todos)
+        {
             self.opening
                 .notices
                 .push(format!("the stored todo list was not restored: {error}"));
@@ -44,7 +49,7 @@ impl Agent {
 
     /// The task board as it is now.
     pub fn tasks(&self) -> Vec<BoardTask> {
-        self.tool_ctx.board.list()
+        self.tool_ctx.services.get::<rein_board::Board>().list()
     }
 
     /// After a batch: a successful call that changed the board reports it and restarts the
@@ -61,17 +66,21 @@ impl Agent {
         });
         if wrote {
             self.watch.turns_without_todos = 0;
-            report_board(&self.tool_ctx.board, events);
+            report_board(&self.tool_ctx.services.get::<rein_board::Board>(), events);
             return;
         }
         self.watch.turns_without_todos += 1;
-        if self.watch.turns_without_todos < REMIND_AFTER || !self.tool_ctx.board.has_open() {
+        if self.watch.turns_without_todos < REMIND_AFTER
+            || !self.tool_ctx.services.get::<rein_board::Board>().has_open()
+        {
             return;
         }
         self.watch.turns_without_todos = 0;
         if let Some(ContentBlock::ToolResult { content, .. }) = results.last_mut() {
             content.push_str("\n\n");
-            content.push_str(&reminder(&self.tool_ctx.board));
+            content.push_str(&reminder(
+                &self.tool_ctx.services.get::<rein_board::Board>(),
+            ));
         }
     }
 }

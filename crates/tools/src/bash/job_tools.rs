@@ -70,7 +70,7 @@ impl TypedTool for BashOutput {
             );
             let until = tokio::time::Instant::now() + wait;
             loop {
-                match ctx.jobs.poll(&args.id) {
+                match ctx.services.get::<crate::Jobs>().poll(&args.id) {
                     Err(error) => return ToolOutput::error(error.to_string()),
                     Ok((JobStatus::Running, false)) if tokio::time::Instant::now() < until => {}
                     Ok(_) => break,
@@ -82,10 +82,12 @@ impl TypedTool for BashOutput {
             }
         }
         let limit = ctx.budget.content_room();
-        let read = match ctx
-            .jobs
-            .read(&args.id, filter.as_ref(), limit, &ctx.hidden_env)
-        {
+        let read = match ctx.services.get::<crate::Jobs>().read(
+            &args.id,
+            filter.as_ref(),
+            limit,
+            &ctx.hidden_env,
+        ) {
             Ok(read) => read,
             Err(error) => return ToolOutput::error(error.to_string()),
         };
@@ -162,7 +164,7 @@ impl TypedTool for KillShell {
                 Err(error) => ToolOutput::error(error.to_string()),
             };
         }
-        match ctx.jobs.kill(&args.id).await {
+        match ctx.services.get::<crate::Jobs>().kill(&args.id).await {
             Ok(JobStatus::Killed) => ToolOutput::ok(format!("{} killed", args.id)),
             Ok(JobStatus::Running) => {
                 ToolOutput::error(format!("{} was told to stop but is still running", args.id))

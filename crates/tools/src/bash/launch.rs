@@ -150,7 +150,7 @@ impl Launch {
 
     /// Starts the call as a background job; the result names it.
     pub(super) fn start_job(self, line: &str, ctx: &ToolContext) -> ToolOutput {
-        match ctx.jobs.start(
+        match ctx.services.get::<crate::Jobs>().start(
             self.command,
             Box::new((self.tmp, self.report)),
             line,

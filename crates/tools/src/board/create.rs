@@ -76,7 +76,7 @@ impl TypedTool for TaskCreate {
             active_form: args.active_form.unwrap_or_default(),
             metadata: args.metadata.unwrap_or_default(),
         };
-        match ctx.board.create(new) {
+        match ctx.services.get::<rein_board::Board>().create(new) {
             Ok(task) => ToolOutput::ok(format!(
                 "Task #{} created successfully: {}",
                 task.id, task.subject

@@ -40,8 +40,10 @@ impl TypedTool for TaskGet {
 
     async fn run(&self, args: TaskGetArgs, ctx: &ToolContext) -> ToolOutput {
         let id = args.task_id.trim().trim_start_matches('#');
-        match ctx.board.get(id) {
-            Ok(task) => ToolOutput::ok(super::full(&ctx.board, &task)),
+        match ctx.services.get::<rein_board::Board>().get(id) {
+            Ok(task) => {
+                ToolOutput::ok(super::full(&ctx.services.get::<rein_board::Board>(), &task))
+            }
             Err(error) => ToolOutput::error(error.to_string()),
         }
     }
@@ -78,6 +80,6 @@ impl TypedTool for TaskList {
     }
 
     async fn run(&self, _args: TaskListArgs, ctx: &ToolContext) -> ToolOutput {
-        ToolOutput::ok(super::render(&ctx.board))
+        ToolOutput::ok(super::render(&ctx.services.get::<rein_board::Board>()))
     }
 }

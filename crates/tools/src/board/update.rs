@@ -141,12 +141,20 @@ impl TypedTool for TaskUpdate {
             owner: args.owner,
             metadata: args.metadata.unwrap_or_default(),
         };
-        let updated = match ctx.board.update(&id, change, &ctx.agent_name) {
-            Ok(updated) => updated,
-            Err(error) => return ToolOutput::error(error.to_string()),
-        };
+        let updated =
+            match ctx
+                .services
+                .get::<rein_board::Board>()
+                .update(&id, change, &ctx.agent_name)
+            {
+                Ok(updated) => updated,
+                Err(error) => return ToolOutput::error(error.to_string()),
+            };
         let mut text = match &updated.task {
-            Some(task) => format!("Updated {}", super::line(&ctx.board.snapshot(), task)),
+            Some(task) => format!(
+                "Updated {}",
+                super::line(&ctx.services.get::<rein_board::Board>().snapshot(), task)
+            ),
             None => format!("Task #{id} deleted"),
         };
         if !updated.unblocked.is_empty() {

@@ -111,7 +111,7 @@ impl TypedTool for EditFile {
         }
         let shown = ctx.guard.display(&path);
         let _lock = ctx.locks.write(&path).await;
-        if let Some(editor) = ctx.editor.editing()
+        if let Some(editor) = ctx.services.get::<crate::Editor>().editing()
             && crate::editor::holds(&path)
         {
             return through_editor::edit(editor, &ctx.guard, &path, &shown, &args).await;

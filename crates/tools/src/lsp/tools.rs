@@ -69,7 +69,8 @@ impl TypedTool for DiagnosticsTool {
     }
 
     async fn run(&self, args: DiagnosticsArgs, ctx: &ToolContext) -> ToolOutput {
-        let Some(servers) = ctx.code.servers() else {
+        let code = ctx.services.get::<crate::Code>();
+        let Some(servers) = code.servers() else {
             return ToolOutput::error("diagnostics: no language server runs in this session");
         };
         let settings = servers.settings();
@@ -207,7 +208,8 @@ impl<Q: PlaceQuery> TypedTool for PlaceTool<Q> {
     }
 
     async fn run(&self, args: PlaceArgs, ctx: &ToolContext) -> ToolOutput {
-        let Some(servers) = ctx.code.servers() else {
+        let code = ctx.services.get::<crate::Code>();
+        let Some(servers) = code.servers() else {
             return ToolOutput::error(format!(
                 "{}: no language server runs in this session",
                 Q::NAME
