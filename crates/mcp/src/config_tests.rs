@@ -159,7 +159,7 @@ fn a_workspace_reads_only_the_variables_the_user_allows_and_never_a_key() {
     ]);
     // The user allowed GITHUB_TOKEN, and (by mistake) a key: keys are never read.
     let allowed = ["GITHUB_TOKEN".to_string(), "ANTHROPIC_API_KEY".to_string()];
-    let keys = rein_tools::HiddenEnv::with(["MY_GATEWAY_KEY".to_string()]);
+    let keys = rein_tool::HiddenEnv::with(["MY_GATEWAY_KEY".to_string()]);
     let workspace = Vars::workspace(&env, &allowed, keys.names());
     let parsed = parse_mcp_json(text, ".mcp.json", &workspace).unwrap();
     let Transport::Http { headers, .. } = &parsed.servers[1].transport else {
@@ -208,7 +208,7 @@ fn a_workspace_table_reads_no_key_through_env_vars_or_a_bearer_variable() {
         ("OPENAI_API_KEY", "sk-openai"),
         ("ANTHROPIC_API_KEY", "sk-ant"),
     ]);
-    let keys = rein_tools::HiddenEnv::default();
+    let keys = rein_tool::HiddenEnv::default();
     let workspace = Vars::workspace(&env, &[], keys.names());
     let pass = table["pass"]
         .to_config("pass", "ws", &workspace)

@@ -1,5 +1,5 @@
 //! rein's MCP client: the servers users configure (`.mcp.json`, `[mcp_servers]`), started
-//! together when a session starts, their tools offered as rein [`rein_tools::Tool`]s named
+//! together when a session starts, their tools offered as rein [`rein_tool::Tool`]s named
 //! `mcp__<server>__<tool>` and guarded like built-in ones.
 #![deny(missing_docs)]
 
@@ -34,13 +34,13 @@ pub struct Started {
 impl Started {
     /// Every server's tools, uniquely named beside `taken` (the built-in tools' names), and
     /// the resource tools when a server offers resources.
-    pub fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tools::Tool>> {
+    pub fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tool::Tool>> {
         let mut names = taken.to_vec();
-        let mut tools: Vec<Arc<dyn rein_tools::Tool>> = self
+        let mut tools: Vec<Arc<dyn rein_tool::Tool>> = self
             .servers
             .iter()
             .flat_map(|server| McpTool::all_of(server, &mut names))
-            .map(|tool| Arc::new(tool) as Arc<dyn rein_tools::Tool>)
+            .map(|tool| Arc::new(tool) as Arc<dyn rein_tool::Tool>)
             .collect();
         tools.extend(resources::tools(&self.servers));
         tools
@@ -59,8 +59,8 @@ impl Started {
 }
 
 #[async_trait::async_trait]
-impl rein_tools::ToolSource for Started {
-    fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tools::Tool>> {
+impl rein_tool::ToolSource for Started {
+    fn tools(&self, taken: &[String]) -> Vec<Arc<dyn rein_tool::Tool>> {
         Started::tools(self, taken)
     }
 
@@ -72,14 +72,14 @@ impl rein_tools::ToolSource for Started {
 }
 
 /// Starts every server at once; each has its own startup timeout. Stdio servers do not
-/// inherit the built-in provider keys ([`rein_tools::PROVIDER_KEY_VARS`]).
+/// inherit the built-in provider keys ([`rein_tool::PROVIDER_KEY_VARS`]).
 pub async fn start(configs: Vec<ServerConfig>) -> Started {
-    start_hiding(configs, &rein_tools::HiddenEnv::default()).await
+    start_hiding(configs, &rein_tool::HiddenEnv::default()).await
 }
 
 /// [`start`], stdio servers inheriting none of `hidden`'s variables (the provider keys and
 /// the configured key variable, as commands and hooks).
-pub async fn start_hiding(configs: Vec<ServerConfig>, hidden: &rein_tools::HiddenEnv) -> Started {
+pub async fn start_hiding(configs: Vec<ServerConfig>, hidden: &rein_tool::HiddenEnv) -> Started {
     let names: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
     let connecting = configs
         .into_iter()

@@ -19,7 +19,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{RoleClient, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
-use rein_tools::HiddenEnv;
+use rein_tool::HiddenEnv;
 
 use crate::config::{ServerConfig, Transport};
 use crate::error::{McpError, StartError};

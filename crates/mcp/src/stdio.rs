@@ -7,7 +7,7 @@
 //! budget then cuts the result and saves it whole, like any tool's), and one past it is
 //! dropped *and counted*, so the calls waiting on the server fail at once, naming the limit.
 //!
-//! The child's environment loses the provider keys ([`rein_tools::HiddenEnv`]), as commands'
+//! The child's environment loses the provider keys ([`rein_tool::HiddenEnv`]), as commands'
 //! and hooks' do; the variables the configuration sets for it are added after.
 
 use std::collections::BTreeMap;
@@ -16,7 +16,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use rein_tools::HiddenEnv;
+use rein_tool::HiddenEnv;
 use rmcp::RoleClient;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;

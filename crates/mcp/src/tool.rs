@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use rein_protocol::{Media, ToolSpec};
-use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
+use rein_tool::picture::Pictures;
+use rein_tool::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use serde_json::Value;
 
 use crate::server::Server;
@@ -110,10 +111,10 @@ impl Tool for McpTool {
         match result {
             Ok(result) => {
                 // Pictures are decoded through the bounded parsers: off the runtime.
-                let parsers = ctx.parsers.clone();
+                let pictures = (ctx.parsers.clone(), ctx.services.get::<Pictures>());
                 let failed = result.is_error == Some(true);
                 let rendered =
-                    tokio::task::spawn_blocking(move || result_text(&result, &parsers)).await;
+                    tokio::task::spawn_blocking(move || result_text(&result, &pictures)).await;
                 let Ok((text, media)) = rendered else {
                     return ToolOutput::error("the MCP result could not be read");
                 };
@@ -138,7 +139,7 @@ impl Tool for McpTool {
 /// text.
 fn result_text(
     result: &rmcp::model::CallToolResult,
-    parsers: &rein_sandbox::bounded::Parsers,
+    pictures: &(rein_sandbox::bounded::Parsers, Pictures),
 ) -> (String, Vec<Media>) {
     let mut parts: Vec<String> = Vec::new();
     let mut media = Vec::new();
@@ -148,7 +149,7 @@ fn result_text(
         let field = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
         parts.push(match kind {
             "text" => field("text").to_string(),
-            "image" => match picture(field("data"), parsers) {
+            "image" => match picture(field("data"), pictures) {
                 Ok(picture) => {
                     media.push(picture.media);
                     format!(
@@ -197,13 +198,13 @@ fn result_text(
 /// An MCP image's base64 data as a picture for the model.
 fn picture(
     data: &str,
-    parsers: &rein_sandbox::bounded::Parsers,
-) -> Result<rein_tools::media::Picture, String> {
+    (parsers, pictures): &(rein_sandbox::bounded::Parsers, Pictures),
+) -> Result<rein_tool::picture::Picture, String> {
     use base64::Engine as _;
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data.trim())
         .map_err(|e| format!("its base64 is not valid ({e})"))?;
-    rein_tools::media::fit_picture_bounded(parsers, &bytes).map_err(|e| e.to_string())
+    pictures.fit(parsers, &bytes).map_err(|e| e.to_string())
 }
 
 /// One line for people: the arguments, compact.

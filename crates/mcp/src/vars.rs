@@ -49,7 +49,7 @@ impl<'a> Vars<'a> {
     }
 
     /// For a workspace's configuration: only the variables in `allowed` (the user's
-    /// `mcp_env_allow`), and none in `keys` (the provider keys, [`rein_tools::HiddenEnv`]'s
+    /// `mcp_env_allow`), and none in `keys` (the provider keys, [`rein_tool::HiddenEnv`]'s
     /// names) even when allowed.
     pub fn workspace(
         env: &'a dyn Fn(&str) -> Option<String>,

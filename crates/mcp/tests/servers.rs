@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use rein_mcp::{ServerConfig, Transport};
-use rein_tools::{ToolContext, WorkspaceGuard};
+use rein_tool::{ToolContext, WorkspaceGuard};
 use serde_json::json;
 
 fn config(name: &str) -> ServerConfig {
@@ -31,8 +31,13 @@ fn config(name: &str) -> ServerConfig {
     }
 }
 
+/// A session's context, as the engine makes one: pictures fitted by the built-in parser.
 fn context(dir: &std::path::Path) -> ToolContext {
-    ToolContext::new(WorkspaceGuard::new(dir).unwrap())
+    let ctx = ToolContext::new(WorkspaceGuard::new(dir).unwrap());
+    (ctx.services).put(rein_tool::picture::Pictures::new(
+        rein_tools::media::PICTURE_PARSER,
+    ));
+    ctx
 }
 
 #[tokio::test]
@@ -202,7 +207,7 @@ async fn a_streamable_http_server_is_called_and_its_headers_sent() {
         &WorkspaceGuard::new(dir.path()).unwrap(),
     );
     assert!(facts.concurrent);
-    assert_eq!(facts.effect, rein_tools::Effect::Mutating);
+    assert_eq!(facts.effect, rein_tool::Effect::Mutating);
     let sleep = tools
         .iter()
         .find(|t| t.spec().name == "mcp__web__sleep")
@@ -233,7 +238,7 @@ async fn a_legacy_sse_server_is_refused_with_the_fix() {
 
 #[tokio::test]
 async fn a_changed_tool_list_is_taken_on_refresh() {
-    use rein_tools::ToolSource;
+    use rein_tool::ToolSource;
     let dir = tempfile::tempdir().unwrap();
     let started = rein_mcp::start(vec![config("kit")]).await;
     assert!(!started.refresh().await, "nothing changed yet");
@@ -330,7 +335,7 @@ async fn a_changed_tool_list_is_taken_over_http_too() {
 /// Whether `started` sees a server's tools/list_changed within two seconds (the notification
 /// travels on its own).
 async fn list_change_seen(started: &rein_mcp::Started) -> bool {
-    use rein_tools::ToolSource;
+    use rein_tool::ToolSource;
     for _ in 0..100 {
         if started.refresh().await {
             return true;

@@ -32,12 +32,6 @@ pub fn holds(path: &Path) -> bool {
 #[derive(Clone, Default)]
 pub struct Editor(pub Option<std::sync::Arc<dyn EditorFiles>>);
 
-impl crate::Service for Editor {
-    fn fresh() -> Self {
-        Self::default()
-    }
-}
-
 impl Editor {
     /// The editor, when reads go through it.
     pub fn reading(&self) -> Option<&dyn EditorFiles> {

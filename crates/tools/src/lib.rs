@@ -29,33 +29,25 @@
 mod apply_patch;
 mod bash;
 mod board;
-mod budget;
-mod change;
 pub mod claude_names;
-mod details;
 mod edit;
 mod editor;
-mod facts;
-mod hidden_env;
-mod hunks;
 mod lsp;
 pub mod media;
 mod notebook;
-mod output;
 mod profile;
 mod read_file;
 mod registry;
 mod repo_map;
 mod schema;
 mod search;
-mod services;
 pub mod shell;
 mod todo;
-mod tool;
 mod typed;
 mod write_file;
 
-// File safety lives in `rein-fs`; the names tools and their callers use are re-exported.
+// The seam (the trait, the context, outputs, budgets, facts) lives in `rein-tool`, file safety
+// in `rein-fs`; the names tools and their callers use are re-exported.
 pub use apply_patch::{ApplyPatch, ApplyPatchArgs};
 pub use bash::{
     Bash, BashArgs, BashOutput, BashOutputArgs, CodexWriteStdin, CodexWriteStdinArgs,
@@ -67,23 +59,14 @@ pub use board::{
     BOARD_WRITERS, LEAD, TaskCreate, TaskCreateArgs, TaskGet, TaskGetArgs, TaskList, TaskListArgs,
     TaskUpdate, TaskUpdateArgs, render as render_board,
 };
-pub use budget::{OutputBudget, SESSION_SAVED_CAP};
-pub use change::{FileChange, of_details, unified};
-pub use details::{CommandRun, FileEdit, FileRead, FileWrite, Hunk, ToolDetails};
 pub use edit::{EditFile, EditFileArgs};
 pub use editor::{Editor, EditorFiles};
-pub use facts::{CallFacts, CallKind, ShellFacts, normalise, resolve_for_rules};
-pub use hidden_env::{HiddenEnv, PROVIDER_KEY_VARS};
 pub use lsp::{
     Code, DIAGNOSTICS, DiagnosticsArgs, DiagnosticsTool, LSP_TOOLS, PlaceArgs, PlaceTool,
     SessionLaunch, lsp_tools,
 };
 pub use notebook::{NotebookEdit, NotebookEditArgs};
-pub use output::{
-    DEFAULT_OUTPUT_LIMIT, HeadTailBuffer, ceil_char_boundary, floor_char_boundary,
-    truncate_head_tail,
-};
-pub use profile::{LEAN_WINDOW, Lean, ToolsProfile, UnknownToolsProfile};
+pub use profile::{LEAN_WINDOW, ToolsProfile, UnknownToolsProfile};
 pub use read_file::{DEFAULT_LINE_LIMIT, MAX_LINE_CHARS, ReadFile, ReadFileArgs};
 pub use registry::{ToolRegistry, codex_trained};
 pub use rein_fs::{
@@ -91,10 +74,16 @@ pub use rein_fs::{
     SensitivePaths, WorkspaceGuard, open_regular, own, private, read_capped, read_regular,
     read_regular_bytes, write_atomic, write_atomic_private,
 };
+pub use rein_tool::{
+    CallFacts, CallKind, CommandRun, DEFAULT_OUTPUT_LIMIT, Effect, FileChange, FileEdit, FileRead,
+    FileWrite, HeadTailBuffer, HiddenEnv, Hunk, Lean, OutputBudget, PROVIDER_KEY_VARS, Progress,
+    SESSION_SAVED_CAP, Service, Services, ShellFacts, Tool, ToolContext, ToolDetails, ToolOutput,
+    ToolSource, ceil_char_boundary, floor_char_boundary, normalise, of_details, resolve_for_rules,
+    truncate_head_tail, unified,
+};
+use rein_tool::{facts, hunks, output};
 pub use repo_map::{REPO_MAP, REPO_MAP_TOKENS, RepoMapArgs, RepoMapTool};
 pub use search::{Glob, GlobArgs, Grep, GrepArgs, MAX_GLOB_RESULTS};
-pub use services::{Service, Services};
 pub use todo::{TodoWrite, TodoWriteArgs};
-pub use tool::{Effect, Progress, Tool, ToolContext, ToolOutput, ToolSource};
 pub use typed::{Typed, TypedTool, schema_for, typed, without_nulls};
 pub use write_file::{WriteFile, WriteFileArgs};

@@ -308,11 +308,15 @@ impl Agent {
     }
 }
 
-/// A new agent's tool services: its board, the session's editor and language servers (its
-/// shell jobs start empty).
+/// A new agent's tool services: its board, the session's editor and language servers, the
+/// built-in picture parser for pictures from elsewhere (an MCP server's); its shell jobs start
+/// empty.
 fn services(board: rein_board::Board, config: &AgentConfig) -> rein_tools::Services {
     let services = rein_tools::Services::default();
     services.put(board);
+    services.put(rein_tool::picture::Pictures::new(
+        rein_tools::media::PICTURE_PARSER,
+    ));
     services.put(config.editor.clone());
     services.put(config.code.clone());
     services

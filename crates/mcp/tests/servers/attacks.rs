@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use rein_mcp::Transport;
-use rein_tools::{HiddenEnv, OutputBudget, ToolContext, ToolRegistry, WorkspaceGuard};
+use rein_tool::{HiddenEnv, OutputBudget, ToolContext, WorkspaceGuard};
+use rein_tools::ToolRegistry;
 use serde_json::json;
 
 use super::config;

@@ -86,12 +86,6 @@ pub struct JobSummary {
 #[derive(Clone, Default)]
 pub struct Jobs(Arc<Table>);
 
-impl crate::Service for Jobs {
-    fn fresh() -> Self {
-        Self::default()
-    }
-}
-
 #[derive(Default)]
 struct Table {
     next: AtomicU32,

@@ -40,13 +40,7 @@ fn string() -> serde_json::Value {
     serde_json::json!({"type": "string"})
 }
 
-pub use crate::tool::LEAD;
-
-impl crate::Service for rein_board::Board {
-    fn fresh() -> Self {
-        Self::in_memory()
-    }
-}
+pub use rein_tool::LEAD;
 
 /// Names of the tools that change the board (the engine reports the board after them).
 pub const BOARD_WRITERS: [&str; 3] = ["task_create", "task_update", "todo_write"];

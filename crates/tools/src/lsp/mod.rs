@@ -24,12 +24,6 @@ pub use tools::{
 #[derive(Debug, Clone, Default)]
 pub struct Code(Option<Arc<Servers>>);
 
-impl crate::Service for Code {
-    fn fresh() -> Self {
-        Self::default()
-    }
-}
-
 impl Code {
     /// A handle on `servers`.
     pub fn new(servers: Arc<Servers>) -> Self {

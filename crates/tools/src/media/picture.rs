@@ -38,35 +38,7 @@ pub enum PictureError {
     TooLarge(String),
 }
 
-/// A picture ready for the model, with what it was.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct Picture {
-    /// The image block.
-    pub media: Media,
-    /// Its format's name (`PNG`).
-    pub format: String,
-    /// Its size as read.
-    pub original: (u32, u32),
-    /// Its size as sent.
-    pub sent: (u32, u32),
-    /// Bytes of the picture as sent (before base64).
-    pub bytes: usize,
-}
-
-impl Picture {
-    /// One line for the model: what the picture is, and how it was fitted.
-    pub fn describe(&self, name: &str) -> String {
-        let (w, h) = self.original;
-        if self.original == self.sent {
-            return format!("{name}: {} image, {w}×{h} pixels.", self.format);
-        }
-        let (sw, sh) = self.sent;
-        format!(
-            "{name}: {} image, {w}×{h} pixels, shown scaled down to {sw}×{sh}.",
-            self.format
-        )
-    }
-}
+pub use rein_tool::picture::Picture;
 
 /// Decodes `bytes` and fits them for a model: unchanged when they already fit, else scaled
 /// down (PNG when the picture has transparency, JPEG otherwise) until they do.
@@ -111,21 +83,18 @@ pub fn fit_picture(bytes: &[u8]) -> Result<Picture, PictureError> {
 
 /// [`fit_picture`] as a bounded child runs it ([`rein_sandbox::bounded`]): the picture's
 /// bytes in, the [`Picture`] out as JSON.
-pub const PICTURE_PARSER: (&str, rein_sandbox::bounded::ParseFn) = ("picture", |input, _| {
-    let picture = fit_picture(input).map_err(|e| e.to_string())?;
-    serde_json::to_vec(&picture).map_err(|e| e.to_string())
-});
+pub const PICTURE_PARSER: (&str, rein_sandbox::bounded::ParseFn) =
+    (rein_tool::picture::KIND, |input, _| {
+        let picture = fit_picture(input).map_err(|e| e.to_string())?;
+        serde_json::to_vec(&picture).map_err(|e| e.to_string())
+    });
 
 /// [`fit_picture`] through `parsers`: in a child under limits in rein.
 pub fn fit_picture_bounded(
     parsers: &rein_sandbox::bounded::Parsers,
     bytes: &[u8],
 ) -> Result<Picture, rein_sandbox::bounded::BoundedError> {
-    let out = parsers.run(PICTURE_PARSER, bytes, &[])?;
-    serde_json::from_slice(&out).map_err(|e| rein_sandbox::bounded::BoundedError::Start {
-        kind: "picture".into(),
-        message: format!("its answer was not a picture ({e})"),
-    })
+    rein_tool::picture::Pictures::new(PICTURE_PARSER).fit(parsers, bytes)
 }
 
 /// The format's name and media type, when the model APIs accept it.

@@ -7,12 +7,11 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A feature's state kept in [`Services`]: a handle (cheap to clone, clones share the state),
-/// and the state a context starts with when nobody put one in.
-pub trait Service: Clone + Send + Sync + 'static {
-    /// The state of a context nobody gave one (a test's, `rein tool`'s).
-    fn fresh() -> Self;
-}
+/// A feature's state kept in [`Services`]: a handle (cheap to clone, clones share the state)
+/// whose `Default` is the state of a context nobody gave one (a test's, `rein tool`'s).
+pub trait Service: Clone + Default + Send + Sync + 'static {}
+
+impl<T: Clone + Default + Send + Sync + 'static> Service for T {}
 
 type Slots = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
@@ -29,12 +28,12 @@ impl Services {
         let mut slots = self.lock();
         let slot = slots
             .entry(TypeId::of::<T>())
-            .or_insert_with(|| Arc::new(T::fresh()));
+            .or_insert_with(|| Arc::new(T::default()));
         match slot.downcast_ref::<T>() {
             Some(value) => value.clone(),
             // Unreachable: a slot holds the type it is keyed by. Kept total rather than
             // panicking.
-            None => T::fresh(),
+            None => T::default(),
         }
     }
 
@@ -70,12 +69,6 @@ mod tests {
 
     #[derive(Clone, Default)]
     struct Counter(Arc<std::sync::atomic::AtomicU32>);
-
-    impl Service for Counter {
-        fn fresh() -> Self {
-            Self::default()
-        }
-    }
 
     fn bump(c: &Counter) -> u32 {
         c.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1

@@ -17,13 +17,13 @@ const CONTEXT: usize = 3;
 const DIFF_TIMEOUT: Duration = Duration::from_millis(200);
 
 /// The hunks turning `old` into `new`.
-pub(crate) fn between(old: &str, new: &str) -> Vec<Hunk> {
+pub fn between(old: &str, new: &str) -> Vec<Hunk> {
     diff_lines(old, new, 0)
 }
 
 /// The hunks turning `old` into `new` when they differ only inside `changed` (a byte range of
 /// `old`; `new` has the same text before its start and the same text after its end).
-pub(crate) fn within(old: &str, new: &str, changed: Range<usize>) -> Vec<Hunk> {
+pub fn within(old: &str, new: &str, changed: Range<usize>) -> Vec<Hunk> {
     let start = context_start(old, changed.start.min(old.len()));
     let end = context_end(old, changed.end.clamp(start, old.len()));
     let suffix = old.len() - end;

@@ -32,7 +32,7 @@ pub fn truncate_head_tail(text: &str, limit: usize) -> String {
 
 /// Where to cut `text` to keep at most `limit` bytes of head and tail: `(head_end, tail_start)`,
 /// at character boundaries and preferably at line boundaries; `None` when it fits.
-pub(crate) fn head_tail_cut(text: &str, limit: usize) -> Option<(usize, usize)> {
+pub fn head_tail_cut(text: &str, limit: usize) -> Option<(usize, usize)> {
     if text.len() <= limit {
         return None;
     }

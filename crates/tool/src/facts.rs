@@ -1,13 +1,13 @@
 //! What a call touches: one description per call, computed once when the call is dispatched
-//! ([`crate::ToolRegistry::facts`]) and read by the permission policy, the hooks, the events
+//! (`rein_tools::ToolRegistry::facts`) and read by the permission policy, the hooks, the events
 //! and the front ends. Nothing else matches tool names or re-parses a call's arguments.
 
 use rein_fs::path::joined;
 use std::path::{Component, Path, PathBuf};
 
-use crate::shell::ShellLine;
 use crate::{Effect, WorkspaceGuard};
 use rein_fs::lstats::Lstats;
+use rein_shell::ShellLine;
 
 /// What sort of thing a call does, as rules and modes see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum CallKind {
 pub struct ShellFacts {
     /// The line as the model sent it.
     pub line: String,
-    /// The line analysed ([`crate::shell::analyse`]): its simple commands as written, what
+    /// The line analysed (`rein_shell::analyse`): its simple commands as written, what
     /// actually runs (wrappers stripped, `sh -c` and `eval` bodies, what `xargs` and
     /// `find -exec` run), or why it could not be analysed and its words split naively.
     pub analysis: ShellLine,
@@ -40,7 +40,7 @@ pub struct ShellFacts {
     /// are not all the paths the line touches.
     pub unresolved_paths: bool,
     /// Every command only reads, or creates, changes, moves or deletes files inside the
-    /// workspace ([`crate::shell::only_changes_workspace_files`]; false when read-only):
+    /// workspace (`rein_tools::shell::only_changes_workspace_files`; false when read-only):
     /// what `accept-edits` runs without asking.
     pub workspace_files_only: bool,
 }
@@ -114,7 +114,7 @@ pub fn resolve_for_rules(path: &str, base: &Path, guard: &WorkspaceGuard) -> Pat
 }
 
 /// [`resolve_for_rules`], asking `lstats` about the file system (one call's paths share it).
-pub(crate) fn resolve_for_rules_with(
+pub fn resolve_for_rules_with(
     path: &str,
     base: &Path,
     guard: &WorkspaceGuard,
@@ -136,7 +136,7 @@ pub(crate) fn resolve_for_rules_with(
 /// resolved every word the line's programs read as a path, so a word it did not resolve (a
 /// search pattern, a subcommand, an option's value) is joined and normalised without asking
 /// the file system.
-pub(crate) fn resolve_for_rules_known(path: &str, base: &Path, lstats: &Lstats) -> PathBuf {
+pub fn resolve_for_rules_known(path: &str, base: &Path, lstats: &Lstats) -> PathBuf {
     let joined = joined(base, path);
     joined
         .to_str()
