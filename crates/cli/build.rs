@@ -7,6 +7,7 @@
 //! Also names the build for `rein --version` (`REIN_BUILD`: the commit and the build date):
 //! the commit from `REIN_COMMIT`, else git; the date from `SOURCE_DATE_EPOCH` (reproducible
 //! builds), else today.
+#![allow(clippy::disallowed_methods)] // the build script asks git for the commit it builds
 
 use std::path::Path;
 use std::process::Command;

@@ -2,6 +2,7 @@
 //! `before` and `after` entries dispatch writes around the call), the store's size after 1,000
 //! edits of one file, and a git snapshot of a 10,000-file, 200 MB work tree. Run with
 //! `cargo bench -p rein-checkpoint --bench checkpoint`.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};

@@ -333,6 +333,7 @@ impl GitTree {
     /// `git` on the private repository with the workspace as its work tree, reading no config
     /// but [`CONFIG`], asking nothing, with every `GIT_*` variable of rein's environment
     /// removed (they could point it elsewhere).
+    #[allow(clippy::disallowed_methods)] // rein's own git, with the user's git environment cleared: its snapshot repository is private
     fn git(&self) -> Command {
         let mut cmd = Command::new("git");
         for (name, _) in std::env::vars_os() {

@@ -2,6 +2,7 @@
 //! carries (its config, files that config includes, a gitdir a `.git` file names, a parent
 //! checkout's config, a nested checkout's, hooks, attributes), a snapshot and an undo run none
 //! of it, still work, and put back exactly the bytes that were there.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@
 //! files, ten of them `.env` files at depth (each sandboxed call there also holds git's files
 //! still and hides what the guard refuses at every depth). Budget: the median under
 //! `workspace-write` at most 3 ms above the unconfined median. Run with `cargo bench -p rein-cli --bench sandbox`.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;

@@ -50,6 +50,7 @@ fn provider(setup: &Setup, check: &mut impl FnMut(bool, String, &str)) {
 }
 
 /// The sandbox, git, the terminal, the configuration and the MCP servers.
+#[allow(clippy::disallowed_methods)] // `rein doctor` asks git its version and reads TERM: rein's own checks
 fn machine(setup: &Setup, check: &mut impl FnMut(bool, String, &str)) {
     let settings = &setup.settings;
     check(

@@ -241,6 +241,7 @@ fn memory_file(dir: &std::path::Path) -> Option<PathBuf> {
 }
 
 /// Runs the UI until the user quits.
+#[allow(clippy::disallowed_methods)] // NO_COLOR is the terminal's, read where the UI starts
 pub async fn run(args: ExecArgs) -> Result<(), Exit> {
     if args.compact || args.output_format != crate::arg_values::OutputFormat::Text {
         return Err(Exit::usage(

@@ -45,6 +45,7 @@ pub fn settings(
 /// The executable of the native sandbox helper: this one, as the kernel knows it (a rein
 /// rebuilt or removed since it started still runs its own code as the helper). `None` when
 /// `REIN_SANDBOX_HELPER=off` asks for bubblewrap.
+#[allow(clippy::disallowed_methods)] // a switch of rein's own test and debug builds
 pub fn helper() -> Option<PathBuf> {
     let off = std::env::var_os("REIN_SANDBOX_HELPER").is_some_and(|v| v == "off");
     (!off).then(|| PathBuf::from("/proc/self/exe"))

@@ -1,6 +1,7 @@
 //! `rein acp`: an editor's session over the Agent Client Protocol, driven by the official
 //! TypeScript SDK's client (`acp_client.mjs`) and by the Rust crate's client side, against the
 //! mock LLM server on real temp workspaces.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::Path;
 use std::process::Command;

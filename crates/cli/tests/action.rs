@@ -2,6 +2,7 @@
 //! runner would: a real event payload (GitHub's documented examples), the runner's files
 //! (`GITHUB_STEP_SUMMARY`, `GITHUB_OUTPUT`), rein against the mock, and a fake GitHub API on
 //! 127.0.0.1 taking the comment.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 use crate::support::*;
 
 #[tokio::test]

@@ -1,5 +1,6 @@
 //! `rein eval` runs of one task: limits (budget, time), the sandboxed setup and check, git
 //! repositories at a commit, bad task files.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,6 @@
 //! Task sets made from real bugs: the built-in suite (`eval/suite`) and a SWE-bench-style
 //! dataset converted by `scripts/eval/swebench-to-tasks`.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
 //! `install.sh` end to end: a folder of release artefacts (an archive of this build's `rein` and
 //! its `SHA256SUMS`, as `scripts/release` writes them) served on 127.0.0.1, the installer run in
 //! a fresh `HOME`.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,6 +2,7 @@
 //! the model the error its edit brought and that its fix cleared it; a stand-in server shows
 //! that servers run confined like commands (no write outside the workspace, no network, no
 //! provider key); `rein lsp check` lists what it found.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::net::TcpListener;
 use std::path::Path;

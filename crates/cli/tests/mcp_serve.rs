@@ -1,6 +1,7 @@
 //! `rein mcp serve`: rein as an MCP server, driven over its stdio by a JSON-RPC client written
 //! here (so every message is seen), by rein's own MCP client (rein delegating to rein), and by
 //! the MCP Inspector's CLI.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

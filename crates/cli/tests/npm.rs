@@ -1,6 +1,7 @@
 //! rein's npm packages (`scripts/npm-packages`) from a release folder holding this build's Linux
 //! archive: packed, installed from the tarballs into a scratch folder with no registry, and run
 //! with `npx`.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,7 @@
 //! Outside files made to kill their parser (a PDF of 20,000 nested arrays, a page of 5,000
 //! nested `<div>`s) are parsed in a child under limits: the session goes on, and the model
 //! reads what happened; ordinary files read as before.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use serde_json::json;
 

@@ -1,5 +1,6 @@
 //! What rein stores: private whatever the umask, narrowed when an older store was not,
 //! removed when asked or when too old, and free of the provider key.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

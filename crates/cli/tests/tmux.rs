@@ -1,5 +1,6 @@
 //! tmux for the terminal tests: one private server per test, a pane running `rein` against
 //! the mock server, keys sent and the screen read.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::Path;
 use std::process::Command;

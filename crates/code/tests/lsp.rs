@@ -1,5 +1,6 @@
 //! The language-server client against real servers: pyright from npm (installed by
 //! `scripts/test-deps`), and stand-ins that never answer or die at once.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};

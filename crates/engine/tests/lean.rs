@@ -1,6 +1,7 @@
 //! The lean tools profile (small context windows): what the first request carries before the
 //! conversation, measured on the request the mock server receives and counted with the
 //! engine's own estimator.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 

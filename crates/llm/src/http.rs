@@ -282,6 +282,7 @@ impl<P: WireProtocol> Attempts<P> {
 
     /// A whole JSON answer to the streamed request ([`crate::whole`]): read, turned into the
     /// stream's events and parsed at once; the reading that follows only ends.
+    #[allow(clippy::disallowed_methods)] // a switch of rein's own debugging output
     async fn read_whole(
         &mut self,
         response: reqwest::Response,

@@ -61,6 +61,7 @@ pub(crate) struct Spawned {
 }
 
 /// Starts `command args` for `config`, its environment cleaned of `hidden` and given `env`.
+#[allow(clippy::disallowed_methods)] // the launch path of stdio MCP servers: the hidden variables are cleared here
 pub(crate) fn spawn(
     config: &ServerConfig,
     command: &str,

@@ -166,6 +166,7 @@ impl Parsers {
         }
     }
 
+    #[allow(clippy::disallowed_methods)] // the launch path of bounded parsers: rein's own binary under limits
     fn in_child(
         &self,
         program: &PathBuf,

@@ -111,6 +111,7 @@ impl fmt::Display for Support {
 }
 
 /// The first `bwrap` on `PATH`.
+#[allow(clippy::disallowed_methods)] // PATH to find bubblewrap, as the shell would
 pub(crate) fn find_bwrap() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -125,6 +126,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Runs `true` the way a read-only call runs, to learn whether the launcher works here.
+#[allow(clippy::disallowed_methods)] // the probe runs the sandbox it tests
 pub(crate) fn try_run(sandbox: &Sandbox) -> Result<(), Unavailable> {
     let fails = |why: String| Unavailable::Fails(why);
     let dir = std::env::temp_dir();

@@ -1,3 +1,4 @@
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::Arc;

@@ -366,6 +366,7 @@ impl Inner {
 
 /// Export failures are not the user's concern mid-run (the exit says how many spans were
 /// lost); they go to the debug log.
+#[allow(clippy::disallowed_methods)] // a switch of rein's own debugging output
 fn debug_note(message: &str) {
     if std::env::var_os("REIN_TELEMETRY_DEBUG").is_some() {
         eprintln!("rein telemetry: {message}");

@@ -1,5 +1,6 @@
 //! Material recorded from peers (`../shared/conformance/` beside the repository) and the small
 //! real things tests build on (a git repository).
+#![allow(clippy::disallowed_methods)] // dev-only crate: the test programs start real processes and read the test environment
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

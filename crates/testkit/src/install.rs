@@ -1,6 +1,7 @@
 //! Programs end-to-end tests drive (tmux, git). `scripts/test-deps` installs them before the
 //! suite runs; a test never installs anything itself. Without one, a test fails under
 //! `CI=true` (CI must not pass without checking) and elsewhere skips, saying so.
+#![allow(clippy::disallowed_methods)] // dev-only crate: the test programs start real processes and read the test environment
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -17,6 +17,7 @@
 //! Routes: `POST /v1/messages` (Anthropic), `POST /v1/responses` (OpenAI Responses),
 //! `POST /v1/chat/completions` (Chat Completions). Anything else gets a 404 with a JSON error;
 //! requests past the last turn get a 500 saying the scenario is exhausted. Both are recorded.
+#![allow(clippy::disallowed_methods)] // dev-only crate: the test programs start real processes and read the test environment
 #![deny(missing_docs)]
 
 mod anthropic;

@@ -1,4 +1,5 @@
 //! The `rein-mock-llm` binary.
+#![allow(clippy::disallowed_methods)] // dev-only crate: the test programs start real processes and read the test environment
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -1,6 +1,7 @@
 //! The read-only classifier against real git repositories: a hostile `.git/config` makes
 //! `git` unproven, and the environment a proven line runs with stops git from running the
 //! programs its configuration names.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -40,6 +40,7 @@ pub(crate) async fn save_image(dir: Option<&Path>) -> Result<PathBuf, NotPasted>
 }
 
 /// The clipboard's picture as PNG bytes, from the first tool that has one.
+#[allow(clippy::disallowed_methods)] // the clipboard programs of the user's desktop, given text only
 async fn read_image() -> Result<Vec<u8>, NotPasted> {
     let mut tried = Vec::new();
     for (program, args) in tools() {
@@ -72,6 +73,7 @@ async fn read_image() -> Result<Vec<u8>, NotPasted> {
 }
 
 /// The tools to ask, by what this session runs in.
+#[allow(clippy::disallowed_methods)] // the desktop session's variables choose the clipboard program
 fn tools() -> Vec<(&'static str, &'static [&'static str])> {
     let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
     let mut tools: Vec<(&'static str, &'static [&'static str])> = Vec::new();

@@ -37,6 +37,7 @@ pub(crate) async fn new_app(driver: &Controller, host: &dyn SessionHost, theme: 
 }
 
 /// `path` with the home folder shown as `~`.
+#[allow(clippy::disallowed_methods)] // HOME shown as `~` on the start line
 fn home_relative(path: &std::path::Path) -> String {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     match home

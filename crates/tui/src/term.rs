@@ -175,6 +175,7 @@ pub(crate) fn suspend<B: ratatui::backend::Backend>(
 
 /// Opens `path` in the user's editor (`$VISUAL`, `$EDITOR`, else `vi`), the terminal handed
 /// over until it exits.
+#[allow(clippy::disallowed_methods)] // the user's $VISUAL/$EDITOR, started on the prompt file at their request
 pub(crate) fn edit<B: ratatui::backend::Backend>(
     screen: &mut Screen<B>,
     raw: RawMode,

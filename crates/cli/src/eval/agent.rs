@@ -108,6 +108,7 @@ pub struct Invocation {
 }
 
 /// Runs the agent in `dir` for at most `limit` (or until `cancel`); returns what it did.
+#[allow(clippy::disallowed_methods)] // `rein eval` starts rein itself on a task's copy, with the hidden variables cleared
 pub async fn run(
     invocation: &Invocation,
     dir: &Path,

@@ -117,6 +117,7 @@ fn clone_at(repo: &Path, commit: &str, into: &Path) -> Result<(), String> {
 }
 
 /// Runs git (no prompts, no hooks, no system config) and returns its error output on failure.
+#[allow(clippy::disallowed_methods)] // `rein eval` clones a task's repository with rein's own git settings
 fn git(dir: Option<&Path>, args: &[&str]) -> Result<(), String> {
     let mut command = Command::new("git");
     if let Some(dir) = dir {

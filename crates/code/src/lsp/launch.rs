@@ -23,6 +23,7 @@ pub trait Launch: Send + Sync {
 pub struct Unconfined;
 
 impl Launch for Unconfined {
+    #[allow(clippy::disallowed_methods)] // the launch path of language servers: the caller's `Launch` confines it
     fn command(&self, program: &Path, args: &[String], root: &Path) -> std::io::Result<Launched> {
         let mut command = tokio::process::Command::new(program);
         command.args(args).current_dir(root);

@@ -13,6 +13,7 @@ use rein_policy::Policy;
 /// The guard for `workspace` and the folders `added` to it: the sensitive list `sensitive` (compiled once by the caller,
 /// who also hands it to the OS sandbox; `None`: the built-in list, `~` as `$HOME`), extended
 /// with the path globs of the policy's `Read` deny rules. `rein tool` uses the same guard.
+#[allow(clippy::disallowed_methods)] // HOME for `~` in the built-in sensitive list when the caller compiled none
 pub fn workspace_guard(
     workspace: &Path,
     added: &[PathBuf],

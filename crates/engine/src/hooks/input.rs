@@ -150,6 +150,7 @@ fn structured_patch(hunks: &[Hunk]) -> Value {
 
 /// `path` made absolute against `workspace` (`~` against `HOME`), `.` and `..` resolved in the
 /// text, as Claude Code shows paths (symlinks are not followed).
+#[allow(clippy::disallowed_methods)] // HOME for Claude Code's hook input paths, as Claude Code reads it
 fn absolute(workspace: &Path, path: &str) -> PathBuf {
     let home = || std::env::var_os("HOME").map(PathBuf::from);
     let joined = match (path, path.strip_prefix("~/")) {

@@ -26,6 +26,7 @@ pub struct Finished {
 
 /// Runs `command` with `sh -c` in `cwd`, `input` on stdin, `env` added and `hidden` removed,
 /// for at most `timeout`. Never fails: a command that cannot start reports it in `stderr`.
+#[allow(clippy::disallowed_methods)] // the launch path of hooks: the hidden variables are cleared here
 pub async fn run(
     command: &str,
     cwd: &std::path::Path,

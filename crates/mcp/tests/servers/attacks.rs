@@ -1,5 +1,6 @@
 //! What a stdio server may get from rein and do to it: it inherits no provider key, and an
 //! answer longer than rein reads fails the call at once instead of waiting for the timeout.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::time::Duration;
 

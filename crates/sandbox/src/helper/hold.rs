@@ -33,6 +33,7 @@ pub const READY: &str = "ready";
 
 /// Stage 1: the namespaces, the identity mapping, and the init; prints `ready PID` (the init
 /// as numbered outside) and waits for the init.
+#[allow(clippy::disallowed_methods)] // the sandbox helper re-executes itself inside the namespaces
 pub(super) fn outer() -> Result<ExitCode, Failure> {
     let (uid, gid) = (getuid(), getgid());
     unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNET | CloneFlags::CLONE_NEWPID)

@@ -2,6 +2,7 @@
 //! `workspace-write` against a real repository, rein's after-call check runs, then the user's
 //! `git status` and `git commit` run outside the sandbox (no system or global config) and no
 //! planted hook or `core.fsmonitor` may have run.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

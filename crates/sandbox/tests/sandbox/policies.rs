@@ -1,4 +1,5 @@
 //! What each policy lets a command see and change.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::os::unix::net::UnixListener;
 use std::path::Path;

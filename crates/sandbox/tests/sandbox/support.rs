@@ -1,5 +1,6 @@
 //! The fixture: a workspace, a folder outside it, a temp folder and a home with secrets, and
 //! running a line under a policy.
+#![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -5,6 +5,7 @@
 //! PNG), `sleep {ms, mark?}` (writes `<mark>.started` when it starts, `mark` when cancelled), `crash` (the process exits), `pid` (its process id, to see restarts)
 //! and `grow` (adds the tool `extra` and says the tool list changed); one resource,
 //! `test://notes` (text); one prompt, `greet {name}`. `--many N` (stdio) adds N tools `t0`….
+#![allow(clippy::disallowed_methods)] // dev-only crate: the test programs start real processes and read the test environment
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

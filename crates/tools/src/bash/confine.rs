@@ -105,6 +105,7 @@ pub(crate) enum Attach {
 }
 
 impl Attach {
+    #[allow(clippy::disallowed_methods)] // the launch path of commands: the sandbox and the hidden variables are applied here
     fn command(self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         match self {
             Self::Pipes => Command::new(program),

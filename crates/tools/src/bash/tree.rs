@@ -111,6 +111,7 @@ fn alive(pid: i32) -> bool {
 mod tests {
     use super::*;
 
+    #[allow(clippy::disallowed_methods)] // the launch path of a tty command, confined by the caller
     #[test]
     fn a_marked_process_that_left_the_group_is_found_and_killed() {
         let mark = CallMark::new();
