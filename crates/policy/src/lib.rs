@@ -30,7 +30,7 @@ pub use lists::{RuleEdit, RuleList};
 pub use protected::protected;
 pub use rule::{Rule, RuleError};
 
-use rein_tools::{CallFacts, CallKind, Effect, WorkspaceGuard};
+use rein_tool::{CallFacts, CallKind, Effect, WorkspaceGuard};
 
 use rule::READ_TOOLS;
 
@@ -166,7 +166,7 @@ pub struct DenyGlobError {
     /// The deny rule, described as in decisions (`deny rule … (source)`).
     pub rule: String,
     /// What the guard's list said, naming the glob.
-    pub source: rein_tools::SensitiveError,
+    pub source: rein_fs::SensitiveError,
 }
 
 /// The permission policy of a session: mode plus rules.
@@ -185,8 +185,8 @@ impl Policy {
     /// reading, so file tools refuse those paths and searches skip them, whatever the mode.
     pub fn guard_list(
         &self,
-        base: rein_tools::SensitivePaths,
-    ) -> Result<rein_tools::SensitivePaths, DenyGlobError> {
+        base: rein_fs::SensitivePaths,
+    ) -> Result<rein_fs::SensitivePaths, DenyGlobError> {
         let mut list = base;
         for sourced in &self.rules.deny {
             if !READ_TOOLS.iter().any(|t| sourced.rule.covers(t)) {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rein_shell::{SimpleCommand, basename};
-use rein_tools::{CallFacts, ShellFacts};
+use rein_tool::{CallFacts, ShellFacts};
 
 use super::SourcedRule;
 use super::dangerous;
@@ -99,7 +99,7 @@ impl<'a> Call<'a> {
 /// judged by the same rules however it reaches the shell.
 fn covers_call(rule: &Rule, facts: &CallFacts) -> bool {
     rule.covers(&facts.tool)
-        || (facts.kind == rein_tools::CallKind::Shell
+        || (facts.kind == rein_tool::CallKind::Shell
             && facts.shell.is_some()
             && rule.covers("bash"))
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Component, Path};
 
-use rein_tools::{CallFacts, CallKind, Effect, WorkspaceGuard};
+use rein_tool::{CallFacts, CallKind, Effect, WorkspaceGuard};
 
 /// Folder names protected wherever they appear in the workspace.
 const FOLDERS: &[&str] = &[

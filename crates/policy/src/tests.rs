@@ -258,7 +258,7 @@ fn a_hard_link_to_a_secret_is_refused_in_every_mode_bypass_included() {
     std::fs::hard_link(home.join(".ssh/id_ed25519"), ws.join("innocent.txt")).unwrap();
     std::fs::write(ws.join("notes.txt"), "notes").unwrap();
     std::fs::hard_link(ws.join("notes.txt"), ws.join("notes-again.txt")).unwrap();
-    let sensitive = rein_tools::SensitivePaths::new(["~/.ssh"], Some(&home)).unwrap();
+    let sensitive = rein_fs::SensitivePaths::new(["~/.ssh"], Some(&home)).unwrap();
     let guard = WorkspaceGuard::new(&ws)
         .unwrap()
         .with_home(&home)
