@@ -2,7 +2,8 @@
 //! key variable configured (`api_key_env`) or given (`--api-key-env`, a gateway's key), the web
 //! search API's key, and every platform secret `[serve.*]` names (or would read by default).
 //!
-//! Every way out uses this list ([`hidden`]): the environment of every child rein starts
+//! [`Secrets::of`] builds it once per settings ([`crate::settings::Settings::secrets`]); every
+//! way out uses it: the environment of every child rein starts
 //! (commands, hooks, MCP and language servers, an evaluation's setup and check), the variables
 //! a workspace's `.mcp.json` may expand, and the redaction of what rein stores or sends (chat
 //! messages and their buttons, memory, telemetry). Five lists that differed were the cause of
@@ -36,6 +37,40 @@ pub fn names(config: &Config, key_env_flag: Option<&str>) -> Vec<String> {
 /// [`names`] as the hidden variables every child environment and redaction uses.
 pub fn hidden(config: &Config, key_env_flag: Option<&str>) -> HiddenEnv {
     HiddenEnv::with(names(config, key_env_flag))
+}
+
+/// An invocation's secrets, built once per settings: the variables no child sees and the
+/// values nothing rein stores or sends may carry.
+#[derive(Debug, Clone)]
+pub struct Secrets {
+    /// The names beyond the built-in provider keys.
+    names: Vec<String>,
+    hidden: HiddenEnv,
+}
+
+impl Secrets {
+    /// The secrets of `config`, the `--api-key-env` flag (`key_env_flag`) and the run's own
+    /// key variable (`provider_key`), besides the built-in provider keys.
+    pub fn of(config: &Config, key_env_flag: Option<&str>, provider_key: &str) -> Self {
+        let mut names = names(config, key_env_flag);
+        if !provider_key.trim().is_empty() && !names.iter().any(|n| n == provider_key) {
+            names.insert(0, provider_key.to_string());
+        }
+        Self {
+            hidden: HiddenEnv::with(names.iter().cloned()),
+            names,
+        }
+    }
+
+    /// The names beyond the built-in provider keys (an agent's template keeps these).
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// As the hidden variables of a child's environment and of redaction.
+    pub fn hidden(&self) -> &HiddenEnv {
+        &self.hidden
+    }
 }
 
 /// The variables `[serve.telegram|slack|feishu]` read their secrets from: the ones named,
@@ -105,5 +140,23 @@ mod tests {
         let hidden = hidden(&config, None);
         assert!(hidden.names().iter().any(|n| n == "ANTHROPIC_API_KEY"));
         assert!(hidden.names().iter().any(|n| n == "BRAVE_API_KEY"));
+    }
+
+    #[test]
+    fn a_settings_secrets_hold_the_runs_own_key_once() {
+        let config = Config {
+            api_key_env: sourced("MY_KEY"),
+            ..Config::default()
+        };
+        let secrets = Secrets::of(&config, None, "MY_KEY");
+        assert_eq!(secrets.names(), ["MY_KEY"]);
+        let gateway = Secrets::of(&config, Some("GATEWAY_KEY"), "GATEWAY_KEY");
+        assert_eq!(gateway.names(), ["GATEWAY_KEY", "MY_KEY"]);
+        let local = Secrets::of(&Config::default(), None, "LOCAL_MODEL_KEY");
+        assert_eq!(local.names(), ["LOCAL_MODEL_KEY"]);
+        let hidden = local.hidden().names();
+        for name in ["LOCAL_MODEL_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"] {
+            assert!(hidden.iter().any(|n| n == name), "{name} in {hidden:?}");
+        }
     }
 }

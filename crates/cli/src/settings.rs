@@ -19,6 +19,7 @@ use crate::config::Config;
 use crate::env::ReadEnv;
 use crate::overrides::{Mode, Overrides, Route};
 use crate::resolve::{self, Folders, ProviderSettings, RoutingFlags};
+use crate::secrets::Secrets;
 use crate::trust::Asking;
 
 /// Everything a run needs from its flags, environment and configuration, resolved once.
@@ -41,6 +42,8 @@ pub struct Settings {
     pub template: AgentConfig,
     /// Whose shapes the JSON output formats print (`--output-dialect`, `output_dialect`).
     pub output_dialect: crate::arg_values::OutputDialect,
+    /// The secrets no child sees and nothing stored or sent carries, built once.
+    pub secrets: Secrets,
 }
 
 impl Settings {
@@ -88,10 +91,8 @@ impl Settings {
             &config,
         );
         // The keys a command could print or send: never in a child's environment.
-        template.hidden_env.push(provider.key_env.clone());
-        template
-            .hidden_env
-            .extend(crate::secrets::names(&config, router.key_env_flag()));
+        let secrets = Secrets::of(&config, router.key_env_flag(), &provider.key_env);
+        template.hidden_env = secrets.names().to_vec();
         template.sandbox = sandbox;
         template.sensitive = Some(sensitive.clone());
         template.sandbox_policy = sandbox_policy;
@@ -115,6 +116,7 @@ impl Settings {
             sensitive,
             template,
             output_dialect,
+            secrets,
         })
     }
 

@@ -66,7 +66,7 @@ impl Setup {
     /// Starts the configured MCP servers (before the first agent is made).
     pub async fn start_mcp(&mut self) {
         let settings = &self.settings;
-        let hidden = crate::mcp::hidden_env(&settings.config, settings.router.key_env_flag());
+        let hidden = settings.secrets.hidden().clone();
         let env = crate::env::process;
         let started = crate::mcp::start(&settings.workspace, &settings.config, &env, &hidden).await;
         self.mcp = Arc::new(started);
