@@ -257,7 +257,7 @@ impl ClaudeDialect {
                 "webSearchRequests": 0,
                 "costUSD": cost,
                 "contextWindow": rein_engine::context::context_window(&self.model),
-                "maxOutputTokens": rein_engine::models::limits(&self.model).max_output,
+                "maxOutputTokens": rein_llm::models::limits(&self.model).max_output,
             }),
         );
         let first = self.first_request_ms.unwrap_or(0);

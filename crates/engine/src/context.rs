@@ -27,15 +27,15 @@ Goal; Decisions made; Files touched and why; Current state; Errors still open; N
 user's latest instructions (quote them exactly). Be specific: paths, names, commands, numbers. \
 Do not call any tool: answer with the summary only, in text.";
 
-/// The context window of a model, in tokens (from [`crate::models`]'s table).
+/// The context window of a model, in tokens (from [`rein_llm::models`]'s table).
 pub fn context_window(model: &str) -> u64 {
-    crate::models::limits(model).context_window
+    rein_llm::models::limits(model).context_window
 }
 
 /// The context window of a model with the user's overrides (see
-/// [`crate::models::limits_with`]).
+/// [`rein_llm::models::limits_with`]).
 pub fn context_window_with(model: &str, overrides: &[(String, u64)]) -> u64 {
-    crate::models::limits_with(model, overrides, &[]).context_window
+    rein_llm::models::limits_with(model, overrides, &[]).context_window
 }
 
 /// Tokens `bytes` of text are estimated at.

@@ -31,7 +31,6 @@ pub mod hooks;
 mod imports;
 mod lifecycle;
 mod memory;
-pub mod models;
 pub mod plan;
 mod prompt;
 pub mod questions;

@@ -46,6 +46,7 @@ mod client;
 mod effort;
 mod error;
 mod http;
+pub mod models;
 mod openai_chat;
 mod openai_responses;
 mod pricing;

@@ -83,7 +83,7 @@ pub fn model_option(current: &str) -> SessionConfigOption {
         current.to_string(),
     )];
     choices.extend(
-        rein_engine::models::COMMON
+        rein_llm::models::COMMON
             .iter()
             .filter(|model| **model != current)
             .map(|model| SessionConfigSelectOption::new(*model, *model)),

@@ -152,7 +152,7 @@ impl super::Agent {
             checkpoints: self.checkpointing.store.as_deref(),
             on_done: &|_| {},
             claude_results: self.config.claude_results,
-            sees_images: crate::models::sees_images(&self.config.model, &self.config.vision),
+            sees_images: rein_llm::models::sees_images(&self.config.model, &self.config.vision),
         }
         .run(calls)
         .await;

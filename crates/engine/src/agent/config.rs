@@ -20,13 +20,13 @@ pub struct AgentConfig {
     /// Windows of models by name prefix, from the user's config; they beat the built-in
     /// table (see [`crate::context::context_window_with`]) and follow `/model` switches.
     pub context_windows: Vec<(String, u64)>,
-    /// Output token limit per request; `None` uses the model's (see [`crate::models`]).
+    /// Output token limit per request; `None` uses the model's (see [`rein_llm::models`]).
     pub max_tokens: Option<u32>,
     /// Output limits of models by name prefix, from the user's config; they beat the
     /// built-in table and follow `/model` switches.
     pub max_output_tokens: Vec<(String, u32)>,
     /// Which models read images, by name prefix, from the user's config (`[vision]`); they
-    /// beat the built-in table (see [`crate::models::sees_images`]).
+    /// beat the built-in table (see [`rein_llm::models::sees_images`]).
     pub vision: Vec<(String, bool)>,
     /// How long Anthropic keeps the prompt cache's entries (`1h` for slow sessions).
     pub cache_ttl: rein_llm::CacheTtl,

@@ -45,7 +45,7 @@ impl Agent {
             blocks.push(ContentBlock::Text { text });
             // A picture mentioned is shown as one (to a model that reads images); a PDF as
             // its pages' text.
-            let sees = crate::models::sees_images(&self.config.model, &self.config.vision);
+            let sees = rein_llm::models::sees_images(&self.config.model, &self.config.vision);
             for item in media {
                 blocks.push(match item {
                     rein_protocol::Media::Image { source } if sees => {

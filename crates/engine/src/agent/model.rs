@@ -71,7 +71,7 @@ impl Agent {
     /// The output limit of each request: configured, else the model's.
     pub(super) fn max_output(&self) -> u32 {
         self.config.max_tokens.unwrap_or_else(|| {
-            crate::models::first_output(&self.config.model, &self.config.max_output_tokens)
+            rein_llm::models::first_output(&self.config.model, &self.config.max_output_tokens)
         })
     }
 
@@ -83,8 +83,8 @@ impl Agent {
             .unwrap_or_else(|| self.model_limits().max_output)
     }
 
-    fn model_limits(&self) -> crate::models::ModelLimits {
-        crate::models::limits_with(
+    fn model_limits(&self) -> rein_llm::models::ModelLimits {
+        rein_llm::models::limits_with(
             &self.config.model,
             &self.config.context_windows,
             &self.config.max_output_tokens,

@@ -70,7 +70,7 @@ impl Agent {
             checkpoints: self.checkpointing.store.as_deref(),
             on_done: &record_result,
             claude_results: self.config.claude_results,
-            sees_images: crate::models::sees_images(&self.config.model, &self.config.vision),
+            sees_images: rein_llm::models::sees_images(&self.config.model, &self.config.vision),
         }
         .run(vec![call])
         .await;

@@ -41,7 +41,7 @@ pub(crate) const BACKGROUND_WAIT: Duration = Duration::from_secs(1800);
 /// Model requests a subagent may make before it must answer.
 pub const SUBAGENT_MAX_TURNS: u32 = 30;
 
-pub use crate::models::ModelSource;
+pub use rein_llm::models::ModelSource;
 
 /// What an agent offers through its `task` tool.
 #[derive(Clone)]

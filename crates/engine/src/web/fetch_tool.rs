@@ -23,7 +23,7 @@ const ANSWER_TOKENS: u32 = 2_048;
 /// The model that answers a fetch's prompt, and where its client comes from.
 pub(crate) struct Answerer {
     pub(crate) model: String,
-    pub(crate) source: Arc<dyn crate::models::ModelSource>,
+    pub(crate) source: Arc<dyn rein_llm::models::ModelSource>,
 }
 
 /// The `web_fetch` tool.

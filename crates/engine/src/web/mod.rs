@@ -52,7 +52,7 @@ impl std::fmt::Debug for WebTools {
 pub(crate) fn register(
     tools: &mut ToolRegistry,
     web: &WebTools,
-    models: Option<Arc<dyn crate::models::ModelSource>>,
+    models: Option<Arc<dyn rein_llm::models::ModelSource>>,
 ) {
     tools.register(Arc::new(WebFetch {
         fetcher: web.fetcher.clone(),

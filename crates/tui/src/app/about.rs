@@ -160,7 +160,7 @@ impl App {
     pub fn open_model_picker(&mut self) {
         let current = self.status.model.clone();
         let items = std::iter::once(current.clone())
-            .chain(rein_engine::models::COMMON.iter().map(|m| (*m).to_string()))
+            .chain(rein_llm::models::COMMON.iter().map(|m| (*m).to_string()))
             .filter(|m| !m.is_empty())
             .enumerate()
             .filter(|(n, m)| *n == 0 || *m != current)

@@ -146,6 +146,10 @@ pub const COMMON: [&str; 9] = [
     "kimi-k2",
 ];
 
+/// Why a [`ModelSource`] has no client for a model: the front end's own error (an unknown
+/// provider, a missing key), whose type rein-llm does not know.
+pub type SourceError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 /// Where an agent's helper (a subagent, `web_fetch`'s reader) that names a model (`haiku`, `claude-opus-4-1`) gets a client for it.
 pub trait ModelSource: Send + Sync {
     /// The full model name for `model` (an alias or a name) and a client that serves it; an
@@ -153,7 +157,7 @@ pub trait ModelSource: Send + Sync {
     fn client_for(
         &self,
         model: &str,
-    ) -> Result<(String, std::sync::Arc<dyn rein_llm::ModelClient>), crate::lifecycle::FrontEndError>;
+    ) -> Result<(String, std::sync::Arc<dyn crate::ModelClient>), SourceError>;
 }
 
 #[cfg(test)]
