@@ -34,7 +34,8 @@ mod memory;
 pub mod plan;
 mod prompt;
 pub mod questions;
-pub mod schedule;
+/// The schedule tools live with the other built-ins; re-exported for the engine's callers.
+pub use rein_tools::schedule;
 pub mod session;
 mod session_rules;
 pub mod subagents;

@@ -39,6 +39,7 @@ mod profile;
 mod read_file;
 mod registry;
 mod repo_map;
+pub mod schedule;
 mod schema;
 mod search;
 pub mod shell;

@@ -24,7 +24,7 @@ pub(super) fn schedule_place(
 ) -> rein_schedule::DurablePlace {
     let canonical = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_path_buf());
     let own = data
-        .join(rein_engine::schedule::SCHEDULES_FOLDER)
+        .join(rein_tools::schedule::SCHEDULES_FOLDER)
         .join(rein_engine::session::workspace_key(&canonical));
     let (file, root, wrap) = match kept {
         JobsKept::InWorkspace => {
@@ -47,11 +47,7 @@ pub(super) fn schedule_place(
                 Some(wrap),
             )
         }
-        JobsKept::InData => (
-            own.join(rein_engine::schedule::JOBS_FILE),
-            own.clone(),
-            None,
-        ),
+        JobsKept::InData => (own.join(rein_tools::schedule::JOBS_FILE), own.clone(), None),
     };
     rein_schedule::DurablePlace {
         file,

@@ -36,7 +36,7 @@ impl super::Agent {
             if name != "loop" {
                 return None;
             }
-            return match crate::schedule::expand_loop(&self.schedule, args) {
+            return match rein_tools::schedule::expand_loop(&self.schedule, args) {
                 Ok(text) => Some((format!("<command-name>/loop</command-name>\n{text}"), None)),
                 Err(why) => {
                     events.error(format!("/loop: {why}; sent as typed"));

@@ -72,7 +72,7 @@ impl Toolset {
         }
         let spawner = setup::add_delegating_tools(&mut tools, config);
         tools.register(Arc::new(crate::plan::ExitPlanMode));
-        crate::schedule::register(&mut tools, schedule);
+        rein_tools::schedule::register(&mut tools, schedule);
         let place = crate::worktree::in_repository(&config.workspace).then(|| {
             let place = super::worktree_tools::Shared::default();
             tools.register(Arc::new(super::worktree_tools::EnterWorktree {

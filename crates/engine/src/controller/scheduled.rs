@@ -157,7 +157,7 @@ async fn run_due(schedule: Schedule, session: Session, stop: CancellationToken) 
             }
             agent
                 .run(
-                    &crate::schedule::fired_prompt(&job),
+                    &rein_tools::schedule::fired_prompt(&job),
                     &session.events,
                     cancel,
                 )

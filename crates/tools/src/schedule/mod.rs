@@ -7,9 +7,9 @@ mod tools;
 
 use std::sync::Arc;
 
+use crate::ToolRegistry;
 use rein_schedule::loops::{self, Loop};
 use rein_schedule::{Created, CronRequest, Fired, Keep, Repeat, Schedule};
-use rein_tools::ToolRegistry;
 
 /// The folder of rein's data folder holding each workspace's schedule lock (and the jobs of
 /// an untrusted workspace), in `<workspace key>/`.
@@ -18,7 +18,7 @@ pub const SCHEDULES_FOLDER: &str = "schedules";
 pub const JOBS_FILE: &str = "scheduled_tasks.json";
 
 /// Registers the four scheduling tools over `schedule`.
-pub(crate) fn register(tools: &mut ToolRegistry, schedule: &Schedule) {
+pub fn register(tools: &mut ToolRegistry, schedule: &Schedule) {
     tools.register(Arc::new(tools::CronCreate(schedule.clone())));
     tools.register(Arc::new(tools::CronDelete(schedule.clone())));
     tools.register(Arc::new(tools::CronList(schedule.clone())));
@@ -27,7 +27,7 @@ pub(crate) fn register(tools: &mut ToolRegistry, schedule: &Schedule) {
 
 /// Why `/loop` made no job.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum LoopRefused {
+pub enum LoopRefused {
     /// Its arguments.
     #[error(transparent)]
     Arguments(#[from] loops::LoopError),
@@ -38,7 +38,7 @@ pub(crate) enum LoopRefused {
 
 /// What the model gets for `/loop args`: the prompt of this first run, after the job it asks
 /// for was made.
-pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, LoopRefused> {
+pub fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, LoopRefused> {
     match loops::parse(args, schedule.clock().now())? {
         Loop::SelfPaced { prompt } => Ok(loops::self_paced_prompt(&prompt)),
         Loop::Every { cron, prompt, said } => {
@@ -65,7 +65,7 @@ pub(crate) fn expand_loop(schedule: &Schedule, args: &str) -> Result<String, Loo
 
 /// The prompt a fired job runs: its own, or for a self-paced loop's sentinel the reminder to
 /// go on.
-pub(crate) fn fired_prompt(fired: &Fired) -> String {
+pub fn fired_prompt(fired: &Fired) -> String {
     match fired.prompt.trim() == loops::AUTONOMOUS {
         true => loops::autonomous_prompt(),
         false => fired.prompt.clone(),
@@ -78,7 +78,7 @@ mod tests {
     #[test]
     fn the_four_definitions_stay_small() {
         let schedule = rein_schedule::Schedule::in_memory(Arc::new(rein_schedule::SystemClock), "");
-        let mut tools = rein_tools::ToolRegistry::new();
+        let mut tools = crate::ToolRegistry::new();
         super::register(&mut tools, &schedule);
         let specs = tools.specs();
         let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();

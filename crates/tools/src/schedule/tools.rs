@@ -3,10 +3,10 @@
 //! rules) under rein's names, over the session's [`Schedule`]. The main agent's only: a
 //! subagent's work ends with its run.
 
+use crate::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use async_trait::async_trait;
 use rein_protocol::{ScheduledJob, ToolSpec};
 use rein_schedule::{Created, CronRequest, Keep, Repeat, Schedule};
-use rein_tools::{CallFacts, CallKind, Effect, Tool, ToolContext, ToolOutput, WorkspaceGuard};
 use serde_json::{Value, json};
 
 /// The tools' names.
@@ -72,8 +72,8 @@ fn line(job: &ScheduledJob) -> String {
 
 #[async_trait]
 impl Tool for CronCreate {
-    fn lean(&self) -> rein_tools::Lean {
-        rein_tools::Lean::LeftOut
+    fn lean(&self) -> crate::Lean {
+        crate::Lean::LeftOut
     }
 
     fn spec(&self) -> ToolSpec {
@@ -158,8 +158,8 @@ fn describe(job: &ScheduledJob) -> String {
 
 #[async_trait]
 impl Tool for CronDelete {
-    fn lean(&self) -> rein_tools::Lean {
-        rein_tools::Lean::LeftOut
+    fn lean(&self) -> crate::Lean {
+        crate::Lean::LeftOut
     }
 
     fn spec(&self) -> ToolSpec {
@@ -203,8 +203,8 @@ impl Tool for CronDelete {
 
 #[async_trait]
 impl Tool for CronList {
-    fn lean(&self) -> rein_tools::Lean {
-        rein_tools::Lean::LeftOut
+    fn lean(&self) -> crate::Lean {
+        crate::Lean::LeftOut
     }
 
     fn spec(&self) -> ToolSpec {
@@ -236,8 +236,8 @@ impl Tool for CronList {
 
 #[async_trait]
 impl Tool for ScheduleWakeup {
-    fn lean(&self) -> rein_tools::Lean {
-        rein_tools::Lean::LeftOut
+    fn lean(&self) -> crate::Lean {
+        crate::Lean::LeftOut
     }
 
     fn spec(&self) -> ToolSpec {
