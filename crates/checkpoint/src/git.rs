@@ -480,3 +480,20 @@ fn check(out: std::process::Output) -> std::io::Result<Vec<u8>> {
         String::from_utf8_lossy(&out.stderr).trim()
     )))
 }
+
+/// `git -C dir` on the user's repository there: its own configuration applies, nothing is
+/// asked, and every `GIT_*` variable of rein's environment is removed (`GIT_DIR`,
+/// `GIT_WORK_TREE`, `GIT_INDEX_FILE`… set by a git hook or an editor's terminal would point it
+/// at another repository). The one runner of rein's git on a user's repository (worktrees,
+/// `rein eval`'s clones, `rein doctor`).
+#[allow(clippy::disallowed_methods)] // the home of rein's git on a user's repository: GIT_* cleared here
+pub fn user_git(dir: &Path) -> Command {
+    let mut cmd = Command::new("git");
+    for (name, _) in std::env::vars_os() {
+        if name.as_bytes().starts_with(b"GIT_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd.arg("-C").arg(dir).env("GIT_TERMINAL_PROMPT", "0");
+    cmd
+}

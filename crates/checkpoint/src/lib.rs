@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 
 use rein_fs::private::{create_private_dir_all, private_options};
 
-pub use git::GitTree;
+pub use git::{GitTree, user_git};
 #[cfg(test)]
 use restore::PROMPT_CHARS;
 pub use restore::{

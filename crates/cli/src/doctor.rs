@@ -50,7 +50,7 @@ fn provider(setup: &Setup, check: &mut impl FnMut(bool, String, &str)) {
 }
 
 /// The sandbox, git, the terminal, the configuration and the MCP servers.
-#[allow(clippy::disallowed_methods)] // `rein doctor` asks git its version and reads TERM: rein's own checks
+#[allow(clippy::disallowed_methods)] // `rein doctor` reports the terminal it runs in (TERM)
 fn machine(setup: &Setup, check: &mut impl FnMut(bool, String, &str)) {
     let settings = &setup.settings;
     check(
@@ -65,7 +65,7 @@ fn machine(setup: &Setup, check: &mut impl FnMut(bool, String, &str)) {
         ),
         "see `rein sandbox check`; shell commands run unconfined and `auto` mode is off",
     );
-    let git = std::process::Command::new("git")
+    let git = rein_checkpoint::user_git(std::path::Path::new("."))
         .arg("--version")
         .output()
         .is_ok_and(|out| out.status.success());

@@ -17,6 +17,7 @@ mod eval_runs;
 mod eval_suites;
 mod exec;
 mod fallback;
+mod git_env;
 mod install;
 mod interactive;
 mod kill;

@@ -5,7 +5,6 @@
 //! branch, until `rein worktree prune` or `exit_worktree {action: "remove"}`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Where rein's worktrees live, relative to the repository's top folder.
 pub const WORKTREES_FOLDER: &str = ".rein/worktrees";
@@ -86,13 +85,9 @@ pub enum WorktreeError {
     },
 }
 
-#[allow(clippy::disallowed_methods)] // rein's own git for its worktrees, on rein's own folders
 fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let out = rein_checkpoint::user_git(dir)
         .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
         .output()
         .map_err(|e| WorktreeError::Git {
             args: args.join(" "),

@@ -1,5 +1,6 @@
 #![allow(clippy::disallowed_methods)] // dev-only code: tests and benchmarks start real processes and read the test environment
 use std::path::Path;
+use std::process::Command;
 
 use super::*;
 

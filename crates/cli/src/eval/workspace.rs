@@ -3,7 +3,6 @@
 //! run clones that locally).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
@@ -116,13 +115,10 @@ fn clone_at(repo: &Path, commit: &str, into: &Path) -> Result<(), String> {
     .map_err(|e| format!("commit {commit}: {e}"))
 }
 
-/// Runs git (no prompts, no hooks, no system config) and returns its error output on failure.
-#[allow(clippy::disallowed_methods)] // `rein eval` clones a task's repository with rein's own git settings
+/// Runs git (no prompts, no hooks, no system config, none of rein's `GIT_*` variables) and
+/// returns its error output on failure.
 fn git(dir: Option<&Path>, args: &[&str]) -> Result<(), String> {
-    let mut command = Command::new("git");
-    if let Some(dir) = dir {
-        command.arg("-C").arg(dir);
-    }
+    let mut command = rein_checkpoint::user_git(dir.unwrap_or(Path::new(".")));
     let out = command
         .args([
             "-c",
