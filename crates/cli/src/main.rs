@@ -148,13 +148,7 @@ async fn run(cli: Cli) -> Result<(), Exit> {
                 sessions::list(&workspace, data_dir)
             }
         }
-        Some(Command::Config(ConfigCommand::Show { cwd })) => {
-            let workspace = resolve::workspace(cwd.as_deref())?;
-            let env = crate::env::process;
-            let config = trust::load_for_reading(&workspace)?;
-            let layered = resolve::layered(&config, &env)?;
-            crate::output::print_all(&config::render(&config, &layered))
-        }
+        Some(Command::Config(ConfigCommand::Show { cwd })) => config_show(cwd.as_deref()),
         Some(Command::Config(edit)) => settings_edit::command(edit),
         Some(Command::Serve(args)) => serve_chat::run(*args).await,
         Some(Command::Lsp(LspCommand::Check { cwd })) => {
@@ -200,4 +194,13 @@ async fn run(cli: Cli) -> Result<(), Exit> {
             interactive::run(args).await
         }
     }
+}
+
+/// `rein config show`: the configuration a run in the workspace would use, with sources.
+fn config_show(cwd: Option<&std::path::Path>) -> Result<(), Exit> {
+    let workspace = resolve::workspace(cwd)?;
+    let env = crate::env::process;
+    let config = trust::load_for_reading(&workspace)?;
+    let layered = resolve::layered(&config, &env)?;
+    crate::output::print_all(&config::render(&config, &layered))
 }
