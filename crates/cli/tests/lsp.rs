@@ -220,7 +220,7 @@ fn copy_probe(ws: &Path) -> std::path::PathBuf {
 }
 
 /// The probe server as the workspace's only Python server, from the user's config.
-fn probe_workspace() -> tempfile::TempDir {
+pub fn probe_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path();
     let probe = copy_probe(ws);

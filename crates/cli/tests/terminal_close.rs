@@ -1,8 +1,6 @@
 //! What the terminal UI does for a session beyond the screen, as `rein exec` does: its events
 //! go to telemetry, and quitting stops the language servers politely.
 
-use std::path::Path;
-
 use crate::support::*;
 use crate::tmux::Tmux;
 
@@ -42,20 +40,8 @@ async fn quitting_the_ui_stops_the_language_servers() {
     let Some(tmux) = Tmux::start() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::lsp::probe_workspace();
     let ws = dir.path();
-    let probe = ws.join("probe.py");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lsp_probe.py");
-    std::fs::copy(fixture, &probe).unwrap();
-    std::fs::write(ws.join("app.py"), "print('x')\n").unwrap();
-    write_user_config(
-        ws,
-        &format!(
-            "[lsp]\nsettle_ms = 30000\n[lsp.servers.probe]\ncommand = [\"python3\", \"{}\"]\n\
-             extensions = [\"py\"]\n",
-            probe.display()
-        ),
-    );
     let server = mock(
         r#"{"turns": [
           {"tool_calls": [{"name": "edit_file", "arguments":
