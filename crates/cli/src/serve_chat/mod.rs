@@ -67,11 +67,16 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
         true => None,
         false => Some(platforms::listen(&config)?),
     };
-    // Nothing posted carries a provider key, a platform's secret or any other of the list.
+    let places = place::set_up(planned, &args.route).await?;
+    // Nothing posted carries a provider key, a platform's secret or any other secret of a
+    // place's settings (each workspace's own key variable among them).
     secrets.extend(crate::secrets::names(
         &config,
         args.route.api_key_env.as_deref(),
     ));
+    for place in &places {
+        secrets.extend(place.setup.settings.secrets.names().iter().cloned());
+    }
     let hidden = rein_tools::HiddenEnv::with(secrets);
     let platforms = all
         .into_iter()
@@ -82,7 +87,6 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
             }) as Arc<dyn Platform>
         })
         .collect();
-    let places = place::set_up(planned, &args.route).await?;
     let server = Arc::new(Server {
         platforms,
         places,
