@@ -375,7 +375,7 @@ impl MemorySource {
     /// The user's memory file in `dir` (inside it) and its imports (inside the home folder,
     /// where the user names them on purpose), checked against the sensitive list of
     /// `workspace`.
-    #[allow(clippy::disallowed_methods)] // HOME shown as `~` in the system prompt
+    #[allow(clippy::disallowed_methods)] // HOME: the folder the user's memory file may import from
     fn user(workspace: &PromptFiles, dir: &Path) -> Self {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let import_root = home.clone().unwrap_or_else(|| dir.to_path_buf());
