@@ -163,9 +163,9 @@ impl Hosted {
 
     /// Starts the job `op` (a prompt, a compaction) and gives `sink` each of its events up to
     /// the one that ends it. The one event loop of every front end driving a session, with
-    /// the one rule for when a job has ended: a run's `Result` (given to `sink` too), a
-    /// compaction's `CompactionEnd` (not given: its failure is the caller's to say), or the
-    /// end of the event stream. `cancelled`, before or during the job, cancels it: its
+    /// the one rule for when a job has ended ([`Event::ends_job`]): a run's `Result` (given to
+    /// `sink` too), a compaction's `CompactionEnd` (not given: its failure is the caller's to
+    /// say), or the end of the event stream. `cancelled`, before or during the job, cancels it: its
     /// commands are killed, the session kept. [`Busy`] while another job runs.
     pub async fn job(
         &self,
@@ -188,16 +188,19 @@ impl Hosted {
                 }
                 event = events.recv() => event,
             };
-            match event {
-                None => return Ok(JobEnd::Closed),
-                Some(Event::CompactionEnd { error }) => return Ok(JobEnd::Compacted(error)),
-                Some(event @ Event::Result { .. }) => {
-                    let reply = Reply::of(&event);
-                    sink.event(event).await;
-                    return Ok(JobEnd::Ran(reply));
-                }
-                Some(event) => sink.event(event).await,
+            let Some(event) = event else {
+                return Ok(JobEnd::Closed);
+            };
+            if !event.ends_job() {
+                sink.event(event).await;
+                continue;
             }
+            if let Event::CompactionEnd { error } = event {
+                return Ok(JobEnd::Compacted(error));
+            }
+            let reply = Reply::of(&event);
+            sink.event(event).await;
+            return Ok(JobEnd::Ran(reply));
         }
     }
 

@@ -370,6 +370,14 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Whether this event ends a job: a run's `Result`, a compaction's `CompactionEnd`. The
+    /// one rule every front end's event loop stops a job by.
+    pub fn ends_job(&self) -> bool {
+        matches!(self, Self::Result { .. } | Self::CompactionEnd { .. })
+    }
+}
+
 /// One item of the model's todo list (Claude Code's `TodoWrite` shape).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TodoItem {

@@ -312,3 +312,15 @@ fn waits_read_as_people_say_them() {
         "attempt 2 failed, retrying in 60 s: rate limited"
     );
 }
+
+#[test]
+fn only_a_result_and_a_compactions_end_end_a_job() {
+    let events = one_of_each();
+    let ending: Vec<&Event> = events.iter().filter(|e| e.ends_job()).collect();
+    assert_eq!(ending.len(), 2, "{ending:?}");
+    assert!(
+        ending
+            .iter()
+            .all(|e| matches!(e, Event::Result { .. } | Event::CompactionEnd { .. }))
+    );
+}

@@ -14,7 +14,7 @@ use crate::actions::act;
 use crate::app::{Action, App};
 use crate::host::Launch;
 use crate::screen::TuiError;
-use crate::start::{ends_job, new_app};
+use crate::start::new_app;
 use crate::theme::Theme;
 use rein_engine::{Controller, EndReason, Op};
 
@@ -50,7 +50,7 @@ pub async fn run(launch: Launch) -> Result<String, TuiError> {
                 }
                 // Wait for the job, printing as it goes.
                 while let Some(event) = events.recv().await {
-                    let end = ends_job(&event);
+                    let end = event.ends_job();
                     pending.extend(app.event(event, Instant::now()));
                     print_committed(&mut app);
                     if end {

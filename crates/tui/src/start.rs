@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use rein_engine::Controller;
-use rein_protocol::Event;
 
 use crate::app::App;
 use crate::history::PromptHistory;
@@ -48,9 +47,4 @@ fn home_relative(path: &std::path::Path) -> String {
         Some(rest) => format!("~/{}", rest.display()),
         None => path.display().to_string(),
     }
-}
-
-/// Whether `event` ends a job: a run's `Result`, a compaction's `CompactionEnd`.
-pub(crate) fn ends_job(event: &Event) -> bool {
-    matches!(event, Event::Result { .. } | Event::CompactionEnd { .. })
 }
