@@ -86,6 +86,12 @@ async fn config_set_and_statusline_write_the_users_file() {
     tmux.type_text("/statusline echo my-own-line");
     tmux.keys(&["Enter"]);
     tmux.wait_for("my-own-line").await;
+    // The screen shows the typed line at once; the file is written a moment later.
+    until("the status line written", || {
+        std::fs::read_to_string(&user_config)
+            .is_ok_and(|text| text.contains("status_line = \"echo my-own-line\""))
+    })
+    .await;
     let text = std::fs::read_to_string(&user_config).unwrap();
     assert!(text.contains("cache_ttl = \"1h\""), "{text}");
     assert!(
