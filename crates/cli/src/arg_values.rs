@@ -85,3 +85,18 @@ pub fn positive_usd(text: &str) -> Result<f64, NotUsd> {
         _ => Err(NotUsd(text.to_string())),
     }
 }
+
+/// The mode `--permission-mode NAME` names; an unknown one is a usage error naming the flag.
+pub fn mode_flag(name: &str) -> Result<rein_policy::PermissionMode, crate::Exit> {
+    rein_policy::PermissionMode::parse(name).ok_or_else(|| {
+        crate::Exit::usage(format!(
+            "--permission-mode: unknown permission mode {name:?}"
+        ))
+    })
+}
+
+/// The OS sandbox's policy `--sandbox NAME` names; an unknown one is a usage error naming the
+/// flag.
+pub fn sandbox_flag(name: &str) -> Result<rein_sandbox::Policy, crate::Exit> {
+    rein_sandbox::Policy::parse(name).map_err(|e| crate::Exit::usage(format!("--sandbox: {e}")))
+}

@@ -11,7 +11,7 @@ use rein_protocol::{Event, RunOutcome};
 use tokio_util::sync::CancellationToken;
 
 use crate::Exit;
-use crate::arg_values::{InputFormat, OutputDialect};
+use crate::arg_values::{InputFormat, OutputDialect, mode_flag, sandbox_flag};
 use crate::args::ExecArgs;
 use crate::hosted::{Hosted, JobEnd, Sink};
 use crate::input_messages::InputLine;
@@ -24,21 +24,11 @@ use crate::setup::Setup;
 /// errors naming the flag.
 pub fn overrides(args: &ExecArgs) -> Result<Overrides, Exit> {
     let mode = match (&args.permission_mode, args.dangerously_skip_permissions) {
-        (Some(name), _) => Some(overrides::Mode::Named(
-            rein_policy::PermissionMode::parse(name).ok_or_else(|| {
-                Exit::usage(format!(
-                    "--permission-mode: unknown permission mode {name:?}"
-                ))
-            })?,
-        )),
+        (Some(name), _) => Some(overrides::Mode::Named(mode_flag(name)?)),
         (None, true) => Some(overrides::Mode::SkipPermissions),
         (None, false) => None,
     };
-    let sandbox = (args.sandbox.as_deref())
-        .map(|name| {
-            rein_sandbox::Policy::parse(name).map_err(|e| Exit::usage(format!("--sandbox: {e}")))
-        })
-        .transpose()?;
+    let sandbox = args.sandbox.as_deref().map(sandbox_flag).transpose()?;
     let at = match (&args.resume, args.continue_latest) {
         (Some(id), _) => overrides::StartAt::Resume(id.clone()),
         (None, true) => overrides::StartAt::Latest,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::arg_values::{ProviderArg, positive_usd};
+use crate::arg_values::{ProviderArg, mode_flag, positive_usd, sandbox_flag};
 
 /// `rein mcp …`.
 #[derive(Debug, Subcommand)]
@@ -140,22 +140,9 @@ impl ServeArgs {
     pub fn overrides(&self) -> Result<crate::overrides::Overrides, crate::Exit> {
         use crate::overrides::{Limits, Mode, Overrides, RuleTexts};
         let mode = (self.permission_mode.as_deref())
-            .map(|name| {
-                rein_policy::PermissionMode::parse(name)
-                    .map(Mode::Named)
-                    .ok_or_else(|| {
-                        crate::Exit::usage(format!(
-                            "--permission-mode: unknown permission mode {name:?}"
-                        ))
-                    })
-            })
+            .map(|name| mode_flag(name).map(Mode::Named))
             .transpose()?;
-        let sandbox = (self.sandbox.as_deref())
-            .map(|name| {
-                rein_sandbox::Policy::parse(name)
-                    .map_err(|e| crate::Exit::usage(format!("--sandbox: {e}")))
-            })
-            .transpose()?;
+        let sandbox = self.sandbox.as_deref().map(sandbox_flag).transpose()?;
         Ok(Overrides {
             cwd: self.cwd.clone(),
             route: self.route.overrides(),

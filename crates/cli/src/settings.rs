@@ -91,7 +91,11 @@ impl Settings {
             &config,
         );
         // The keys a command could print or send: never in a child's environment.
-        let secrets = Secrets::of(&config, router.key_env_flag(), &provider.key_env);
+        let secrets = Secrets::of(
+            &config,
+            args.route.api_key_env.as_deref(),
+            &provider.key_env,
+        );
         template.hidden_env = secrets.names().to_vec();
         template.sandbox = sandbox;
         template.sensitive = Some(sensitive.clone());
@@ -245,37 +249,27 @@ fn private_store(data_dir: &Path) {
 /// naming a model and the fallback model.
 #[derive(Debug, Clone)]
 pub struct Router {
-    provider: Option<rein_llm::ProviderKind>,
-    base_url: Option<String>,
-    api_key_env: Option<String>,
+    /// The run's routing flags; the model is the one asked for each time.
+    route: Route,
     config: Arc<Config>,
     env: ReadEnv,
 }
 
 impl Router {
     fn new(route: &Route, config: Arc<Config>, env: ReadEnv) -> Self {
-        Self {
-            env,
-            provider: route.provider,
-            base_url: route.base_url.clone(),
-            api_key_env: route.api_key_env.clone(),
-            config,
-        }
-    }
-
-    /// `--api-key-env`, when given.
-    pub fn key_env_flag(&self) -> Option<&str> {
-        self.api_key_env.as_deref()
+        let route = Route {
+            model: None,
+            ..route.clone()
+        };
+        Self { route, config, env }
     }
 
     /// The provider settings for `model` (an alias or a name; `None`: the one the environment
     /// or the config names, else the default).
     pub fn settings(&self, model: Option<&str>) -> Result<ProviderSettings, Exit> {
         let flags = RoutingFlags {
-            provider: self.provider,
             model,
-            base_url: self.base_url.as_deref(),
-            api_key_env: self.api_key_env.as_deref(),
+            ..RoutingFlags::of(&self.route)
         };
         resolve::provider_of(flags, &self.env, &self.config)
     }

@@ -34,8 +34,6 @@ mod memory;
 pub mod plan;
 mod prompt;
 pub mod questions;
-/// The schedule tools live with the other built-ins; re-exported for the engine's callers.
-pub use rein_tools::schedule;
 pub mod session;
 mod session_rules;
 pub mod subagents;

@@ -36,6 +36,23 @@ pub struct ServerConfig {
     pub source: String,
 }
 
+impl ServerConfig {
+    /// Server `name` reached by `transport`, configured at `source`, with the default
+    /// timeouts, every tool offered and rein's own folder as a stdio server's.
+    pub fn new(name: String, transport: Transport, source: &str) -> Self {
+        Self {
+            name,
+            transport,
+            cwd: None,
+            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
+            enabled_tools: None,
+            disabled_tools: Vec::new(),
+            source: source.to_string(),
+        }
+    }
+}
+
 /// How a server is reached.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Transport {
@@ -161,16 +178,9 @@ pub fn parse_mcp_json(text: &str, source: &str, vars: &Vars<'_>) -> Result<Parse
                 continue;
             }
         };
-        parsed.servers.push(ServerConfig {
-            name,
-            transport,
-            cwd: None,
-            startup_timeout: DEFAULT_STARTUP_TIMEOUT,
-            tool_timeout: DEFAULT_TOOL_TIMEOUT,
-            enabled_tools: None,
-            disabled_tools: Vec::new(),
-            source: source.to_string(),
-        });
+        parsed
+            .servers
+            .push(ServerConfig::new(name, transport, source));
     }
     parsed.warnings.extend(vars.take_warnings());
     Ok(parsed)

@@ -393,16 +393,7 @@ fn editor_servers(servers: &[McpServer]) -> Result<Vec<rein_mcp::ServerConfig>, 
             eprintln!("rein: {why}");
             continue;
         }
-        configs.push(rein_mcp::ServerConfig {
-            name,
-            transport,
-            cwd: None,
-            startup_timeout: rein_mcp::config::DEFAULT_STARTUP_TIMEOUT,
-            tool_timeout: rein_mcp::config::DEFAULT_TOOL_TIMEOUT,
-            enabled_tools: None,
-            disabled_tools: Vec::new(),
-            source: FROM_EDITOR.to_string(),
-        });
+        configs.push(rein_mcp::ServerConfig::new(name, transport, FROM_EDITOR));
     }
     Ok(configs)
 }

@@ -38,8 +38,7 @@ pub struct Confined<'a> {
 pub async fn run(dir: &Path, line: &str, how: Confined<'_>, cancel: &CancellationToken) -> Step {
     let cancel = cancel.child_token();
     let limit = how.limit;
-    let policy = rein_sandbox::Policy::parse(how.sandbox)
-        .map_err(|e| crate::Exit::usage(format!("--sandbox: {e}")));
+    let policy = crate::arg_values::sandbox_flag(how.sandbox);
     let made =
         policy.and_then(|policy| crate::tool_cmd::context(dir, cancel.clone(), Some(policy)));
     let ctx = match made {

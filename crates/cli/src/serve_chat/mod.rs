@@ -69,11 +69,7 @@ pub async fn run(args: ServeChatArgs) -> Result<(), Exit> {
     };
     let places = place::set_up(planned, &args.route).await?;
     // Nothing posted carries a provider key, a platform's secret or any other secret of a
-    // place's settings (each workspace's own key variable among them).
-    secrets.extend(crate::secrets::names(
-        &config,
-        args.route.api_key_env.as_deref(),
-    ));
+    // place's settings (`--api-key-env` and each workspace's own key variable among them).
     for place in &places {
         secrets.extend(place.setup.settings.secrets.names().iter().cloned());
     }
